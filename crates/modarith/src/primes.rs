@@ -1,0 +1,177 @@
+//! Primality, NTT-friendly prime generation and primitive roots of unity.
+
+use crate::{ModArithError, Modulus, Result, modulus::MAX_MODULUS_BITS};
+
+fn mul_mod(a: u64, b: u64, m: u64) -> u64 {
+    (a as u128 * b as u128 % m as u128) as u64
+}
+
+fn pow_mod(mut a: u64, mut e: u64, m: u64) -> u64 {
+    let mut acc = 1 % m;
+    a %= m;
+    while e > 0 {
+        if e & 1 == 1 {
+            acc = mul_mod(acc, a, m);
+        }
+        a = mul_mod(a, a, m);
+        e >>= 1;
+    }
+    acc
+}
+
+/// Deterministic primality test for every `u64`: Miller-Rabin with the first twelve
+/// prime bases, which has no pseudoprime below 3.3 * 10^24.
+pub fn is_prime(n: u64) -> bool {
+    const BASES: [u64; 12] = [2, 3, 5, 7, 11, 13, 17, 19, 23, 29, 31, 37];
+    if n < 2 {
+        return false;
+    }
+    for b in BASES {
+        if n % b == 0 {
+            return n == b;
+        }
+    }
+    let s = (n - 1).trailing_zeros();
+    let d = (n - 1) >> s;
+    'bases: for b in BASES {
+        let mut x = pow_mod(b, d, n);
+        if x == 1 || x == n - 1 {
+            continue;
+        }
+        for _ in 1..s {
+            x = mul_mod(x, x, n);
+            if x == n - 1 {
+                continue 'bases;
+            }
+        }
+        return false;
+    }
+    true
+}
+
+/// `count` distinct primes of exactly `bits` bits with `p = 1 mod two_n`, none of them
+/// in `exclude`, in descending order starting below `2^bits` (deterministic).
+///
+/// `two_n` must be a power of two; `bits` at most 62.
+pub fn generate_ntt_primes(bits: u32, two_n: u64, count: usize, exclude: &[u64]) -> Result<Vec<u64>> {
+    if !two_n.is_power_of_two() || two_n < 2 {
+        return Err(ModArithError::InvalidParameter { name: "two_n", value: two_n, reason: "must be a power of two >= 2" });
+    }
+    if bits > MAX_MODULUS_BITS || (1u64 << bits) <= two_n {
+        return Err(ModArithError::InvalidParameter {
+            name: "bits",
+            value: bits as u64,
+            reason: "must be at most 62 and leave room for p = 1 mod 2N",
+        });
+    }
+    let lower = 1u64 << (bits - 1);
+    // Largest candidate below 2^bits congruent to 1 mod two_n.
+    let mut candidate = (1u64 << bits) - two_n + 1;
+    let mut primes = Vec::with_capacity(count);
+    while primes.len() < count && candidate > lower {
+        if is_prime(candidate) && !exclude.contains(&candidate) {
+            primes.push(candidate);
+        }
+        candidate -= two_n;
+    }
+    if primes.len() < count {
+        return Err(ModArithError::NotEnoughPrimes { bits, two_n, requested: count, found: primes.len() });
+    }
+    Ok(primes)
+}
+
+/// A primitive `order`-th root of unity modulo `p`, for `order` a power of two dividing
+/// `p - 1`. Deterministic: `x^((p-1)/order)` for the smallest `x >= 2` that gives a root
+/// of exact order `order`.
+pub fn primitive_root_of_unity(modulus: &Modulus, order: u64) -> Result<u64> {
+    let p = modulus.value();
+    if !order.is_power_of_two() || order < 2 || (p - 1) % order != 0 {
+        return Err(ModArithError::NoRoot {
+            what: "unity",
+            order,
+            modulus: p,
+            requirement: "order a power of two >= 2 dividing p - 1",
+        });
+    }
+    let cofactor = (p - 1) / order;
+    for x in 2..p {
+        let r = modulus.pow(x, cofactor);
+        // Exact order `order` iff r^(order/2) = -1.
+        if modulus.pow(r, order / 2) == p - 1 {
+            return Ok(r);
+        }
+    }
+    Err(ModArithError::NoRoot { what: "unity", order, modulus: p, requirement: "p prime" })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use num_bigint::BigUint;
+    use proptest::prelude::*;
+
+    fn naive_is_prime(n: u64) -> bool {
+        n >= 2 && (2..).take_while(|d| d * d <= n).all(|d| n % d != 0)
+    }
+
+    #[test]
+    fn is_prime_matches_trial_division_below_100k() {
+        for n in 0..100_000u64 {
+            assert_eq!(is_prime(n), naive_is_prime(n), "n = {n}");
+        }
+    }
+
+    #[test]
+    fn is_prime_on_known_large_values() {
+        assert!(is_prime(0xffff_ffff_0000_0001)); // Solinas prime 2^64 - 2^32 + 1
+        assert!(is_prime(18_446_744_073_709_551_557)); // largest 64-bit prime
+        assert!(!is_prime(3_825_123_056_546_413_051)); // strong pseudoprime to bases 2..=23
+        assert!(!is_prime(0xffff_ffff_0000_0001u64.wrapping_mul(3)));
+    }
+
+    proptest! {
+        #[test]
+        fn is_prime_matches_bigint_fermat_on_odd_semiprimes(a in 3u32..u32::MAX, b in 3u32..u32::MAX) {
+            let n = a as u64 * b as u64;
+            prop_assert!(!is_prime(n));
+        }
+
+        #[test]
+        fn generated_primes_have_the_asked_shape(bits in 30u32..=62, log_n in 10u32..=17, count in 1usize..8) {
+            let two_n = 2u64 << log_n;
+            let ps = generate_ntt_primes(bits, two_n, count, &[]).unwrap();
+            prop_assert_eq!(ps.len(), count);
+            for w in ps.windows(2) {
+                prop_assert!(w[0] > w[1]);
+            }
+            for &p in &ps {
+                prop_assert_eq!(64 - p.leading_zeros(), bits);
+                prop_assert_eq!(p % two_n, 1);
+                // Fermat check through num-bigint, independent of our Miller-Rabin.
+                let bp = BigUint::from(p);
+                prop_assert_eq!(BigUint::from(3u32).modpow(&(&bp - 1u32), &bp), BigUint::from(1u32));
+            }
+            let more = generate_ntt_primes(bits, two_n, 1, &ps).unwrap();
+            prop_assert!(!ps.contains(&more[0]));
+        }
+
+        #[test]
+        fn roots_of_unity_have_exact_order(bits in 30u32..=62, log_n in 10u32..=17) {
+            let two_n = 2u64 << log_n;
+            let p = generate_ntt_primes(bits, two_n, 1, &[]).unwrap()[0];
+            let m = Modulus::new(p).unwrap();
+            let psi = primitive_root_of_unity(&m, two_n).unwrap();
+            prop_assert_eq!(m.pow(psi, two_n), 1);
+            prop_assert_eq!(m.pow(psi, two_n / 2), p - 1);
+        }
+    }
+
+    #[test]
+    fn errors_on_impossible_requests() {
+        assert!(generate_ntt_primes(12, 1 << 12, 1, &[]).is_err());
+        assert!(matches!(generate_ntt_primes(20, 1 << 17, 100, &[]), Err(ModArithError::NotEnoughPrimes { .. })));
+        let m = Modulus::new(97).unwrap();
+        assert!(primitive_root_of_unity(&m, 64).is_err());
+        assert!(primitive_root_of_unity(&m, 32).is_ok());
+    }
+}

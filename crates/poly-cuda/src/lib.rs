@@ -1,0 +1,1 @@
+//! GPU backend (being built).

@@ -1,0 +1,1 @@
+//! CPU reference ring arithmetic (being built).
