@@ -1,1 +1,3 @@
-fn main() { println!("quickstart: being built"); }
+fn main() {
+    println!("quickstart: being built");
+}

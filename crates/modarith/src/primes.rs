@@ -55,7 +55,11 @@ pub fn is_prime(n: u64) -> bool {
 /// `two_n` must be a power of two; `bits` at most 62.
 pub fn generate_ntt_primes(bits: u32, two_n: u64, count: usize, exclude: &[u64]) -> Result<Vec<u64>> {
     if !two_n.is_power_of_two() || two_n < 2 {
-        return Err(ModArithError::InvalidParameter { name: "two_n", value: two_n, reason: "must be a power of two >= 2" });
+        return Err(ModArithError::InvalidParameter {
+            name: "two_n",
+            value: two_n,
+            reason: "must be a power of two >= 2",
+        });
     }
     if bits > MAX_MODULUS_BITS || (1u64 << bits) <= two_n {
         return Err(ModArithError::InvalidParameter {
