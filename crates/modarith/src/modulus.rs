@@ -270,8 +270,8 @@ mod tests {
             let s = m.add_lazy(a2, b2);
             let d = m.sub_lazy(a2, b2);
             prop_assert!(s < 2 * p && d < 2 * p);
-            prop_assert_eq!(s % p, ((a2 + b2) % p));
-            prop_assert_eq!(d % p, ((a2 + 2 * p - b2) % p));
+            prop_assert_eq!(s % p, (a2 + b2) % p );
+            prop_assert_eq!(d % p, (a2 + 2 * p - b2) % p );
             prop_assert_eq!(m.reduce_from_4p(c4), c4 % p);
             prop_assert!(m.reduce_from_4p_to_2p(c4) < 2 * p);
         }

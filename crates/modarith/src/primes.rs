@@ -27,7 +27,7 @@ pub fn is_prime(n: u64) -> bool {
         return false;
     }
     for b in BASES {
-        if n % b == 0 {
+        if n.is_multiple_of(b) {
             return n == b;
         }
     }
@@ -89,7 +89,7 @@ pub fn generate_ntt_primes(bits: u32, two_n: u64, count: usize, exclude: &[u64])
 /// of exact order `order`.
 pub fn primitive_root_of_unity(modulus: &Modulus, order: u64) -> Result<u64> {
     let p = modulus.value();
-    if !order.is_power_of_two() || order < 2 || (p - 1) % order != 0 {
+    if !order.is_power_of_two() || order < 2 || !(p - 1).is_multiple_of(order) {
         return Err(ModArithError::NoRoot {
             what: "unity",
             order,
@@ -115,7 +115,7 @@ mod tests {
     use proptest::prelude::*;
 
     fn naive_is_prime(n: u64) -> bool {
-        n >= 2 && (2..).take_while(|d| d * d <= n).all(|d| n % d != 0)
+        n >= 2 && (2..).take_while(|d| d * d <= n).all(|d| !n.is_multiple_of(d))
     }
 
     #[test]
