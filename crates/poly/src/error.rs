@@ -1,0 +1,42 @@
+use modarith::ModArithError;
+use thiserror::Error;
+
+/// Errors of the polynomial layer. Each variant carries the offending values; an
+/// operation that returns an error leaves its inputs untouched.
+#[derive(Debug, Clone, PartialEq, Eq, Error)]
+#[non_exhaustive]
+pub enum PolyError {
+    /// A modular-arithmetic error (bad prime, missing root, ...).
+    #[error(transparent)]
+    Arith(#[from] ModArithError),
+    /// The ring degree is not a power of two in the supported range.
+    #[error("ring degree {degree} is invalid: {reason}")]
+    InvalidDegree { degree: usize, reason: &'static str },
+    /// A modulus is unsuitable for this ring.
+    #[error("modulus {modulus} is unsuitable for degree {degree}: {reason}")]
+    InvalidModulus { modulus: u64, degree: usize, reason: &'static str },
+    /// The RNS basis is empty or too large.
+    #[error("an RNS basis needs between 1 and {max} moduli; got {count}")]
+    InvalidModulusCount { count: usize, max: usize },
+    /// The same prime appears twice in an RNS basis.
+    #[error("modulus {modulus} appears more than once in the RNS basis")]
+    DuplicateModulus { modulus: u64 },
+    /// A buffer has the wrong length.
+    #[error("expected {expected} values, got {actual}")]
+    LengthMismatch { expected: usize, actual: usize },
+    /// A coefficient is not reduced modulo its limb's prime.
+    #[error("value {value} at limb {limb}, index {index} is not below its modulus {modulus}")]
+    CoefficientOutOfRange { limb: usize, index: usize, value: u64, modulus: u64 },
+    /// Two operands (or an operand and a plan) belong to different ring contexts.
+    #[error("operands belong to different ring contexts")]
+    ContextMismatch,
+    /// An invalid row/column split for the hierarchical DGT.
+    #[error("hierarchical DGT split {rows} x {cols} is invalid for degree {degree}: {reason}")]
+    InvalidSplit { rows: usize, cols: usize, degree: usize, reason: &'static str },
+    /// The automorphism exponent is not a unit modulo 2N.
+    #[error("automorphism exponent {exponent} is invalid for degree {degree}: must be odd")]
+    InvalidAutomorphism { exponent: u64, degree: usize },
+    /// A parameter is outside its allowed range.
+    #[error("invalid {name} = {value}: {reason}")]
+    InvalidParameter { name: &'static str, value: u64, reason: &'static str },
+}
