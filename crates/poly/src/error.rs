@@ -39,4 +39,7 @@ pub enum PolyError {
     /// A parameter is outside its allowed range.
     #[error("invalid {name} = {value}: {reason}")]
     InvalidParameter { name: &'static str, value: u64, reason: &'static str },
+    /// The operating system's random source failed (seed generation).
+    #[error("the operating system's random source failed (code {code}): {message}")]
+    OsRandomness { code: u32, message: String },
 }
