@@ -22,4 +22,7 @@ pub enum ModArithError {
     /// A parameter is outside its allowed range.
     #[error("invalid {name} = {value}: {reason}")]
     InvalidParameter { name: &'static str, value: u64, reason: &'static str },
+    /// A Gaussian integer with norm `0 mod p` (a zero divisor of `Z_p[i]`) has no inverse.
+    #[error("{re} + {im}i has no inverse modulo {modulus}: its norm is 0 mod {modulus}")]
+    GaussianNotInvertible { re: u64, im: u64, modulus: u64 },
 }

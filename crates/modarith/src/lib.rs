@@ -17,7 +17,7 @@ mod modulus;
 pub mod primes;
 
 pub use error::ModArithError;
-pub use gaussian::GaussianInt;
+pub use gaussian::{GaussianInt, SignedGaussianInt, gaussian_prime_factors, primitive_root_of_i};
 pub use modulus::{MAX_MODULUS_BITS, Modulus};
 pub use primes::{generate_ntt_primes, is_prime, primitive_root_of_unity};
 
