@@ -1,1 +1,165 @@
-fn main() {}
+//! `cargo xtask <command>`: the project's automation, in Rust (see `cargo xtask help`).
+//!
+//! One module per command. Dependencies are kept to `anyhow` and `serde_json`; arguments
+//! are parsed by hand.
+
+mod bench;
+mod bundle;
+mod ci;
+mod cuda;
+mod kernels;
+mod setup_cuda;
+mod test;
+mod test_gpu;
+mod util;
+
+use std::process::ExitCode;
+
+use anyhow::{Result, bail};
+
+const HELP: &str = "\
+cargo xtask <command> [options]
+
+commands:
+  test [--cpu-only]        every CPU test of the workspace, then the GPU tests (packages with a
+                           `cuda` feature) when nvcc is found; GPU tests skip at run time without a device
+  ci [--cpu-only]          cargo fmt --check, clippy -D warnings (also with `cuda` when nvcc is found),
+                           the kernel report, `cargo xtask test`, and the quickstart example
+  setup-cuda [--force]     pip-install the pinned CUDA 13.0 compiler into .cuda/pip (idempotent)
+  kernels [--arch sm_XY] [FILE.cu ...]
+                           compile kernels/*.cu with the shared flags and -Xptxas -v; print registers,
+                           shared memory and spills per kernel (default sm_90)
+  test-gpu [--release] [-- TEST-ARGS]
+                           build with `cuda` and run the GPU tests (on a GPU machine that has cargo)
+  bundle [--no-bench] [--no-strip]
+                           build the GPU test and benchmark binaries (release, `cuda`), strip them, and
+                           put them with run.sh into .gpu/ for a GPU machine without cargo
+  bench [--table-only] [-- CRITERION-ARGS]
+                           run the criterion CPU benchmarks, then print the transform table
+  help                     this text
+";
+
+fn main() -> ExitCode {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    match dispatch(&args) {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(err) => {
+            eprintln!("\nxtask: error: {err:#}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+/// Splits `args` at the first `--`: (options, passthrough).
+fn split_passthrough(args: &[String]) -> (&[String], Vec<String>) {
+    match args.iter().position(|a| a == "--") {
+        Some(i) => (&args[..i], args[i + 1..].to_vec()),
+        None => (args, Vec::new()),
+    }
+}
+
+/// Consumes the flags in `known` from `args`; an error names any other argument.
+fn flags(command: &str, args: &[String], known: &[&str]) -> Result<Vec<String>> {
+    let mut seen = Vec::new();
+    for arg in args {
+        if known.contains(&arg.as_str()) {
+            seen.push(arg.clone());
+        } else {
+            bail!("`cargo xtask {command}` does not take `{arg}` (see `cargo xtask help`)");
+        }
+    }
+    Ok(seen)
+}
+
+fn dispatch(args: &[String]) -> Result<()> {
+    let Some((command, rest)) = args.split_first() else {
+        print!("{HELP}");
+        bail!("no command given");
+    };
+    let (options, passthrough) = split_passthrough(rest);
+    let no_passthrough = |passthrough: &[String]| -> Result<()> {
+        if passthrough.is_empty() { Ok(()) } else { bail!("`cargo xtask {command}` takes no arguments after `--`") }
+    };
+    match command.as_str() {
+        "test" => {
+            no_passthrough(&passthrough)?;
+            let given = flags(command, options, &["--cpu-only"])?;
+            test::run_command(&test::Options { cpu_only: !given.is_empty() })
+        }
+        "ci" => {
+            no_passthrough(&passthrough)?;
+            let given = flags(command, options, &["--cpu-only"])?;
+            ci::run_command(&ci::Options { cpu_only: !given.is_empty() })
+        }
+        "setup-cuda" => {
+            no_passthrough(&passthrough)?;
+            let given = flags(command, options, &["--force"])?;
+            setup_cuda::run_command(&setup_cuda::Options { force: !given.is_empty() })
+        }
+        "kernels" => {
+            no_passthrough(&passthrough)?;
+            let mut parsed = kernels::Options::default();
+            let mut iter = options.iter();
+            while let Some(arg) = iter.next() {
+                match arg.as_str() {
+                    "--arch" => match iter.next() {
+                        Some(arch) => parsed.arch = arch.clone(),
+                        None => bail!("--arch needs a value such as sm_90"),
+                    },
+                    other if other.starts_with('-') => bail!("`cargo xtask kernels` does not take `{other}`"),
+                    file => parsed.files.push(std::path::absolute(file)?),
+                }
+            }
+            kernels::run_command(&parsed)
+        }
+        "test-gpu" => {
+            let given = flags(command, options, &["--release"])?;
+            test_gpu::run_command(&test_gpu::Options { release: !given.is_empty(), test_args: passthrough })
+        }
+        "bundle" => {
+            no_passthrough(&passthrough)?;
+            let given = flags(command, options, &["--no-bench", "--no-strip"])?;
+            bundle::run_command(&bundle::Options {
+                no_bench: given.iter().any(|g| g == "--no-bench"),
+                no_strip: given.iter().any(|g| g == "--no-strip"),
+            })
+        }
+        "bench" => {
+            let given = flags(command, options, &["--table-only"])?;
+            bench::run_command(&bench::Options { table_only: !given.is_empty(), bench_args: passthrough })
+        }
+        "help" | "--help" | "-h" => {
+            print!("{HELP}");
+            Ok(())
+        }
+        other => {
+            print!("{HELP}");
+            bail!("unknown command `{other}`")
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn strings(args: &[&str]) -> Vec<String> {
+        args.iter().map(|s| s.to_string()).collect()
+    }
+
+    #[test]
+    fn passthrough_starts_after_the_first_double_dash() {
+        let args = strings(&["--release", "--", "ntt", "--", "x"]);
+        let (options, passthrough) = split_passthrough(&args);
+        assert_eq!(options, strings(&["--release"]));
+        assert_eq!(passthrough, strings(&["ntt", "--", "x"]));
+    }
+
+    #[test]
+    fn unknown_flags_and_commands_are_errors() {
+        assert!(dispatch(&strings(&["test", "--gpu"])).is_err());
+        assert!(dispatch(&strings(&["frobnicate"])).is_err());
+        assert!(dispatch(&[]).is_err());
+        assert!(dispatch(&strings(&["setup-cuda", "--", "x"])).is_err());
+    }
+}

@@ -1,0 +1,339 @@
+//! `cargo xtask bundle`: builds the GPU test binaries and GPU benchmark binaries in
+//! release mode with feature `cuda`, strips them, and copies them with a `run.sh` into
+//! `<workspace>/.gpu/` (git-ignored), for a GPU machine that has no cargo:
+//!
+//! ```text
+//! .gpu/run.sh            runs every test, then (optionally) compute-sanitizer, then benchmarks
+//! .gpu/tests/<package>--<target>
+//! .gpu/bench/<package>--<binary>
+//! .gpu/MANIFEST.txt      what was built, from which commit
+//! ```
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use anyhow::{Context, Result, bail};
+
+use crate::cuda;
+use crate::util::{cargo, display, project_root, run, run_capture, section, workspace_packages};
+
+/// The device tool carries at most 64 MiB; leave room for the rest of the tree.
+const MAX_BUNDLE_BYTES: u64 = 64 * 1024 * 1024;
+/// Packages whose test binaries are not GPU tests.
+const NOT_GPU_TEST_PACKAGES: [&str; 2] = ["benches", "hegpu"];
+/// The package holding the GPU benchmark binaries (`benches/src/bin/*`).
+const BENCH_PACKAGE: &str = "benches";
+
+#[derive(Debug, Default)]
+pub struct Options {
+    /// Do not build or bundle the GPU benchmark binaries.
+    pub no_bench: bool,
+    /// Copy the binaries without stripping them (keeps symbols for backtraces).
+    pub no_strip: bool,
+}
+
+/// A built executable and the name it gets in the bundle.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Executable {
+    pub bundle_name: String,
+    pub path: PathBuf,
+}
+
+pub fn run_command(options: &Options) -> Result<()> {
+    let root = project_root();
+    section("bundle: GPU test and benchmark binaries into .gpu/");
+    let nvcc = cuda::find_nvcc(&root).map_err(|why| anyhow::anyhow!("{why:#}; run `cargo xtask setup-cuda`"))?;
+    println!("nvcc: {}", nvcc.display());
+
+    let packages = workspace_packages()?;
+    let names_by_manifest: BTreeMap<PathBuf, String> =
+        packages.iter().map(|p| (p.manifest_path.clone(), p.name.clone())).collect();
+    let test_packages: Vec<String> = packages
+        .iter()
+        .filter(|p| p.has_cuda_feature && !NOT_GPU_TEST_PACKAGES.contains(&p.name.as_str()))
+        .map(|p| p.name.clone())
+        .collect();
+    if test_packages.is_empty() {
+        bail!("no workspace package with a `cuda` feature has GPU tests to bundle");
+    }
+
+    let mut test_build = cargo();
+    test_build.args(["test", "--release", "--no-run", "--message-format=json-render-diagnostics"]);
+    test_build.args(crate::util::cuda_package_args(&test_packages));
+    let tests = executables_from_messages(&run_capture(&mut test_build)?, &names_by_manifest, true)?;
+
+    let benches_have_cuda = packages.iter().any(|p| p.name == BENCH_PACKAGE && p.has_cuda_feature);
+    let benches = if options.no_bench {
+        println!("GPU benchmarks: skipped (--no-bench)");
+        Vec::new()
+    } else if !benches_have_cuda {
+        println!("GPU benchmarks: none bundled: the `{BENCH_PACKAGE}` package has no `cuda` feature yet");
+        Vec::new()
+    } else {
+        let mut bench_build = cargo();
+        bench_build.args(["build", "--release", "--bins", "--message-format=json-render-diagnostics", "-p"]);
+        bench_build.args([BENCH_PACKAGE, "--features", &format!("{BENCH_PACKAGE}/cuda")]);
+        executables_from_messages(&run_capture(&mut bench_build)?, &names_by_manifest, false)?
+    };
+
+    let bundle = root.join(".gpu");
+    if bundle.exists() {
+        std::fs::remove_dir_all(&bundle).with_context(|| format!("could not remove {}", bundle.display()))?;
+    }
+    let mut total = 0;
+    total += install(&tests, &bundle.join("tests"), !options.no_strip)?;
+    total += install(&benches, &bundle.join("bench"), !options.no_strip)?;
+    write_file(&bundle.join("run.sh"), RUN_SH, true)?;
+    write_file(&bundle.join("MANIFEST.txt"), &manifest(&root, &nvcc, &tests, &benches), false)?;
+    total += std::fs::metadata(bundle.join("run.sh"))?.len();
+
+    println!("\n.gpu/ holds {} test and {} benchmark binaries, {:.1} MiB", tests.len(), benches.len(), mib(total));
+    for exe in tests.iter().chain(&benches) {
+        println!("  {}", exe.bundle_name);
+    }
+    if total > MAX_BUNDLE_BYTES {
+        bail!("the bundle is {:.1} MiB, over the {} MiB the device tool carries", mib(total), MAX_BUNDLE_BYTES >> 20);
+    }
+    println!("run it on the GPU machine (device tool, carry [\".gpu\"]): bash .gpu/run.sh 2>&1 | tee $OUT/log");
+    println!(
+        "  options: --sanitize (compute-sanitizer memcheck), --racecheck, --no-tests, --no-bench; see .gpu/run.sh"
+    );
+    Ok(())
+}
+
+fn mib(bytes: u64) -> f64 {
+    bytes as f64 / (1024.0 * 1024.0)
+}
+
+/// The executables in cargo's `--message-format=json` output: test harnesses when
+/// `want_tests`, else plain binaries. Named `<package>--<target>` (`lib` for unit tests).
+pub fn executables_from_messages(
+    messages: &str,
+    names_by_manifest: &BTreeMap<PathBuf, String>,
+    want_tests: bool,
+) -> Result<Vec<Executable>> {
+    let mut found = Vec::new();
+    for line in messages.lines().filter(|l| l.starts_with('{')) {
+        let message: serde_json::Value = serde_json::from_str(line).context("cargo printed an invalid JSON message")?;
+        if message["reason"] != "compiler-artifact" {
+            continue;
+        }
+        let Some(executable) = message["executable"].as_str() else { continue };
+        if message["profile"]["test"].as_bool() != Some(want_tests) {
+            continue;
+        }
+        let target = &message["target"];
+        let kinds: Vec<&str> =
+            target["kind"].as_array().map(|k| k.iter().filter_map(|v| v.as_str()).collect()).unwrap_or_default();
+        if !want_tests && !kinds.contains(&"bin") {
+            continue;
+        }
+        let manifest = PathBuf::from(message["manifest_path"].as_str().unwrap_or_default());
+        let package = names_by_manifest.get(&manifest).cloned().unwrap_or_else(|| "unknown".to_owned());
+        let target_name = if kinds.contains(&"lib") { "lib" } else { target["name"].as_str().unwrap_or("unknown") };
+        found.push(Executable { bundle_name: format!("{package}--{target_name}"), path: PathBuf::from(executable) });
+    }
+    found.sort_by(|a, b| a.bundle_name.cmp(&b.bundle_name));
+    found.dedup_by(|a, b| a.bundle_name == b.bundle_name);
+    Ok(found)
+}
+
+/// Copies (and strips) the executables into `dir`; returns the bytes written.
+fn install(executables: &[Executable], dir: &Path, strip: bool) -> Result<u64> {
+    if executables.is_empty() {
+        return Ok(0);
+    }
+    std::fs::create_dir_all(dir).with_context(|| format!("could not create {}", dir.display()))?;
+    let mut total = 0;
+    for exe in executables {
+        let destination = dir.join(&exe.bundle_name);
+        if strip {
+            let mut cmd = Command::new("strip");
+            cmd.arg("--strip-all").arg("-o").arg(&destination).arg(&exe.path);
+            if let Err(err) = run(&mut cmd) {
+                println!("strip failed ({err:#}); copying unstripped: {}", display(&cmd));
+                std::fs::copy(&exe.path, &destination)?;
+            }
+        } else {
+            std::fs::copy(&exe.path, &destination)
+                .with_context(|| format!("could not copy {} to {}", exe.path.display(), destination.display()))?;
+        }
+        total += std::fs::metadata(&destination)?.len();
+    }
+    Ok(total)
+}
+
+fn write_file(path: &Path, contents: &str, executable: bool) -> Result<()> {
+    std::fs::write(path, contents).with_context(|| format!("could not write {}", path.display()))?;
+    if executable {
+        use std::os::unix::fs::PermissionsExt;
+        std::fs::set_permissions(path, std::fs::Permissions::from_mode(0o755))?;
+    }
+    Ok(())
+}
+
+fn manifest(root: &Path, nvcc: &Path, tests: &[Executable], benches: &[Executable]) -> String {
+    let commit = Command::new("git")
+        .current_dir(root)
+        .args(["describe", "--always", "--dirty"])
+        .output()
+        .ok()
+        .filter(|o| o.status.success())
+        .map(|o| String::from_utf8_lossy(&o.stdout).trim().to_owned())
+        .unwrap_or_else(|| "unknown".to_owned());
+    let mut text = format!("built by `cargo xtask bundle` from {commit}\nnvcc: {}\n\ntests:\n", nvcc.display());
+    for exe in tests {
+        text.push_str(&format!("  {}\n", exe.bundle_name));
+    }
+    text.push_str("benchmarks:\n");
+    for exe in benches {
+        text.push_str(&format!("  {}\n", exe.bundle_name));
+    }
+    text
+}
+
+/// The script that runs on the GPU machine.
+const RUN_SH: &str = r#"#!/usr/bin/env bash
+# Generated by `cargo xtask bundle`; runs on a GPU machine without cargo.
+#
+#   bash .gpu/run.sh [--sanitize] [--racecheck] [--no-tests] [--no-bench] [-- ARGS for the test binaries]
+#
+# 1. every test binary in tests/ (a failure does not stop the rest);
+# 2. with --sanitize (or SANITIZE=1): compute-sanitizer --tool memcheck over each test binary,
+#    with --racecheck (or RACECHECK=1) also --tool racecheck; SANITIZER_TEST_ARGS is given to the
+#    test binaries there (e.g. a filter, to keep sizes small);
+# 3. every benchmark binary in bench/ (BENCH_ARGS is given to each).
+# Logs go to $OUT if set (else .gpu/logs): device.txt, tests.log, sanitizer.log, bench.log,
+# summary.txt. STEP_TIMEOUT (seconds, default 300) bounds each binary. The summary comes last.
+set -uo pipefail
+
+here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
+log_dir="${OUT:-$here/logs}"
+mkdir -p "$log_dir"
+sanitize="${SANITIZE:-0}"
+racecheck="${RACECHECK:-0}"
+run_tests=1
+run_bench=1
+test_args=()
+while (($#)); do
+  case "$1" in
+    --sanitize) sanitize=1 ;;
+    --racecheck) sanitize=1; racecheck=1 ;;
+    --no-tests) run_tests=0 ;;
+    --no-bench) run_bench=0 ;;
+    --) shift; test_args=("$@"); break ;;
+    *) echo "run.sh: unknown argument '$1'" >&2; exit 2 ;;
+  esac
+  shift
+done
+step_timeout="${STEP_TIMEOUT:-300}"
+read -r -a sanitizer_test_args <<<"${SANITIZER_TEST_ARGS:-}"
+read -r -a bench_args <<<"${BENCH_ARGS:-}"
+
+summary=()
+passed=0
+failed=0
+
+# step LABEL LOGFILE COMMAND...: runs COMMAND under a time limit, output to the terminal and LOGFILE.
+step() {
+  local label="$1" log="$2"
+  shift 2
+  local start=$SECONDS
+  echo "=== $label" | tee -a "$log"
+  timeout --kill-after=10 "$step_timeout" "$@" 2>&1 | tee -a "$log"
+  local rc=${PIPESTATUS[0]}
+  local seconds=$((SECONDS - start))
+  if ((rc == 0)); then
+    passed=$((passed + 1))
+    summary+=("PASS  $label (${seconds}s)")
+  else
+    failed=$((failed + 1))
+    local why="exit $rc"
+    if ((rc == 124 || rc == 137)); then why="timed out after ${step_timeout}s"; fi
+    summary+=("FAIL  $label ($why, ${seconds}s)")
+  fi
+  echo | tee -a "$log"
+}
+
+{
+  echo "bundle: $(head -n 1 "$here/MANIFEST.txt" 2>/dev/null)"
+  echo "host: $(uname -srm), $(nproc) cores"
+  nvidia-smi --query-gpu=name,driver_version,memory.total,clocks.max.sm --format=csv,noheader 2>&1 || echo "nvidia-smi failed"
+} | tee "$log_dir/device.txt"
+
+shopt -s nullglob
+test_binaries=("$here"/tests/*)
+bench_binaries=("$here"/bench/*)
+
+if ((run_tests)); then
+  : >"$log_dir/tests.log"
+  for binary in "${test_binaries[@]}"; do
+    step "test $(basename "$binary")" "$log_dir/tests.log" "$binary" "${test_args[@]}"
+  done
+fi
+
+if ((sanitize)); then
+  sanitizer="$(command -v compute-sanitizer || true)"
+  for candidate in /usr/local/cuda/bin/compute-sanitizer /usr/local/cuda/compute-sanitizer/compute-sanitizer; do
+    if [[ -z "$sanitizer" && -x "$candidate" ]]; then sanitizer="$candidate"; fi
+  done
+  : >"$log_dir/sanitizer.log"
+  if [[ -z "$sanitizer" ]]; then
+    failed=$((failed + 1))
+    summary+=("FAIL  compute-sanitizer (not found on this machine)")
+  else
+    tools=(memcheck)
+    if ((racecheck)); then tools+=(racecheck); fi
+    for tool in "${tools[@]}"; do
+      for binary in "${test_binaries[@]}"; do
+        step "$tool $(basename "$binary")" "$log_dir/sanitizer.log" \
+          "$sanitizer" --tool "$tool" --error-exitcode 99 "$binary" "${sanitizer_test_args[@]}"
+      done
+    done
+  fi
+fi
+
+if ((run_bench)); then
+  : >"$log_dir/bench.log"
+  for binary in "${bench_binaries[@]}"; do
+    step "bench $(basename "$binary")" "$log_dir/bench.log" "$binary" "${bench_args[@]}"
+  done
+fi
+
+{
+  echo
+  echo "=== summary"
+  for line in "${summary[@]}"; do echo "$line"; done
+  echo "$passed passed, $failed failed"
+} | tee "$log_dir/summary.txt"
+((failed == 0))
+"#;
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn picks_test_executables_and_names_them_by_package_and_target() {
+        let manifest = PathBuf::from("/w/crates/poly-cuda/Cargo.toml");
+        let names = BTreeMap::from([(manifest.clone(), "poly-cuda".to_owned())]);
+        let messages = [
+            r#"{"reason":"compiler-artifact","manifest_path":"/w/crates/poly-cuda/Cargo.toml","target":{"kind":["lib"],"name":"poly_cuda"},"profile":{"test":true},"executable":"/t/release/deps/poly_cuda-abc"}"#,
+            r#"{"reason":"compiler-artifact","manifest_path":"/w/crates/poly-cuda/Cargo.toml","target":{"kind":["test"],"name":"ntt"},"profile":{"test":true},"executable":"/t/release/deps/ntt-def"}"#,
+            r#"{"reason":"compiler-artifact","manifest_path":"/w/crates/poly-cuda/Cargo.toml","target":{"kind":["lib"],"name":"poly_cuda"},"profile":{"test":false},"executable":null}"#,
+            r#"{"reason":"build-finished","success":true}"#,
+            "   Compiling something (a line that is not JSON)",
+        ]
+        .join("\n");
+        let found = executables_from_messages(&messages, &names, true).unwrap();
+        assert_eq!(
+            found,
+            vec![
+                Executable { bundle_name: "poly-cuda--lib".into(), path: "/t/release/deps/poly_cuda-abc".into() },
+                Executable { bundle_name: "poly-cuda--ntt".into(), path: "/t/release/deps/ntt-def".into() },
+            ]
+        );
+        assert!(executables_from_messages(&messages, &names, false).unwrap().is_empty());
+    }
+}

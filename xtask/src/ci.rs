@@ -1,0 +1,49 @@
+//! `cargo xtask ci`: formatting, clippy (also with `cuda` when nvcc is available), the
+//! kernel resource report, `cargo xtask test` (the README's test command), and the
+//! quickstart example.
+
+use anyhow::Result;
+
+use crate::util::{cargo, cuda_package_args, cuda_packages, project_root, run, section};
+use crate::{cuda, kernels, test};
+
+#[derive(Debug, Default)]
+pub struct Options {
+    /// Skip everything that needs nvcc.
+    pub cpu_only: bool,
+}
+
+pub fn run_command(options: &Options) -> Result<()> {
+    section("ci: cargo fmt --check");
+    run(cargo().args(["fmt", "--all", "--check"]))?;
+
+    section("ci: clippy (CPU)");
+    run(cargo().args(["clippy", "--workspace", "--all-targets", "--", "-D", "warnings"]))?;
+
+    let nvcc = if options.cpu_only { None } else { cuda::find_nvcc(&project_root()).ok() };
+    let cuda_packages = if nvcc.is_some() { cuda_packages()? } else { Vec::new() };
+    if let Some(nvcc) = &nvcc {
+        println!("\nnvcc: {}", nvcc.display());
+        if !cuda_packages.is_empty() {
+            section("ci: clippy with feature `cuda` (builds the kernels)");
+            run(cargo()
+                .args(["clippy", "--all-targets"])
+                .args(cuda_package_args(&cuda_packages))
+                .args(["--", "-D", "warnings"]))?;
+        }
+        kernels::run_command(&kernels::Options::default())?;
+    } else {
+        println!(
+            "\nclippy with feature `cuda` and the kernel report were skipped: no nvcc (see `cargo xtask setup-cuda`)"
+        );
+    }
+
+    section("ci: cargo xtask test (the README's test command)");
+    test::run_command(&test::Options { cpu_only: options.cpu_only })?;
+
+    section("ci: cargo run --release --example quickstart");
+    run(cargo().args(["run", "--release", "--example", "quickstart"]))?;
+
+    section("ci: passed");
+    Ok(())
+}

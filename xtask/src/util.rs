@@ -1,0 +1,155 @@
+//! Helpers shared by the commands: the workspace root, running commands visibly,
+//! and what `cargo metadata` says about the workspace.
+
+use std::ffi::OsStr;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+
+use anyhow::{Context, Result, bail};
+
+/// The workspace root: the parent of this crate's manifest directory.
+pub fn project_root() -> PathBuf {
+    let manifest_dir = Path::new(env!("CARGO_MANIFEST_DIR"));
+    manifest_dir.parent().map(Path::to_path_buf).unwrap_or_else(|| manifest_dir.to_path_buf())
+}
+
+/// The cargo that runs us (so the pinned toolchain is used), else `cargo` from PATH.
+pub fn cargo() -> Command {
+    let program = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
+    let mut cmd = Command::new(program);
+    cmd.current_dir(project_root());
+    cmd
+}
+
+/// Prints a section header so long CI logs can be scanned.
+pub fn section(title: &str) {
+    println!("\n==> {title}");
+}
+
+/// The command line as a shell would show it.
+pub fn display(cmd: &Command) -> String {
+    let mut parts = vec![quote(cmd.get_program())];
+    parts.extend(cmd.get_args().map(quote));
+    parts.join(" ")
+}
+
+fn quote(arg: &OsStr) -> String {
+    let text = arg.to_string_lossy();
+    let plain = !text.is_empty() && text.chars().all(|c| c.is_ascii_alphanumeric() || "-_./=:,+@".contains(c));
+    if plain { text.into_owned() } else { format!("'{}'", text.replace('\'', r"'\''")) }
+}
+
+/// Runs a command with inherited stdio, printing it first; an error if it fails.
+pub fn run(cmd: &mut Command) -> Result<()> {
+    let shown = display(cmd);
+    println!("$ {shown}");
+    let status = cmd.status().with_context(|| format!("could not start `{shown}`"))?;
+    if !status.success() {
+        bail!("`{shown}` failed ({status})");
+    }
+    Ok(())
+}
+
+/// Runs a command and returns its standard output; stderr is passed through.
+pub fn run_capture(cmd: &mut Command) -> Result<String> {
+    let shown = display(cmd);
+    let output = cmd
+        .stdout(Stdio::piped())
+        .stderr(Stdio::inherit())
+        .output()
+        .with_context(|| format!("could not start `{shown}`"))?;
+    if !output.status.success() {
+        bail!("`{shown}` failed ({})", output.status);
+    }
+    String::from_utf8(output.stdout).with_context(|| format!("`{shown}` printed non-UTF-8 output"))
+}
+
+/// Workspace packages, from `cargo metadata --no-deps`.
+#[derive(Debug, Clone)]
+pub struct WorkspacePackage {
+    pub name: String,
+    pub manifest_path: PathBuf,
+    pub has_cuda_feature: bool,
+    /// Names of the package's `[[bench]]` targets.
+    pub bench_targets: Vec<String>,
+}
+
+pub fn workspace_packages() -> Result<Vec<WorkspacePackage>> {
+    let text = run_capture(cargo().args(["metadata", "--format-version", "1", "--no-deps"]))?;
+    let metadata: serde_json::Value = serde_json::from_str(&text).context("cargo metadata printed invalid JSON")?;
+    let packages = metadata["packages"].as_array().context("cargo metadata has no `packages` array")?;
+    let mut result = Vec::new();
+    for package in packages {
+        let name = package["name"].as_str().context("a package without a name in cargo metadata")?.to_owned();
+        let manifest_path =
+            PathBuf::from(package["manifest_path"].as_str().context("a package without a manifest path")?);
+        let has_cuda_feature = package["features"].get("cuda").is_some();
+        let bench_targets = package["targets"]
+            .as_array()
+            .map(|targets| {
+                targets
+                    .iter()
+                    .filter(|t| t["kind"].as_array().is_some_and(|k| k.iter().any(|k| k == "bench")))
+                    .filter_map(|t| t["name"].as_str().map(str::to_owned))
+                    .collect()
+            })
+            .unwrap_or_default();
+        result.push(WorkspacePackage { name, manifest_path, has_cuda_feature, bench_targets });
+    }
+    Ok(result)
+}
+
+/// Cargo's target directory (`CARGO_TARGET_DIR` or `<root>/target`).
+pub fn target_dir() -> PathBuf {
+    std::env::var_os("CARGO_TARGET_DIR").map(PathBuf::from).unwrap_or_else(|| project_root().join("target"))
+}
+
+/// The workspace packages that have a `cuda` feature, in metadata order.
+pub fn cuda_packages() -> Result<Vec<String>> {
+    Ok(workspace_packages()?.into_iter().filter(|p| p.has_cuda_feature).map(|p| p.name).collect())
+}
+
+/// `-p a -p b --features a/cuda,b/cuda` for the given packages.
+pub fn cuda_package_args(packages: &[String]) -> Vec<String> {
+    let mut args = Vec::new();
+    for package in packages {
+        args.push("-p".to_owned());
+        args.push(package.clone());
+    }
+    args.push("--features".to_owned());
+    args.push(packages.iter().map(|p| format!("{p}/cuda")).collect::<Vec<_>>().join(","));
+    args
+}
+
+/// Whether an NVIDIA device looks present (device node or a working `nvidia-smi`).
+/// Only used for messages: the GPU tests decide for themselves at run time.
+pub fn nvidia_device_present() -> bool {
+    if Path::new("/dev/nvidiactl").exists() {
+        return true;
+    }
+    Command::new("nvidia-smi").arg("-L").stdout(Stdio::null()).stderr(Stdio::null()).status().is_ok_and(|s| s.success())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn display_quotes_only_what_needs_it() {
+        let mut cmd = Command::new("cargo");
+        cmd.args(["test", "-p", "poly-cuda", "--features", "poly-cuda/cuda", "a b", "it's"]);
+        assert_eq!(display(&cmd), r"cargo test -p poly-cuda --features poly-cuda/cuda 'a b' 'it'\''s'");
+    }
+
+    #[test]
+    fn cuda_package_args_lists_each_package_and_feature() {
+        let args = cuda_package_args(&["poly-cuda".to_owned(), "hegpu".to_owned()]);
+        assert_eq!(args, ["-p", "poly-cuda", "-p", "hegpu", "--features", "poly-cuda/cuda,hegpu/cuda"]);
+    }
+
+    #[test]
+    fn project_root_holds_the_workspace_manifest() {
+        let manifest = std::fs::read_to_string(project_root().join("Cargo.toml")).unwrap();
+        assert!(manifest.contains("[workspace]"));
+    }
+}
