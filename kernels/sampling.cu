@@ -7,31 +7,12 @@
 //   out        limb-major [limb_count][N] u64, N = 1 << log_degree, N >= 8; 16-byte aligned
 //              (the kernels store pairs of u64; device allocations are 256-byte aligned and
 //              limb offsets are multiples of 64 bytes)
-//   moduli     limb_count primes q_i < 2^62
+//   moduli     limb_count entries {q_i, floor(2^128 / q_i) high, low} (modarith::Modulus, the
+//              values of Modulus::value() and Modulus::barrett_constant()), q_i prime < 2^62
 #include <stdint.h>
 
 #include "chacha20.cuh"
-
-// x mod p for the 128-bit x = x1 * 2^64 + x0, by Barrett reduction with
-// floor(2^128 / p) = m1 * 2^64 + m0; the same operations as modarith's Modulus::reduce_u128, so
-// the same (exact) result. The quotient estimate is at most 2 too small, hence two corrections.
-// TODO(modarith.cuh): switch to the shared helper of kernels/include/modarith.cuh once it exists.
-__device__ __forceinline__ uint64_t sampling_reduce_u128(uint64_t x1, uint64_t x0, uint64_t p, uint64_t m1,
-                                                         uint64_t m0) {
-    const uint64_t a_hi = __umul64hi(x0, m0);
-    const uint64_t b_lo = x1 * m0, b_hi = __umul64hi(x1, m0);
-    const uint64_t c_lo = x0 * m1, c_hi = __umul64hi(x0, m1);
-    // mid = a_hi + b_lo + c_lo as a 66-bit sum; only its carries into bit 64 are needed.
-    const uint64_t s1 = a_hi + b_lo;
-    const uint64_t s2 = s1 + c_lo;
-    const uint64_t mid_carry = (uint64_t)(s1 < a_hi) + (uint64_t)(s2 < s1);
-    const uint64_t carry = mid_carry + b_hi + c_hi;
-    const uint64_t q = x1 * m1 + carry;
-    uint64_t r = x0 - q * p;
-    if (r >= p) r -= p;
-    if (r >= p) r -= p;
-    return r;
-}
+#include "modarith.cuh"
 
 // The canonical residue of a small signed value (|v| <= 21) modulo p, as Modulus::from_i64.
 __device__ __forceinline__ uint64_t sampling_small_signed_mod(int64_t v, uint64_t p) {
@@ -57,9 +38,8 @@ extern "C" __global__ void chacha20_keystream_kernel(uint32_t* __restrict__ out,
 // Uniform mod q_i: flat coefficient c = i * N + j uses keystream words 4c .. 4c + 3 as a
 // little-endian 128-bit integer, reduced mod q_i. Block b holds coefficients 4b .. 4b + 3, all in
 // limb (4b) >> log_degree. Threads: limb_count * N / 4.
-extern "C" __global__ void sample_uniform_kernel(uint64_t* __restrict__ out, const uint64_t* __restrict__ moduli,
-                                                 const uint64_t* __restrict__ barrett_hi,
-                                                 const uint64_t* __restrict__ barrett_lo, uint32_t limb_count,
+extern "C" __global__ void sample_uniform_kernel(uint64_t* __restrict__ out,
+                                                 const modarith::Modulus* __restrict__ moduli, uint32_t limb_count,
                                                  uint32_t log_degree, ChaChaKey key, uint64_t stream_id) {
     const uint64_t block_count = ((uint64_t)limb_count << log_degree) / 4;
     for (uint64_t b = blockIdx.x * (uint64_t)blockDim.x + threadIdx.x; b < block_count;
@@ -67,11 +47,12 @@ extern "C" __global__ void sample_uniform_kernel(uint64_t* __restrict__ out, con
         uint32_t words[CHACHA20_BLOCK_WORDS];
         chacha20_block(key, stream_id, b, words);
         const uint64_t limb = (4 * b) >> log_degree;
-        const uint64_t p = moduli[limb], m1 = barrett_hi[limb], m0 = barrett_lo[limb];
+        const modarith::Modulus modulus = moduli[limb];
         uint64_t values[4];
+        // Modulus::reduce_u128 of (high u64 word 2k+1, low u64 word 2k): exact remainder.
 #pragma unroll
         for (int k = 0; k < 4; ++k) {
-            values[k] = sampling_reduce_u128(chacha20_u64(words, 2 * k + 1), chacha20_u64(words, 2 * k), p, m1, m0);
+            values[k] = modarith::reduce_u128(chacha20_u64(words, 2 * k), chacha20_u64(words, 2 * k + 1), modulus);
         }
         ulonglong2* target = reinterpret_cast<ulonglong2*>(out + 4 * b);
         target[0] = make_ulonglong2(values[0], values[1]);
@@ -82,7 +63,7 @@ extern "C" __global__ void sample_uniform_kernel(uint64_t* __restrict__ out, con
 // Writes the 8 signed values of coefficients 8b .. 8b + 7 into every limb (and into signed_out
 // when it is not null; length N, 16-byte aligned).
 __device__ __forceinline__ void sampling_store_small(uint64_t* __restrict__ out, int64_t* __restrict__ signed_out,
-                                                     const uint64_t* __restrict__ moduli, uint32_t limb_count,
+                                                     const modarith::Modulus* __restrict__ moduli, uint32_t limb_count,
                                                      uint32_t log_degree, uint64_t b, const int64_t values[8]) {
     if (signed_out != nullptr) {
         longlong2* target = reinterpret_cast<longlong2*>(signed_out + 8 * b);
@@ -90,7 +71,7 @@ __device__ __forceinline__ void sampling_store_small(uint64_t* __restrict__ out,
         for (int k = 0; k < 4; ++k) target[k] = make_longlong2(values[2 * k], values[2 * k + 1]);
     }
     for (uint32_t limb = 0; limb < limb_count; ++limb) {
-        const uint64_t p = moduli[limb];
+        const uint64_t p = moduli[limb].p;
         ulonglong2* target = reinterpret_cast<ulonglong2*>(out + ((uint64_t)limb << log_degree) + 8 * b);
 #pragma unroll
         for (int k = 0; k < 4; ++k) {
@@ -102,7 +83,7 @@ __device__ __forceinline__ void sampling_store_small(uint64_t* __restrict__ out,
 
 // Ternary: coefficient j = (u64 keystream word j) mod 3 - 1, in every limb. Threads: N / 8.
 extern "C" __global__ void sample_ternary_kernel(uint64_t* __restrict__ out, int64_t* __restrict__ signed_out,
-                                                 const uint64_t* __restrict__ moduli, uint32_t limb_count,
+                                                 const modarith::Modulus* __restrict__ moduli, uint32_t limb_count,
                                                  uint32_t log_degree, ChaChaKey key, uint64_t stream_id) {
     const uint64_t block_count = ((uint64_t)1 << log_degree) / 8;
     for (uint64_t b = blockIdx.x * (uint64_t)blockDim.x + threadIdx.x; b < block_count;
@@ -119,7 +100,7 @@ extern "C" __global__ void sample_ternary_kernel(uint64_t* __restrict__ out, int
 // Centered binomial, eta = 21: coefficient j = popcount(u & (2^21 - 1)) - popcount((u >> 21) &
 // (2^21 - 1)) for u = u64 keystream word j, in every limb. Threads: N / 8.
 extern "C" __global__ void sample_cbd_kernel(uint64_t* __restrict__ out, int64_t* __restrict__ signed_out,
-                                             const uint64_t* __restrict__ moduli, uint32_t limb_count,
+                                             const modarith::Modulus* __restrict__ moduli, uint32_t limb_count,
                                              uint32_t log_degree, ChaChaKey key, uint64_t stream_id) {
     const uint64_t mask = (1ull << 21) - 1;
     const uint64_t block_count = ((uint64_t)1 << log_degree) / 8;
