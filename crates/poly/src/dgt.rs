@@ -369,6 +369,25 @@ pub(crate) fn reduce_all_from_2p(a: &mut [u64], p: u64) {
 /// partners `m = L/2, ..., 2, 1` elements apart, block offset `t` uses `twiddles[m + t]`.
 /// Natural order in, bit-reversed order out, no scaling. Values in `[0, 2p)` in and out.
 pub(crate) fn forward_butterflies(data: &mut [u64], width: usize, twiddles: &[u64], twiddles_shoup: &[u64], p: u64) {
+    // Width 2 (one Gaussian element) is the common case: a constant width lets the
+    // compiler unroll the innermost loop.
+    if width == 2 {
+        forward_butterflies_impl::<2>(data, width, twiddles, twiddles_shoup, p);
+    } else {
+        forward_butterflies_impl::<0>(data, width, twiddles, twiddles_shoup, p);
+    }
+}
+
+/// [`forward_butterflies`] with the width fixed at compile time (`WIDTH > 0`) or not (`0`).
+#[inline(always)]
+fn forward_butterflies_impl<const WIDTH: usize>(
+    data: &mut [u64],
+    width: usize,
+    twiddles: &[u64],
+    twiddles_shoup: &[u64],
+    p: u64,
+) {
+    let width = if WIDTH > 0 { WIDTH } else { width };
     let two_p = 2 * p;
     let length = data.len() / width;
     let mut m = length / 2;
@@ -394,6 +413,23 @@ pub(crate) fn forward_butterflies(data: &mut [u64], width: usize, twiddles: &[u6
 /// inverse twiddles, bit-reversed order in, natural order out, partners `m = 1, 2, ..., L/2`
 /// elements apart. Values in `[0, 4p)` in and out.
 pub(crate) fn inverse_butterflies(data: &mut [u64], width: usize, twiddles: &[u64], twiddles_shoup: &[u64], p: u64) {
+    if width == 2 {
+        inverse_butterflies_impl::<2>(data, width, twiddles, twiddles_shoup, p);
+    } else {
+        inverse_butterflies_impl::<0>(data, width, twiddles, twiddles_shoup, p);
+    }
+}
+
+/// [`inverse_butterflies`] with the width fixed at compile time (`WIDTH > 0`) or not (`0`).
+#[inline(always)]
+fn inverse_butterflies_impl<const WIDTH: usize>(
+    data: &mut [u64],
+    width: usize,
+    twiddles: &[u64],
+    twiddles_shoup: &[u64],
+    p: u64,
+) {
+    let width = if WIDTH > 0 { WIDTH } else { width };
     let two_p = 2 * p;
     let length = data.len() / width;
     let mut m = 1;
