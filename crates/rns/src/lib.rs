@@ -1,0 +1,1 @@
+//! RNS bases and conversions (being built).
