@@ -130,6 +130,7 @@ pub fn run_command(options: &Options) -> Result<()> {
         let file = source.file_name().map(|f| f.to_string_lossy().into_owned()).unwrap_or_default();
         rows.extend(kernels.into_iter().map(|k| (file.clone(), k)));
     }
+    rows.sort_by(|a, b| (&a.0, &a.1.name).cmp(&(&b.0, &b.1.name)));
     print_table(&rows);
     let spilling: Vec<_> =
         rows.iter().filter(|(_, k)| k.spill_store_bytes + k.spill_load_bytes > 0).map(|(_, k)| &k.name).collect();
