@@ -1,9 +1,17 @@
 //! hegpu: lattice homomorphic encryption on GPUs, with a CPU reference for everything.
 //!
 //! This facade re-exports the layers; depend on a single crate when that is all you need.
+//! [`prelude`] brings the types most programs use into scope.
 #![cfg_attr(test, allow(clippy::unwrap_used, clippy::expect_used, clippy::panic))]
 
 pub use modarith;
 pub use poly;
 #[cfg(feature = "cuda")]
 pub use poly_cuda;
+
+/// The types most programs need: ring contexts, typed polynomials, the backend trait and
+/// the CPU backend, seeds.
+pub mod prelude {
+    pub use modarith::Modulus;
+    pub use poly::{Backend, Coeff, CpuBackend, Eval, Poly, PolyError, RingContext, Seed, TransformKind};
+}
