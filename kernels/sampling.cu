@@ -60,16 +60,11 @@ extern "C" __global__ void sample_uniform_kernel(uint64_t* __restrict__ out,
     }
 }
 
-// Writes the 8 signed values of coefficients 8b .. 8b + 7 into every limb (and into signed_out
-// when it is not null; length N, 16-byte aligned).
-__device__ __forceinline__ void sampling_store_small(uint64_t* __restrict__ out, int64_t* __restrict__ signed_out,
-                                                     const modarith::Modulus* __restrict__ moduli, uint32_t limb_count,
-                                                     uint32_t log_degree, uint64_t b, const int64_t values[8]) {
-    if (signed_out != nullptr) {
-        longlong2* target = reinterpret_cast<longlong2*>(signed_out + 8 * b);
-#pragma unroll
-        for (int k = 0; k < 4; ++k) target[k] = make_longlong2(values[2 * k], values[2 * k + 1]);
-    }
+// Writes the 8 signed values of coefficients 8b .. 8b + 7 into every limb.
+__device__ __forceinline__ void sampling_store_small(uint64_t* __restrict__ out,
+                                                     const modarith::Modulus* __restrict__ moduli,
+                                                     uint32_t limb_count, uint32_t log_degree, uint64_t b,
+                                                     const int64_t values[8]) {
     for (uint32_t limb = 0; limb < limb_count; ++limb) {
         const uint64_t p = moduli[limb].p;
         ulonglong2* target = reinterpret_cast<ulonglong2*>(out + ((uint64_t)limb << log_degree) + 8 * b);
@@ -82,7 +77,7 @@ __device__ __forceinline__ void sampling_store_small(uint64_t* __restrict__ out,
 }
 
 // Ternary: coefficient j = (u64 keystream word j) mod 3 - 1, in every limb. Threads: N / 8.
-extern "C" __global__ void sample_ternary_kernel(uint64_t* __restrict__ out, int64_t* __restrict__ signed_out,
+extern "C" __global__ void sample_ternary_kernel(uint64_t* __restrict__ out,
                                                  const modarith::Modulus* __restrict__ moduli, uint32_t limb_count,
                                                  uint32_t log_degree, ChaChaKey key, uint64_t stream_id) {
     const uint64_t block_count = ((uint64_t)1 << log_degree) / 8;
@@ -93,13 +88,13 @@ extern "C" __global__ void sample_ternary_kernel(uint64_t* __restrict__ out, int
         int64_t values[8];
 #pragma unroll
         for (int k = 0; k < 8; ++k) values[k] = (int64_t)(chacha20_u64(words, k) % 3) - 1;
-        sampling_store_small(out, signed_out, moduli, limb_count, log_degree, b, values);
+        sampling_store_small(out, moduli, limb_count, log_degree, b, values);
     }
 }
 
 // Centered binomial, eta = 21: coefficient j = popcount(u & (2^21 - 1)) - popcount((u >> 21) &
 // (2^21 - 1)) for u = u64 keystream word j, in every limb. Threads: N / 8.
-extern "C" __global__ void sample_cbd_kernel(uint64_t* __restrict__ out, int64_t* __restrict__ signed_out,
+extern "C" __global__ void sample_cbd_kernel(uint64_t* __restrict__ out,
                                              const modarith::Modulus* __restrict__ moduli, uint32_t limb_count,
                                              uint32_t log_degree, ChaChaKey key, uint64_t stream_id) {
     const uint64_t mask = (1ull << 21) - 1;
@@ -114,6 +109,6 @@ extern "C" __global__ void sample_cbd_kernel(uint64_t* __restrict__ out, int64_t
             const uint64_t u = chacha20_u64(words, k);
             values[k] = (int64_t)__popcll(u & mask) - (int64_t)__popcll((u >> 21) & mask);
         }
-        sampling_store_small(out, signed_out, moduli, limb_count, log_degree, b, values);
+        sampling_store_small(out, moduli, limb_count, log_degree, b, values);
     }
 }
