@@ -159,6 +159,35 @@ impl LimbPlan {
             LimbPlan::Dgt(_) | LimbPlan::HierarchicalDgt(_) => gaussian_pointwise_mul_assign(modulus, acc, other),
         }
     }
+    /// Evaluation-domain multiply-accumulate of one limb, `acc <- acc + a * b` (the product as
+    /// in [`LimbPlan::mul_eval_assign`]). `scratch` holds one limb for the Gaussian product.
+    pub(crate) fn mul_add_eval_assign(
+        &self,
+        modulus: &Modulus,
+        acc: &mut [u64],
+        a: &[u64],
+        b: &[u64],
+        scratch: &mut Vec<u64>,
+    ) -> Result<()> {
+        match self {
+            LimbPlan::Ntt(_) => {
+                for ((c, &x), &y) in acc.iter_mut().zip(a).zip(b) {
+                    // x * y + c < p^2 + p fits a u128: one reduction for both operations.
+                    *c = modulus.reduce_u128(x as u128 * y as u128 + *c as u128);
+                }
+                Ok(())
+            }
+            LimbPlan::Dgt(_) | LimbPlan::HierarchicalDgt(_) => {
+                scratch.clear();
+                scratch.extend_from_slice(a);
+                gaussian_pointwise_mul_assign(modulus, scratch, b)?;
+                for (c, &s) in acc.iter_mut().zip(scratch.iter()) {
+                    *c = modulus.add(*c, s);
+                }
+                Ok(())
+            }
+        }
+    }
 }
 
 /// Source of context ids: each constructed context gets a fresh one.

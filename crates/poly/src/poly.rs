@@ -350,7 +350,13 @@ impl Poly<Eval> {
     pub fn mul_add_assign(&mut self, a: &Self, b: &Self) -> Result<()> {
         self.check_context(a)?;
         self.check_context(b)?;
-        let product = a.mul(b)?;
-        self.add_assign(&product)
+        let n = self.context.degree();
+        let context = Arc::clone(&self.context);
+        let mut scratch = Vec::new();
+        let limbs = self.data.chunks_exact_mut(n).zip(a.data.chunks_exact(n).zip(b.data.chunks_exact(n)));
+        for ((plan, modulus), (acc, (la, lb))) in context.plans().iter().zip(context.moduli()).zip(limbs) {
+            plan.mul_add_eval_assign(modulus, acc, la, lb, &mut scratch)?;
+        }
+        Ok(())
     }
 }

@@ -75,7 +75,7 @@ proptest! {
         let mut rng = StdRng::seed_from_u64(seed);
         let ctx = ring(1024, bits, limbs, TransformKind::Ntt);
         let q = modulus_product(&ctx);
-        let width = q.bits() - 1; // below Q/2 in magnitude
+        let width = q.bits() - 2; // 2^(bits - 2) <= Q/2: magnitudes stay inside (-Q/2, Q/2]
         let coeffs: Vec<BigInt> = (0..1024).map(|_| random_bigint(&mut rng, width)).collect();
         let p = poly_from_bigint(&ctx, &coeffs).unwrap();
         prop_assert_eq!(crt_reconstruct_centered(&p).unwrap(), coeffs.clone());
@@ -119,4 +119,19 @@ fn reference_helpers_reject_bad_input() {
         poly_from_bigint(&ctx, &[BigInt::from(1)]).map(Poly::<Coeff>::into_vec),
         Err(PolyError::LengthMismatch { expected: 1024, actual: 1 })
     );
+}
+
+/// The centered lift covers exactly `[-(Q-1)/2, (Q-1)/2]` (Q is odd).
+#[test]
+fn centered_lift_reaches_both_ends() {
+    let ctx = ring(1024, 50, 2, TransformKind::Ntt);
+    let half = BigInt::from((modulus_product(&ctx) - 1u32) >> 1u32);
+    let mut coeffs = vec![BigInt::from(0); 1024];
+    coeffs[0] = half.clone();
+    coeffs[1] = -half.clone();
+    coeffs[2] = &half + 1; // wraps to -(Q-1)/2
+    let lifted = crt_reconstruct_centered(&poly_from_bigint(&ctx, &coeffs).unwrap()).unwrap();
+    assert_eq!(lifted[0], half);
+    assert_eq!(lifted[1], -half.clone());
+    assert_eq!(lifted[2], -half);
 }
