@@ -5,7 +5,7 @@
 //! - [`Poly<R>`](Poly): a polynomial in representation [`Coeff`] or [`Eval`], stored as one
 //!   limb-major `Vec<u64>` (limb `i` is `data[i * N..(i + 1) * N]`, canonical values).
 //! - [`ntt`], [`dgt`], [`hdgt`]: the transforms; [`sampling`]: deterministic sampling from a
-//!   seed; [`reference`]: slow exact helpers for tests; [`backend`]: the [`Backend`] trait
+//!   seed; [`reference`](mod@reference): slow exact helpers for tests; [`backend`]: the [`Backend`] trait
 //!   that scheme code is written against, and its CPU implementation [`CpuBackend`].
 #![cfg_attr(test, allow(clippy::unwrap_used, clippy::expect_used, clippy::panic))]
 
