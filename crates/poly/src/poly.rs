@@ -18,6 +18,31 @@ use crate::{PolyError, Result};
 /// constructors check it and operations keep it. Operations that take two polynomials
 /// require compatible contexts ([`RingContext::is_compatible`]) and return
 /// [`PolyError::ContextMismatch`] otherwise, changing nothing.
+///
+/// ```
+/// use poly::{Coeff, Poly, RingContext, TransformKind};
+///
+/// # fn main() -> Result<(), Box<dyn std::error::Error>> {
+/// let moduli = modarith::generate_ntt_primes(50, 2 * 1024, 2, &[])?;
+/// let ring = RingContext::new(1024, &moduli, TransformKind::Ntt)?;
+/// let mut x = vec![0i64; 1024];
+/// x[1] = 1; // the polynomial x
+/// let x = Poly::<Coeff>::from_signed_coeffs(&ring, &x)?;
+/// let x_eval = x.clone().forward()?;
+/// let square = x_eval.mul(&x_eval)?.inverse()?; // x^2
+/// assert_eq!(square.limb(0).map(|l| l[2]), Some(1));
+/// # Ok(())
+/// # }
+/// ```
+///
+/// Products exist only in the evaluation representation:
+///
+/// ```compile_fail
+/// # use poly::{Coeff, Poly};
+/// fn product(a: &Poly<Coeff>, b: &Poly<Coeff>) {
+///     let _ = a.mul(b); // no `mul` on coefficients
+/// }
+/// ```
 #[derive(Clone)]
 pub struct Poly<R: Representation> {
     context: Arc<RingContext>,
