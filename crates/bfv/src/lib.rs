@@ -1,0 +1,1 @@
+//! The BFV scheme (being built).
