@@ -50,7 +50,7 @@ use core::fmt;
 use modarith::Modulus;
 use rand_chacha::ChaCha20Rng;
 use rand_core::{RngCore, SeedableRng};
-use zeroize::{Zeroize, ZeroizeOnDrop};
+use zeroize::{Zeroize, ZeroizeOnDrop, Zeroizing};
 
 use crate::{PolyError, Result};
 
@@ -87,11 +87,11 @@ impl Seed {
     }
 
     /// The key as the eight little-endian u32 words of the ChaCha20 state (words 4..12), the form
-    /// the GPU kernels take.
-    pub fn key_words(&self) -> [u32; 8] {
-        core::array::from_fn(|k| {
+    /// the GPU kernels take. Zeroized when dropped.
+    pub fn key_words(&self) -> Zeroizing<[u32; 8]> {
+        Zeroizing::new(core::array::from_fn(|k| {
             u32::from_le_bytes([self.0[4 * k], self.0[4 * k + 1], self.0[4 * k + 2], self.0[4 * k + 3]])
-        })
+        }))
     }
 }
 
