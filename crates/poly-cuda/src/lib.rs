@@ -1,1 +1,53 @@
-//! GPU backend (being built).
+//! GPU backend for the double-CRT rings of [`poly`]: polynomials in device memory, NTT and
+//! element-wise CUDA kernels, bit-exact with the CPU reference.
+//!
+//! Everything GPU-related is behind the feature `cuda`; without it this crate is empty and
+//! builds with no CUDA toolkit. With it, `build.rs` compiles every `kernels/*.cu` of the
+//! workspace into its own fatbin (SASS sm_80 and sm_90, PTX compute_90) with the flags in
+//! `kernels/nvcc.flags`; the fatbins are embedded in the crate and loaded once per device.
+//! The CUDA driver is loaded at run time (cudarc, `dynamic-loading`): a machine with no
+//! driver gets [`GpuError::DriverNotLoadable`], never a crash.
+//!
+//! - [`GpuDevice`]: a CUDA context, its one stream, and the [`KernelRegistry`] (any
+//!   `extern "C"` kernel of `kernels/<module>.cu` is `registry.function("<module>", "<name>")`).
+//! - [`GpuContext`]: a [`poly::RingContext`] on a device, with moduli and NTT twiddle
+//!   tables uploaded once.
+//! - [`DevicePoly<R>`](DevicePoly): a polynomial in representation `Coeff` or `Eval`,
+//!   limb-major `[L][N]` on the device; add, sub, neg, scalar and evaluation products,
+//!   automorphisms, forward and inverse NTT. [`DevicePolyBatch`]: many polynomials in one
+//!   buffer, transformed by one launch sequence.
+//! - [`GpuBackend`]: the [`poly::Backend`] implementation.
+//!
+//! Orderings are those of `poly`: limb `i` at `i * N`; NTT evaluations bit-reversed,
+//! `out[j] = a(psi^(2 bitrev(j) + 1))`.
+#![cfg_attr(test, allow(clippy::unwrap_used, clippy::expect_used, clippy::panic))]
+
+#[cfg(feature = "cuda")]
+mod backend;
+#[cfg(feature = "cuda")]
+mod context;
+#[cfg(feature = "cuda")]
+mod device;
+#[cfg(feature = "cuda")]
+mod device_poly;
+#[cfg(feature = "cuda")]
+mod error;
+#[cfg(feature = "cuda")]
+mod launch;
+#[cfg(feature = "cuda")]
+pub mod sampling;
+
+#[cfg(feature = "cuda")]
+pub use backend::GpuBackend;
+#[cfg(feature = "cuda")]
+pub use context::GpuContext;
+#[cfg(feature = "cuda")]
+pub use device::{GpuDevice, KERNEL_MODULES, KernelRegistry, device_count, driver_available};
+#[cfg(feature = "cuda")]
+pub use device_poly::{DevicePoly, DevicePolyBatch};
+#[cfg(feature = "cuda")]
+pub use error::{GpuError, Result};
+
+/// Re-export of the CUDA host library, for callers that launch kernels of their own.
+#[cfg(feature = "cuda")]
+pub use cudarc;

@@ -1,0 +1,143 @@
+//! [`GpuContext`]: a [`RingContext`] prepared on one device, with every table its kernels
+//! read uploaded once.
+
+use std::sync::Arc;
+
+use cudarc::driver::CudaSlice;
+use poly::{RingContext, TransformKind};
+
+use crate::device::GpuDevice;
+use crate::error::{GpuError, Result};
+
+/// Device tables of the negacyclic NTT of every limb (see `kernels/ntt.cu`).
+#[derive(Debug)]
+pub(crate) struct NttTables {
+    /// `[limb][N]` pairs `{psi^bitrev(k), shoup}`: `NttPlan::twiddles()` and companions.
+    pub(crate) forward: CudaSlice<u64>,
+    /// `[limb][N]` pairs `{psi^-bitrev(k), shoup}`: `NttPlan::inverse_twiddles()` and companions.
+    pub(crate) inverse: CudaSlice<u64>,
+    /// `[limb]` quadruples `{N^-1, shoup, inverse_twiddles[1] * N^-1, shoup}` for the last
+    /// inverse stage.
+    pub(crate) inverse_scale: CudaSlice<u64>,
+}
+
+#[derive(Debug)]
+struct Inner {
+    device: Arc<GpuDevice>,
+    ring: Arc<RingContext>,
+    /// `[limb]` triples `{p, floor(2^128/p) high, low}`: `modarith::Modulus` as
+    /// `kernels/include/modarith.cuh` declares it.
+    moduli: CudaSlice<u64>,
+    ntt: Option<NttTables>,
+}
+
+/// A ring context on one GPU: the host [`RingContext`] and device copies of its moduli and
+/// transform tables, uploaded once when the context is made. Cheap to clone (shared).
+#[derive(Debug, Clone)]
+pub struct GpuContext {
+    inner: Arc<Inner>,
+}
+
+impl GpuContext {
+    /// Prepares `ring` on `device`: uploads the moduli and, for an NTT context, the forward
+    /// and inverse twiddles with their Shoup companions. DGT contexts get element-wise
+    /// operations (Gaussian products) but their transforms return [`GpuError::Unsupported`]
+    /// until the DGT kernels exist.
+    pub fn new(device: &Arc<GpuDevice>, ring: &Arc<RingContext>) -> Result<Self> {
+        let mut moduli = Vec::with_capacity(3 * ring.num_limbs());
+        for m in ring.moduli() {
+            let (hi, lo) = m.barrett_constant();
+            moduli.extend_from_slice(&[m.value(), hi, lo]);
+        }
+        let moduli = device.upload(&moduli)?;
+        let ntt = match ring.transform() {
+            TransformKind::Ntt => Some(upload_ntt_tables(device, ring)?),
+            TransformKind::Dgt | TransformKind::HierarchicalDgt => None,
+        };
+        Ok(Self { inner: Arc::new(Inner { device: Arc::clone(device), ring: Arc::clone(ring), moduli, ntt }) })
+    }
+
+    /// The device.
+    pub fn device(&self) -> &Arc<GpuDevice> {
+        &self.inner.device
+    }
+
+    /// The host ring context.
+    pub fn ring(&self) -> &Arc<RingContext> {
+        &self.inner.ring
+    }
+
+    /// The ring degree `N`.
+    pub fn degree(&self) -> usize {
+        self.inner.ring.degree()
+    }
+
+    /// The number of limbs `L`.
+    pub fn num_limbs(&self) -> usize {
+        self.inner.ring.num_limbs()
+    }
+
+    /// `[limb]` triples `{p, floor(2^128/p) high word, low word}` on the device: the layout of
+    /// `modarith::Modulus` in `kernels/include/modarith.cuh`, for kernels of other modules.
+    pub fn moduli_table(&self) -> &CudaSlice<u64> {
+        &self.inner.moduli
+    }
+
+    pub(crate) fn ntt_tables(&self) -> Result<&NttTables> {
+        self.inner.ntt.as_ref().ok_or_else(|| GpuError::Unsupported {
+            what: format!(
+                "{} transforms on the GPU (only the NTT has kernels so far)",
+                self.inner.ring.transform().name()
+            ),
+        })
+    }
+
+    /// Errors unless `other` is on the same device ([`GpuError::WrongContext`]) and describes a
+    /// compatible ring ([`poly::PolyError::ContextMismatch`]).
+    pub fn check_compatible(&self, other: &GpuContext) -> Result<()> {
+        if Arc::ptr_eq(&self.inner, &other.inner) {
+            return Ok(());
+        }
+        if !Arc::ptr_eq(&self.inner.device, &other.inner.device) {
+            return Err(GpuError::WrongContext);
+        }
+        if !self.inner.ring.is_compatible(&other.inner.ring) {
+            return Err(poly::PolyError::ContextMismatch.into());
+        }
+        Ok(())
+    }
+}
+
+fn upload_ntt_tables(device: &GpuDevice, ring: &RingContext) -> Result<NttTables> {
+    let n = ring.degree();
+    let limbs = ring.num_limbs();
+    let mut forward = Vec::with_capacity(2 * n * limbs);
+    let mut inverse = Vec::with_capacity(2 * n * limbs);
+    let mut scale = Vec::with_capacity(4 * limbs);
+    for (limb, modulus) in ring.moduli().iter().enumerate() {
+        let plan = ring
+            .plan(limb)
+            .and_then(|p| p.as_ntt())
+            .ok_or_else(|| GpuError::Unsupported { what: format!("limb {limb} of an NTT context has no NTT plan") })?;
+        let interleave = |out: &mut Vec<u64>, values: &[u64], shoup: &[u64]| -> Result<()> {
+            if values.len() != n || shoup.len() != n {
+                return Err(GpuError::LengthMismatch { expected: n, actual: values.len().min(shoup.len()) });
+            }
+            for (&w, &ws) in values.iter().zip(shoup) {
+                out.extend_from_slice(&[w, ws]);
+            }
+            Ok(())
+        };
+        interleave(&mut forward, plan.twiddles(), plan.twiddles_shoup())?;
+        interleave(&mut inverse, plan.inverse_twiddles(), plan.inverse_twiddles_shoup())?;
+        let w1 = plan.inverse_twiddles().get(1).copied().unwrap_or(1);
+        let n_inv = plan.degree_inverse();
+        let w1_n_inv = modulus.mul(w1, n_inv);
+        scale.extend_from_slice(&[n_inv, plan.degree_inverse_shoup(), w1_n_inv, modulus.shoup(w1_n_inv)]);
+    }
+    Ok(NttTables {
+        forward: device.upload(&forward)?,
+        inverse: device.upload(&inverse)?,
+        inverse_scale: device.upload(&scale)?,
+    })
+}

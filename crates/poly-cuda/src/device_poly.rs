@@ -1,0 +1,300 @@
+//! [`DevicePoly`]: a polynomial in device memory, typed by its representation, and
+//! [`DevicePolyBatch`]: several of them in one buffer, transformed by one launch sequence.
+
+use std::marker::PhantomData;
+use std::sync::Arc;
+
+use cudarc::driver::CudaSlice;
+use poly::{Coeff, Eval, Poly, PolyError, Representation, RingContext, TransformKind};
+
+use crate::context::GpuContext;
+use crate::error::{GpuError, Result};
+use crate::launch::{self, BinaryOp};
+
+/// A polynomial of a [`GpuContext`] in representation `R`, stored on the device as one
+/// limb-major buffer `[L][N]` of `u64` (limb `i` at `i * N`), every value canonical.
+///
+/// The layout and values are exactly those of [`poly::Poly<R>`]: evaluations are in the order
+/// of the context's transform (for the NTT, bit-reversed: `out[j] = a(psi^(2 bitrev(j) + 1))`).
+/// Operations queue kernels on the device's stream and return at once; [`DevicePoly::download`]
+/// waits for them.
+#[derive(Debug)]
+pub struct DevicePoly<R: Representation> {
+    context: GpuContext,
+    data: CudaSlice<u64>,
+    representation: PhantomData<R>,
+}
+
+impl<R: Representation> DevicePoly<R> {
+    /// Wraps a device buffer of `L * N` canonical values (kernels of this crate, e.g. sampling).
+    /// Errors with [`GpuError::LengthMismatch`] for a wrong length.
+    pub(crate) fn from_device_buffer(context: &GpuContext, data: CudaSlice<u64>) -> Result<Self> {
+        let expected = context.ring().poly_len();
+        if data.len() != expected {
+            return Err(GpuError::LengthMismatch { expected, actual: data.len() });
+        }
+        Ok(Self { context: context.clone(), data, representation: PhantomData })
+    }
+
+    /// The zero polynomial.
+    pub fn zero(context: &GpuContext) -> Result<Self> {
+        let len = context.ring().poly_len();
+        let bytes = len * size_of::<u64>();
+        let data = context.device().stream().alloc_zeros::<u64>(len).map_err(|e| GpuError::alloc(bytes, e))?;
+        Self::from_device_buffer(context, data)
+    }
+
+    /// Copies `host` to the device. Errors with [`PolyError::ContextMismatch`] unless `host`
+    /// belongs to a ring compatible with `context`'s.
+    pub fn upload(context: &GpuContext, host: &Poly<R>) -> Result<Self> {
+        if !context.ring().is_compatible(host.context()) {
+            return Err(PolyError::ContextMismatch.into());
+        }
+        let data = context.device().upload(host.as_slice())?;
+        Self::from_device_buffer(context, data)
+    }
+
+    /// A polynomial from limb-major host values, validated as [`Poly::from_slice`] does
+    /// ([`PolyError::LengthMismatch`], [`PolyError::CoefficientOutOfRange`]).
+    pub fn from_limbs(context: &GpuContext, values: &[u64]) -> Result<Self> {
+        let host = Poly::<R>::from_slice(context.ring(), values)?;
+        Self::upload(context, &host)
+    }
+
+    /// The values, copied back to the host once all queued work has finished.
+    pub fn download(&self) -> Result<Poly<R>> {
+        let values = self.context.device().download(&self.data)?;
+        Ok(Poly::from_limbs(self.context.ring(), values)?)
+    }
+
+    /// The limb-major values as a plain vector (see [`DevicePoly::download`]).
+    pub fn to_vec(&self) -> Result<Vec<u64>> {
+        self.context.device().download(&self.data)
+    }
+
+    /// The GPU context.
+    pub fn context(&self) -> &GpuContext {
+        &self.context
+    }
+
+    /// The host ring context.
+    pub fn ring(&self) -> &Arc<RingContext> {
+        self.context.ring()
+    }
+
+    /// The device buffer (`L * N` values, limb-major).
+    pub fn device_buffer(&self) -> &CudaSlice<u64> {
+        &self.data
+    }
+
+    /// A copy in fresh device memory.
+    pub fn duplicate(&self) -> Result<Self> {
+        let data = self.context.device().duplicate(&self.data)?;
+        Ok(Self { context: self.context.clone(), data, representation: PhantomData })
+    }
+
+    fn retag<S: Representation>(self) -> DevicePoly<S> {
+        DevicePoly { context: self.context, data: self.data, representation: PhantomData }
+    }
+
+    fn binary_assign(&mut self, op: BinaryOp, other: &Self) -> Result<()> {
+        self.context.check_compatible(&other.context)?;
+        launch::binary(&self.context, op, &mut self.data, None, &other.data)
+    }
+
+    /// `self <- self + other`, value by value.
+    pub fn add_assign(&mut self, other: &Self) -> Result<()> {
+        self.binary_assign(BinaryOp::Add, other)
+    }
+
+    /// `self <- self - other`, value by value.
+    pub fn sub_assign(&mut self, other: &Self) -> Result<()> {
+        self.binary_assign(BinaryOp::Sub, other)
+    }
+
+    /// `self <- -self`.
+    pub fn neg_assign(&mut self) -> Result<()> {
+        launch::neg_assign(&self.context, &mut self.data)
+    }
+
+    /// `self <- scalar * self` for an integer `scalar`, reduced modulo each prime.
+    pub fn scalar_mul_assign(&mut self, scalar: u64) -> Result<()> {
+        let scalars: Vec<u64> = self.context.ring().moduli().iter().map(|m| m.reduce(scalar)).collect();
+        self.scalar_mul_per_limb_assign(&scalars)
+    }
+
+    /// `self <- c * self` for the RNS constant with residue `scalars[i]` modulo `q_i`.
+    /// Errors with [`PolyError::LengthMismatch`] unless there is one scalar per limb and with
+    /// [`PolyError::CoefficientOutOfRange`] (index 0) if `scalars[i] >= q_i`, as
+    /// [`Poly::scalar_mul_per_limb`] does.
+    pub fn scalar_mul_per_limb_assign(&mut self, scalars: &[u64]) -> Result<()> {
+        let moduli = self.context.ring().moduli();
+        if scalars.len() != moduli.len() {
+            return Err(PolyError::LengthMismatch { expected: moduli.len(), actual: scalars.len() }.into());
+        }
+        let mut table = Vec::with_capacity(2 * scalars.len());
+        for (limb, (&c, m)) in scalars.iter().zip(moduli).enumerate() {
+            if c >= m.value() {
+                return Err(PolyError::CoefficientOutOfRange { limb, index: 0, value: c, modulus: m.value() }.into());
+            }
+            table.extend_from_slice(&[c, m.shoup(c)]);
+        }
+        let table = self.context.device().upload(&table)?;
+        launch::scalar_mul_assign(&self.context, &mut self.data, &table)
+    }
+}
+
+impl DevicePoly<Coeff> {
+    /// The forward transform of every limb (NTT contexts: bit-reversed evaluations,
+    /// `out[j] = a(psi^(2 bitrev(j) + 1))`, exactly `poly`'s `Poly::forward`).
+    pub fn forward(mut self) -> Result<DevicePoly<Eval>> {
+        launch::ntt_forward(&self.context, &mut self.data, 1)?;
+        Ok(self.retag())
+    }
+
+    /// `a(x) -> a(x^g)` for odd `g` (taken modulo `2N`), as [`Poly::automorphism`]:
+    /// coefficient `j` moves to `k = j g mod 2N`, negated if `k >= N`, landing at `k - N`.
+    /// Errors with [`PolyError::InvalidAutomorphism`] for even `g`.
+    pub fn automorphism(&self, g: u64) -> Result<Self> {
+        let n = self.context.degree();
+        if g % 2 == 0 {
+            return Err(PolyError::InvalidAutomorphism { exponent: g, degree: n }.into());
+        }
+        let two_n = 2 * n as u64;
+        let g_inv = inverse_mod_power_of_two(g % two_n, two_n);
+        // SAFETY: the automorphism kernel writes every value of `out`.
+        let mut out = unsafe { self.context.device().alloc::<u64>(self.data.len()) }?;
+        launch::automorphism(&self.context, &mut out, &self.data, g_inv)?;
+        Ok(Self { context: self.context.clone(), data: out, representation: PhantomData })
+    }
+}
+
+impl DevicePoly<Eval> {
+    /// The inverse transform of every limb (`poly`'s `Poly::inverse`).
+    pub fn inverse(mut self) -> Result<DevicePoly<Coeff>> {
+        launch::ntt_inverse(&self.context, &mut self.data, 1)?;
+        Ok(self.retag())
+    }
+
+    fn product_op(&self, accumulate: bool) -> BinaryOp {
+        match (self.context.ring().transform(), accumulate) {
+            (TransformKind::Ntt, false) => BinaryOp::Mul,
+            (TransformKind::Ntt, true) => BinaryOp::MulAdd,
+            (TransformKind::Dgt | TransformKind::HierarchicalDgt, false) => BinaryOp::GaussMul,
+            (TransformKind::Dgt | TransformKind::HierarchicalDgt, true) => BinaryOp::GaussMulAdd,
+        }
+    }
+
+    /// `self <- self * other`: coordinate-wise under the NTT, Gaussian-coordinate-wise on
+    /// `(re, im)` pairs under the DGTs (Barrett products).
+    pub fn mul_assign(&mut self, other: &Self) -> Result<()> {
+        let op = self.product_op(false);
+        self.binary_assign(op, other)
+    }
+
+    /// `self <- self + a * b` (fused multiply-accumulate).
+    pub fn mul_add_assign(&mut self, a: &Self, b: &Self) -> Result<()> {
+        self.context.check_compatible(&a.context)?;
+        self.context.check_compatible(&b.context)?;
+        let op = self.product_op(true);
+        launch::binary(&self.context, op, &mut self.data, Some(&a.data), &b.data)
+    }
+}
+
+/// `x^-1 mod m` for odd `x` and a power of two `m` (Newton iteration: each step doubles the
+/// number of correct low bits, and `x` is its own inverse modulo 8).
+fn inverse_mod_power_of_two(x: u64, m: u64) -> u64 {
+    let mut inv = x;
+    for _ in 0..6 {
+        inv = inv.wrapping_mul(2u64.wrapping_sub(x.wrapping_mul(inv)));
+    }
+    inv & (m - 1)
+}
+
+/// `count` polynomials of one [`GpuContext`] in one device buffer `[count][L][N]`, so that a
+/// transform of all of them is one launch sequence (the kernels' grid covers every limb of
+/// every polynomial).
+#[derive(Debug)]
+pub struct DevicePolyBatch<R: Representation> {
+    context: GpuContext,
+    count: usize,
+    data: CudaSlice<u64>,
+    representation: PhantomData<R>,
+}
+
+impl<R: Representation> DevicePolyBatch<R> {
+    /// Copies `polys` (all of rings compatible with `context`, at least one) to the device.
+    pub fn upload(context: &GpuContext, polys: &[Poly<R>]) -> Result<Self> {
+        if polys.is_empty() {
+            return Err(
+                PolyError::InvalidParameter { name: "batch size", value: 0, reason: "must be at least 1" }.into()
+            );
+        }
+        let mut values = Vec::with_capacity(polys.len() * context.ring().poly_len());
+        for host in polys {
+            if !context.ring().is_compatible(host.context()) {
+                return Err(PolyError::ContextMismatch.into());
+            }
+            values.extend_from_slice(host.as_slice());
+        }
+        let data = context.device().upload(&values)?;
+        Ok(Self { context: context.clone(), count: polys.len(), data, representation: PhantomData })
+    }
+
+    /// The polynomials, copied back once all queued work has finished.
+    pub fn download(&self) -> Result<Vec<Poly<R>>> {
+        let values = self.context.device().download(&self.data)?;
+        let len = self.context.ring().poly_len();
+        values.chunks_exact(len).map(|chunk| Ok(Poly::from_slice(self.context.ring(), chunk)?)).collect()
+    }
+
+    /// The number of polynomials.
+    pub fn len(&self) -> usize {
+        self.count
+    }
+
+    /// Always false: a batch holds at least one polynomial.
+    pub fn is_empty(&self) -> bool {
+        self.count == 0
+    }
+
+    /// The GPU context.
+    pub fn context(&self) -> &GpuContext {
+        &self.context
+    }
+
+    fn retag<S: Representation>(self) -> DevicePolyBatch<S> {
+        DevicePolyBatch { context: self.context, count: self.count, data: self.data, representation: PhantomData }
+    }
+}
+
+impl DevicePolyBatch<Coeff> {
+    /// The forward transform of every polynomial (see [`DevicePoly::forward`]).
+    pub fn forward(mut self) -> Result<DevicePolyBatch<Eval>> {
+        launch::ntt_forward(&self.context, &mut self.data, self.count)?;
+        Ok(self.retag())
+    }
+}
+
+impl DevicePolyBatch<Eval> {
+    /// The inverse transform of every polynomial (see [`DevicePoly::inverse`]).
+    pub fn inverse(mut self) -> Result<DevicePolyBatch<Coeff>> {
+        launch::ntt_inverse(&self.context, &mut self.data, self.count)?;
+        Ok(self.retag())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::inverse_mod_power_of_two;
+
+    #[test]
+    fn inverse_mod_power_of_two_is_an_inverse() {
+        for log_m in 1..=20u32 {
+            let m = 1u64 << log_m;
+            for x in (1..m.min(5000)).step_by(2) {
+                assert_eq!((x * inverse_mod_power_of_two(x, m)) % m, 1, "x = {x}, m = {m}");
+            }
+        }
+    }
+}

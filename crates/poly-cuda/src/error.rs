@@ -1,0 +1,56 @@
+use cudarc::driver::{DriverError, sys::CUresult};
+use poly::PolyError;
+use thiserror::Error;
+
+/// Errors of the GPU backend. Each variant carries the offending values; an operation that
+/// returns an error leaves its borrowed inputs untouched.
+#[derive(Debug, Clone, PartialEq, Eq, Error)]
+#[non_exhaustive]
+pub enum GpuError {
+    /// The CUDA driver library (`libcuda.so`) could not be loaded: no NVIDIA driver here.
+    #[error("the CUDA driver library could not be loaded (is an NVIDIA driver installed?)")]
+    DriverNotLoadable,
+    /// The driver loaded but there is no usable device with this ordinal.
+    #[error("no CUDA device {ordinal}: {reason}")]
+    NoDevice { ordinal: usize, reason: String },
+    /// A device allocation failed for lack of memory.
+    #[error("out of device memory allocating {bytes} bytes")]
+    OutOfMemory { bytes: usize },
+    /// Operands live on different devices or belong to different GPU contexts.
+    #[error("operands belong to different GPU contexts or devices")]
+    WrongContext,
+    /// A host or device buffer has the wrong length.
+    #[error("expected {expected} values, got {actual}")]
+    LengthMismatch { expected: usize, actual: usize },
+    /// A kernel module or function could not be loaded.
+    #[error("kernel {module}::{function} could not be loaded: {reason}")]
+    KernelLoad { module: String, function: String, reason: String },
+    /// The ring context needs something this backend does not implement yet.
+    #[error("not supported by the GPU backend: {what}")]
+    Unsupported { what: String },
+    /// Any other CUDA driver failure, with the call that failed.
+    #[error("CUDA driver call `{call}` failed: {reason}")]
+    Driver { call: &'static str, reason: String },
+    /// An error of the polynomial layer (bad parameters, mismatched contexts, bad values).
+    #[error(transparent)]
+    Poly(#[from] PolyError),
+}
+
+impl GpuError {
+    /// Wraps a driver error of `call`.
+    pub(crate) fn driver(call: &'static str, error: DriverError) -> Self {
+        GpuError::Driver { call, reason: error.to_string() }
+    }
+
+    /// Wraps the driver error of an allocation of `bytes` bytes.
+    pub(crate) fn alloc(bytes: usize, error: DriverError) -> Self {
+        if error.0 == CUresult::CUDA_ERROR_OUT_OF_MEMORY {
+            GpuError::OutOfMemory { bytes }
+        } else {
+            GpuError::driver("memory allocation", error)
+        }
+    }
+}
+
+/// Result type of this crate.
+pub type Result<T> = core::result::Result<T, GpuError>;

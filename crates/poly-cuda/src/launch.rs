@@ -1,0 +1,288 @@
+//! Kernel launches on limb-major device buffers `[poly][limb][N]` of one [`GpuContext`].
+//! Callers check lengths and contexts; these functions only queue work.
+
+use cudarc::driver::{CudaSlice, LaunchConfig, PushKernelArg};
+
+use crate::context::GpuContext;
+use crate::error::{GpuError, Result};
+
+/// Threads per block of the element-wise kernels.
+const ELEMENTWISE_THREADS: u32 = 256;
+/// Largest grid y dimension: bounds `polys * limbs` of one transform launch.
+const MAX_GRID_Y: usize = 65_535;
+
+/// How `kernels/ntt.cu` splits a transform of size `2^log_n`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum NttSchedule {
+    /// One block per limb does every stage (`10 <= log_n <= 12`).
+    Single { log_n: u32 },
+    /// The first `strided` stages by the strided kernel, the other `contiguous` stages by
+    /// the contiguous kernel.
+    TwoPass { strided: u32, contiguous: u32 },
+}
+
+impl NttSchedule {
+    pub(crate) fn for_log_degree(log_n: u32) -> Result<Self> {
+        Ok(match log_n {
+            10..=12 => NttSchedule::Single { log_n },
+            13 => NttSchedule::TwoPass { strided: 7, contiguous: 6 },
+            14 => NttSchedule::TwoPass { strided: 7, contiguous: 7 },
+            15 => NttSchedule::TwoPass { strided: 8, contiguous: 7 },
+            16 => NttSchedule::TwoPass { strided: 8, contiguous: 8 },
+            17 => NttSchedule::TwoPass { strided: 8, contiguous: 9 },
+            _ => {
+                return Err(GpuError::Unsupported {
+                    what: format!("NTT of degree 2^{log_n} (kernels cover 2^10..=2^17)"),
+                });
+            }
+        })
+    }
+}
+
+// Geometry constants mirrored from kernels/ntt.cu.
+const STRIDED_COLUMNS: u32 = 16;
+const CONTIGUOUS_BLOCK_WORDS: u32 = 2048;
+const LOG_RADIX: u32 = 4;
+
+fn launch_error(kernel: &'static str) -> impl FnOnce(cudarc::driver::DriverError) -> GpuError {
+    move |e| GpuError::Driver { call: kernel, reason: format!("launch failed: {e}") }
+}
+
+fn total_limbs(context: &GpuContext, polys: usize) -> Result<u32> {
+    let limbs = polys * context.num_limbs();
+    if limbs == 0 || limbs > MAX_GRID_Y {
+        return Err(GpuError::Unsupported {
+            what: format!("a transform launch over {limbs} limbs (1..={MAX_GRID_Y} per launch)"),
+        });
+    }
+    Ok(limbs as u32)
+}
+
+/// Forward NTT, in place, of `polys` consecutive polynomials in `data` (canonical in, canonical
+/// bit-reversed evaluations out, as `poly::ntt::NttPlan::forward_inplace`).
+pub(crate) fn ntt_forward(context: &GpuContext, data: &mut CudaSlice<u64>, polys: usize) -> Result<()> {
+    let tables = context.ntt_tables()?;
+    let device = context.device();
+    let stream = device.stream();
+    let log_n = context.degree().trailing_zeros();
+    let grid_y = total_limbs(context, polys)?;
+    let (log_n_arg, limbs_arg) = (log_n as i32, context.num_limbs() as i32);
+    let moduli = context.moduli_table();
+    let n = 1u32 << log_n;
+    let mut passes: Vec<(&'static str, LaunchConfig)> = Vec::with_capacity(2);
+    match NttSchedule::for_log_degree(log_n)? {
+        NttSchedule::Single { log_n } => {
+            passes.push((pass_kernel(false, "single", log_n)?, single_config(log_n, grid_y)));
+        }
+        NttSchedule::TwoPass { strided, contiguous } => {
+            passes.push((pass_kernel(false, "strided", strided)?, strided_config(n, strided, grid_y)));
+            passes.push((pass_kernel(false, "contiguous", contiguous)?, contiguous_config(n, contiguous, grid_y)));
+        }
+    }
+    for (name, config) in passes {
+        let function = device.kernels().function("ntt", name)?;
+        let mut builder = stream.launch_builder(&function);
+        builder.arg(&mut *data).arg(&tables.forward).arg(moduli).arg(&log_n_arg).arg(&limbs_arg);
+        // SAFETY: argument list matches `ntt_fwd_*` in kernels/ntt.cu; `data` holds
+        // `polys * L * N` values (checked by the caller) and the tables `L * N` pairs.
+        unsafe { builder.launch(config) }.map_err(launch_error(name))?;
+    }
+    Ok(())
+}
+
+/// Inverse NTT, in place, of `polys` consecutive polynomials (as
+/// `poly::ntt::NttPlan::inverse_inplace`).
+pub(crate) fn ntt_inverse(context: &GpuContext, data: &mut CudaSlice<u64>, polys: usize) -> Result<()> {
+    let tables = context.ntt_tables()?;
+    let device = context.device();
+    let stream = device.stream();
+    let log_n = context.degree().trailing_zeros();
+    let grid_y = total_limbs(context, polys)?;
+    let (log_n_arg, limbs_arg) = (log_n as i32, context.num_limbs() as i32);
+    let moduli = context.moduli_table();
+    let n = 1u32 << log_n;
+    let mut passes: Vec<(&'static str, LaunchConfig)> = Vec::with_capacity(2);
+    match NttSchedule::for_log_degree(log_n)? {
+        NttSchedule::Single { log_n } => {
+            passes.push((pass_kernel(true, "single", log_n)?, single_config(log_n, grid_y)));
+        }
+        NttSchedule::TwoPass { strided, contiguous } => {
+            passes.push((pass_kernel(true, "contiguous", contiguous)?, contiguous_config(n, contiguous, grid_y)));
+            passes.push((pass_kernel(true, "strided", strided)?, strided_config(n, strided, grid_y)));
+        }
+    }
+    for (name, config) in passes {
+        let function = device.kernels().function("ntt", name)?;
+        let mut builder = stream.launch_builder(&function);
+        builder
+            .arg(&mut *data)
+            .arg(&tables.inverse)
+            .arg(&tables.inverse_scale)
+            .arg(moduli)
+            .arg(&log_n_arg)
+            .arg(&limbs_arg);
+        // SAFETY: argument list matches `ntt_inv_*` in kernels/ntt.cu (see ntt_forward).
+        unsafe { builder.launch(config) }.map_err(launch_error(name))?;
+    }
+    Ok(())
+}
+
+/// The exported name of an NTT pass kernel of `kernels/ntt.cu`.
+fn pass_kernel(inverse: bool, pass: &str, log_m: u32) -> Result<&'static str> {
+    Ok(match (inverse, pass, log_m) {
+        (false, "single", 10) => "ntt_fwd_single_10",
+        (false, "single", 11) => "ntt_fwd_single_11",
+        (false, "single", 12) => "ntt_fwd_single_12",
+        (true, "single", 10) => "ntt_inv_single_10",
+        (true, "single", 11) => "ntt_inv_single_11",
+        (true, "single", 12) => "ntt_inv_single_12",
+        (false, "strided", 7) => "ntt_fwd_strided_7",
+        (false, "strided", 8) => "ntt_fwd_strided_8",
+        (true, "strided", 7) => "ntt_inv_strided_7",
+        (true, "strided", 8) => "ntt_inv_strided_8",
+        (false, "contiguous", 6) => "ntt_fwd_contiguous_6",
+        (false, "contiguous", 7) => "ntt_fwd_contiguous_7",
+        (false, "contiguous", 8) => "ntt_fwd_contiguous_8",
+        (false, "contiguous", 9) => "ntt_fwd_contiguous_9",
+        (true, "contiguous", 6) => "ntt_inv_contiguous_6",
+        (true, "contiguous", 7) => "ntt_inv_contiguous_7",
+        (true, "contiguous", 8) => "ntt_inv_contiguous_8",
+        (true, "contiguous", 9) => "ntt_inv_contiguous_9",
+        _ => return Err(GpuError::Unsupported { what: format!("NTT {pass} pass of 2^{log_m} points") }),
+    })
+}
+
+fn single_config(log_n: u32, grid_y: u32) -> LaunchConfig {
+    let log_radix = log_n.min(LOG_RADIX);
+    LaunchConfig { grid_dim: (1, grid_y, 1), block_dim: (1 << (log_n - log_radix), 1, 1), shared_mem_bytes: 0 }
+}
+
+fn strided_config(n: u32, log_m: u32, grid_y: u32) -> LaunchConfig {
+    let threads = STRIDED_COLUMNS * (1 << log_m) >> LOG_RADIX;
+    LaunchConfig {
+        grid_dim: ((n >> log_m) / STRIDED_COLUMNS, grid_y, 1),
+        block_dim: (threads, 1, 1),
+        shared_mem_bytes: 0,
+    }
+}
+
+fn contiguous_config(n: u32, log_m: u32, grid_y: u32) -> LaunchConfig {
+    let columns = CONTIGUOUS_BLOCK_WORDS >> log_m;
+    let threads = columns * (1 << log_m) >> LOG_RADIX;
+    LaunchConfig { grid_dim: ((n >> log_m) / columns, grid_y, 1), block_dim: (threads, 1, 1), shared_mem_bytes: 0 }
+}
+
+/// Element-wise kernels of `kernels/elementwise.cu` with two operands: `ew_add`, `ew_sub`,
+/// `ew_mul`, `ew_gauss_mul` (`out = a op b`), `ew_mul_add`, `ew_gauss_mul_add` (`out += a b`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum BinaryOp {
+    Add,
+    Sub,
+    Mul,
+    MulAdd,
+    GaussMul,
+    GaussMulAdd,
+}
+
+impl BinaryOp {
+    fn kernel(self) -> &'static str {
+        match self {
+            BinaryOp::Add => "ew_add",
+            BinaryOp::Sub => "ew_sub",
+            BinaryOp::Mul => "ew_mul",
+            BinaryOp::MulAdd => "ew_mul_add",
+            BinaryOp::GaussMul => "ew_gauss_mul",
+            BinaryOp::GaussMulAdd => "ew_gauss_mul_add",
+        }
+    }
+}
+
+fn elementwise_config(items: u64) -> LaunchConfig {
+    let blocks = items.div_ceil(ELEMENTWISE_THREADS as u64).clamp(1, u32::MAX as u64) as u32;
+    LaunchConfig { grid_dim: (blocks, 1, 1), block_dim: (ELEMENTWISE_THREADS, 1, 1), shared_mem_bytes: 0 }
+}
+
+/// `out <- op(a, b)` over `out.len()` values, where `a` is `out` itself when `None`
+/// (in place); for the `*_add` ops `out` is the accumulator and `a` must be given.
+pub(crate) fn binary(
+    context: &GpuContext,
+    op: BinaryOp,
+    out: &mut CudaSlice<u64>,
+    a: Option<&CudaSlice<u64>>,
+    b: &CudaSlice<u64>,
+) -> Result<()> {
+    let device = context.device();
+    let name = op.kernel();
+    let function = device.kernels().function("elementwise", name)?;
+    let pairs = (out.len() / 2) as u64;
+    let (log_n, limbs) = (context.degree().trailing_zeros() as i32, context.num_limbs() as i32);
+    // In place, the kernel reads and writes `out` at the same pair. cudarc wants distinct
+    // borrows per argument, so in-place calls pass the raw device pointer twice.
+    let out_ptr = raw_pointer(out);
+    let mut builder = device.stream().launch_builder(&function);
+    builder.arg(&out_ptr);
+    match a {
+        Some(a) => builder.arg(a),
+        None => builder.arg(&out_ptr),
+    };
+    builder.arg(b).arg(context.moduli_table()).arg(&log_n).arg(&limbs).arg(&pairs);
+    // SAFETY: matches `ew_*(out, a, b, moduli, log_n, limbs_per_poly, pairs)`; every pointer
+    // addresses `out.len()` values (callers check equal contexts, hence equal lengths), and
+    // `out` stays mutably borrowed for the call.
+    unsafe { builder.launch(elementwise_config(pairs)) }.map_err(launch_error(name))?;
+    Ok(())
+}
+
+/// `a <- -a`.
+pub(crate) fn neg_assign(context: &GpuContext, a: &mut CudaSlice<u64>) -> Result<()> {
+    let device = context.device();
+    let function = device.kernels().function("elementwise", "ew_neg")?;
+    let pairs = (a.len() / 2) as u64;
+    let (log_n, limbs) = (context.degree().trailing_zeros() as i32, context.num_limbs() as i32);
+    let ptr = raw_pointer(a);
+    let mut builder = device.stream().launch_builder(&function);
+    builder.arg(&ptr).arg(&ptr).arg(context.moduli_table()).arg(&log_n).arg(&limbs).arg(&pairs);
+    // SAFETY: matches `ew_neg(out, a, moduli, log_n, limbs_per_poly, pairs)`, in place.
+    unsafe { builder.launch(elementwise_config(pairs)) }.map_err(launch_error("ew_neg"))?;
+    Ok(())
+}
+
+/// `a <- c * a` with `scalars` `[limb]` pairs `{c_i, shoup(c_i)}` on the device.
+pub(crate) fn scalar_mul_assign(context: &GpuContext, a: &mut CudaSlice<u64>, scalars: &CudaSlice<u64>) -> Result<()> {
+    let device = context.device();
+    let function = device.kernels().function("elementwise", "ew_scalar_mul")?;
+    let pairs = (a.len() / 2) as u64;
+    let (log_n, limbs) = (context.degree().trailing_zeros() as i32, context.num_limbs() as i32);
+    let ptr = raw_pointer(a);
+    let mut builder = device.stream().launch_builder(&function);
+    builder.arg(&ptr).arg(&ptr).arg(scalars).arg(context.moduli_table()).arg(&log_n).arg(&limbs).arg(&pairs);
+    // SAFETY: matches `ew_scalar_mul(out, a, scalars, moduli, log_n, limbs_per_poly, pairs)`.
+    unsafe { builder.launch(elementwise_config(pairs)) }.map_err(launch_error("ew_scalar_mul"))?;
+    Ok(())
+}
+
+/// `out <- a(x^g)` on coefficients, `g_inv = g^-1 mod 2N`; `out` and `a` distinct, same length.
+pub(crate) fn automorphism(
+    context: &GpuContext,
+    out: &mut CudaSlice<u64>,
+    a: &CudaSlice<u64>,
+    g_inv: u64,
+) -> Result<()> {
+    let device = context.device();
+    let function = device.kernels().function("elementwise", "ew_automorphism")?;
+    let total = a.len() as u64;
+    let (log_n, limbs) = (context.degree().trailing_zeros() as i32, context.num_limbs() as i32);
+    let mut builder = device.stream().launch_builder(&function);
+    builder.arg(out).arg(a).arg(context.moduli_table()).arg(&log_n).arg(&limbs).arg(&g_inv).arg(&total);
+    // SAFETY: matches `ew_automorphism(out, a, moduli, log_n, limbs_per_poly, g_inv, total)`.
+    unsafe { builder.launch(elementwise_config(total)) }.map_err(launch_error("ew_automorphism"))?;
+    Ok(())
+}
+
+/// The device address of `buffer`, for kernels that take it more than once.
+fn raw_pointer(buffer: &mut CudaSlice<u64>) -> u64 {
+    use cudarc::driver::DevicePtrMut;
+    let stream = std::sync::Arc::clone(buffer.stream());
+    let (ptr, _sync) = buffer.device_ptr_mut(&stream);
+    ptr
+}

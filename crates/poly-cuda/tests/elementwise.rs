@@ -1,0 +1,210 @@
+//! GPU element-wise operations, automorphisms and the `Backend` implementation against the
+//! CPU reference, bit-exact; errors for bad input. Skips, saying why, without a CUDA device.
+#![cfg(feature = "cuda")]
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+
+mod common;
+
+use std::sync::Arc;
+
+use poly::{Backend, Coeff, CpuBackend, Eval, Poly, PolyError, RingContext, TransformKind};
+use poly_cuda::{DevicePoly, GpuBackend, GpuContext, GpuDevice, GpuError};
+use rand::Rng;
+use rand::rngs::StdRng;
+
+use common::{device, ring};
+
+/// Every element-wise operation on one ring, GPU against CPU.
+fn check_elementwise(device: &Arc<GpuDevice>, ring: &Arc<RingContext>, rng: &mut StdRng) {
+    let label = format!("N = {}, {} limbs, {}", ring.degree(), ring.num_limbs(), ring.transform().name());
+    let gpu = GpuContext::new(device, ring).unwrap();
+    let a = Poly::<Eval>::from_limbs(ring, common::edge_values(ring, rng)).unwrap();
+    let b = Poly::<Eval>::from_limbs(ring, common::edge_values(ring, rng)).unwrap();
+    let c: Poly<Eval> = common::random_poly(ring, rng);
+    let (da, db, dc) = (
+        DevicePoly::upload(&gpu, &a).unwrap(),
+        DevicePoly::upload(&gpu, &b).unwrap(),
+        DevicePoly::upload(&gpu, &c).unwrap(),
+    );
+
+    let mut sum = da.duplicate().unwrap();
+    sum.add_assign(&db).unwrap();
+    assert_eq!(sum.download().unwrap(), a.add(&b).unwrap(), "{label}: add");
+
+    let mut diff = da.duplicate().unwrap();
+    diff.sub_assign(&db).unwrap();
+    assert_eq!(diff.download().unwrap(), a.sub(&b).unwrap(), "{label}: sub");
+
+    let mut neg = da.duplicate().unwrap();
+    neg.neg_assign().unwrap();
+    assert_eq!(neg.download().unwrap(), a.neg(), "{label}: neg");
+
+    let mut prod = da.duplicate().unwrap();
+    prod.mul_assign(&db).unwrap();
+    assert_eq!(prod.download().unwrap(), a.mul(&b).unwrap(), "{label}: mul");
+
+    let mut acc = dc.duplicate().unwrap();
+    acc.mul_add_assign(&da, &db).unwrap();
+    let mut expected = c.clone();
+    expected.mul_add_assign(&a, &b).unwrap();
+    assert_eq!(acc.download().unwrap(), expected, "{label}: mul_add");
+
+    for scalar in [0u64, 1, rng.r#gen(), u64::MAX] {
+        let mut scaled = da.duplicate().unwrap();
+        scaled.scalar_mul_assign(scalar).unwrap();
+        assert_eq!(scaled.download().unwrap(), a.scalar_mul(scalar), "{label}: scalar {scalar}");
+    }
+    let scalars: Vec<u64> = ring.moduli().iter().map(|m| rng.gen_range(0..m.value())).collect();
+    let mut scaled = da.duplicate().unwrap();
+    scaled.scalar_mul_per_limb_assign(&scalars).unwrap();
+    assert_eq!(scaled.download().unwrap(), a.scalar_mul_per_limb(&scalars).unwrap(), "{label}: per-limb scalars");
+
+    // The inputs were not touched by the in-place operations on their duplicates.
+    assert_eq!(da.download().unwrap(), a, "{label}: input changed");
+
+    let coeff = Poly::<Coeff>::from_limbs(ring, a.as_slice().to_vec()).unwrap();
+    let dcoeff = DevicePoly::upload(&gpu, &coeff).unwrap();
+    let two_n = 2 * ring.degree() as u64;
+    for g in [1u64, 3, 5, two_n - 1, two_n + 3, rng.gen_range(0..u64::MAX / 2) * 2 + 1] {
+        assert_eq!(
+            dcoeff.automorphism(g).unwrap().download().unwrap(),
+            coeff.automorphism(g).unwrap(),
+            "{label}: g = {g}"
+        );
+    }
+}
+
+#[test]
+fn elementwise_operations_match_cpu() {
+    let Some(device) = device() else { return };
+    let mut rng = common::rng("elementwise_operations_match_cpu", 0xe1e0_0001);
+    for (log_n, limbs, bits) in [(10u32, 1usize, 30u32), (12, 7, 62), (13, 3, 45), (16, 2, 61), (17, 64, 60)] {
+        let ring = ring(log_n, limbs, bits, TransformKind::Ntt);
+        check_elementwise(&device, &ring, &mut rng);
+    }
+}
+
+#[test]
+fn gaussian_products_match_cpu_in_dgt_contexts() {
+    let Some(device) = device() else { return };
+    let mut rng = common::rng("gaussian_products_match_cpu_in_dgt_contexts", 0xe1e0_0002);
+    for transform in [TransformKind::Dgt, TransformKind::HierarchicalDgt] {
+        let ring = ring(11, 3, 55, transform);
+        check_elementwise(&device, &ring, &mut rng);
+    }
+}
+
+#[test]
+fn random_shapes_match_cpu() {
+    let Some(device) = device() else { return };
+    let base: u64 = std::env::var("POLY_CUDA_TEST_SEED").ok().and_then(|s| s.parse().ok()).unwrap_or(0xe1e0_0003);
+    for case in 0..4u64 {
+        let mut rng = common::rng("random_shapes_match_cpu", base + case);
+        let log_n = rng.gen_range(10..=17u32);
+        let limbs = rng.gen_range(1..=(64usize).min((1 << 20) >> log_n).max(1));
+        let ring = ring(log_n, limbs, rng.gen_range(20..=62), TransformKind::Ntt);
+        check_elementwise(&device, &ring, &mut rng);
+    }
+}
+
+/// A small computation written once against the `Backend` trait.
+fn pipeline<B: Backend>(backend: &B, ring: &Arc<RingContext>, a: &Poly<Coeff>, b: &Poly<Coeff>) -> Vec<Poly<Coeff>> {
+    let ctx = backend.context(ring).unwrap();
+    let da = backend.upload(&ctx, a).unwrap();
+    let db = backend.upload(&ctx, b).unwrap();
+    let rotated = backend.automorphism(&da, 5).unwrap();
+    let ea = backend.forward(backend.duplicate(&da).unwrap()).unwrap();
+    let eb = backend.forward(db).unwrap();
+    let mut acc = backend.mul(&ea, &eb).unwrap();
+    backend.mul_add_assign(&mut acc, &ea, &ea).unwrap();
+    backend.scalar_mul_assign(&mut acc, 12345).unwrap();
+    let sum = backend.add(&acc, &ea).unwrap();
+    let diff = backend.sub(&sum, &eb).unwrap();
+    let negated = backend.neg(&diff).unwrap();
+    let out = backend.inverse(negated).unwrap();
+    let seed = poly::Seed::from([7u8; 32]);
+    let sampled = backend.sample_uniform::<Coeff>(&ctx, &seed, 3).unwrap();
+    let ternary = backend.sample_ternary(&ctx, &seed, 4).unwrap();
+    let cbd = backend.sample_cbd(&ctx, &seed, 5).unwrap();
+    let zero = backend.zero::<Coeff>(&ctx).unwrap();
+    backend.synchronize().unwrap();
+    [out, rotated, sampled, ternary, cbd, zero].iter().map(|p| backend.download(p).unwrap()).collect()
+}
+
+#[test]
+fn backend_matches_cpu_backend() {
+    let Some(device) = device() else { return };
+    let mut rng = common::rng("backend_matches_cpu_backend", 0xe1e0_0004);
+    let backend = GpuBackend::from_device(device);
+    assert_eq!(backend.name(), "CUDA");
+    for log_n in [10u32, 14] {
+        let ring = ring(log_n, 4, 50, TransformKind::Ntt);
+        let a: Poly<Coeff> = common::random_poly(&ring, &mut rng);
+        let b: Poly<Coeff> = common::random_poly(&ring, &mut rng);
+        assert_eq!(pipeline(&backend, &ring, &a, &b), pipeline(&CpuBackend, &ring, &a, &b), "N = 2^{log_n}");
+    }
+}
+
+#[test]
+fn bad_input_is_rejected_and_left_untouched() {
+    let Some(device) = device() else { return };
+    let mut rng = common::rng("bad_input_is_rejected_and_left_untouched", 0xe1e0_0005);
+    let ring_a = ring(10, 2, 40, TransformKind::Ntt);
+    let ring_b = ring(10, 2, 41, TransformKind::Ntt);
+    let gpu_a = GpuContext::new(&device, &ring_a).unwrap();
+    let gpu_b = GpuContext::new(&device, &ring_b).unwrap();
+    let n = ring_a.degree();
+
+    // Wrong length and non-canonical values, with the offending values named.
+    let short = vec![0u64; ring_a.poly_len() - 1];
+    assert_eq!(
+        DevicePoly::<Coeff>::from_limbs(&gpu_a, &short).unwrap_err(),
+        GpuError::Poly(PolyError::LengthMismatch { expected: 2 * n, actual: 2 * n - 1 })
+    );
+    let mut values = common::random_values(&ring_a, &mut rng);
+    let p1 = ring_a.moduli()[1].value();
+    values[n + 17] = p1;
+    assert_eq!(
+        DevicePoly::<Coeff>::from_limbs(&gpu_a, &values).unwrap_err(),
+        GpuError::Poly(PolyError::CoefficientOutOfRange { limb: 1, index: 17, value: p1, modulus: p1 })
+    );
+
+    // A host polynomial of another ring cannot be uploaded into this context.
+    let foreign: Poly<Coeff> = common::random_poly(&ring_b, &mut rng);
+    assert_eq!(DevicePoly::upload(&gpu_a, &foreign).unwrap_err(), GpuError::Poly(PolyError::ContextMismatch));
+
+    // Operands of different rings: error, and the left operand keeps its values.
+    let a: Poly<Eval> = common::random_poly(&ring_a, &mut rng);
+    let mut da = DevicePoly::upload(&gpu_a, &a).unwrap();
+    let db = DevicePoly::upload(&gpu_b, &common::random_poly::<Eval>(&ring_b, &mut rng)).unwrap();
+    assert_eq!(da.add_assign(&db).unwrap_err(), GpuError::Poly(PolyError::ContextMismatch));
+    assert_eq!(da.mul_assign(&db).unwrap_err(), GpuError::Poly(PolyError::ContextMismatch));
+    let dc = DevicePoly::upload(&gpu_a, &a).unwrap();
+    assert_eq!(da.mul_add_assign(&dc, &db).unwrap_err(), GpuError::Poly(PolyError::ContextMismatch));
+    assert_eq!(da.download().unwrap(), a);
+
+    // Scalars: one per limb, each canonical.
+    assert_eq!(
+        da.scalar_mul_per_limb_assign(&[1]).unwrap_err(),
+        GpuError::Poly(PolyError::LengthMismatch { expected: 2, actual: 1 })
+    );
+    let p0 = ring_a.moduli()[0].value();
+    assert_eq!(
+        da.scalar_mul_per_limb_assign(&[p0, 1]).unwrap_err(),
+        GpuError::Poly(PolyError::CoefficientOutOfRange { limb: 0, index: 0, value: p0, modulus: p0 })
+    );
+    assert_eq!(da.download().unwrap(), a);
+
+    // Even automorphism exponents.
+    let coeff = DevicePoly::<Coeff>::from_limbs(&gpu_a, a.as_slice()).unwrap();
+    assert_eq!(
+        coeff.automorphism(4).unwrap_err(),
+        GpuError::Poly(PolyError::InvalidAutomorphism { exponent: 4, degree: n })
+    );
+
+    // A context of another backend's device is refused by the backend.
+    let backend = GpuBackend::from_device(Arc::clone(&device));
+    let other = GpuBackend::new(0).unwrap();
+    let ctx = other.context(&ring_a).unwrap();
+    assert_eq!(backend.zero::<Coeff>(&ctx).unwrap_err(), GpuError::WrongContext);
+}

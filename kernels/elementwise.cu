@@ -1,0 +1,139 @@
+// Element-wise kernels on batches of RNS polynomials, bit-exact with crates/poly (Poly).
+//
+// Data: [poly][limb][N] u64, canonical; `limbs_per_poly` primes per polynomial (the first
+// ones of the context), `moduli` one modarith::Modulus per limb. Every kernel walks the
+// `total` values in pairs (16-byte loads; N is even, so a pair never straddles two limbs)
+// with a grid-stride loop; the limb of value i is (i >> log_n) % limbs_per_poly.
+// Outputs may alias inputs (in-place operation): each thread reads a pair before it
+// writes that same pair, and no other thread touches it.
+#include <cstdint>
+
+#include "modarith.cuh"
+
+using modarith::Modulus;
+using modarith::u64;
+
+namespace {
+
+__device__ __forceinline__ int limb_of(const u64 pair, const int log_n, const int limbs_per_poly) {
+    return (int)(((pair << 1) >> log_n) % (u64)limbs_per_poly);
+}
+
+#define FOR_EACH_PAIR(pairs)                                                                \
+    for (u64 i = (u64)blockIdx.x * blockDim.x + threadIdx.x; i < (pairs); \
+         i += (u64)gridDim.x * blockDim.x)
+
+}  // namespace
+
+// out = a + b mod q_i.
+extern "C" __global__ void ew_add(ulonglong2* out, const ulonglong2* a, const ulonglong2* b,
+                                  const Modulus* __restrict__ moduli, int log_n, int limbs_per_poly, u64 pairs) {
+    FOR_EACH_PAIR(pairs) {
+        const u64 p = moduli[limb_of(i, log_n, limbs_per_poly)].p;
+        const ulonglong2 x = a[i], y = b[i];
+        out[i] = make_ulonglong2(modarith::add(x.x, y.x, p), modarith::add(x.y, y.y, p));
+    }
+}
+
+// out = a - b mod q_i.
+extern "C" __global__ void ew_sub(ulonglong2* out, const ulonglong2* a, const ulonglong2* b,
+                                  const Modulus* __restrict__ moduli, int log_n, int limbs_per_poly, u64 pairs) {
+    FOR_EACH_PAIR(pairs) {
+        const u64 p = moduli[limb_of(i, log_n, limbs_per_poly)].p;
+        const ulonglong2 x = a[i], y = b[i];
+        out[i] = make_ulonglong2(modarith::sub(x.x, y.x, p), modarith::sub(x.y, y.y, p));
+    }
+}
+
+// out = -a mod q_i.
+extern "C" __global__ void ew_neg(ulonglong2* out, const ulonglong2* a, const Modulus* __restrict__ moduli,
+                                  int log_n, int limbs_per_poly, u64 pairs) {
+    FOR_EACH_PAIR(pairs) {
+        const u64 p = moduli[limb_of(i, log_n, limbs_per_poly)].p;
+        const ulonglong2 x = a[i];
+        out[i] = make_ulonglong2(modarith::neg(x.x, p), modarith::neg(x.y, p));
+    }
+}
+
+// out = a * b mod q_i, coordinate-wise (NTT evaluation representation), Barrett.
+extern "C" __global__ void ew_mul(ulonglong2* out, const ulonglong2* a, const ulonglong2* b,
+                                  const Modulus* __restrict__ moduli, int log_n, int limbs_per_poly, u64 pairs) {
+    FOR_EACH_PAIR(pairs) {
+        const Modulus m = moduli[limb_of(i, log_n, limbs_per_poly)];
+        const ulonglong2 x = a[i], y = b[i];
+        out[i] = make_ulonglong2(modarith::mul(x.x, y.x, m), modarith::mul(x.y, y.y, m));
+    }
+}
+
+// acc = acc + a * b mod q_i, coordinate-wise.
+extern "C" __global__ void ew_mul_add(ulonglong2* acc, const ulonglong2* a, const ulonglong2* b,
+                                      const Modulus* __restrict__ moduli, int log_n, int limbs_per_poly, u64 pairs) {
+    FOR_EACH_PAIR(pairs) {
+        const Modulus m = moduli[limb_of(i, log_n, limbs_per_poly)];
+        const ulonglong2 x = a[i], y = b[i], z = acc[i];
+        acc[i] = make_ulonglong2(modarith::add(z.x, modarith::mul(x.x, y.x, m), m.p),
+                                 modarith::add(z.y, modarith::mul(x.y, y.y, m), m.p));
+    }
+}
+
+// Gaussian product of (re, im) pairs (DGT evaluation representation), as Modulus::gauss_mul:
+// (a + bi)(c + di) = (ac - bd) + (ad + bc) i.
+__device__ __forceinline__ ulonglong2 gauss_mul(const ulonglong2 x, const ulonglong2 y, const Modulus& m) {
+    const u64 re = modarith::sub(modarith::mul(x.x, y.x, m), modarith::mul(x.y, y.y, m), m.p);
+    const u64 im = modarith::add(modarith::mul(x.x, y.y, m), modarith::mul(x.y, y.x, m), m.p);
+    return make_ulonglong2(re, im);
+}
+
+// out = a * b, Gaussian-coordinate-wise on (re, im) pairs.
+extern "C" __global__ void ew_gauss_mul(ulonglong2* out, const ulonglong2* a, const ulonglong2* b,
+                                        const Modulus* __restrict__ moduli, int log_n, int limbs_per_poly,
+                                        u64 pairs) {
+    FOR_EACH_PAIR(pairs) {
+        const Modulus m = moduli[limb_of(i, log_n, limbs_per_poly)];
+        out[i] = gauss_mul(a[i], b[i], m);
+    }
+}
+
+// acc = acc + a * b, Gaussian-coordinate-wise on (re, im) pairs.
+extern "C" __global__ void ew_gauss_mul_add(ulonglong2* acc, const ulonglong2* a, const ulonglong2* b,
+                                            const Modulus* __restrict__ moduli, int log_n, int limbs_per_poly,
+                                            u64 pairs) {
+    FOR_EACH_PAIR(pairs) {
+        const Modulus m = moduli[limb_of(i, log_n, limbs_per_poly)];
+        const ulonglong2 prod = gauss_mul(a[i], b[i], m);
+        const ulonglong2 z = acc[i];
+        acc[i] = make_ulonglong2(modarith::add(z.x, prod.x, m.p), modarith::add(z.y, prod.y, m.p));
+    }
+}
+
+// out = c_i * a mod q_i with scalars[limb] = {c_i, floor(c_i 2^64 / q_i)} (Shoup), c_i < q_i.
+extern "C" __global__ void ew_scalar_mul(ulonglong2* out, const ulonglong2* a, const ulonglong2* __restrict__ scalars,
+                                         const Modulus* __restrict__ moduli, int log_n, int limbs_per_poly,
+                                         u64 pairs) {
+    FOR_EACH_PAIR(pairs) {
+        const int limb = limb_of(i, log_n, limbs_per_poly);
+        const u64 p = moduli[limb].p;
+        const ulonglong2 c = scalars[limb];
+        const ulonglong2 x = a[i];
+        out[i] = make_ulonglong2(modarith::mul_shoup(x.x, c.x, c.y, p), modarith::mul_shoup(x.y, c.x, c.y, p));
+    }
+}
+
+// The automorphism a(x) -> a(x^g) on coefficients, g odd, as Poly::automorphism: coefficient
+// j moves to k = j g mod 2N, negated if k >= N. Written as a gather (coalesced stores): output
+// j comes from e = j g^-1 mod 2N, i.e. out[j] = a[e] if e < N, else -a[e - N].
+// One value per thread; `total` values; g_inv = g^-1 mod 2N. Out-of-place only.
+extern "C" __global__ void ew_automorphism(u64* __restrict__ out, const u64* __restrict__ a,
+                                           const Modulus* __restrict__ moduli, int log_n, int limbs_per_poly,
+                                           u64 g_inv, u64 total) {
+    const u64 n = 1ull << log_n;
+    const u64 two_n_mask = 2 * n - 1;
+    for (u64 i = (u64)blockIdx.x * blockDim.x + threadIdx.x; i < total; i += (u64)gridDim.x * blockDim.x) {
+        const u64 row = i >> log_n;
+        const u64 j = i & (n - 1);
+        const u64 p = moduli[row % (u64)limbs_per_poly].p;
+        const u64 e = (j * g_inv) & two_n_mask;
+        const u64* limb = a + (row << log_n);
+        out[i] = e < n ? limb[e] : modarith::neg(limb[e - n], p);
+    }
+}

@@ -1,0 +1,350 @@
+// Negacyclic NTT kernels, bit-exact with crates/poly/src/ntt.rs (NttPlan).
+//
+// Conventions (the same as the CPU plan):
+//   forward  Cooley-Tukey, natural-order coefficients in, evaluations out in bit-reversed
+//            order: out[j] = a(psi^(2 bitrev(j) + 1)); canonical in and out.
+//   inverse  Gentleman-Sande, that order back to coefficients, N^-1 folded into stage 0.
+//   Stage s (s = 0 .. log N - 1) pairs elements j and j + t, t = N / 2^(s+1); the pair's
+//   twiddle is table[2^s + (j >> (log N - s))], where table[k] = psi^bitrev(k) (forward) or
+//   psi^-bitrev(k) (inverse). Tables are {w, floor(w 2^64 / p)} pairs, [limb][N].
+//   Butterflies are lazy (Harvey): forward values live in [0, 4p), inverse in [0, 2p);
+//   p < 2^62 keeps 4p below 2^64.
+//
+// Data: a batch of polynomials, limb-major, [poly][limb][N] u64; blockIdx.y is the global
+// limb (poly * limbs_per_poly + limb) and limb = blockIdx.y % limbs_per_poly selects the
+// tables (polynomials use the first limbs_per_poly primes of their context).
+//
+// Decomposition. One pass of a kernel performs LOG_M consecutive stages on independent
+// sub-transforms of M = 2^LOG_M points:
+//   STRIDED    (first stages 0 .. LOG_M-1): sub-transform c is {c + k N/M : k < M};
+//   CONTIGUOUS (last LOG_M stages):         sub-transform c is {c M + k : k < M}.
+// N = 2^10 .. 2^12 runs as one CONTIGUOUS pass with M = N (the whole limb in one block). Larger N
+// runs two passes (forward: STRIDED then CONTIGUOUS; inverse: CONTIGUOUS then STRIDED) with
+// lazy values in global memory between them.
+//
+// Inside a pass, each thread keeps R = 2^LOG_R points in registers and performs up to
+// LOG_R stages on them (a "round"); rounds exchange data through shared memory. A round
+// owns the k-bits window [w, w + LOG_R): the thread's points are base + u 2^w, u < R. When
+// LOG_R does not divide LOG_M, the round nearest to the top bits (the first forward round,
+// the last inverse round) does only LOG_M mod LOG_R stages.
+//
+// Bank conflicts (64-bit words, 16 per 128-byte wavefront; see the faster-ntt paper in
+// seeds/): STRIDED blocks hold 16 columns and store element (column cc, k) at k*16 + cc, so
+// the 16 threads of a half-warp, which differ in cc only, touch 16 consecutive words.
+// CONTIGUOUS blocks pad one word after every 16 (index a + a/16), which makes the words of
+// a half-warp distinct modulo 16 for every window. No branch depends on thread data except
+// the butterflies' conditional subtractions, which compile to selects.
+#include <cstdint>
+
+#include "modarith.cuh"
+
+using modarith::u64;
+using modarith::mul_shoup_lazy;
+
+namespace {
+
+constexpr int STRIDED_COLUMNS = 16;         // columns per STRIDED block
+constexpr int CONTIGUOUS_BLOCK_WORDS = 2048;  // points per CONTIGUOUS block (several chunks)
+
+__device__ __forceinline__ int padded(int a) { return a + (a >> 4); }
+
+// Harvey's forward butterfly: x, y in [0, 4p) -> x + wy, x - wy in [0, 4p).
+__device__ __forceinline__ void ct_butterfly(u64& x, u64& y, const ulonglong2 w, const u64 p) {
+    const u64 two_p = 2 * p;
+    const u64 x2 = x >= two_p ? x - two_p : x;
+    const u64 t = mul_shoup_lazy(y, w.x, w.y, p);
+    x = x2 + t;
+    y = x2 + two_p - t;
+}
+
+// Harvey's inverse butterfly: x, y in [0, 2p) -> x + y, (x - y) w in [0, 2p).
+__device__ __forceinline__ void gs_butterfly(u64& x, u64& y, const ulonglong2 w, const u64 p) {
+    const u64 two_p = 2 * p;
+    const u64 s = x + y;
+    const u64 d = x + two_p - y;
+    x = s >= two_p ? s - two_p : s;
+    y = mul_shoup_lazy(d, w.x, w.y, p);
+}
+
+// The last inverse stage with N^-1 folded in, canonical outputs:
+// x <- (x + y) N^-1, y <- (x - y) w_1 N^-1.
+__device__ __forceinline__ void gs_butterfly_scaled(u64& x, u64& y, const ulonglong2 n_inv,
+                                                    const ulonglong2 w1_n_inv, const u64 p) {
+    const u64 two_p = 2 * p;
+    const u64 s = x + y;
+    const u64 d = x + two_p - y;
+    const u64 xs = mul_shoup_lazy(s, n_inv.x, n_inv.y, p);
+    const u64 ys = mul_shoup_lazy(d, w1_n_inv.x, w1_n_inv.y, p);
+    x = xs >= p ? xs - p : xs;
+    y = ys >= p ? ys - p : ys;
+}
+
+// Forward stages of one round. The thread's points are k = base + (u << w), u < R; the
+// round performs STAGES stages on the top STAGES bits of the window, highest first.
+// colterm is the sub-transform index c for CONTIGUOUS passes (0 for STRIDED): the twiddle
+// of local stage r at point k is table[2^(s0 + r) + (c << r) + (k >> (LOG_M - r))].
+template <int LOG_M, int LOG_R, int STAGES>
+__device__ __forceinline__ void forward_round(u64 (&x)[1 << LOG_R], const int w, const int base,
+                                              const ulonglong2* __restrict__ tw, const int s0,
+                                              const int colterm, const u64 p) {
+#pragma unroll
+    for (int st = 0; st < STAGES; ++st) {
+        const int ub = LOG_R - 1 - st;  // partner bit in u
+        const int b = w + ub;           // partner bit in k
+        const int r = LOG_M - 1 - b;    // local stage
+        const int group_base = (1 << (s0 + r)) + (colterm << r);
+#pragma unroll
+        for (int u = 0; u < (1 << LOG_R); ++u) {
+            if (u & (1 << ub)) continue;
+            const int k = base + (u << w);
+            const ulonglong2 t = tw[group_base + (k >> (b + 1))];
+            ct_butterfly(x[u], x[u | (1 << ub)], t, p);
+        }
+    }
+}
+
+// Inverse stages of one round: STAGES stages on the window's bits ub0 .. ub0 + STAGES - 1,
+// lowest first. With scale_stage0, the round's last stage is global stage 0 and folds N^-1.
+template <int LOG_M, int LOG_R, int STAGES, int UB0>
+__device__ __forceinline__ void inverse_round(u64 (&x)[1 << LOG_R], const int w, const int base,
+                                              const ulonglong2* __restrict__ tw, const int s0,
+                                              const int colterm, const u64 p, const bool scale_stage0,
+                                              const ulonglong2 n_inv, const ulonglong2 w1_n_inv) {
+#pragma unroll
+    for (int st = 0; st < STAGES; ++st) {
+        const int ub = UB0 + st;
+        const int b = w + ub;
+        const int r = LOG_M - 1 - b;
+        const int group_base = (1 << (s0 + r)) + (colterm << r);
+        const bool scaled = scale_stage0 && st == STAGES - 1;
+#pragma unroll
+        for (int u = 0; u < (1 << LOG_R); ++u) {
+            if (u & (1 << ub)) continue;
+            if (scaled) {
+                gs_butterfly_scaled(x[u], x[u | (1 << ub)], n_inv, w1_n_inv, p);
+            } else {
+                const int k = base + (u << w);
+                const ulonglong2 t = tw[group_base + (k >> (b + 1))];
+                gs_butterfly(x[u], x[u | (1 << ub)], t, p);
+            }
+        }
+    }
+}
+
+// Geometry of a pass (all compile-time).
+template <int LOG_M_, int LOG_R_, bool STRIDED_, int COLUMNS_>
+struct Pass {
+    static constexpr int LOG_M = LOG_M_;
+    static constexpr int LOG_R = LOG_R_;
+    static constexpr bool STRIDED = STRIDED_;
+    static constexpr int M = 1 << LOG_M;
+    static constexpr int R = 1 << LOG_R;
+    static constexpr int COLUMNS = COLUMNS_;  // sub-transforms per block
+    static constexpr int THREADS = COLUMNS * M / R;
+    static constexpr int WORDS = COLUMNS * M;
+    static constexpr int SMEM_WORDS = STRIDED ? WORDS : WORDS + WORDS / 16;
+    static constexpr int ROUNDS = (LOG_M + LOG_R - 1) / LOG_R;
+    static constexpr int SHORT_STAGES = LOG_M - (ROUNDS - 1) * LOG_R;  // stages of the top round
+    static_assert(LOG_M >= LOG_R, "a sub-transform must hold at least R points");
+
+    // The thread's column and its points' base for the round owning window [w, w + LOG_R).
+    __device__ static void locate(const int tid, const int w, int& column, int& base) {
+        int f;
+        if (STRIDED) {
+            column = tid % COLUMNS;
+            f = tid / COLUMNS;
+        } else {
+            f = tid % (M / R);
+            column = tid / (M / R);
+        }
+        const int k_lo = f & ((1 << w) - 1);
+        const int k_hi = f >> w;
+        base = k_lo | (k_hi << (w + LOG_R));
+    }
+
+    __device__ static int smem_index(const int column, const int k) {
+        return STRIDED ? k * COLUMNS + column : padded(column * M + k);
+    }
+
+    // Window of round q (0-based in forward order): the top round owns [LOG_M - LOG_R, LOG_M).
+    __host__ __device__ static constexpr int window(const int q) {
+        return q == 0 ? LOG_M - LOG_R : LOG_M - SHORT_STAGES - q * LOG_R;
+    }
+};
+
+template <class P>
+__device__ __forceinline__ void to_smem(u64* smem, const u64 (&x)[P::R], const int column, const int base,
+                                        const int w) {
+#pragma unroll
+    for (int u = 0; u < P::R; ++u) smem[P::smem_index(column, base + (u << w))] = x[u];
+}
+
+template <class P>
+__device__ __forceinline__ void from_smem(u64 (&x)[P::R], const u64* smem, const int column, const int base,
+                                          const int w) {
+#pragma unroll
+    for (int u = 0; u < P::R; ++u) x[u] = smem[P::smem_index(column, base + (u << w))];
+}
+
+// Global index (within the limb) of point k of the block's column `column`.
+template <class P>
+__device__ __forceinline__ int global_index(const int column, const int k, const int log_n) {
+    const int c = blockIdx.x * P::COLUMNS + column;
+    return P::STRIDED ? (k << (log_n - P::LOG_M)) + c : (c << P::LOG_M) + k;
+}
+
+// Round q of the forward pass (compile-time recursion over rounds).
+template <class P, int Q>
+__device__ __forceinline__ void forward_rounds(u64 (&x)[P::R], u64* smem, const ulonglong2* tw, const int s0,
+                                               const int log_n, const u64 p, int column, int base) {
+    constexpr int w = P::window(Q);
+    constexpr int stages = Q == 0 ? P::SHORT_STAGES : P::LOG_R;
+    const int colterm = P::STRIDED ? 0 : blockIdx.x * P::COLUMNS + column;
+    forward_round<P::LOG_M, P::LOG_R, stages>(x, w, base, tw, s0, colterm, p);
+    if constexpr (Q + 1 < P::ROUNDS) {
+        to_smem<P>(smem, x, column, base, w);
+        __syncthreads();
+        constexpr int next_w = P::window(Q + 1);
+        P::locate(threadIdx.x, next_w, column, base);
+        from_smem<P>(x, smem, column, base, next_w);
+        forward_rounds<P, Q + 1>(x, smem, tw, s0, log_n, p, column, base);
+    }
+}
+
+// Forward pass. STRIDED passes are the first pass (s0 = 0); CONTIGUOUS passes end at the
+// last stage (s0 = log N - LOG_M) and write canonical values.
+template <class P>
+__device__ __forceinline__ void forward_pass(u64* __restrict__ data, const ulonglong2* __restrict__ table,
+                                             const modarith::Modulus* __restrict__ moduli, const int log_n,
+                                             const int limbs_per_poly) {
+    __shared__ u64 smem[P::SMEM_WORDS];
+    const int limb = blockIdx.y % limbs_per_poly;
+    const u64 p = moduli[limb].p;
+    const ulonglong2* tw = table + ((size_t)limb << log_n);
+    u64* poly = data + ((size_t)blockIdx.y << log_n);
+    const int s0 = P::STRIDED ? 0 : log_n - P::LOG_M;
+
+    u64 x[P::R];
+    int column, base;
+    constexpr int w0 = P::window(0);
+    P::locate(threadIdx.x, w0, column, base);
+#pragma unroll
+    for (int u = 0; u < P::R; ++u) x[u] = poly[global_index<P>(column, base + (u << w0), log_n)];
+
+    forward_rounds<P, 0>(x, smem, tw, s0, log_n, p, column, base);
+
+    // Recompute the final round's placement (window 0 of the bits) for the store.
+    constexpr int w_last = P::window(P::ROUNDS - 1);
+    P::locate(threadIdx.x, w_last, column, base);
+    if (P::STRIDED) {
+        // Lazy [0, 4p) values for the CONTIGUOUS pass; half-warps store 16 consecutive words.
+#pragma unroll
+        for (int u = 0; u < P::R; ++u) poly[global_index<P>(column, base + (u << w_last), log_n)] = x[u];
+    } else {
+        // Canonical values; each thread holds R consecutive points, so go through shared
+        // memory to store whole contiguous rows. (The last round read exactly these slots.)
+#pragma unroll
+        for (int u = 0; u < P::R; ++u) x[u] = modarith::reduce_from_4p(x[u], p);
+        to_smem<P>(smem, x, column, base, w_last);
+        __syncthreads();
+        u64* block_out = poly + (size_t)blockIdx.x * P::WORDS;
+        for (int i = threadIdx.x; i < P::WORDS; i += P::THREADS) block_out[i] = smem[padded(i)];
+    }
+}
+
+// Round q of the inverse pass, in inverse order: inverse round i runs forward round
+// ROUNDS - 1 - i's window; the last one is the short top round.
+template <class P, int I>
+__device__ __forceinline__ void inverse_rounds(u64 (&x)[P::R], u64* smem, const ulonglong2* tw, const int s0,
+                                               const u64 p, int column, int base, const bool scale_stage0,
+                                               const ulonglong2 n_inv, const ulonglong2 w1_n_inv) {
+    constexpr int q = P::ROUNDS - 1 - I;
+    constexpr int w = P::window(q);
+    constexpr int stages = q == 0 ? P::SHORT_STAGES : P::LOG_R;
+    constexpr int ub0 = P::LOG_R - stages;
+    const int colterm = P::STRIDED ? 0 : blockIdx.x * P::COLUMNS + column;
+    const bool last_round = I + 1 == P::ROUNDS;
+    inverse_round<P::LOG_M, P::LOG_R, stages, ub0>(x, w, base, tw, s0, colterm, p, scale_stage0 && last_round, n_inv,
+                                                   w1_n_inv);
+    if constexpr (I + 1 < P::ROUNDS) {
+        to_smem<P>(smem, x, column, base, w);
+        __syncthreads();
+        constexpr int next_w = P::window(q - 1);
+        P::locate(threadIdx.x, next_w, column, base);
+        from_smem<P>(x, smem, column, base, next_w);
+        inverse_rounds<P, I + 1>(x, smem, tw, s0, p, column, base, scale_stage0, n_inv, w1_n_inv);
+    }
+}
+
+// Inverse pass. CONTIGUOUS passes do the last stages (first in inverse order) and read
+// canonical input; STRIDED passes end at stage 0 and fold N^-1. A CONTIGUOUS pass with
+// M = N (single pass) does both.
+template <class P>
+__device__ __forceinline__ void inverse_pass(u64* __restrict__ data, const ulonglong2* __restrict__ table,
+                                             const ulonglong2* __restrict__ scale, const modarith::Modulus* __restrict__ moduli,
+                                             const int log_n, const int limbs_per_poly) {
+    __shared__ u64 smem[P::SMEM_WORDS];
+    const int limb = blockIdx.y % limbs_per_poly;
+    const u64 p = moduli[limb].p;
+    const ulonglong2* tw = table + ((size_t)limb << log_n);
+    u64* poly = data + ((size_t)blockIdx.y << log_n);
+    const int s0 = P::STRIDED ? 0 : log_n - P::LOG_M;
+    const bool scale_stage0 = s0 == 0;
+    const ulonglong2 n_inv = scale[2 * limb];
+    const ulonglong2 w1_n_inv = scale[2 * limb + 1];
+
+    u64 x[P::R];
+    int column, base;
+    constexpr int w0 = P::window(P::ROUNDS - 1);  // the bottom window [0, LOG_R)
+    P::locate(threadIdx.x, w0, column, base);
+    if (P::STRIDED) {
+#pragma unroll
+        for (int u = 0; u < P::R; ++u) x[u] = poly[global_index<P>(column, base + (u << w0), log_n)];
+    } else {
+        // Each thread needs R consecutive points: load whole rows through shared memory.
+        const u64* block_in = poly + (size_t)blockIdx.x * P::WORDS;
+        for (int i = threadIdx.x; i < P::WORDS; i += P::THREADS) smem[padded(i)] = block_in[i];
+        __syncthreads();
+        from_smem<P>(x, smem, column, base, w0);
+    }
+
+    inverse_rounds<P, 0>(x, smem, tw, s0, p, column, base, scale_stage0, n_inv, w1_n_inv);
+
+    constexpr int w_top = P::window(0);
+    P::locate(threadIdx.x, w_top, column, base);
+    // Canonical after stage 0 (scaled); otherwise lazy [0, 2p) for the STRIDED pass.
+#pragma unroll
+    for (int u = 0; u < P::R; ++u) poly[global_index<P>(column, base + (u << w_top), log_n)] = x[u];
+}
+
+}  // namespace
+
+// Exported kernels. Names: ntt_{fwd,inv}_{single,strided,contiguous}_<LOG_M>.
+//   single_<n>:      the whole transform of N = 2^n (10 <= n <= 12) in one pass; grid (1, limbs).
+//   strided_<m>:     the first m stages (forward) or last-in-inverse-order; grid (N/2^m/16, limbs).
+//   contiguous_<m>:  the last m stages; grid (N / 2^m / columns, limbs).
+// Arguments: data, table ([limb][N] {w, w_shoup}), [inverse: scale ([limb][2] {N^-1, shoup},
+// {w_1 N^-1, shoup})], moduli ([limb] modarith::Modulus), log_n, limbs_per_poly.
+#define NTT_PASS_KERNELS(SUFFIX, LOG_M, LOG_R, STRIDED, COLUMNS)                                                   \
+    extern "C" __global__ void __launch_bounds__(Pass<LOG_M, LOG_R, STRIDED, COLUMNS>::THREADS)                     \
+        ntt_fwd_##SUFFIX(u64* data, const ulonglong2* table, const modarith::Modulus* moduli, int log_n, int limbs_per_poly) { \
+        forward_pass<Pass<LOG_M, LOG_R, STRIDED, COLUMNS>>(data, table, moduli, log_n, limbs_per_poly);           \
+    }                                                                                                               \
+    extern "C" __global__ void __launch_bounds__(Pass<LOG_M, LOG_R, STRIDED, COLUMNS>::THREADS)                     \
+        ntt_inv_##SUFFIX(u64* data, const ulonglong2* table, const ulonglong2* scale, const modarith::Modulus* moduli,          \
+                         int log_n, int limbs_per_poly) {                                                           \
+        inverse_pass<Pass<LOG_M, LOG_R, STRIDED, COLUMNS>>(data, table, scale, moduli, log_n, limbs_per_poly);    \
+    }
+#define SINGLE(N, R) NTT_PASS_KERNELS(single_##N, N, R, false, 1)
+#define STRIDED(M) NTT_PASS_KERNELS(strided_##M, M, 4, true, STRIDED_COLUMNS)
+#define CONTIGUOUS(M) NTT_PASS_KERNELS(contiguous_##M, M, 4, false, (CONTIGUOUS_BLOCK_WORDS >> M))
+
+SINGLE(10, 4)
+SINGLE(11, 4)
+SINGLE(12, 4)
+STRIDED(7)
+STRIDED(8)
+CONTIGUOUS(6)
+CONTIGUOUS(7)
+CONTIGUOUS(8)
+CONTIGUOUS(9)
