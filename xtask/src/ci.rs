@@ -1,6 +1,6 @@
 //! `cargo xtask ci`: formatting, clippy (also with `cuda` when nvcc is available), the
-//! kernel resource report, `cargo xtask test` (the README's test command), and the
-//! quickstart example.
+//! kernel resource report, the quickstart example, and `cargo xtask test` (the README's
+//! test command), whose totals end the output.
 
 use anyhow::Result;
 
@@ -14,6 +14,7 @@ pub struct Options {
 }
 
 pub fn run_command(options: &Options) -> Result<()> {
+    let started = std::time::Instant::now();
     section("ci: cargo fmt --check");
     run(cargo().args(["fmt", "--all", "--check"]))?;
 
@@ -38,12 +39,14 @@ pub fn run_command(options: &Options) -> Result<()> {
         );
     }
 
-    section("ci: cargo xtask test (the README's test command)");
-    test::run_command(&test::Options { cpu_only: options.cpu_only })?;
-
     section("ci: cargo run --release --example quickstart");
     run(cargo().args(["run", "--release", "--example", "quickstart"]))?;
 
-    section("ci: passed");
+    // Last, so that its closing line `N passed, N failed, N skipped` ends the CI log.
+    section("ci: cargo xtask test (the README's test command)");
+    let totals = test::run_command(&test::Options { cpu_only: options.cpu_only })?;
+
+    section(&format!("ci: passed in {} s", started.elapsed().as_secs()));
+    println!("tests: {}", totals.closing_line());
     Ok(())
 }

@@ -24,7 +24,7 @@ commands:
   test [--cpu-only]        every CPU test of the workspace, then the GPU tests (packages with a
                            `cuda` feature) when nvcc is found; GPU tests skip at run time without a device
   ci [--cpu-only]          cargo fmt --check, clippy -D warnings (also with `cuda` when nvcc is found),
-                           the kernel report, `cargo xtask test`, and the quickstart example
+                           the kernel report, the quickstart example, then `cargo xtask test`
   setup-cuda [--force]     pip-install the pinned CUDA 13.0 compiler into .cuda/pip (idempotent)
   kernels [--arch sm_XY] [FILE.cu ...]
                            compile kernels/*.cu with the shared flags and -Xptxas -v; print registers,
@@ -84,7 +84,7 @@ fn dispatch(args: &[String]) -> Result<()> {
         "test" => {
             no_passthrough(&passthrough)?;
             let given = flags(command, options, &["--cpu-only"])?;
-            test::run_command(&test::Options { cpu_only: !given.is_empty() })
+            test::run_command(&test::Options { cpu_only: !given.is_empty() }).map(|_| ())
         }
         "ci" => {
             no_passthrough(&passthrough)?;

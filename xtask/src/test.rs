@@ -5,7 +5,9 @@
 use anyhow::Result;
 
 use crate::cuda;
-use crate::util::{cargo, cuda_package_args, cuda_packages, nvidia_device_present, project_root, run, section};
+use crate::util::{
+    TestTotals, cargo, cuda_package_args, cuda_packages, nvidia_device_present, project_root, run_tests, section,
+};
 
 #[derive(Debug, Default)]
 pub struct Options {
@@ -13,9 +15,10 @@ pub struct Options {
     pub cpu_only: bool,
 }
 
-pub fn run_command(options: &Options) -> Result<()> {
+/// Runs the tests; returns the totals over every test binary (the summary's last line).
+pub fn run_command(options: &Options) -> Result<TestTotals> {
     section("test: CPU tests of the whole workspace");
-    run(cargo().args(["test", "--workspace"]))?;
+    let mut totals = run_tests(cargo().args(["test", "--workspace", "--no-fail-fast"]))?;
 
     section("test: GPU tests (feature `cuda`)");
     let gpu_summary = if options.cpu_only {
@@ -31,7 +34,8 @@ pub fn run_command(options: &Options) -> Result<()> {
                     "GPU tests were not built: no workspace package has a `cuda` feature yet".to_owned()
                 } else {
                     println!("nvcc: {}", nvcc.display());
-                    run(cargo().arg("test").args(cuda_package_args(&packages)))?;
+                    totals
+                        .merge(run_tests(cargo().args(["test", "--no-fail-fast"]).args(cuda_package_args(&packages)))?);
                     let device = if nvidia_device_present() {
                         "an NVIDIA device is present, so they ran on it"
                     } else {
@@ -45,5 +49,6 @@ pub fn run_command(options: &Options) -> Result<()> {
     section("test: summary");
     println!("CPU tests: passed");
     println!("{gpu_summary}");
-    Ok(())
+    println!("tests: {}", totals.closing_line());
+    Ok(totals)
 }

@@ -50,6 +50,69 @@ pub fn run(cmd: &mut Command) -> Result<()> {
     Ok(())
 }
 
+/// Counts from libtest's `test result:` lines, summed over every test binary of a run.
+#[derive(Debug, Default, Clone, Copy, PartialEq, Eq)]
+pub struct TestTotals {
+    pub passed: u64,
+    pub failed: u64,
+    pub ignored: u64,
+}
+
+impl TestTotals {
+    /// Adds the counts of one `test result: ok. 12 passed; 0 failed; 1 ignored; ...` line.
+    pub fn add_result_line(&mut self, line: &str) -> bool {
+        let Some(rest) = line.trim().strip_prefix("test result: ") else { return false };
+        for part in rest.split(';') {
+            let words: Vec<&str> = part.split_whitespace().collect();
+            // "ok. 12 passed" or "FAILED. 3 passed" or " 1 failed"
+            let (count, what) = match words[..] {
+                [_, count, what] | [count, what] => (count, what),
+                _ => continue,
+            };
+            let Ok(count) = count.parse::<u64>() else { continue };
+            match what {
+                "passed" => self.passed += count,
+                "failed" => self.failed += count,
+                "ignored" => self.ignored += count,
+                _ => {}
+            }
+        }
+        true
+    }
+
+    pub fn merge(&mut self, other: TestTotals) {
+        self.passed += other.passed;
+        self.failed += other.failed;
+        self.ignored += other.ignored;
+    }
+
+    /// The closing line CI reads: `N passed, N failed, N skipped` (skipped = ignored).
+    pub fn closing_line(&self) -> String {
+        format!("{} passed, {} failed, {} skipped", self.passed, self.failed, self.ignored)
+    }
+}
+
+/// Runs a `cargo test` command, echoing its output, and sums its `test result:` lines.
+pub fn run_tests(cmd: &mut Command) -> Result<TestTotals> {
+    use std::io::{BufRead, BufReader};
+    let shown = display(cmd);
+    println!("$ {shown}");
+    let mut child = cmd.stdout(Stdio::piped()).spawn().with_context(|| format!("could not start `{shown}`"))?;
+    let mut totals = TestTotals::default();
+    if let Some(stdout) = child.stdout.take() {
+        for line in BufReader::new(stdout).lines() {
+            let line = line.with_context(|| format!("could not read the output of `{shown}`"))?;
+            println!("{line}");
+            totals.add_result_line(&line);
+        }
+    }
+    let status = child.wait().with_context(|| format!("`{shown}` did not finish"))?;
+    if !status.success() {
+        bail!("`{shown}` failed ({status}): {}", totals.closing_line());
+    }
+    Ok(totals)
+}
+
 /// Runs a command and returns its standard output; stderr is passed through.
 pub fn run_capture(cmd: &mut Command) -> Result<String> {
     let shown = display(cmd);
@@ -145,6 +208,18 @@ mod tests {
     fn cuda_package_args_lists_each_package_and_feature() {
         let args = cuda_package_args(&["poly-cuda".to_owned(), "hegpu".to_owned()]);
         assert_eq!(args, ["-p", "poly-cuda", "-p", "hegpu", "--features", "poly-cuda/cuda,hegpu/cuda"]);
+    }
+
+    #[test]
+    fn test_result_lines_are_summed() {
+        let mut totals = TestTotals::default();
+        assert!(totals.add_result_line(
+            "test result: ok. 12 passed; 0 failed; 1 ignored; 0 measured; 0 filtered out; finished in 0.01s"
+        ));
+        assert!(totals.add_result_line("test result: FAILED. 3 passed; 2 failed; 0 ignored; 0 measured"));
+        assert!(!totals.add_result_line("running 5 tests"));
+        assert_eq!(totals, TestTotals { passed: 15, failed: 2, ignored: 1 });
+        assert_eq!(totals.closing_line(), "15 passed, 2 failed, 1 skipped");
     }
 
     #[test]
