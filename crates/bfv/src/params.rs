@@ -1,0 +1,911 @@
+//! BFV parameters: ring degree, ciphertext primes `q = q_0 ... q_{L-1}`, special primes
+//! `P = p_0 ... p_{k-1}` for key switching, plaintext modulus `t`, multiplication variant
+//! (BEHZ or HPS) and transform (NTT, DGT or hierarchical DGT); validation against the HE
+//! Standard's 128-bit table; presets.
+//!
+//! The auxiliary primes that the multiplication works in (the base `P_mul` of HPS, or `B` and
+//! `m_sk` of BEHZ) are chosen deterministically by the `rns` crate from `N`, `q` and `t`
+//! (62-bit primes, as few as its bounds allow); they never appear in keys or ciphertexts and
+//! so do not count for security.
+
+use std::sync::Arc;
+
+use modarith::{Modulus, generate_ntt_primes};
+use num_bigint::BigUint;
+use num_traits::One;
+use poly::{RingContext, TransformKind};
+use rns::{BehzContext, HpsContext, KeySwitchContext};
+
+use crate::BfvError;
+
+type Result<T> = core::result::Result<T, BfvError>;
+
+/// Smallest ring degree.
+pub const MIN_DEGREE: usize = poly::context::MIN_DEGREE;
+/// Largest ring degree.
+pub const MAX_DEGREE: usize = poly::context::MAX_DEGREE;
+/// Largest number of primes in any RNS basis of one parameter set (`q u P`, and `q` with the
+/// multiplication's auxiliary base), the limit of a ring context.
+pub const MAX_PRIMES: usize = poly::context::MAX_LIMBS;
+/// Largest plaintext modulus: `t < 2^60`.
+pub const MAX_PLAINTEXT_BITS: u32 = 60;
+
+/// Largest `log2(Q * P)` for 128-bit classical security with a ternary secret and error of
+/// standard deviation about 3.2, by ring degree: the HE Standard's table (Albrecht et al.,
+/// "Homomorphic Encryption Standard", 2018), with `N = 2^16, 2^17` from OpenFHE's tables.
+pub const SECURITY_TABLE_128: [(usize, u64); 8] = [
+    (1 << 10, 27),
+    (1 << 11, 54),
+    (1 << 12, 109),
+    (1 << 13, 218),
+    (1 << 14, 438),
+    (1 << 15, 881),
+    (1 << 16, 1747),
+    (1 << 17, 3523),
+];
+
+/// The largest `log2(Q * P)` that 128-bit classical security allows at degree `degree`, or
+/// `None` for a degree outside the table.
+pub fn max_modulus_bits_128(degree: usize) -> Option<u64> {
+    SECURITY_TABLE_128.iter().find(|&&(n, _)| n == degree).map(|&(_, bits)| bits)
+}
+
+/// How a homomorphic multiplication divides by `q/t` in RNS.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum MulVariant {
+    /// Bajard, Eynard, Hasan and Zucca (SAC 2016): fast base conversion to `B u {m_sk}` with
+    /// the small Montgomery reduction by `m~`, the fast floor by `q`, Shenoy-Kumaresan back;
+    /// decryption scale-and-round with `gamma`. The GPU-FV paper's variant.
+    Behz,
+    /// Halevi, Polyakov and Shoup (CT-RSA 2019): exact base extension to `P_mul`, scale and
+    /// round by `t/q` in fixed point; decryption scale-and-round into `Z_t`. spog's variant.
+    Hps,
+}
+
+impl MulVariant {
+    /// `"BEHZ"` or `"HPS"`.
+    pub fn name(self) -> &'static str {
+        match self {
+            MulVariant::Behz => "BEHZ",
+            MulVariant::Hps => "HPS",
+        }
+    }
+}
+
+/// A list of primes: by bit size (generated deterministically with
+/// [`modarith::generate_ntt_primes`], all distinct) or given explicitly.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum ModuliChoice {
+    /// One prime of each listed bit size, `= 1 mod 2N`, largest first among equal sizes.
+    Bits(Vec<u32>),
+    /// These primes, in this order.
+    Explicit(Vec<u64>),
+}
+
+/// The parameter sets the library ships. [`Preset::builder`] gives a builder to adjust them
+/// (variant, transform, plaintext modulus); [`Preset::build`] builds them as they are.
+///
+/// Sets beyond the 128-bit table ([`Preset::is_secure_128`] false) build only after
+/// [`BfvParametersBuilder::allow_insecure`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Preset {
+    /// 128-bit classical security, SEAL's default coefficient moduli for `N = 2^12..2^15`
+    /// (the last prime is the one special prime) and `q = 31 x 54` bits, `P = 60` bits at
+    /// `N = 2^16`; `t` a 20-bit batching prime; HPS, NTT.
+    Secure {
+        /// `log2 N`, 12..=16.
+        log_degree: u32,
+    },
+    /// Phantom's sets (`/work/shared/ANCHORS.md`): `N = 2^12..2^16`; `hybrid` selects the
+    /// hybrid key-switching set with several special primes (`N >= 2^14`). `t` a 20-bit
+    /// batching prime; HPS, NTT. The `N = 2^16` sets (1777 bits) exceed the 128-bit table.
+    Phantom {
+        /// `log2 N`, 12..=16.
+        log_degree: u32,
+        /// Several special primes (hybrid key switching) rather than one.
+        hybrid: bool,
+    },
+    /// spog (Alves et al.), section 4.2, "BPAVR" setup: `(log q, log N)` in `(60, 11)`,
+    /// `(60, 12)`, `(120, 13)`, `(360, 14)`, `(600, 15)` with 60-bit primes, `t = 256`;
+    /// one special prime (49 bits at `N = 2^12` to stay in the table, else 60 bits); HPS,
+    /// hierarchical DGT. `N = 2^11` exceeds the 128-bit table.
+    SpogBpavr {
+        /// `log2 N`, 11..=15.
+        log_degree: u32,
+    },
+    /// spog, section 4.2, "BVMA" setup (GPU-FV's ring sizes): `(log q, log N)` in `(62, 11)`,
+    /// `(186, 12)`, `(372, 13)`, `(744, 14)`, `(744, 15)` with 62-bit primes, `t = 256`; one
+    /// 62-bit special prime; HPS, hierarchical DGT. 80-bit sets: only `N = 2^15` is within
+    /// the 128-bit table.
+    SpogBvma {
+        /// `log2 N`, 11..=15.
+        log_degree: u32,
+    },
+    /// GPU-FV (Al Badawi et al.), Table 4: `(log q, log N)` in `(62, 11)`, `(186, 12)`,
+    /// `(372, 13)`, `(744, 14)` with 62-bit primes, `t = 2` (Boolean circuits); one 62-bit
+    /// special prime; BEHZ, DGT. 80-bit sets: none is within the 128-bit table.
+    GpuFv {
+        /// `log2 N`, 11..=14.
+        log_degree: u32,
+    },
+}
+
+/// The plaintext modulus of a preset.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum PresetPlaintext {
+    /// The largest prime of this many bits that is `1 mod 2N` (batching).
+    BatchingPrime(u32),
+    Fixed(u64),
+}
+
+struct PresetSpec {
+    log_degree: u32,
+    ciphertext_bits: Vec<u32>,
+    special_bits: Vec<u32>,
+    plaintext: PresetPlaintext,
+    variant: MulVariant,
+    transform: TransformKind,
+}
+
+fn repeat(bits: u32, count: usize) -> Vec<u32> {
+    vec![bits; count]
+}
+
+fn concat(parts: &[Vec<u32>]) -> Vec<u32> {
+    parts.concat()
+}
+
+impl Preset {
+    /// Every preset, smallest rings first within each family.
+    pub fn all() -> Vec<Preset> {
+        let mut out = Vec::new();
+        out.extend((12..=16).map(|log_degree| Preset::Secure { log_degree }));
+        for log_degree in 12..=16 {
+            out.push(Preset::Phantom { log_degree, hybrid: false });
+            if log_degree >= 14 {
+                out.push(Preset::Phantom { log_degree, hybrid: true });
+            }
+        }
+        out.extend((11..=15).map(|log_degree| Preset::SpogBpavr { log_degree }));
+        out.extend((11..=15).map(|log_degree| Preset::SpogBvma { log_degree }));
+        out.extend((11..=14).map(|log_degree| Preset::GpuFv { log_degree }));
+        out
+    }
+
+    /// A short name such as `"Secure(N=4096)"` or `"Phantom(N=16384, hybrid)"`.
+    pub fn name(&self) -> String {
+        match *self {
+            Preset::Secure { log_degree } => format!("Secure(N={})", 1u64 << log_degree),
+            Preset::Phantom { log_degree, hybrid } => {
+                format!("Phantom(N={}{})", 1u64 << log_degree, if hybrid { ", hybrid" } else { "" })
+            }
+            Preset::SpogBpavr { log_degree } => format!("SpogBpavr(N={})", 1u64 << log_degree),
+            Preset::SpogBvma { log_degree } => format!("SpogBvma(N={})", 1u64 << log_degree),
+            Preset::GpuFv { log_degree } => format!("GpuFv(N={})", 1u64 << log_degree),
+        }
+    }
+
+    /// The multiplicative depth the preset is documented (and tested) to support with its
+    /// own plaintext modulus, in either variant: a circuit whose every path has at most this
+    /// many ciphertext-ciphertext multiplications (each followed by relinearization), with
+    /// additions and plaintext multiplications by small constants in between, decrypts
+    /// correctly. See `docs/parameters.md`.
+    pub fn depth(&self) -> Result<u32> {
+        let spec = self.spec()?;
+        // Measured by `tests/circuits.rs` (the deepest squaring chain that still decrypts,
+        // less one level of margin) and stated in docs/parameters.md.
+        let depth = match (*self, spec.log_degree) {
+            (Preset::Secure { .. }, 12) => 1,
+            (Preset::Secure { .. }, 13) => 3,
+            (Preset::Secure { .. }, 14) => 8,
+            (Preset::Secure { .. }, 15) => 17,
+            (Preset::Secure { .. }, _) => 35,
+            (Preset::Phantom { hybrid: false, .. }, 12) => 1,
+            (Preset::Phantom { hybrid: false, .. }, 13) => 3,
+            (Preset::Phantom { hybrid: false, .. }, 14) => 8,
+            (Preset::Phantom { hybrid: false, .. }, 15) => 17,
+            (Preset::Phantom { hybrid: false, .. }, _) => 35,
+            (Preset::Phantom { hybrid: true, .. }, 14) => 5,
+            (Preset::Phantom { hybrid: true, .. }, 15) => 11,
+            (Preset::Phantom { hybrid: true, .. }, _) => 23,
+            (Preset::SpogBpavr { .. }, 11 | 12) => 1,
+            (Preset::SpogBpavr { .. }, 13) => 2,
+            (Preset::SpogBpavr { .. }, 14) => 7,
+            (Preset::SpogBpavr { .. }, _) => 12,
+            (Preset::SpogBvma { .. }, 11) => 1,
+            (Preset::SpogBvma { .. }, 12) => 3,
+            (Preset::SpogBvma { .. }, 13) => 7,
+            (Preset::SpogBvma { .. }, _) => 15,
+            (Preset::GpuFv { .. }, 11) => 1,
+            (Preset::GpuFv { .. }, 12) => 4,
+            (Preset::GpuFv { .. }, 13) => 10,
+            (Preset::GpuFv { .. }, _) => 20,
+        };
+        Ok(depth)
+    }
+
+    fn spec(&self) -> Result<PresetSpec> {
+        let bad_degree = |log_degree: u32, range: &'static str| BfvError::InvalidParameter {
+            name: "preset log_degree",
+            value: u64::from(log_degree),
+            requirement: format!("this preset family has log2 N in {range}"),
+        };
+        let batching20 = PresetPlaintext::BatchingPrime(20);
+        let spec = match *self {
+            Preset::Secure { log_degree } => {
+                let (q, p) = match log_degree {
+                    12 => (vec![36, 36], vec![37]),
+                    13 => (vec![43, 43, 44, 44], vec![44]),
+                    14 => (concat(&[repeat(48, 3), repeat(49, 5)]), vec![49]),
+                    15 => (repeat(55, 15), vec![56]),
+                    16 => (repeat(54, 31), vec![60]),
+                    _ => return Err(bad_degree(log_degree, "12..=16")),
+                };
+                (log_degree, q, p, batching20, MulVariant::Hps, TransformKind::Ntt)
+            }
+            Preset::Phantom { log_degree, hybrid } => {
+                let (q, p) = match (log_degree, hybrid) {
+                    (12, false) => (vec![35, 35], vec![38]),
+                    (13, false) => (vec![54, 54, 54], vec![56]),
+                    (14, false) => (repeat(54, 7), vec![60]),
+                    (14, true) => (repeat(36, 8), vec![37, 37, 38, 38]),
+                    (15, false) => (repeat(55, 15), vec![56]),
+                    (15, true) => (repeat(36, 16), concat(&[repeat(38, 7), vec![39]])),
+                    // 55 x 15, 56 x 17 with the last prime special.
+                    (16, false) => (concat(&[repeat(55, 15), repeat(56, 16)]), vec![56]),
+                    (16, true) => (repeat(36, 32), concat(&[repeat(39, 15), vec![40]])),
+                    (12 | 13, true) => {
+                        return Err(bad_degree(log_degree, "14..=16 for the hybrid sets"));
+                    }
+                    _ => return Err(bad_degree(log_degree, "12..=16")),
+                };
+                (log_degree, q, p, batching20, MulVariant::Hps, TransformKind::Ntt)
+            }
+            Preset::SpogBpavr { log_degree } => {
+                let (q, p) = match log_degree {
+                    11 => (vec![60], vec![60]),
+                    12 => (vec![60], vec![49]),
+                    13 => (repeat(60, 2), vec![60]),
+                    14 => (repeat(60, 6), vec![60]),
+                    15 => (repeat(60, 10), vec![60]),
+                    _ => return Err(bad_degree(log_degree, "11..=15")),
+                };
+                (log_degree, q, p, PresetPlaintext::Fixed(256), MulVariant::Hps, TransformKind::HierarchicalDgt)
+            }
+            Preset::SpogBvma { log_degree } => {
+                let q = match log_degree {
+                    11 => vec![62],
+                    12 => repeat(62, 3),
+                    13 => repeat(62, 6),
+                    14 | 15 => repeat(62, 12),
+                    _ => return Err(bad_degree(log_degree, "11..=15")),
+                };
+                (log_degree, q, vec![62], PresetPlaintext::Fixed(256), MulVariant::Hps, TransformKind::HierarchicalDgt)
+            }
+            Preset::GpuFv { log_degree } => {
+                let q = match log_degree {
+                    11 => vec![62],
+                    12 => repeat(62, 3),
+                    13 => repeat(62, 6),
+                    14 => repeat(62, 12),
+                    _ => return Err(bad_degree(log_degree, "11..=14")),
+                };
+                (log_degree, q, vec![62], PresetPlaintext::Fixed(2), MulVariant::Behz, TransformKind::Dgt)
+            }
+        };
+        let (log_degree, ciphertext_bits, special_bits, plaintext, variant, transform) = spec;
+        Ok(PresetSpec { log_degree, ciphertext_bits, special_bits, plaintext, variant, transform })
+    }
+
+    /// A builder holding this preset's values, to adjust before [`BfvParametersBuilder::build`].
+    pub fn builder(&self) -> Result<BfvParametersBuilder> {
+        let spec = self.spec()?;
+        let degree = 1usize << spec.log_degree;
+        let plaintext_modulus = match spec.plaintext {
+            PresetPlaintext::Fixed(t) => t,
+            PresetPlaintext::BatchingPrime(bits) => batching_prime(bits, degree)?,
+        };
+        Ok(BfvParametersBuilder::new(degree)
+            .ciphertext_moduli_bits(&spec.ciphertext_bits)
+            .special_moduli_bits(&spec.special_bits)
+            .plaintext_modulus(plaintext_modulus)
+            .variant(spec.variant)
+            .transform(spec.transform))
+    }
+
+    /// The preset's parameters. Errors with [`BfvError::Insecure`] for a set beyond the
+    /// 128-bit table (use [`Preset::builder`] and [`BfvParametersBuilder::allow_insecure`]).
+    pub fn build(&self) -> Result<Arc<BfvParameters>> {
+        self.builder()?.build()
+    }
+
+    /// Whether the preset is within the 128-bit table (counting `Q * P`).
+    pub fn is_secure_128(&self) -> Result<bool> {
+        let spec = self.spec()?;
+        let degree = 1usize << spec.log_degree;
+        // Primes of b bits are below 2^b: the sum of the sizes bounds log2(Q * P).
+        let bits: u64 = spec.ciphertext_bits.iter().chain(&spec.special_bits).map(|&b| u64::from(b)).sum();
+        Ok(max_modulus_bits_128(degree).is_some_and(|max| bits <= max))
+    }
+}
+
+/// The largest prime of `bits` bits that is `1 mod 2N`: a plaintext modulus that allows
+/// batching at degree `degree`.
+pub fn batching_prime(bits: u32, degree: usize) -> Result<u64> {
+    let primes = generate_ntt_primes(bits, 2 * degree as u64, 1, &[]).map_err(|_| BfvError::InvalidParameter {
+        name: "batching prime bits",
+        value: u64::from(bits),
+        requirement: format!("no prime of that size is 1 mod 2N = {}", 2 * degree),
+    })?;
+    primes.first().copied().ok_or(BfvError::InvalidParameter {
+        name: "batching prime bits",
+        value: u64::from(bits),
+        requirement: "no such prime".to_string(),
+    })
+}
+
+/// Builds and validates [`BfvParameters`].
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct BfvParametersBuilder {
+    degree: usize,
+    ciphertext_moduli: ModuliChoice,
+    special_moduli: ModuliChoice,
+    plaintext_modulus: u64,
+    variant: MulVariant,
+    transform: TransformKind,
+    allow_insecure: bool,
+}
+
+impl BfvParametersBuilder {
+    /// A builder for degree `degree` with no moduli yet, `t = 2`, HPS and the NTT.
+    pub fn new(degree: usize) -> Self {
+        Self {
+            degree,
+            ciphertext_moduli: ModuliChoice::Bits(Vec::new()),
+            special_moduli: ModuliChoice::Bits(Vec::new()),
+            plaintext_modulus: 2,
+            variant: MulVariant::Hps,
+            transform: TransformKind::Ntt,
+            allow_insecure: false,
+        }
+    }
+
+    /// Ciphertext primes by bit size (one prime per entry).
+    pub fn ciphertext_moduli_bits(mut self, bits: &[u32]) -> Self {
+        self.ciphertext_moduli = ModuliChoice::Bits(bits.to_vec());
+        self
+    }
+
+    /// Explicit ciphertext primes.
+    pub fn ciphertext_moduli(mut self, primes: &[u64]) -> Self {
+        self.ciphertext_moduli = ModuliChoice::Explicit(primes.to_vec());
+        self
+    }
+
+    /// Special primes for key switching by bit size. One special prime gives SEAL's key
+    /// switching (one digit per ciphertext prime); `k` of them give hybrid key switching with
+    /// digits of `k` ciphertext primes each.
+    pub fn special_moduli_bits(mut self, bits: &[u32]) -> Self {
+        self.special_moduli = ModuliChoice::Bits(bits.to_vec());
+        self
+    }
+
+    /// Explicit special primes.
+    pub fn special_moduli(mut self, primes: &[u64]) -> Self {
+        self.special_moduli = ModuliChoice::Explicit(primes.to_vec());
+        self
+    }
+
+    /// The plaintext modulus `t`.
+    pub fn plaintext_modulus(mut self, t: u64) -> Self {
+        self.plaintext_modulus = t;
+        self
+    }
+
+    /// The multiplication variant.
+    pub fn variant(mut self, variant: MulVariant) -> Self {
+        self.variant = variant;
+        self
+    }
+
+    /// The transform of the evaluation representation.
+    pub fn transform(mut self, transform: TransformKind) -> Self {
+        self.transform = transform;
+        self
+    }
+
+    /// Accepts parameters beyond the 128-bit table (for benchmarks and the seeds' sets).
+    pub fn allow_insecure(mut self, allow: bool) -> Self {
+        self.allow_insecure = allow;
+        self
+    }
+
+    /// Validates the parameters, generates the primes given by size and the multiplication's
+    /// auxiliary primes, and builds the ring contexts.
+    ///
+    /// Errors ([`BfvError::InvalidParameter`] naming the parameter and its bound, or
+    /// [`BfvError::Insecure`]): degree not a power of two in `2^10..=2^17`; no ciphertext or
+    /// no special prime; a prime that is not a prime below `2^62`, not `1 mod 2N`, or
+    /// repeated; more than 64 primes in a basis; `t < 2` or `t >= 2^60`, `t` not coprime to
+    /// `q`, or `q <= 2 t (42 N + 21 + t)` (a fresh ciphertext might not decrypt); `log2(Q * P)` beyond the 128-bit table without
+    /// [`allow_insecure`](Self::allow_insecure).
+    pub fn build(&self) -> Result<Arc<BfvParameters>> {
+        let degree = self.degree;
+        if !degree.is_power_of_two() || !(MIN_DEGREE..=MAX_DEGREE).contains(&degree) {
+            return Err(BfvError::InvalidParameter {
+                name: "degree",
+                value: degree as u64,
+                requirement: format!("must be a power of two in {MIN_DEGREE}..={MAX_DEGREE}"),
+            });
+        }
+        let ciphertext = resolve_moduli(&self.ciphertext_moduli, "ciphertext moduli", degree, &[])?;
+        let special = resolve_moduli(&self.special_moduli, "special moduli", degree, &ciphertext)?;
+        for &p in &special {
+            if ciphertext.contains(&p) {
+                return Err(BfvError::InvalidParameter {
+                    name: "special modulus",
+                    value: p,
+                    requirement: "must differ from every ciphertext prime".to_string(),
+                });
+            }
+        }
+        if ciphertext.len() + special.len() > MAX_PRIMES {
+            return Err(BfvError::InvalidParameter {
+                name: "number of ciphertext and special primes",
+                value: (ciphertext.len() + special.len()) as u64,
+                requirement: format!("at most {MAX_PRIMES}"),
+            });
+        }
+        let q: BigUint = ciphertext.iter().map(|&p| BigUint::from(p)).product();
+        let p_special: BigUint = special.iter().map(|&p| BigUint::from(p)).product();
+        let t = self.plaintext_modulus;
+        if t < 2 || t >= 1u64 << MAX_PLAINTEXT_BITS {
+            return Err(BfvError::InvalidParameter {
+                name: "plaintext modulus t",
+                value: t,
+                requirement: format!("must satisfy 2 <= t < 2^{MAX_PLAINTEXT_BITS}"),
+            });
+        }
+        if let Some(&qi) = ciphertext.iter().find(|&&qi| t % qi == 0) {
+            return Err(BfvError::InvalidParameter {
+                name: "plaintext modulus t",
+                value: t,
+                requirement: format!("must be coprime to every ciphertext prime; {qi} divides it"),
+            });
+        }
+        // A fresh encryption's noise e u + e_1 + e_2 s is at most 21 (2N + 1) in absolute value
+        // (binomial errors in [-21, 21], ternary u and s), and the scaling adds less than t:
+        // below q = 2 t (42 N + 21 + t) even a fresh ciphertext might not decrypt.
+        let fresh_bound = BigUint::from(t) * 2u32 * (BigUint::from(42 * degree as u64 + 21) + t);
+        if q <= fresh_bound {
+            return Err(BfvError::InvalidParameter {
+                name: "plaintext modulus t",
+                value: t,
+                requirement: format!(
+                    "q ({} bits) must exceed 2 t (42 N + 21 + t) ({} bits) for fresh ciphertexts to decrypt",
+                    q.bits(),
+                    fresh_bound.bits()
+                ),
+            });
+        }
+        let modulus_bits = (&q * &p_special).bits();
+        let max_bits = max_modulus_bits_128(degree).unwrap_or(0);
+        if modulus_bits > max_bits && !self.allow_insecure {
+            return Err(BfvError::Insecure { degree, modulus_bits, max_bits });
+        }
+
+        // The multiplication's auxiliary base: as few 62-bit primes as the rns crate's bounds
+        // allow (they never meet the special primes: the two bases live in different rings).
+        let multiplication = match self.variant {
+            MulVariant::Hps => MulTables::Hps(HpsContext::with_generated_moduli(degree, &ciphertext, t)?),
+            MulVariant::Behz => MulTables::Behz(BehzContext::with_generated_moduli(degree, &ciphertext, t)?),
+        };
+        let mul_base_len = ciphertext.len() + multiplication.auxiliary_moduli().len();
+        if mul_base_len > MAX_PRIMES {
+            return Err(BfvError::InvalidParameter {
+                name: "number of ciphertext primes",
+                value: ciphertext.len() as u64,
+                requirement: format!(
+                    "the {} multiplication needs {} auxiliary primes: q with them must stay within {MAX_PRIMES} primes",
+                    self.variant.name(),
+                    mul_base_len - ciphertext.len()
+                ),
+            });
+        }
+        let digit_size = special.len().min(ciphertext.len());
+        let key_switch = KeySwitchContext::new(degree, &ciphertext, &special, digit_size)?;
+        BfvParameters::assemble(ParameterValues {
+            degree,
+            ciphertext,
+            special,
+            plaintext_modulus: t,
+            variant: self.variant,
+            transform: self.transform,
+            multiplication,
+            key_switch,
+            secure_128: modulus_bits <= max_bits,
+        })
+    }
+}
+
+/// The RNS tables of the multiplication (and of decryption) for the chosen variant.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum MulTables {
+    /// HPS: the auxiliary base `P_mul`, exact extensions, scale-and-round.
+    Hps(HpsContext),
+    /// BEHZ: `B`, `m_sk`, `m~`, `gamma`; fast conversions, fast floor, Shenoy-Kumaresan.
+    Behz(BehzContext),
+}
+
+impl MulTables {
+    /// The auxiliary primes of the tensor product's ring, in limb order after `q` (HPS:
+    /// `P_mul`; BEHZ: `B` then `m_sk`).
+    pub fn auxiliary_moduli(&self) -> Vec<u64> {
+        match self {
+            MulTables::Hps(hps) => hps.p().values(),
+            MulTables::Behz(behz) => behz.bsk().values(),
+        }
+    }
+}
+
+fn resolve_moduli(choice: &ModuliChoice, name: &'static str, degree: usize, taken: &[u64]) -> Result<Vec<u64>> {
+    let two_n = 2 * degree as u64;
+    let primes = match choice {
+        ModuliChoice::Bits(bits) => {
+            let mut primes: Vec<u64> = Vec::with_capacity(bits.len());
+            for &b in bits {
+                let mut exclude: Vec<u64> = taken.to_vec();
+                exclude.extend(&primes);
+                let found = generate_ntt_primes(b, two_n, 1, &exclude).map_err(|_| BfvError::InvalidParameter {
+                    name,
+                    value: u64::from(b),
+                    requirement: format!(
+                        "prime bit sizes must be at most 62 and leave enough distinct primes = 1 mod 2N = {two_n}"
+                    ),
+                })?;
+                primes.extend(found);
+            }
+            primes
+        }
+        ModuliChoice::Explicit(primes) => {
+            for (i, &p) in primes.iter().enumerate() {
+                if Modulus::new(p).is_err() {
+                    return Err(BfvError::InvalidParameter {
+                        name,
+                        value: p,
+                        requirement: "must be a prime below 2^62".to_string(),
+                    });
+                }
+                if p % two_n != 1 {
+                    return Err(BfvError::InvalidParameter {
+                        name,
+                        value: p,
+                        requirement: format!("must be 1 mod 2N = {two_n}"),
+                    });
+                }
+                if primes[..i].contains(&p) || taken.contains(&p) {
+                    return Err(BfvError::InvalidParameter {
+                        name,
+                        value: p,
+                        requirement: "primes must be distinct".to_string(),
+                    });
+                }
+            }
+            primes.clone()
+        }
+    };
+    if primes.is_empty() {
+        return Err(BfvError::InvalidParameter {
+            name,
+            value: 0,
+            requirement: "at least one prime is needed".to_string(),
+        });
+    }
+    Ok(primes)
+}
+
+struct ParameterValues {
+    degree: usize,
+    ciphertext: Vec<u64>,
+    special: Vec<u64>,
+    plaintext_modulus: u64,
+    variant: MulVariant,
+    transform: TransformKind,
+    multiplication: MulTables,
+    key_switch: KeySwitchContext,
+    secure_128: bool,
+}
+
+/// Validated BFV parameters, with the ring contexts they use:
+///
+/// - `ring_q`: `R_q` with the ciphertext primes (ciphertexts, public key);
+/// - `ring_qp`: `R_{qP}`, the ciphertext primes then the special primes (key-switching keys);
+/// - `ring_mul`: the ciphertext primes then the multiplication's auxiliary base (HPS:
+///   `P_mul`; BEHZ: `B` then `m_sk`), where the tensor product is computed.
+///
+/// Two parameter objects are equal when their defining values are (degree, primes, `t`,
+/// variant, transform); keys and ciphertexts check that equality.
+pub struct BfvParameters {
+    degree: usize,
+    ciphertext: Vec<u64>,
+    special: Vec<u64>,
+    plaintext_modulus: u64,
+    variant: MulVariant,
+    transform: TransformKind,
+    multiplication: MulTables,
+    key_switch: KeySwitchContext,
+    secure_128: bool,
+    ring_q: Arc<RingContext>,
+    ring_qp: Arc<RingContext>,
+    ring_mul: Arc<RingContext>,
+    q: BigUint,
+}
+
+impl core::fmt::Debug for BfvParameters {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        // The tables run to megabytes: show the defining values only.
+        f.debug_struct("BfvParameters")
+            .field("degree", &self.degree)
+            .field("ciphertext_moduli", &self.ciphertext)
+            .field("special_moduli", &self.special)
+            .field("plaintext_modulus", &self.plaintext_modulus)
+            .field("variant", &self.variant)
+            .field("transform", &self.transform)
+            .field("auxiliary_moduli", &self.multiplication.auxiliary_moduli())
+            .field("secure_128", &self.secure_128)
+            .finish()
+    }
+}
+
+impl PartialEq for BfvParameters {
+    fn eq(&self, other: &Self) -> bool {
+        self.degree == other.degree
+            && self.ciphertext == other.ciphertext
+            && self.special == other.special
+            && self.plaintext_modulus == other.plaintext_modulus
+            && self.variant == other.variant
+            && self.transform == other.transform
+    }
+}
+
+impl Eq for BfvParameters {}
+
+impl BfvParameters {
+    fn assemble(values: ParameterValues) -> Result<Arc<Self>> {
+        let ParameterValues {
+            degree,
+            ciphertext,
+            special,
+            plaintext_modulus,
+            variant,
+            transform,
+            multiplication,
+            key_switch,
+            secure_128,
+        } = values;
+        let ring_q = RingContext::new(degree, &ciphertext, transform)?;
+        let qp: Vec<u64> = ciphertext.iter().chain(&special).copied().collect();
+        let ring_qp = RingContext::new(degree, &qp, transform)?;
+        let mul: Vec<u64> = ciphertext.iter().copied().chain(multiplication.auxiliary_moduli()).collect();
+        let ring_mul = RingContext::new(degree, &mul, transform)?;
+        let q = ciphertext.iter().fold(BigUint::one(), |acc, &p| acc * p);
+        Ok(Arc::new(Self {
+            degree,
+            ciphertext,
+            special,
+            plaintext_modulus,
+            variant,
+            transform,
+            multiplication,
+            key_switch,
+            secure_128,
+            ring_q,
+            ring_qp,
+            ring_mul,
+            q,
+        }))
+    }
+
+    /// The ring degree `N`.
+    pub fn degree(&self) -> usize {
+        self.degree
+    }
+
+    /// The ciphertext primes `q_0, ..., q_{L-1}`.
+    pub fn ciphertext_moduli(&self) -> &[u64] {
+        &self.ciphertext
+    }
+
+    /// The special primes `p_0, ..., p_{k-1}` of key switching.
+    pub fn special_moduli(&self) -> &[u64] {
+        &self.special
+    }
+
+    /// The plaintext modulus `t`.
+    pub fn plaintext_modulus(&self) -> u64 {
+        self.plaintext_modulus
+    }
+
+    /// The multiplication variant.
+    pub fn variant(&self) -> MulVariant {
+        self.variant
+    }
+
+    /// The transform of the evaluation representation.
+    pub fn transform(&self) -> TransformKind {
+        self.transform
+    }
+
+    /// The RNS tables of multiplication and decryption.
+    pub fn multiplication_tables(&self) -> &MulTables {
+        &self.multiplication
+    }
+
+    /// The key-switching tables (digits, ModUp, ModDown).
+    pub fn key_switch_tables(&self) -> &KeySwitchContext {
+        &self.key_switch
+    }
+
+    /// Whether `log2(Q * P)` is within the 128-bit table.
+    pub fn is_secure_128(&self) -> bool {
+        self.secure_128
+    }
+
+    /// `q`, the product of the ciphertext primes.
+    pub fn ciphertext_modulus(&self) -> &BigUint {
+        &self.q
+    }
+
+    /// `log2(Q * P)` rounded up: the bits of the product of ciphertext and special primes.
+    pub fn key_modulus_bits(&self) -> u64 {
+        let p: BigUint = self.special.iter().map(|&p| BigUint::from(p)).product();
+        (&self.q * p).bits()
+    }
+
+    /// Number of ciphertext primes in one key-switching digit (the number of special primes,
+    /// at most `L`).
+    pub fn digit_size(&self) -> usize {
+        self.special.len().min(self.ciphertext.len())
+    }
+
+    /// Number of key-switching digits, `ceil(L / digit_size)`.
+    pub fn digit_count(&self) -> usize {
+        self.ciphertext.len().div_ceil(self.digit_size())
+    }
+
+    /// `R_q`.
+    pub fn ring_q(&self) -> &Arc<RingContext> {
+        &self.ring_q
+    }
+
+    /// `R_{qP}` (ciphertext primes, then special primes).
+    pub fn ring_qp(&self) -> &Arc<RingContext> {
+        &self.ring_qp
+    }
+
+    /// The ring of the tensor product: ciphertext primes, then the auxiliary base.
+    pub fn ring_mul(&self) -> &Arc<RingContext> {
+        &self.ring_mul
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_preset_builds_or_needs_the_opt_out() {
+        for preset in Preset::all() {
+            let secure = preset.is_secure_128().unwrap();
+            match preset.build() {
+                Ok(params) => {
+                    assert!(secure, "{} built without the opt-out", preset.name());
+                    assert!(params.is_secure_128());
+                    let max = max_modulus_bits_128(params.degree()).unwrap();
+                    assert!(params.key_modulus_bits() <= max, "{}", preset.name());
+                }
+                Err(BfvError::Insecure { degree, modulus_bits, max_bits }) => {
+                    assert!(!secure, "{} refused although secure", preset.name());
+                    assert_eq!(1usize << degree.trailing_zeros(), degree);
+                    assert!(modulus_bits > max_bits);
+                    let params = preset.builder().unwrap().allow_insecure(true).build().unwrap();
+                    assert!(!params.is_secure_128());
+                    assert_eq!(params.key_modulus_bits(), modulus_bits);
+                }
+                Err(other) => panic!("{}: {other}", preset.name()),
+            }
+        }
+    }
+
+    #[test]
+    fn presets_have_the_documented_shapes() {
+        let p = Preset::Phantom { log_degree: 14, hybrid: true }.build().unwrap();
+        assert_eq!(p.degree(), 16384);
+        assert_eq!(p.ciphertext_moduli().len(), 8);
+        assert_eq!(p.special_moduli().len(), 4);
+        assert_eq!(p.digit_size(), 4);
+        assert_eq!(p.digit_count(), 2);
+        assert_eq!(p.key_modulus_bits(), 438);
+        let p = Preset::Secure { log_degree: 12 }.build().unwrap();
+        assert_eq!(p.key_modulus_bits(), 109);
+        assert_eq!(p.digit_count(), 2);
+        let t = p.plaintext_modulus();
+        assert_eq!(t % 8192, 1);
+        assert!(modarith::is_prime(t) && (1 << 19..1 << 20).contains(&t));
+        let p = Preset::GpuFv { log_degree: 12 }.builder().unwrap().allow_insecure(true).build().unwrap();
+        assert_eq!((p.plaintext_modulus(), p.variant(), p.transform()), (2, MulVariant::Behz, TransformKind::Dgt));
+        assert!(p.ciphertext_moduli().iter().all(|&q| q >> 61 == 1));
+        assert!(matches!(Preset::Secure { log_degree: 11 }.build(), Err(BfvError::InvalidParameter { .. })));
+        assert!(matches!(
+            Preset::Phantom { log_degree: 12, hybrid: true }.build(),
+            Err(BfvError::InvalidParameter { name: "preset log_degree", value: 12, .. })
+        ));
+    }
+
+    #[test]
+    fn generated_primes_are_distinct_and_ntt_friendly() {
+        let p = BfvParametersBuilder::new(4096)
+            .ciphertext_moduli_bits(&[25, 25, 25])
+            .special_moduli_bits(&[25])
+            .plaintext_modulus(17)
+            .build()
+            .unwrap();
+        let all: Vec<u64> = p.ciphertext_moduli().iter().chain(p.special_moduli()).copied().collect();
+        for (i, &q) in all.iter().enumerate() {
+            assert!(modarith::is_prime(q) && q % 8192 == 1 && q >> 24 == 1);
+            assert!(!all[..i].contains(&q));
+        }
+        // The tensor ring: q first, then the auxiliary base.
+        let mul = p.ring_mul().moduli().iter().map(|m| m.value()).collect::<Vec<_>>();
+        assert_eq!(&mul[..3], p.ciphertext_moduli());
+        assert!(mul.len() > 3);
+    }
+
+    #[test]
+    fn validation_names_the_parameter_and_bound() {
+        let base = || BfvParametersBuilder::new(4096).ciphertext_moduli_bits(&[36, 36]).special_moduli_bits(&[37]);
+        let check = |builder: BfvParametersBuilder, expected_name: &str, expected_value: u64| match builder.build() {
+            Err(BfvError::InvalidParameter { name, value, requirement }) => {
+                assert_eq!((name, value), (expected_name, expected_value), "{requirement}");
+                assert!(!requirement.is_empty());
+            }
+            other => panic!("expected {expected_name}: {other:?}"),
+        };
+        check(BfvParametersBuilder::new(3000), "degree", 3000);
+        check(BfvParametersBuilder::new(1 << 18), "degree", 1 << 18);
+        check(base().plaintext_modulus(1), "plaintext modulus t", 1);
+        check(base().plaintext_modulus(1 << 60), "plaintext modulus t", 1 << 60);
+        check(base().ciphertext_moduli_bits(&[]), "ciphertext moduli", 0);
+        check(base().special_moduli_bits(&[]), "special moduli", 0);
+        check(base().ciphertext_moduli_bits(&[63]), "ciphertext moduli", 63);
+        check(base().ciphertext_moduli(&[12289]), "ciphertext moduli", 12289); // 4097 mod 8192
+        check(base().ciphertext_moduli(&[8193 * 3]), "ciphertext moduli", 8193 * 3); // not prime
+        let q = generate_ntt_primes(36, 8192, 2, &[]).unwrap();
+        check(base().ciphertext_moduli(&[q[0], q[0]]), "ciphertext moduli", q[0]);
+        check(base().ciphertext_moduli(&q).special_moduli(&[q[1]]), "special moduli", q[1]);
+        check(base().ciphertext_moduli(&q[..1]).plaintext_modulus(q[0] * 2), "plaintext modulus t", q[0] * 2);
+        check(
+            BfvParametersBuilder::new(4096)
+                .ciphertext_moduli(&q[..1])
+                .special_moduli_bits(&[37])
+                .plaintext_modulus(q[0] - 2),
+            "plaintext modulus t",
+            q[0] - 2,
+        );
+        // 110 bits at N = 4096 is one bit too many.
+        match base().special_moduli_bits(&[38]).build() {
+            Err(BfvError::Insecure { degree: 4096, modulus_bits: 110, max_bits: 109 }) => {}
+            other => panic!("{other:?}"),
+        }
+        assert!(base().special_moduli_bits(&[38]).allow_insecure(true).build().is_ok());
+    }
+
+    #[test]
+    fn parameters_compare_by_value() {
+        let a = Preset::Secure { log_degree: 12 }.build().unwrap();
+        let b = Preset::Secure { log_degree: 12 }.build().unwrap();
+        assert_eq!(*a, *b);
+        let c = Preset::Secure { log_degree: 12 }.builder().unwrap().variant(MulVariant::Behz).build().unwrap();
+        assert_ne!(*a, *c);
+    }
+}
