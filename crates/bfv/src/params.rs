@@ -459,14 +459,14 @@ impl BfvParametersBuilder {
         let q: BigUint = ciphertext.iter().map(|&p| BigUint::from(p)).product();
         let p_special: BigUint = special.iter().map(|&p| BigUint::from(p)).product();
         let t = self.plaintext_modulus;
-        if t < 2 || t >= 1u64 << MAX_PLAINTEXT_BITS {
+        if !(2..1u64 << MAX_PLAINTEXT_BITS).contains(&t) {
             return Err(BfvError::InvalidParameter {
                 name: "plaintext modulus t",
                 value: t,
                 requirement: format!("must satisfy 2 <= t < 2^{MAX_PLAINTEXT_BITS}"),
             });
         }
-        if let Some(&qi) = ciphertext.iter().find(|&&qi| t % qi == 0) {
+        if let Some(&qi) = ciphertext.iter().find(|&&qi| t.is_multiple_of(qi)) {
             return Err(BfvError::InvalidParameter {
                 name: "plaintext modulus t",
                 value: t,
@@ -497,8 +497,8 @@ impl BfvParametersBuilder {
         // The multiplication's auxiliary base: as few 62-bit primes as the rns crate's bounds
         // allow (they never meet the special primes: the two bases live in different rings).
         let multiplication = match self.variant {
-            MulVariant::Hps => MulTables::Hps(HpsContext::with_generated_moduli(degree, &ciphertext, t)?),
-            MulVariant::Behz => MulTables::Behz(BehzContext::with_generated_moduli(degree, &ciphertext, t)?),
+            MulVariant::Hps => MulTables::Hps(Box::new(HpsContext::with_generated_moduli(degree, &ciphertext, t)?)),
+            MulVariant::Behz => MulTables::Behz(Box::new(BehzContext::with_generated_moduli(degree, &ciphertext, t)?)),
         };
         let mul_base_len = ciphertext.len() + multiplication.auxiliary_moduli().len();
         if mul_base_len > MAX_PRIMES {
@@ -532,9 +532,9 @@ impl BfvParametersBuilder {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum MulTables {
     /// HPS: the auxiliary base `P_mul`, exact extensions, scale-and-round.
-    Hps(HpsContext),
+    Hps(Box<HpsContext>),
     /// BEHZ: `B`, `m_sk`, `m~`, `gamma`; fast conversions, fast floor, Shenoy-Kumaresan.
-    Behz(BehzContext),
+    Behz(Box<BehzContext>),
 }
 
 impl MulTables {
