@@ -7,6 +7,7 @@ use cudarc::driver::CudaSlice;
 use poly::{RingContext, TransformKind};
 
 use crate::device::GpuDevice;
+use crate::dgt::GpuDgtPlan;
 use crate::error::{GpuError, Result};
 
 /// Device tables of the negacyclic NTT of every limb (see `kernels/ntt.cu`).
@@ -29,6 +30,8 @@ struct Inner {
     /// `kernels/include/modarith.cuh` declares it.
     moduli: CudaSlice<u64>,
     ntt: Option<NttTables>,
+    /// DGT and HDGT contexts: their tables and launches (`crate::dgt`).
+    dgt: Option<GpuDgtPlan>,
 }
 
 /// A ring context on one GPU: the host [`RingContext`] and device copies of its moduli and
@@ -40,9 +43,8 @@ pub struct GpuContext {
 
 impl GpuContext {
     /// Prepares `ring` on `device`: uploads the moduli and, for an NTT context, the forward
-    /// and inverse twiddles with their Shoup companions. DGT contexts get element-wise
-    /// operations (Gaussian products) but their transforms return [`GpuError::Unsupported`]
-    /// until the DGT kernels exist.
+    /// and inverse twiddles with their Shoup companions; for a DGT or HDGT context, the
+    /// tables of a [`GpuDgtPlan`].
     pub fn new(device: &Arc<GpuDevice>, ring: &Arc<RingContext>) -> Result<Self> {
         let mut moduli = Vec::with_capacity(3 * ring.num_limbs());
         for m in ring.moduli() {
@@ -50,11 +52,11 @@ impl GpuContext {
             moduli.extend_from_slice(&[m.value(), hi, lo]);
         }
         let moduli = device.upload(&moduli)?;
-        let ntt = match ring.transform() {
-            TransformKind::Ntt => Some(upload_ntt_tables(device, ring)?),
-            TransformKind::Dgt | TransformKind::HierarchicalDgt => None,
+        let (ntt, dgt) = match ring.transform() {
+            TransformKind::Ntt => (Some(upload_ntt_tables(device, ring)?), None),
+            TransformKind::Dgt | TransformKind::HierarchicalDgt => (None, Some(GpuDgtPlan::from_ring(device, ring)?)),
         };
-        Ok(Self { inner: Arc::new(Inner { device: Arc::clone(device), ring: Arc::clone(ring), moduli, ntt }) })
+        Ok(Self { inner: Arc::new(Inner { device: Arc::clone(device), ring: Arc::clone(ring), moduli, ntt, dgt }) })
     }
 
     /// The device.
@@ -81,6 +83,27 @@ impl GpuContext {
     /// `modarith::Modulus` in `kernels/include/modarith.cuh`, for kernels of other modules.
     pub fn moduli_table(&self) -> &CudaSlice<u64> {
         &self.inner.moduli
+    }
+
+    /// The DGT plan of a DGT or HDGT context (`None` for an NTT context).
+    pub fn dgt_plan(&self) -> Option<&GpuDgtPlan> {
+        self.inner.dgt.as_ref()
+    }
+
+    /// The context's forward transform, in place, of `polys` polynomials in `data`.
+    pub(crate) fn forward_transform(&self, data: &mut CudaSlice<u64>, polys: usize) -> Result<()> {
+        match &self.inner.dgt {
+            Some(dgt) => dgt.forward(data),
+            None => crate::launch::ntt_forward(self, data, polys),
+        }
+    }
+
+    /// The context's inverse transform, in place, of `polys` polynomials in `data`.
+    pub(crate) fn inverse_transform(&self, data: &mut CudaSlice<u64>, polys: usize) -> Result<()> {
+        match &self.inner.dgt {
+            Some(dgt) => dgt.inverse(data),
+            None => crate::launch::ntt_inverse(self, data, polys),
+        }
     }
 
     pub(crate) fn ntt_tables(&self) -> Result<&NttTables> {

@@ -148,7 +148,7 @@ impl DevicePoly<Coeff> {
     /// The forward transform of every limb (NTT contexts: bit-reversed evaluations,
     /// `out[j] = a(psi^(2 bitrev(j) + 1))`, exactly `poly`'s `Poly::forward`).
     pub fn forward(mut self) -> Result<DevicePoly<Eval>> {
-        launch::ntt_forward(&self.context, &mut self.data, 1)?;
+        self.context.forward_transform(&mut self.data, 1)?;
         Ok(self.retag())
     }
 
@@ -172,7 +172,7 @@ impl DevicePoly<Coeff> {
 impl DevicePoly<Eval> {
     /// The inverse transform of every limb (`poly`'s `Poly::inverse`).
     pub fn inverse(mut self) -> Result<DevicePoly<Coeff>> {
-        launch::ntt_inverse(&self.context, &mut self.data, 1)?;
+        self.context.inverse_transform(&mut self.data, 1)?;
         Ok(self.retag())
     }
 
@@ -271,7 +271,7 @@ impl<R: Representation> DevicePolyBatch<R> {
 impl DevicePolyBatch<Coeff> {
     /// The forward transform of every polynomial (see [`DevicePoly::forward`]).
     pub fn forward(mut self) -> Result<DevicePolyBatch<Eval>> {
-        launch::ntt_forward(&self.context, &mut self.data, self.count)?;
+        self.context.forward_transform(&mut self.data, self.count)?;
         Ok(self.retag())
     }
 }
@@ -279,7 +279,7 @@ impl DevicePolyBatch<Coeff> {
 impl DevicePolyBatch<Eval> {
     /// The inverse transform of every polynomial (see [`DevicePoly::inverse`]).
     pub fn inverse(mut self) -> Result<DevicePolyBatch<Coeff>> {
-        launch::ntt_inverse(&self.context, &mut self.data, self.count)?;
+        self.context.inverse_transform(&mut self.data, self.count)?;
         Ok(self.retag())
     }
 }

@@ -29,6 +29,8 @@ mod context;
 #[cfg(feature = "cuda")]
 mod device;
 #[cfg(feature = "cuda")]
+pub mod dgt;
+#[cfg(feature = "cuda")]
 mod device_poly;
 #[cfg(feature = "cuda")]
 mod error;
@@ -43,6 +45,8 @@ pub use backend::GpuBackend;
 pub use context::GpuContext;
 #[cfg(feature = "cuda")]
 pub use device::{GpuDevice, KERNEL_MODULES, KernelRegistry, device_count, driver_available};
+#[cfg(feature = "cuda")]
+pub use dgt::{DgtSchedule, GpuDgtPlan};
 #[cfg(feature = "cuda")]
 pub use device_poly::{DevicePoly, DevicePolyBatch};
 #[cfg(feature = "cuda")]
