@@ -3,9 +3,11 @@
 //! backend and on the GPU.
 #![cfg_attr(test, allow(clippy::unwrap_used, clippy::expect_used, clippy::panic))]
 
+mod encoding;
 mod error;
 pub mod params;
 
+pub use encoding::{BatchEncoder, CoefficientEncoder, Plaintext};
 pub use error::BfvError;
 pub use params::{BfvParameters, BfvParametersBuilder, ModuliChoice, MulTables, MulVariant, Preset};
 

@@ -1,0 +1,376 @@
+//! Plaintexts and encoders.
+//!
+//! A [`Plaintext`] is an element of `R_t = Z_t[x]/(x^N + 1)`: `N` coefficients in `[0, t)`,
+//! on the host. Two encoders map user values to plaintexts:
+//!
+//! - [`CoefficientEncoder`] (any `t >= 2`): value `j` is coefficient `j`. With `t = 2` the
+//!   ciphertext operations are XOR (add) and AND-with-carry-free polynomial products (mul) of
+//!   bit vectors, the Boolean circuits of the seed papers.
+//! - [`BatchEncoder`] (prime `t = 1 mod 2N`): `N` slots in SEAL's layout, two rows of `N/2`,
+//!   on which additions and multiplications act slot-wise. Slot `i` of row 0 (`i < N/2`)
+//!   holds the plaintext polynomial's value at `psi^(3^i mod 2N)`, slot `i` of row 1 (index
+//!   `N/2 + i`) its value at `psi^(-3^i mod 2N)`, where `psi` is the primitive `2N`-th root of
+//!   unity modulo `t` of [`modarith::primitive_root_of_unity`]. So the automorphism
+//!   `x -> x^3` rotates both rows left by one slot (`new[i] = old[i + 1]` within a row) and
+//!   `x -> x^(2N - 1)` swaps the rows, as in SEAL. (SEAL picks its own `psi`; the same values
+//!   can therefore give a different polynomial than SEAL's, by a rotation of the rows.)
+
+use std::sync::Arc;
+
+use modarith::Modulus;
+use poly::ntt::{NttPlan, bit_reverse};
+
+use crate::{BfvError, BfvParameters, Result};
+
+/// An element of `R_t`: `N` coefficients in `[0, t)`, on the host, tied to its parameters.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Plaintext {
+    params: Arc<BfvParameters>,
+    coefficients: Vec<u64>,
+}
+
+impl Plaintext {
+    /// The plaintext with these coefficients (fewer than `N` are padded with zeros).
+    ///
+    /// Errors with [`BfvError::TooManyValues`] for more than `N` values and with
+    /// [`BfvError::PlaintextOutOfRange`] for a value not below `t`.
+    pub fn from_coefficients(params: &Arc<BfvParameters>, coefficients: &[u64]) -> Result<Self> {
+        let n = params.degree();
+        let t = params.plaintext_modulus();
+        if coefficients.len() > n {
+            return Err(BfvError::TooManyValues { what: "plaintext coefficients", max: n, actual: coefficients.len() });
+        }
+        if let Some((index, &value)) = coefficients.iter().enumerate().find(|&(_, &v)| v >= t) {
+            return Err(BfvError::PlaintextOutOfRange { index, value, modulus: t });
+        }
+        let mut padded = coefficients.to_vec();
+        padded.resize(n, 0);
+        Ok(Self { params: Arc::clone(params), coefficients: padded })
+    }
+
+    /// The zero plaintext.
+    pub fn zero(params: &Arc<BfvParameters>) -> Self {
+        Self { params: Arc::clone(params), coefficients: vec![0; params.degree()] }
+    }
+
+    /// The parameters this plaintext belongs to.
+    pub fn params(&self) -> &Arc<BfvParameters> {
+        &self.params
+    }
+
+    /// The `N` coefficients, in `[0, t)`.
+    pub fn coefficients(&self) -> &[u64] {
+        &self.coefficients
+    }
+
+    /// The coefficients centered in `(-t/2, t/2]`.
+    pub fn centered_coefficients(&self) -> Vec<i64> {
+        let t = self.params.plaintext_modulus();
+        self.coefficients.iter().map(|&c| center(c, t)).collect()
+    }
+
+    /// Built from values already checked to be below `t` (exactly `N` of them).
+    pub(crate) fn from_reduced(params: &Arc<BfvParameters>, coefficients: Vec<u64>) -> Self {
+        Self { params: Arc::clone(params), coefficients }
+    }
+
+    /// Errors with [`BfvError::ParameterMismatch`] unless `params` equals this plaintext's.
+    pub(crate) fn check_params(&self, params: &BfvParameters) -> Result<()> {
+        if core::ptr::eq(&*self.params, params) || *self.params == *params {
+            Ok(())
+        } else {
+            Err(BfvError::ParameterMismatch { what: "plaintext" })
+        }
+    }
+}
+
+/// `c` in `[0, t)` as the representative in `(-t/2, t/2]`.
+pub(crate) fn center(c: u64, t: u64) -> i64 {
+    if c > t / 2 { -((t - c) as i64) } else { c as i64 }
+}
+
+/// Reduces signed values in `(-t/2, t/2]` into `[0, t)`, or errors naming the first value
+/// outside that range.
+fn reduce_signed(values: &[i64], t: u64) -> Result<Vec<u64>> {
+    // t < 2^60, so the bounds fit an i64.
+    let upper = (t / 2) as i64;
+    let lower = upper - t as i64; // exclusive: -t/2 for even t, -(t-1)/2 - 1 for odd t
+    values
+        .iter()
+        .enumerate()
+        .map(|(index, &v)| {
+            if v > upper || v <= lower {
+                Err(BfvError::SignedPlaintextOutOfRange { index, value: v, modulus: t })
+            } else if v < 0 {
+                Ok((v + t as i64) as u64)
+            } else {
+                Ok(v as u64)
+            }
+        })
+        .collect()
+}
+
+/// Values as plaintext coefficients, for any `t >= 2`.
+#[derive(Debug, Clone)]
+pub struct CoefficientEncoder {
+    params: Arc<BfvParameters>,
+}
+
+impl CoefficientEncoder {
+    /// An encoder for `params`.
+    pub fn new(params: &Arc<BfvParameters>) -> Self {
+        Self { params: Arc::clone(params) }
+    }
+
+    /// Value `j` becomes coefficient `j` (at most `N` values in `[0, t)`, the rest zero).
+    /// Errors as [`Plaintext::from_coefficients`].
+    pub fn encode(&self, values: &[u64]) -> Result<Plaintext> {
+        Plaintext::from_coefficients(&self.params, values)
+    }
+
+    /// Signed values in `(-t/2, t/2]` as coefficients. Errors with
+    /// [`BfvError::SignedPlaintextOutOfRange`] or [`BfvError::TooManyValues`].
+    pub fn encode_signed(&self, values: &[i64]) -> Result<Plaintext> {
+        let n = self.params.degree();
+        if values.len() > n {
+            return Err(BfvError::TooManyValues { what: "plaintext coefficients", max: n, actual: values.len() });
+        }
+        let mut reduced = reduce_signed(values, self.params.plaintext_modulus())?;
+        reduced.resize(n, 0);
+        Ok(Plaintext::from_reduced(&self.params, reduced))
+    }
+
+    /// The `N` coefficients, in `[0, t)`. Errors if `plaintext` has other parameters.
+    pub fn decode(&self, plaintext: &Plaintext) -> Result<Vec<u64>> {
+        plaintext.check_params(&self.params)?;
+        Ok(plaintext.coefficients.clone())
+    }
+
+    /// The `N` coefficients centered in `(-t/2, t/2]`.
+    pub fn decode_signed(&self, plaintext: &Plaintext) -> Result<Vec<i64>> {
+        plaintext.check_params(&self.params)?;
+        Ok(plaintext.centered_coefficients())
+    }
+}
+
+/// SIMD encoding into `N` slots (two rows of `N/2`, SEAL's layout; see the module doc), for a
+/// prime `t = 1 mod 2N`.
+#[derive(Debug, Clone)]
+pub struct BatchEncoder {
+    params: Arc<BfvParameters>,
+    plan: NttPlan,
+    /// `slot_position[s]`: where slot `s`'s evaluation sits in the NTT's bit-reversed output.
+    slot_position: Vec<usize>,
+}
+
+impl BatchEncoder {
+    /// An encoder for `params`. Errors with [`BfvError::BatchingUnsupported`] unless `t` is a
+    /// prime `= 1 mod 2N`.
+    pub fn new(params: &Arc<BfvParameters>) -> Result<Self> {
+        let n = params.degree();
+        let t = params.plaintext_modulus();
+        let unsupported = BfvError::BatchingUnsupported { plaintext_modulus: t, degree: n };
+        if !modarith::is_prime(t) || t % (2 * n as u64) != 1 {
+            return Err(unsupported);
+        }
+        let modulus = Modulus::new(t).map_err(|_| BfvError::BatchingUnsupported { plaintext_modulus: t, degree: n })?;
+        let plan = NttPlan::new(modulus, n)?;
+        // The NTT's output j is the value at psi^(2 bitrev(j) + 1): exponent e sits at
+        // j = bitrev((e - 1) / 2).
+        let two_n = 2 * n;
+        let log_n = n.trailing_zeros();
+        let row = n / 2;
+        let mut slot_position = vec![0usize; n];
+        let mut power = 1usize; // 3^i mod 2N
+        for i in 0..row {
+            slot_position[i] = bit_reverse((power - 1) / 2, log_n);
+            slot_position[row + i] = bit_reverse((two_n - power - 1) / 2, log_n);
+            power = power * 3 % two_n;
+        }
+        Ok(Self { params: Arc::clone(params), plan, slot_position })
+    }
+
+    /// The number of slots, `N` (two rows of `N/2`).
+    pub fn slot_count(&self) -> usize {
+        self.slot_position.len()
+    }
+
+    /// Puts `values[s]` in slot `s` (at most `N` values in `[0, t)`; the other slots hold 0).
+    /// Errors with [`BfvError::TooManyValues`] or [`BfvError::PlaintextOutOfRange`].
+    pub fn encode(&self, values: &[u64]) -> Result<Plaintext> {
+        let n = self.slot_count();
+        let t = self.params.plaintext_modulus();
+        if values.len() > n {
+            return Err(BfvError::TooManyValues { what: "batch slots", max: n, actual: values.len() });
+        }
+        if let Some((index, &value)) = values.iter().enumerate().find(|&(_, &v)| v >= t) {
+            return Err(BfvError::PlaintextOutOfRange { index, value, modulus: t });
+        }
+        let mut evaluations = vec![0u64; n];
+        for (&position, &value) in self.slot_position.iter().zip(values) {
+            evaluations[position] = value;
+        }
+        self.plan.inverse_inplace(&mut evaluations)?;
+        Ok(Plaintext::from_reduced(&self.params, evaluations))
+    }
+
+    /// [`encode`](Self::encode) for signed values in `(-t/2, t/2]`.
+    pub fn encode_signed(&self, values: &[i64]) -> Result<Plaintext> {
+        let n = self.slot_count();
+        if values.len() > n {
+            return Err(BfvError::TooManyValues { what: "batch slots", max: n, actual: values.len() });
+        }
+        self.encode(&reduce_signed(values, self.params.plaintext_modulus())?)
+    }
+
+    /// The `N` slot values, in `[0, t)`. Errors if `plaintext` has other parameters.
+    pub fn decode(&self, plaintext: &Plaintext) -> Result<Vec<u64>> {
+        plaintext.check_params(&self.params)?;
+        let mut evaluations = plaintext.coefficients.clone();
+        self.plan.forward_inplace(&mut evaluations)?;
+        Ok(self.slot_position.iter().map(|&position| evaluations[position]).collect())
+    }
+
+    /// The `N` slot values centered in `(-t/2, t/2]`.
+    pub fn decode_signed(&self, plaintext: &Plaintext) -> Result<Vec<i64>> {
+        let t = self.params.plaintext_modulus();
+        Ok(self.decode(plaintext)?.into_iter().map(|v| center(v, t)).collect())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use rand::{Rng, SeedableRng, rngs::StdRng};
+
+    use super::*;
+    use crate::{BfvParametersBuilder, Preset};
+
+    fn small_params(t: u64) -> Arc<BfvParameters> {
+        BfvParametersBuilder::new(1024)
+            .ciphertext_moduli_bits(&[60, 60])
+            .special_moduli_bits(&[60])
+            .plaintext_modulus(t)
+            .allow_insecure(true)
+            .build()
+            .unwrap()
+    }
+
+    /// `a(x) -> a(x^g)` on coefficients modulo `t`.
+    fn automorphism(a: &[u64], g: usize, t: u64) -> Vec<u64> {
+        let n = a.len();
+        let mut out = vec![0u64; n];
+        for (j, &c) in a.iter().enumerate() {
+            let k = j * g % (2 * n);
+            if k < n {
+                out[k] = c;
+            } else {
+                out[k - n] = (t - c) % t;
+            }
+        }
+        out
+    }
+
+    fn evaluate(a: &[u64], x: u64, m: &Modulus) -> u64 {
+        a.iter().rev().fold(0, |acc, &c| m.add(m.mul(acc, x), c))
+    }
+
+    #[test]
+    fn batch_slots_are_evaluations_at_powers_of_three() {
+        let params = Preset::Secure { log_degree: 12 }.build().unwrap();
+        let t = params.plaintext_modulus();
+        let m = Modulus::new(t).unwrap();
+        let encoder = BatchEncoder::new(&params).unwrap();
+        let mut rng = StdRng::seed_from_u64(1);
+        let values: Vec<u64> = (0..4096).map(|_| rng.gen_range(0..t)).collect();
+        let pt = encoder.encode(&values).unwrap();
+        let psi = modarith::primitive_root_of_unity(&m, 8192).unwrap();
+        let psi_inv = m.inv(psi).unwrap();
+        for i in [0usize, 1, 2, 77, 2047] {
+            let exponent = (0..i).fold(1u64, |acc, _| acc * 3 % 8192); // 3^i mod 2N
+            assert_eq!(evaluate(pt.coefficients(), m.pow(psi, exponent), &m), values[i], "row 0 slot {i}");
+            assert_eq!(evaluate(pt.coefficients(), m.pow(psi_inv, exponent), &m), values[2048 + i], "row 1 slot {i}");
+        }
+        assert_eq!(encoder.decode(&pt).unwrap(), values);
+    }
+
+    #[test]
+    fn batch_products_are_slotwise_and_automorphisms_rotate() {
+        let params = Preset::Secure { log_degree: 12 }.build().unwrap();
+        let t = params.plaintext_modulus();
+        let m = Modulus::new(t).unwrap();
+        let encoder = BatchEncoder::new(&params).unwrap();
+        let mut rng = StdRng::seed_from_u64(2);
+        let a: Vec<u64> = (0..4096).map(|_| rng.gen_range(0..t)).collect();
+        let b: Vec<u64> = (0..4096).map(|_| rng.gen_range(0..t)).collect();
+        let (pa, pb) = (encoder.encode(&a).unwrap(), encoder.encode(&b).unwrap());
+        let product = poly::reference::negacyclic_convolution(&m, pa.coefficients(), pb.coefficients()).unwrap();
+        let decoded = encoder.decode(&Plaintext::from_coefficients(&params, &product).unwrap()).unwrap();
+        let expected: Vec<u64> = a.iter().zip(&b).map(|(&x, &y)| m.mul(x, y)).collect();
+        assert_eq!(decoded, expected);
+
+        let row = 2048;
+        let rotated = encoder
+            .decode(&Plaintext::from_coefficients(&params, &automorphism(pa.coefficients(), 3, t)).unwrap())
+            .unwrap();
+        for i in 0..row {
+            assert_eq!(rotated[i], a[(i + 1) % row]);
+            assert_eq!(rotated[row + i], a[row + (i + 1) % row]);
+        }
+        let swapped = encoder
+            .decode(&Plaintext::from_coefficients(&params, &automorphism(pa.coefficients(), 8191, t)).unwrap())
+            .unwrap();
+        assert_eq!(&swapped[..row], &a[row..]);
+        assert_eq!(&swapped[row..], &a[..row]);
+    }
+
+    #[test]
+    fn batch_encoder_checks_its_input() {
+        let params = Preset::Secure { log_degree: 12 }.build().unwrap();
+        let t = params.plaintext_modulus();
+        let encoder = BatchEncoder::new(&params).unwrap();
+        assert!(matches!(
+            encoder.encode(&[1, t]),
+            Err(BfvError::PlaintextOutOfRange { index: 1, value, modulus }) if value == t && modulus == t
+        ));
+        assert!(matches!(encoder.encode(&vec![0; 4097]), Err(BfvError::TooManyValues { max: 4096, actual: 4097, .. })));
+        let half = (t / 2) as i64;
+        assert!(matches!(
+            encoder.encode_signed(&[half + 1]),
+            Err(BfvError::SignedPlaintextOutOfRange { index: 0, .. })
+        ));
+        let signed = vec![-half, half, -1, 0, 1];
+        assert_eq!(&encoder.decode_signed(&encoder.encode_signed(&signed).unwrap()).unwrap()[..5], &signed[..]);
+        // Short inputs fill the other slots with zero.
+        let decoded = encoder.decode(&encoder.encode(&[5, 6]).unwrap()).unwrap();
+        assert_eq!(&decoded[..2], &[5, 6]);
+        assert!(decoded[2..].iter().all(|&v| v == 0));
+        // t = 256 and composite or wrong-residue t cannot batch.
+        for t in [256u64, 65537 * 3, 12289, 40961, 12289 * 2 - 1] {
+            let p = small_params(t);
+            let unsupported = matches!(BatchEncoder::new(&p), Err(BfvError::BatchingUnsupported { .. }));
+            assert_eq!(unsupported, !(modarith::is_prime(t) && t % 2048 == 1), "t = {t}");
+        }
+    }
+
+    #[test]
+    fn coefficient_encoder_round_trips_for_any_t() {
+        for t in [2u64, 3, 256, 1 << 20, (1 << 40) + 7] {
+            let params = small_params(t);
+            let encoder = CoefficientEncoder::new(&params);
+            let mut rng = StdRng::seed_from_u64(t);
+            let values: Vec<u64> = (0..1000).map(|_| rng.gen_range(0..t)).collect();
+            let decoded = encoder.decode(&encoder.encode(&values).unwrap()).unwrap();
+            assert_eq!(&decoded[..1000], &values[..]);
+            assert!(decoded[1000..].iter().all(|&v| v == 0));
+            let signed: Vec<i64> = values.iter().map(|&v| center(v, t)).collect();
+            assert_eq!(&encoder.decode_signed(&encoder.encode_signed(&signed).unwrap()).unwrap()[..1000], &signed[..]);
+            assert!(matches!(encoder.encode(&[t]), Err(BfvError::PlaintextOutOfRange { index: 0, .. })));
+        }
+        let other = small_params(3);
+        let encoder = CoefficientEncoder::new(&small_params(2));
+        assert!(matches!(
+            encoder.decode(&Plaintext::zero(&other)),
+            Err(BfvError::ParameterMismatch { what: "plaintext" })
+        ));
+    }
+}
