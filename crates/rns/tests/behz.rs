@@ -420,6 +420,6 @@ fn invalid_parameters_and_inputs_are_rejected() {
         ctx.decrypt_scale_round(&bad, &mut output[..DEGREE]),
         Err(RnsError::CoefficientOutOfRange { .. })
     ));
-    assert!(matches!(ctx.bsk_to_q(&output, &mut vec![0u64; 3]), Err(RnsError::LengthMismatch { .. })));
+    assert!(matches!(ctx.bsk_to_q(&output, &mut [0u64; 3]), Err(RnsError::LengthMismatch { .. })));
     assert_eq!(output, sentinel);
 }
