@@ -19,7 +19,7 @@ use num_integer::Integer;
 use crate::base::RnsBase;
 use crate::convert::{BaseConverter, ShenoyKumaresan};
 use crate::word::PlainModulus;
-use crate::{Result, RnsError, check_degree, check_len};
+use crate::{GENERATED_EXTRA_PRIMES, Result, RnsError, check_degree, check_len};
 
 /// The auxiliary moduli of BEHZ: the base `B`, the redundant `m_sk` (both `= 1 mod 2N`, as
 /// the tensor product is computed over `q u B_sk` with the transforms), the Montgomery
@@ -137,7 +137,8 @@ impl BehzContext {
             return Err(RnsError::ModulusTooSmall { name: "gamma", value: gamma.value(), minimum: minimum_gamma });
         }
         let bsk_to_q = ShenoyKumaresan::new(&b, m_sk, &q)?;
-        Self::check_multiplication_bounds(degree, &q, &b, m_sk, m_tilde, t, &bsk_to_q)?;
+        debug_assert_eq!(bsk_to_q.max_lambda(), m_sk.value() / 2 - b.len() as u64);
+        Self::check_multiplication_bounds(degree, &q, &b, m_sk, m_tilde, t)?;
 
         // Decryption tables.
         let gamma_t = |m: &Modulus| m.mul(m.reduce(gamma.value()), m.reduce(t.value()));
@@ -239,25 +240,32 @@ impl BehzContext {
     }
 
     /// A context whose auxiliary moduli are generated: `B` and `m_sk` are the largest 62-bit
-    /// primes `= 1 mod 2N` not in `q`, with `|B|` the smallest count (from `k`) that passes
-    /// the bounds of [`new`](Self::new); `m~` and `gamma` are the next two such primes.
+    /// primes `= 1 mod 2N` not in `q` (nor equal to `t`), with `|B|` the smallest count that
+    /// passes the bounds of [`new`](Self::new); `m~` and `gamma` are the next two such primes.
     pub fn with_generated_moduli(degree: usize, q: &[u64], t: u64) -> Result<Self> {
         check_degree(degree)?;
+        let plain = PlainModulus::new(t)?;
+        let q_base = RnsBase::new(q)?;
         let mut exclude = q.to_vec();
         exclude.push(t);
-        let two_n = 2 * degree as u64;
+        let max_len = q.len() + GENERATED_EXTRA_PRIMES;
+        let primes = generate_ntt_primes(62, 2 * degree as u64, max_len + 3, &exclude)?;
         let mut last_error = None;
-        for b_len in q.len().max(1)..=q.len() + 4 {
-            let primes = generate_ntt_primes(62, two_n, b_len + 3, &exclude)?;
-            let aux = BehzModuli {
-                b: primes[..b_len].to_vec(),
-                m_sk: primes[b_len],
-                m_tilde: primes[b_len + 1],
-                gamma: primes[b_len + 2],
-            };
-            match Self::new(degree, q, t, &aux) {
-                Err(error @ RnsError::BaseTooSmall { .. }) => last_error = Some(error),
-                other => return other,
+        for b_len in 1..=max_len {
+            let b = RnsBase::new(&primes[..b_len])?;
+            let m_sk = Modulus::new(primes[b_len])?;
+            let m_tilde = Modulus::new(primes[b_len + 1])?;
+            match Self::check_multiplication_bounds(degree, &q_base, &b, m_sk, m_tilde, plain) {
+                Err(error) => last_error = Some(error),
+                Ok(()) => {
+                    let aux = BehzModuli {
+                        b: b.values(),
+                        m_sk: m_sk.value(),
+                        m_tilde: m_tilde.value(),
+                        gamma: primes[b_len + 2],
+                    };
+                    return Self::new(degree, q, t, &aux);
+                }
             }
         }
         Err(last_error.unwrap_or(RnsError::InvalidParameter {
@@ -274,7 +282,6 @@ impl BehzContext {
         m_sk: Modulus,
         m_tilde: Modulus,
         t: PlainModulus,
-        sk: &ShenoyKumaresan,
     ) -> Result<()> {
         let k = q.len() as u64;
         let q_value = q.product();
@@ -291,8 +298,10 @@ impl BehzContext {
                 actual_bits: full.bits(),
             });
         }
+        // Shenoy-Kumaresan is exact for |x| < lambda M with lambda = floor(m_sk / 2) - |B|.
+        let max_lambda = (m_sk.value() / 2).saturating_sub(b.len() as u64);
         let floor_max: BigUint = (&tensor_max * t.value()) / q_value + k + 1u32;
-        let exact_limit: BigUint = b.product() * sk.max_lambda();
+        let exact_limit: BigUint = b.product() * max_lambda;
         if floor_max >= exact_limit {
             return Err(RnsError::BaseTooSmall {
                 operation: "BEHZ multiplication: the floor result must convert exactly from B_sk to q",

@@ -22,7 +22,7 @@ use num_integer::Integer;
 use crate::base::RnsBase;
 use crate::convert::BaseConverter;
 use crate::word::{FixedPointSum, PlainModulus, biguint_mod, fraction_128};
-use crate::{Result, RnsError, check_degree, check_len};
+use crate::{GENERATED_EXTRA_PRIMES, Result, RnsError, check_degree, check_len};
 
 /// Precomputed tables for HPS-BFV with ciphertext base `q` (`k` primes), auxiliary base `P`
 /// (`l` primes, `= 1 mod 2N`), plaintext modulus `t` and degree `N`.
@@ -143,14 +143,18 @@ impl HpsContext {
     /// (nor equal to `t`), as few as pass the bounds of [`new`](Self::new).
     pub fn with_generated_moduli(degree: usize, q: &[u64], t: u64) -> Result<Self> {
         check_degree(degree)?;
+        let plain = PlainModulus::new(t)?;
+        let q_base = RnsBase::new(q)?;
         let mut exclude = q.to_vec();
         exclude.push(t);
+        let max_len = q.len() + GENERATED_EXTRA_PRIMES;
+        let primes = generate_ntt_primes(62, 2 * degree as u64, max_len, &exclude)?;
         let mut last_error = None;
-        for p_len in q.len().max(1)..=q.len() + 4 {
-            let p = generate_ntt_primes(62, 2 * degree as u64, p_len, &exclude)?;
-            match Self::new(degree, q, &p, t) {
-                Err(error @ RnsError::BaseTooSmall { .. }) => last_error = Some(error),
-                other => return other,
+        for p_len in 1..=max_len {
+            let p = RnsBase::new(&primes[..p_len])?;
+            match Self::check_multiplication_bounds(degree, &q_base, &p, plain) {
+                Err(error) => last_error = Some(error),
+                Ok(()) => return Self::new(degree, q, &primes[..p_len], t),
             }
         }
         Err(last_error.unwrap_or(RnsError::InvalidParameter {

@@ -42,6 +42,10 @@ pub type Result<T> = core::result::Result<T, RnsError>;
 /// Largest ring degree the contexts accept.
 pub const MAX_DEGREE: usize = 1 << 17;
 
+/// The generated auxiliary bases (`with_generated_moduli`) try at most this many primes
+/// more than `q` has.
+const GENERATED_EXTRA_PRIMES: usize = 8;
+
 /// Errors unless `degree` is a power of two in `1..=2^17` (tests use small degrees; the
 /// ring contexts of `poly` ask for at least `2^10`).
 fn check_degree(degree: usize) -> Result<()> {
