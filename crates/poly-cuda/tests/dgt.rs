@@ -139,6 +139,29 @@ fn flat_and_default_schedules_match_cpu_for_every_degree() {
     }
 }
 
+/// Small shapes of every kernel kind (flat, column and row passes of both directions,
+/// length-1 passes, the Gaussian product), quick enough to run under compute-sanitizer.
+#[test]
+fn small_shapes_of_every_kernel_match_cpu() {
+    let Some(device) = device() else { return };
+    let mut rng = common::rng("small_shapes_of_every_kernel_match_cpu", 0xd67_0006);
+    for (log_n, rows) in [(4u32, 0usize), (10, 0), (11, 1), (11, 1024), (12, 32), (13, 64)] {
+        let n = 1usize << log_n;
+        let moduli = primes(n, 61, 2);
+        let dgt: Vec<DgtPlan> = moduli.iter().map(|&m| DgtPlan::new(m, n).unwrap()).collect();
+        let gpu = if rows == 0 {
+            GpuDgtPlan::new(&device, &dgt).unwrap()
+        } else {
+            let hdgt: Vec<HdgtPlan> =
+                moduli.iter().map(|&m| HdgtPlan::with_split(m, n, rows, n / 2 / rows).unwrap()).collect();
+            GpuDgtPlan::hierarchical(&device, &hdgt).unwrap()
+        };
+        let label = format!("N = 2^{log_n}, {:?}", gpu.schedule());
+        check_plan(&device, &gpu, &dgt, 2, &mut rng, &label);
+        check_products(&device, &gpu, 2, &mut rng, &label);
+    }
+}
+
 #[test]
 fn every_split_matches_cpu() {
     let Some(device) = device() else { return };
