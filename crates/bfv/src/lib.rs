@@ -1,12 +1,48 @@
-//! The BFV scheme (Brakerski; Fan and Vercauteren) in both RNS variants (BEHZ and HPS),
-//! written once over the [`poly::Backend`] trait: the same code runs on the CPU reference
-//! backend and on the GPU.
+//! The BFV scheme (Brakerski; Fan and Vercauteren) in both RNS variants, BEHZ (Bajard,
+//! Eynard, Hasan, Zucca) and HPS (Halevi, Polyakov, Shoup), written once over the
+//! [`poly::Backend`] trait: the same code runs on the CPU reference backend and on the GPU,
+//! and gives the same ciphertexts, bit for bit, for the same seeds.
+//!
+//! - [`params`]: [`BfvParameters`] (validated against the HE Standard's 128-bit table) and
+//!   [`Preset`]s;
+//! - [`BatchEncoder`] (SIMD slots, SEAL's layout) and [`CoefficientEncoder`] (any `t`);
+//! - [`BfvContext`]: key generation, encryption (public and secret key; the symmetric
+//!   ciphertext travels as a seed for its uniform half), decryption, the exact noise budget,
+//!   and evaluation (add, sub, negate, plaintext add/sub/mul, multiplication, squaring,
+//!   relinearization with one or several special primes);
+//! - [`BfvBackend`]: the RNS steps a backend runs for the scheme.
+//!
+//! ```
+//! use bfv::{BatchEncoder, BfvContext, Preset};
+//! use poly::CpuBackend;
+//!
+//! # fn main() -> Result<(), bfv::BfvError> {
+//! let params = Preset::Secure { log_degree: 12 }.build()?;
+//! let context = BfvContext::new(CpuBackend, &params)?;
+//! let secret = context.generate_secret_key()?;
+//! let public = context.generate_public_key(&secret)?;
+//! let relin = context.generate_relin_key(&secret)?;
+//! let encoder = BatchEncoder::new(&params)?;
+//! let x = context.encrypt(&encoder.encode(&[1, 2, 3])?, &public)?;
+//! let y = context.encrypt(&encoder.encode(&[4, 5, 6])?, &public)?;
+//! let product = context.mul_relin(&x, &y, &relin)?;
+//! let slots = encoder.decode(&context.decrypt(&product, &secret)?)?;
+//! assert_eq!(&slots[..3], &[4, 10, 18]);
+//! # Ok(())
+//! # }
+//! ```
 #![cfg_attr(test, allow(clippy::unwrap_used, clippy::expect_used, clippy::panic))]
 
+pub mod backend;
+mod context;
 mod encoding;
 mod error;
+mod evaluate;
 pub mod params;
+mod scheme;
 
+pub use backend::{BfvBackend, RnsStep};
+pub use context::{BfvContext, Ciphertext, EvalPair, PublicKey, RelinKey, SecretKey, SeededCiphertext};
 pub use encoding::{BatchEncoder, CoefficientEncoder, Plaintext};
 pub use error::BfvError;
 pub use params::{BfvParameters, BfvParametersBuilder, ModuliChoice, MulTables, MulVariant, Preset};

@@ -1,0 +1,212 @@
+//! Homomorphic evaluation: additions, plaintext operations, multiplication (BEHZ or HPS, as
+//! the parameters say) and relinearization by key switching with special primes.
+
+use std::sync::Arc;
+
+use poly::{Coeff, Eval};
+
+use crate::backend::{BfvBackend, RnsStep, extend_step, scale_down_step};
+use crate::context::{BackendResult, BfvContext, Ciphertext, RelinKey};
+use crate::{BfvError, Plaintext, Result};
+
+impl<B: BfvBackend> BfvContext<B> {
+    fn check_size(
+        &self,
+        ciphertext: &Ciphertext<B>,
+        operation: &'static str,
+        expected: &'static str,
+        ok: bool,
+    ) -> Result<()> {
+        if ok {
+            Ok(())
+        } else {
+            Err(BfvError::InvalidCiphertextSize { operation, expected, actual: ciphertext.polys.len() })
+        }
+    }
+
+    /// `a + b` (any sizes; the result has the larger size).
+    pub fn add(&self, a: &Ciphertext<B>, b: &Ciphertext<B>) -> Result<Ciphertext<B>> {
+        self.combine(a, b, false)
+    }
+
+    /// `a - b` (any sizes; the result has the larger size).
+    pub fn sub(&self, a: &Ciphertext<B>, b: &Ciphertext<B>) -> Result<Ciphertext<B>> {
+        self.combine(a, b, true)
+    }
+
+    fn combine(&self, a: &Ciphertext<B>, b: &Ciphertext<B>, subtract: bool) -> Result<Ciphertext<B>> {
+        self.check(&a.params, "ciphertext")?;
+        self.check(&b.params, "ciphertext")?;
+        let backend = &self.backend;
+        let size = a.polys.len().max(b.polys.len());
+        let mut polys = Vec::with_capacity(size);
+        for i in 0..size {
+            let poly = match (a.polys.get(i), b.polys.get(i)) {
+                (Some(x), Some(y)) if subtract => backend.sub(x, y).be()?,
+                (Some(x), Some(y)) => backend.add(x, y).be()?,
+                (Some(x), None) => backend.duplicate(x).be()?,
+                (None, Some(y)) if subtract => backend.neg(y).be()?,
+                (None, Some(y)) => backend.duplicate(y).be()?,
+                (None, None) => continue,
+            };
+            polys.push(poly);
+        }
+        Ok(Ciphertext { params: Arc::clone(&self.params), polys })
+    }
+
+    /// `a <- a + b` (`a` grows to `b`'s size if smaller). On error `a` is unchanged.
+    pub fn add_assign(&self, a: &mut Ciphertext<B>, b: &Ciphertext<B>) -> Result<()> {
+        if a.polys.len() >= b.polys.len() {
+            self.check(&a.params, "ciphertext")?;
+            self.check(&b.params, "ciphertext")?;
+            for (x, y) in a.polys.iter_mut().zip(&b.polys) {
+                self.backend.add_assign(x, y).be()?;
+            }
+            Ok(())
+        } else {
+            *a = self.add(a, b)?;
+            Ok(())
+        }
+    }
+
+    /// `-a`.
+    pub fn negate(&self, a: &Ciphertext<B>) -> Result<Ciphertext<B>> {
+        self.check(&a.params, "ciphertext")?;
+        let polys = a.polys.iter().map(|p| self.backend.neg(p).be()).collect::<Result<Vec<_>>>()?;
+        Ok(Ciphertext { params: Arc::clone(&self.params), polys })
+    }
+
+    /// `a + m`: adds `round(q m / t)` to `c_0`.
+    pub fn add_plain(&self, a: &Ciphertext<B>, plaintext: &Plaintext) -> Result<Ciphertext<B>> {
+        self.plain_add_sub(a, plaintext, false)
+    }
+
+    /// `a - m`.
+    pub fn sub_plain(&self, a: &Ciphertext<B>, plaintext: &Plaintext) -> Result<Ciphertext<B>> {
+        self.plain_add_sub(a, plaintext, true)
+    }
+
+    fn plain_add_sub(&self, a: &Ciphertext<B>, plaintext: &Plaintext, subtract: bool) -> Result<Ciphertext<B>> {
+        self.check(&a.params, "ciphertext")?;
+        self.check(plaintext.params(), "plaintext")?;
+        let scaled = self.backend.upload(&self.ring_q, &self.scaled_plaintext_host(plaintext)?).be()?;
+        let mut out = self.duplicate(a)?;
+        let c0 = out.polys.first_mut().ok_or(BfvError::InvalidCiphertextSize {
+            operation: "plaintext addition",
+            expected: "at least 2",
+            actual: 0,
+        })?;
+        if subtract {
+            self.backend.sub_assign(c0, &scaled).be()?;
+        } else {
+            self.backend.add_assign(c0, &scaled).be()?;
+        }
+        Ok(out)
+    }
+
+    /// `a * m` for a plaintext `m`, lifted to `(-t/2, t/2]`: every `c_i` times `m` in `R_q`.
+    /// The noise grows by a factor of about `N t / 2` at worst (less for sparse or small `m`).
+    pub fn mul_plain(&self, a: &Ciphertext<B>, plaintext: &Plaintext) -> Result<Ciphertext<B>> {
+        self.check(&a.params, "ciphertext")?;
+        self.check(plaintext.params(), "plaintext")?;
+        let m = self.lifted_plaintext(plaintext)?;
+        let backend = &self.backend;
+        let polys = a
+            .polys
+            .iter()
+            .map(|c| {
+                let mut c_eval = backend.forward(backend.duplicate(c).be()?).be()?;
+                backend.mul_assign(&mut c_eval, &m).be()?;
+                backend.inverse(c_eval).be()
+            })
+            .collect::<Result<Vec<_>>>()?;
+        Ok(Ciphertext { params: Arc::clone(&self.params), polys })
+    }
+
+    /// A polynomial over `q` extended to the tensor ring and transformed.
+    fn extend_for_product(&self, c: &B::Poly<Coeff>) -> Result<B::Poly<Eval>> {
+        let step = extend_step(self.params.multiplication_tables());
+        let extended = self.backend.rns_step(step, c, &self.ring_mul)?;
+        self.backend.forward(extended).be()
+    }
+
+    /// A tensor coefficient back to coefficients, scaled by `t/q` to a polynomial over `q`.
+    fn scale_down_product(&self, d: B::Poly<Eval>) -> Result<B::Poly<Coeff>> {
+        let step = scale_down_step(self.params.multiplication_tables());
+        let coefficients = self.backend.inverse(d).be()?;
+        self.backend.rns_step(step, &coefficients, &self.ring_q)
+    }
+
+    /// The product of two ciphertexts of size 2, of size 3 (relinearize it with
+    /// [`relinearize`](Self::relinearize)): the tensor product computed over `q` and the
+    /// variant's auxiliary base, scaled by `t/q` back to `q` (HPS: exact extension and
+    /// rounding; BEHZ: fast extension with the `m~` correction, fast floor, Shenoy-Kumaresan).
+    pub fn mul(&self, a: &Ciphertext<B>, b: &Ciphertext<B>) -> Result<Ciphertext<B>> {
+        self.check(&a.params, "ciphertext")?;
+        self.check(&b.params, "ciphertext")?;
+        self.check_size(a, "multiplication", "2", a.polys.len() == 2)?;
+        self.check_size(b, "multiplication", "2", b.polys.len() == 2)?;
+        let backend = &self.backend;
+        let (a0, a1) = (self.extend_for_product(&a.polys[0])?, self.extend_for_product(&a.polys[1])?);
+        let (b0, b1) = (self.extend_for_product(&b.polys[0])?, self.extend_for_product(&b.polys[1])?);
+        let d0 = backend.mul(&a0, &b0).be()?;
+        let mut d1 = backend.mul(&a0, &b1).be()?;
+        backend.mul_add_assign(&mut d1, &a1, &b0).be()?;
+        let d2 = backend.mul(&a1, &b1).be()?;
+        let polys = vec![self.scale_down_product(d0)?, self.scale_down_product(d1)?, self.scale_down_product(d2)?];
+        Ok(Ciphertext { params: Arc::clone(&self.params), polys })
+    }
+
+    /// `a * a` for a ciphertext of size 2 (three transforms fewer than [`mul`](Self::mul)).
+    pub fn square(&self, a: &Ciphertext<B>) -> Result<Ciphertext<B>> {
+        self.check(&a.params, "ciphertext")?;
+        self.check_size(a, "squaring", "2", a.polys.len() == 2)?;
+        let backend = &self.backend;
+        let (a0, a1) = (self.extend_for_product(&a.polys[0])?, self.extend_for_product(&a.polys[1])?);
+        let d0 = backend.mul(&a0, &a0).be()?;
+        let mut d1 = backend.mul(&a0, &a1).be()?;
+        backend.scalar_mul_assign(&mut d1, 2).be()?;
+        let d2 = backend.mul(&a1, &a1).be()?;
+        let polys = vec![self.scale_down_product(d0)?, self.scale_down_product(d1)?, self.scale_down_product(d2)?];
+        Ok(Ciphertext { params: Arc::clone(&self.params), polys })
+    }
+
+    /// Relinearizes a ciphertext of size 3 to size 2 by key switching `c_2` from `s^2` to `s`:
+    /// each digit `[c_2]_{Q_j}` is extended exactly to `qP` (ModUp), multiplied by the key's
+    /// `(b_j, a_j)` and accumulated; the sums are divided by `P` with rounding (ModDown) and
+    /// added to `c_0`, `c_1`. One special prime gives SEAL's method (a digit per prime of
+    /// `q`); `k` special primes give hybrid key switching with `ceil(L / k)` digits.
+    pub fn relinearize(&self, a: &Ciphertext<B>, key: &RelinKey<B>) -> Result<Ciphertext<B>> {
+        self.check(&a.params, "ciphertext")?;
+        self.check(&key.params, "relinearization key")?;
+        self.check_size(a, "relinearization", "3", a.polys.len() == 3)?;
+        let backend = &self.backend;
+        let tables = self.params.key_switch_tables();
+        let c2 = &a.polys[2];
+        let mut acc_b: B::Poly<Eval> = backend.zero(&self.ring_qp).be()?;
+        let mut acc_a: B::Poly<Eval> = backend.zero(&self.ring_qp).be()?;
+        for (digit, (key_b, key_a)) in key.digits.iter().enumerate() {
+            let extended = backend.rns_step(RnsStep::ModUp { tables, digit }, c2, &self.ring_qp)?;
+            let extended = backend.forward(extended).be()?;
+            backend.mul_add_assign(&mut acc_b, &extended, key_b).be()?;
+            backend.mul_add_assign(&mut acc_a, &extended, key_a).be()?;
+        }
+        let down_b = backend.rns_step(RnsStep::ModDown(tables), &backend.inverse(acc_b).be()?, &self.ring_q)?;
+        let down_a = backend.rns_step(RnsStep::ModDown(tables), &backend.inverse(acc_a).be()?, &self.ring_q)?;
+        let c0 = backend.add(&a.polys[0], &down_b).be()?;
+        let c1 = backend.add(&a.polys[1], &down_a).be()?;
+        Ok(Ciphertext { params: Arc::clone(&self.params), polys: vec![c0, c1] })
+    }
+
+    /// [`mul`](Self::mul) followed by [`relinearize`](Self::relinearize).
+    pub fn mul_relin(&self, a: &Ciphertext<B>, b: &Ciphertext<B>, key: &RelinKey<B>) -> Result<Ciphertext<B>> {
+        self.check(&key.params, "relinearization key")?;
+        self.relinearize(&self.mul(a, b)?, key)
+    }
+
+    /// [`square`](Self::square) followed by [`relinearize`](Self::relinearize).
+    pub fn square_relin(&self, a: &Ciphertext<B>, key: &RelinKey<B>) -> Result<Ciphertext<B>> {
+        self.check(&key.params, "relinearization key")?;
+        self.relinearize(&self.square(a)?, key)
+    }
+}

@@ -1,0 +1,226 @@
+//! Key generation, encryption, decryption and the noise budget.
+
+use std::sync::Arc;
+
+use num_bigint::BigUint;
+use num_traits::Zero;
+use poly::{Coeff, Eval, Seed};
+
+use crate::backend::BfvBackend;
+use crate::context::{BackendResult, BfvContext, Ciphertext, PublicKey, RelinKey, SecretKey, SeededCiphertext};
+use crate::{BfvError, Plaintext, Result};
+
+impl<B: BfvBackend> BfvContext<B> {
+    /// A secret key from a fresh OS seed.
+    pub fn generate_secret_key(&self) -> Result<SecretKey<B>> {
+        self.secret_key_from_seed(&Seed::from_os()?)
+    }
+
+    /// The secret key of `seed`: the ternary polynomial of `(seed, 0)`.
+    pub fn secret_key_from_seed(&self, seed: &Seed) -> Result<SecretKey<B>> {
+        let backend = &self.backend;
+        let s_q = backend.forward(backend.sample_ternary(&self.ring_q, seed, 0).be()?).be()?;
+        let s_qp = backend.forward(backend.sample_ternary(&self.ring_qp, seed, 0).be()?).be()?;
+        Ok(SecretKey { params: Arc::clone(&self.params), backend: backend.clone(), s_q, s_qp })
+    }
+
+    /// A public key for `secret` from a fresh OS seed.
+    pub fn generate_public_key(&self, secret: &SecretKey<B>) -> Result<PublicKey<B>> {
+        self.public_key_from_seed(secret, &Seed::from_os()?)
+    }
+
+    /// The public key `(b, a) = (-(a s + e), a)` with `a` uniform (index 0, sampled directly
+    /// in the evaluation representation) and `e` binomial (index 0) from `seed`.
+    pub fn public_key_from_seed(&self, secret: &SecretKey<B>, seed: &Seed) -> Result<PublicKey<B>> {
+        self.check(&secret.params, "secret key")?;
+        let backend = &self.backend;
+        let a: B::Poly<Eval> = backend.sample_uniform(&self.ring_q, seed, 0).be()?;
+        let e = backend.forward(backend.sample_cbd(&self.ring_q, seed, 0).be()?).be()?;
+        let mut b = backend.mul(&a, &secret.s_q).be()?;
+        backend.add_assign(&mut b, &e).be()?;
+        backend.neg_assign(&mut b).be()?;
+        Ok(PublicKey { params: Arc::clone(&self.params), b, a })
+    }
+
+    /// A relinearization key for `secret` from a fresh OS seed.
+    pub fn generate_relin_key(&self, secret: &SecretKey<B>) -> Result<RelinKey<B>> {
+        self.relin_key_from_seed(secret, &Seed::from_os()?)
+    }
+
+    /// The relinearization key: for digit `j`, `(b_j, a_j) = (-(a_j s + e_j) + g_j s^2, a_j)`
+    /// over `qP` with `a_j` uniform (index `j`) and `e_j` binomial (index `j`) from `seed`.
+    pub fn relin_key_from_seed(&self, secret: &SecretKey<B>, seed: &Seed) -> Result<RelinKey<B>> {
+        self.check(&secret.params, "secret key")?;
+        let backend = &self.backend;
+        let s_squared = backend.mul(&secret.s_qp, &secret.s_qp).be()?;
+        let mut digits = Vec::with_capacity(self.gadgets.len());
+        for (j, gadget) in self.gadgets.iter().enumerate() {
+            let a: B::Poly<Eval> = backend.sample_uniform(&self.ring_qp, seed, j as u64).be()?;
+            let e = backend.forward(backend.sample_cbd(&self.ring_qp, seed, j as u64).be()?).be()?;
+            let mut b = backend.mul(&a, &secret.s_qp).be()?;
+            backend.add_assign(&mut b, &e).be()?;
+            backend.neg_assign(&mut b).be()?;
+            let target = backend.scalar_mul_per_limb(&s_squared, gadget).be()?;
+            backend.add_assign(&mut b, &target).be()?;
+            digits.push((b, a));
+        }
+        let mut s_squared = s_squared;
+        backend.zeroize(&mut s_squared)?;
+        Ok(RelinKey { params: Arc::clone(&self.params), digits })
+    }
+
+    /// Encrypts `plaintext` under `public_key` with a fresh OS seed.
+    pub fn encrypt(&self, plaintext: &Plaintext, public_key: &PublicKey<B>) -> Result<Ciphertext<B>> {
+        self.encrypt_with_seed(plaintext, public_key, &Seed::from_os()?)
+    }
+
+    /// Public-key encryption with the randomness of `seed` (keep it secret):
+    /// `(c_0, c_1) = (b u + e_1 + round(q m / t), a u + e_2)` with `u` ternary (index 0),
+    /// `e_1`, `e_2` binomial (indices 0 and 1).
+    pub fn encrypt_with_seed(
+        &self,
+        plaintext: &Plaintext,
+        public_key: &PublicKey<B>,
+        seed: &Seed,
+    ) -> Result<Ciphertext<B>> {
+        self.check(plaintext.params(), "plaintext")?;
+        self.check(&public_key.params, "public key")?;
+        let backend = &self.backend;
+        let scaled = backend.upload(&self.ring_q, &self.scaled_plaintext_host(plaintext)?).be()?;
+        let u = backend.forward(backend.sample_ternary(&self.ring_q, seed, 0).be()?).be()?;
+        let mut c0 = backend.inverse(backend.mul(&public_key.b, &u).be()?).be()?;
+        backend.add_assign(&mut c0, &backend.sample_cbd(&self.ring_q, seed, 0).be()?).be()?;
+        backend.add_assign(&mut c0, &scaled).be()?;
+        let mut c1 = backend.inverse(backend.mul(&public_key.a, &u).be()?).be()?;
+        backend.add_assign(&mut c1, &backend.sample_cbd(&self.ring_q, seed, 1).be()?).be()?;
+        Ok(Ciphertext { params: Arc::clone(&self.params), polys: vec![c0, c1] })
+    }
+
+    /// Encrypts `plaintext` under the secret key with fresh OS seeds.
+    pub fn encrypt_symmetric(&self, plaintext: &Plaintext, secret: &SecretKey<B>) -> Result<SeededCiphertext<B>> {
+        self.encrypt_symmetric_with_seeds(plaintext, secret, &Seed::from_os()?, &Seed::from_os()?)
+    }
+
+    /// Secret-key encryption: `(c_0, c_1) = (round(q m / t) + e - a s, a)` with `a` uniform
+    /// from `public_seed` (index 0, coefficient representation) and `e` binomial from
+    /// `error_seed` (index 0; keep it secret). The result carries `c_0` and `public_seed`
+    /// only; [`BfvContext::expand`] regenerates `a`.
+    pub fn encrypt_symmetric_with_seeds(
+        &self,
+        plaintext: &Plaintext,
+        secret: &SecretKey<B>,
+        public_seed: &Seed,
+        error_seed: &Seed,
+    ) -> Result<SeededCiphertext<B>> {
+        self.check(plaintext.params(), "plaintext")?;
+        self.check(&secret.params, "secret key")?;
+        let backend = &self.backend;
+        let a: B::Poly<Coeff> = backend.sample_uniform(&self.ring_q, public_seed, 0).be()?;
+        let a_eval = backend.forward(a).be()?;
+        let a_s = backend.inverse(backend.mul(&a_eval, &secret.s_q).be()?).be()?;
+        let mut c0 = backend.upload(&self.ring_q, &self.scaled_plaintext_host(plaintext)?).be()?;
+        backend.add_assign(&mut c0, &backend.sample_cbd(&self.ring_q, error_seed, 0).be()?).be()?;
+        backend.sub_assign(&mut c0, &a_s).be()?;
+        Ok(SeededCiphertext { params: Arc::clone(&self.params), c0, public_seed: public_seed.clone() })
+    }
+
+    /// `[c_0 + c_1 s + ... + c_k s^k]_q` over `q`, coefficient representation, on the backend.
+    fn phase(&self, ciphertext: &Ciphertext<B>, secret: &SecretKey<B>) -> Result<B::Poly<Coeff>> {
+        self.check(&ciphertext.params, "ciphertext")?;
+        self.check(&secret.params, "secret key")?;
+        let polys = &ciphertext.polys;
+        let backend = &self.backend;
+        let (c0, rest) = match polys.split_first() {
+            Some((c0, rest)) if !rest.is_empty() => (c0, rest),
+            _ => {
+                return Err(BfvError::InvalidCiphertextSize {
+                    operation: "decryption",
+                    expected: "at least 2",
+                    actual: polys.len(),
+                });
+            }
+        };
+        // Horner in the evaluation domain: ((c_k s + c_{k-1}) s + ... + c_1) s.
+        let mut acc: Option<B::Poly<Eval>> = None;
+        for c in rest.iter().rev() {
+            let c_eval = backend.forward(backend.duplicate(c).be()?).be()?;
+            acc = Some(match acc {
+                None => c_eval,
+                Some(mut value) => {
+                    backend.mul_assign(&mut value, &secret.s_q).be()?;
+                    backend.add_assign(&mut value, &c_eval).be()?;
+                    value
+                }
+            });
+        }
+        let mut value = acc.ok_or(BfvError::InvalidCiphertextSize {
+            operation: "decryption",
+            expected: "at least 2",
+            actual: polys.len(),
+        })?;
+        backend.mul_assign(&mut value, &secret.s_q).be()?;
+        let mut phase = backend.inverse(value).be()?;
+        backend.add_assign(&mut phase, c0).be()?;
+        Ok(phase)
+    }
+
+    /// Decrypts: `m = round(t [c_0 + c_1 s + ...]_q / q) mod t` by the variant's RNS
+    /// scale-and-round (HPS: fixed point into `Z_t`; BEHZ: with `gamma`). Accepts any
+    /// ciphertext size `>= 2`. A ciphertext whose noise budget is exhausted decrypts to
+    /// garbage without an error: ask [`noise_budget`](Self::noise_budget).
+    pub fn decrypt(&self, ciphertext: &Ciphertext<B>, secret: &SecretKey<B>) -> Result<Plaintext> {
+        let phase = self.phase(ciphertext, secret)?;
+        let coefficients = self.backend.decrypt_scale(self.params.multiplication_tables(), &phase)?;
+        Plaintext::from_coefficients(&self.params, &coefficients)
+    }
+
+    /// The invariant noise budget in bits, exactly (big integers, on the host):
+    ///
+    /// `budget = floor(log2(q / (2 ||w||)))`, `w = [t (c_0 + c_1 s + ... + c_k s^k)]_q`
+    /// (centered, infinity norm), as SEAL's invariant noise budget. `w / q` is the invariant
+    /// noise `v` of `t/q (c_0 + c_1 s + ...) = m + v + t r`, and decryption is correct while
+    /// `||v|| < 1/2`; each bit of budget halves the noise that is left to spend. For `w = 0`
+    /// the budget is `floor(log2 q)`.
+    ///
+    /// Errors with [`BfvError::NoiseBudgetExhausted`] when the budget is 0 (`||v|| > 1/4`):
+    /// decryption is no longer reliable. Since `w` is reduced modulo `q`, a ciphertext whose
+    /// noise has wrapped past `q/2` also lands there (its `w` looks uniform, with norm close
+    /// to `q/2`).
+    pub fn noise_budget(&self, ciphertext: &Ciphertext<B>, secret: &SecretKey<B>) -> Result<u32> {
+        let phase = self.backend.download(&self.phase(ciphertext, secret)?).be()?;
+        let base = self.params.key_switch_tables().q();
+        let q = base.product();
+        let half_q = q >> 1u32;
+        let t = self.params.plaintext_modulus();
+        let mut norm = BigUint::zero();
+        for x in base.reconstruct_poly(phase.as_slice())? {
+            let w = (x * t) % q;
+            let magnitude = if w > half_q { q - w } else { w };
+            if magnitude > norm {
+                norm = magnitude;
+            }
+        }
+        let budget = budget_bits(q, &norm);
+        if budget == 0 {
+            return Err(BfvError::NoiseBudgetExhausted { noise_bits: norm.bits(), modulus_bits: q.bits() });
+        }
+        Ok(budget)
+    }
+}
+
+/// `floor(log2(q / (2 norm)))` for `0 < 2 norm <= q`, and `floor(log2 q)` for `norm = 0`.
+pub(crate) fn budget_bits(q: &BigUint, norm: &BigUint) -> u32 {
+    let twice: BigUint = if norm.is_zero() { BigUint::from(1u8) } else { norm << 1u32 };
+    if &twice > q {
+        return 0;
+    }
+    // The largest b with twice * 2^b <= q; start from the bit-length estimate and adjust.
+    let mut b = q.bits().saturating_sub(twice.bits());
+    while b > 0 && (&twice << b) > *q {
+        b -= 1;
+    }
+    while (&twice << (b + 1)) <= *q {
+        b += 1;
+    }
+    b as u32
+}
