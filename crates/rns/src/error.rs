@@ -40,6 +40,17 @@ pub enum RnsError {
     /// A key-switching digit index is out of range.
     #[error("digit {digit} does not exist: there are {count} digits")]
     DigitOutOfRange { digit: usize, count: usize },
+    /// A ring context is not over the base (or of the degree) the operation expects.
+    #[error(
+        "{what}: expected a ring of degree {expected_degree} over {expected_moduli:?}, got degree {actual_degree} over {actual_moduli:?}"
+    )]
+    ContextMismatch {
+        what: &'static str,
+        expected_degree: usize,
+        expected_moduli: Vec<u64>,
+        actual_degree: usize,
+        actual_moduli: Vec<u64>,
+    },
     /// A parameter is outside its allowed range.
     #[error("invalid {name} = {value}: {reason}")]
     InvalidParameter { name: &'static str, value: u64, reason: &'static str },

@@ -12,6 +12,8 @@
 //! - [`HpsContext`]: HPS-BFV basis extensions and scale-and-round by `t/q`, into `Z_t` and
 //!   from `q u P` into `P`; the precision argument is in `docs/hps-precision.md`.
 //! - [`KeySwitchContext`]: RNS digits, ModUp to `q u P`, gadget factors, ModDown.
+//! - Thin wrappers over `poly::Poly<Coeff>` (`extend_poly`, `scale_down_poly`,
+//!   `decrypt_poly`, `mod_up_poly`, `mod_down_poly`) for ring contexts over these bases.
 //!
 //! Data layout: every polynomial is a limb-major `&[u64]` of `N` coefficients per limb (limb
 //! `i` is `data[i * N..(i + 1) * N]`, canonical residues), as in `poly`. Every operation
@@ -27,6 +29,7 @@ mod error;
 mod hps;
 mod keyswitch;
 pub mod word;
+mod wrappers;
 
 pub use base::{MAX_BASE_MODULI, RnsBase};
 pub use behz::{BehzContext, BehzModuli};
