@@ -36,6 +36,54 @@ pub struct BehzModuli {
     pub gamma: u64,
 }
 
+/// The tables of a [`BehzContext`] (`k = |q|`; `B_sk` in limb order). Shoup companions are
+/// `floor(w 2^64 / m)` for the modulus the value is reduced by. The fast conversions'
+/// tables are in [`BehzContext::q_to_bsk_mtilde`], [`BehzContext::q_to_bsk`] and
+/// [`BehzContext::shenoy_kumaresan`].
+#[derive(Debug, Clone, Copy)]
+pub struct BehzTables<'a> {
+    /// Decryption: `gamma t q~_i mod q_i`.
+    pub dec_scale: &'a [u64],
+    /// Shoup companions of `dec_scale`.
+    pub dec_scale_shoup: &'a [u64],
+    /// Decryption: `-q_i^-1 mod t` (`= (q / q_i)(-q^-1) mod t`).
+    pub dec_row_t: &'a [u64],
+    /// Shoup companions of `dec_row_t` modulo `t`.
+    pub dec_row_t_shoup: &'a [u64],
+    /// Decryption: `-q_i^-1 mod gamma`.
+    pub dec_row_gamma: &'a [u64],
+    /// Shoup companions of `dec_row_gamma`.
+    pub dec_row_gamma_shoup: &'a [u64],
+    /// Decryption: `gamma^-1 mod t` and its Shoup companion modulo `t`.
+    pub gamma_inv_t: (u64, u64),
+    /// S0: `m~ q~_i mod q_i`.
+    pub mtilde_scale: &'a [u64],
+    /// Shoup companions of `mtilde_scale`.
+    pub mtilde_scale_shoup: &'a [u64],
+    /// S1: `-q^-1 mod m~` and its Shoup companion.
+    pub neg_q_inv_mtilde: (u64, u64),
+    /// S1: `q mod m` for `m` in `B_sk`.
+    pub q_mod_bsk: &'a [u64],
+    /// Shoup companions of `q_mod_bsk`.
+    pub q_mod_bsk_shoup: &'a [u64],
+    /// S1: `m~^-1 mod m` for `m` in `B_sk`.
+    pub mtilde_inv_bsk: &'a [u64],
+    /// Shoup companions of `mtilde_inv_bsk`.
+    pub mtilde_inv_bsk_shoup: &'a [u64],
+    /// S3: `t q~_i mod q_i`.
+    pub t_scale: &'a [u64],
+    /// Shoup companions of `t_scale`.
+    pub t_scale_shoup: &'a [u64],
+    /// S3: `t q^-1 mod m` for `m` in `B_sk`.
+    pub t_q_inv_bsk: &'a [u64],
+    /// Shoup companions of `t_q_inv_bsk`.
+    pub t_q_inv_bsk_shoup: &'a [u64],
+    /// S3: `q^-1 mod m` for `m` in `B_sk`.
+    pub q_inv_bsk: &'a [u64],
+    /// Shoup companions of `q_inv_bsk`.
+    pub q_inv_bsk_shoup: &'a [u64],
+}
+
 /// Precomputed tables for BEHZ-BFV decryption and multiplication with ciphertext modulus
 /// `q`, plaintext modulus `t` and ring degree `N`.
 ///
@@ -358,6 +406,42 @@ impl BehzContext {
         self.gamma
     }
 
+    /// The per-step tables, for kernels that take them as they are.
+    pub fn tables(&self) -> BehzTables<'_> {
+        BehzTables {
+            dec_scale: &self.dec_scale,
+            dec_scale_shoup: &self.dec_scale_shoup,
+            dec_row_t: &self.dec_row_t,
+            dec_row_t_shoup: &self.dec_row_t_shoup,
+            dec_row_gamma: &self.dec_row_gamma,
+            dec_row_gamma_shoup: &self.dec_row_gamma_shoup,
+            gamma_inv_t: (self.gamma_inv_t, self.gamma_inv_t_shoup),
+            mtilde_scale: &self.mtilde_scale,
+            mtilde_scale_shoup: &self.mtilde_scale_shoup,
+            neg_q_inv_mtilde: (self.neg_q_inv_mtilde, self.neg_q_inv_mtilde_shoup),
+            q_mod_bsk: &self.q_mod_bsk,
+            q_mod_bsk_shoup: &self.q_mod_bsk_shoup,
+            mtilde_inv_bsk: &self.mtilde_inv_bsk,
+            mtilde_inv_bsk_shoup: &self.mtilde_inv_bsk_shoup,
+            t_scale: &self.t_scale,
+            t_scale_shoup: &self.t_scale_shoup,
+            t_q_inv_bsk: &self.t_q_inv_bsk,
+            t_q_inv_bsk_shoup: &self.t_q_inv_bsk_shoup,
+            q_inv_bsk: &self.q_inv_bsk,
+            q_inv_bsk_shoup: &self.q_inv_bsk_shoup,
+        }
+    }
+
+    /// The fast converter `q -> B_sk u {m~}` of S0 (the `m~` row last).
+    pub fn q_to_bsk_mtilde(&self) -> &BaseConverter {
+        &self.q_to_bsk_mtilde
+    }
+
+    /// The fast converter `q -> B_sk` of S3.
+    pub fn q_to_bsk(&self) -> &BaseConverter {
+        &self.q_to_bsk
+    }
+
     /// The Shenoy-Kumaresan converter `B_sk -> q` (S4).
     pub fn shenoy_kumaresan(&self) -> &ShenoyKumaresan {
         &self.bsk_to_q
@@ -425,25 +509,76 @@ impl BehzContext {
         self.q.check_poly(input, n, "BEHZ extension input")?;
         check_len("BEHZ extension output", self.bsk.len() * n, output.len())?;
         let k = self.q.len();
-        let m_tilde = &self.m_tilde;
-        let half = m_tilde.value() / 2;
         let tilde_row = self.bsk.len();
+        let conv = &self.q_to_bsk_mtilde;
         let mut y = vec![0u64; k];
         for index in 0..n {
-            let conv = &self.q_to_bsk_mtilde;
             conv.scaled_residues(input, n, index, &self.mtilde_scale, &self.mtilde_scale_shoup, &mut y);
-            let c_tilde = conv.dot_row(tilde_row, &y, m_tilde);
-            let r = m_tilde.mul_shoup(c_tilde, self.neg_q_inv_mtilde, self.neg_q_inv_mtilde_shoup);
-            let negative = r > half;
-            let magnitude = if negative { m_tilde.value() - r } else { r };
+            let correction = self.montgomery_correction(conv.dot_row(tilde_row, &y, &self.m_tilde));
             for (j, m) in self.bsk.moduli().iter().enumerate() {
-                let c = conv.dot_row(j, &y, m);
-                let q_r = m.mul_shoup(magnitude, self.q_mod_bsk[j], self.q_mod_bsk_shoup[j]);
-                let sum = if negative { m.sub(c, q_r) } else { m.add(c, q_r) };
-                output[j * n + index] = m.mul_shoup(sum, self.mtilde_inv_bsk[j], self.mtilde_inv_bsk_shoup[j]);
+                output[j * n + index] = self.montgomery_limb(j, m, conv.dot_row(j, &y, m), correction);
             }
         }
         Ok(())
+    }
+
+    /// Step S0 alone: `c'' = FastBconv(|m~ x|_q, q, B_sk u {m~})` for each coefficient of
+    /// `input` (over `q`), written to `output` over `B_sk u {m~}` (limbs of `B`, `m_sk`, then
+    /// `m~`). [`extend_to_bsk`](Self::extend_to_bsk) fuses it with S1.
+    ///
+    /// Errors on wrong lengths or non-canonical residues; `output` is untouched then.
+    pub fn fast_convert_to_bsk_mtilde(&self, input: &[u64], output: &mut [u64]) -> Result<()> {
+        let n = self.degree;
+        self.q.check_poly(input, n, "BEHZ S0 input")?;
+        check_len("BEHZ S0 output", (self.bsk.len() + 1) * n, output.len())?;
+        self.q_to_bsk_mtilde.fast_convert_scaled(input, n, &self.mtilde_scale, &self.mtilde_scale_shoup, output);
+        Ok(())
+    }
+
+    /// Step S1 alone, the small Montgomery reduction by `m~`: for each coefficient `c''` of
+    /// `input` (over `B_sk u {m~}`, `m~` last) writes `c' = (c'' + q r) / m~` over `B_sk`,
+    /// with `r = [-c'' q^-1]_{m~}` (centered) so that `m~` divides `c'' + q r`.
+    ///
+    /// Errors on wrong lengths or non-canonical residues; `output` is untouched then.
+    pub fn small_montgomery_reduce(&self, input: &[u64], output: &mut [u64]) -> Result<()> {
+        let n = self.degree;
+        let l = self.bsk.len();
+        check_len("BEHZ S1 input", (l + 1) * n, input.len())?;
+        self.bsk.check_poly(&input[..l * n], n, "BEHZ S1 input")?;
+        let m_tilde = self.m_tilde.value();
+        if let Some(index) = input[l * n..].iter().position(|&v| v >= m_tilde) {
+            return Err(RnsError::CoefficientOutOfRange {
+                what: "BEHZ S1 input",
+                limb: l,
+                index,
+                value: input[l * n + index],
+                modulus: m_tilde,
+            });
+        }
+        check_len("BEHZ S1 output", l * n, output.len())?;
+        for index in 0..n {
+            let correction = self.montgomery_correction(input[l * n + index]);
+            for (j, m) in self.bsk.moduli().iter().enumerate() {
+                output[j * n + index] = self.montgomery_limb(j, m, input[j * n + index], correction);
+            }
+        }
+        Ok(())
+    }
+
+    /// `r = [-c_{m~} q^-1]_{m~}` as (is negative, magnitude).
+    #[inline]
+    fn montgomery_correction(&self, c_tilde: u64) -> (bool, u64) {
+        let m_tilde = &self.m_tilde;
+        let r = m_tilde.mul_shoup(c_tilde, self.neg_q_inv_mtilde, self.neg_q_inv_mtilde_shoup);
+        if r > m_tilde.value() / 2 { (true, m_tilde.value() - r) } else { (false, r) }
+    }
+
+    /// `(c + q r) m~^-1 mod m` for limb `j` of `B_sk`.
+    #[inline]
+    fn montgomery_limb(&self, j: usize, m: &Modulus, c: u64, (negative, magnitude): (bool, u64)) -> u64 {
+        let q_r = m.mul_shoup(magnitude, self.q_mod_bsk[j], self.q_mod_bsk_shoup[j]);
+        let sum = if negative { m.sub(c, q_r) } else { m.add(c, q_r) };
+        m.mul_shoup(sum, self.mtilde_inv_bsk[j], self.mtilde_inv_bsk_shoup[j])
     }
 
     /// Step S3 of Algorithm 3 (the fast floor, with the multiplication by `t`): for each

@@ -24,6 +24,33 @@ use crate::convert::BaseConverter;
 use crate::word::{FixedPointSum, PlainModulus, biguint_mod, fraction_128};
 use crate::{GENERATED_EXTRA_PRIMES, Result, RnsError, check_degree, check_len};
 
+/// The scaling tables of an [`HpsContext`] (`k = |q|`, `l = |P|`). Shoup companions are
+/// `floor(w 2^64 / m)` for the modulus the value is reduced by; fractions are
+/// `floor(theta 2^128)` split into high and low words.
+#[derive(Debug, Clone, Copy)]
+pub struct HpsTables<'a> {
+    /// `omega_i mod t`, `omega_i = floor(t q~_i / q_i)` (`k` values).
+    pub dec_integer: &'a [u64],
+    /// Shoup companions of `dec_integer` modulo `t`.
+    pub dec_integer_shoup: &'a [u64],
+    /// High words of `floor(theta_i 2^128)`, `theta_i = ((t q~_i) mod q_i) / q_i`.
+    pub dec_fraction_hi: &'a [u64],
+    /// Low words of the same.
+    pub dec_fraction_lo: &'a [u64],
+    /// `[j * k + i] = omega'_i mod p_j`, `omega'_i = floor(t P Q~_i / q_i)`.
+    pub mul_integer: &'a [u64],
+    /// Shoup companions of `mul_integer` modulo `p_j`.
+    pub mul_integer_shoup: &'a [u64],
+    /// High words of `floor(theta'_i 2^128)`, `theta'_i = ((t P Q~_i) mod q_i) / q_i`.
+    pub mul_fraction_hi: &'a [u64],
+    /// Low words of the same.
+    pub mul_fraction_lo: &'a [u64],
+    /// `lambda_j = t Q~_j (P / p_j) mod p_j` (`l` values).
+    pub mul_own: &'a [u64],
+    /// Shoup companions of `mul_own` modulo `p_j`.
+    pub mul_own_shoup: &'a [u64],
+}
+
 /// Precomputed tables for HPS-BFV with ciphertext base `q` (`k` primes), auxiliary base `P`
 /// (`l` primes, `= 1 mod 2N`), plaintext modulus `t` and degree `N`.
 ///
@@ -227,17 +254,21 @@ impl HpsContext {
         &self.p_to_q
     }
 
-    /// Decryption tables: `omega_i mod t` (and Shoup companions), `floor(theta_i 2^128)` as
-    /// high and low words.
-    pub fn decryption_tables(&self) -> (&[u64], &[u64], &[u64], &[u64]) {
-        (&self.dec_int, &self.dec_int_shoup, &self.dec_frac_hi, &self.dec_frac_lo)
-    }
-
-    /// Multiplication tables: `[j * k + i] = omega'_i mod p_j` (and Shoup companions),
-    /// `floor(theta'_i 2^128)` as high and low words, `lambda_j` (and Shoup companions).
-    #[allow(clippy::type_complexity)]
-    pub fn multiplication_tables(&self) -> (&[u64], &[u64], &[u64], &[u64], &[u64], &[u64]) {
-        (&self.mul_int, &self.mul_int_shoup, &self.mul_frac_hi, &self.mul_frac_lo, &self.mul_own, &self.mul_own_shoup)
+    /// The scaling tables, for kernels that take them as they are (the conversions' tables
+    /// are in [`q_to_p`](Self::q_to_p) and [`p_to_q`](Self::p_to_q)).
+    pub fn tables(&self) -> HpsTables<'_> {
+        HpsTables {
+            dec_integer: &self.dec_int,
+            dec_integer_shoup: &self.dec_int_shoup,
+            dec_fraction_hi: &self.dec_frac_hi,
+            dec_fraction_lo: &self.dec_frac_lo,
+            mul_integer: &self.mul_int,
+            mul_integer_shoup: &self.mul_int_shoup,
+            mul_fraction_hi: &self.mul_frac_hi,
+            mul_fraction_lo: &self.mul_frac_lo,
+            mul_own: &self.mul_own,
+            mul_own_shoup: &self.mul_own_shoup,
+        }
     }
 
     /// Exact extension of `input` (over `q`) to `output` (over `P`): each coefficient's

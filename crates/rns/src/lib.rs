@@ -32,10 +32,10 @@ pub mod word;
 mod wrappers;
 
 pub use base::{MAX_BASE_MODULI, RnsBase};
-pub use behz::{BehzContext, BehzModuli};
+pub use behz::{BehzContext, BehzModuli, BehzTables};
 pub use convert::{BaseConverter, ShenoyKumaresan};
 pub use error::RnsError;
-pub use hps::HpsContext;
+pub use hps::{HpsContext, HpsTables};
 pub use keyswitch::{Extension, KeySwitchContext};
 pub use word::PlainModulus;
 

@@ -423,3 +423,87 @@ fn invalid_parameters_and_inputs_are_rejected() {
     assert!(matches!(ctx.bsk_to_q(&output, &mut [0u64; 3]), Err(RnsError::LengthMismatch { .. })));
     assert_eq!(output, sentinel);
 }
+
+#[test]
+fn s0_and_s1_separately_compose_to_the_extension() {
+    let mut rng = rng(38);
+    for ctx in contexts() {
+        let (q, bsk, n) = (ctx.q(), ctx.bsk(), DEGREE);
+        let m_tilde = ctx.m_tilde().value();
+        let bsk_mtilde = bsk.union(&RnsBase::new(&[m_tilde]).unwrap()).unwrap();
+        let input = random_poly(q, n, &mut rng);
+        // S0 against the big-integer fast conversion of |m~ x|_q.
+        let mut s0 = vec![0u64; bsk_mtilde.len() * n];
+        ctx.fast_convert_to_bsk_mtilde(&input, &mut s0).unwrap();
+        for index in 0..n {
+            let sum = fast_sum_scaled(q, &residues_at(&input, q.len(), n, index), m_tilde);
+            assert_eq!(bsk_mtilde.residues(&sum), residues_at(&s0, bsk_mtilde.len(), n, index));
+        }
+        // S1 after S0 is the fused extension.
+        let mut s1 = vec![0u64; bsk.len() * n];
+        ctx.small_montgomery_reduce(&s0, &mut s1).unwrap();
+        let mut fused = vec![0u64; bsk.len() * n];
+        ctx.extend_to_bsk(&input, &mut fused).unwrap();
+        assert_eq!(s1, fused);
+        // S1 on arbitrary input: (c'' + q r) / m~ with r = [-c'' q^-1]_{m~}, exactly.
+        let arbitrary = random_poly(&bsk_mtilde, n, &mut rng);
+        ctx.small_montgomery_reduce(&arbitrary, &mut s1).unwrap();
+        let q_big = big(q.product());
+        let m_tilde_big = BigInt::from(m_tilde);
+        let q_inv = q_big.modinv(&m_tilde_big).unwrap();
+        for (index, c) in bsk_mtilde.reconstruct_poly(&arbitrary).unwrap().iter().enumerate() {
+            let c = big(c);
+            let r = (-&c * &q_inv).mod_floor(&m_tilde_big);
+            let r = if &r * 2 > m_tilde_big { r - &m_tilde_big } else { r };
+            let (quotient, rest) = (&c + &q_big * r).div_rem(&m_tilde_big);
+            assert!(rest.is_zero());
+            assert_eq!(bsk.residues_signed(&quotient), residues_at(&s1, bsk.len(), n, index));
+        }
+        let mut bad = arbitrary.clone();
+        bad[bsk.len() * n] = m_tilde;
+        assert!(matches!(
+            ctx.small_montgomery_reduce(&bad, &mut s1),
+            Err(RnsError::CoefficientOutOfRange { limb, .. }) if limb == bsk.len()
+        ));
+    }
+}
+
+#[test]
+fn tables_match_their_definitions() {
+    for ctx in contexts() {
+        let (q, bsk) = (ctx.q(), ctx.bsk());
+        let tables = ctx.tables();
+        let t = ctx.plain_modulus().value();
+        let (gamma, m_tilde) = (ctx.gamma().value(), ctx.m_tilde().value());
+        let q_big = big(q.product());
+        for (i, m) in q.moduli().iter().enumerate() {
+            let p = BigInt::from(m.value());
+            let q_tilde = BigInt::from(q.punctured_inverses()[i]);
+            let check = |value: u64, shoup: u64, expected: BigInt| {
+                assert_eq!(BigInt::from(value), expected.mod_floor(&p));
+                assert_eq!(shoup, m.shoup(value));
+            };
+            check(tables.dec_scale[i], tables.dec_scale_shoup[i], &q_tilde * gamma * t);
+            check(tables.mtilde_scale[i], tables.mtilde_scale_shoup[i], &q_tilde * m_tilde);
+            check(tables.t_scale[i], tables.t_scale_shoup[i], &q_tilde * t);
+            let q_i_inv_t = p.modinv(&BigInt::from(t)).unwrap();
+            assert_eq!(BigInt::from(tables.dec_row_t[i]), (-q_i_inv_t).mod_floor(&BigInt::from(t)));
+            let q_i_inv_gamma = p.modinv(&BigInt::from(gamma)).unwrap();
+            assert_eq!(BigInt::from(tables.dec_row_gamma[i]), (-q_i_inv_gamma).mod_floor(&BigInt::from(gamma)));
+        }
+        assert_eq!(BigInt::from(tables.gamma_inv_t.0), BigInt::from(gamma).modinv(&BigInt::from(t)).unwrap());
+        assert_eq!(
+            BigInt::from(tables.neg_q_inv_mtilde.0),
+            (-q_big.modinv(&BigInt::from(m_tilde)).unwrap()).mod_floor(&BigInt::from(m_tilde))
+        );
+        for (j, m) in bsk.moduli().iter().enumerate() {
+            let p = BigInt::from(m.value());
+            assert_eq!(BigInt::from(tables.q_mod_bsk[j]), q_big.mod_floor(&p));
+            assert_eq!(BigInt::from(tables.mtilde_inv_bsk[j]), BigInt::from(m_tilde).modinv(&p).unwrap());
+            let q_inv = q_big.modinv(&p).unwrap();
+            assert_eq!(BigInt::from(tables.q_inv_bsk[j]), q_inv);
+            assert_eq!(BigInt::from(tables.t_q_inv_bsk[j]), (q_inv * t).mod_floor(&p));
+            assert_eq!(tables.t_q_inv_bsk_shoup[j], m.shoup(tables.t_q_inv_bsk[j]));
+        }
+    }
+}

@@ -290,3 +290,40 @@ fn invalid_parameters_and_inputs_are_rejected() {
     assert!(matches!(ctx.scale_round_to_p(&input, &mut output), Err(RnsError::LengthMismatch { .. })));
     assert_eq!(output, sentinel);
 }
+
+#[test]
+fn tables_match_their_definitions() {
+    for ctx in contexts() {
+        let (q, p) = (ctx.q(), ctx.p());
+        let qp = ctx.q_p().unwrap();
+        let tables = ctx.tables();
+        let t = BigInt::from(ctx.plain_modulus().value());
+        let p_big = big(p.product());
+        let two_128 = BigInt::from(1u8) << 128u32;
+        let k = q.len();
+        for (i, m) in q.moduli().iter().enumerate() {
+            let q_i = BigInt::from(m.value());
+            // Decryption: t q~_i / q_i = omega + theta.
+            let numerator = &t * q.punctured_inverses()[i];
+            let (omega, rest) = numerator.div_rem(&q_i);
+            assert_eq!(BigInt::from(tables.dec_integer[i]), omega.mod_floor(&t));
+            let fraction = (BigInt::from(tables.dec_fraction_hi[i]) << 64u32) + tables.dec_fraction_lo[i];
+            assert_eq!(fraction, (&rest * &two_128) / &q_i);
+            // Multiplication: t P Q~_i / q_i.
+            let numerator = &t * &p_big * qp.punctured_inverses()[i];
+            let (omega, rest) = numerator.div_rem(&q_i);
+            for (j, pj) in p.moduli().iter().enumerate() {
+                let value = tables.mul_integer[j * k + i];
+                assert_eq!(BigInt::from(value), omega.mod_floor(&BigInt::from(pj.value())));
+                assert_eq!(tables.mul_integer_shoup[j * k + i], pj.shoup(value));
+            }
+            let fraction = (BigInt::from(tables.mul_fraction_hi[i]) << 64u32) + tables.mul_fraction_lo[i];
+            assert_eq!(fraction, (&rest * &two_128) / &q_i);
+        }
+        for (j, pj) in p.moduli().iter().enumerate() {
+            let p_j = BigInt::from(pj.value());
+            let expected = &t * qp.punctured_inverses()[k + j] * (&p_big / &p_j);
+            assert_eq!(BigInt::from(tables.mul_own[j]), expected.mod_floor(&p_j));
+        }
+    }
+}
