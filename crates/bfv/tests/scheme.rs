@@ -4,7 +4,7 @@
 
 use std::sync::Arc;
 
-use bfv::{BatchEncoder, BfvContext, BfvParameters, MulVariant, Preset};
+use bfv::{BatchEncoder, BfvContext, BfvError, BfvParameters, MulVariant, Preset};
 use modarith::Modulus;
 use poly::{CpuBackend, Seed, TransformKind};
 use rand::{Rng, SeedableRng, rngs::StdRng};
@@ -86,4 +86,268 @@ fn multiplication_and_relinearization() {
             );
         }
     }
+}
+
+/// Slot-wise reference arithmetic modulo t.
+struct Slots {
+    m: Modulus,
+}
+
+impl Slots {
+    fn add(&self, a: &[u64], b: &[u64]) -> Vec<u64> {
+        a.iter().zip(b).map(|(&x, &y)| self.m.add(x, y)).collect()
+    }
+    fn sub(&self, a: &[u64], b: &[u64]) -> Vec<u64> {
+        a.iter().zip(b).map(|(&x, &y)| self.m.sub(x, y)).collect()
+    }
+    fn mul(&self, a: &[u64], b: &[u64]) -> Vec<u64> {
+        a.iter().zip(b).map(|(&x, &y)| self.m.mul(x, y)).collect()
+    }
+    fn neg(&self, a: &[u64]) -> Vec<u64> {
+        a.iter().map(|&x| self.m.neg(x)).collect()
+    }
+}
+
+#[test]
+fn every_operation_matches_slot_arithmetic() {
+    for variant in VARIANTS {
+        for transform in [TransformKind::Ntt, TransformKind::HierarchicalDgt] {
+            let params = secure_4096(variant, transform);
+            let context = BfvContext::new(CpuBackend, &params).unwrap();
+            let encoder = BatchEncoder::new(&params).unwrap();
+            let t = params.plaintext_modulus();
+            let slots = Slots { m: Modulus::new(t).unwrap() };
+            let mut rng = StdRng::seed_from_u64(9);
+            let mut random = || (0..4096).map(|_| rng.gen_range(0..t)).collect::<Vec<u64>>();
+            let (a, b, c) = (random(), random(), random());
+            let sk = context.secret_key_from_seed(&seed(1)).unwrap();
+            let pk = context.public_key_from_seed(&sk, &seed(2)).unwrap();
+            let rk = context.relin_key_from_seed(&sk, &seed(3)).unwrap();
+            let ca = context.encrypt_with_seed(&encoder.encode(&a).unwrap(), &pk, &seed(4)).unwrap();
+            let cb = context.encrypt(&encoder.encode(&b).unwrap(), &pk).unwrap();
+            let pc = encoder.encode(&c).unwrap();
+            let decrypt =
+                |ct: &bfv::Ciphertext<CpuBackend>| encoder.decode(&context.decrypt(ct, &sk).unwrap()).unwrap();
+            let label = format!("{variant:?} {transform:?}");
+            assert_eq!(decrypt(&context.add(&ca, &cb).unwrap()), slots.add(&a, &b), "{label} add");
+            assert_eq!(decrypt(&context.sub(&ca, &cb).unwrap()), slots.sub(&a, &b), "{label} sub");
+            assert_eq!(decrypt(&context.negate(&ca).unwrap()), slots.neg(&a), "{label} negate");
+            assert_eq!(decrypt(&context.add_plain(&ca, &pc).unwrap()), slots.add(&a, &c), "{label} add_plain");
+            assert_eq!(decrypt(&context.sub_plain(&ca, &pc).unwrap()), slots.sub(&a, &c), "{label} sub_plain");
+            assert_eq!(decrypt(&context.mul_plain(&ca, &pc).unwrap()), slots.mul(&a, &c), "{label} mul_plain");
+            let mut acc = context.duplicate(&ca).unwrap();
+            context.add_assign(&mut acc, &cb).unwrap();
+            assert_eq!(decrypt(&acc), slots.add(&a, &b), "{label} add_assign");
+            let square = context.square(&ca).unwrap();
+            assert_eq!(decrypt(&square), slots.mul(&a, &a), "{label} square");
+            // Size-3 and size-2 ciphertexts combine.
+            let product = context.mul(&ca, &cb).unwrap();
+            let mixed = context.sub(&cb, &product).unwrap();
+            assert_eq!(mixed.size(), 3);
+            assert_eq!(decrypt(&mixed), slots.sub(&b, &slots.mul(&a, &b)), "{label} size 2 - size 3");
+            let mut grown = context.duplicate(&ca).unwrap();
+            context.add_assign(&mut grown, &product).unwrap();
+            assert_eq!(grown.size(), 3);
+            assert_eq!(decrypt(&grown), slots.add(&a, &slots.mul(&a, &b)), "{label} add_assign grows");
+            let relin = context.square_relin(&ca, &rk).unwrap();
+            assert_eq!(relin.size(), 2);
+            assert_eq!(decrypt(&relin), slots.mul(&a, &a), "{label} square_relin");
+            // The square equals the product with itself, bit for bit.
+            assert_eq!(context.download(&square).unwrap(), context.download(&context.mul(&ca, &ca).unwrap()).unwrap());
+        }
+    }
+}
+
+/// `a * b mod (x^N + 1, t)` by the schoolbook rule.
+fn negacyclic_mod_t(a: &[u64], b: &[u64], t: u64) -> Vec<u64> {
+    let n = a.len();
+    let mut out = vec![0i128; n];
+    for (i, &x) in a.iter().enumerate() {
+        if x == 0 {
+            continue;
+        }
+        for (j, &y) in b.iter().enumerate() {
+            let product = i128::from(x) * i128::from(y);
+            if i + j < n {
+                out[i + j] += product;
+            } else {
+                out[i + j - n] -= product;
+            }
+        }
+    }
+    out.into_iter().map(|v| v.rem_euclid(i128::from(t)) as u64).collect()
+}
+
+#[test]
+fn coefficient_encoding_with_small_t() {
+    // GPU-FV's N = 2^11 set with t = 2 (Boolean circuits: add is XOR) and spog's t = 256.
+    for (preset, t) in [(Preset::GpuFv { log_degree: 11 }, 2u64), (Preset::SpogBvma { log_degree: 11 }, 256)] {
+        for variant in VARIANTS {
+            let params = preset.builder().unwrap().allow_insecure(true).variant(variant).build().unwrap();
+            assert_eq!(params.plaintext_modulus(), t);
+            let context = BfvContext::new(CpuBackend, &params).unwrap();
+            let encoder = bfv::CoefficientEncoder::new(&params);
+            let mut rng = StdRng::seed_from_u64(t);
+            let n = params.degree();
+            let a: Vec<u64> = (0..n).map(|_| rng.gen_range(0..t)).collect();
+            let b: Vec<u64> = (0..n).map(|_| rng.gen_range(0..t)).collect();
+            let sk = context.secret_key_from_seed(&seed(1)).unwrap();
+            let pk = context.public_key_from_seed(&sk, &seed(2)).unwrap();
+            let rk = context.relin_key_from_seed(&sk, &seed(3)).unwrap();
+            let ca = context.encrypt_with_seed(&encoder.encode(&a).unwrap(), &pk, &seed(4)).unwrap();
+            let cb = context.encrypt_with_seed(&encoder.encode(&b).unwrap(), &pk, &seed(5)).unwrap();
+            let decrypt =
+                |ct: &bfv::Ciphertext<CpuBackend>| encoder.decode(&context.decrypt(ct, &sk).unwrap()).unwrap();
+            let sum: Vec<u64> = a.iter().zip(&b).map(|(&x, &y)| (x + y) % t).collect();
+            assert_eq!(decrypt(&context.add(&ca, &cb).unwrap()), sum);
+            let product = context.mul_relin(&ca, &cb, &rk).unwrap();
+            assert_eq!(decrypt(&product), negacyclic_mod_t(&a, &b, t), "{} {variant:?}", preset.name());
+        }
+    }
+}
+
+#[test]
+fn hybrid_key_switching_with_several_special_primes() {
+    // q = 4 x 40 bits; 1 special prime: 4 digits (SEAL); 2: two digits; 3: digits of 3 and 1;
+    // 5 (more than L): one digit.
+    for (special, digits) in [(1usize, 4usize), (2, 2), (3, 2), (5, 1)] {
+        for variant in VARIANTS {
+            let params = bfv::BfvParametersBuilder::new(4096)
+                .ciphertext_moduli_bits(&[40; 4])
+                .special_moduli_bits(&vec![41; special])
+                .plaintext_modulus(bfv::params::batching_prime(20, 4096).unwrap())
+                .variant(variant)
+                .allow_insecure(true)
+                .build()
+                .unwrap();
+            assert_eq!(params.digit_count(), digits);
+            let context = BfvContext::new(CpuBackend, &params).unwrap();
+            let encoder = BatchEncoder::new(&params).unwrap();
+            let t = params.plaintext_modulus();
+            let slots = Slots { m: Modulus::new(t).unwrap() };
+            let mut rng = StdRng::seed_from_u64(10);
+            let a: Vec<u64> = (0..4096).map(|_| rng.gen_range(0..t)).collect();
+            let b: Vec<u64> = (0..4096).map(|_| rng.gen_range(0..t)).collect();
+            let sk = context.secret_key_from_seed(&seed(1)).unwrap();
+            let pk = context.public_key_from_seed(&sk, &seed(2)).unwrap();
+            let rk = context.relin_key_from_seed(&sk, &seed(3)).unwrap();
+            assert_eq!(rk.digits().len(), digits);
+            let ca = context.encrypt_with_seed(&encoder.encode(&a).unwrap(), &pk, &seed(4)).unwrap();
+            let cb = context.encrypt_with_seed(&encoder.encode(&b).unwrap(), &pk, &seed(5)).unwrap();
+            let product = context.mul(&ca, &cb).unwrap();
+            let before = context.noise_budget(&product, &sk).unwrap();
+            let relin = context.relinearize(&product, &rk).unwrap();
+            let after = context.noise_budget(&relin, &sk).unwrap();
+            assert_eq!(encoder.decode(&context.decrypt(&relin, &sk).unwrap()).unwrap(), slots.mul(&a, &b));
+            // P >= each digit's product, or nearly (3 x 41 bits against 3 x 40): key switching
+            // costs at most a bit or two.
+            assert!(after + 2 >= before, "{special} special primes, {variant:?}: {before} -> {after}");
+        }
+    }
+}
+
+#[test]
+fn same_seeds_give_the_same_keys_and_ciphertexts() {
+    let params = secure_4096(MulVariant::Hps, TransformKind::Ntt);
+    let context = BfvContext::new(CpuBackend, &params).unwrap();
+    let encoder = BatchEncoder::new(&params).unwrap();
+    let pt = encoder.encode(&[1, 2, 3]).unwrap();
+    let run = || {
+        let sk = context.secret_key_from_seed(&seed(1)).unwrap();
+        let pk = context.public_key_from_seed(&sk, &seed(2)).unwrap();
+        let ct = context.encrypt_with_seed(&pt, &pk, &seed(3)).unwrap();
+        let seeded = context.encrypt_symmetric_with_seeds(&pt, &sk, &seed(4), &seed(5)).unwrap();
+        (context.download(&ct).unwrap(), context.download(&context.expand(&seeded).unwrap()).unwrap())
+    };
+    let (first, second) = (run(), run());
+    assert_eq!(first, second);
+    // Another encryption seed gives another ciphertext of the same plaintext.
+    let sk = context.secret_key_from_seed(&seed(1)).unwrap();
+    let pk = context.public_key_from_seed(&sk, &seed(2)).unwrap();
+    let other = context.download(&context.encrypt_with_seed(&pt, &pk, &seed(9)).unwrap()).unwrap();
+    assert_ne!(other, first.0);
+    // The seeded ciphertext's c_1 is the uniform sample of its public seed.
+    let seeded = context.encrypt_symmetric_with_seeds(&pt, &sk, &seed(4), &seed(5)).unwrap();
+    let c1 = poly::Poly::<poly::Coeff>::sample_uniform(params.ring_q(), seeded.public_seed(), 0).unwrap();
+    assert_eq!(second.1[1], c1);
+}
+
+fn other_params() -> Arc<BfvParameters> {
+    Preset::Secure { log_degree: 12 }.builder().unwrap().plaintext_modulus(65537).build().unwrap()
+}
+
+#[test]
+fn mismatched_parameters_sizes_and_values_are_errors() {
+    let params = secure_4096(MulVariant::Hps, TransformKind::Ntt);
+    let other = other_params();
+    let context = BfvContext::new(CpuBackend, &params).unwrap();
+    let other_context = BfvContext::new(CpuBackend, &other).unwrap();
+    let encoder = BatchEncoder::new(&params).unwrap();
+    let sk = context.secret_key_from_seed(&seed(1)).unwrap();
+    let pk = context.public_key_from_seed(&sk, &seed(2)).unwrap();
+    let rk = context.relin_key_from_seed(&sk, &seed(3)).unwrap();
+    let other_sk = other_context.secret_key_from_seed(&seed(1)).unwrap();
+    let other_pk = other_context.public_key_from_seed(&other_sk, &seed(2)).unwrap();
+    let other_rk = other_context.relin_key_from_seed(&other_sk, &seed(3)).unwrap();
+    let pt = encoder.encode(&[7, 8, 9]).unwrap();
+    let other_pt = bfv::CoefficientEncoder::new(&other).encode(&[1]).unwrap();
+    let ct = context.encrypt_with_seed(&pt, &pk, &seed(4)).unwrap();
+    let other_ct = other_context.encrypt_with_seed(&other_pt, &other_pk, &seed(4)).unwrap();
+    let snapshot = context.download(&ct).unwrap();
+
+    let mismatch = |result: Result<bfv::Ciphertext<CpuBackend>, BfvError>, what: &str| match result {
+        Err(BfvError::ParameterMismatch { what: w }) => assert_eq!(w, what),
+        other => panic!("expected a {what} mismatch, got {other:?}"),
+    };
+    mismatch(context.add(&ct, &other_ct), "ciphertext");
+    mismatch(context.sub(&other_ct, &ct), "ciphertext");
+    mismatch(context.mul(&ct, &other_ct), "ciphertext");
+    mismatch(context.negate(&other_ct), "ciphertext");
+    mismatch(context.add_plain(&ct, &other_pt), "plaintext");
+    mismatch(context.mul_plain(&ct, &other_pt), "plaintext");
+    mismatch(context.encrypt_with_seed(&other_pt, &pk, &seed(4)), "plaintext");
+    mismatch(context.encrypt_with_seed(&pt, &other_pk, &seed(4)), "public key");
+    mismatch(context.relinearize(&context.mul(&ct, &ct).unwrap(), &other_rk), "relinearization key");
+    assert!(matches!(context.decrypt(&ct, &other_sk), Err(BfvError::ParameterMismatch { what: "secret key" })));
+    assert!(matches!(context.noise_budget(&other_ct, &sk), Err(BfvError::ParameterMismatch { what: "ciphertext" })));
+    assert!(matches!(context.public_key_from_seed(&other_sk, &seed(2)), Err(BfvError::ParameterMismatch { .. })));
+    let mut target = context.duplicate(&ct).unwrap();
+    assert!(matches!(context.add_assign(&mut target, &other_ct), Err(BfvError::ParameterMismatch { .. })));
+    assert_eq!(context.download(&target).unwrap(), snapshot, "a failed add_assign changed its input");
+    // Equal parameters built twice are the same parameters.
+    let twin = BfvContext::new(CpuBackend, &secure_4096(MulVariant::Hps, TransformKind::Ntt)).unwrap();
+    assert_eq!(encoder.decode(&twin.decrypt(&ct, &sk).unwrap()).unwrap()[..3], [7, 8, 9]);
+
+    // Sizes.
+    let product = context.mul(&ct, &ct).unwrap();
+    let size = |result: Result<bfv::Ciphertext<CpuBackend>, BfvError>, expected_actual: usize| match result {
+        Err(BfvError::InvalidCiphertextSize { actual, .. }) => assert_eq!(actual, expected_actual),
+        other => panic!("expected a size error, got {other:?}"),
+    };
+    size(context.mul(&product, &ct), 3);
+    size(context.mul(&ct, &product), 3);
+    size(context.square(&product), 3);
+    size(context.relinearize(&ct, &rk), 2);
+    let host = context.download(&ct).unwrap();
+    size(context.upload(&host[..1]), 1);
+    let relin = context.relinearize(&product, &rk).unwrap();
+    size(context.relinearize(&relin, &rk), 2);
+    assert_eq!(context.download(&ct).unwrap(), snapshot, "failed operations changed their input");
+    // Uploading polynomials of another ring fails.
+    let foreign = other_context.download(&other_ct).unwrap();
+    assert!(context.upload(&foreign).is_ok(), "same ring, other t: the polynomials are valid");
+    let small = Preset::SpogBpavr { log_degree: 12 }.build().unwrap();
+    let small_context = BfvContext::new(CpuBackend, &small).unwrap();
+    assert!(matches!(small_context.upload(&host), Err(BfvError::Poly(poly::PolyError::ContextMismatch))));
+}
+
+#[test]
+fn zeroize_clears_a_polynomial() {
+    use bfv::BfvBackend;
+    let params = secure_4096(MulVariant::Hps, TransformKind::Ntt);
+    let mut p = poly::Poly::<poly::Coeff>::sample_uniform(params.ring_q(), &seed(1), 0).unwrap();
+    assert!(p.as_slice().iter().any(|&v| v != 0));
+    CpuBackend.zeroize(&mut p).unwrap();
+    assert!(p.as_slice().iter().all(|&v| v == 0));
+    assert_eq!(p.as_slice().len(), params.ring_q().poly_len());
 }
