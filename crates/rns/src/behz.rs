@@ -455,10 +455,11 @@ impl BehzContext {
     /// `s_j = FastBconv(|gamma t x|_q, q, j) |-q^-1|_j` for `j in {t, gamma}`.
     ///
     /// Writing `t x / q = r + f` with `r = floor(t x / q + 1/2)` and `f in [-1/2, 1/2)`, the
-    /// output is `r mod t` whenever `f >= -1/2 + k/gamma`, and `r - 1 mod t` otherwise (the
-    /// fast conversion's overflow `u < k` pushed `gamma f - u` out of the centered range of
-    /// `gamma`). BFV ciphertexts with noise below `q/t (1/2 - k/gamma)` always decrypt
-    /// correctly.
+    /// output is `r mod t` whenever `f >= -1/2 + k/gamma`; otherwise it is `r` or `r - 1`
+    /// (`r - 1` when the fast conversion's overflow `u < k` pushes `floor(gamma f) - u` out of
+    /// the centered range of `gamma`). So BFV decryption is correct under the usual condition
+    /// with `|f| < 1/2` tightened to `|f| < 1/2 - k/gamma`, a negligible change for a 62-bit
+    /// `gamma`.
     ///
     /// Errors on wrong lengths or non-canonical residues; `output` is untouched then.
     pub fn decrypt_scale_round(&self, input: &[u64], output: &mut [u64]) -> Result<()> {
