@@ -35,14 +35,14 @@ fn launch_error(kernel: &'static str) -> impl FnOnce(cudarc::driver::DriverError
 }
 
 /// `(limbs, log N)` as the kernels take them. The ring context guarantees a power-of-two degree
-/// of at least 2^10 and at most 64 limbs; the checks keep the kernels' assumptions explicit.
+/// of at least 2^10 and at most `poly::context::MAX_LIMBS` limbs; the checks keep the kernels' assumptions explicit.
 fn geometry(context: &GpuContext) -> Result<(u32, u32)> {
     let degree = context.degree();
     if !degree.is_power_of_two() || degree < MIN_SAMPLING_DEGREE {
         return Err(PolyError::InvalidDegree { degree, reason: "sampling kernels need a power of two >= 8" }.into());
     }
     let limbs = u32::try_from(context.num_limbs())
-        .map_err(|_| PolyError::InvalidModulusCount { count: context.num_limbs(), max: 64 })?;
+        .map_err(|_| PolyError::InvalidModulusCount { count: context.num_limbs(), max: poly::context::MAX_LIMBS })?;
     Ok((limbs, degree.trailing_zeros()))
 }
 

@@ -16,8 +16,9 @@ use crate::{PolyError, Result};
 pub const MIN_DEGREE: usize = 1 << 10;
 /// Largest ring degree a [`RingContext`] accepts.
 pub const MAX_DEGREE: usize = 1 << 17;
-/// Largest number of RNS primes in a [`RingContext`].
-pub const MAX_LIMBS: usize = 64;
+/// Largest number of RNS primes in a [`RingContext`]. Schemes use up to 64 primes for
+/// `Q*P`; the auxiliary bases of BEHZ (`q u Bsk`) and HPS (`q u P`) roughly double that.
+pub const MAX_LIMBS: usize = 128;
 
 /// Which transform takes a polynomial to its evaluation representation.
 ///

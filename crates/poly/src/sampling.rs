@@ -65,7 +65,7 @@ pub const MIN_SAMPLING_DEGREE: usize = 8;
 /// Largest degree the samplers accept (the largest ring degree of the library).
 pub const MAX_SAMPLING_DEGREE: usize = 1 << 17;
 /// Largest number of limbs the samplers accept (the largest RNS basis of the library).
-pub const MAX_SAMPLING_LIMBS: usize = 64;
+pub const MAX_SAMPLING_LIMBS: usize = crate::context::MAX_LIMBS;
 
 /// 32 bytes of seed material: the ChaCha20 key. Zeroized on drop; `Debug` does not print it.
 #[derive(Clone)]
@@ -198,7 +198,7 @@ fn check_length(expected: usize, actual: usize) -> Result<()> {
 /// Coefficient `j` of limb `i` is the little-endian 128-bit integer formed by keystream words
 /// `4 * (i * degree + j) .. + 4` of stream [`Distribution::Uniform`]`.stream_id(poly_index)`,
 /// reduced modulo `moduli[i]`. Errors (leaving `out` untouched) on a degree that is not a power of
-/// two in `2^3..=2^17`, an empty basis or one of more than 64 moduli, `poly_index >= 2^56`, or a
+/// two in `2^3..=2^17`, an empty basis or one of more than [`MAX_SAMPLING_LIMBS`] moduli, `poly_index >= 2^56`, or a
 /// wrong `out` length.
 pub fn sample_uniform(moduli: &[Modulus], degree: usize, seed: &Seed, poly_index: u64, out: &mut [u64]) -> Result<()> {
     check_degree(degree)?;
@@ -250,7 +250,7 @@ pub fn sample_cbd_signed(degree: usize, seed: &Seed, poly_index: u64, out: &mut 
 /// Stores the signed coefficients `signed` (length N) in every limb of `out` (limb-major, length
 /// `moduli.len() * N`) as canonical residues: `out[i * N + j] = signed[j] mod moduli[i]`.
 ///
-/// Errors (leaving `out` untouched) on an empty basis or one of more than 64 moduli, an empty
+/// Errors (leaving `out` untouched) on an empty basis or one of more than [`MAX_SAMPLING_LIMBS`] moduli, an empty
 /// `signed`, or a wrong `out` length.
 pub fn reduce_signed_into_limbs(moduli: &[Modulus], signed: &[i64], out: &mut [u64]) -> Result<()> {
     check_moduli(moduli)?;

@@ -293,12 +293,12 @@ fn bad_input_is_rejected_and_output_left_intact() {
     ));
     assert_eq!(
         sample_uniform(&[], degree, &seed, 0, &mut out[..0]),
-        Err(PolyError::InvalidModulusCount { count: 0, max: 64 })
+        Err(PolyError::InvalidModulusCount { count: 0, max: 128 })
     );
-    let many = vec![basis[0]; 65];
+    let many = vec![basis[0]; 129];
     assert_eq!(
         sample_uniform(&many, degree, &seed, 0, &mut out),
-        Err(PolyError::InvalidModulusCount { count: 65, max: 64 })
+        Err(PolyError::InvalidModulusCount { count: 129, max: 128 })
     );
     assert_eq!(
         sample_uniform(&basis, degree, &seed, 0, &mut out[..degree]),
