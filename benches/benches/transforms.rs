@@ -3,77 +3,17 @@
 //!
 //! Ids are `{transform}_{direction}/{implementation}/{N}/{primes}x{bits}`, e.g.
 //! `ntt_forward/ours/4096/1x60`; one iteration transforms every limb of one polynomial
-//! in place (each limb with its own plan). `cargo xtask bench` runs this and prints the table.
+//! in place (each limb with its own plan). `cargo xtask bench` runs this and prints the
+//! table; `ntt_paired` measures the same cases interleaved, for ratios robust to load.
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+
+mod common;
 
 use std::hint::black_box;
 use std::time::Duration;
 
+use common::{LOG_DEGREES, LimbTransform, PRIME_COUNTS, Plans, case_label, primes, random_limbs, transform_limbs};
 use criterion::{BenchmarkId, Criterion, SamplingMode, Throughput, criterion_group, criterion_main};
-use modarith::{Modulus, generate_ntt_primes};
-use poly::dgt::DgtPlan;
-use poly::hdgt::HdgtPlan;
-use poly::ntt::NttPlan;
-
-const LOG_DEGREES: [u32; 5] = [12, 13, 14, 15, 16];
-const PRIME_COUNTS: [usize; 2] = [1, 16];
-const PRIME_BITS: u32 = 60;
-
-/// A transform over one limb, in place.
-trait LimbTransform {
-    fn forward(&self, limb: &mut [u64]);
-    fn inverse(&self, limb: &mut [u64]);
-}
-
-impl LimbTransform for NttPlan {
-    fn forward(&self, limb: &mut [u64]) {
-        self.forward_inplace(limb).unwrap();
-    }
-    fn inverse(&self, limb: &mut [u64]) {
-        self.inverse_inplace(limb).unwrap();
-    }
-}
-
-impl LimbTransform for DgtPlan {
-    fn forward(&self, limb: &mut [u64]) {
-        self.forward_inplace(limb).unwrap();
-    }
-    fn inverse(&self, limb: &mut [u64]) {
-        self.inverse_inplace(limb).unwrap();
-    }
-}
-
-impl LimbTransform for HdgtPlan {
-    fn forward(&self, limb: &mut [u64]) {
-        self.forward_inplace(limb).unwrap();
-    }
-    fn inverse(&self, limb: &mut [u64]) {
-        self.inverse_inplace(limb).unwrap();
-    }
-}
-
-/// fhe-math's safe, constant-time entry points (output reduced to `[0, p)`, as ours).
-impl LimbTransform for fhe_math::ntt::NttOperator {
-    fn forward(&self, limb: &mut [u64]) {
-        fhe_math::ntt::NttOperator::forward(self, limb);
-    }
-    fn inverse(&self, limb: &mut [u64]) {
-        self.backward(limb);
-    }
-}
-
-/// SplitMix64: deterministic, non-zero-looking inputs without another dependency.
-fn random_limbs(moduli: &[Modulus], degree: usize, seed: u64) -> Vec<u64> {
-    let mut state = seed;
-    let mut next = move || {
-        state = state.wrapping_add(0x9e37_79b9_7f4a_7c15);
-        let mut z = state;
-        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
-        z ^ (z >> 31)
-    };
-    moduli.iter().flat_map(|m| (0..degree).map(|_| m.reduce(next())).collect::<Vec<_>>()).collect()
-}
 
 fn bench_limbs<T: LimbTransform>(
     criterion: &mut Criterion,
@@ -83,8 +23,7 @@ fn bench_limbs<T: LimbTransform>(
     input: &[u64],
     degree: usize,
 ) {
-    let label = format!("{degree}/{}x{PRIME_BITS}", plans.len());
-    for direction in ["forward", "inverse"] {
+    for (direction, forward) in [("forward", true), ("inverse", false)] {
         let mut group = criterion.benchmark_group(format!("{transform}_{direction}"));
         group
             .sampling_mode(SamplingMode::Flat)
@@ -95,11 +34,9 @@ fn bench_limbs<T: LimbTransform>(
         // Repeated in-place transforms keep the data canonical and in cache, as a
         // transform inside a larger computation would see it.
         let mut data = input.to_vec();
-        group.bench_function(BenchmarkId::new(implementation, &label), |b| {
+        group.bench_function(BenchmarkId::new(implementation, case_label(degree, plans.len())), |b| {
             b.iter(|| {
-                for (plan, limb) in plans.iter().zip(data.chunks_exact_mut(degree)) {
-                    if direction == "forward" { plan.forward(limb) } else { plan.inverse(limb) }
-                }
+                transform_limbs(plans, &mut data, degree, forward);
                 black_box(&mut data);
             })
         });
@@ -108,27 +45,17 @@ fn bench_limbs<T: LimbTransform>(
 }
 
 fn transforms(criterion: &mut Criterion) {
-    // Primes = 1 mod 2^17 serve every degree here, so all sizes use the same primes.
-    let max_degree = 1u64 << LOG_DEGREES[LOG_DEGREES.len() - 1];
-    let primes = generate_ntt_primes(PRIME_BITS, 2 * max_degree, PRIME_COUNTS[PRIME_COUNTS.len() - 1], &[]).unwrap();
+    let all_primes = primes(PRIME_COUNTS[PRIME_COUNTS.len() - 1]);
     for log_degree in LOG_DEGREES {
         let degree = 1usize << log_degree;
         for count in PRIME_COUNTS {
-            let moduli: Vec<Modulus> = primes[..count].iter().map(|&p| Modulus::new(p).unwrap()).collect();
-            let input = random_limbs(&moduli, degree, u64::from(log_degree) << 8 | count as u64);
-
-            let ntt: Vec<NttPlan> = moduli.iter().map(|m| NttPlan::new(*m, degree).unwrap()).collect();
-            let dgt: Vec<DgtPlan> = moduli.iter().map(|m| DgtPlan::new(*m, degree).unwrap()).collect();
-            let hdgt: Vec<HdgtPlan> = moduli.iter().map(|m| HdgtPlan::new(*m, degree).unwrap()).collect();
-            let fhe: Vec<fhe_math::ntt::NttOperator> = primes[..count]
-                .iter()
-                .map(|&p| fhe_math::ntt::NttOperator::new(&fhe_math::zq::Modulus::new(p).unwrap(), degree).unwrap())
-                .collect();
-
-            bench_limbs(criterion, "ntt", "ours", &ntt, &input, degree);
-            bench_limbs(criterion, "ntt", "fhe-math", &fhe, &input, degree);
-            bench_limbs(criterion, "dgt", "ours", &dgt, &input, degree);
-            bench_limbs(criterion, "hdgt", "ours", &hdgt, &input, degree);
+            let primes = &all_primes[..count];
+            let input = random_limbs(primes, degree, u64::from(log_degree) << 8 | count as u64);
+            let plans = Plans::new(primes, degree);
+            bench_limbs(criterion, "ntt", "ours", &plans.ntt, &input, degree);
+            bench_limbs(criterion, "ntt", "fhe-math", &plans.fhe, &input, degree);
+            bench_limbs(criterion, "dgt", "ours", &plans.dgt, &input, degree);
+            bench_limbs(criterion, "hdgt", "ours", &plans.hdgt, &input, degree);
         }
     }
 }
