@@ -224,3 +224,24 @@ pub(crate) fn budget_bits(q: &BigUint, norm: &BigUint) -> u32 {
     }
     b as u32
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn budget_bits_is_floor_log2_of_q_over_twice_the_norm() {
+        let q = BigUint::from(1000u32);
+        let cases = [(0u32, 9u32), (1, 8), (2, 7), (250, 1), (251, 0), (499, 0), (31, 4), (32, 3)];
+        for (norm, expected) in cases {
+            assert_eq!(budget_bits(&q, &BigUint::from(norm)), expected, "norm {norm}");
+        }
+        // Against the definition on a large modulus.
+        let q = BigUint::from(3u32).pow(200);
+        for shift in [0u32, 1, 100, 250, 300, 315] {
+            let norm = BigUint::from(7u32) << shift;
+            let b = budget_bits(&q, &norm);
+            assert!((&norm << (b + 1)) <= q && (&norm << (b + 2)) > q);
+        }
+    }
+}
