@@ -238,10 +238,12 @@ mod tests {
         }
         // Against the definition on a large modulus.
         let q = BigUint::from(3u32).pow(200);
-        for shift in [0u32, 1, 100, 250, 300, 315] {
+        for shift in [0u32, 1, 100, 250, 300, 312] {
             let norm = BigUint::from(7u32) << shift;
             let b = budget_bits(&q, &norm);
-            assert!((&norm << (b + 1)) <= q && (&norm << (b + 2)) > q);
+            assert!((&norm << (b + 1)) <= q && (&norm << (b + 2)) > q, "shift {shift}");
         }
+        // 2 * 7 * 2^315 > 3^200: nothing left.
+        assert_eq!(budget_bits(&q, &(BigUint::from(7u32) << 315u32)), 0);
     }
 }
