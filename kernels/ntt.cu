@@ -32,7 +32,12 @@
 // seeds/): STRIDED blocks hold 16 columns and store element (column cc, k) at k*16 + cc, so
 // the 16 threads of a half-warp, which differ in cc only, touch 16 consecutive words.
 // CONTIGUOUS blocks pad one word after every 16 (index a + a/16), which makes the words of
-// a half-warp distinct modulo 16 for every window. No branch depends on thread data except
+// a half-warp distinct modulo 16 for every window.
+//
+// Twiddles. Two-pass kernels first copy every twiddle their block needs into shared memory
+// (coalesced, all loads in flight at once; 16-byte entries padded one per 8), so the stages
+// read them at shared-memory latency. Single-block kernels (N <= 2^12, whose whole table
+// would not fit) read the global table, which L1/L2 keep. No branch depends on thread data except
 // the butterflies' conditional subtractions, which compile to selects.
 #include <cstdint>
 
@@ -44,7 +49,7 @@ using modarith::mul_shoup_lazy;
 namespace {
 
 constexpr int STRIDED_COLUMNS = 16;         // columns per STRIDED block
-constexpr int CONTIGUOUS_BLOCK_WORDS = 2048;  // points per CONTIGUOUS block (several chunks)
+constexpr int CONTIGUOUS_BLOCK_WORDS = 1024;  // points per CONTIGUOUS block (several chunks)
 
 __device__ __forceinline__ int padded(int a) { return a + (a >> 4); }
 
@@ -79,25 +84,52 @@ __device__ __forceinline__ void gs_butterfly_scaled(u64& x, u64& y, const ulongl
     y = ys >= p ? ys - p : ys;
 }
 
+// Shared-memory index of twiddle entry i: one 16-byte entry of padding after every 8, so the
+// 8 threads of a quarter-warp reading entries 1, 2, 4 or 8 apart hit distinct bank groups.
+__device__ __forceinline__ int padded_pair(int i) { return i + (i >> 3); }
+
+// Twiddles read from the limb's global table (single-block passes, whose table is too large
+// for shared memory; it stays in L1/L2).
+struct GlobalTwiddles {
+    const ulonglong2* __restrict__ table;
+    int s0;       // global stage of local stage 0
+    int colterm;  // sub-transform index c (CONTIGUOUS), 0 (STRIDED)
+    // The twiddle of local stage r, group j of the sub-transform.
+    __device__ __forceinline__ ulonglong2 get(const int r, const int j) const {
+        return table[(1 << (s0 + r)) + (colterm << r) + j];
+    }
+};
+
+// Twiddles the block copied into shared memory first (stage_twiddles): STRIDED blocks need
+// table entries 1 .. M-1; CONTIGUOUS blocks the entries 2^(s0+r) + c 2^r + j of their COLUMNS
+// sub-transforms, stored stage by stage: stage r at COLUMNS (2^r - 1) + (c - c0) 2^r + j.
+template <bool STRIDED, int COLUMNS>
+struct SharedTwiddles {
+    const ulonglong2* smem;
+    int column;  // c - c0
+    __device__ __forceinline__ ulonglong2 get(const int r, const int j) const {
+        const int i = STRIDED ? (1 << r) + j : COLUMNS * ((1 << r) - 1) + (column << r) + j;
+        return smem[padded_pair(i)];
+    }
+};
+
 // Forward stages of one round. The thread's points are k = base + (u << w), u < R; the
 // round performs STAGES stages on the top STAGES bits of the window, highest first.
-// colterm is the sub-transform index c for CONTIGUOUS passes (0 for STRIDED): the twiddle
-// of local stage r at point k is table[2^(s0 + r) + (c << r) + (k >> (LOG_M - r))].
-template <int LOG_M, int LOG_R, int STAGES>
-__device__ __forceinline__ void forward_round(u64 (&x)[1 << LOG_R], const int w, const int base,
-                                              const ulonglong2* __restrict__ tw, const int s0,
-                                              const int colterm, const u64 p) {
+// The twiddle of local stage r at point k is table[2^(s0 + r) + (c << r) + (k >> (LOG_M - r))]
+// (c = sub-transform index for CONTIGUOUS passes, 0 for STRIDED), read through `tw`.
+template <int LOG_M, int LOG_R, int STAGES, class TW>
+__device__ __forceinline__ void forward_round(u64 (&x)[1 << LOG_R], const int w, const int base, const TW& tw,
+                                              const u64 p) {
 #pragma unroll
     for (int st = 0; st < STAGES; ++st) {
         const int ub = LOG_R - 1 - st;  // partner bit in u
         const int b = w + ub;           // partner bit in k
         const int r = LOG_M - 1 - b;    // local stage
-        const int group_base = (1 << (s0 + r)) + (colterm << r);
 #pragma unroll
         for (int u = 0; u < (1 << LOG_R); ++u) {
             if (u & (1 << ub)) continue;
             const int k = base + (u << w);
-            const ulonglong2 t = tw[group_base + (k >> (b + 1))];
+            const ulonglong2 t = tw.get(r, k >> (b + 1));
             ct_butterfly(x[u], x[u | (1 << ub)], t, p);
         }
     }
@@ -105,17 +137,15 @@ __device__ __forceinline__ void forward_round(u64 (&x)[1 << LOG_R], const int w,
 
 // Inverse stages of one round: STAGES stages on the window's bits ub0 .. ub0 + STAGES - 1,
 // lowest first. With scale_stage0, the round's last stage is global stage 0 and folds N^-1.
-template <int LOG_M, int LOG_R, int STAGES, int UB0>
-__device__ __forceinline__ void inverse_round(u64 (&x)[1 << LOG_R], const int w, const int base,
-                                              const ulonglong2* __restrict__ tw, const int s0,
-                                              const int colterm, const u64 p, const bool scale_stage0,
+template <int LOG_M, int LOG_R, int STAGES, int UB0, class TW>
+__device__ __forceinline__ void inverse_round(u64 (&x)[1 << LOG_R], const int w, const int base, const TW& tw,
+                                              const u64 p, const bool scale_stage0,
                                               const ulonglong2 n_inv, const ulonglong2 w1_n_inv) {
 #pragma unroll
     for (int st = 0; st < STAGES; ++st) {
         const int ub = UB0 + st;
         const int b = w + ub;
         const int r = LOG_M - 1 - b;
-        const int group_base = (1 << (s0 + r)) + (colterm << r);
         const bool scaled = scale_stage0 && st == STAGES - 1;
 #pragma unroll
         for (int u = 0; u < (1 << LOG_R); ++u) {
@@ -124,7 +154,7 @@ __device__ __forceinline__ void inverse_round(u64 (&x)[1 << LOG_R], const int w,
                 gs_butterfly_scaled(x[u], x[u | (1 << ub)], n_inv, w1_n_inv, p);
             } else {
                 const int k = base + (u << w);
-                const ulonglong2 t = tw[group_base + (k >> (b + 1))];
+                const ulonglong2 t = tw.get(r, k >> (b + 1));
                 gs_butterfly(x[u], x[u | (1 << ub)], t, p);
             }
         }
@@ -132,8 +162,9 @@ __device__ __forceinline__ void inverse_round(u64 (&x)[1 << LOG_R], const int w,
 }
 
 // Geometry of a pass (all compile-time).
-template <int LOG_M_, int LOG_R_, bool STRIDED_, int COLUMNS_>
+template <int LOG_M_, int LOG_R_, bool STRIDED_, int COLUMNS_, bool SMEM_TWIDDLES_>
 struct Pass {
+    static constexpr bool SMEM_TWIDDLES = SMEM_TWIDDLES_;  // stage the block's twiddles in shared memory
     static constexpr int LOG_M = LOG_M_;
     static constexpr int LOG_R = LOG_R_;
     static constexpr bool STRIDED = STRIDED_;
@@ -143,6 +174,8 @@ struct Pass {
     static constexpr int THREADS = COLUMNS * M / R;
     static constexpr int WORDS = COLUMNS * M;
     static constexpr int SMEM_WORDS = STRIDED ? WORDS : WORDS + WORDS / 16;
+    static constexpr int TW_ENTRIES = STRIDED ? M : COLUMNS * (M - 1);
+    static constexpr int TW_SMEM = SMEM_TWIDDLES ? TW_ENTRIES + TW_ENTRIES / 8 + 1 : 1;
     static constexpr int ROUNDS = (LOG_M + LOG_R - 1) / LOG_R;
     static constexpr int SHORT_STAGES = LOG_M - (ROUNDS - 1) * LOG_R;  // stages of the top round
     static_assert(LOG_M >= LOG_R, "a sub-transform must hold at least R points");
@@ -193,21 +226,38 @@ __device__ __forceinline__ int global_index(const int column, const int k, const
     return P::STRIDED ? (k << (log_n - P::LOG_M)) + c : (c << P::LOG_M) + k;
 }
 
+// Copies the block's twiddles (see SharedTwiddles) from the limb's table into `stw`;
+// coalesced, issued by all threads at once. The caller synchronises before use.
+template <class P>
+__device__ __forceinline__ void stage_twiddles(ulonglong2* stw, const ulonglong2* __restrict__ table, const int s0) {
+    if (P::STRIDED) {
+        for (int i = threadIdx.x; i < P::M; i += P::THREADS) stw[padded_pair(i)] = table[i];
+    } else {
+        const int c0 = blockIdx.x * P::COLUMNS;
+#pragma unroll 1
+        for (int r = 0; r < P::LOG_M; ++r) {
+            const int count = P::COLUMNS << r;
+            const ulonglong2* src = table + (1 << (s0 + r)) + (c0 << r);
+                        const int first = P::COLUMNS * ((1 << r) - 1);
+            for (int i = threadIdx.x; i < count; i += P::THREADS) stw[padded_pair(first + i)] = src[i];
+        }
+    }
+}
+
 // Round q of the forward pass (compile-time recursion over rounds).
-template <class P, int Q>
-__device__ __forceinline__ void forward_rounds(u64 (&x)[P::R], u64* smem, const ulonglong2* tw, const int s0,
-                                               const int log_n, const u64 p, int column, int base) {
+template <class P, int Q, class TW>
+__device__ __forceinline__ void forward_rounds(u64 (&x)[P::R], u64* smem, const TW& tw, const u64 p, int column,
+                                               int base) {
     constexpr int w = P::window(Q);
     constexpr int stages = Q == 0 ? P::SHORT_STAGES : P::LOG_R;
-    const int colterm = P::STRIDED ? 0 : blockIdx.x * P::COLUMNS + column;
-    forward_round<P::LOG_M, P::LOG_R, stages>(x, w, base, tw, s0, colterm, p);
+    forward_round<P::LOG_M, P::LOG_R, stages>(x, w, base, tw, p);
     if constexpr (Q + 1 < P::ROUNDS) {
         to_smem<P>(smem, x, column, base, w);
         __syncthreads();
         constexpr int next_w = P::window(Q + 1);
         P::locate(threadIdx.x, next_w, column, base);
         from_smem<P>(x, smem, column, base, next_w);
-        forward_rounds<P, Q + 1>(x, smem, tw, s0, log_n, p, column, base);
+        forward_rounds<P, Q + 1>(x, smem, tw, p, column, base);
     }
 }
 
@@ -218,6 +268,7 @@ __device__ __forceinline__ void forward_pass(u64* __restrict__ data, const ulong
                                              const modarith::Modulus* __restrict__ moduli, const int log_n,
                                              const int limbs_per_poly) {
     __shared__ u64 smem[P::SMEM_WORDS];
+    __shared__ ulonglong2 stw[P::TW_SMEM];
     const int limb = blockIdx.y % limbs_per_poly;
     const u64 p = moduli[limb].p;
     const ulonglong2* tw = table + ((size_t)limb << log_n);
@@ -231,7 +282,14 @@ __device__ __forceinline__ void forward_pass(u64* __restrict__ data, const ulong
 #pragma unroll
     for (int u = 0; u < P::R; ++u) x[u] = poly[global_index<P>(column, base + (u << w0), log_n)];
 
-    forward_rounds<P, 0>(x, smem, tw, s0, log_n, p, column, base);
+    if constexpr (P::SMEM_TWIDDLES) {
+        stage_twiddles<P>(stw, tw, s0);
+        __syncthreads();
+        forward_rounds<P, 0>(x, smem, SharedTwiddles<P::STRIDED, P::COLUMNS>{stw, column}, p, column, base);
+    } else {
+        const int colterm = P::STRIDED ? 0 : blockIdx.x * P::COLUMNS + column;
+        forward_rounds<P, 0>(x, smem, GlobalTwiddles{tw, s0, colterm}, p, column, base);
+    }
 
     // Recompute the final round's placement (window 0 of the bits) for the store.
     constexpr int w_last = P::window(P::ROUNDS - 1);
@@ -254,25 +312,23 @@ __device__ __forceinline__ void forward_pass(u64* __restrict__ data, const ulong
 
 // Round q of the inverse pass, in inverse order: inverse round i runs forward round
 // ROUNDS - 1 - i's window; the last one is the short top round.
-template <class P, int I>
-__device__ __forceinline__ void inverse_rounds(u64 (&x)[P::R], u64* smem, const ulonglong2* tw, const int s0,
-                                               const u64 p, int column, int base, const bool scale_stage0,
+template <class P, int I, class TW>
+__device__ __forceinline__ void inverse_rounds(u64 (&x)[P::R], u64* smem, const TW& tw, const u64 p, int column,
+                                               int base, const bool scale_stage0,
                                                const ulonglong2 n_inv, const ulonglong2 w1_n_inv) {
     constexpr int q = P::ROUNDS - 1 - I;
     constexpr int w = P::window(q);
     constexpr int stages = q == 0 ? P::SHORT_STAGES : P::LOG_R;
     constexpr int ub0 = P::LOG_R - stages;
-    const int colterm = P::STRIDED ? 0 : blockIdx.x * P::COLUMNS + column;
     const bool last_round = I + 1 == P::ROUNDS;
-    inverse_round<P::LOG_M, P::LOG_R, stages, ub0>(x, w, base, tw, s0, colterm, p, scale_stage0 && last_round, n_inv,
-                                                   w1_n_inv);
+    inverse_round<P::LOG_M, P::LOG_R, stages, ub0>(x, w, base, tw, p, scale_stage0 && last_round, n_inv, w1_n_inv);
     if constexpr (I + 1 < P::ROUNDS) {
         to_smem<P>(smem, x, column, base, w);
         __syncthreads();
         constexpr int next_w = P::window(q - 1);
         P::locate(threadIdx.x, next_w, column, base);
         from_smem<P>(x, smem, column, base, next_w);
-        inverse_rounds<P, I + 1>(x, smem, tw, s0, p, column, base, scale_stage0, n_inv, w1_n_inv);
+        inverse_rounds<P, I + 1>(x, smem, tw, p, column, base, scale_stage0, n_inv, w1_n_inv);
     }
 }
 
@@ -284,6 +340,7 @@ __device__ __forceinline__ void inverse_pass(u64* __restrict__ data, const ulong
                                              const ulonglong2* __restrict__ scale, const modarith::Modulus* __restrict__ moduli,
                                              const int log_n, const int limbs_per_poly) {
     __shared__ u64 smem[P::SMEM_WORDS];
+    __shared__ ulonglong2 stw[P::TW_SMEM];
     const int limb = blockIdx.y % limbs_per_poly;
     const u64 p = moduli[limb].p;
     const ulonglong2* tw = table + ((size_t)limb << log_n);
@@ -300,15 +357,25 @@ __device__ __forceinline__ void inverse_pass(u64* __restrict__ data, const ulong
     if (P::STRIDED) {
 #pragma unroll
         for (int u = 0; u < P::R; ++u) x[u] = poly[global_index<P>(column, base + (u << w0), log_n)];
+        if constexpr (P::SMEM_TWIDDLES) stage_twiddles<P>(stw, tw, s0);
+        __syncthreads();
     } else {
         // Each thread needs R consecutive points: load whole rows through shared memory.
         const u64* block_in = poly + (size_t)blockIdx.x * P::WORDS;
         for (int i = threadIdx.x; i < P::WORDS; i += P::THREADS) smem[padded(i)] = block_in[i];
+        if constexpr (P::SMEM_TWIDDLES) stage_twiddles<P>(stw, tw, s0);
         __syncthreads();
         from_smem<P>(x, smem, column, base, w0);
     }
 
-    inverse_rounds<P, 0>(x, smem, tw, s0, p, column, base, scale_stage0, n_inv, w1_n_inv);
+    if constexpr (P::SMEM_TWIDDLES) {
+        inverse_rounds<P, 0>(x, smem, SharedTwiddles<P::STRIDED, P::COLUMNS>{stw, column}, p, column, base,
+                             scale_stage0, n_inv, w1_n_inv);
+    } else {
+        const int colterm = P::STRIDED ? 0 : blockIdx.x * P::COLUMNS + column;
+        inverse_rounds<P, 0>(x, smem, GlobalTwiddles{tw, s0, colterm}, p, column, base, scale_stage0, n_inv,
+                             w1_n_inv);
+    }
 
     constexpr int w_top = P::window(0);
     P::locate(threadIdx.x, w_top, column, base);
@@ -325,23 +392,26 @@ __device__ __forceinline__ void inverse_pass(u64* __restrict__ data, const ulong
 //   contiguous_<m>:  the last m stages; grid (N / 2^m / columns, limbs).
 // Arguments: data, table ([limb][N] {w, w_shoup}), [inverse: scale ([limb][2] {N^-1, shoup},
 // {w_1 N^-1, shoup})], moduli ([limb] modarith::Modulus), log_n, limbs_per_poly.
-#define NTT_PASS_KERNELS(SUFFIX, LOG_M, LOG_R, STRIDED, COLUMNS)                                                   \
-    extern "C" __global__ void __launch_bounds__(Pass<LOG_M, LOG_R, STRIDED, COLUMNS>::THREADS)                     \
+// MIN_THREADS: resident threads per SM the register allocation must allow (occupancy).
+#define NTT_PASS_KERNELS(SUFFIX, LOG_M, LOG_R, STRIDED, COLUMNS, SMEM_TW, MIN_THREADS)                                                   \
+    extern "C" __global__ void __launch_bounds__(Pass<LOG_M, LOG_R, STRIDED, COLUMNS, SMEM_TW>::THREADS,                                     \
+                                     MIN_THREADS / Pass<LOG_M, LOG_R, STRIDED, COLUMNS, SMEM_TW>::THREADS)                     \
         ntt_fwd_##SUFFIX(u64* data, const ulonglong2* table, const modarith::Modulus* moduli, int log_n, int limbs_per_poly) { \
-        forward_pass<Pass<LOG_M, LOG_R, STRIDED, COLUMNS>>(data, table, moduli, log_n, limbs_per_poly);           \
+        forward_pass<Pass<LOG_M, LOG_R, STRIDED, COLUMNS, SMEM_TW>>(data, table, moduli, log_n, limbs_per_poly);           \
     }                                                                                                               \
-    extern "C" __global__ void __launch_bounds__(Pass<LOG_M, LOG_R, STRIDED, COLUMNS>::THREADS)                     \
+    extern "C" __global__ void __launch_bounds__(Pass<LOG_M, LOG_R, STRIDED, COLUMNS, SMEM_TW>::THREADS,                                     \
+                                     MIN_THREADS / Pass<LOG_M, LOG_R, STRIDED, COLUMNS, SMEM_TW>::THREADS)                     \
         ntt_inv_##SUFFIX(u64* data, const ulonglong2* table, const ulonglong2* scale, const modarith::Modulus* moduli,          \
                          int log_n, int limbs_per_poly) {                                                           \
-        inverse_pass<Pass<LOG_M, LOG_R, STRIDED, COLUMNS>>(data, table, scale, moduli, log_n, limbs_per_poly);    \
+        inverse_pass<Pass<LOG_M, LOG_R, STRIDED, COLUMNS, SMEM_TW>>(data, table, scale, moduli, log_n, limbs_per_poly);    \
     }
-#define SINGLE(N, R) NTT_PASS_KERNELS(single_##N, N, R, false, 1)
-#define STRIDED(M) NTT_PASS_KERNELS(strided_##M, M, 4, true, STRIDED_COLUMNS)
-#define CONTIGUOUS(M) NTT_PASS_KERNELS(contiguous_##M, M, 4, false, (CONTIGUOUS_BLOCK_WORDS >> M))
+#define SINGLE(N, R) NTT_PASS_KERNELS(single_##N, N, R, false, 1, false, 1024)
+#define STRIDED(M) NTT_PASS_KERNELS(strided_##M, M, 4, true, STRIDED_COLUMNS, true, 768)
+#define CONTIGUOUS(M) NTT_PASS_KERNELS(contiguous_##M, M, 4, false, (CONTIGUOUS_BLOCK_WORDS >> M), true, 640)
 
-SINGLE(10, 4)
-SINGLE(11, 4)
-SINGLE(12, 4)
+SINGLE(10, 3)
+SINGLE(11, 3)
+SINGLE(12, 3)
 STRIDED(7)
 STRIDED(8)
 CONTIGUOUS(6)

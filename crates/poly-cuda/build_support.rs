@@ -37,7 +37,11 @@ pub fn workspace_root_from_manifest_dir(manifest_dir: &Path) -> Result<PathBuf, 
         .and_then(Path::parent)
         .ok_or_else(|| format!("{} has no grandparent directory", manifest_dir.display()))?;
     if !root.join(FLAGS_FILE).is_file() {
-        return Err(format!("{} not found: is {} the workspace root?", root.join(FLAGS_FILE).display(), root.display()));
+        return Err(format!(
+            "{} not found: is {} the workspace root?",
+            root.join(FLAGS_FILE).display(),
+            root.display()
+        ));
     }
     Ok(root.to_path_buf())
 }

@@ -157,7 +157,7 @@ impl DevicePoly<Coeff> {
     /// Errors with [`PolyError::InvalidAutomorphism`] for even `g`.
     pub fn automorphism(&self, g: u64) -> Result<Self> {
         let n = self.context.degree();
-        if g % 2 == 0 {
+        if g.is_multiple_of(2) {
             return Err(PolyError::InvalidAutomorphism { exponent: g, degree: n }.into());
         }
         let two_n = 2 * n as u64;

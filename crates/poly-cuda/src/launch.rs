@@ -41,8 +41,10 @@ impl NttSchedule {
 
 // Geometry constants mirrored from kernels/ntt.cu.
 const STRIDED_COLUMNS: u32 = 16;
-const CONTIGUOUS_BLOCK_WORDS: u32 = 2048;
+const CONTIGUOUS_BLOCK_WORDS: u32 = 1024;
+/// Points per thread (log) of the two-pass kernels and of the single-block kernels.
 const LOG_RADIX: u32 = 4;
+const SINGLE_LOG_RADIX: u32 = 3;
 
 fn launch_error(kernel: &'static str) -> impl FnOnce(cudarc::driver::DriverError) -> GpuError {
     move |e| GpuError::Driver { call: kernel, reason: format!("launch failed: {e}") }
@@ -153,12 +155,12 @@ fn pass_kernel(inverse: bool, pass: &str, log_m: u32) -> Result<&'static str> {
 }
 
 fn single_config(log_n: u32, grid_y: u32) -> LaunchConfig {
-    let log_radix = log_n.min(LOG_RADIX);
+    let log_radix = log_n.min(SINGLE_LOG_RADIX);
     LaunchConfig { grid_dim: (1, grid_y, 1), block_dim: (1 << (log_n - log_radix), 1, 1), shared_mem_bytes: 0 }
 }
 
 fn strided_config(n: u32, log_m: u32, grid_y: u32) -> LaunchConfig {
-    let threads = STRIDED_COLUMNS * (1 << log_m) >> LOG_RADIX;
+    let threads = (STRIDED_COLUMNS << log_m) >> LOG_RADIX;
     LaunchConfig {
         grid_dim: ((n >> log_m) / STRIDED_COLUMNS, grid_y, 1),
         block_dim: (threads, 1, 1),
@@ -168,7 +170,7 @@ fn strided_config(n: u32, log_m: u32, grid_y: u32) -> LaunchConfig {
 
 fn contiguous_config(n: u32, log_m: u32, grid_y: u32) -> LaunchConfig {
     let columns = CONTIGUOUS_BLOCK_WORDS >> log_m;
-    let threads = columns * (1 << log_m) >> LOG_RADIX;
+    let threads = (columns << log_m) >> LOG_RADIX;
     LaunchConfig { grid_dim: ((n >> log_m) / columns, grid_y, 1), block_dim: (threads, 1, 1), shared_mem_bytes: 0 }
 }
 

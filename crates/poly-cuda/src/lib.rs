@@ -29,9 +29,9 @@ mod context;
 #[cfg(feature = "cuda")]
 mod device;
 #[cfg(feature = "cuda")]
-pub mod dgt;
-#[cfg(feature = "cuda")]
 mod device_poly;
+#[cfg(feature = "cuda")]
+pub mod dgt;
 #[cfg(feature = "cuda")]
 mod error;
 #[cfg(feature = "cuda")]
@@ -46,9 +46,9 @@ pub use context::GpuContext;
 #[cfg(feature = "cuda")]
 pub use device::{GpuDevice, KERNEL_MODULES, KernelRegistry, device_count, driver_available};
 #[cfg(feature = "cuda")]
-pub use dgt::{DgtSchedule, GpuDgtPlan};
-#[cfg(feature = "cuda")]
 pub use device_poly::{DevicePoly, DevicePolyBatch};
+#[cfg(feature = "cuda")]
+pub use dgt::{DgtSchedule, GpuDgtPlan};
 #[cfg(feature = "cuda")]
 pub use error::{GpuError, Result};
 
