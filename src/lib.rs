@@ -4,14 +4,16 @@
 //! [`prelude`] brings the types most programs use into scope.
 #![cfg_attr(test, allow(clippy::unwrap_used, clippy::expect_used, clippy::panic))]
 
+pub use bfv;
 pub use modarith;
 pub use poly;
 #[cfg(feature = "cuda")]
 pub use poly_cuda;
 
 /// The types most programs need: ring contexts, typed polynomials, the backend trait and
-/// the CPU backend, seeds.
+/// the CPU backend, seeds; the BFV context, parameters and encoders.
 pub mod prelude {
+    pub use bfv::{BatchEncoder, BfvBackend, BfvContext, BfvError, CoefficientEncoder, MulVariant, Preset};
     pub use modarith::Modulus;
     pub use poly::{Backend, Coeff, CpuBackend, Eval, Poly, PolyError, RingContext, Seed, TransformKind};
 }
