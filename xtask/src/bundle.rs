@@ -22,6 +22,11 @@ use crate::util::{cargo, display, project_root, run, run_capture, section, works
 const MAX_BUNDLE_BYTES: u64 = 64 * 1024 * 1024;
 /// Packages whose test binaries are not GPU tests.
 const NOT_GPU_TEST_PACKAGES: [&str; 2] = ["benches", "hegpu"];
+/// Packages all of whose test binaries are GPU tests (the GPU backend itself).
+const ALL_GPU_TEST_PACKAGES: [&str; 1] = ["poly-cuda"];
+/// Elsewhere, an integration test is a GPU test when its name starts with this
+/// (`crates/rns/tests/gpu_behz.rs`); the other binaries are CPU tests and stay here.
+const GPU_TEST_PREFIX: &str = "gpu";
 /// The package holding the GPU benchmark binaries (`benches/src/bin/*`).
 const BENCH_PACKAGE: &str = "benches";
 
@@ -31,6 +36,8 @@ pub struct Options {
     pub no_bench: bool,
     /// Copy the binaries without stripping them (keeps symbols for backtraces).
     pub no_strip: bool,
+    /// Bundle every test binary of the `cuda` packages, CPU tests too.
+    pub all_tests: bool,
 }
 
 /// A built executable and the name it gets in the bundle.
@@ -38,6 +45,14 @@ pub struct Options {
 pub struct Executable {
     pub bundle_name: String,
     pub path: PathBuf,
+    pub package: String,
+    /// The target name, `lib` for a library's unit tests.
+    pub target: String,
+}
+
+/// Whether a test binary runs GPU tests, by the convention of [`GPU_TEST_PREFIX`].
+pub fn is_gpu_test(exe: &Executable) -> bool {
+    ALL_GPU_TEST_PACKAGES.contains(&exe.package.as_str()) || exe.target.starts_with(GPU_TEST_PREFIX)
 }
 
 pub fn run_command(options: &Options) -> Result<()> {
@@ -61,7 +76,16 @@ pub fn run_command(options: &Options) -> Result<()> {
     let mut test_build = cargo();
     test_build.args(["test", "--release", "--no-run", "--message-format=json-render-diagnostics"]);
     test_build.args(crate::util::cuda_package_args(&test_packages));
-    let tests = executables_from_messages(&run_capture(&mut test_build)?, &names_by_manifest, true)?;
+    let built = executables_from_messages(&run_capture(&mut test_build)?, &names_by_manifest, true)?;
+    let (tests, cpu_tests): (Vec<Executable>, Vec<Executable>) =
+        built.into_iter().partition(|exe| options.all_tests || is_gpu_test(exe));
+    if !cpu_tests.is_empty() {
+        let names: Vec<&str> = cpu_tests.iter().map(|e| e.bundle_name.as_str()).collect();
+        println!(
+            "not bundled (CPU tests: not in {ALL_GPU_TEST_PACKAGES:?} and not named {GPU_TEST_PREFIX}*; --all-tests adds them): {}",
+            names.join(", ")
+        );
+    }
 
     let benches_have_cuda = packages.iter().any(|p| p.name == BENCH_PACKAGE && p.has_cuda_feature);
     let benches = if options.no_bench {
@@ -132,7 +156,12 @@ pub fn executables_from_messages(
         let manifest = PathBuf::from(message["manifest_path"].as_str().unwrap_or_default());
         let package = names_by_manifest.get(&manifest).cloned().unwrap_or_else(|| "unknown".to_owned());
         let target_name = if kinds.contains(&"lib") { "lib" } else { target["name"].as_str().unwrap_or("unknown") };
-        found.push(Executable { bundle_name: format!("{package}--{target_name}"), path: PathBuf::from(executable) });
+        found.push(Executable {
+            bundle_name: format!("{package}--{target_name}"),
+            path: PathBuf::from(executable),
+            package: package.clone(),
+            target: target_name.to_owned(),
+        });
     }
     found.sort_by(|a, b| a.bundle_name.cmp(&b.bundle_name));
     found.dedup_by(|a, b| a.bundle_name == b.bundle_name);
@@ -202,7 +231,8 @@ const RUN_SH: &str = r#"#!/usr/bin/env bash
 # 1. every test binary in tests/ (a failure does not stop the rest);
 # 2. with --sanitize (or SANITIZE=1): compute-sanitizer --tool memcheck over each test binary,
 #    with --racecheck (or RACECHECK=1) also --tool racecheck; SANITIZER_TEST_ARGS is given to the
-#    test binaries there (e.g. a filter, to keep sizes small);
+#    test binaries there (e.g. a filter, to keep sizes small; a binary whose tests are all
+#    filtered out makes no CUDA call, which --require-cuda-init no accepts);
 # 3. every benchmark binary in bench/ (BENCH_ARGS is given to each).
 # Logs go to $OUT if set (else .gpu/logs): device.txt, tests.log, sanitizer.log, bench.log,
 # summary.txt. STEP_TIMEOUT (seconds, default 300) bounds each binary. The summary comes last.
@@ -288,7 +318,7 @@ if ((sanitize)); then
     for tool in "${tools[@]}"; do
       for binary in "${test_binaries[@]}"; do
         step "$tool $(basename "$binary")" "$log_dir/sanitizer.log" \
-          "$sanitizer" --tool "$tool" --error-exitcode 99 "$binary" "${sanitizer_test_args[@]}"
+          "$sanitizer" --tool "$tool" --error-exitcode 99 --require-cuda-init no "$binary" "${sanitizer_test_args[@]}"
       done
     done
   fi
@@ -327,13 +357,25 @@ mod tests {
         ]
         .join("\n");
         let found = executables_from_messages(&messages, &names, true).unwrap();
-        assert_eq!(
-            found,
-            vec![
-                Executable { bundle_name: "poly-cuda--lib".into(), path: "/t/release/deps/poly_cuda-abc".into() },
-                Executable { bundle_name: "poly-cuda--ntt".into(), path: "/t/release/deps/ntt-def".into() },
-            ]
-        );
+        let names_found: Vec<(&str, &str, &str)> =
+            found.iter().map(|e| (e.bundle_name.as_str(), e.package.as_str(), e.target.as_str())).collect();
+        assert_eq!(names_found, [("poly-cuda--lib", "poly-cuda", "lib"), ("poly-cuda--ntt", "poly-cuda", "ntt")]);
+        assert_eq!(found[0].path, PathBuf::from("/t/release/deps/poly_cuda-abc"));
         assert!(executables_from_messages(&messages, &names, false).unwrap().is_empty());
+    }
+
+    #[test]
+    fn gpu_tests_are_poly_cuda_or_named_gpu() {
+        let exe = |package: &str, target: &str| Executable {
+            bundle_name: format!("{package}--{target}"),
+            path: PathBuf::new(),
+            package: package.into(),
+            target: target.into(),
+        };
+        assert!(is_gpu_test(&exe("poly-cuda", "lib")));
+        assert!(is_gpu_test(&exe("poly-cuda", "ntt")));
+        assert!(is_gpu_test(&exe("rns", "gpu_behz")));
+        assert!(!is_gpu_test(&exe("rns", "behz")));
+        assert!(!is_gpu_test(&exe("bfv", "lib")));
     }
 }

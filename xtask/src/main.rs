@@ -31,9 +31,10 @@ commands:
                            shared memory and spills per kernel (default sm_90)
   test-gpu [--release] [-- TEST-ARGS]
                            build with `cuda` and run the GPU tests (on a GPU machine that has cargo)
-  bundle [--no-bench] [--no-strip]
+  bundle [--no-bench] [--no-strip] [--all-tests]
                            build the GPU test and benchmark binaries (release, `cuda`), strip them, and
-                           put them with run.sh into .gpu/ for a GPU machine without cargo
+                           put them with run.sh into .gpu/ for a GPU machine without cargo; GPU tests
+                           are poly-cuda's and every `tests/gpu*.rs` of the other `cuda` crates
   bench [--table-only] [-- CRITERION-ARGS]
                            run the criterion CPU benchmarks, then print the transform table
   help                     this text
@@ -118,10 +119,11 @@ fn dispatch(args: &[String]) -> Result<()> {
         }
         "bundle" => {
             no_passthrough(&passthrough)?;
-            let given = flags(command, options, &["--no-bench", "--no-strip"])?;
+            let given = flags(command, options, &["--no-bench", "--no-strip", "--all-tests"])?;
             bundle::run_command(&bundle::Options {
                 no_bench: given.iter().any(|g| g == "--no-bench"),
                 no_strip: given.iter().any(|g| g == "--no-strip"),
+                all_tests: given.iter().any(|g| g == "--all-tests"),
             })
         }
         "bench" => {
