@@ -1,0 +1,107 @@
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+//! GPU against CPU, bit for bit: with the same seeds, keys, ciphertexts and every evaluated
+//! ciphertext are equal on both backends. Needs feature `cuda`; skips, saying so, when no
+//! device is found.
+
+#[cfg(feature = "cuda")]
+mod on_device {
+    use bfv::{BatchEncoder, BfvBackend, BfvContext, Ciphertext, MulVariant, Preset};
+    use poly::{CpuBackend, Seed, TransformKind};
+    use poly_cuda::GpuBackend;
+
+    fn seed(byte: u8) -> Seed {
+        Seed::from([byte; 32])
+    }
+
+    /// Everything a small session computes, downloaded to the host.
+    fn session<B: BfvBackend>(
+        backend: B,
+        preset: Preset,
+        variant: MulVariant,
+        transform: TransformKind,
+    ) -> Vec<Vec<u64>> {
+        let params =
+            preset.builder().unwrap().allow_insecure(true).variant(variant).transform(transform).build().unwrap();
+        let context = BfvContext::new(backend.clone(), &params).unwrap();
+        let encoder = BatchEncoder::new(&params).unwrap();
+        let t = params.plaintext_modulus();
+        let n = params.degree() as u64;
+        let sk = context.secret_key_from_seed(&seed(1)).unwrap();
+        let pk = context.public_key_from_seed(&sk, &seed(2)).unwrap();
+        let rk = context.relin_key_from_seed(&sk, &seed(3)).unwrap();
+        let a: Vec<u64> = (0..n).map(|i| (i * 31 + 5) % t).collect();
+        let b: Vec<u64> = (0..n).map(|i| (i * i + 1) % t).collect();
+        let ca = context.encrypt_with_seed(&encoder.encode(&a).unwrap(), &pk, &seed(4)).unwrap();
+        let cb = context.encrypt_with_seed(&encoder.encode(&b).unwrap(), &pk, &seed(5)).unwrap();
+        let sym = context
+            .expand(
+                &context.encrypt_symmetric_with_seeds(&encoder.encode(&b).unwrap(), &sk, &seed(6), &seed(7)).unwrap(),
+            )
+            .unwrap();
+        let product = context.mul(&ca, &cb).unwrap();
+        let relin = context.relinearize(&product, &rk).unwrap();
+        let square = context.square_relin(&sym, &rk).unwrap();
+        let mixed = context
+            .mul_plain(
+                &context.add_plain(&context.sub(&relin, &square).unwrap(), &encoder.encode(&a).unwrap()).unwrap(),
+                &encoder.encode(&b).unwrap(),
+            )
+            .unwrap();
+
+        let mut out = Vec::new();
+        let (pk_b, pk_a) = pk.polys();
+        out.push(backend.download(pk_b).unwrap().into_vec());
+        out.push(backend.download(pk_a).unwrap().into_vec());
+        for (kb, ka) in rk.digits() {
+            out.push(backend.download(kb).unwrap().into_vec());
+            out.push(backend.download(ka).unwrap().into_vec());
+        }
+        let mut push = |ct: &Ciphertext<B>| {
+            for p in context.download(ct).unwrap() {
+                out.push(p.into_vec());
+            }
+        };
+        for ct in [&ca, &cb, &sym, &product, &relin, &square, &mixed] {
+            push(ct);
+        }
+        out.push(context.decrypt(&mixed, &sk).unwrap().coefficients().to_vec());
+        // Past the shallow presets' depth: compare the budget or the exhausted noise.
+        out.push(match context.noise_budget(&mixed, &sk) {
+            Ok(budget) => vec![u64::from(budget)],
+            Err(bfv::BfvError::NoiseBudgetExhausted { noise_bits, .. }) => vec![1 << 20, noise_bits],
+            Err(other) => panic!("{other}"),
+        });
+        out
+    }
+
+    #[test]
+    fn gpu_equals_cpu_bit_for_bit() {
+        let gpu = match GpuBackend::new(0) {
+            Ok(gpu) => gpu,
+            Err(error) => {
+                eprintln!("skipping the GPU-vs-CPU BFV test: no usable device ({error})");
+                return;
+            }
+        };
+        let cases = [
+            (Preset::Secure { log_degree: 12 }, MulVariant::Hps, TransformKind::Ntt),
+            (Preset::Secure { log_degree: 12 }, MulVariant::Behz, TransformKind::Ntt),
+            (Preset::Secure { log_degree: 13 }, MulVariant::Behz, TransformKind::Dgt),
+            (Preset::Phantom { log_degree: 14, hybrid: true }, MulVariant::Hps, TransformKind::HierarchicalDgt),
+            (Preset::Phantom { log_degree: 14, hybrid: false }, MulVariant::Behz, TransformKind::Ntt),
+        ];
+        for (preset, variant, transform) in cases {
+            let on_cpu = session(CpuBackend, preset, variant, transform);
+            let on_gpu = session(gpu.clone(), preset, variant, transform);
+            assert_eq!(on_cpu.len(), on_gpu.len());
+            for (index, (c, g)) in on_cpu.iter().zip(&on_gpu).enumerate() {
+                assert!(
+                    c == g,
+                    "{} {variant:?} {transform:?}: output {index} differs between CPU and GPU",
+                    preset.name()
+                );
+            }
+            eprintln!("{} {variant:?} {transform:?}: GPU = CPU on {} outputs", preset.name(), on_cpu.len());
+        }
+    }
+}
