@@ -26,9 +26,11 @@ pub struct DevicePoly<R: Representation> {
 }
 
 impl<R: Representation> DevicePoly<R> {
-    /// Wraps a device buffer of `L * N` canonical values (kernels of this crate, e.g. sampling).
-    /// Errors with [`GpuError::LengthMismatch`] for a wrong length.
-    pub(crate) fn from_device_buffer(context: &GpuContext, data: CudaSlice<u64>) -> Result<Self> {
+    /// Wraps a device buffer of `L * N` canonical values (kernels of this crate, e.g. sampling,
+    /// or of crates built on it, e.g. `rns`'s GPU conversions): the values must be canonical
+    /// residues of the context's limbs, written on the context's stream. Errors with
+    /// [`GpuError::LengthMismatch`] for a wrong length.
+    pub fn from_device_buffer(context: &GpuContext, data: CudaSlice<u64>) -> Result<Self> {
         let expected = context.ring().poly_len();
         if data.len() != expected {
             return Err(GpuError::LengthMismatch { expected, actual: data.len() });

@@ -26,6 +26,8 @@ mod base;
 mod behz;
 mod convert;
 mod error;
+#[cfg(feature = "cuda")]
+pub mod gpu;
 mod hps;
 mod keyswitch;
 pub mod word;

@@ -1,0 +1,242 @@
+//! [`GpuHps`]: the HPS steps of [`HpsContext`] on the device, word for word.
+
+use poly::Coeff;
+use poly_cuda::cudarc::driver::{DevicePtr, DevicePtrMut};
+use poly_cuda::{DevicePoly, GpuContext, GpuDevice};
+
+use super::launch::{
+    ConvertKernel, ConverterLayout, DeviceTables, HostTables, HpsDecryptParams, RnsKernels, plain_modulus_words,
+};
+use super::{Result, check_poly, download};
+use crate::{HpsContext, check_len};
+
+/// Offsets of the scaling tables.
+#[derive(Debug, Clone, Copy)]
+struct HpsLayout {
+    q_to_p: ConverterLayout,
+    p_to_q: ConverterLayout,
+    q_moduli: usize,
+    p_moduli: usize,
+    dec_integer: usize,
+    dec_integer_shoup: usize,
+    dec_fraction_hi: usize,
+    dec_fraction_lo: usize,
+    mul_integer: usize,
+    mul_integer_shoup: usize,
+    mul_fraction_hi: usize,
+    mul_fraction_lo: usize,
+    mul_own: usize,
+    mul_own_shoup: usize,
+}
+
+/// An [`HpsContext`] with its tables on one device: the exact extensions `q -> P` and
+/// `P -> q`, the scale-and-round into `P` and decryption's into `Z_t`, all in 128-bit fixed
+/// point exactly as the CPU does them (`docs/hps-precision.md`): every output equals the
+/// CPU's word for word.
+///
+/// Buffer rules and error behaviour as for [`GpuBehz`](super::GpuBehz).
+#[derive(Debug)]
+pub struct GpuHps {
+    kernels: RnsKernels,
+    tables: DeviceTables,
+    layout: HpsLayout,
+    degree: usize,
+    q: Vec<u64>,
+    p: Vec<u64>,
+    q_p: Vec<u64>,
+    t: [u64; 3],
+}
+
+impl GpuHps {
+    /// Uploads the tables of `hps` to `device` (one allocation).
+    pub fn new(device: &GpuDevice, hps: &HpsContext) -> Result<Self> {
+        let tables = hps.tables();
+        let mut host = HostTables::default();
+        let layout = HpsLayout {
+            q_to_p: ConverterLayout::push(&mut host, hps.q_to_p()),
+            p_to_q: ConverterLayout::push(&mut host, hps.p_to_q()),
+            q_moduli: host.push_moduli(hps.q().moduli()),
+            p_moduli: host.push_moduli(hps.p().moduli()),
+            dec_integer: host.push(tables.dec_integer),
+            dec_integer_shoup: host.push(tables.dec_integer_shoup),
+            dec_fraction_hi: host.push(tables.dec_fraction_hi),
+            dec_fraction_lo: host.push(tables.dec_fraction_lo),
+            mul_integer: host.push(tables.mul_integer),
+            mul_integer_shoup: host.push(tables.mul_integer_shoup),
+            mul_fraction_hi: host.push(tables.mul_fraction_hi),
+            mul_fraction_lo: host.push(tables.mul_fraction_lo),
+            mul_own: host.push(tables.mul_own),
+            mul_own_shoup: host.push(tables.mul_own_shoup),
+        };
+        Ok(Self {
+            kernels: RnsKernels::load(device)?,
+            tables: host.upload(device)?,
+            layout,
+            degree: hps.degree(),
+            q: hps.q().values(),
+            p: hps.p().values(),
+            q_p: hps.q_p()?.values(),
+            t: plain_modulus_words(hps.plain_modulus()),
+        })
+    }
+
+    /// The ring degree `N`.
+    pub fn degree(&self) -> usize {
+        self.degree
+    }
+
+    /// Exact conversion with `converter` from `input` to `output`; with `copy`, the input limbs
+    /// are also written there.
+    unsafe fn exact_raw(&self, converter: &ConverterLayout, input: u64, copy: u64, output: u64) -> Result<()> {
+        let mut params = converter.params(&self.tables, self.degree, converter.rows);
+        params.input = input;
+        params.copy = copy;
+        params.output = output;
+        // SAFETY: tables of this context; buffers as documented by the caller.
+        unsafe { self.kernels.convert(ConvertKernel::Exact, params) }
+    }
+
+    /// Scale-and-round from `input` (`(k + l) N` words) to `output` (`l N` words).
+    unsafe fn scale_raw(&self, input: u64, output: u64) -> Result<()> {
+        let layout = &self.layout;
+        let (k, l) = (self.q.len(), self.p.len());
+        // The template's conversion with y_i = x_i (no scale), the table omega'_i mod p_j,
+        // the fractions theta'_i and the epilogue x_j lambda_j.
+        let params = super::launch::ConvertParams {
+            input,
+            extra: input + 8 * (k * self.degree) as u64,
+            output,
+            from: self.tables.at(layout.q_moduli),
+            to: self.tables.at(layout.p_moduli),
+            table: self.tables.at(layout.mul_integer),
+            table_shoup: self.tables.at(layout.mul_integer_shoup),
+            fraction_hi: self.tables.at(layout.mul_fraction_hi),
+            fraction_lo: self.tables.at(layout.mul_fraction_lo),
+            epi_a: self.tables.at(layout.mul_own),
+            epi_a_shoup: self.tables.at(layout.mul_own_shoup),
+            n: self.degree as u64,
+            k: k as u32,
+            l: l as u32,
+            skip_start: l as u32,
+            ..Default::default()
+        };
+        // SAFETY: as above.
+        unsafe { self.kernels.convert(ConvertKernel::HpsScale, params) }
+    }
+
+    unsafe fn decrypt_raw(&self, input: u64, output: u64) -> Result<()> {
+        let layout = &self.layout;
+        let params = HpsDecryptParams {
+            input,
+            output,
+            integer: self.tables.at(layout.dec_integer),
+            integer_shoup: self.tables.at(layout.dec_integer_shoup),
+            fraction_hi: self.tables.at(layout.dec_fraction_hi),
+            fraction_lo: self.tables.at(layout.dec_fraction_lo),
+            t: self.t,
+            n: self.degree as u64,
+            k: self.q.len() as u32,
+            unused: 0,
+        };
+        // SAFETY: as above.
+        unsafe { self.kernels.hps_decrypt(params) }
+    }
+
+    /// [`HpsContext::extend_q_to_p`] on the device: `input` over `q`, `output` over `P`.
+    /// Errors on wrong lengths ([`RnsError::LengthMismatch`](crate::RnsError::LengthMismatch))
+    /// or a buffer of another device or stream
+    /// ([`GpuError::WrongContext`](poly_cuda::GpuError::WrongContext)); `output` is untouched then.
+    pub fn extend_q_to_p<I: DevicePtr<u64>, O: DevicePtrMut<u64>>(&self, input: &I, output: &mut O) -> Result<()> {
+        check_len("HPS extension input", self.q.len() * self.degree, input.len())?;
+        check_len("HPS extension output", self.p.len() * self.degree, output.len())?;
+        let (input, output) = (self.kernels.read_address(input)?, self.kernels.write_address(output)?);
+        // SAFETY: lengths checked above; both buffers are on this stream.
+        unsafe { self.exact_raw(&self.layout.q_to_p, input, 0, output) }
+    }
+
+    /// [`HpsContext::extend_p_to_q`] on the device: `input` over `P`, `output` over `q`.
+    /// Errors as [`extend_q_to_p`](Self::extend_q_to_p).
+    pub fn extend_p_to_q<I: DevicePtr<u64>, O: DevicePtrMut<u64>>(&self, input: &I, output: &mut O) -> Result<()> {
+        check_len("HPS extension input", self.p.len() * self.degree, input.len())?;
+        check_len("HPS extension output", self.q.len() * self.degree, output.len())?;
+        let (input, output) = (self.kernels.read_address(input)?, self.kernels.write_address(output)?);
+        // SAFETY: lengths checked above; both buffers are on this stream.
+        unsafe { self.exact_raw(&self.layout.p_to_q, input, 0, output) }
+    }
+
+    /// [`HpsContext::scale_round_to_p`] on the device: `input` over `q u P`, `output` over
+    /// `P`. Errors as [`extend_q_to_p`](Self::extend_q_to_p).
+    pub fn scale_round_to_p<I: DevicePtr<u64>, O: DevicePtrMut<u64>>(&self, input: &I, output: &mut O) -> Result<()> {
+        check_len("HPS scaling input", self.q_p.len() * self.degree, input.len())?;
+        check_len("HPS scaling output", self.p.len() * self.degree, output.len())?;
+        let (input, output) = (self.kernels.read_address(input)?, self.kernels.write_address(output)?);
+        // SAFETY: lengths checked above; both buffers are on this stream.
+        unsafe { self.scale_raw(input, output) }
+    }
+
+    /// [`HpsContext::decrypt_scale_round`] on the device: `input` over `q`, `output` `N` words
+    /// in `[0, t)`. Errors as [`extend_q_to_p`](Self::extend_q_to_p).
+    pub fn decrypt_scale_round<I: DevicePtr<u64>, O: DevicePtrMut<u64>>(
+        &self,
+        input: &I,
+        output: &mut O,
+    ) -> Result<()> {
+        check_len("HPS decryption input", self.q.len() * self.degree, input.len())?;
+        check_len("HPS decryption output", self.degree, output.len())?;
+        let (input, output) = (self.kernels.read_address(input)?, self.kernels.write_address(output)?);
+        // SAFETY: lengths checked above; both buffers are on this stream.
+        unsafe { self.decrypt_raw(input, output) }
+    }
+
+    /// [`HpsContext::extend_poly`] on the device: `input` over `q`, the result over `q u P`
+    /// (the ring of `q_p`), `input`'s limbs copied by the same kernel.
+    ///
+    /// Errors: [`RnsError::ContextMismatch`](crate::RnsError::ContextMismatch) unless `input`'s
+    /// ring is `q` and `q_p`'s is `q u P` at this degree;
+    /// [`GpuError::WrongContext`](poly_cuda::GpuError::WrongContext) for another device.
+    pub fn extend_poly(&self, input: &DevicePoly<Coeff>, q_p: &GpuContext) -> Result<DevicePoly<Coeff>> {
+        check_poly(&self.kernels, input.context(), &self.q, self.degree, "HPS extension input")?;
+        check_poly(&self.kernels, q_p, &self.q_p, self.degree, "HPS extension output")?;
+        let mut output = self.kernels.alloc_for_kernels(self.q_p.len() * self.degree)?;
+        let input_address = self.kernels.read_address(input.device_buffer())?;
+        let copy = self.kernels.write_address(&mut output)?;
+        let p_part = copy + 8 * (self.q.len() * self.degree) as u64;
+        // SAFETY: the kernel writes all of `output`: the q limbs by the copy, the P limbs
+        // after them; the rings were checked.
+        unsafe { self.exact_raw(&self.layout.q_to_p, input_address, copy, p_part) }?;
+        Ok(DevicePoly::from_device_buffer(q_p, output)?)
+    }
+
+    /// [`HpsContext::scale_down_poly`] on the device:
+    /// [`scale_round_to_p`](Self::scale_round_to_p) then [`extend_p_to_q`](Self::extend_p_to_q),
+    /// `input` over `q u P`, the result `round(t x / q)` over `q`. Errors as
+    /// [`extend_poly`](Self::extend_poly).
+    pub fn scale_down_poly(&self, input: &DevicePoly<Coeff>, q: &GpuContext) -> Result<DevicePoly<Coeff>> {
+        check_poly(&self.kernels, input.context(), &self.q_p, self.degree, "HPS scaling input")?;
+        check_poly(&self.kernels, q, &self.q, self.degree, "HPS scaling output")?;
+        let mut scaled = self.kernels.alloc_for_kernels(self.p.len() * self.degree)?;
+        let mut output = self.kernels.alloc_for_kernels(self.q.len() * self.degree)?;
+        let input_address = self.kernels.read_address(input.device_buffer())?;
+        let scaled_address = self.kernels.write_address(&mut scaled)?;
+        let output_address = self.kernels.write_address(&mut output)?;
+        // SAFETY: the scaling kernel writes all of `scaled`, the exact conversion all of
+        // `output`; lengths follow from the checked rings. `scaled` is freed in stream order.
+        unsafe {
+            self.scale_raw(input_address, scaled_address)?;
+            self.exact_raw(&self.layout.p_to_q, scaled_address, 0, output_address)?;
+        }
+        Ok(DevicePoly::from_device_buffer(q, output)?)
+    }
+
+    /// [`HpsContext::decrypt_poly`] on the device: the `N` plaintext coefficients in `[0, t)`,
+    /// downloaded (waits for the stream). Errors as [`extend_poly`](Self::extend_poly).
+    pub fn decrypt_poly(&self, input: &DevicePoly<Coeff>) -> Result<Vec<u64>> {
+        check_poly(&self.kernels, input.context(), &self.q, self.degree, "HPS decryption input")?;
+        let mut output = self.kernels.alloc_for_kernels(self.degree)?;
+        let input_address = self.kernels.read_address(input.device_buffer())?;
+        let output_address = self.kernels.write_address(&mut output)?;
+        // SAFETY: the kernel writes all N words of `output`; the ring was checked.
+        unsafe { self.decrypt_raw(input_address, output_address) }?;
+        download(&self.kernels, &output)
+    }
+}

@@ -1,0 +1,456 @@
+//! Device tables and kernel launches of `kernels/rns.cu`: the `#[repr(C)]` mirrors of the
+//! kernels' parameter structs, one uploaded table buffer per context, and the launch geometry.
+
+use std::sync::Arc;
+
+use modarith::Modulus;
+use poly_cuda::cudarc::driver::{
+    CudaFunction, CudaSlice, CudaStream, DevicePtr, DevicePtrMut, DeviceRepr, LaunchConfig, PushKernelArg,
+};
+use poly_cuda::{GpuDevice, GpuError};
+
+use super::Result;
+use crate::BaseConverter;
+use crate::word::PlainModulus;
+
+/// Threads per block of every kernel of `kernels/rns.cu` (`RNS_THREADS` there).
+const THREADS: u32 = 256;
+/// The conversion kernels aim for at least this many blocks per launch (an H100 holds about
+/// 1000 blocks of 256 threads at once), splitting the output limbs into groups when the
+/// coefficient tiles alone are too few.
+const TARGET_BLOCKS: usize = 2048;
+/// Fewest output limbs per block (each block loads and scales its tile once for its group).
+const MIN_GROUP: usize = 4;
+/// Largest grid of the grid-stride kernels.
+const MAX_STRIDE_BLOCKS: usize = 1 << 16;
+
+/// Mirror of `ConvertParams` in `kernels/rns.cu`: device addresses as `u64`, 0 for null.
+#[repr(C)]
+#[derive(Debug, Clone, Copy, Default)]
+pub(crate) struct ConvertParams {
+    pub input: u64,
+    pub redundant_input: u64,
+    pub extra: u64,
+    pub output: u64,
+    pub copy: u64,
+    pub from: u64,
+    pub scale: u64,
+    pub scale_shoup: u64,
+    pub to: u64,
+    pub table: u64,
+    pub table_shoup: u64,
+    pub product: u64,
+    pub product_shoup: u64,
+    pub fraction_hi: u64,
+    pub fraction_lo: u64,
+    pub epi_a: u64,
+    pub epi_a_shoup: u64,
+    pub epi_b: u64,
+    pub epi_b_shoup: u64,
+    pub redundant_w: u64,
+    pub redundant_w_shoup: u64,
+    pub n: u64,
+    pub k: u32,
+    pub l: u32,
+    pub skip_start: u32,
+    pub skip_len: u32,
+    pub log_tile: u32,
+    pub group: u32,
+}
+
+/// Mirror of `MontgomeryParams` in `kernels/rns.cu`.
+#[repr(C)]
+#[derive(Debug, Clone, Copy, Default)]
+pub(crate) struct MontgomeryParams {
+    pub input: u64,
+    pub output: u64,
+    pub moduli: u64,
+    pub q_mod: u64,
+    pub q_mod_shoup: u64,
+    pub m_tilde_inv: u64,
+    pub m_tilde_inv_shoup: u64,
+    pub m_tilde: u64,
+    pub neg_q_inv: u64,
+    pub neg_q_inv_shoup: u64,
+    pub n: u64,
+    pub l: u32,
+    pub unused: u32,
+}
+
+/// Mirror of `BehzDecryptParams` in `kernels/rns.cu`.
+#[repr(C)]
+#[derive(Debug, Clone, Copy, Default)]
+pub(crate) struct BehzDecryptParams {
+    pub input: u64,
+    pub output: u64,
+    pub q: u64,
+    pub scale: u64,
+    pub scale_shoup: u64,
+    pub row_t: u64,
+    pub row_t_shoup: u64,
+    pub row_gamma: u64,
+    pub row_gamma_shoup: u64,
+    pub t: [u64; 3],
+    pub gamma: [u64; 3],
+    pub gamma_inv_t: u64,
+    pub gamma_inv_t_shoup: u64,
+    pub n: u64,
+    pub k: u32,
+    pub unused: u32,
+}
+
+/// Mirror of `HpsDecryptParams` in `kernels/rns.cu`.
+#[repr(C)]
+#[derive(Debug, Clone, Copy, Default)]
+pub(crate) struct HpsDecryptParams {
+    pub input: u64,
+    pub output: u64,
+    pub integer: u64,
+    pub integer_shoup: u64,
+    pub fraction_hi: u64,
+    pub fraction_lo: u64,
+    pub t: [u64; 3],
+    pub n: u64,
+    pub k: u32,
+    pub unused: u32,
+}
+
+// The kernels read these structs byte for byte: their sizes are those of the C structs.
+const _: () = assert!(size_of::<ConvertParams>() == 22 * 8 + 6 * 4);
+const _: () = assert!(size_of::<MontgomeryParams>() == 11 * 8 + 2 * 4);
+const _: () = assert!(size_of::<BehzDecryptParams>() == 18 * 8 + 2 * 4);
+const _: () = assert!(size_of::<HpsDecryptParams>() == 10 * 8 + 2 * 4);
+
+// SAFETY: plain `#[repr(C)]` structs of integers, laid out exactly as the C structs of
+// kernels/rns.cu (same field order and types; u64 for pointers), passed by value.
+unsafe impl DeviceRepr for ConvertParams {}
+// SAFETY: as above.
+unsafe impl DeviceRepr for MontgomeryParams {}
+// SAFETY: as above.
+unsafe impl DeviceRepr for BehzDecryptParams {}
+// SAFETY: as above.
+unsafe impl DeviceRepr for HpsDecryptParams {}
+
+/// `{p, floor(2^128 / p) high, low}`: `modarith::Modulus` as the kernels read it.
+pub(crate) fn modulus_words(m: &Modulus) -> [u64; 3] {
+    let (hi, lo) = m.barrett_constant();
+    [m.value(), hi, lo]
+}
+
+/// The same triple for a plaintext modulus `t` (any `t` in `[2, 2^62)`: Barrett reduction
+/// with `floor(2^128 / t)` needs no primality).
+pub(crate) fn plain_modulus_words(t: PlainModulus) -> [u64; 3] {
+    let t = t.value();
+    // floor(2^128 / t) = floor((2^128 - 1) / t), plus one when t divides 2^128.
+    let wide = t as u128;
+    let mut quotient = u128::MAX / wide;
+    if u128::MAX % wide == wide - 1 {
+        quotient += 1;
+    }
+    [t, (quotient >> 64) as u64, quotient as u64]
+}
+
+/// Tables of one context gathered on the host before their single upload.
+#[derive(Debug, Default)]
+pub(crate) struct HostTables {
+    words: Vec<u64>,
+}
+
+impl HostTables {
+    /// Appends `values`; returns their offset in words.
+    pub(crate) fn push(&mut self, values: &[u64]) -> usize {
+        let offset = self.words.len();
+        self.words.extend_from_slice(values);
+        offset
+    }
+
+    /// Appends the moduli as `{p, barrett_hi, barrett_lo}` triples.
+    pub(crate) fn push_moduli(&mut self, moduli: &[Modulus]) -> usize {
+        let offset = self.words.len();
+        for m in moduli {
+            self.words.extend_from_slice(&modulus_words(m));
+        }
+        offset
+    }
+
+    /// Uploads everything to `device` (one allocation).
+    pub(crate) fn upload(self, device: &GpuDevice) -> Result<DeviceTables> {
+        // A context always has tables; keep the buffer non-empty regardless.
+        let words = if self.words.is_empty() { vec![0] } else { self.words };
+        let buffer = device
+            .stream()
+            .clone_htod(&words)
+            .map_err(|e| GpuError::Driver { call: "cuMemcpyHtoDAsync (rns tables)", reason: e.to_string() })?;
+        let base = buffer.device_ptr(device.stream()).0;
+        Ok(DeviceTables { base, buffer })
+    }
+}
+
+/// One context's tables on the device; offsets from [`HostTables`] turn into addresses.
+#[derive(Debug)]
+pub(crate) struct DeviceTables {
+    base: u64,
+    // Owns the memory `base` points into; freed (stream-ordered) when the context is dropped.
+    #[allow(dead_code)]
+    buffer: CudaSlice<u64>,
+}
+
+impl DeviceTables {
+    /// The device address of the word at `offset`.
+    pub(crate) fn at(&self, offset: usize) -> u64 {
+        self.base + 8 * offset as u64
+    }
+}
+
+/// Where the tables of one [`BaseConverter`] sit in a [`HostTables`].
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct ConverterLayout {
+    pub from: usize,
+    pub scale: usize,
+    pub scale_shoup: usize,
+    pub to: usize,
+    pub table: usize,
+    pub table_shoup: usize,
+    pub product: usize,
+    pub product_shoup: usize,
+    pub fraction_hi: usize,
+    pub fraction_lo: usize,
+    /// Source limbs.
+    pub k: usize,
+    /// Rows of the table (target limbs, redundant rows included).
+    pub rows: usize,
+}
+
+impl ConverterLayout {
+    /// Pushes the converter's tables (the source's punctured inverses as the scale).
+    pub(crate) fn push(host: &mut HostTables, converter: &BaseConverter) -> Self {
+        let from = converter.from_base();
+        let (table, table_shoup) = converter.punctured_table();
+        let (product, product_shoup) = converter.product_table();
+        let (fraction_hi, fraction_lo) = converter.inverse_fractions();
+        Self {
+            from: host.push_moduli(from.moduli()),
+            scale: host.push(from.punctured_inverses()),
+            scale_shoup: host.push(from.punctured_inverses_shoup()),
+            to: host.push_moduli(converter.to_base().moduli()),
+            table: host.push(table),
+            table_shoup: host.push(table_shoup),
+            product: host.push(product),
+            product_shoup: host.push(product_shoup),
+            fraction_hi: host.push(fraction_hi),
+            fraction_lo: host.push(fraction_lo),
+            k: from.len(),
+            rows: converter.to_base().len(),
+        }
+    }
+
+    /// The same converter with another per-limb scale (BEHZ folds `m~` or `t` into it).
+    pub(crate) fn with_scale(self, host: &mut HostTables, scale: &[u64], scale_shoup: &[u64]) -> Self {
+        Self { scale: host.push(scale), scale_shoup: host.push(scale_shoup), ..self }
+    }
+
+    /// Kernel parameters with this converter's tables, `outputs` output limbs (the first rows)
+    /// and `n` coefficients per limb; no skipped output limbs. Buffers are left null.
+    pub(crate) fn params(&self, tables: &DeviceTables, n: usize, outputs: usize) -> ConvertParams {
+        ConvertParams {
+            from: tables.at(self.from),
+            scale: tables.at(self.scale),
+            scale_shoup: tables.at(self.scale_shoup),
+            to: tables.at(self.to),
+            table: tables.at(self.table),
+            table_shoup: tables.at(self.table_shoup),
+            product: tables.at(self.product),
+            product_shoup: tables.at(self.product_shoup),
+            fraction_hi: tables.at(self.fraction_hi),
+            fraction_lo: tables.at(self.fraction_lo),
+            n: n as u64,
+            k: self.k as u32,
+            l: outputs as u32,
+            skip_start: outputs as u32,
+            ..ConvertParams::default()
+        }
+    }
+}
+
+/// The kernels of `kernels/rns.cu` and the stream they run on.
+#[derive(Debug, Clone)]
+pub(crate) struct RnsKernels {
+    pub stream: Arc<CudaStream>,
+    fast: CudaFunction,
+    exact: CudaFunction,
+    shenoy_kumaresan: CudaFunction,
+    behz_extend: CudaFunction,
+    behz_floor: CudaFunction,
+    mod_down: CudaFunction,
+    hps_scale: CudaFunction,
+    montgomery: CudaFunction,
+    behz_decrypt: CudaFunction,
+    hps_decrypt: CudaFunction,
+}
+
+/// The conversion kernels (one template of `kernels/rns.cu` each).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum ConvertKernel {
+    Fast,
+    Exact,
+    ShenoyKumaresan,
+    BehzExtend,
+    BehzFloor,
+    ModDown,
+    HpsScale,
+}
+
+impl RnsKernels {
+    pub(crate) fn load(device: &GpuDevice) -> Result<Self> {
+        let registry = device.kernels();
+        let function = |name: &'static str| registry.function("rns", name);
+        Ok(Self {
+            stream: Arc::clone(device.stream()),
+            fast: function("rns_fast_convert")?,
+            exact: function("rns_exact_convert")?,
+            shenoy_kumaresan: function("rns_shenoy_kumaresan")?,
+            behz_extend: function("rns_behz_extend")?,
+            behz_floor: function("rns_behz_floor")?,
+            mod_down: function("rns_mod_down")?,
+            hps_scale: function("rns_hps_scale")?,
+            montgomery: function("rns_behz_montgomery")?,
+            behz_decrypt: function("rns_behz_decrypt")?,
+            hps_decrypt: function("rns_hps_decrypt")?,
+        })
+    }
+
+    /// Whether `stream` is the stream these kernels run on (that of the device the tables
+    /// were uploaded to).
+    pub(crate) fn owns(&self, stream: &Arc<CudaStream>) -> bool {
+        Arc::ptr_eq(&self.stream, stream)
+    }
+
+    /// The device address of a buffer this context may read: it must live on this device's
+    /// stream ([`GpuError::WrongContext`] otherwise).
+    pub(crate) fn read_address<S: DevicePtr<u64>>(&self, buffer: &S) -> Result<u64> {
+        if !self.owns(buffer.stream()) {
+            return Err(GpuError::WrongContext.into());
+        }
+        let (address, _sync) = buffer.device_ptr(&self.stream);
+        Ok(address)
+    }
+
+    /// The device address of a buffer this context may write (same condition).
+    pub(crate) fn write_address<S: DevicePtrMut<u64>>(&self, buffer: &mut S) -> Result<u64> {
+        if !self.owns(buffer.stream()) {
+            return Err(GpuError::WrongContext.into());
+        }
+        let stream = Arc::clone(&self.stream);
+        let (address, _sync) = buffer.device_ptr_mut(&stream);
+        Ok(address)
+    }
+
+    /// A fresh device buffer of `len` words that the caller's kernels fill completely.
+    pub(crate) fn alloc_for_kernels(&self, len: usize) -> Result<CudaSlice<u64>> {
+        // SAFETY: every caller launches kernels that write all `len` words before anything
+        // reads the buffer (each says which in its comment).
+        unsafe { self.stream.alloc::<u64>(len) }.map_err(|e| {
+            if e.0 == poly_cuda::cudarc::driver::sys::CUresult::CUDA_ERROR_OUT_OF_MEMORY {
+                GpuError::OutOfMemory { bytes: len * 8 }.into()
+            } else {
+                GpuError::Driver { call: "cuMemAllocAsync (rns)", reason: e.to_string() }.into()
+            }
+        })
+    }
+
+    /// Queues a conversion kernel over `params.n` coefficients and `params.l` output limbs;
+    /// fills in the tile and group geometry.
+    ///
+    /// # Safety
+    /// Every address in `params` must point to live device memory of this context holding
+    /// what `kernels/rns.cu` documents for that field (tables of `k` or `rows * k` words,
+    /// buffers of the limbs they are read or written at), written or read only on this stream.
+    pub(crate) unsafe fn convert(&self, kernel: ConvertKernel, mut params: ConvertParams) -> Result<()> {
+        let n = params.n as usize;
+        let k = params.k as usize;
+        let outputs = params.l as usize;
+        if n == 0 || outputs == 0 {
+            return Ok(());
+        }
+        // Shared memory holds (k + 2) words per coefficient of the tile: at most 33 KB.
+        let log_tile: u32 = if k <= 62 {
+            6
+        } else if k <= 126 {
+            5
+        } else {
+            4
+        };
+        let tiles = n.div_ceil(1 << log_tile);
+        let wanted_groups = TARGET_BLOCKS.div_ceil(tiles).max(1);
+        let group = outputs.div_ceil(wanted_groups).max(outputs.min(MIN_GROUP));
+        let groups = outputs.div_ceil(group);
+        params.log_tile = log_tile;
+        params.group = group as u32;
+        let config = LaunchConfig {
+            grid_dim: (tiles as u32, groups as u32, 1),
+            block_dim: (THREADS, 1, 1),
+            shared_mem_bytes: (((k + 2) << log_tile) * 8) as u32,
+        };
+        let function = match kernel {
+            ConvertKernel::Fast => &self.fast,
+            ConvertKernel::Exact => &self.exact,
+            ConvertKernel::ShenoyKumaresan => &self.shenoy_kumaresan,
+            ConvertKernel::BehzExtend => &self.behz_extend,
+            ConvertKernel::BehzFloor => &self.behz_floor,
+            ConvertKernel::ModDown => &self.mod_down,
+            ConvertKernel::HpsScale => &self.hps_scale,
+        };
+        let mut builder = self.stream.launch_builder(function);
+        builder.arg(&params);
+        // SAFETY: the argument is the kernel's one by-value ConvertParams; the caller vouches
+        // for its addresses; the grid covers ceil(n / tile) tiles and every output limb group.
+        unsafe { builder.launch(config) }.map_err(launch_error("rns conversion kernel"))?;
+        Ok(())
+    }
+
+    /// Queues BEHZ S1 over `params.l * params.n` values.
+    ///
+    /// # Safety
+    /// As [`convert`](Self::convert), for `MontgomeryParams`.
+    pub(crate) unsafe fn montgomery(&self, params: MontgomeryParams) -> Result<()> {
+        let mut builder = self.stream.launch_builder(&self.montgomery);
+        builder.arg(&params);
+        let config = stride_config(params.l as usize * params.n as usize);
+        // SAFETY: forwarded to the caller; the kernel is grid-stride over l * n values.
+        unsafe { builder.launch(config) }.map_err(launch_error("rns_behz_montgomery"))?;
+        Ok(())
+    }
+
+    /// Queues BEHZ decryption over `params.n` coefficients.
+    ///
+    /// # Safety
+    /// As [`convert`](Self::convert), for `BehzDecryptParams`.
+    pub(crate) unsafe fn behz_decrypt(&self, params: BehzDecryptParams) -> Result<()> {
+        let mut builder = self.stream.launch_builder(&self.behz_decrypt);
+        builder.arg(&params);
+        // SAFETY: forwarded to the caller; grid-stride over n coefficients.
+        unsafe { builder.launch(stride_config(params.n as usize)) }.map_err(launch_error("rns_behz_decrypt"))?;
+        Ok(())
+    }
+
+    /// Queues HPS decryption over `params.n` coefficients.
+    ///
+    /// # Safety
+    /// As [`convert`](Self::convert), for `HpsDecryptParams`.
+    pub(crate) unsafe fn hps_decrypt(&self, params: HpsDecryptParams) -> Result<()> {
+        let mut builder = self.stream.launch_builder(&self.hps_decrypt);
+        builder.arg(&params);
+        // SAFETY: forwarded to the caller; grid-stride over n coefficients.
+        unsafe { builder.launch(stride_config(params.n as usize)) }.map_err(launch_error("rns_hps_decrypt"))?;
+        Ok(())
+    }
+}
+
+fn stride_config(items: usize) -> LaunchConfig {
+    let blocks = items.div_ceil(THREADS as usize).clamp(1, MAX_STRIDE_BLOCKS);
+    LaunchConfig { grid_dim: (blocks as u32, 1, 1), block_dim: (THREADS, 1, 1), shared_mem_bytes: 0 }
+}
+
+fn launch_error(kernel: &'static str) -> impl FnOnce(poly_cuda::cudarc::driver::DriverError) -> super::GpuRnsError {
+    move |e| GpuError::Driver { call: kernel, reason: format!("launch failed: {e}") }.into()
+}

@@ -1,0 +1,410 @@
+// RNS base conversions and scalings, bit-exact with crates/rns (the CPU reference):
+// fast and exact base conversion, Shenoy-Kumaresan, BEHZ (S0 + S1 extension with the small
+// Montgomery reduction by m~, fast floor, decryption with gamma), HPS (exact extensions,
+// scale-and-round into P and into Z_t with 128-bit fixed-point fractions), ModUp, ModDown.
+// Host side: crates/rns/src/gpu/ (the parameter structs below are mirrored there, field by
+// field, as #[repr(C)] structs).
+//
+// Data: limb-major polynomials, limb i of a polynomial at data + i * n, canonical residues.
+// Every output word is a canonical residue determined by exact integer arithmetic, so it
+// equals the CPU's word for word; sums are formed exactly as the CPU forms them (lazy Shoup
+// products in a 128-bit accumulator, the FixedPointSum of crates/rns/src/word.rs).
+//
+// Conversion kernels (one template, a MODE per operation): a block takes a TILE of
+// consecutive coefficients and a GROUP of output limbs (grid x = tiles, grid y = groups).
+//   phase 1   every source residue of the tile is loaded once (coalesced), scaled
+//             (y_i = |x_i * scale_i|_{a_i}, or y_i = x_i) and kept in shared memory
+//             y[i * TILE + c]; the raw residues may also be copied out (extend = copy q limbs
+//             and write the others in one pass);
+//   phase 1b  per coefficient: the value every output limb of that coefficient needs (the
+//             overflow count v of the exact conversion, Shenoy-Kumaresan's alpha, the
+//             Montgomery correction r of BEHZ S1, the rounded fraction of HPS scaling);
+//   phase 2   one thread per (output limb, coefficient): the inner product
+//             sum_i y_i * w_{j,i} over the column of the tile (a conflict-free shared read;
+//             the table row is the same for a warp, a broadcast), then the mode's epilogue;
+//             consecutive threads write consecutive coefficients.
+#include <cstdint>
+
+#include "modarith.cuh"
+
+using modarith::Modulus;
+using modarith::u64;
+typedef uint32_t u32;
+
+// Threads per block of every kernel here (the host launches with this many).
+#define RNS_THREADS 256
+
+namespace {
+
+// (hi, lo) += x.
+__device__ __forceinline__ void acc_add(u64& lo, u64& hi, const u64 x) {
+    lo += x;
+    hi += lo < x ? 1 : 0;
+}
+
+// The 128-bit fixed-point sum of crates/rns/src/word.rs (FixedPointSum): integer part in
+// (int_hi, int_lo), fractional part scaled by 2^128 in (frac_hi, frac_lo).
+struct FixedPointSum {
+    u64 int_lo, int_hi, frac_lo, frac_hi;
+};
+
+__device__ __forceinline__ FixedPointSum fixed_point_zero() {
+    FixedPointSum s;
+    s.int_lo = s.int_hi = s.frac_lo = s.frac_hi = 0;
+    return s;
+}
+
+// s += x * (hi 2^64 + lo) / 2^128, exactly: the 192-bit product's top word is its integer
+// part, its low two words its fraction; fraction carries go to the integer part.
+__device__ __forceinline__ void fixed_point_add(FixedPointSum& s, const u64 x, const u64 hi, const u64 lo) {
+    const u64 word0 = x * lo;
+    const u64 low_hi = __umul64hi(x, lo);
+    const u64 high_lo = x * hi;
+    const u64 high_hi = __umul64hi(x, hi);
+    const u64 word1 = low_hi + high_lo;
+    const u64 word2 = high_hi + (word1 < high_lo ? 1 : 0);
+    const u64 f0 = s.frac_lo + word0;
+    const u64 carry0 = f0 < word0 ? 1 : 0;
+    const u64 t1 = s.frac_hi + word1;
+    const u64 carry_a = t1 < word1 ? 1 : 0;
+    const u64 f1 = t1 + carry0;
+    const u64 carry_b = f1 < carry0 ? 1 : 0;  // at most one of carry_a, carry_b is set
+    s.frac_lo = f0;
+    s.frac_hi = f1;
+    acc_add(s.int_lo, s.int_hi, word2 + carry_a + carry_b);
+}
+
+// floor(sum + 1/2) as (hi, lo): FixedPointSum::rounded.
+__device__ __forceinline__ void fixed_point_rounded(const FixedPointSum& s, u64& lo, u64& hi) {
+    lo = s.int_lo;
+    hi = s.int_hi;
+    acc_add(lo, hi, s.frac_hi >> 63);
+}
+
+}  // namespace
+
+// Operations of the conversion template.
+enum ConvertMode {
+    // out_j = sum_i y_i w_{j,i} mod c_j (BaseConverter::fast_convert, BEHZ S0).
+    MODE_FAST = 0,
+    // out_j = fast_j - v (A mod c_j), v = round(sum_i y_i / a_i) (BaseConverter::exact_convert,
+    // HPS extensions, ModUp exact).
+    MODE_EXACT = 1,
+    // Shenoy-Kumaresan: alpha = [(fast_sk - x_sk) M^-1]_{m_sk} (centered) from the redundant row
+    // `l` and the redundant input limb; out_j = fast_j - alpha (M mod c_j).
+    MODE_SHENOY_KUMARESAN = 2,
+    // BEHZ S0 + S1: r = [fast_{m~} (-q^-1)]_{m~} (centered) from the redundant row `l`;
+    // out_j = (fast_j + q r) m~^-1 mod m_j (epi_a = q mod m_j, epi_b = m~^-1 mod m_j).
+    MODE_BEHZ_EXTEND = 3,
+    // BEHZ S3: out_j = x_j (t q^-1) - fast_j q^-1 mod m_j (x_j = extra limb j,
+    // epi_a = t q^-1 mod m_j, epi_b = q^-1 mod m_j).
+    MODE_FLOOR = 4,
+    // ModDown: r_j = exact conversion of the P limbs; out_j = (x_j - r_j) P^-1 mod q_j
+    // (x_j = extra limb j, epi_a = P^-1 mod q_j).
+    MODE_MOD_DOWN = 5,
+    // HPS scale-and-round into P: y_i = x_i (no scale), R = round(sum_i x_i theta'_i);
+    // out_j = R + sum_i x_i omega'_i + x_j lambda_j mod p_j (x_j = extra limb j,
+    // epi_a = lambda_j).
+    MODE_HPS_SCALE = 6,
+};
+
+// Arguments of every conversion kernel (mirrored by `ConvertParams` in crates/rns/src/gpu/).
+// Unused pointers are null.
+struct ConvertParams {
+    const u64* input;            // k source limbs, limb i at input + i * n
+    const u64* redundant_input;  // Shenoy-Kumaresan: the m_sk limb (n values)
+    const u64* extra;            // per output limb j, a second input limb at extra + j * n
+    u64* output;                 // output limb j at output + o(j) * n, o(j) = j or j + skip_len
+    u64* copy;                   // if set, source limb i is also copied to copy + i * n
+    const Modulus* from;         // k source moduli
+    const u64* scale;            // k per-limb scales (y_i = x_i scale_i mod a_i), or null: y_i = x_i
+    const u64* scale_shoup;
+    const Modulus* to;           // target moduli: l output rows (+ the redundant row l)
+    const u64* table;            // row j at table + j * k: w_{j,i}
+    const u64* table_shoup;
+    const u64* product;          // l words: the source product mod c_j
+    const u64* product_shoup;
+    const u64* fraction_hi;      // k fixed-point fractions (1 / a_i, or theta'_i)
+    const u64* fraction_lo;
+    const u64* epi_a;            // l per-output-limb constants of the epilogue
+    const u64* epi_a_shoup;
+    const u64* epi_b;
+    const u64* epi_b_shoup;
+    u64 redundant_w;             // Shenoy-Kumaresan: M^-1 mod m_sk; BEHZ S1: -q^-1 mod m~
+    u64 redundant_w_shoup;
+    u64 n;                       // coefficients per limb
+    u32 k;                       // source limbs
+    u32 l;                       // output limbs
+    u32 skip_start;              // output limbs j >= skip_start go to j + skip_len (ModUp)
+    u32 skip_len;
+    u32 log_tile;                // TILE = 2^log_tile coefficients per block
+    u32 group;                   // output limbs per block (blockIdx.y = group index)
+};
+
+namespace {
+
+// sum_i y[i * TILE + c] * row[i] as a 128-bit sum of lazy Shoup products modulo p.
+__device__ __forceinline__ void column_dot(const u64* __restrict__ y, const u32 log_tile, const u32 c, const u32 k,
+                                           const u64* __restrict__ row, const u64* __restrict__ row_shoup,
+                                           const u64 p, u64& lo, u64& hi) {
+    for (u32 i = 0; i < k; ++i) {
+        acc_add(lo, hi, modarith::mul_shoup_lazy(y[(i << log_tile) + c], row[i], row_shoup[i], p));
+    }
+}
+
+template <int MODE>
+__device__ __forceinline__ void convert_body(const ConvertParams& P) {
+    extern __shared__ u64 shared[];
+    const u32 tile = 1u << P.log_tile;
+    u64* y = shared;                       // k * tile
+    u64* aux_lo = shared + (P.k << P.log_tile);  // tile
+    u64* aux_hi = aux_lo + tile;            // tile
+    const u64 first = (u64)blockIdx.x << P.log_tile;
+    const u32 count = (u32)min((u64)tile, P.n - first);
+    const bool copies = P.copy != nullptr && blockIdx.y == 0;
+
+    // Phase 1: load, copy, scale.
+    const u32 loads = P.k << P.log_tile;
+    for (u32 idx = threadIdx.x; idx < loads; idx += blockDim.x) {
+        const u32 i = idx >> P.log_tile;
+        const u32 c = idx & (tile - 1);
+        if (c < count) {
+            const u64 offset = (u64)i * P.n + first + c;
+            const u64 x = P.input[offset];
+            if (copies) P.copy[offset] = x;
+            y[idx] = P.scale != nullptr ? modarith::mul_shoup(x, P.scale[i], P.scale_shoup[i], P.from[i].p) : x;
+        }
+    }
+    __syncthreads();
+
+    // Phase 1b: one value per coefficient.
+    if (MODE == MODE_EXACT || MODE == MODE_MOD_DOWN || MODE == MODE_HPS_SCALE) {
+        for (u32 c = threadIdx.x; c < count; c += blockDim.x) {
+            FixedPointSum s = fixed_point_zero();
+            for (u32 i = 0; i < P.k; ++i) {
+                fixed_point_add(s, y[(i << P.log_tile) + c], P.fraction_hi[i], P.fraction_lo[i]);
+            }
+            u64 lo, hi;
+            fixed_point_rounded(s, lo, hi);
+            aux_lo[c] = lo;
+            aux_hi[c] = hi;
+        }
+        __syncthreads();
+    } else if (MODE == MODE_SHENOY_KUMARESAN || MODE == MODE_BEHZ_EXTEND) {
+        const Modulus m = P.to[P.l];
+        const u64* row = P.table + (u64)P.l * P.k;
+        const u64* row_shoup = P.table_shoup + (u64)P.l * P.k;
+        for (u32 c = threadIdx.x; c < count; c += blockDim.x) {
+            u64 lo = 0, hi = 0;
+            column_dot(y, P.log_tile, c, P.k, row, row_shoup, m.p, lo, hi);
+            u64 value = modarith::reduce_u128(lo, hi, m);
+            if (MODE == MODE_SHENOY_KUMARESAN) {
+                value = modarith::sub(value, P.redundant_input[first + c], m.p);
+            }
+            const u64 r = modarith::mul_shoup(value, P.redundant_w, P.redundant_w_shoup, m.p);
+            const bool negative = r > m.p / 2;
+            aux_lo[c] = negative ? m.p - r : r;
+            aux_hi[c] = negative ? 1 : 0;
+        }
+        __syncthreads();
+    }
+
+    // Phase 2: one (output limb, coefficient) per thread and step.
+    const u32 first_row = blockIdx.y * P.group;
+    const u32 rows = min(P.group, P.l - first_row);
+    const u32 outputs = rows << P.log_tile;
+    for (u32 idx = threadIdx.x; idx < outputs; idx += blockDim.x) {
+        const u32 c = idx & (tile - 1);
+        if (c >= count) continue;
+        const u32 j = first_row + (idx >> P.log_tile);
+        const Modulus m = P.to[j];
+        const u64* row = P.table + (u64)j * P.k;
+        const u64* row_shoup = P.table_shoup + (u64)j * P.k;
+        u64 lo = 0, hi = 0;
+        if (MODE == MODE_HPS_SCALE) {
+            lo = aux_lo[c];
+            hi = aux_hi[c];
+        }
+        column_dot(y, P.log_tile, c, P.k, row, row_shoup, m.p, lo, hi);
+        const u64 index = first + c;
+        u64 result;
+        if (MODE == MODE_FAST) {
+            result = modarith::reduce_u128(lo, hi, m);
+        } else if (MODE == MODE_EXACT || MODE == MODE_MOD_DOWN) {
+            const u64 sum = modarith::reduce_u128(lo, hi, m);
+            const u64 correction = modarith::mul_shoup(aux_lo[c], P.product[j], P.product_shoup[j], m.p);
+            result = modarith::sub(sum, correction, m.p);
+            if (MODE == MODE_MOD_DOWN) {
+                const u64 x = P.extra[(u64)j * P.n + index];
+                result = modarith::mul_shoup(modarith::sub(x, result, m.p), P.epi_a[j], P.epi_a_shoup[j], m.p);
+            }
+        } else if (MODE == MODE_SHENOY_KUMARESAN) {
+            const u64 sum = modarith::reduce_u128(lo, hi, m);
+            const u64 correction = modarith::mul_shoup(aux_lo[c], P.product[j], P.product_shoup[j], m.p);
+            result = aux_hi[c] ? modarith::add(sum, correction, m.p) : modarith::sub(sum, correction, m.p);
+        } else if (MODE == MODE_BEHZ_EXTEND) {
+            const u64 sum = modarith::reduce_u128(lo, hi, m);
+            const u64 q_r = modarith::mul_shoup(aux_lo[c], P.epi_a[j], P.epi_a_shoup[j], m.p);
+            const u64 shifted = aux_hi[c] ? modarith::sub(sum, q_r, m.p) : modarith::add(sum, q_r, m.p);
+            result = modarith::mul_shoup(shifted, P.epi_b[j], P.epi_b_shoup[j], m.p);
+        } else if (MODE == MODE_FLOOR) {
+            const u64 fast = modarith::reduce_u128(lo, hi, m);
+            const u64 x = P.extra[(u64)j * P.n + index];
+            const u64 scaled_x = modarith::mul_shoup(x, P.epi_a[j], P.epi_a_shoup[j], m.p);
+            const u64 scaled_fast = modarith::mul_shoup(fast, P.epi_b[j], P.epi_b_shoup[j], m.p);
+            result = modarith::sub(scaled_x, scaled_fast, m.p);
+        } else {  // MODE_HPS_SCALE
+            const u64 own = P.extra[(u64)j * P.n + index];
+            acc_add(lo, hi, modarith::mul_shoup_lazy(own, P.epi_a[j], P.epi_a_shoup[j], m.p));
+            result = modarith::reduce_u128(lo, hi, m);
+        }
+        const u32 out_limb = j < P.skip_start ? j : j + P.skip_len;
+        P.output[(u64)out_limb * P.n + index] = result;
+    }
+}
+
+}  // namespace
+
+extern "C" __global__ void __launch_bounds__(RNS_THREADS) rns_fast_convert(const ConvertParams p) {
+    convert_body<MODE_FAST>(p);
+}
+
+extern "C" __global__ void __launch_bounds__(RNS_THREADS) rns_exact_convert(const ConvertParams p) {
+    convert_body<MODE_EXACT>(p);
+}
+
+extern "C" __global__ void __launch_bounds__(RNS_THREADS) rns_shenoy_kumaresan(const ConvertParams p) {
+    convert_body<MODE_SHENOY_KUMARESAN>(p);
+}
+
+extern "C" __global__ void __launch_bounds__(RNS_THREADS) rns_behz_extend(const ConvertParams p) {
+    convert_body<MODE_BEHZ_EXTEND>(p);
+}
+
+extern "C" __global__ void __launch_bounds__(RNS_THREADS) rns_behz_floor(const ConvertParams p) {
+    convert_body<MODE_FLOOR>(p);
+}
+
+extern "C" __global__ void __launch_bounds__(RNS_THREADS) rns_mod_down(const ConvertParams p) {
+    convert_body<MODE_MOD_DOWN>(p);
+}
+
+extern "C" __global__ void __launch_bounds__(RNS_THREADS) rns_hps_scale(const ConvertParams p) {
+    convert_body<MODE_HPS_SCALE>(p);
+}
+
+// BEHZ S1 alone (BehzContext::small_montgomery_reduce): input over B_sk u {m~} (l + 1 limbs,
+// m~ last), output over B_sk. One thread per output value (grid stride).
+struct MontgomeryParams {
+    const u64* input;
+    u64* output;
+    const Modulus* moduli;  // l moduli of B_sk
+    const u64* q_mod;       // q mod m_j, and Shoup companions
+    const u64* q_mod_shoup;
+    const u64* m_tilde_inv;  // m~^-1 mod m_j, and Shoup companions
+    const u64* m_tilde_inv_shoup;
+    u64 m_tilde;
+    u64 neg_q_inv;           // -q^-1 mod m~, and its Shoup companion
+    u64 neg_q_inv_shoup;
+    u64 n;
+    u32 l;
+    u32 unused;
+};
+
+extern "C" __global__ void __launch_bounds__(RNS_THREADS) rns_behz_montgomery(const MontgomeryParams p) {
+    const u64 total = (u64)p.l * p.n;
+    for (u64 i = (u64)blockIdx.x * blockDim.x + threadIdx.x; i < total; i += (u64)gridDim.x * blockDim.x) {
+        const u64 j = i / p.n;
+        const u64 index = i - j * p.n;
+        const u64 c_tilde = p.input[(u64)p.l * p.n + index];
+        const u64 r = modarith::mul_shoup(c_tilde, p.neg_q_inv, p.neg_q_inv_shoup, p.m_tilde);
+        const bool negative = r > p.m_tilde / 2;
+        const u64 magnitude = negative ? p.m_tilde - r : r;
+        const u64 m = p.moduli[j].p;
+        const u64 q_r = modarith::mul_shoup(magnitude, p.q_mod[j], p.q_mod_shoup[j], m);
+        const u64 c = p.input[i];
+        const u64 shifted = negative ? modarith::sub(c, q_r, m) : modarith::add(c, q_r, m);
+        p.output[i] = modarith::mul_shoup(shifted, p.m_tilde_inv[j], p.m_tilde_inv_shoup[j], m);
+    }
+}
+
+// BEHZ decryption (BehzContext::decrypt_scale_round): input over q (k limbs), output n values
+// in [0, t). One thread per coefficient (grid stride). `t` is the plaintext modulus with its
+// Barrett constant (any t in [2, 2^62): Barrett reduction needs no primality).
+struct BehzDecryptParams {
+    const u64* input;
+    u64* output;
+    const Modulus* q;
+    const u64* scale;  // gamma t q~_i mod q_i
+    const u64* scale_shoup;
+    const u64* row_t;  // -q_i^-1 mod t
+    const u64* row_t_shoup;
+    const u64* row_gamma;  // -q_i^-1 mod gamma
+    const u64* row_gamma_shoup;
+    Modulus t;
+    Modulus gamma;
+    u64 gamma_inv_t;
+    u64 gamma_inv_t_shoup;
+    u64 n;
+    u32 k;
+    u32 unused;
+};
+
+extern "C" __global__ void __launch_bounds__(RNS_THREADS) rns_behz_decrypt(const BehzDecryptParams p) {
+    const u64 t = p.t.p;
+    const u64 gamma = p.gamma.p;
+    for (u64 index = (u64)blockIdx.x * blockDim.x + threadIdx.x; index < p.n;
+         index += (u64)gridDim.x * blockDim.x) {
+        u64 t_lo = 0, t_hi = 0, g_lo = 0, g_hi = 0;
+        for (u32 i = 0; i < p.k; ++i) {
+            const u64 x = p.input[(u64)i * p.n + index];
+            const u64 y = modarith::mul_shoup(x, p.scale[i], p.scale_shoup[i], p.q[i].p);
+            acc_add(t_lo, t_hi, modarith::mul_shoup_lazy(y, p.row_t[i], p.row_t_shoup[i], t));
+            acc_add(g_lo, g_hi, modarith::mul_shoup_lazy(y, p.row_gamma[i], p.row_gamma_shoup[i], gamma));
+        }
+        const u64 s_t = modarith::reduce_u128(t_lo, t_hi, p.t);
+        const u64 s_gamma = modarith::reduce_u128(g_lo, g_hi, p.gamma);
+        const u64 difference = s_gamma > gamma / 2
+                                   ? modarith::add(s_t, modarith::reduce(gamma - s_gamma, p.t), t)
+                                   : modarith::sub(s_t, modarith::reduce(s_gamma, p.t), t);
+        p.output[index] =
+            modarith::reduce(modarith::mul_shoup_lazy(difference, p.gamma_inv_t, p.gamma_inv_t_shoup, t), p.t);
+    }
+}
+
+// HPS decryption (HpsContext::decrypt_scale_round): input over q (k limbs), output n values
+// round(t x / q) mod t = sum_i x_i omega_i + round(sum_i x_i theta_i) mod t. One thread per
+// coefficient (grid stride).
+struct HpsDecryptParams {
+    const u64* input;
+    u64* output;
+    const u64* integer;  // omega_i mod t, and Shoup companions modulo t
+    const u64* integer_shoup;
+    const u64* fraction_hi;  // floor(theta_i 2^128)
+    const u64* fraction_lo;
+    Modulus t;
+    u64 n;
+    u32 k;
+    u32 unused;
+};
+
+extern "C" __global__ void __launch_bounds__(RNS_THREADS) rns_hps_decrypt(const HpsDecryptParams p) {
+    const Modulus t_modulus = p.t;
+    const u64 t = t_modulus.p;
+    for (u64 index = (u64)blockIdx.x * blockDim.x + threadIdx.x; index < p.n;
+         index += (u64)gridDim.x * blockDim.x) {
+        u64 lo = 0, hi = 0;
+        FixedPointSum s = fixed_point_zero();
+#pragma unroll 2
+        for (u32 i = 0; i < p.k; ++i) {
+            const u64 x = p.input[(u64)i * p.n + index];
+            acc_add(lo, hi, modarith::mul_shoup_lazy(x, p.integer[i], p.integer_shoup[i], t));
+            fixed_point_add(s, x, p.fraction_hi[i], p.fraction_lo[i]);
+        }
+        u64 r_lo, r_hi;
+        fixed_point_rounded(s, r_lo, r_hi);
+        acc_add(lo, hi, r_lo);
+        hi += r_hi;
+        p.output[index] = modarith::reduce_u128(lo, hi, t_modulus);
+    }
+}
