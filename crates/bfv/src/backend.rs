@@ -5,9 +5,10 @@
 //! Every RNS step maps a coefficient-representation polynomial over one basis to one over
 //! another, coefficient by coefficient ([`RnsStep`]); a backend runs it where its data lives.
 //! The provided methods do it on the host (download, the `rns` crate's CPU code, upload):
-//! exact, and bit-identical on every backend, so a GPU backend is correct before it has the
+//! exact, and bit-identical on every backend, so a new backend is correct before it has the
 //! kernels and must stay bit-identical after. [`poly::CpuBackend`] works on its polynomials
-//! in place of the copies.
+//! in place of the copies; `poly_cuda::GpuBackend` (feature `cuda`) runs the `rns` crate's
+//! GPU kernels, so BFV data stays on the device.
 
 use poly::{Backend, Coeff, CpuBackend, Poly, Representation};
 use rns::{BehzContext, HpsContext, KeySwitchContext};
@@ -196,5 +197,51 @@ impl BfvBackend for CpuBackend {
     }
 }
 
+/// The GPU runs every RNS step with the kernels of `rns::gpu` (tables uploaded once per
+/// device and kept in that crate's cache), word for word what the CPU computes; the data
+/// never leaves the device except for decryption's `N` plaintext words.
 #[cfg(feature = "cuda")]
-impl BfvBackend for poly_cuda::GpuBackend {}
+impl BfvBackend for poly_cuda::GpuBackend {
+    fn rns_step(
+        &self,
+        step: RnsStep<'_>,
+        input: &poly_cuda::DevicePoly<Coeff>,
+        target: &poly_cuda::GpuContext,
+    ) -> Result<poly_cuda::DevicePoly<Coeff>> {
+        use rns::gpu::{GpuBehz, GpuHps, GpuKeySwitch};
+        let device = self.device();
+        let output = match step {
+            RnsStep::HpsExtend(hps) => GpuHps::cached(device, hps).and_then(|g| g.extend_poly(input, target)),
+            RnsStep::HpsScaleDown(hps) => GpuHps::cached(device, hps).and_then(|g| g.scale_down_poly(input, target)),
+            RnsStep::BehzExtend(behz) => GpuBehz::cached(device, behz).and_then(|g| g.extend_poly(input, target)),
+            RnsStep::BehzScaleDown(behz) => {
+                GpuBehz::cached(device, behz).and_then(|g| g.scale_down_poly(input, target))
+            }
+            RnsStep::ModUp { tables, digit } => GpuKeySwitch::cached(device, tables)
+                .and_then(|g| g.mod_up_poly(input, digit, rns::Extension::Exact, target)),
+            RnsStep::ModDown(tables) => {
+                GpuKeySwitch::cached(device, tables).and_then(|g| g.mod_down_poly(input, target))
+            }
+        };
+        output.map_err(gpu_rns_error)
+    }
+
+    fn decrypt_scale(&self, tables: &MulTables, input: &poly_cuda::DevicePoly<Coeff>) -> Result<Vec<u64>> {
+        use rns::gpu::{GpuBehz, GpuHps};
+        let device = self.device();
+        let output = match tables {
+            MulTables::Hps(hps) => GpuHps::cached(device, hps).and_then(|g| g.decrypt_poly(input)),
+            MulTables::Behz(behz) => GpuBehz::cached(device, behz).and_then(|g| g.decrypt_poly(input)),
+        };
+        output.map_err(gpu_rns_error)
+    }
+}
+
+/// The RNS layer's own errors as [`BfvError::Rns`], device errors as [`BfvError::Backend`].
+#[cfg(feature = "cuda")]
+fn gpu_rns_error(error: rns::gpu::GpuRnsError) -> BfvError {
+    match error {
+        rns::gpu::GpuRnsError::Rns(rns_error) => BfvError::Rns(rns_error),
+        other => BfvError::from_backend(other),
+    }
+}
