@@ -1,0 +1,647 @@
+//! The GPU RNS operations (`rns::gpu`) against the CPU code of this crate, word for word:
+//! fast, exact and Shenoy-Kumaresan conversions, every BEHZ and HPS step, ModUp (both
+//! extensions, every digit, several digit sizes) and ModDown, over random parameter sets
+//! (N = 2^10 .. 2^16 and a few degrees that are not multiples of the kernels' tile, 1 .. 32
+//! primes of 20 .. 62 bits, sources of up to 200 primes, random plaintext moduli), random
+//! inputs, inputs with extreme residues and inputs inside the fixed-point windows. Then the
+//! polynomial methods against the CPU wrappers, bad inputs (lengths, digits, rings, streams:
+//! errors, outputs untouched) and the table cache.
+//!
+//! Skips, saying why, when there is no CUDA driver or device.
+#![cfg(feature = "cuda")]
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+
+mod common;
+
+use std::sync::{Arc, OnceLock};
+
+use common::{big, primes, random_poly};
+use num_bigint::{BigInt, BigUint};
+use num_integer::Integer;
+use poly::{Coeff, Poly, RingContext, TransformKind};
+use poly_cuda::cudarc::driver::CudaSlice;
+use poly_cuda::{DevicePoly, GpuContext, GpuDevice, GpuError};
+use rand::rngs::StdRng;
+use rand::{Rng, SeedableRng};
+use rns::gpu::{GpuBaseConverter, GpuBehz, GpuHps, GpuKeySwitch, GpuRnsError, GpuShenoyKumaresan};
+use rns::{BaseConverter, BehzContext, Extension, HpsContext, KeySwitchContext, RnsBase, RnsError, ShenoyKumaresan};
+
+/// The device every test of this binary shares, or `None` after printing why the GPU tests
+/// are skipped. Any other failure to open the device is a test failure.
+fn device() -> Option<Arc<GpuDevice>> {
+    static DEVICE: OnceLock<Result<Arc<GpuDevice>, GpuError>> = OnceLock::new();
+    match DEVICE.get_or_init(|| GpuDevice::new(0)) {
+        Ok(device) => Some(Arc::clone(device)),
+        Err(GpuError::DriverNotLoadable) => {
+            eprintln!("skipping GPU test: the CUDA driver library is not loadable on this machine");
+            None
+        }
+        Err(GpuError::NoDevice { reason, .. }) => {
+            eprintln!("skipping GPU test: no CUDA device ({reason})");
+            None
+        }
+        Err(other) => panic!("the CUDA device exists but could not be opened: {other}"),
+    }
+}
+
+fn upload(device: &GpuDevice, values: &[u64]) -> CudaSlice<u64> {
+    device.stream().clone_htod(values).unwrap()
+}
+
+fn download(device: &GpuDevice, buffer: &CudaSlice<u64>) -> Vec<u64> {
+    let values = device.stream().clone_dtoh(buffer).unwrap();
+    device.synchronize().unwrap();
+    values
+}
+
+/// A device buffer of `len` copies of a word no residue of these tests takes.
+const SENTINEL: u64 = 0xdead_beef_dead_beef;
+fn sentinel(device: &GpuDevice, len: usize) -> CudaSlice<u64> {
+    upload(device, &vec![SENTINEL; len])
+}
+
+/// Panics at the first word where the device's output differs from the CPU's.
+fn assert_same(label: &str, gpu: &[u64], cpu: &[u64], degree: usize) {
+    assert_eq!(gpu.len(), cpu.len(), "{label}: lengths differ");
+    if let Some(at) = gpu.iter().zip(cpu).position(|(g, c)| g != c) {
+        let differing = gpu.iter().zip(cpu).filter(|(g, c)| g != c).count();
+        panic!(
+            "{label}: {differing} of {} words differ; first at limb {}, index {}: GPU {}, CPU {}",
+            gpu.len(),
+            at / degree,
+            at % degree,
+            gpu[at],
+            cpu[at]
+        );
+    }
+}
+
+/// `count` distinct NTT primes for degree `degree`, of a random size in 20..=62 bits (larger
+/// when there are not enough of that size), none in `exclude`.
+fn random_primes(rng: &mut StdRng, degree: usize, count: usize, exclude: &[u64]) -> Vec<u64> {
+    let mut bits = rng.gen_range(20..=62u32);
+    loop {
+        match modarith::generate_ntt_primes(bits, 2 * degree as u64, count, exclude) {
+            Ok(found) => return found,
+            Err(_) if bits < 62 => bits = (bits + 6).min(62),
+            Err(error) => panic!("no {count} primes for N = {degree}: {error}"),
+        }
+    }
+}
+
+/// A random polynomial over `base` with extreme residues (0, 1, m - 1) planted.
+fn edgy_poly(base: &RnsBase, degree: usize, rng: &mut StdRng) -> Vec<u64> {
+    let mut data = random_poly(base, degree, rng);
+    for (limb, m) in base.moduli().iter().enumerate() {
+        for (slot, value) in [0, 1, m.value() - 1, m.value() - 1, 0].into_iter().enumerate() {
+            data[limb * degree + (slot * 131 + limb * 7) % degree] = value;
+        }
+    }
+    data
+}
+
+/// Places the integers `values` (below the base product) at the first coefficients of `data`.
+fn plant(base: &RnsBase, degree: usize, data: &mut [u64], values: &[BigUint]) {
+    for (index, value) in values.iter().enumerate().take(degree) {
+        for (limb, residue) in base.residues(value).into_iter().enumerate() {
+            data[limb * degree + index] = residue;
+        }
+    }
+}
+
+/// Integers `A/2 + d` for small `d`: inside the exact conversion's fixed-point window.
+fn near_half(product: &BigUint, count: usize) -> Vec<BigUint> {
+    (0..count as u64).map(|d| product / 2u32 + d).collect()
+}
+
+/// Degrees: mostly powers of two 2^10..2^16 (smaller ones more often), sometimes a degree
+/// that leaves a partial tile.
+fn random_degree(rng: &mut StdRng) -> usize {
+    match rng.gen_range(0..10) {
+        0 => 1 << 16,
+        1 | 2 => 1 << rng.gen_range(13..=15),
+        3..=7 => 1 << rng.gen_range(10..=12),
+        _ => 1 << 10,
+    }
+}
+
+#[test]
+fn base_conversions_match_the_cpu() {
+    let Some(device) = device() else { return };
+    let mut rng = StdRng::seed_from_u64(1);
+    // (degree, |A|, |C|): random shapes, plus sources that take the smaller tiles of the
+    // kernels (more than 62 and more than 126 primes) and degrees that are not multiples of
+    // the tile.
+    let mut shapes: Vec<(usize, usize, usize)> =
+        (0..14).map(|_| (random_degree(&mut rng), rng.gen_range(1..=32), rng.gen_range(1..=33))).collect();
+    shapes.extend([(1 << 10, 100, 40), (1 << 10, 200, 56), (100, 5, 7), (8, 3, 2), (1000, 70, 3), (1 << 16, 32, 33)]);
+    for (case, &(degree, from_len, to_len)) in shapes.iter().enumerate() {
+        let ntt_degree = degree.next_power_of_two().max(8);
+        let from = RnsBase::new(&random_primes(&mut rng, ntt_degree, from_len, &[])).unwrap();
+        let to = RnsBase::new(&random_primes(&mut rng, ntt_degree, to_len, &from.values())).unwrap();
+        let converter = BaseConverter::new(&from, &to).unwrap();
+        let gpu = GpuBaseConverter::new(&device, &converter).unwrap();
+        assert_eq!((gpu.from_len(), gpu.to_len()), (from_len, to_len));
+        let mut input = edgy_poly(&from, degree, &mut rng);
+        plant(&from, degree, &mut input, &near_half(from.product(), 8.min(degree)));
+        let label = format!("case {case}: N = {degree}, {from_len} -> {to_len} primes");
+        let device_input = upload(&device, &input);
+        let mut expected = vec![0u64; to_len * degree];
+        let mut output = sentinel(&device, to_len * degree);
+        converter.fast_convert(&input, &mut expected).unwrap();
+        gpu.fast_convert(&device_input, &mut output).unwrap();
+        assert_same(&format!("{label}, fast"), &download(&device, &output), &expected, degree);
+        converter.exact_convert(&input, &mut expected).unwrap();
+        gpu.exact_convert(&device_input, &mut output).unwrap();
+        assert_same(&format!("{label}, exact"), &download(&device, &output), &expected, degree);
+    }
+}
+
+#[test]
+fn shenoy_kumaresan_matches_the_cpu() {
+    let Some(device) = device() else { return };
+    let mut rng = StdRng::seed_from_u64(2);
+    for case in 0..10 {
+        let degree = if case == 9 { 300 } else { random_degree(&mut rng) };
+        let ntt_degree = degree.next_power_of_two();
+        let (b_len, c_len) = (rng.gen_range(1..=34), rng.gen_range(1..=32));
+        let b = RnsBase::new(&random_primes(&mut rng, ntt_degree, b_len, &[])).unwrap();
+        let c = RnsBase::new(&random_primes(&mut rng, ntt_degree, c_len, &b.values())).unwrap();
+        let mut taken = b.values();
+        taken.extend(c.values());
+        let m_sk = modarith::Modulus::new(primes(62, ntt_degree, 1, &taken)[0]).unwrap();
+        let conversion = ShenoyKumaresan::new(&b, m_sk, &c).unwrap();
+        let gpu = GpuShenoyKumaresan::new(&device, &conversion).unwrap();
+        // Uniform residues over B u {m_sk}: most are outside the exact range, where the CPU's
+        // words are still a deterministic function the device must reproduce.
+        let b_sk = b.union(&RnsBase::new(&[m_sk.value()]).unwrap()).unwrap();
+        let input = edgy_poly(&b_sk, degree, &mut rng);
+        let mut expected = vec![0u64; c_len * degree];
+        conversion.convert(&input, &mut expected).unwrap();
+        let mut output = sentinel(&device, c_len * degree);
+        gpu.convert(&upload(&device, &input), &mut output).unwrap();
+        let label = format!("case {case}: N = {degree}, |B| = {b_len}, |C| = {c_len}");
+        assert_same(&label, &download(&device, &output), &expected, degree);
+    }
+}
+
+/// A random plaintext modulus: small, a power of two, word-sized, or a batching-sized prime.
+fn random_plain_modulus(rng: &mut StdRng) -> u64 {
+    match rng.gen_range(0..5) {
+        0 => 2,
+        1 => 1 << rng.gen_range(1..=30),
+        2 => {
+            let bits = rng.gen_range(2..=40);
+            rng.gen_range(2..1 << bits)
+        }
+        3 => 65537,
+        _ => rng.gen_range(3..1 << 20) | 1,
+    }
+}
+
+/// Random q (1..=32 primes) and t coprime to q.
+fn random_q_and_t(rng: &mut StdRng, degree: usize, max_primes: usize) -> (Vec<u64>, u64) {
+    let count = rng.gen_range(1..=max_primes);
+    let q = random_primes(rng, degree, count, &[]);
+    loop {
+        let t = random_plain_modulus(rng);
+        if q.iter().all(|&p| p.gcd(&t) == 1) {
+            return (q, t);
+        }
+    }
+}
+
+#[test]
+fn behz_steps_match_the_cpu() {
+    let Some(device) = device() else { return };
+    let mut rng = StdRng::seed_from_u64(3);
+    for case in 0..12 {
+        let degree = random_degree(&mut rng);
+        let (q, t) = random_q_and_t(&mut rng, degree, if degree == 1 << 16 { 32 } else { 24 });
+        let behz = BehzContext::with_generated_moduli(degree, &q, t).unwrap();
+        let gpu = GpuBehz::new(&device, &behz).unwrap();
+        let (q_base, bsk) = (behz.q(), behz.bsk());
+        let (k, l) = (q_base.len(), bsk.len());
+        let label = format!("case {case}: N = {degree}, {k} primes, t = {t}, |B_sk| = {l}");
+        let input = edgy_poly(q_base, degree, &mut rng);
+        let device_input = upload(&device, &input);
+
+        let mut expected = vec![0u64; degree];
+        let mut output = sentinel(&device, degree);
+        behz.decrypt_scale_round(&input, &mut expected).unwrap();
+        gpu.decrypt_scale_round(&device_input, &mut output).unwrap();
+        assert_same(&format!("{label}, decryption"), &download(&device, &output), &expected, degree);
+
+        let mut s0 = vec![0u64; (l + 1) * degree];
+        let mut output = sentinel(&device, (l + 1) * degree);
+        behz.fast_convert_to_bsk_mtilde(&input, &mut s0).unwrap();
+        gpu.fast_convert_to_bsk_mtilde(&device_input, &mut output).unwrap();
+        assert_same(&format!("{label}, S0"), &download(&device, &output), &s0, degree);
+
+        let mut s1 = vec![0u64; l * degree];
+        let mut output = sentinel(&device, l * degree);
+        behz.small_montgomery_reduce(&s0, &mut s1).unwrap();
+        gpu.small_montgomery_reduce(&upload(&device, &s0), &mut output).unwrap();
+        assert_same(&format!("{label}, S1"), &download(&device, &output), &s1, degree);
+
+        let mut extended = vec![0u64; l * degree];
+        let mut output = sentinel(&device, l * degree);
+        behz.extend_to_bsk(&input, &mut extended).unwrap();
+        gpu.extend_to_bsk(&device_input, &mut output).unwrap();
+        assert_same(&format!("{label}, S0 + S1"), &download(&device, &output), &extended, degree);
+        assert_eq!(extended, s1, "{label}: fused and separate S0, S1 differ on the CPU");
+
+        // The floor of a random element of q u B_sk (any residues), then S4 of its result
+        // and of random residues.
+        let q_bsk = behz.q_bsk().unwrap();
+        let tensor = edgy_poly(&q_bsk, degree, &mut rng);
+        let mut floored = vec![0u64; l * degree];
+        let mut output = sentinel(&device, l * degree);
+        behz.fast_floor(&tensor, &mut floored).unwrap();
+        gpu.fast_floor(&upload(&device, &tensor), &mut output).unwrap();
+        assert_same(&format!("{label}, floor"), &download(&device, &output), &floored, degree);
+
+        for (what, source) in
+            [("S4 of the floor", floored), ("S4 of random residues", edgy_poly(bsk, degree, &mut rng))]
+        {
+            let mut expected = vec![0u64; k * degree];
+            let mut output = sentinel(&device, k * degree);
+            behz.bsk_to_q(&source, &mut expected).unwrap();
+            gpu.bsk_to_q(&upload(&device, &source), &mut output).unwrap();
+            assert_same(&format!("{label}, {what}"), &download(&device, &output), &expected, degree);
+        }
+    }
+}
+
+/// Integers `x` with `t x mod q = (q + 1)/2 + d`: just above one half after scaling, inside
+/// the fixed-point window of HPS rounding when `q > 2^65 / k`.
+fn near_half_scaled(q: &RnsBase, t: u64, count: usize) -> Vec<BigUint> {
+    let q_big = big(q.product());
+    let t_inv = BigInt::from(t).modinv(&q_big).unwrap();
+    (0..count as u64)
+        .map(|d| {
+            let target: BigInt = (&q_big + 1) / 2 + d;
+            (target * &t_inv).mod_floor(&q_big).to_biguint().unwrap()
+        })
+        .collect()
+}
+
+#[test]
+fn hps_steps_match_the_cpu() {
+    let Some(device) = device() else { return };
+    let mut rng = StdRng::seed_from_u64(4);
+    for case in 0..12 {
+        let degree = random_degree(&mut rng);
+        let (q, t) = random_q_and_t(&mut rng, degree, if degree == 1 << 16 { 32 } else { 24 });
+        let hps = HpsContext::with_generated_moduli(degree, &q, t).unwrap();
+        let gpu = GpuHps::new(&device, &hps).unwrap();
+        let (q_base, p_base) = (hps.q(), hps.p());
+        let (k, l) = (q_base.len(), p_base.len());
+        let label = format!("case {case}: N = {degree}, {k} primes, t = {t}, |P| = {l}");
+
+        let mut input = edgy_poly(q_base, degree, &mut rng);
+        plant(q_base, degree, &mut input, &near_half_scaled(q_base, t, 16));
+        let device_input = upload(&device, &input);
+        let mut expected = vec![0u64; degree];
+        let mut output = sentinel(&device, degree);
+        hps.decrypt_scale_round(&input, &mut expected).unwrap();
+        gpu.decrypt_scale_round(&device_input, &mut output).unwrap();
+        assert_same(&format!("{label}, decryption"), &download(&device, &output), &expected, degree);
+
+        let mut input = edgy_poly(q_base, degree, &mut rng);
+        plant(q_base, degree, &mut input, &near_half(q_base.product(), 16));
+        let mut expected = vec![0u64; l * degree];
+        let mut output = sentinel(&device, l * degree);
+        hps.extend_q_to_p(&input, &mut expected).unwrap();
+        gpu.extend_q_to_p(&upload(&device, &input), &mut output).unwrap();
+        assert_same(&format!("{label}, q -> P"), &download(&device, &output), &expected, degree);
+
+        let mut input = edgy_poly(p_base, degree, &mut rng);
+        plant(p_base, degree, &mut input, &near_half(p_base.product(), 16));
+        let mut expected = vec![0u64; k * degree];
+        let mut output = sentinel(&device, k * degree);
+        hps.extend_p_to_q(&input, &mut expected).unwrap();
+        gpu.extend_p_to_q(&upload(&device, &input), &mut output).unwrap();
+        assert_same(&format!("{label}, P -> q"), &download(&device, &output), &expected, degree);
+
+        let q_p = hps.q_p().unwrap();
+        let mut input = edgy_poly(&q_p, degree, &mut rng);
+        plant(&q_p, degree, &mut input, &near_half_scaled(&q_p, t, 16));
+        let mut expected = vec![0u64; l * degree];
+        let mut output = sentinel(&device, l * degree);
+        hps.scale_round_to_p(&input, &mut expected).unwrap();
+        gpu.scale_round_to_p(&upload(&device, &input), &mut output).unwrap();
+        assert_same(&format!("{label}, scale into P"), &download(&device, &output), &expected, degree);
+    }
+}
+
+#[test]
+fn key_switching_matches_the_cpu() {
+    let Some(device) = device() else { return };
+    let mut rng = StdRng::seed_from_u64(5);
+    for case in 0..10 {
+        let degree = random_degree(&mut rng);
+        let k = rng.gen_range(1..=32);
+        let q = random_primes(&mut rng, degree, k, &[]);
+        let special_count = rng.gen_range(1..=8);
+        let special = random_primes(&mut rng, degree, special_count, &q);
+        let digit_size = match case % 3 {
+            0 => 1,
+            1 => rng.gen_range(1..=k),
+            _ => special.len().min(k),
+        };
+        let key_switch = KeySwitchContext::new(degree, &q, &special, digit_size).unwrap();
+        let gpu = GpuKeySwitch::new(&device, &key_switch).unwrap();
+        assert_eq!(gpu.num_digits(), key_switch.num_digits());
+        let q_base = key_switch.q();
+        let q_p = key_switch.q_p().unwrap();
+        let l = special.len();
+        let label = format!("case {case}: N = {degree}, {k} primes, {l} special, digits of {digit_size}");
+
+        let mut input = edgy_poly(q_base, degree, &mut rng);
+        let digit_product: BigUint = q[key_switch.digit_range(0).unwrap()].iter().map(|&p| BigUint::from(p)).product();
+        let first_digit = RnsBase::new(&q[key_switch.digit_range(0).unwrap()]).unwrap();
+        // Digit 0 next to Q_0 / 2 (the exact extension's window), as integers below q.
+        let near: Vec<BigUint> = near_half(&digit_product, 8);
+        let mut digit_input = vec![0u64; first_digit.len() * degree];
+        plant(&first_digit, degree, &mut digit_input, &near);
+        for index in 0..near.len().min(degree) {
+            for limb in 0..first_digit.len() {
+                input[limb * degree + index] = digit_input[limb * degree + index];
+            }
+        }
+        let device_input = upload(&device, &input);
+        for extension in [Extension::Fast, Extension::Exact] {
+            for digit in 0..key_switch.num_digits() {
+                let mut expected = vec![0u64; q_p.len() * degree];
+                let mut output = sentinel(&device, q_p.len() * degree);
+                key_switch.mod_up(&input, digit, extension, &mut expected).unwrap();
+                gpu.mod_up(&device_input, digit, extension, &mut output).unwrap();
+                let what = format!("{label}, ModUp {extension:?} digit {digit}");
+                assert_same(&what, &download(&device, &output), &expected, degree);
+            }
+            let all = key_switch.num_digits() * q_p.len() * degree;
+            let mut expected = vec![0u64; all];
+            let mut output = sentinel(&device, all);
+            key_switch.mod_up_all(&input, extension, &mut expected).unwrap();
+            gpu.mod_up_all(&device_input, extension, &mut output).unwrap();
+            assert_same(&format!("{label}, ModUp {extension:?} all"), &download(&device, &output), &expected, degree);
+        }
+
+        let mut input = edgy_poly(&q_p, degree, &mut rng);
+        // P limbs next to P / 2 (the exact conversion's window).
+        let p_base = key_switch.p();
+        let mut p_part = input[k * degree..].to_vec();
+        plant(p_base, degree, &mut p_part, &near_half(p_base.product(), 8));
+        input[k * degree..].copy_from_slice(&p_part);
+        let mut expected = vec![0u64; k * degree];
+        let mut output = sentinel(&device, k * degree);
+        key_switch.mod_down(&input, &mut expected).unwrap();
+        gpu.mod_down(&upload(&device, &input), &mut output).unwrap();
+        assert_same(&format!("{label}, ModDown"), &download(&device, &output), &expected, degree);
+    }
+}
+
+/// A polynomial of `ring` with uniform residues.
+fn random_ring_poly(ring: &Arc<RingContext>, rng: &mut StdRng) -> Poly<Coeff> {
+    let base = RnsBase::new(&ring.moduli().iter().map(|m| m.value()).collect::<Vec<_>>()).unwrap();
+    Poly::from_limbs(ring, random_poly(&base, ring.degree(), rng)).unwrap()
+}
+
+fn ring_over(base: &RnsBase, degree: usize) -> Arc<RingContext> {
+    RingContext::new(degree, &base.values(), TransformKind::Ntt).unwrap()
+}
+
+#[test]
+fn polynomial_methods_match_the_cpu_wrappers() {
+    let Some(device) = device() else { return };
+    let mut rng = StdRng::seed_from_u64(6);
+    for (degree, k) in [(1 << 10, 1), (1 << 12, 3), (1 << 13, 4), (1 << 14, 8), (1 << 15, 16)] {
+        let q = random_primes(&mut rng, degree, k, &[]);
+        let t = 65537;
+        let label = format!("N = {degree}, {k} primes");
+        let q_ring = ring_over(&RnsBase::new(&q).unwrap(), degree);
+        let q_gpu = GpuContext::new(&device, &q_ring).unwrap();
+        let host = random_ring_poly(&q_ring, &mut rng);
+        let input = DevicePoly::upload(&q_gpu, &host).unwrap();
+
+        let behz = BehzContext::with_generated_moduli(degree, &q, t).unwrap();
+        let gpu = GpuBehz::cached(&device, &behz).unwrap();
+        let q_bsk_ring = ring_over(&behz.q_bsk().unwrap(), degree);
+        let q_bsk_gpu = GpuContext::new(&device, &q_bsk_ring).unwrap();
+        let extended = gpu.extend_poly(&input, &q_bsk_gpu).unwrap();
+        let expected = behz.extend_poly(&host, &q_bsk_ring).unwrap();
+        assert_same(&format!("{label}, BEHZ extend"), &extended.to_vec().unwrap(), expected.as_slice(), degree);
+        let tensor = random_ring_poly(&q_bsk_ring, &mut rng);
+        let scaled = gpu.scale_down_poly(&DevicePoly::upload(&q_bsk_gpu, &tensor).unwrap(), &q_gpu).unwrap();
+        let expected = behz.scale_down_poly(&tensor, &q_ring).unwrap();
+        assert_same(&format!("{label}, BEHZ scale down"), &scaled.to_vec().unwrap(), expected.as_slice(), degree);
+        let decrypted = gpu.decrypt_poly(&input).unwrap();
+        assert_eq!(decrypted, behz.decrypt_poly(&host).unwrap(), "{label}: BEHZ decryption");
+
+        let hps = HpsContext::with_generated_moduli(degree, &q, t).unwrap();
+        let gpu = GpuHps::cached(&device, &hps).unwrap();
+        let q_p_ring = ring_over(&hps.q_p().unwrap(), degree);
+        let q_p_gpu = GpuContext::new(&device, &q_p_ring).unwrap();
+        let extended = gpu.extend_poly(&input, &q_p_gpu).unwrap();
+        let expected = hps.extend_poly(&host, &q_p_ring).unwrap();
+        assert_same(&format!("{label}, HPS extend"), &extended.to_vec().unwrap(), expected.as_slice(), degree);
+        let tensor = random_ring_poly(&q_p_ring, &mut rng);
+        let scaled = gpu.scale_down_poly(&DevicePoly::upload(&q_p_gpu, &tensor).unwrap(), &q_gpu).unwrap();
+        let expected = hps.scale_down_poly(&tensor, &q_ring).unwrap();
+        assert_same(&format!("{label}, HPS scale down"), &scaled.to_vec().unwrap(), expected.as_slice(), degree);
+        let decrypted = gpu.decrypt_poly(&input).unwrap();
+        assert_eq!(decrypted, hps.decrypt_poly(&host).unwrap(), "{label}: HPS decryption");
+
+        let special = random_primes(&mut rng, degree, (k / 2).max(1), &q);
+        let key_switch = KeySwitchContext::new(degree, &q, &special, special.len().min(k)).unwrap();
+        let gpu = GpuKeySwitch::cached(&device, &key_switch).unwrap();
+        let ks_ring = ring_over(&key_switch.q_p().unwrap(), degree);
+        let ks_gpu = GpuContext::new(&device, &ks_ring).unwrap();
+        for digit in 0..key_switch.num_digits() {
+            let up = gpu.mod_up_poly(&input, digit, Extension::Exact, &ks_gpu).unwrap();
+            let expected = key_switch.mod_up_poly(&host, digit, Extension::Exact, &ks_ring).unwrap();
+            assert_same(&format!("{label}, ModUp digit {digit}"), &up.to_vec().unwrap(), expected.as_slice(), degree);
+        }
+        let wide = random_ring_poly(&ks_ring, &mut rng);
+        let down = gpu.mod_down_poly(&DevicePoly::upload(&ks_gpu, &wide).unwrap(), &q_gpu).unwrap();
+        let expected = key_switch.mod_down_poly(&wide, &q_ring).unwrap();
+        assert_same(&format!("{label}, ModDown"), &down.to_vec().unwrap(), expected.as_slice(), degree);
+    }
+}
+
+/// A slice operation under test: input buffer, output buffer.
+type SliceOperation<'a> = &'a dyn Fn(&CudaSlice<u64>, &mut CudaSlice<u64>) -> Result<(), GpuRnsError>;
+
+fn is_length_error(error: &GpuRnsError) -> bool {
+    matches!(error, GpuRnsError::Rns(RnsError::LengthMismatch { .. } | RnsError::LengthNotMultiple { .. }))
+}
+
+#[test]
+fn bad_inputs_are_rejected_and_leave_outputs_untouched() {
+    let Some(device) = device() else { return };
+    let mut rng = StdRng::seed_from_u64(7);
+    let degree = 1 << 10;
+    let q = random_primes(&mut rng, degree, 3, &[]);
+    let behz = BehzContext::with_generated_moduli(degree, &q, 256).unwrap();
+    let hps = HpsContext::with_generated_moduli(degree, &q, 256).unwrap();
+    let special = random_primes(&mut rng, degree, 2, &q);
+    let key_switch = KeySwitchContext::new(degree, &q, &special, 2).unwrap();
+    let (gpu_behz, gpu_hps) = (GpuBehz::new(&device, &behz).unwrap(), GpuHps::new(&device, &hps).unwrap());
+    let gpu_ks = GpuKeySwitch::new(&device, &key_switch).unwrap();
+    let (k, bsk, p) = (q.len(), behz.bsk().len(), hps.p().len());
+    let good_input = upload(&device, &random_poly(behz.q(), degree, &mut rng));
+    let short_input = upload(&device, &vec![1u64; k * degree - 1]);
+
+    // (operation, output length): each called with a short input, then a wrong output length.
+    let untouched = |output: &CudaSlice<u64>| download(&device, output).iter().all(|&w| w == SENTINEL);
+    let check = |label: &str, output_len: usize, run: SliceOperation<'_>| {
+        for (input, len) in [(&short_input, output_len), (&good_input, output_len + 1), (&good_input, output_len - 1)] {
+            let mut output = sentinel(&device, len);
+            let error = run(input, &mut output).expect_err(label);
+            assert!(is_length_error(&error), "{label}: {error}");
+            assert!(untouched(&output), "{label}: output written on error");
+        }
+    };
+    check("BEHZ decryption", degree, &|i, o| gpu_behz.decrypt_scale_round(i, o));
+    check("BEHZ extension", bsk * degree, &|i, o| gpu_behz.extend_to_bsk(i, o));
+    check("BEHZ S0", (bsk + 1) * degree, &|i, o| gpu_behz.fast_convert_to_bsk_mtilde(i, o));
+    check("HPS decryption", degree, &|i, o| gpu_hps.decrypt_scale_round(i, o));
+    check("HPS q -> P", p * degree, &|i, o| gpu_hps.extend_q_to_p(i, o));
+    check("ModUp", (k + 2) * degree, &|i, o| gpu_ks.mod_up(i, 0, Extension::Exact, o));
+    check("ModUp all", 2 * (k + 2) * degree, &|i, o| gpu_ks.mod_up_all(i, Extension::Fast, o));
+
+    // Wrong input lengths of the steps that take wider inputs.
+    let mut output = sentinel(&device, bsk * degree);
+    assert!(is_length_error(&gpu_behz.fast_floor(&short_input, &mut output).unwrap_err()));
+    assert!(is_length_error(&gpu_behz.small_montgomery_reduce(&short_input, &mut output).unwrap_err()));
+    assert!(untouched(&output));
+    let mut output = sentinel(&device, k * degree);
+    assert!(is_length_error(&gpu_behz.bsk_to_q(&short_input, &mut output).unwrap_err()));
+    assert!(is_length_error(&gpu_ks.mod_down(&short_input, &mut output).unwrap_err()));
+    assert!(is_length_error(&gpu_hps.extend_p_to_q(&short_input, &mut output).unwrap_err()));
+    assert!(untouched(&output));
+    let mut output = sentinel(&device, p * degree);
+    assert!(is_length_error(&gpu_hps.scale_round_to_p(&short_input, &mut output).unwrap_err()));
+    assert!(untouched(&output));
+
+    // A digit that does not exist.
+    let mut output = sentinel(&device, (k + 2) * degree);
+    let error = gpu_ks.mod_up(&good_input, 2, Extension::Exact, &mut output).unwrap_err();
+    assert_eq!(error, GpuRnsError::Rns(RnsError::DigitOutOfRange { digit: 2, count: 2 }));
+    assert!(untouched(&output));
+
+    // Converters: a length that is not a multiple of the source's limbs.
+    let converter = BaseConverter::new(behz.q(), behz.b()).unwrap();
+    let gpu_converter = GpuBaseConverter::new(&device, &converter).unwrap();
+    let mut output = sentinel(&device, behz.b().len() * degree);
+    assert!(is_length_error(&gpu_converter.fast_convert(&short_input, &mut output).unwrap_err()));
+    assert!(untouched(&output));
+
+    // A buffer on another stream of the same context.
+    let other_stream = device.cuda_context().new_stream().unwrap();
+    let mut foreign = other_stream.clone_htod(&vec![SENTINEL; degree]).unwrap();
+    other_stream.synchronize().unwrap();
+    let error = gpu_hps.decrypt_scale_round(&good_input, &mut foreign).unwrap_err();
+    assert_eq!(error, GpuRnsError::Gpu(GpuError::WrongContext));
+    let foreign_values = other_stream.clone_dtoh(&foreign).unwrap();
+    other_stream.synchronize().unwrap();
+    assert!(foreign_values.iter().all(|&w| w == SENTINEL));
+
+    // Polynomials over the wrong rings.
+    let q_ring = ring_over(behz.q(), degree);
+    let q_gpu = GpuContext::new(&device, &q_ring).unwrap();
+    let poly = DevicePoly::upload(&q_gpu, &random_ring_poly(&q_ring, &mut rng)).unwrap();
+    let mismatch = |error: GpuRnsError| matches!(error, GpuRnsError::Rns(RnsError::ContextMismatch { .. }));
+    assert!(mismatch(gpu_behz.extend_poly(&poly, &q_gpu).unwrap_err()), "target ring is q, not q u B_sk");
+    assert!(mismatch(gpu_behz.scale_down_poly(&poly, &q_gpu).unwrap_err()), "input ring is q, not q u B_sk");
+    assert!(mismatch(gpu_hps.scale_down_poly(&poly, &q_gpu).unwrap_err()));
+    assert!(mismatch(gpu_ks.mod_down_poly(&poly, &q_gpu).unwrap_err()));
+    let q_p_ring = ring_over(&hps.q_p().unwrap(), degree);
+    let q_p_gpu = GpuContext::new(&device, &q_p_ring).unwrap();
+    assert!(mismatch(
+        gpu_hps
+            .decrypt_poly(&DevicePoly::upload(&q_p_gpu, &random_ring_poly(&q_p_ring, &mut rng)).unwrap())
+            .unwrap_err()
+    ));
+    let other_degree = ring_over(&RnsBase::new(&primes(50, 2 * degree, 3, &[])).unwrap(), 2 * degree);
+    let other_gpu = GpuContext::new(&device, &other_degree).unwrap();
+    let other_poly = DevicePoly::upload(&other_gpu, &random_ring_poly(&other_degree, &mut rng)).unwrap();
+    assert!(mismatch(gpu_hps.decrypt_poly(&other_poly).unwrap_err()), "degree 2N");
+    let ks_ring = ring_over(&key_switch.q_p().unwrap(), degree);
+    let ks_gpu = GpuContext::new(&device, &ks_ring).unwrap();
+    let error = gpu_ks.mod_up_poly(&poly, 5, Extension::Exact, &ks_gpu).unwrap_err();
+    assert_eq!(error, GpuRnsError::Rns(RnsError::DigitOutOfRange { digit: 5, count: 2 }));
+}
+
+#[test]
+fn cache_uploads_each_context_once_per_device() {
+    let Some(device) = device() else { return };
+    let mut rng = StdRng::seed_from_u64(8);
+    let degree = 1 << 11;
+    let q = random_primes(&mut rng, degree, 2, &[]);
+    let hps = HpsContext::with_generated_moduli(degree, &q, 17).unwrap();
+    let first = GpuHps::cached(&device, &hps).unwrap();
+    let again = GpuHps::cached(&device, &hps.clone()).unwrap();
+    assert!(Arc::ptr_eq(&first, &again), "an equal context reuses the uploaded tables");
+    let other_t = HpsContext::with_generated_moduli(degree, &q, 19).unwrap();
+    let other = GpuHps::cached(&device, &other_t).unwrap();
+    assert!(!Arc::ptr_eq(&first, &other), "another t is another context");
+    assert!(rns::gpu::cache_len() >= 2);
+    let behz = BehzContext::with_generated_moduli(degree, &q, 17).unwrap();
+    let behz_first = GpuBehz::cached(&device, &behz).unwrap();
+    assert!(Arc::ptr_eq(&behz_first, &GpuBehz::cached(&device, &behz).unwrap()));
+    let special = random_primes(&mut rng, degree, 1, &q);
+    let key_switch = KeySwitchContext::new(degree, &q, &special, 1).unwrap();
+    let ks_first = GpuKeySwitch::cached(&device, &key_switch).unwrap();
+    assert!(Arc::ptr_eq(&ks_first, &GpuKeySwitch::cached(&device, &key_switch).unwrap()));
+    let other_digits = KeySwitchContext::new(degree, &q, &special, 2).unwrap();
+    assert!(!Arc::ptr_eq(&ks_first, &GpuKeySwitch::cached(&device, &other_digits).unwrap()));
+}
+
+/// Every kernel once on small shapes (partial tiles, one limb, many limbs): the run for
+/// `compute-sanitizer --tool memcheck`.
+#[test]
+fn sanitizer_small_shapes() {
+    let Some(device) = device() else { return };
+    let mut rng = StdRng::seed_from_u64(9);
+    for (degree, k) in [(8usize, 1usize), (32, 2), (1 << 10, 5)] {
+        let ntt_degree = degree.next_power_of_two();
+        let q = random_primes(&mut rng, ntt_degree, k, &[]);
+        let t = 3;
+        let behz = BehzContext::with_generated_moduli(degree, &q, t).unwrap();
+        let hps = HpsContext::with_generated_moduli(degree, &q, t).unwrap();
+        let special = random_primes(&mut rng, ntt_degree, 2, &q);
+        let key_switch = KeySwitchContext::new(degree, &q, &special, 1).unwrap();
+        let (gb, gh, gk) = (
+            GpuBehz::new(&device, &behz).unwrap(),
+            GpuHps::new(&device, &hps).unwrap(),
+            GpuKeySwitch::new(&device, &key_switch).unwrap(),
+        );
+        let input = random_poly(behz.q(), degree, &mut rng);
+        let device_input = upload(&device, &input);
+        let (bsk, p, q_p) = (behz.bsk().len(), hps.p().len(), k + special.len());
+        let mut out = sentinel(&device, degree);
+        gb.decrypt_scale_round(&device_input, &mut out).unwrap();
+        gh.decrypt_scale_round(&device_input, &mut out).unwrap();
+        let mut out = sentinel(&device, (bsk + 1) * degree);
+        gb.fast_convert_to_bsk_mtilde(&device_input, &mut out).unwrap();
+        let mut s1 = sentinel(&device, bsk * degree);
+        gb.small_montgomery_reduce(&out, &mut s1).unwrap();
+        gb.extend_to_bsk(&device_input, &mut s1).unwrap();
+        let wide = upload(&device, &random_poly(&behz.q_bsk().unwrap(), degree, &mut rng));
+        gb.fast_floor(&wide, &mut s1).unwrap();
+        let mut back = sentinel(&device, k * degree);
+        gb.bsk_to_q(&s1, &mut back).unwrap();
+        let mut in_p = sentinel(&device, p * degree);
+        gh.extend_q_to_p(&device_input, &mut in_p).unwrap();
+        gh.extend_p_to_q(&in_p, &mut back).unwrap();
+        let wide = upload(&device, &random_poly(&hps.q_p().unwrap(), degree, &mut rng));
+        gh.scale_round_to_p(&wide, &mut in_p).unwrap();
+        let mut up = sentinel(&device, q_p * degree);
+        gk.mod_up(&device_input, k - 1, Extension::Fast, &mut up).unwrap();
+        gk.mod_up(&device_input, 0, Extension::Exact, &mut up).unwrap();
+        gk.mod_down(&up, &mut back).unwrap();
+        assert!(download(&device, &back).iter().all(|&w| w != SENTINEL));
+    }
+}
