@@ -288,7 +288,10 @@ fn context_validation_errors_name_the_offending_value() {
         Err(PolyError::InvalidModulusCount { count: 0, max: 128 })
     ));
     let many = generate_ntt_primes(50, 2048, 129, &[]).unwrap();
-    assert!(matches!(RingContext::new(1024, &many, kind), Err(PolyError::InvalidModulusCount { count: 129, max: 128 })));
+    assert!(matches!(
+        RingContext::new(1024, &many, kind),
+        Err(PolyError::InvalidModulusCount { count: 129, max: 128 })
+    ));
     assert!(RingContext::new(1024, &many[..128], kind).is_ok());
     assert_eq!(
         RingContext::new(1024, &[good[0], good[1], good[0]], kind).unwrap_err(),
