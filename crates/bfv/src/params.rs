@@ -192,30 +192,32 @@ impl Preset {
     /// correctly. See `docs/parameters.md`.
     pub fn depth(&self) -> Result<u32> {
         let spec = self.spec()?;
-        // Measured by `tests/circuits.rs` (the deepest squaring chain that still decrypts,
-        // less one level of margin) and stated in docs/parameters.md.
+        // The longest squaring chain that still decrypts with a positive budget, less one
+        // level of margin (docs/parameters.md); random circuits of exactly this depth are
+        // tested in tests/circuits.rs (CPU) and tests/gpu.rs (all presets, on a GPU).
         let depth = match (*self, spec.log_degree) {
             (Preset::Secure { .. }, 12) => 1,
             (Preset::Secure { .. }, 13) => 3,
             (Preset::Secure { .. }, 14) => 9,
             (Preset::Secure { .. }, 15) => 21,
-            (Preset::Secure { .. }, _) => 35,
+            (Preset::Secure { .. }, _) => 44,
             (Preset::Phantom { hybrid: false, .. }, 12) => 1,
             (Preset::Phantom { hybrid: false, .. }, 13) => 2,
             (Preset::Phantom { hybrid: false, .. }, 14) => 9,
             (Preset::Phantom { hybrid: false, .. }, 15) => 21,
-            (Preset::Phantom { hybrid: false, .. }, _) => 35,
+            (Preset::Phantom { hybrid: false, .. }, _) => 46,
             (Preset::Phantom { hybrid: true, .. }, 14) => 6,
-            (Preset::Phantom { hybrid: true, .. }, 15) => 11,
-            (Preset::Phantom { hybrid: true, .. }, _) => 23,
+            (Preset::Phantom { hybrid: true, .. }, 15) => 14,
+            (Preset::Phantom { hybrid: true, .. }, _) => 30,
             (Preset::SpogBpavr { .. }, 11 | 12) => 1,
             (Preset::SpogBpavr { .. }, 13) => 3,
             (Preset::SpogBpavr { .. }, 14) => 14,
-            (Preset::SpogBpavr { .. }, _) => 20,
+            (Preset::SpogBpavr { .. }, _) => 24,
             (Preset::SpogBvma { .. }, 11) => 1,
             (Preset::SpogBvma { .. }, 12) => 7,
             (Preset::SpogBvma { .. }, 13) => 15,
-            (Preset::SpogBvma { .. }, _) => 31,
+            (Preset::SpogBvma { .. }, 14) => 31,
+            (Preset::SpogBvma { .. }, _) => 30,
             (Preset::GpuFv { .. }, 11) => 3,
             (Preset::GpuFv { .. }, 12) => 12,
             (Preset::GpuFv { .. }, 13) => 24,

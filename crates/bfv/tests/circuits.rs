@@ -1,209 +1,14 @@
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
-//! Random circuits up to each preset's documented depth, on the CPU backend, checked against
-//! plaintext arithmetic; and the noise budget against theory.
-//!
-//! A circuit of depth `d` keeps `width` (2 or 3) ciphertexts per level. Each new value is
-//! `relin((x_a op x_b) [* c] * x_c)` (or a square), with `op` one of add, sub, plaintext add,
-//! plaintext sub, `c` an optional plaintext of norm one (a constant `+-1` or a monomial
-//! `+-x^k`), and an optional negation: every path has exactly one ciphertext multiplication
-//! per level. The presets' rings of `N >= 2^15` run in `#[ignore]`d tests (minutes on a CPU).
+//! Random circuits up to each preset's documented depth on the CPU backend (see
+//! `common/mod.rs` for the circuits). The presets' rings of `N >= 2^15` and the deep seed sets
+//! at `N = 2^14` run in `#[ignore]`d tests (minutes on a CPU); `gpu.rs` runs every preset with
+//! every variant and transform on a GPU.
 
-use std::sync::Arc;
+mod common;
 
-use bfv::{
-    BatchEncoder, BfvContext, BfvError, BfvParameters, Ciphertext, CoefficientEncoder, MulVariant, Plaintext, Preset,
-};
-use modarith::Modulus;
-use poly::{CpuBackend, Poly, RingContext, Seed, TransformKind};
-use rand::{Rng, SeedableRng, rngs::StdRng};
-
-/// Plaintext arithmetic of `R_t`: slot-wise for batching, exact negacyclic products (through
-/// an NTT over a prime larger than `2 N t^2`) for the coefficient encoding.
-enum Reference {
-    Slots { encoder: BatchEncoder, t: Modulus },
-    Coefficients { encoder: CoefficientEncoder, t: u64, ring: Arc<RingContext> },
-}
-
-impl Reference {
-    fn new(params: &Arc<BfvParameters>) -> Self {
-        let t = params.plaintext_modulus();
-        match BatchEncoder::new(params) {
-            Ok(encoder) => Reference::Slots { encoder, t: Modulus::new(t).unwrap() },
-            Err(BfvError::BatchingUnsupported { .. }) => {
-                let n = params.degree();
-                // Products of centered values are below N t^2 / 4 < 2^61 / 2.
-                assert!((n as u128) * u128::from(t) * u128::from(t) < 1 << 59);
-                let prime = modarith::generate_ntt_primes(61, 2 * n as u64, 1, &[]).unwrap();
-                let ring = RingContext::new(n, &prime, TransformKind::Ntt).unwrap();
-                Reference::Coefficients { encoder: CoefficientEncoder::new(params), t, ring }
-            }
-            Err(other) => panic!("{other}"),
-        }
-    }
-
-    fn t(&self) -> u64 {
-        match self {
-            Reference::Slots { t, .. } => t.value(),
-            Reference::Coefficients { t, .. } => *t,
-        }
-    }
-
-    fn random(&self, rng: &mut StdRng, n: usize) -> Vec<u64> {
-        let t = self.t();
-        (0..n).map(|_| rng.gen_range(0..t)).collect()
-    }
-
-    /// A plaintext of norm one: `+-1` in every slot, or `+-x^k`.
-    fn unit(&self, rng: &mut StdRng, n: usize) -> Vec<u64> {
-        let t = self.t();
-        let sign = if rng.gen_bool(0.5) { 1 } else { t - 1 };
-        match self {
-            Reference::Slots { .. } => vec![sign; n],
-            Reference::Coefficients { .. } => {
-                let mut v = vec![0; n];
-                v[rng.gen_range(0..n)] = sign;
-                v
-            }
-        }
-    }
-
-    fn encode(&self, values: &[u64]) -> Plaintext {
-        match self {
-            Reference::Slots { encoder, .. } => encoder.encode(values).unwrap(),
-            Reference::Coefficients { encoder, .. } => encoder.encode(values).unwrap(),
-        }
-    }
-
-    fn decode(&self, plaintext: &Plaintext) -> Vec<u64> {
-        match self {
-            Reference::Slots { encoder, .. } => encoder.decode(plaintext).unwrap(),
-            Reference::Coefficients { encoder, .. } => encoder.decode(plaintext).unwrap(),
-        }
-    }
-
-    fn add(&self, a: &[u64], b: &[u64]) -> Vec<u64> {
-        let t = self.t();
-        a.iter().zip(b).map(|(&x, &y)| (x + y) % t).collect()
-    }
-
-    fn neg(&self, a: &[u64]) -> Vec<u64> {
-        let t = self.t();
-        a.iter().map(|&x| (t - x) % t).collect()
-    }
-
-    fn mul(&self, a: &[u64], b: &[u64]) -> Vec<u64> {
-        match self {
-            Reference::Slots { t, .. } => a.iter().zip(b).map(|(&x, &y)| t.mul(x, y)).collect(),
-            Reference::Coefficients { t, ring, .. } => {
-                let t = *t;
-                let lift = |v: &[u64]| {
-                    let signed: Vec<i64> =
-                        v.iter().map(|&x| if x > t / 2 { x as i64 - t as i64 } else { x as i64 }).collect();
-                    Poly::from_signed_coeffs(ring, &signed).unwrap().forward().unwrap()
-                };
-                let product = lift(a).mul(&lift(b)).unwrap().inverse().unwrap();
-                let p = ring.moduli()[0];
-                product.as_slice().iter().map(|&c| p.center(c).rem_euclid(t as i64) as u64).collect()
-            }
-        }
-    }
-}
-
-/// Runs a random circuit of depth `depth` and checks every output. Returns the smallest noise
-/// budget among the outputs.
-fn run_circuit(params: &Arc<BfvParameters>, depth: u32, width: usize, circuit_seed: u64) -> u32 {
-    let context = BfvContext::new(CpuBackend, params).unwrap();
-    let reference = Reference::new(params);
-    let n = params.degree();
-    let mut rng = StdRng::seed_from_u64(circuit_seed);
-    let mut seed_bytes = [0u8; 32];
-    rng.fill(&mut seed_bytes);
-    let sk = context.secret_key_from_seed(&Seed::from(seed_bytes)).unwrap();
-    rng.fill(&mut seed_bytes);
-    let pk = context.public_key_from_seed(&sk, &Seed::from(seed_bytes)).unwrap();
-    rng.fill(&mut seed_bytes);
-    let rk = context.relin_key_from_seed(&sk, &Seed::from(seed_bytes)).unwrap();
-
-    let mut level: Vec<(Ciphertext<CpuBackend>, Vec<u64>)> = (0..width)
-        .map(|_| {
-            let values = reference.random(&mut rng, n);
-            rng.fill(&mut seed_bytes);
-            let ct = context.encrypt_with_seed(&reference.encode(&values), &pk, &Seed::from(seed_bytes)).unwrap();
-            (ct, values)
-        })
-        .collect();
-    for _ in 0..depth {
-        let mut next = Vec::with_capacity(width);
-        for _ in 0..width {
-            let a = rng.gen_range(0..width);
-            let b = (a + rng.gen_range(1..width)) % width;
-            let ((xa, va), (xb, vb)) = (&level[a], &level[b]);
-            // x - x would be the noiseless zero ciphertext and make the rest of the circuit
-            // trivial: subtract only distinct ciphertexts.
-            let distinct = context.download(xa).unwrap() != context.download(xb).unwrap();
-            let (mut z, mut vz) = match rng.gen_range(0..4) {
-                1 if !distinct => (context.add(xa, xb).unwrap(), reference.add(va, vb)),
-                0 => (context.add(xa, xb).unwrap(), reference.add(va, vb)),
-                1 => (context.sub(xa, xb).unwrap(), reference.add(va, &reference.neg(vb))),
-                2 => {
-                    let p = reference.random(&mut rng, n);
-                    (context.add_plain(xa, &reference.encode(&p)).unwrap(), reference.add(va, &p))
-                }
-                _ => {
-                    let p = reference.random(&mut rng, n);
-                    (context.sub_plain(xa, &reference.encode(&p)).unwrap(), reference.add(va, &reference.neg(&p)))
-                }
-            };
-            if rng.gen_bool(0.5) {
-                let unit = reference.unit(&mut rng, n);
-                z = context.mul_plain(&z, &reference.encode(&unit)).unwrap();
-                vz = reference.mul(&vz, &unit);
-            }
-            let (mut y, mut vy) = if rng.gen_bool(0.3) {
-                (context.square_relin(&z, &rk).unwrap(), reference.mul(&vz, &vz))
-            } else {
-                let (xc, vc) = &level[rng.gen_range(0..width)];
-                (context.mul_relin(&z, xc, &rk).unwrap(), reference.mul(&vz, vc))
-            };
-            if rng.gen_bool(0.25) {
-                y = context.negate(&y).unwrap();
-                vy = reference.neg(&vy);
-            }
-            next.push((y, vy));
-        }
-        level = next;
-    }
-    // Every level must have spent noise: at least log2(N t) - 4 bits per multiplication
-    // (the measured cost is about log2(N t)), or the circuit degenerated.
-    let fresh = context
-        .noise_budget(&context.encrypt_with_seed(&reference.encode(&[]), &pk, &Seed::from([0; 32])).unwrap(), &sk)
-        .unwrap();
-    let per_level = u64::from(n.trailing_zeros()) + 64 - u64::from(reference.t().leading_zeros()) - 4;
-    let mut smallest = u32::MAX;
-    for (ct, expected) in &level {
-        let decrypted = reference.decode(&context.decrypt(ct, &sk).unwrap());
-        assert!(decrypted == *expected, "{params:?}: depth {depth} circuit (seed {circuit_seed}) decrypted wrongly");
-        let budget = context.noise_budget(ct, &sk).unwrap_or_else(|e| panic!("{params:?}: depth {depth}: {e}"));
-        smallest = smallest.min(budget);
-        assert!(
-            u64::from(budget) + u64::from(depth) * per_level <= u64::from(fresh),
-            "{params:?}: depth {depth}: {budget} bits left of {fresh}: the circuit spent too little noise"
-        );
-    }
-    smallest
-}
-
-/// The preset with the variant and transform, past the security opt-out where it needs one.
-fn preset_params(preset: Preset, variant: MulVariant, transform: TransformKind) -> Arc<BfvParameters> {
-    preset.builder().unwrap().allow_insecure(true).variant(variant).transform(transform).build().unwrap()
-}
-
-const COMBINATIONS: [(MulVariant, TransformKind); 4] = [
-    (MulVariant::Hps, TransformKind::Ntt),
-    (MulVariant::Behz, TransformKind::Dgt),
-    (MulVariant::Hps, TransformKind::HierarchicalDgt),
-    (MulVariant::Behz, TransformKind::Ntt),
-];
+use bfv::{MulVariant, Preset};
+use common::{COMBINATIONS, preset_params, run_circuit};
+use poly::{CpuBackend, TransformKind};
 
 /// Runs a circuit of each preset's depth for the presets that `select` picks (by preset and
 /// degree), with every variant/transform combination or one (rotating through them).
@@ -218,7 +23,7 @@ fn check_presets(select: impl Fn(&Preset, usize) -> bool, all_combinations: bool
             if all_combinations { COMBINATIONS.to_vec() } else { vec![COMBINATIONS[index % COMBINATIONS.len()]] };
         for (variant, transform) in combinations {
             let params = preset_params(preset, variant, transform);
-            let budget = run_circuit(&params, depth, width, index as u64);
+            let budget = run_circuit(CpuBackend, &params, depth, width, index as u64);
             eprintln!("{} {variant:?} {transform:?}: depth {depth}, budget left {budget}", preset.name());
         }
     }

@@ -4,10 +4,15 @@
 //! device is found.
 
 #[cfg(feature = "cuda")]
+mod common;
+
+#[cfg(feature = "cuda")]
 mod on_device {
     use bfv::{BatchEncoder, BfvBackend, BfvContext, Ciphertext, MulVariant, Preset};
     use poly::{CpuBackend, Seed, TransformKind};
     use poly_cuda::GpuBackend;
+
+    use crate::common::{COMBINATIONS, preset_params, run_circuit};
 
     fn seed(byte: u8) -> Seed {
         Seed::from([byte; 32])
@@ -102,6 +107,84 @@ mod on_device {
                 );
             }
             eprintln!("{} {variant:?} {transform:?}: GPU = CPU on {} outputs", preset.name(), on_cpu.len());
+        }
+    }
+
+    /// Random circuits of each preset's documented depth, three ciphertexts wide, with every
+    /// variant and transform (NTT, DGT, HDGT), for the presets whose degree `select` accepts.
+    fn circuits_on_gpu(select: impl Fn(usize) -> bool) {
+        let gpu = match GpuBackend::new(0) {
+            Ok(gpu) => gpu,
+            Err(error) => {
+                eprintln!("skipping the GPU circuit test: no usable device ({error})");
+                return;
+            }
+        };
+        for (index, preset) in Preset::all().into_iter().enumerate() {
+            let degree = preset_params(preset, MulVariant::Hps, TransformKind::Ntt).degree();
+            if !select(degree) {
+                continue;
+            }
+            let depth = preset.depth().unwrap();
+            for (variant, transform) in COMBINATIONS {
+                let params = preset_params(preset, variant, transform);
+                let start = std::time::Instant::now();
+                let budget = run_circuit(gpu.clone(), &params, depth, 3, index as u64);
+                eprintln!(
+                    "{} {variant:?} {transform:?}: depth {depth} ok, budget left {budget}, {:.2} s",
+                    preset.name(),
+                    start.elapsed().as_secs_f64()
+                );
+            }
+        }
+    }
+
+    #[test]
+    fn gpu_circuits_at_every_preset_depth_up_to_2_pow_14() {
+        circuits_on_gpu(|n| n <= 1 << 14);
+    }
+
+    #[test]
+    fn gpu_circuits_at_every_preset_depth_2_pow_15_and_16() {
+        circuits_on_gpu(|n| n >= 1 << 15);
+    }
+
+    /// The measurement behind [`Preset::depth`]: the longest chain of squarings (each
+    /// relinearized) of a fresh encryption of `-1` that decrypts correctly with a positive
+    /// budget must be at least the documented depth plus one level of margin.
+    #[test]
+    fn gpu_squaring_chains_exceed_every_documented_depth() {
+        let gpu = match GpuBackend::new(0) {
+            Ok(gpu) => gpu,
+            Err(error) => {
+                eprintln!("skipping the GPU depth measurement: no usable device ({error})");
+                return;
+            }
+        };
+        for preset in Preset::all() {
+            let params = preset.builder().unwrap().allow_insecure(true).build().unwrap();
+            let context = BfvContext::new(gpu.clone(), &params).unwrap();
+            let encoder = bfv::CoefficientEncoder::new(&params);
+            let t = params.plaintext_modulus();
+            let sk = context.secret_key_from_seed(&seed(1)).unwrap();
+            let pk = context.public_key_from_seed(&sk, &seed(2)).unwrap();
+            let rk = context.relin_key_from_seed(&sk, &seed(3)).unwrap();
+            let mut ct = context.encrypt_with_seed(&encoder.encode(&[t - 1]).unwrap(), &pk, &seed(4)).unwrap();
+            let mut chain = 0u32;
+            let mut expected = t - 1;
+            loop {
+                ct = context.square_relin(&ct, &rk).unwrap();
+                expected = (u128::from(expected) * u128::from(expected) % u128::from(t)) as u64;
+                let decrypted = encoder.decode(&context.decrypt(&ct, &sk).unwrap()).unwrap();
+                let correct = decrypted[0] == expected && decrypted[1..].iter().all(|&v| v == 0);
+                if !correct || context.noise_budget(&ct, &sk).is_err() || chain > 80 {
+                    break;
+                }
+                chain += 1;
+            }
+            let documented = preset.depth().unwrap();
+            eprintln!("{}: squaring chain {chain}, documented depth {documented}", preset.name());
+            assert!(chain > documented, "{}: chain {chain} <= documented depth {documented}", preset.name());
         }
     }
 }
