@@ -18,9 +18,10 @@
 // sub-transforms of M = 2^LOG_M points:
 //   STRIDED    (first stages 0 .. LOG_M-1): sub-transform c is {c + k N/M : k < M};
 //   CONTIGUOUS (last LOG_M stages):         sub-transform c is {c M + k : k < M}.
-// N = 2^10 .. 2^12 runs as one CONTIGUOUS pass with M = N (the whole limb in one block). Larger N
-// runs two passes (forward: STRIDED then CONTIGUOUS; inverse: CONTIGUOUS then STRIDED) with
-// lazy values in global memory between them.
+// A transform runs as two passes (forward: STRIDED then CONTIGUOUS; inverse: CONTIGUOUS then
+// STRIDED) with lazy values in global memory between them; N = 2^10 .. 2^12 may instead run as
+// one CONTIGUOUS pass with M = N (the whole limb in one block), which uses one SM per limb and
+// is slower unless there are many limbs (the host's NttSchedule chooses).
 //
 // Inside a pass, each thread keeps R = 2^LOG_R points in registers and performs up to
 // LOG_R stages on them (a "round"); rounds exchange data through shared memory. A round
@@ -34,10 +35,12 @@
 // CONTIGUOUS blocks pad one word after every 16 (index a + a/16), which makes the words of
 // a half-warp distinct modulo 16 for every window.
 //
-// Twiddles. Two-pass kernels first copy every twiddle their block needs into shared memory
-// (coalesced, all loads in flight at once; 16-byte entries padded one per 8), so the stages
-// read them at shared-memory latency. Single-block kernels (N <= 2^12, whose whole table
-// would not fit) read the global table, which L1/L2 keep. No branch depends on thread data except
+// Twiddles. Two-pass kernels first put every twiddle their block needs into shared memory, in
+// the order the threads read them (Pass::tw_slot: conflict-free, constant offsets), so the
+// stages read them at shared-memory latency. STRIDED blocks copy the table's first M entries
+// (shared by all blocks, L2-resident); CONTIGUOUS blocks, whose twiddles are distinct per
+// block and would double the pass's DRAM traffic, generate them (stage_twiddles). Single-block
+// kernels (N <= 2^12, whose table would not fit) read the global table, which L1/L2 keep. No branch depends on thread data except
 // the butterflies' conditional subtractions, which compile to selects.
 #include <cstdint>
 
@@ -84,32 +87,15 @@ __device__ __forceinline__ void gs_butterfly_scaled(u64& x, u64& y, const ulongl
     y = ys >= p ? ys - p : ys;
 }
 
-// Shared-memory index of twiddle entry i: one 16-byte entry of padding after every 8, so the
-// 8 threads of a quarter-warp reading entries 1, 2, 4 or 8 apart hit distinct bank groups.
-__device__ __forceinline__ int padded_pair(int i) { return i + (i >> 3); }
-
 // Twiddles read from the limb's global table (single-block passes, whose table is too large
 // for shared memory; it stays in L1/L2).
 struct GlobalTwiddles {
     const ulonglong2* __restrict__ table;
     int s0;       // global stage of local stage 0
     int colterm;  // sub-transform index c (CONTIGUOUS), 0 (STRIDED)
-    // The twiddle of local stage r, group j of the sub-transform.
-    __device__ __forceinline__ ulonglong2 get(const int r, const int j) const {
+    // The twiddle of local stage r, group j of the sub-transform (v, k_hi: see SharedTwiddles).
+    __device__ __forceinline__ ulonglong2 get(const int r, const int j, int /*v*/, int /*k_hi*/) const {
         return table[(1 << (s0 + r)) + (colterm << r) + j];
-    }
-};
-
-// Twiddles the block copied into shared memory first (stage_twiddles): STRIDED blocks need
-// table entries 1 .. M-1; CONTIGUOUS blocks the entries 2^(s0+r) + c 2^r + j of their COLUMNS
-// sub-transforms, stored stage by stage: stage r at COLUMNS (2^r - 1) + (c - c0) 2^r + j.
-template <bool STRIDED, int COLUMNS>
-struct SharedTwiddles {
-    const ulonglong2* smem;
-    int column;  // c - c0
-    __device__ __forceinline__ ulonglong2 get(const int r, const int j) const {
-        const int i = STRIDED ? (1 << r) + j : COLUMNS * ((1 << r) - 1) + (column << r) + j;
-        return smem[padded_pair(i)];
     }
 };
 
@@ -129,7 +115,7 @@ __device__ __forceinline__ void forward_round(u64 (&x)[1 << LOG_R], const int w,
         for (int u = 0; u < (1 << LOG_R); ++u) {
             if (u & (1 << ub)) continue;
             const int k = base + (u << w);
-            const ulonglong2 t = tw.get(r, k >> (b + 1));
+            const ulonglong2 t = tw.get(r, k >> (b + 1), u >> (b + 1 - w), base >> (w + LOG_R));
             ct_butterfly(x[u], x[u | (1 << ub)], t, p);
         }
     }
@@ -154,7 +140,7 @@ __device__ __forceinline__ void inverse_round(u64 (&x)[1 << LOG_R], const int w,
                 gs_butterfly_scaled(x[u], x[u | (1 << ub)], n_inv, w1_n_inv, p);
             } else {
                 const int k = base + (u << w);
-                const ulonglong2 t = tw.get(r, k >> (b + 1));
+                const ulonglong2 t = tw.get(r, k >> (b + 1), u >> (b + 1 - w), base >> (w + LOG_R));
                 gs_butterfly(x[u], x[u | (1 << ub)], t, p);
             }
         }
@@ -174,8 +160,8 @@ struct Pass {
     static constexpr int THREADS = COLUMNS * M / R;
     static constexpr int WORDS = COLUMNS * M;
     static constexpr int SMEM_WORDS = STRIDED ? WORDS : WORDS + WORDS / 16;
-    static constexpr int TW_ENTRIES = STRIDED ? M : COLUMNS * (M - 1);
-    static constexpr int TW_SMEM = SMEM_TWIDDLES ? TW_ENTRIES + TW_ENTRIES / 8 + 1 : 1;
+    static constexpr int TW_ENTRIES = (STRIDED ? 1 : COLUMNS) * (M - 1);
+    static constexpr int TW_SMEM = SMEM_TWIDDLES ? TW_ENTRIES : 1;
     static constexpr int ROUNDS = (LOG_M + LOG_R - 1) / LOG_R;
     static constexpr int SHORT_STAGES = LOG_M - (ROUNDS - 1) * LOG_R;  // stages of the top round
     static_assert(LOG_M >= LOG_R, "a sub-transform must hold at least R points");
@@ -203,6 +189,37 @@ struct Pass {
     __host__ __device__ static constexpr int window(const int q) {
         return q == 0 ? LOG_M - LOG_R : LOG_M - SHORT_STAGES - q * LOG_R;
     }
+
+    // Shared twiddle layout. In the round that performs local stage r (window w), a thread
+    // with high bits k_hi (k = k_lo + (u << w) + (k_hi << (w + LOG_R))) needs the groups
+    // j = k_hi * nb + v, v < nb = 2^(w + LOG_R - r' ) (r' = LOG_M - 1 - r, the partner bit),
+    // v = u >> (r' + 1 - w). Group j of stage r is stored at
+    //   TW_COLUMNS (2^r - 1) + cs 2^r + (j mod nb) * H + j / nb,   H = 2^(LOG_M - LOG_R - w),
+    // (cs: the sub-transform's slot in the block, 0 for STRIDED), so the loads of a thread are
+    // one per-stage register plus compile-time offsets, and neighbouring threads (consecutive
+    // k_hi) read consecutive 16-byte entries: no bank conflicts, no index arithmetic per load.
+    static constexpr int TW_COLUMNS = STRIDED ? 1 : COLUMNS;
+    __host__ __device__ static constexpr int stage_round(const int r) {
+        return r < SHORT_STAGES ? 0 : 1 + (r - SHORT_STAGES) / LOG_R;
+    }
+    __host__ __device__ static constexpr int stage_log_h(const int r) {
+        return LOG_M - LOG_R - window(stage_round(r));
+    }
+    __device__ static int tw_slot(const int r, const int cs, const int j) {
+        const int log_h = stage_log_h(r);
+        const int log_nb = r - log_h;
+        return TW_COLUMNS * ((1 << r) - 1) + (cs << r) + ((j & ((1 << log_nb) - 1)) << log_h) + (j >> log_nb);
+    }
+};
+
+// Twiddles in shared memory, in the layout of Pass::tw_slot (filled by stage_twiddles).
+template <class P>
+struct SharedTwiddles {
+    const ulonglong2* smem;
+    int slot;  // cs: the thread's sub-transform slot in the block (0 for STRIDED)
+    __device__ __forceinline__ ulonglong2 get(const int r, int /*j*/, const int v, const int k_hi) const {
+        return smem[P::TW_COLUMNS * ((1 << r) - 1) + (slot << r) + (v << P::stage_log_h(r)) + k_hi];
+    }
 };
 
 template <class P>
@@ -226,20 +243,57 @@ __device__ __forceinline__ int global_index(const int column, const int k, const
     return P::STRIDED ? (k << (log_n - P::LOG_M)) + c : (c << P::LOG_M) + k;
 }
 
-// Copies the block's twiddles (see SharedTwiddles) from the limb's table into `stw`;
-// coalesced, issued by all threads at once. The caller synchronises before use.
+// Fills the block's shared twiddles (layout: Pass::tw_slot); the caller synchronises.
+// STRIDED: entries 1 .. M-1 of the limb's table (the same for every block; L2 keeps them).
+// CONTIGUOUS: the entries table[2^(s0+r) + c 2^r + j] of the block's sub-transforms c are
+// generated, not read, which saves reading N twiddles per limb from memory. With N = 2^s0 M,
+//   table[2^(s0+r) + c 2^r + j] = A(c, r) * table[j],   A(c, r) = table[N/2 + c M/2]^(2^(LOG_M-1-r)),
+// (both sides are psi^((N/2^(s0+r+1)) (1 + 2 bitrev_s0(c) + 2^(s0+1) bitrev_r(j))); the same
+// holds for the inverse table with psi^-1), where chunk_roots[c][r] = A(c, r) comes from the
+// host and table[j], j < M/2, with its Shoup companion stays in L1. Each entry costs a Shoup
+// product and a Shoup precomputation (modarith::shoup) instead of 16 bytes of DRAM traffic.
 template <class P>
-__device__ __forceinline__ void stage_twiddles(ulonglong2* stw, const ulonglong2* __restrict__ table, const int s0) {
+__device__ __forceinline__ void stage_twiddles(ulonglong2* stw, const ulonglong2* __restrict__ table,
+                                               const u64* __restrict__ chunk_roots, const modarith::Modulus& m) {
     if (P::STRIDED) {
-        for (int i = threadIdx.x; i < P::M; i += P::THREADS) stw[padded_pair(i)] = table[i];
+        for (int i = threadIdx.x; i < P::M - 1; i += P::THREADS) {
+            const int k = i + 1;
+            const int r = 31 - __clz(k);
+            stw[P::tw_slot(r, 0, k - (1 << r))] = table[k];
+        }
     } else {
-        const int c0 = blockIdx.x * P::COLUMNS;
-#pragma unroll 1
-        for (int r = 0; r < P::LOG_M; ++r) {
-            const int count = P::COLUMNS << r;
-            const ulonglong2* src = table + (1 << (s0 + r)) + (c0 << r);
-                        const int first = P::COLUMNS * ((1 << r) - 1);
-            for (int i = threadIdx.x; i < count; i += P::THREADS) stw[padded_pair(first + i)] = src[i];
+        const u64* roots = chunk_roots + (size_t)blockIdx.x * P::COLUMNS * P::LOG_M;
+        // Batches of BATCH entries per thread: all their loads are issued before the first
+        // product, so a block waits for a few memory latencies, not one per entry.
+        constexpr int TOTAL = P::COLUMNS * (P::M - 1);
+        constexpr int PER_THREAD = (TOTAL + P::THREADS - 1) / P::THREADS;
+        constexpr int BATCH = PER_THREAD < 4 ? PER_THREAD : 4;
+#pragma unroll
+        for (int t0 = 0; t0 < PER_THREAD; t0 += BATCH) {
+            ulonglong2 g[BATCH];
+            u64 a[BATCH];
+            int slot[BATCH];
+#pragma unroll
+            for (int b = 0; b < BATCH; ++b) {
+                const int i = threadIdx.x + (t0 + b) * P::THREADS;
+                slot[b] = -1;
+                if (t0 + b < PER_THREAD && i < TOTAL) {
+                    const int cs = i / (P::M - 1);
+                    const int k = i - cs * (P::M - 1) + 1;
+                    const int r = 31 - __clz(k);
+                    const int j = k - (1 << r);
+                    g[b] = table[j];
+                    a[b] = roots[cs * P::LOG_M + r];
+                    slot[b] = P::tw_slot(r, cs, j);
+                }
+            }
+#pragma unroll
+            for (int b = 0; b < BATCH; ++b) {
+                if (slot[b] >= 0) {
+                    const u64 w = modarith::mul_shoup(a[b], g[b].x, g[b].y, m.p);
+                    stw[slot[b]] = make_ulonglong2(w, modarith::shoup(w, m));
+                }
+            }
         }
     }
 }
@@ -265,13 +319,16 @@ __device__ __forceinline__ void forward_rounds(u64 (&x)[P::R], u64* smem, const 
 // last stage (s0 = log N - LOG_M) and write canonical values.
 template <class P>
 __device__ __forceinline__ void forward_pass(u64* __restrict__ data, const ulonglong2* __restrict__ table,
+                                             const u64* __restrict__ chunk_roots,
                                              const modarith::Modulus* __restrict__ moduli, const int log_n,
                                              const int limbs_per_poly) {
     __shared__ u64 smem[P::SMEM_WORDS];
     __shared__ ulonglong2 stw[P::TW_SMEM];
     const int limb = blockIdx.y % limbs_per_poly;
-    const u64 p = moduli[limb].p;
+    const modarith::Modulus m = moduli[limb];
+    const u64 p = m.p;
     const ulonglong2* tw = table + ((size_t)limb << log_n);
+    const u64* roots = chunk_roots + ((size_t)limb << (log_n - P::LOG_M)) * P::LOG_M;
     u64* poly = data + ((size_t)blockIdx.y << log_n);
     const int s0 = P::STRIDED ? 0 : log_n - P::LOG_M;
 
@@ -283,9 +340,9 @@ __device__ __forceinline__ void forward_pass(u64* __restrict__ data, const ulong
     for (int u = 0; u < P::R; ++u) x[u] = poly[global_index<P>(column, base + (u << w0), log_n)];
 
     if constexpr (P::SMEM_TWIDDLES) {
-        stage_twiddles<P>(stw, tw, s0);
+        stage_twiddles<P>(stw, tw, roots, m);
         __syncthreads();
-        forward_rounds<P, 0>(x, smem, SharedTwiddles<P::STRIDED, P::COLUMNS>{stw, column}, p, column, base);
+        forward_rounds<P, 0>(x, smem, SharedTwiddles<P>{stw, P::STRIDED ? 0 : column}, p, column, base);
     } else {
         const int colterm = P::STRIDED ? 0 : blockIdx.x * P::COLUMNS + column;
         forward_rounds<P, 0>(x, smem, GlobalTwiddles{tw, s0, colterm}, p, column, base);
@@ -306,7 +363,11 @@ __device__ __forceinline__ void forward_pass(u64* __restrict__ data, const ulong
         to_smem<P>(smem, x, column, base, w_last);
         __syncthreads();
         u64* block_out = poly + (size_t)blockIdx.x * P::WORDS;
-        for (int i = threadIdx.x; i < P::WORDS; i += P::THREADS) block_out[i] = smem[padded(i)];
+#pragma unroll
+        for (int t = 0; t < P::WORDS / P::THREADS; ++t) {
+            const int i = threadIdx.x + t * P::THREADS;
+            block_out[i] = smem[padded(i)];
+        }
     }
 }
 
@@ -337,13 +398,16 @@ __device__ __forceinline__ void inverse_rounds(u64 (&x)[P::R], u64* smem, const 
 // M = N (single pass) does both.
 template <class P>
 __device__ __forceinline__ void inverse_pass(u64* __restrict__ data, const ulonglong2* __restrict__ table,
-                                             const ulonglong2* __restrict__ scale, const modarith::Modulus* __restrict__ moduli,
-                                             const int log_n, const int limbs_per_poly) {
+                                             const u64* __restrict__ chunk_roots, const ulonglong2* __restrict__ scale,
+                                             const modarith::Modulus* __restrict__ moduli, const int log_n,
+                                             const int limbs_per_poly) {
     __shared__ u64 smem[P::SMEM_WORDS];
     __shared__ ulonglong2 stw[P::TW_SMEM];
     const int limb = blockIdx.y % limbs_per_poly;
-    const u64 p = moduli[limb].p;
+    const modarith::Modulus m = moduli[limb];
+    const u64 p = m.p;
     const ulonglong2* tw = table + ((size_t)limb << log_n);
+    const u64* roots = chunk_roots + ((size_t)limb << (log_n - P::LOG_M)) * P::LOG_M;
     u64* poly = data + ((size_t)blockIdx.y << log_n);
     const int s0 = P::STRIDED ? 0 : log_n - P::LOG_M;
     const bool scale_stage0 = s0 == 0;
@@ -357,19 +421,23 @@ __device__ __forceinline__ void inverse_pass(u64* __restrict__ data, const ulong
     if (P::STRIDED) {
 #pragma unroll
         for (int u = 0; u < P::R; ++u) x[u] = poly[global_index<P>(column, base + (u << w0), log_n)];
-        if constexpr (P::SMEM_TWIDDLES) stage_twiddles<P>(stw, tw, s0);
+        if constexpr (P::SMEM_TWIDDLES) stage_twiddles<P>(stw, tw, roots, m);
         __syncthreads();
     } else {
         // Each thread needs R consecutive points: load whole rows through shared memory.
         const u64* block_in = poly + (size_t)blockIdx.x * P::WORDS;
-        for (int i = threadIdx.x; i < P::WORDS; i += P::THREADS) smem[padded(i)] = block_in[i];
-        if constexpr (P::SMEM_TWIDDLES) stage_twiddles<P>(stw, tw, s0);
+#pragma unroll
+        for (int t = 0; t < P::WORDS / P::THREADS; ++t) {
+            const int i = threadIdx.x + t * P::THREADS;
+            smem[padded(i)] = block_in[i];
+        }
+        if constexpr (P::SMEM_TWIDDLES) stage_twiddles<P>(stw, tw, roots, m);
         __syncthreads();
         from_smem<P>(x, smem, column, base, w0);
     }
 
     if constexpr (P::SMEM_TWIDDLES) {
-        inverse_rounds<P, 0>(x, smem, SharedTwiddles<P::STRIDED, P::COLUMNS>{stw, column}, p, column, base,
+        inverse_rounds<P, 0>(x, smem, SharedTwiddles<P>{stw, P::STRIDED ? 0 : column}, p, column, base,
                              scale_stage0, n_inv, w1_n_inv);
     } else {
         const int colterm = P::STRIDED ? 0 : blockIdx.x * P::COLUMNS + column;
@@ -390,30 +458,37 @@ __device__ __forceinline__ void inverse_pass(u64* __restrict__ data, const ulong
 //   single_<n>:      the whole transform of N = 2^n (10 <= n <= 12) in one pass; grid (1, limbs).
 //   strided_<m>:     the first m stages (forward) or last-in-inverse-order; grid (N/2^m/16, limbs).
 //   contiguous_<m>:  the last m stages; grid (N / 2^m / columns, limbs).
-// Arguments: data, table ([limb][N] {w, w_shoup}), [inverse: scale ([limb][2] {N^-1, shoup},
-// {w_1 N^-1, shoup})], moduli ([limb] modarith::Modulus), log_n, limbs_per_poly.
+// Arguments: data, table ([limb][N] {w, w_shoup}), chunk_roots ([limb][N/M][M] A(c, r) of
+// stage_twiddles, for contiguous passes; ignored otherwise), [inverse: scale ([limb][2]
+// {N^-1, shoup}, {w_1 N^-1, shoup})], moduli ([limb] modarith::Modulus), log_n, limbs_per_poly.
 // MIN_THREADS: resident threads per SM the register allocation must allow (occupancy).
 #define NTT_PASS_KERNELS(SUFFIX, LOG_M, LOG_R, STRIDED, COLUMNS, SMEM_TW, MIN_THREADS)                                                   \
     extern "C" __global__ void __launch_bounds__(Pass<LOG_M, LOG_R, STRIDED, COLUMNS, SMEM_TW>::THREADS,                                     \
                                      MIN_THREADS / Pass<LOG_M, LOG_R, STRIDED, COLUMNS, SMEM_TW>::THREADS)                     \
-        ntt_fwd_##SUFFIX(u64* data, const ulonglong2* table, const modarith::Modulus* moduli, int log_n, int limbs_per_poly) { \
-        forward_pass<Pass<LOG_M, LOG_R, STRIDED, COLUMNS, SMEM_TW>>(data, table, moduli, log_n, limbs_per_poly);           \
+        ntt_fwd_##SUFFIX(u64* data, const ulonglong2* table, const u64* chunk_roots, const modarith::Modulus* moduli,  \
+                         int log_n, int limbs_per_poly) {                                                           \
+        forward_pass<Pass<LOG_M, LOG_R, STRIDED, COLUMNS, SMEM_TW>>(data, table, chunk_roots, moduli, log_n,      \
+                                                                    limbs_per_poly);                               \
     }                                                                                                               \
     extern "C" __global__ void __launch_bounds__(Pass<LOG_M, LOG_R, STRIDED, COLUMNS, SMEM_TW>::THREADS,                                     \
                                      MIN_THREADS / Pass<LOG_M, LOG_R, STRIDED, COLUMNS, SMEM_TW>::THREADS)                     \
-        ntt_inv_##SUFFIX(u64* data, const ulonglong2* table, const ulonglong2* scale, const modarith::Modulus* moduli,          \
-                         int log_n, int limbs_per_poly) {                                                           \
-        inverse_pass<Pass<LOG_M, LOG_R, STRIDED, COLUMNS, SMEM_TW>>(data, table, scale, moduli, log_n, limbs_per_poly);    \
+        ntt_inv_##SUFFIX(u64* data, const ulonglong2* table, const u64* chunk_roots, const ulonglong2* scale,       \
+                         const modarith::Modulus* moduli, int log_n, int limbs_per_poly) {                          \
+        inverse_pass<Pass<LOG_M, LOG_R, STRIDED, COLUMNS, SMEM_TW>>(data, table, chunk_roots, scale, moduli, log_n, \
+                                                                    limbs_per_poly);                               \
     }
 #define SINGLE(N, R) NTT_PASS_KERNELS(single_##N, N, R, false, 1, false, 1024)
-#define STRIDED(M) NTT_PASS_KERNELS(strided_##M, M, 4, true, STRIDED_COLUMNS, true, 768)
-#define CONTIGUOUS(M) NTT_PASS_KERNELS(contiguous_##M, M, 4, false, (CONTIGUOUS_BLOCK_WORDS >> M), true, 640)
+#define STRIDED(M, LR) NTT_PASS_KERNELS(strided_##M, M, LR, true, STRIDED_COLUMNS, true, 1024)
+#define CONTIGUOUS(M) NTT_PASS_KERNELS(contiguous_##M, M, 3, false, (CONTIGUOUS_BLOCK_WORDS >> M), true, 1024)
 
 SINGLE(10, 3)
 SINGLE(11, 3)
 SINGLE(12, 3)
-STRIDED(7)
-STRIDED(8)
+STRIDED(5, 3)
+STRIDED(6, 3)
+STRIDED(7, 4)
+STRIDED(8, 4)
+CONTIGUOUS(5)
 CONTIGUOUS(6)
 CONTIGUOUS(7)
 CONTIGUOUS(8)

@@ -20,6 +20,13 @@ pub(crate) struct NttTables {
     /// `[limb]` quadruples `{N^-1, shoup, inverse_twiddles[1] * N^-1, shoup}` for the last
     /// inverse stage.
     pub(crate) inverse_scale: CudaSlice<u64>,
+    /// `[limb][N/M][log M]` roots `A(c, r)` from which the contiguous pass of `M` points
+    /// generates its twiddles (`stage_twiddles` in `kernels/ntt.cu`), forward and inverse.
+    /// One zero word when the transform runs as a single pass.
+    pub(crate) forward_chunk_roots: CudaSlice<u64>,
+    pub(crate) inverse_chunk_roots: CudaSlice<u64>,
+    /// How the kernels split the transform (fixed when the tables are made).
+    pub(crate) schedule: crate::launch::NttSchedule,
 }
 
 #[derive(Debug)]
@@ -137,6 +144,12 @@ fn upload_ntt_tables(device: &GpuDevice, ring: &RingContext) -> Result<NttTables
     let mut forward = Vec::with_capacity(2 * n * limbs);
     let mut inverse = Vec::with_capacity(2 * n * limbs);
     let mut scale = Vec::with_capacity(4 * limbs);
+    let schedule = crate::launch::NttSchedule::for_log_degree(n.trailing_zeros())?;
+    let contiguous_log_m = match schedule {
+        crate::launch::NttSchedule::TwoPass { contiguous, .. } => Some(contiguous),
+        crate::launch::NttSchedule::Single { .. } => None,
+    };
+    let (mut forward_roots, mut inverse_roots) = (Vec::new(), Vec::new());
     for (limb, modulus) in ring.moduli().iter().enumerate() {
         let plan = ring
             .plan(limb)
@@ -157,10 +170,43 @@ fn upload_ntt_tables(device: &GpuDevice, ring: &RingContext) -> Result<NttTables
         let n_inv = plan.degree_inverse();
         let w1_n_inv = modulus.mul(w1, n_inv);
         scale.extend_from_slice(&[n_inv, plan.degree_inverse_shoup(), w1_n_inv, modulus.shoup(w1_n_inv)]);
+        if let Some(log_m) = contiguous_log_m {
+            chunk_roots(&mut forward_roots, modulus, plan.twiddles(), log_m)?;
+            chunk_roots(&mut inverse_roots, modulus, plan.inverse_twiddles(), log_m)?;
+        }
+    }
+    for roots in [&mut forward_roots, &mut inverse_roots] {
+        if roots.is_empty() {
+            roots.push(0);
+        }
     }
     Ok(NttTables {
         forward: device.upload(&forward)?,
         inverse: device.upload(&inverse)?,
         inverse_scale: device.upload(&scale)?,
+        forward_chunk_roots: device.upload(&forward_roots)?,
+        inverse_chunk_roots: device.upload(&inverse_roots)?,
+        schedule,
     })
+}
+
+/// Appends, for a contiguous pass over sub-transforms of `M = 2^log_m` points, the roots
+/// `A(c, r) = table[N/2 + c M/2]^(2^(log M - 1 - r))` for `c < N/M`, `r < log M` (layout
+/// `[c][r]`): the twiddle of stage `log N - log M + r`, sub-transform `c`, group `j` is
+/// `A(c, r) * table[j]` (derivation at `stage_twiddles` in `kernels/ntt.cu`).
+fn chunk_roots(out: &mut Vec<u64>, modulus: &modarith::Modulus, table: &[u64], log_m: u32) -> Result<()> {
+    let n = table.len();
+    let m = 1usize << log_m;
+    for c in 0..n / m {
+        let index = n / 2 + c * m / 2;
+        let mut root = *table.get(index).ok_or(GpuError::LengthMismatch { expected: index + 1, actual: n })?;
+        // powers[i] = root^(2^i); A(c, r) = powers[log M - 1 - r].
+        let mut powers = Vec::with_capacity(log_m as usize);
+        for _ in 0..log_m {
+            powers.push(root);
+            root = modulus.mul(root, root);
+        }
+        out.extend(powers.iter().rev());
+    }
+    Ok(())
 }

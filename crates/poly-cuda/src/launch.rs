@@ -14,17 +14,26 @@ const MAX_GRID_Y: usize = 65_535;
 /// How `kernels/ntt.cu` splits a transform of size `2^log_n`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) enum NttSchedule {
-    /// One block per limb does every stage (`10 <= log_n <= 12`).
+    /// One block per limb does every stage (`10 <= log_n <= 12`): one SM per limb.
     Single { log_n: u32 },
     /// The first `strided` stages by the strided kernel, the other `contiguous` stages by
-    /// the contiguous kernel.
+    /// the contiguous kernel: every limb spread over several SMs.
     TwoPass { strided: u32, contiguous: u32 },
 }
 
+/// Environment variable (a tuning knob for benchmarks): the largest `log2(N)` that runs as a
+/// single-block pass (`10`..=`12`); unset or anything else: every degree runs two passes.
+pub const SINGLE_PASS_ENV: &str = "POLY_CUDA_NTT_SINGLE_PASS_MAX_LOG_N";
+
 impl NttSchedule {
+    /// The schedule of `2^log_n` (read once per [`GpuContext`]: see [`SINGLE_PASS_ENV`]).
     pub(crate) fn for_log_degree(log_n: u32) -> Result<Self> {
+        let single_max = std::env::var(SINGLE_PASS_ENV).ok().and_then(|v| v.parse::<u32>().ok()).unwrap_or(0);
         Ok(match log_n {
-            10..=12 => NttSchedule::Single { log_n },
+            10..=12 if log_n <= single_max => NttSchedule::Single { log_n },
+            10 => NttSchedule::TwoPass { strided: 5, contiguous: 5 },
+            11 => NttSchedule::TwoPass { strided: 6, contiguous: 5 },
+            12 => NttSchedule::TwoPass { strided: 6, contiguous: 6 },
             13 => NttSchedule::TwoPass { strided: 7, contiguous: 6 },
             14 => NttSchedule::TwoPass { strided: 7, contiguous: 7 },
             15 => NttSchedule::TwoPass { strided: 8, contiguous: 7 },
@@ -42,9 +51,12 @@ impl NttSchedule {
 // Geometry constants mirrored from kernels/ntt.cu.
 const STRIDED_COLUMNS: u32 = 16;
 const CONTIGUOUS_BLOCK_WORDS: u32 = 1024;
-/// Points per thread (log) of the two-pass kernels and of the single-block kernels.
-const LOG_RADIX: u32 = 4;
+/// Points per thread (log) of each kind of pass.
 const SINGLE_LOG_RADIX: u32 = 3;
+const CONTIGUOUS_LOG_RADIX: u32 = 3;
+fn strided_log_radix(log_m: u32) -> u32 {
+    if log_m <= 6 { 3 } else { 4 }
+}
 
 fn launch_error(kernel: &'static str) -> impl FnOnce(cudarc::driver::DriverError) -> GpuError {
     move |e| GpuError::Driver { call: kernel, reason: format!("launch failed: {e}") }
@@ -72,7 +84,7 @@ pub(crate) fn ntt_forward(context: &GpuContext, data: &mut CudaSlice<u64>, polys
     let moduli = context.moduli_table();
     let n = 1u32 << log_n;
     let mut passes: Vec<(&'static str, LaunchConfig)> = Vec::with_capacity(2);
-    match NttSchedule::for_log_degree(log_n)? {
+    match tables.schedule {
         NttSchedule::Single { log_n } => {
             passes.push((pass_kernel(false, "single", log_n)?, single_config(log_n, grid_y)));
         }
@@ -84,9 +96,16 @@ pub(crate) fn ntt_forward(context: &GpuContext, data: &mut CudaSlice<u64>, polys
     for (name, config) in passes {
         let function = device.kernels().function("ntt", name)?;
         let mut builder = stream.launch_builder(&function);
-        builder.arg(&mut *data).arg(&tables.forward).arg(moduli).arg(&log_n_arg).arg(&limbs_arg);
+        builder
+            .arg(&mut *data)
+            .arg(&tables.forward)
+            .arg(&tables.forward_chunk_roots)
+            .arg(moduli)
+            .arg(&log_n_arg)
+            .arg(&limbs_arg);
         // SAFETY: argument list matches `ntt_fwd_*` in kernels/ntt.cu; `data` holds
-        // `polys * L * N` values (checked by the caller) and the tables `L * N` pairs.
+        // `polys * L * N` values (checked by the caller), the table `L * N` pairs and the
+        // chunk roots `L * (N / M) * log M` words (for the schedule's contiguous M).
         unsafe { builder.launch(config) }.map_err(launch_error(name))?;
     }
     Ok(())
@@ -104,7 +123,7 @@ pub(crate) fn ntt_inverse(context: &GpuContext, data: &mut CudaSlice<u64>, polys
     let moduli = context.moduli_table();
     let n = 1u32 << log_n;
     let mut passes: Vec<(&'static str, LaunchConfig)> = Vec::with_capacity(2);
-    match NttSchedule::for_log_degree(log_n)? {
+    match tables.schedule {
         NttSchedule::Single { log_n } => {
             passes.push((pass_kernel(true, "single", log_n)?, single_config(log_n, grid_y)));
         }
@@ -119,6 +138,7 @@ pub(crate) fn ntt_inverse(context: &GpuContext, data: &mut CudaSlice<u64>, polys
         builder
             .arg(&mut *data)
             .arg(&tables.inverse)
+            .arg(&tables.inverse_chunk_roots)
             .arg(&tables.inverse_scale)
             .arg(moduli)
             .arg(&log_n_arg)
@@ -138,14 +158,20 @@ fn pass_kernel(inverse: bool, pass: &str, log_m: u32) -> Result<&'static str> {
         (true, "single", 10) => "ntt_inv_single_10",
         (true, "single", 11) => "ntt_inv_single_11",
         (true, "single", 12) => "ntt_inv_single_12",
+        (false, "strided", 5) => "ntt_fwd_strided_5",
+        (false, "strided", 6) => "ntt_fwd_strided_6",
         (false, "strided", 7) => "ntt_fwd_strided_7",
         (false, "strided", 8) => "ntt_fwd_strided_8",
+        (true, "strided", 5) => "ntt_inv_strided_5",
+        (true, "strided", 6) => "ntt_inv_strided_6",
         (true, "strided", 7) => "ntt_inv_strided_7",
         (true, "strided", 8) => "ntt_inv_strided_8",
+        (false, "contiguous", 5) => "ntt_fwd_contiguous_5",
         (false, "contiguous", 6) => "ntt_fwd_contiguous_6",
         (false, "contiguous", 7) => "ntt_fwd_contiguous_7",
         (false, "contiguous", 8) => "ntt_fwd_contiguous_8",
         (false, "contiguous", 9) => "ntt_fwd_contiguous_9",
+        (true, "contiguous", 5) => "ntt_inv_contiguous_5",
         (true, "contiguous", 6) => "ntt_inv_contiguous_6",
         (true, "contiguous", 7) => "ntt_inv_contiguous_7",
         (true, "contiguous", 8) => "ntt_inv_contiguous_8",
@@ -160,7 +186,7 @@ fn single_config(log_n: u32, grid_y: u32) -> LaunchConfig {
 }
 
 fn strided_config(n: u32, log_m: u32, grid_y: u32) -> LaunchConfig {
-    let threads = (STRIDED_COLUMNS << log_m) >> LOG_RADIX;
+    let threads = (STRIDED_COLUMNS << log_m) >> strided_log_radix(log_m);
     LaunchConfig {
         grid_dim: ((n >> log_m) / STRIDED_COLUMNS, grid_y, 1),
         block_dim: (threads, 1, 1),
@@ -170,7 +196,7 @@ fn strided_config(n: u32, log_m: u32, grid_y: u32) -> LaunchConfig {
 
 fn contiguous_config(n: u32, log_m: u32, grid_y: u32) -> LaunchConfig {
     let columns = CONTIGUOUS_BLOCK_WORDS >> log_m;
-    let threads = (columns << log_m) >> LOG_RADIX;
+    let threads = (columns << log_m) >> CONTIGUOUS_LOG_RADIX;
     LaunchConfig { grid_dim: ((n >> log_m) / columns, grid_y, 1), block_dim: (threads, 1, 1), shared_mem_bytes: 0 }
 }
 
