@@ -47,6 +47,9 @@ pub enum BfvError {
     /// The plaintext modulus does not allow batching for this degree.
     #[error("batching needs a prime plaintext modulus t = 1 mod 2N; t = {plaintext_modulus}, N = {degree}")]
     BatchingUnsupported { plaintext_modulus: u64, degree: usize },
+    /// Bytes that are not a valid encoding.
+    #[error("malformed {what}: {reason}")]
+    Malformed { what: &'static str, reason: String },
     /// The ciphertext's noise is too large for it to decrypt correctly.
     #[error(
         "noise budget exhausted: the invariant noise has {noise_bits} bits, at least {modulus_bits} - 1 bits of q \

@@ -9,7 +9,7 @@
 //! - [`BfvContext`]: key generation, encryption (public and secret key; the symmetric
 //!   ciphertext travels as a seed for its uniform half), decryption, the exact noise budget,
 //!   and evaluation (add, sub, negate, plaintext add/sub/mul, multiplication, squaring,
-//!   relinearization with one or several special primes);
+//!   relinearization with one or several special primes), byte encodings of ciphertexts;
 //! - [`BfvBackend`]: the RNS steps a backend runs for the scheme.
 //!
 //! ```
@@ -40,6 +40,7 @@ mod error;
 mod evaluate;
 pub mod params;
 mod scheme;
+mod serialize;
 
 pub use backend::{BfvBackend, RnsStep};
 pub use context::{BfvContext, Ciphertext, EvalPair, PublicKey, RelinKey, SecretKey, SeededCiphertext};

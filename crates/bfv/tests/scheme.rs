@@ -351,3 +351,50 @@ fn zeroize_clears_a_polynomial() {
     assert!(p.as_slice().iter().all(|&v| v == 0));
     assert_eq!(p.as_slice().len(), params.ring_q().poly_len());
 }
+
+#[test]
+fn ciphertexts_travel_as_bytes() {
+    let params = secure_4096(MulVariant::Behz, TransformKind::Dgt);
+    let context = BfvContext::new(CpuBackend, &params).unwrap();
+    let encoder = BatchEncoder::new(&params).unwrap();
+    let sk = context.secret_key_from_seed(&seed(1)).unwrap();
+    let pk = context.public_key_from_seed(&sk, &seed(2)).unwrap();
+    let pt = encoder.encode(&[11, 22, 33]).unwrap();
+    let ct = context.encrypt_with_seed(&pt, &pk, &seed(3)).unwrap();
+    let product = context.mul(&ct, &ct).unwrap();
+    for original in [&ct, &product] {
+        let bytes = context.ciphertext_to_bytes(original).unwrap();
+        let back = context.ciphertext_from_bytes(&bytes).unwrap();
+        assert_eq!(context.download(&back).unwrap(), context.download(original).unwrap());
+    }
+    let seeded = context.encrypt_symmetric_with_seeds(&pt, &sk, &seed(4), &seed(5)).unwrap();
+    let seeded_bytes = context.seeded_to_bytes(&seeded).unwrap();
+    let full_bytes = context.ciphertext_to_bytes(&context.expand(&seeded).unwrap()).unwrap();
+    assert!(seeded_bytes.len() < full_bytes.len() / 2 + 100, "{} vs {}", seeded_bytes.len(), full_bytes.len());
+    let back = context.expand(&context.seeded_from_bytes(&seeded_bytes).unwrap()).unwrap();
+    assert_eq!(encoder.decode(&context.decrypt(&back, &sk).unwrap()).unwrap()[..3], [11, 22, 33]);
+    assert_eq!(context.ciphertext_to_bytes(&back).unwrap(), full_bytes);
+
+    // Malformed input: errors, never panics.
+    let bytes = context.ciphertext_to_bytes(&ct).unwrap();
+    let malformed = |b: &[u8]| matches!(context.ciphertext_from_bytes(b), Err(BfvError::Malformed { .. }));
+    assert!(malformed(&bytes[..bytes.len() - 1]));
+    assert!(malformed(&[bytes.as_slice(), &[0]].concat()));
+    assert!(malformed(b"not a ciphertext"));
+    assert!(malformed(&[]));
+    assert!(malformed(&seeded_bytes), "a seeded encoding is not a full ciphertext");
+    let mut huge = bytes.clone();
+    let count_offset = 8 + 1 + 1 + 4 + 4 + 8 * params.ciphertext_moduli().len() + 8;
+    huge[count_offset..count_offset + 4].copy_from_slice(&u32::MAX.to_le_bytes());
+    assert!(malformed(&huge));
+    let mut not_canonical = bytes.clone();
+    let first_word = count_offset + 4;
+    not_canonical[first_word..first_word + 8].copy_from_slice(&u64::MAX.to_le_bytes());
+    assert!(matches!(
+        context.ciphertext_from_bytes(&not_canonical),
+        Err(BfvError::Poly(poly::PolyError::CoefficientOutOfRange { .. }))
+    ));
+    let other = BfvContext::new(CpuBackend, &other_params()).unwrap();
+    assert!(matches!(other.ciphertext_from_bytes(&bytes), Err(BfvError::ParameterMismatch { .. })));
+    assert!(matches!(other.seeded_from_bytes(&seeded_bytes), Err(BfvError::ParameterMismatch { .. })));
+}
