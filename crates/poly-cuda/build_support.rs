@@ -61,7 +61,10 @@ pub fn find_nvcc(workspace_root: &Path) -> Result<PathBuf, String> {
         if path.is_file() {
             return Ok(path);
         }
-        return Err(format!("NVCC={} does not exist", path.display()));
+        return Err(format!(
+            "NVCC={} does not exist; unset it to search the usual places, or run `cargo xtask setup-cuda`",
+            path.display()
+        ));
     }
     tried.push("$NVCC (unset)".to_string());
     if let Some(cuda_path) = std::env::var_os("CUDA_PATH") {
@@ -193,4 +196,43 @@ pub fn compile_fatbin(nvcc: &Path, flags: &[String], source: &Path, output: &Pat
         String::from_utf8_lossy(&result.stdout),
         String::from_utf8_lossy(&result.stderr)
     ))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn flags_are_one_per_line_with_comments_and_absolute_includes() {
+        let root = Path::new("/ws");
+        let text = "# comment\n-O3   # trailing\n\n-I kernels/include\n-I\n/abs/inc\n-Irel\n--gencode=arch=compute_90,code=sm_90\n";
+        let flags = parse_flags(text, root).unwrap();
+        assert_eq!(
+            flags,
+            ["-O3", "-I/ws/kernels/include", "-I", "/abs/inc", "-I/ws/rel", "--gencode=arch=compute_90,code=sm_90"]
+        );
+        assert!(parse_flags("-O3 -lineinfo\n", root).unwrap_err().contains("one argument per line"));
+        assert!(parse_flags("-I\n", root).unwrap_err().contains("no directory"));
+    }
+
+    #[test]
+    fn module_names_are_identifiers() {
+        assert_eq!(module_name(Path::new("kernels/ntt.cu")).unwrap(), "ntt");
+        assert_eq!(module_name(Path::new("/x/modarith_test.cu")).unwrap(), "modarith_test");
+        assert!(module_name(Path::new("kernels/2d.cu")).is_err());
+        assert!(module_name(Path::new("kernels/a-b.cu")).is_err());
+    }
+
+    #[test]
+    fn kernel_sources_are_the_sorted_cu_files() {
+        let dir = std::env::temp_dir().join(format!("poly_cuda_build_support_{}", std::process::id()));
+        std::fs::create_dir_all(dir.join("kernels/include")).unwrap();
+        for name in ["b.cu", "a.cu", "notes.txt", "include/h.cuh"] {
+            std::fs::write(dir.join("kernels").join(name), "").unwrap();
+        }
+        let sources = kernel_sources(&dir).unwrap();
+        let names: Vec<_> = sources.iter().map(|p| p.file_name().unwrap().to_str().unwrap().to_string()).collect();
+        assert_eq!(names, ["a.cu", "b.cu"]);
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
 }
