@@ -237,6 +237,8 @@ const RUN_SH: &str = r#"#!/usr/bin/env bash
 # Logs go to $OUT if set (else .gpu/logs): device.txt, tests.log, sanitizer.log, bench.log,
 # summary.txt. STEP_TIMEOUT (seconds, default 300) bounds each binary. The summary comes last.
 set -uo pipefail
+# On the GPU machine a missing device is a failure, not a skip (poly_cuda::open_device_or_skip).
+export HEGPU_REQUIRE_GPU="${HEGPU_REQUIRE_GPU:-1}"
 
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 log_dir="${OUT:-$here/logs}"

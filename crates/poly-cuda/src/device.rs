@@ -184,3 +184,24 @@ impl GpuDevice {
         Ok(copy)
     }
 }
+
+/// Environment variable that turns "no GPU here" into an error for [`open_device_or_skip`]:
+/// set it (to anything but `0`) on a GPU machine, so that GPU tests that cannot find the
+/// device fail instead of skipping. `.gpu/run.sh` sets it.
+pub const REQUIRE_GPU_ENV: &str = "HEGPU_REQUIRE_GPU";
+
+/// Opens device `ordinal` for tests and benchmarks that must run anywhere: `Ok(None)` (after
+/// printing why to stderr) when the machine has no CUDA driver or no device, unless
+/// [`REQUIRE_GPU_ENV`] is set, in which case that is an error too. Any other failure to open
+/// an existing device is an error.
+pub fn open_device_or_skip(ordinal: usize) -> Result<Option<Arc<GpuDevice>>> {
+    let required = std::env::var(REQUIRE_GPU_ENV).is_ok_and(|v| !v.is_empty() && v != "0");
+    match GpuDevice::new(ordinal) {
+        Ok(device) => Ok(Some(device)),
+        Err(error @ (GpuError::DriverNotLoadable | GpuError::NoDevice { .. })) if !required => {
+            eprintln!("skipping GPU work: {error} (set {REQUIRE_GPU_ENV}=1 to make this an error)");
+            Ok(None)
+        }
+        Err(error) => Err(error),
+    }
+}

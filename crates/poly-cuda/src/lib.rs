@@ -44,7 +44,9 @@ pub use backend::GpuBackend;
 #[cfg(feature = "cuda")]
 pub use context::GpuContext;
 #[cfg(feature = "cuda")]
-pub use device::{GpuDevice, KERNEL_MODULES, KernelRegistry, device_count, driver_available};
+pub use device::{
+    GpuDevice, KERNEL_MODULES, KernelRegistry, REQUIRE_GPU_ENV, device_count, driver_available, open_device_or_skip,
+};
 #[cfg(feature = "cuda")]
 pub use device_poly::{DevicePoly, DevicePolyBatch};
 #[cfg(feature = "cuda")]

@@ -9,21 +9,14 @@ use poly_cuda::{GpuDevice, GpuError};
 use rand::rngs::StdRng;
 use rand::{Rng, SeedableRng};
 
-/// The device every test of this binary shares, or `None` after printing why the GPU tests
-/// are skipped (no driver, no device). Any other failure to open the device is a test failure.
+/// The device every test of this binary shares, or `None` when the GPU tests are skipped
+/// (no driver, no device, and `HEGPU_REQUIRE_GPU` unset; `poly_cuda::open_device_or_skip`
+/// prints why). Any other failure to open the device is a test failure.
 pub fn device() -> Option<Arc<GpuDevice>> {
-    static DEVICE: OnceLock<Result<Arc<GpuDevice>, GpuError>> = OnceLock::new();
-    match DEVICE.get_or_init(|| GpuDevice::new(0)) {
-        Ok(device) => Some(Arc::clone(device)),
-        Err(GpuError::DriverNotLoadable) => {
-            eprintln!("skipping GPU test: the CUDA driver library is not loadable on this machine");
-            None
-        }
-        Err(GpuError::NoDevice { reason, .. }) => {
-            eprintln!("skipping GPU test: no CUDA device ({reason})");
-            None
-        }
-        Err(other) => panic!("the CUDA device exists but could not be opened: {other}"),
+    static DEVICE: OnceLock<Result<Option<Arc<GpuDevice>>, GpuError>> = OnceLock::new();
+    match DEVICE.get_or_init(|| poly_cuda::open_device_or_skip(0)) {
+        Ok(device) => device.clone(),
+        Err(error) => panic!("GPU tests need the CUDA device, which could not be opened: {error}"),
     }
 }
 
