@@ -18,11 +18,14 @@
 //             and write the others in one pass);
 //   phase 1b  per coefficient: the value every output limb of that coefficient needs (the
 //             overflow count v of the exact conversion, Shenoy-Kumaresan's alpha, the
-//             Montgomery correction r of BEHZ S1, the rounded fraction of HPS scaling);
-//   phase 2   one thread per (output limb, coefficient): the inner product
-//             sum_i y_i * w_{j,i} over the column of the tile (a conflict-free shared read;
-//             the table row is the same for a warp, a broadcast), then the mode's epilogue;
-//             consecutive threads write consecutive coefficients.
+//             Montgomery correction r of BEHZ S1, the rounded fraction of HPS scaling), its
+//             terms split over neighbouring threads and merged exactly by warp shuffles;
+//   phase 2   each thread forms the inner products sum_i y_i * w_{j,i} of two output limbs
+//             for two coefficients (register blocking: 2 shared and 2 table loads per 4
+//             products) as exact 192-bit sums of full 128-bit products, reduces once, and
+//             applies the mode's epilogue; consecutive threads write consecutive coefficients.
+//   The inner products differ in form from the CPU's (lazy Shoup products summed in 128
+//   bits) but not in value modulo the prime, so the canonical outputs are the same words.
 #include <cstdint>
 
 #include "modarith.cuh"
@@ -121,7 +124,6 @@ struct ConvertParams {
     const u64* scale_shoup;
     const Modulus* to;           // target moduli: l output rows (+ the redundant row l)
     const u64* table;            // row j at table + j * k: w_{j,i}
-    const u64* table_shoup;
     const u64* product;          // l words: the source product mod c_j
     const u64* product_shoup;
     const u64* fraction_hi;      // k fixed-point fractions (1 / a_i, or theta'_i)
@@ -143,123 +145,231 @@ struct ConvertParams {
 
 namespace {
 
-// sum_i y[i * TILE + c] * row[i] as a 128-bit sum of lazy Shoup products modulo p.
-__device__ __forceinline__ void column_dot(const u64* __restrict__ y, const u32 log_tile, const u32 c, const u32 k,
-                                           const u64* __restrict__ row, const u64* __restrict__ row_shoup,
-                                           const u64 p, u64& lo, u64& hi) {
-    for (u32 i = 0; i < k; ++i) {
-        acc_add(lo, hi, modarith::mul_shoup_lazy(y[(i << log_tile) + c], row[i], row_shoup[i], p));
+// A 192-bit sum (s2, s1, s0) of full 128-bit products: with y, w < 2^62 and at most 256
+// terms it cannot overflow, and one reduction at the end gives exactly the residue the CPU's
+// sum of lazy Shoup products reduces to (both are the inner product modulo the prime).
+struct Sum192 {
+    u64 s0, s1, s2;
+};
+
+__device__ __forceinline__ Sum192 sum192(const u64 lo, const u64 hi) {
+    Sum192 a;
+    a.s0 = lo;
+    a.s1 = hi;
+    a.s2 = 0;
+    return a;
+}
+
+// a += x * w (the full 128-bit product).
+__device__ __forceinline__ void sum192_mad(Sum192& a, const u64 x, const u64 w) {
+    const u64 lo = x * w;
+    const u64 hi = __umul64hi(x, w);
+    asm("add.cc.u64 %0, %0, %3;\n\t"
+        "addc.cc.u64 %1, %1, %4;\n\t"
+        "addc.u64 %2, %2, 0;"
+        : "+l"(a.s0), "+l"(a.s1), "+l"(a.s2)
+        : "l"(lo), "l"(hi));
+}
+
+// a += b.
+__device__ __forceinline__ void sum192_merge(Sum192& a, const Sum192& b) {
+    asm("add.cc.u64 %0, %0, %3;\n\t"
+        "addc.cc.u64 %1, %1, %4;\n\t"
+        "addc.u64 %2, %2, %5;"
+        : "+l"(a.s0), "+l"(a.s1), "+l"(a.s2)
+        : "l"(b.s0), "l"(b.s1), "l"(b.s2));
+}
+
+// a mod p: (s2 2^64 + s1) mod p first (s2 < 2^8), then (that 2^64 + s0) mod p.
+__device__ __forceinline__ u64 sum192_reduce(const Sum192& a, const Modulus& m) {
+    const u64 top = modarith::reduce_u128(a.s1, a.s2, m);
+    return modarith::reduce_u128(a.s0, top, m);
+}
+
+// a += b for fixed-point sums: exact, so partial sums over any split of the terms merge into
+// the sum FixedPointSum::add_product forms term by term.
+__device__ __forceinline__ void fixed_point_merge(FixedPointSum& a, const FixedPointSum& b) {
+    u64 carry;
+    asm("add.cc.u64 %0, %0, %3;\n\t"
+        "addc.cc.u64 %1, %1, %4;\n\t"
+        "addc.u64 %2, 0, 0;"
+        : "+l"(a.frac_lo), "+l"(a.frac_hi), "=l"(carry)
+        : "l"(b.frac_lo), "l"(b.frac_hi));
+    asm("add.cc.u64 %0, %0, %2;\n\t"
+        "addc.u64 %1, %1, %3;\n\t"
+        "add.cc.u64 %0, %0, %4;\n\t"
+        "addc.u64 %1, %1, 0;"
+        : "+l"(a.int_lo), "+l"(a.int_hi)
+        : "l"(b.int_lo), "l"(b.int_hi), "l"(carry));
+}
+
+__device__ __forceinline__ u64 shuffle_down(const u64 value, const u32 offset) {
+    return __shfl_down_sync(0xffffffffu, value, offset);
+}
+
+// The mode's epilogue for output limb j of coefficient c of the tile, from its inner product.
+template <int MODE>
+__device__ __forceinline__ void finish_output(const ConvertParams& P, const u32 j, const u32 c, const u64 first,
+                                              const u32 count, const Sum192& acc, const u64* aux_lo,
+                                              const u64* aux_hi) {
+    if (c >= count) return;
+    const Modulus m = P.to[j];
+    const u64 index = first + c;
+    Sum192 sum = acc;
+    u64 result;
+    if (MODE == MODE_FAST) {
+        result = sum192_reduce(sum, m);
+    } else if (MODE == MODE_EXACT || MODE == MODE_MOD_DOWN) {
+        const u64 correction = modarith::mul_shoup(aux_lo[c], P.product[j], P.product_shoup[j], m.p);
+        result = modarith::sub(sum192_reduce(sum, m), correction, m.p);
+        if (MODE == MODE_MOD_DOWN) {
+            const u64 x = P.extra[(u64)j * P.n + index];
+            result = modarith::mul_shoup(modarith::sub(x, result, m.p), P.epi_a[j], P.epi_a_shoup[j], m.p);
+        }
+    } else if (MODE == MODE_SHENOY_KUMARESAN) {
+        const u64 reduced = sum192_reduce(sum, m);
+        const u64 correction = modarith::mul_shoup(aux_lo[c], P.product[j], P.product_shoup[j], m.p);
+        result = aux_hi[c] ? modarith::add(reduced, correction, m.p) : modarith::sub(reduced, correction, m.p);
+    } else if (MODE == MODE_BEHZ_EXTEND) {
+        const u64 reduced = sum192_reduce(sum, m);
+        const u64 q_r = modarith::mul_shoup(aux_lo[c], P.epi_a[j], P.epi_a_shoup[j], m.p);
+        const u64 shifted = aux_hi[c] ? modarith::sub(reduced, q_r, m.p) : modarith::add(reduced, q_r, m.p);
+        result = modarith::mul_shoup(shifted, P.epi_b[j], P.epi_b_shoup[j], m.p);
+    } else if (MODE == MODE_FLOOR) {
+        const u64 fast = sum192_reduce(sum, m);
+        const u64 x = P.extra[(u64)j * P.n + index];
+        const u64 scaled_x = modarith::mul_shoup(x, P.epi_a[j], P.epi_a_shoup[j], m.p);
+        const u64 scaled_fast = modarith::mul_shoup(fast, P.epi_b[j], P.epi_b_shoup[j], m.p);
+        result = modarith::sub(scaled_x, scaled_fast, m.p);
+    } else {  // MODE_HPS_SCALE: the rounded fraction is already in the sum
+        const u64 own = P.extra[(u64)j * P.n + index];
+        sum192_merge(sum, sum192(modarith::mul_shoup_lazy(own, P.epi_a[j], P.epi_a_shoup[j], m.p), 0));
+        result = sum192_reduce(sum, m);
     }
+    const u32 out_limb = j < P.skip_start ? j : j + P.skip_len;
+    P.output[(u64)out_limb * P.n + index] = result;
 }
 
 template <int MODE>
 __device__ __forceinline__ void convert_body(const ConvertParams& P) {
     extern __shared__ u64 shared[];
-    const u32 tile = 1u << P.log_tile;
-    u64* y = shared;                       // k * tile
-    u64* aux_lo = shared + (P.k << P.log_tile);  // tile
-    u64* aux_hi = aux_lo + tile;            // tile
-    const u64 first = (u64)blockIdx.x << P.log_tile;
+    const u32 log_tile = P.log_tile;
+    const u32 tile = 1u << log_tile;
+    u64* y = shared;                            // y[i * tile + c], k * tile words
+    u64* aux_lo = shared + (P.k << log_tile);   // tile words
+    u64* aux_hi = aux_lo + tile;                // tile words
+    const u64 first = (u64)blockIdx.x << log_tile;
     const u32 count = (u32)min((u64)tile, P.n - first);
     const bool copies = P.copy != nullptr && blockIdx.y == 0;
 
-    // Phase 1: load, copy, scale.
-    const u32 loads = P.k << P.log_tile;
+    // Phase 1: load, copy, scale (zeros past the end of the last tile).
+    const u32 loads = P.k << log_tile;
     for (u32 idx = threadIdx.x; idx < loads; idx += blockDim.x) {
-        const u32 i = idx >> P.log_tile;
+        const u32 i = idx >> log_tile;
         const u32 c = idx & (tile - 1);
+        u64 value = 0;
         if (c < count) {
             const u64 offset = (u64)i * P.n + first + c;
             const u64 x = P.input[offset];
             if (copies) P.copy[offset] = x;
-            y[idx] = P.scale != nullptr ? modarith::mul_shoup(x, P.scale[i], P.scale_shoup[i], P.from[i].p) : x;
+            value = P.scale != nullptr ? modarith::mul_shoup(x, P.scale[i], P.scale_shoup[i], P.from[i].p) : x;
         }
+        y[idx] = value;
     }
     __syncthreads();
 
-    // Phase 1b: one value per coefficient.
-    if (MODE == MODE_EXACT || MODE == MODE_MOD_DOWN || MODE == MODE_HPS_SCALE) {
-        for (u32 c = threadIdx.x; c < count; c += blockDim.x) {
-            FixedPointSum s = fixed_point_zero();
-            for (u32 i = 0; i < P.k; ++i) {
-                fixed_point_add(s, y[(i << P.log_tile) + c], P.fraction_hi[i], P.fraction_lo[i]);
-            }
-            u64 lo, hi;
-            fixed_point_rounded(s, lo, hi);
-            aux_lo[c] = lo;
-            aux_hi[c] = hi;
+    // Phase 1b: one value per coefficient, its k terms split over `lanes` neighbouring threads
+    // (blockDim = tile * lanes, lanes <= 16 divides the warp) and merged by shuffles.
+    const bool fixed_point = MODE == MODE_EXACT || MODE == MODE_MOD_DOWN || MODE == MODE_HPS_SCALE;
+    const bool redundant = MODE == MODE_SHENOY_KUMARESAN || MODE == MODE_BEHZ_EXTEND;
+    if (fixed_point || redundant) {
+        const u32 lanes = blockDim.x >> log_tile;
+        const u32 c = threadIdx.x / lanes;
+        const u32 lane = threadIdx.x % lanes;
+        FixedPointSum s = fixed_point_zero();
+        Sum192 d = sum192(0, 0);
+        const u64* row = P.table + (u64)P.l * P.k;  // the redundant row (redundant modes)
+        for (u32 i = lane; i < P.k; i += lanes) {
+            const u64 value = y[(i << log_tile) + c];
+            if (fixed_point) fixed_point_add(s, value, P.fraction_hi[i], P.fraction_lo[i]);
+            if (redundant) sum192_mad(d, value, row[i]);
         }
-        __syncthreads();
-    } else if (MODE == MODE_SHENOY_KUMARESAN || MODE == MODE_BEHZ_EXTEND) {
-        const Modulus m = P.to[P.l];
-        const u64* row = P.table + (u64)P.l * P.k;
-        const u64* row_shoup = P.table_shoup + (u64)P.l * P.k;
-        for (u32 c = threadIdx.x; c < count; c += blockDim.x) {
-            u64 lo = 0, hi = 0;
-            column_dot(y, P.log_tile, c, P.k, row, row_shoup, m.p, lo, hi);
-            u64 value = modarith::reduce_u128(lo, hi, m);
-            if (MODE == MODE_SHENOY_KUMARESAN) {
-                value = modarith::sub(value, P.redundant_input[first + c], m.p);
+        for (u32 offset = lanes >> 1; offset > 0; offset >>= 1) {
+            if (fixed_point) {
+                FixedPointSum other;
+                other.int_lo = shuffle_down(s.int_lo, offset);
+                other.int_hi = shuffle_down(s.int_hi, offset);
+                other.frac_lo = shuffle_down(s.frac_lo, offset);
+                other.frac_hi = shuffle_down(s.frac_hi, offset);
+                fixed_point_merge(s, other);
             }
-            const u64 r = modarith::mul_shoup(value, P.redundant_w, P.redundant_w_shoup, m.p);
-            const bool negative = r > m.p / 2;
-            aux_lo[c] = negative ? m.p - r : r;
-            aux_hi[c] = negative ? 1 : 0;
+            if (redundant) {
+                Sum192 other;
+                other.s0 = shuffle_down(d.s0, offset);
+                other.s1 = shuffle_down(d.s1, offset);
+                other.s2 = shuffle_down(d.s2, offset);
+                sum192_merge(d, other);
+            }
+        }
+        if (lane == 0 && c < count) {
+            if (fixed_point) {
+                u64 lo, hi;
+                fixed_point_rounded(s, lo, hi);
+                aux_lo[c] = lo;
+                aux_hi[c] = hi;
+            } else {
+                const Modulus m = P.to[P.l];
+                u64 value = sum192_reduce(d, m);
+                if (MODE == MODE_SHENOY_KUMARESAN) {
+                    value = modarith::sub(value, P.redundant_input[first + c], m.p);
+                }
+                const u64 r = modarith::mul_shoup(value, P.redundant_w, P.redundant_w_shoup, m.p);
+                const bool negative = r > m.p / 2;
+                aux_lo[c] = negative ? m.p - r : r;
+                aux_hi[c] = negative ? 1 : 0;
+            }
         }
         __syncthreads();
     }
 
-    // Phase 2: one (output limb, coefficient) per thread and step.
+    // Phase 2: each thread takes two output limbs (j0, j1) of two coefficients (c0, c0 + tile/2):
+    // four inner products that share their loads of y and of the table rows.
     const u32 first_row = blockIdx.y * P.group;
     const u32 rows = min(P.group, P.l - first_row);
-    const u32 outputs = rows << P.log_tile;
-    for (u32 idx = threadIdx.x; idx < outputs; idx += blockDim.x) {
-        const u32 c = idx & (tile - 1);
-        if (c >= count) continue;
-        const u32 j = first_row + (idx >> P.log_tile);
-        const Modulus m = P.to[j];
-        const u64* row = P.table + (u64)j * P.k;
-        const u64* row_shoup = P.table_shoup + (u64)j * P.k;
-        u64 lo = 0, hi = 0;
+    const u32 log_half = log_tile - 1;
+    const u32 half = 1u << log_half;
+    const u32 items = ((rows + 1) >> 1) << log_half;
+    for (u32 idx = threadIdx.x; idx < items; idx += blockDim.x) {
+        const u32 c0 = idx & (half - 1);
+        const u32 c1 = c0 + half;
+        const u32 pair = idx >> log_half;
+        const u32 j0 = first_row + 2 * pair;
+        const bool second_row = 2 * pair + 1 < rows;
+        const u32 j1 = second_row ? j0 + 1 : j0;
+        Sum192 a00 = sum192(0, 0), a01 = sum192(0, 0);
         if (MODE == MODE_HPS_SCALE) {
-            lo = aux_lo[c];
-            hi = aux_hi[c];
+            a00 = sum192(aux_lo[c0], aux_hi[c0]);
+            a01 = sum192(aux_lo[c1], aux_hi[c1]);
         }
-        column_dot(y, P.log_tile, c, P.k, row, row_shoup, m.p, lo, hi);
-        const u64 index = first + c;
-        u64 result;
-        if (MODE == MODE_FAST) {
-            result = modarith::reduce_u128(lo, hi, m);
-        } else if (MODE == MODE_EXACT || MODE == MODE_MOD_DOWN) {
-            const u64 sum = modarith::reduce_u128(lo, hi, m);
-            const u64 correction = modarith::mul_shoup(aux_lo[c], P.product[j], P.product_shoup[j], m.p);
-            result = modarith::sub(sum, correction, m.p);
-            if (MODE == MODE_MOD_DOWN) {
-                const u64 x = P.extra[(u64)j * P.n + index];
-                result = modarith::mul_shoup(modarith::sub(x, result, m.p), P.epi_a[j], P.epi_a_shoup[j], m.p);
-            }
-        } else if (MODE == MODE_SHENOY_KUMARESAN) {
-            const u64 sum = modarith::reduce_u128(lo, hi, m);
-            const u64 correction = modarith::mul_shoup(aux_lo[c], P.product[j], P.product_shoup[j], m.p);
-            result = aux_hi[c] ? modarith::add(sum, correction, m.p) : modarith::sub(sum, correction, m.p);
-        } else if (MODE == MODE_BEHZ_EXTEND) {
-            const u64 sum = modarith::reduce_u128(lo, hi, m);
-            const u64 q_r = modarith::mul_shoup(aux_lo[c], P.epi_a[j], P.epi_a_shoup[j], m.p);
-            const u64 shifted = aux_hi[c] ? modarith::sub(sum, q_r, m.p) : modarith::add(sum, q_r, m.p);
-            result = modarith::mul_shoup(shifted, P.epi_b[j], P.epi_b_shoup[j], m.p);
-        } else if (MODE == MODE_FLOOR) {
-            const u64 fast = modarith::reduce_u128(lo, hi, m);
-            const u64 x = P.extra[(u64)j * P.n + index];
-            const u64 scaled_x = modarith::mul_shoup(x, P.epi_a[j], P.epi_a_shoup[j], m.p);
-            const u64 scaled_fast = modarith::mul_shoup(fast, P.epi_b[j], P.epi_b_shoup[j], m.p);
-            result = modarith::sub(scaled_x, scaled_fast, m.p);
-        } else {  // MODE_HPS_SCALE
-            const u64 own = P.extra[(u64)j * P.n + index];
-            acc_add(lo, hi, modarith::mul_shoup_lazy(own, P.epi_a[j], P.epi_a_shoup[j], m.p));
-            result = modarith::reduce_u128(lo, hi, m);
+        Sum192 a10 = a00, a11 = a01;
+        const u64* row0 = P.table + (u64)j0 * P.k;
+        const u64* row1 = P.table + (u64)j1 * P.k;
+        for (u32 i = 0; i < P.k; ++i) {
+            const u64 y0 = y[(i << log_tile) + c0];
+            const u64 y1 = y[(i << log_tile) + c1];
+            const u64 w0 = row0[i];
+            const u64 w1 = row1[i];
+            sum192_mad(a00, y0, w0);
+            sum192_mad(a01, y1, w0);
+            sum192_mad(a10, y0, w1);
+            sum192_mad(a11, y1, w1);
         }
-        const u32 out_limb = j < P.skip_start ? j : j + P.skip_len;
-        P.output[(u64)out_limb * P.n + index] = result;
+        finish_output<MODE>(P, j0, c0, first, count, a00, aux_lo, aux_hi);
+        finish_output<MODE>(P, j0, c1, first, count, a01, aux_lo, aux_hi);
+        if (second_row) {
+            finish_output<MODE>(P, j1, c0, first, count, a10, aux_lo, aux_hi);
+            finish_output<MODE>(P, j1, c1, first, count, a11, aux_lo, aux_hi);
+        }
     }
 }
 

@@ -21,6 +21,11 @@ const THREADS: u32 = 256;
 const TARGET_BLOCKS: usize = 2048;
 /// Fewest output limbs per block (each block loads and scales its tile once for its group).
 const MIN_GROUP: usize = 4;
+/// Words of shared memory a conversion block aims to stay within (32 KB).
+const SHARED_WORDS: usize = 4096;
+/// Tiles of the conversion kernels: 2^4 ..= 2^8 coefficients (at most THREADS).
+const MIN_LOG_TILE: u32 = 4;
+const MAX_LOG_TILE: u32 = 8;
 /// Largest grid of the grid-stride kernels.
 const MAX_STRIDE_BLOCKS: usize = 1 << 16;
 
@@ -38,7 +43,6 @@ pub(crate) struct ConvertParams {
     pub scale_shoup: u64,
     pub to: u64,
     pub table: u64,
-    pub table_shoup: u64,
     pub product: u64,
     pub product_shoup: u64,
     pub fraction_hi: u64,
@@ -116,7 +120,7 @@ pub(crate) struct HpsDecryptParams {
 }
 
 // The kernels read these structs byte for byte: their sizes are those of the C structs.
-const _: () = assert!(size_of::<ConvertParams>() == 22 * 8 + 6 * 4);
+const _: () = assert!(size_of::<ConvertParams>() == 21 * 8 + 6 * 4);
 const _: () = assert!(size_of::<MontgomeryParams>() == 11 * 8 + 2 * 4);
 const _: () = assert!(size_of::<BehzDecryptParams>() == 18 * 8 + 2 * 4);
 const _: () = assert!(size_of::<HpsDecryptParams>() == 10 * 8 + 2 * 4);
@@ -209,8 +213,9 @@ pub(crate) struct ConverterLayout {
     pub scale: usize,
     pub scale_shoup: usize,
     pub to: usize,
+    /// The inner-product rows (their Shoup companions are not needed: the kernels sum full
+    /// products).
     pub table: usize,
-    pub table_shoup: usize,
     pub product: usize,
     pub product_shoup: usize,
     pub fraction_hi: usize,
@@ -225,7 +230,7 @@ impl ConverterLayout {
     /// Pushes the converter's tables (the source's punctured inverses as the scale).
     pub(crate) fn push(host: &mut HostTables, converter: &BaseConverter) -> Self {
         let from = converter.from_base();
-        let (table, table_shoup) = converter.punctured_table();
+        let (table, _) = converter.punctured_table();
         let (product, product_shoup) = converter.product_table();
         let (fraction_hi, fraction_lo) = converter.inverse_fractions();
         Self {
@@ -234,7 +239,6 @@ impl ConverterLayout {
             scale_shoup: host.push(from.punctured_inverses_shoup()),
             to: host.push_moduli(converter.to_base().moduli()),
             table: host.push(table),
-            table_shoup: host.push(table_shoup),
             product: host.push(product),
             product_shoup: host.push(product_shoup),
             fraction_hi: host.push(fraction_hi),
@@ -258,7 +262,6 @@ impl ConverterLayout {
             scale_shoup: tables.at(self.scale_shoup),
             to: tables.at(self.to),
             table: tables.at(self.table),
-            table_shoup: tables.at(self.table_shoup),
             product: tables.at(self.product),
             product_shoup: tables.at(self.product_shoup),
             fraction_hi: tables.at(self.fraction_hi),
@@ -372,14 +375,10 @@ impl RnsKernels {
         if n == 0 || outputs == 0 {
             return Ok(());
         }
-        // Shared memory holds (k + 2) words per coefficient of the tile: at most 33 KB.
-        let log_tile: u32 = if k <= 62 {
-            6
-        } else if k <= 126 {
-            5
-        } else {
-            4
-        };
+        // Shared memory holds (k + 2) words per coefficient of the tile: the largest tile of
+        // 16..=256 coefficients within 32 KB (33 KB for 255 or 256 source limbs). The kernel
+        // needs THREADS / tile <= 16 threads per coefficient in phase 1b.
+        let log_tile = (SHARED_WORDS / (k + 2)).max(1).ilog2().clamp(MIN_LOG_TILE, MAX_LOG_TILE);
         let tiles = n.div_ceil(1 << log_tile);
         let wanted_groups = TARGET_BLOCKS.div_ceil(tiles).max(1);
         let group = outputs.div_ceil(wanted_groups).max(outputs.min(MIN_GROUP));
