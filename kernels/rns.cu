@@ -180,8 +180,10 @@ __device__ __forceinline__ void sum192_merge(Sum192& a, const Sum192& b) {
         : "l"(b.s0), "l"(b.s1), "l"(b.s2));
 }
 
-// a mod p: (s2 2^64 + s1) mod p first (s2 < 2^8), then (that 2^64 + s0) mod p.
+// a mod p. A sum below 2^128 (up to about 16 terms) takes one Barrett reduction; otherwise
+// (s2 2^64 + s1) mod p first (s2 < 2^8), then (that 2^64 + s0) mod p.
 __device__ __forceinline__ u64 sum192_reduce(const Sum192& a, const Modulus& m) {
+    if (a.s2 == 0) return modarith::reduce_u128(a.s0, a.s1, m);
     const u64 top = modarith::reduce_u128(a.s1, a.s2, m);
     return modarith::reduce_u128(a.s0, top, m);
 }

@@ -23,9 +23,9 @@ const TARGET_BLOCKS: usize = 2048;
 const MIN_GROUP: usize = 4;
 /// Words of shared memory a conversion block aims to stay within (32 KB).
 const SHARED_WORDS: usize = 4096;
-/// Tiles of the conversion kernels: 2^4 ..= 2^8 coefficients (at most THREADS).
+/// Tiles of the conversion kernels: 2^4 ..= 2^6 coefficients (THREADS / 16 ..= THREADS / 4).
 const MIN_LOG_TILE: u32 = 4;
-const MAX_LOG_TILE: u32 = 8;
+const MAX_LOG_TILE: u32 = 6;
 /// Largest grid of the grid-stride kernels.
 const MAX_STRIDE_BLOCKS: usize = 1 << 16;
 
@@ -376,8 +376,9 @@ impl RnsKernels {
             return Ok(());
         }
         // Shared memory holds (k + 2) words per coefficient of the tile: the largest tile of
-        // 16..=256 coefficients within 32 KB (33 KB for 255 or 256 source limbs). The kernel
-        // needs THREADS / tile <= 16 threads per coefficient in phase 1b.
+        // 16..=64 coefficients within 32 KB (33 KB for 255 or 256 source limbs). The kernel
+        // needs THREADS / tile <= 16 threads per coefficient in phase 1b. (Tiles of 128 and
+        // 256 for few source limbs measured slower on an H100: fewer blocks at small N.)
         let log_tile = (SHARED_WORDS / (k + 2)).max(1).ilog2().clamp(MIN_LOG_TILE, MAX_LOG_TILE);
         let tiles = n.div_ceil(1 << log_tile);
         let wanted_groups = TARGET_BLOCKS.div_ceil(tiles).max(1);
