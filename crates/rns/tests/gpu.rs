@@ -27,20 +27,13 @@ use rns::gpu::{GpuBaseConverter, GpuBehz, GpuHps, GpuKeySwitch, GpuRnsError, Gpu
 use rns::{BaseConverter, BehzContext, Extension, HpsContext, KeySwitchContext, RnsBase, RnsError, ShenoyKumaresan};
 
 /// The device every test of this binary shares, or `None` after printing why the GPU tests
-/// are skipped. Any other failure to open the device is a test failure.
+/// are skipped (no driver or no device, unless `HEGPU_REQUIRE_GPU` is set: then that fails).
+/// Any other failure to open the device is a test failure.
 fn device() -> Option<Arc<GpuDevice>> {
-    static DEVICE: OnceLock<Result<Arc<GpuDevice>, GpuError>> = OnceLock::new();
-    match DEVICE.get_or_init(|| GpuDevice::new(0)) {
-        Ok(device) => Some(Arc::clone(device)),
-        Err(GpuError::DriverNotLoadable) => {
-            eprintln!("skipping GPU test: the CUDA driver library is not loadable on this machine");
-            None
-        }
-        Err(GpuError::NoDevice { reason, .. }) => {
-            eprintln!("skipping GPU test: no CUDA device ({reason})");
-            None
-        }
-        Err(other) => panic!("the CUDA device exists but could not be opened: {other}"),
+    static DEVICE: OnceLock<Result<Option<Arc<GpuDevice>>, GpuError>> = OnceLock::new();
+    match DEVICE.get_or_init(|| poly_cuda::open_device_or_skip(0)) {
+        Ok(device) => device.clone(),
+        Err(error) => panic!("the GPU tests cannot run: {error}"),
     }
 }
 
