@@ -79,15 +79,18 @@ mod on_device {
         out
     }
 
+    /// The GPU backend, or `None` when `poly_cuda::open_device_or_skip` says to skip (no
+    /// driver or no device, and `HEGPU_REQUIRE_GPU` unset). Any other failure fails the test.
+    fn gpu_backend() -> Option<GpuBackend> {
+        match poly_cuda::open_device_or_skip(0) {
+            Ok(device) => device.map(GpuBackend::from_device),
+            Err(error) => panic!("the GPU tests cannot run: {error}"),
+        }
+    }
+
     #[test]
     fn gpu_equals_cpu_bit_for_bit() {
-        let gpu = match GpuBackend::new(0) {
-            Ok(gpu) => gpu,
-            Err(error) => {
-                eprintln!("skipping the GPU-vs-CPU BFV test: no usable device ({error})");
-                return;
-            }
-        };
+        let Some(gpu) = gpu_backend() else { return };
         let cases = [
             (Preset::Secure { log_degree: 12 }, MulVariant::Hps, TransformKind::Ntt),
             (Preset::Secure { log_degree: 12 }, MulVariant::Behz, TransformKind::Ntt),
@@ -113,13 +116,7 @@ mod on_device {
     /// Random circuits of each preset's documented depth, three ciphertexts wide, with every
     /// variant and transform (NTT, DGT, HDGT), for the presets whose degree `select` accepts.
     fn circuits_on_gpu(select: impl Fn(usize) -> bool) {
-        let gpu = match GpuBackend::new(0) {
-            Ok(gpu) => gpu,
-            Err(error) => {
-                eprintln!("skipping the GPU circuit test: no usable device ({error})");
-                return;
-            }
-        };
+        let Some(gpu) = gpu_backend() else { return };
         for (index, preset) in Preset::all().into_iter().enumerate() {
             let degree = preset_params(preset, MulVariant::Hps, TransformKind::Ntt).degree();
             if !select(degree) {
@@ -155,13 +152,7 @@ mod on_device {
     /// the chain is one level).
     #[test]
     fn gpu_squaring_chains_exceed_every_documented_depth() {
-        let gpu = match GpuBackend::new(0) {
-            Ok(gpu) => gpu,
-            Err(error) => {
-                eprintln!("skipping the GPU depth measurement: no usable device ({error})");
-                return;
-            }
-        };
+        let Some(gpu) = gpu_backend() else { return };
         for preset in Preset::all() {
             let params = preset.builder().unwrap().allow_insecure(true).build().unwrap();
             let context = BfvContext::new(gpu.clone(), &params).unwrap();
