@@ -24,6 +24,41 @@ pub(crate) enum NttSchedule {
 /// Environment variable (a tuning knob for benchmarks): the largest `log2(N)` that runs as a
 /// single-block pass (`10`..=`12`); unset or anything else: every degree runs two passes.
 pub const SINGLE_PASS_ENV: &str = "POLY_CUDA_NTT_SINGLE_PASS_MAX_LOG_N";
+/// Environment variable (a tuning knob for benchmarks): `log2` of the points per thread of the
+/// strided passes (`2`..=`4`) where `kernels/ntt.cu` has such a kernel; otherwise the default.
+pub const STRIDED_LOG_RADIX_ENV: &str = "POLY_CUDA_NTT_STRIDED_LOG_RADIX";
+/// Environment variable (a tuning knob for benchmarks): `log2` of the points per thread of the
+/// contiguous passes (`2`..=`4`) where `kernels/ntt.cu` has such a kernel; otherwise the default.
+pub const CONTIGUOUS_LOG_RADIX_ENV: &str = "POLY_CUDA_NTT_CONTIGUOUS_LOG_RADIX";
+/// Environment variable (a tuning knob for benchmarks): launches of at most this many points
+/// (`polys * limbs * N`) run their contiguous pass with the radix-4 kernels (more threads,
+/// shorter per-thread chains) where they exist; default [`DEFAULT_SMALL_LAUNCH_POINTS`].
+pub const SMALL_LAUNCH_POINTS_ENV: &str = "POLY_CUDA_NTT_SMALL_LAUNCH_POINTS";
+/// Launches of at most this many points fill few SMs: their latency, not their throughput,
+/// sets their time, so their contiguous pass (the longer chain: it also generates its
+/// twiddles) takes the radix-4 kernel. H100, N = 2^12 x 3 limbs, forward: 8.5 us against 8.9
+/// with radix 8 and 8.8 with radix 4 in both passes.
+pub const DEFAULT_SMALL_LAUNCH_POINTS: usize = 1 << 15;
+
+/// The radix knobs, read once per process.
+#[derive(Debug, Clone, Copy)]
+struct RadixKnobs {
+    strided: Option<u32>,
+    contiguous: Option<u32>,
+    small_launch_points: usize,
+}
+
+fn radix_knobs() -> RadixKnobs {
+    static KNOBS: std::sync::OnceLock<RadixKnobs> = std::sync::OnceLock::new();
+    *KNOBS.get_or_init(|| {
+        let read = |name: &str| std::env::var(name).ok().and_then(|v| v.parse::<usize>().ok());
+        RadixKnobs {
+            strided: read(STRIDED_LOG_RADIX_ENV).map(|v| v as u32),
+            contiguous: read(CONTIGUOUS_LOG_RADIX_ENV).map(|v| v as u32),
+            small_launch_points: read(SMALL_LAUNCH_POINTS_ENV).unwrap_or(DEFAULT_SMALL_LAUNCH_POINTS),
+        }
+    })
+}
 
 impl NttSchedule {
     /// The schedule of `2^log_n` (read once per [`GpuContext`]: see [`SINGLE_PASS_ENV`]).
@@ -51,11 +86,78 @@ impl NttSchedule {
 // Geometry constants mirrored from kernels/ntt.cu.
 const STRIDED_COLUMNS: u32 = 16;
 const CONTIGUOUS_BLOCK_WORDS: u32 = 1024;
-/// Points per thread (log) of each kind of pass.
+/// Points per thread (log) of the single-block kernels.
 const SINGLE_LOG_RADIX: u32 = 3;
-const CONTIGUOUS_LOG_RADIX: u32 = 3;
-fn strided_log_radix(log_m: u32) -> u32 {
-    if log_m <= 6 { 3 } else { 4 }
+
+/// The two kinds of pass of a two-pass transform.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum PassKind {
+    Strided,
+    Contiguous,
+}
+
+/// Every two-pass kernel of `kernels/ntt.cu`: (kind, log M, log radix, forward name, inverse name).
+const PASS_KERNELS: &[(PassKind, u32, u32, &str, &str)] = &[
+    (PassKind::Strided, 5, 2, "ntt_fwd_strided_5_lr2", "ntt_inv_strided_5_lr2"),
+    (PassKind::Strided, 6, 2, "ntt_fwd_strided_6_lr2", "ntt_inv_strided_6_lr2"),
+    (PassKind::Strided, 5, 3, "ntt_fwd_strided_5_lr3", "ntt_inv_strided_5_lr3"),
+    (PassKind::Strided, 6, 3, "ntt_fwd_strided_6_lr3", "ntt_inv_strided_6_lr3"),
+    (PassKind::Strided, 7, 3, "ntt_fwd_strided_7_lr3", "ntt_inv_strided_7_lr3"),
+    (PassKind::Strided, 8, 3, "ntt_fwd_strided_8_lr3", "ntt_inv_strided_8_lr3"),
+    (PassKind::Strided, 7, 4, "ntt_fwd_strided_7_lr4", "ntt_inv_strided_7_lr4"),
+    (PassKind::Strided, 8, 4, "ntt_fwd_strided_8_lr4", "ntt_inv_strided_8_lr4"),
+    (PassKind::Contiguous, 5, 2, "ntt_fwd_contiguous_5_lr2", "ntt_inv_contiguous_5_lr2"),
+    (PassKind::Contiguous, 6, 2, "ntt_fwd_contiguous_6_lr2", "ntt_inv_contiguous_6_lr2"),
+    (PassKind::Contiguous, 5, 3, "ntt_fwd_contiguous_5_lr3", "ntt_inv_contiguous_5_lr3"),
+    (PassKind::Contiguous, 6, 3, "ntt_fwd_contiguous_6_lr3", "ntt_inv_contiguous_6_lr3"),
+    (PassKind::Contiguous, 7, 3, "ntt_fwd_contiguous_7_lr3", "ntt_inv_contiguous_7_lr3"),
+    (PassKind::Contiguous, 8, 3, "ntt_fwd_contiguous_8_lr3", "ntt_inv_contiguous_8_lr3"),
+    (PassKind::Contiguous, 9, 3, "ntt_fwd_contiguous_9_lr3", "ntt_inv_contiguous_9_lr3"),
+];
+
+fn pass_kernel_exists(kind: PassKind, log_m: u32, log_radix: u32) -> bool {
+    PASS_KERNELS.iter().any(|&(k, m, r, _, _)| k == kind && m == log_m && r == log_radix)
+}
+
+/// `log2` of the points per thread of a pass of `2^log_m` points in a launch of `points`
+/// points: radix 4 for the contiguous pass of small launches (latency-bound: more threads,
+/// shorter chains), else radix 8, or 16 for strided passes of more than 64 points (fewer
+/// shared-memory round trips; H100, N = 2^16 x 32: 43.8 us forward against 44.2 with radix 8);
+/// the knobs override where a kernel exists.
+fn pass_log_radix(kind: PassKind, log_m: u32, points: usize) -> u32 {
+    let knobs = radix_knobs();
+    let knob = match kind {
+        PassKind::Strided => knobs.strided,
+        PassKind::Contiguous => knobs.contiguous,
+    };
+    if let Some(r) = knob.filter(|&r| pass_kernel_exists(kind, log_m, r)) {
+        return r;
+    }
+    if kind == PassKind::Contiguous && points <= knobs.small_launch_points && pass_kernel_exists(kind, log_m, 2) {
+        return 2;
+    }
+    match kind {
+        PassKind::Strided if log_m > 6 => 4,
+        _ => 3,
+    }
+}
+
+/// The kernel name and launch shape of one two-pass pass.
+fn pass_launch(inverse: bool, kind: PassKind, n: u32, log_m: u32, grid_y: u32) -> Result<(&'static str, LaunchConfig)> {
+    let points = n as usize * grid_y as usize;
+    let log_radix = pass_log_radix(kind, log_m, points);
+    let name = PASS_KERNELS
+        .iter()
+        .find(|&&(k, m, r, _, _)| k == kind && m == log_m && r == log_radix)
+        .map(|&(_, _, _, forward, inverse_name)| if inverse { inverse_name } else { forward })
+        .ok_or_else(|| GpuError::Unsupported {
+            what: format!("NTT {kind:?} pass of 2^{log_m} points with 2^{log_radix} points per thread"),
+        })?;
+    let config = match kind {
+        PassKind::Strided => strided_config(n, log_m, log_radix, grid_y),
+        PassKind::Contiguous => contiguous_config(n, log_m, log_radix, grid_y),
+    };
+    Ok((name, config))
 }
 
 fn launch_error(kernel: &'static str) -> impl FnOnce(cudarc::driver::DriverError) -> GpuError {
@@ -86,11 +188,11 @@ pub(crate) fn ntt_forward(context: &GpuContext, data: &mut CudaSlice<u64>, polys
     let mut passes: Vec<(&'static str, LaunchConfig)> = Vec::with_capacity(2);
     match tables.schedule {
         NttSchedule::Single { log_n } => {
-            passes.push((pass_kernel(false, "single", log_n)?, single_config(log_n, grid_y)));
+            passes.push((single_kernel(false, log_n)?, single_config(log_n, grid_y)));
         }
         NttSchedule::TwoPass { strided, contiguous } => {
-            passes.push((pass_kernel(false, "strided", strided)?, strided_config(n, strided, grid_y)));
-            passes.push((pass_kernel(false, "contiguous", contiguous)?, contiguous_config(n, contiguous, grid_y)));
+            passes.push(pass_launch(false, PassKind::Strided, n, strided, grid_y)?);
+            passes.push(pass_launch(false, PassKind::Contiguous, n, contiguous, grid_y)?);
         }
     }
     for (name, config) in passes {
@@ -125,11 +227,11 @@ pub(crate) fn ntt_inverse(context: &GpuContext, data: &mut CudaSlice<u64>, polys
     let mut passes: Vec<(&'static str, LaunchConfig)> = Vec::with_capacity(2);
     match tables.schedule {
         NttSchedule::Single { log_n } => {
-            passes.push((pass_kernel(true, "single", log_n)?, single_config(log_n, grid_y)));
+            passes.push((single_kernel(true, log_n)?, single_config(log_n, grid_y)));
         }
         NttSchedule::TwoPass { strided, contiguous } => {
-            passes.push((pass_kernel(true, "contiguous", contiguous)?, contiguous_config(n, contiguous, grid_y)));
-            passes.push((pass_kernel(true, "strided", strided)?, strided_config(n, strided, grid_y)));
+            passes.push(pass_launch(true, PassKind::Contiguous, n, contiguous, grid_y)?);
+            passes.push(pass_launch(true, PassKind::Strided, n, strided, grid_y)?);
         }
     }
     for (name, config) in passes {
@@ -149,34 +251,16 @@ pub(crate) fn ntt_inverse(context: &GpuContext, data: &mut CudaSlice<u64>, polys
     Ok(())
 }
 
-/// The exported name of an NTT pass kernel of `kernels/ntt.cu`.
-fn pass_kernel(inverse: bool, pass: &str, log_m: u32) -> Result<&'static str> {
-    Ok(match (inverse, pass, log_m) {
-        (false, "single", 10) => "ntt_fwd_single_10",
-        (false, "single", 11) => "ntt_fwd_single_11",
-        (false, "single", 12) => "ntt_fwd_single_12",
-        (true, "single", 10) => "ntt_inv_single_10",
-        (true, "single", 11) => "ntt_inv_single_11",
-        (true, "single", 12) => "ntt_inv_single_12",
-        (false, "strided", 5) => "ntt_fwd_strided_5",
-        (false, "strided", 6) => "ntt_fwd_strided_6",
-        (false, "strided", 7) => "ntt_fwd_strided_7",
-        (false, "strided", 8) => "ntt_fwd_strided_8",
-        (true, "strided", 5) => "ntt_inv_strided_5",
-        (true, "strided", 6) => "ntt_inv_strided_6",
-        (true, "strided", 7) => "ntt_inv_strided_7",
-        (true, "strided", 8) => "ntt_inv_strided_8",
-        (false, "contiguous", 5) => "ntt_fwd_contiguous_5",
-        (false, "contiguous", 6) => "ntt_fwd_contiguous_6",
-        (false, "contiguous", 7) => "ntt_fwd_contiguous_7",
-        (false, "contiguous", 8) => "ntt_fwd_contiguous_8",
-        (false, "contiguous", 9) => "ntt_fwd_contiguous_9",
-        (true, "contiguous", 5) => "ntt_inv_contiguous_5",
-        (true, "contiguous", 6) => "ntt_inv_contiguous_6",
-        (true, "contiguous", 7) => "ntt_inv_contiguous_7",
-        (true, "contiguous", 8) => "ntt_inv_contiguous_8",
-        (true, "contiguous", 9) => "ntt_inv_contiguous_9",
-        _ => return Err(GpuError::Unsupported { what: format!("NTT {pass} pass of 2^{log_m} points") }),
+/// The exported name of a single-block NTT kernel of `kernels/ntt.cu`.
+fn single_kernel(inverse: bool, log_n: u32) -> Result<&'static str> {
+    Ok(match (inverse, log_n) {
+        (false, 10) => "ntt_fwd_single_10",
+        (false, 11) => "ntt_fwd_single_11",
+        (false, 12) => "ntt_fwd_single_12",
+        (true, 10) => "ntt_inv_single_10",
+        (true, 11) => "ntt_inv_single_11",
+        (true, 12) => "ntt_inv_single_12",
+        _ => return Err(GpuError::Unsupported { what: format!("NTT single-block pass of 2^{log_n} points") }),
     })
 }
 
@@ -185,8 +269,9 @@ fn single_config(log_n: u32, grid_y: u32) -> LaunchConfig {
     LaunchConfig { grid_dim: (1, grid_y, 1), block_dim: (1 << (log_n - log_radix), 1, 1), shared_mem_bytes: 0 }
 }
 
-fn strided_config(n: u32, log_m: u32, grid_y: u32) -> LaunchConfig {
-    let threads = (STRIDED_COLUMNS << log_m) >> strided_log_radix(log_m);
+/// `STRIDED_COLUMNS` sub-transforms of `2^log_m` points per block, `2^log_radix` points per thread.
+fn strided_config(n: u32, log_m: u32, log_radix: u32, grid_y: u32) -> LaunchConfig {
+    let threads = (STRIDED_COLUMNS << log_m) >> log_radix;
     LaunchConfig {
         grid_dim: ((n >> log_m) / STRIDED_COLUMNS, grid_y, 1),
         block_dim: (threads, 1, 1),
@@ -194,9 +279,11 @@ fn strided_config(n: u32, log_m: u32, grid_y: u32) -> LaunchConfig {
     }
 }
 
-fn contiguous_config(n: u32, log_m: u32, grid_y: u32) -> LaunchConfig {
+/// `CONTIGUOUS_BLOCK_WORDS` points (`CONTIGUOUS_BLOCK_WORDS / 2^log_m` sub-transforms) per
+/// block, `2^log_radix` points per thread.
+fn contiguous_config(n: u32, log_m: u32, log_radix: u32, grid_y: u32) -> LaunchConfig {
     let columns = CONTIGUOUS_BLOCK_WORDS >> log_m;
-    let threads = (columns << log_m) >> CONTIGUOUS_LOG_RADIX;
+    let threads = CONTIGUOUS_BLOCK_WORDS >> log_radix;
     LaunchConfig { grid_dim: ((n >> log_m) / columns, grid_y, 1), block_dim: (threads, 1, 1), shared_mem_bytes: 0 }
 }
 
