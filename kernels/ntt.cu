@@ -20,8 +20,8 @@
 //   CONTIGUOUS (last LOG_M stages):         sub-transform c is {c M + k : k < M}.
 // A transform runs as two passes (forward: STRIDED then CONTIGUOUS; inverse: CONTIGUOUS then
 // STRIDED) with lazy values in global memory between them; N = 2^10 .. 2^12 may instead run as
-// one CONTIGUOUS pass with M = N (the whole limb in one block), which uses one SM per limb and
-// is slower unless there are many limbs (the host's NttSchedule chooses).
+// one CONTIGUOUS pass with M = N (the whole limb in one block, one launch instead of two), which
+// uses one SM per limb: the host picks it for small launches with N <= 2^11 (launch.rs).
 //
 // Inside a pass, each thread keeps R = 2^LOG_R points in registers and performs up to
 // LOG_R stages on them (a "round"); rounds exchange data through shared memory. Each pass

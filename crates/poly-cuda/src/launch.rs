@@ -17,7 +17,8 @@ pub(crate) enum NttSchedule {
     /// One block per limb does every stage (`10 <= log_n <= 12`): one SM per limb.
     Single { log_n: u32 },
     /// The first `strided` stages by the strided kernel, the other `contiguous` stages by
-    /// the contiguous kernel: every limb spread over several SMs.
+    /// the contiguous kernel: every limb spread over several SMs. Small launches of such a
+    /// context may still run single-block passes (`single_launch`).
     TwoPass { strided: u32, contiguous: u32 },
 }
 
@@ -39,6 +40,19 @@ pub const SMALL_LAUNCH_POINTS_ENV: &str = "POLY_CUDA_NTT_SMALL_LAUNCH_POINTS";
 /// twiddles) takes the radix-4 kernel. H100, N = 2^12 x 3 limbs, forward: 8.5 us against 8.9
 /// with radix 8 and 8.8 with radix 4 in both passes.
 pub const DEFAULT_SMALL_LAUNCH_POINTS: usize = 1 << 15;
+/// Environment variable (a tuning knob for benchmarks): launches with
+/// `N <= 2^SINGLE_LAUNCH_MAX_LOG_N` of at most this many points (`polys * limbs * N`) run as one
+/// single-block pass per limb (one launch instead of two); default
+/// [`DEFAULT_SINGLE_LAUNCH_POINTS`].
+pub const SINGLE_LAUNCH_POINTS_ENV: &str = "POLY_CUDA_NTT_SINGLE_LAUNCH_POINTS";
+/// Small launches are bound by launch latency, and one launch beats two where a single block
+/// per limb is quick. H100, forward / inverse us, two passes -> single block: N = 2^10 x 4
+/// limbs 8.6 / 8.5 -> 6.8 / 6.7; 2^11 x 4: 8.6 / 8.7 -> 7.9 / 7.8; but 2^12 x 3: 8.5 / 8.8 ->
+/// 11.1 / 11.3, hence [`SINGLE_LAUNCH_MAX_LOG_N`].
+pub const DEFAULT_SINGLE_LAUNCH_POINTS: usize = 1 << 15;
+/// The largest `log2(N)` that [`SINGLE_LAUNCH_POINTS_ENV`] applies to (the environment variable
+/// [`SINGLE_PASS_ENV`] still forces single-block passes up to `N = 2^12`).
+pub const SINGLE_LAUNCH_MAX_LOG_N: u32 = 11;
 
 /// The radix knobs, read once per process.
 #[derive(Debug, Clone, Copy)]
@@ -46,6 +60,7 @@ struct RadixKnobs {
     strided: Option<u32>,
     contiguous: Option<u32>,
     small_launch_points: usize,
+    single_launch_points: usize,
 }
 
 fn radix_knobs() -> RadixKnobs {
@@ -56,6 +71,7 @@ fn radix_knobs() -> RadixKnobs {
             strided: read(STRIDED_LOG_RADIX_ENV).map(|v| v as u32),
             contiguous: read(CONTIGUOUS_LOG_RADIX_ENV).map(|v| v as u32),
             small_launch_points: read(SMALL_LAUNCH_POINTS_ENV).unwrap_or(DEFAULT_SMALL_LAUNCH_POINTS),
+            single_launch_points: read(SINGLE_LAUNCH_POINTS_ENV).unwrap_or(DEFAULT_SINGLE_LAUNCH_POINTS),
         }
     })
 }
@@ -142,6 +158,12 @@ fn pass_log_radix(kind: PassKind, log_m: u32, points: usize) -> u32 {
     }
 }
 
+/// Whether a launch over `grid_y` limbs of `2^log_n` points runs as one single-block pass per
+/// limb (the single-block kernels take the same arguments; they ignore the chunk roots).
+fn single_launch(log_n: u32, grid_y: u32) -> bool {
+    log_n <= SINGLE_LAUNCH_MAX_LOG_N && ((grid_y as usize) << log_n) <= radix_knobs().single_launch_points
+}
+
 /// The kernel name and launch shape of one two-pass pass.
 fn pass_launch(inverse: bool, kind: PassKind, n: u32, log_m: u32, grid_y: u32) -> Result<(&'static str, LaunchConfig)> {
     let points = n as usize * grid_y as usize;
@@ -190,6 +212,9 @@ pub(crate) fn ntt_forward(context: &GpuContext, data: &mut CudaSlice<u64>, polys
         NttSchedule::Single { log_n } => {
             passes.push((single_kernel(false, log_n)?, single_config(log_n, grid_y)));
         }
+        NttSchedule::TwoPass { .. } if single_launch(log_n, grid_y) => {
+            passes.push((single_kernel(false, log_n)?, single_config(log_n, grid_y)));
+        }
         NttSchedule::TwoPass { strided, contiguous } => {
             passes.push(pass_launch(false, PassKind::Strided, n, strided, grid_y)?);
             passes.push(pass_launch(false, PassKind::Contiguous, n, contiguous, grid_y)?);
@@ -227,6 +252,9 @@ pub(crate) fn ntt_inverse(context: &GpuContext, data: &mut CudaSlice<u64>, polys
     let mut passes: Vec<(&'static str, LaunchConfig)> = Vec::with_capacity(2);
     match tables.schedule {
         NttSchedule::Single { log_n } => {
+            passes.push((single_kernel(true, log_n)?, single_config(log_n, grid_y)));
+        }
+        NttSchedule::TwoPass { .. } if single_launch(log_n, grid_y) => {
             passes.push((single_kernel(true, log_n)?, single_config(log_n, grid_y)));
         }
         NttSchedule::TwoPass { strided, contiguous } => {
