@@ -23,9 +23,9 @@
 
 use std::sync::Arc;
 
+use benches::gpu_timing::{EventTimer as Timer, copy_bandwidth, median};
 use poly::{Coeff, Poly, RingContext, TransformKind};
-use poly_cuda::cudarc::driver::sys::CUevent_flags;
-use poly_cuda::cudarc::driver::{CudaEvent, CudaFunction, CudaSlice, CudaStream, LaunchConfig, PushKernelArg};
+use poly_cuda::cudarc::driver::CudaSlice;
 use poly_cuda::{DevicePoly, GpuContext, GpuDevice};
 use rand::{Rng, SeedableRng};
 use rns::gpu::{GpuBehz, GpuHps, GpuKeySwitch};
@@ -34,68 +34,6 @@ use rns::{BehzContext, Extension, HpsContext, KeySwitchContext};
 /// Bytes that one rotation of inputs should span, well beyond the H100's 50 MB L2.
 const ROTATION_BYTES: usize = 100 << 20;
 
-struct Timer {
-    stream: Arc<CudaStream>,
-    pairs: Vec<(CudaEvent, CudaEvent)>,
-    spin: Option<CudaFunction>,
-}
-
-impl Timer {
-    fn new(device: &GpuDevice, primed: bool) -> Self {
-        let spin = primed.then(|| device.kernels().function("timing", "spin_wait").unwrap());
-        Self { stream: Arc::clone(device.stream()), pairs: Vec::new(), spin }
-    }
-
-    /// Keeps the GPU busy for `ms` milliseconds so the calls queued next start back to back.
-    fn prime(&self, ms: u64) {
-        if let Some(spin) = &self.spin {
-            let nanoseconds = ms * 1_000_000;
-            let mut launch = self.stream.launch_builder(spin);
-            launch.arg(&nanoseconds);
-            unsafe { launch.launch(LaunchConfig { grid_dim: (1, 1, 1), block_dim: (1, 1, 1), shared_mem_bytes: 0 }) }
-                .unwrap();
-        }
-    }
-
-    fn time<T>(&mut self, op: impl FnOnce() -> T) -> T {
-        let flags = Some(CUevent_flags::CU_EVENT_DEFAULT);
-        let start = self.stream.record_event(flags).unwrap();
-        let out = op();
-        let end = self.stream.record_event(flags).unwrap();
-        self.pairs.push((start, end));
-        out
-    }
-
-    fn finish(self) -> Vec<f64> {
-        self.stream.synchronize().unwrap();
-        let mut us: Vec<f64> = self.pairs.iter().map(|(s, e)| s.elapsed_ms(e).unwrap() as f64 * 1e3).collect();
-        us.sort_by(f64::total_cmp);
-        us
-    }
-}
-
-fn median(sorted: &[f64]) -> f64 {
-    sorted[sorted.len() / 2]
-}
-
-/// Device-to-device copy bandwidth in GB/s (bytes read + written), median of 30 copies of 512 MiB.
-fn copy_bandwidth(device: &GpuDevice) -> f64 {
-    let stream = device.stream();
-    let words = 64usize << 20;
-    let src = stream.clone_htod(&vec![0x5555_5555_5555_5555u64; words]).unwrap();
-    let mut dst = stream.alloc_zeros::<u64>(words).unwrap();
-    for _ in 0..3 {
-        stream.memcpy_dtod(&src, &mut dst).unwrap();
-    }
-    let mut timer = Timer::new(device, false);
-    for _ in 0..30 {
-        timer.time(|| stream.memcpy_dtod(&src, &mut dst).unwrap());
-    }
-    let us = median(&timer.finish());
-    (2 * words * 8) as f64 / (us * 1e-6) / 1e9
-}
-
-/// One parameter set of ANCHORS.md: `q` as (bits, count) groups, and the special primes.
 struct ParameterSet {
     log_n: u32,
     q: &'static [(u32, usize)],
@@ -166,17 +104,17 @@ impl Bench<'_> {
         let rounds = self.runs.div_ceil(inputs.len());
         let mut results = Vec::new();
         for primed in [true, false] {
-            let mut timer = Timer::new(self.device, primed);
+            let mut timer = if primed { Timer::primed(self.device).unwrap() } else { Timer::new(self.device.stream()) };
             for _ in 0..rounds {
-                timer.prime(5);
+                timer.prime(5).unwrap();
                 for input in inputs {
-                    timer.time(|| op(input));
+                    timer.time(|| op(input)).unwrap();
                 }
                 if !primed {
                     self.device.synchronize().unwrap();
                 }
             }
-            results.push(timer.finish());
+            results.push(timer.finish().unwrap());
         }
         let call = results.pop().unwrap();
         (results.pop().unwrap(), call)
@@ -326,7 +264,7 @@ fn main() {
             std::process::exit(2);
         }
     };
-    let copy_gbs = copy_bandwidth(&device);
+    let copy_gbs = copy_bandwidth(&device).unwrap();
     let mut bench = Bench { device: &device, runs, rng: rand::rngs::StdRng::seed_from_u64(1) };
     let mut rows = Vec::new();
     for set in SETS.iter().filter(|set| !quick || set.log_n == 12 || set.log_n == 16) {

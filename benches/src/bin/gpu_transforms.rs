@@ -21,83 +21,13 @@
 
 use std::sync::Arc;
 
+use benches::gpu_timing::{EventTimer as Timer, copy_bandwidth, median};
 use poly::{Coeff, Eval, Poly, RingContext, TransformKind};
-use poly_cuda::cudarc::driver::sys::CUevent_flags;
-use poly_cuda::cudarc::driver::{CudaEvent, CudaFunction, CudaStream, LaunchConfig, PushKernelArg};
 use poly_cuda::{DevicePoly, GpuContext, GpuDevice};
 use rand::{Rng, SeedableRng};
 
 /// Bytes that one rotation of inputs should span, well beyond the H100's 50 MB L2.
 const ROTATION_BYTES: usize = 100 << 20;
-
-struct Timer {
-    stream: Arc<CudaStream>,
-    pairs: Vec<(CudaEvent, CudaEvent)>,
-    spin: Option<CudaFunction>,
-}
-
-impl Timer {
-    /// Times calls as they come (host launch latency included).
-    fn new(stream: &Arc<CudaStream>) -> Self {
-        Self { stream: Arc::clone(stream), pairs: Vec::new(), spin: None }
-    }
-
-    /// Times calls queued behind `prime`'s busy kernel (device time only).
-    fn primed(device: &GpuDevice) -> Self {
-        let spin = device.kernels().function("timing", "spin_wait").unwrap();
-        Self { stream: Arc::clone(device.stream()), pairs: Vec::new(), spin: Some(spin) }
-    }
-
-    /// Keeps the GPU busy for `ms` milliseconds so the calls queued next start back to back.
-    fn prime(&self, ms: u64) {
-        if let Some(spin) = &self.spin {
-            let nanoseconds = ms * 1_000_000;
-            let mut launch = self.stream.launch_builder(spin);
-            launch.arg(&nanoseconds);
-            unsafe { launch.launch(LaunchConfig { grid_dim: (1, 1, 1), block_dim: (1, 1, 1), shared_mem_bytes: 0 }) }
-                .unwrap();
-        }
-    }
-
-    /// Queues `op` between two timing events (no host synchronisation: calls run back to back).
-    fn time<T>(&mut self, op: impl FnOnce() -> T) -> T {
-        let flags = Some(CUevent_flags::CU_EVENT_DEFAULT);
-        let start = self.stream.record_event(flags).unwrap();
-        let out = op();
-        let end = self.stream.record_event(flags).unwrap();
-        self.pairs.push((start, end));
-        out
-    }
-
-    /// Microseconds of every timed call, sorted.
-    fn finish(self) -> Vec<f64> {
-        self.stream.synchronize().unwrap();
-        let mut us: Vec<f64> = self.pairs.iter().map(|(s, e)| s.elapsed_ms(e).unwrap() as f64 * 1e3).collect();
-        us.sort_by(f64::total_cmp);
-        us
-    }
-}
-
-fn median(sorted: &[f64]) -> f64 {
-    sorted[sorted.len() / 2]
-}
-
-/// Device-to-device copy bandwidth in GB/s (bytes read + written), median of 30 copies of 512 MiB.
-fn copy_bandwidth(device: &GpuDevice) -> f64 {
-    let stream = device.stream();
-    let words = 64usize << 20;
-    let src = stream.clone_htod(&vec![0x5555_5555_5555_5555u64; words]).unwrap();
-    let mut dst = stream.alloc_zeros::<u64>(words).unwrap();
-    for _ in 0..3 {
-        stream.memcpy_dtod(&src, &mut dst).unwrap();
-    }
-    let mut timer = Timer::new(stream);
-    for _ in 0..30 {
-        timer.time(|| stream.memcpy_dtod(&src, &mut dst).unwrap());
-    }
-    let us = median(&timer.finish());
-    (2 * words * 8) as f64 / (us * 1e-6) / 1e9
-}
 
 struct Row {
     log_n: u32,
@@ -146,16 +76,16 @@ fn bench_shape(
     // Per round: every polynomial forward, then every one back (the data stays random).
     let mut ntt_timings = Vec::new();
     for primed in [true, false] {
-        let make = || if primed { Timer::primed(device) } else { Timer::new(device.stream()) };
+        let make = || if primed { Timer::primed(device).unwrap() } else { Timer::new(device.stream()) };
         let (mut forward, mut inverse) = (make(), make());
         for _ in 0..rounds {
-            forward.prime(5);
+            forward.prime(5).unwrap();
             let evals: Vec<DevicePoly<Eval>> =
-                coeffs.into_iter().map(|p| forward.time(|| p.forward().unwrap())).collect();
-            inverse.prime(5);
-            coeffs = evals.into_iter().map(|p| inverse.time(|| p.inverse().unwrap())).collect();
+                coeffs.into_iter().map(|p| forward.time(|| p.forward().unwrap()).unwrap()).collect();
+            inverse.prime(5).unwrap();
+            coeffs = evals.into_iter().map(|p| inverse.time(|| p.inverse().unwrap()).unwrap()).collect();
         }
-        ntt_timings.push((forward.finish(), inverse.finish()));
+        ntt_timings.push((forward.finish().unwrap(), inverse.finish().unwrap()));
     }
     let [(fwd_gpu, inv_gpu), (fwd_call, inv_call)]: [(Vec<f64>, Vec<f64>); 2] = ntt_timings.try_into().unwrap();
     let name = transform.name();
@@ -174,14 +104,14 @@ fn bench_shape(
     }
     let mut mul_timings = Vec::new();
     for primed in [true, false] {
-        let mut mul = if primed { Timer::primed(device) } else { Timer::new(device.stream()) };
+        let mut mul = if primed { Timer::primed(device).unwrap() } else { Timer::new(device.stream()) };
         for _ in 0..rounds {
-            mul.prime(5);
+            mul.prime(5).unwrap();
             for (x, y) in a.iter_mut().zip(&b) {
-                mul.time(|| x.mul_assign(y).unwrap());
+                mul.time(|| x.mul_assign(y).unwrap()).unwrap();
             }
         }
-        mul_timings.push(mul.finish());
+        mul_timings.push(mul.finish().unwrap());
     }
     let [mul_gpu, mul_call]: [Vec<f64>; 2] = mul_timings.try_into().unwrap();
     rows.push(Row { log_n, limbs, op: op("mul (eval)"), samples: mul_gpu, call: mul_call, bytes: 3 * poly_bytes });
@@ -225,7 +155,7 @@ fn main() {
             std::process::exit(2);
         }
     };
-    let copy_gbs = copy_bandwidth(&device);
+    let copy_gbs = copy_bandwidth(&device).unwrap();
 
     let mut shapes: Vec<(u32, usize)> = vec![(12, 3)];
     let log_ns: Vec<u32> = if quick { vec![12, 16] } else { (12..=17).collect() };
