@@ -146,6 +146,116 @@ pub fn decrypt_scale_host(tables: &MulTables, degree: usize, input: &[u64]) -> R
     Ok(output)
 }
 
+/// The constants of BFV's plaintext scaling `m -> round(q m / t)` over `q` (SEAL's precise
+/// scaling: `floor(q/t) m + floor((q mod t) m / t + 1/2)`), prepared once per context.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct PlaintextScaling {
+    /// `t`, `2 <= t < 2^60`.
+    plaintext_modulus: u64,
+    /// `q mod t`.
+    q_mod_t: u64,
+    /// Per limb `i`: `[floor(q / t)]_{q_i}` and its Shoup companion, interleaved.
+    delta_table: Vec<u64>,
+}
+
+impl PlaintextScaling {
+    /// The constants for the primes `moduli` of `q`, `delta[i] = floor(q / t) mod q_i`
+    /// (one per prime, canonical), `q_mod_t = q mod t` and `t`. Errors (as [`BfvError::Poly`])
+    /// with `LengthMismatch` or `CoefficientOutOfRange` on a wrong `delta`, and with
+    /// `InvalidParameter` unless `2 <= t < 2^60` and `q_mod_t < t`.
+    pub fn new(moduli: &[modarith::Modulus], delta: &[u64], q_mod_t: u64, plaintext_modulus: u64) -> Result<Self> {
+        if !(2..1u64 << 60).contains(&plaintext_modulus) {
+            return Err(BfvError::Poly(poly::PolyError::InvalidParameter {
+                name: "plaintext modulus",
+                value: plaintext_modulus,
+                reason: "must satisfy 2 <= t < 2^60",
+            }));
+        }
+        if q_mod_t >= plaintext_modulus {
+            return Err(BfvError::Poly(poly::PolyError::InvalidParameter {
+                name: "q mod t",
+                value: q_mod_t,
+                reason: "must be below t",
+            }));
+        }
+        if delta.len() != moduli.len() {
+            return Err(BfvError::Poly(poly::PolyError::LengthMismatch {
+                expected: moduli.len(),
+                actual: delta.len(),
+            }));
+        }
+        let mut delta_table = Vec::with_capacity(2 * delta.len());
+        for (limb, (&d, m)) in delta.iter().zip(moduli).enumerate() {
+            if d >= m.value() {
+                return Err(BfvError::Poly(poly::PolyError::CoefficientOutOfRange {
+                    limb,
+                    index: 0,
+                    value: d,
+                    modulus: m.value(),
+                }));
+            }
+            delta_table.extend_from_slice(&[d, m.shoup(d)]);
+        }
+        Ok(Self { plaintext_modulus, q_mod_t, delta_table })
+    }
+
+    /// `t`.
+    pub fn plaintext_modulus(&self) -> u64 {
+        self.plaintext_modulus
+    }
+
+    /// `q mod t`.
+    pub fn q_mod_t(&self) -> u64 {
+        self.q_mod_t
+    }
+
+    /// Per limb `i`: `[floor(q / t)]_{q_i}` and `shoup` of it, interleaved (`2 L` words).
+    pub fn delta_table(&self) -> &[u64] {
+        &self.delta_table
+    }
+
+    /// `ceil(t / 2)`: the rounding offset of `floor((q mod t) m / t + 1/2)`.
+    pub fn half_plaintext_modulus(&self) -> u64 {
+        self.plaintext_modulus.div_ceil(2)
+    }
+
+    /// `floor(((q mod t) m + ceil(t/2)) / t)`.
+    fn rounding_term(&self, m: u64) -> u64 {
+        // (q mod t) m + ceil(t/2) < 2^121 for m < 2^60: the sum in u128; the quotient is below
+        // 2^64 for any m since q mod t < t.
+        ((u128::from(self.q_mod_t) * u128::from(m) + u128::from(self.half_plaintext_modulus()))
+            / u128::from(self.plaintext_modulus)) as u64
+    }
+
+    /// `round(q m / t)` over `ring` (the primes given to [`PlaintextScaling::new`]), limb-major,
+    /// coefficient representation, on the host: limb `i`, coefficient `j` is
+    /// `[floor(q/t)]_{q_i} m_j + floor(((q mod t) m_j + ceil(t/2)) / t) mod q_i` (SEAL's
+    /// formula: exactly `round(q m / t)` for even `t`; for odd `t` it rounds up from a
+    /// fraction of `(t - 1) / 2t`, so at most one above `round(q m / t)`). Errors with
+    /// [`poly::PolyError::LengthMismatch`] unless there are `N` coefficients and one delta per limb.
+    pub fn scale_host(&self, ring: &std::sync::Arc<poly::RingContext>, coefficients: &[u64]) -> Result<Poly<Coeff>> {
+        let n = ring.degree();
+        if coefficients.len() != n {
+            return Err(BfvError::Poly(poly::PolyError::LengthMismatch { expected: n, actual: coefficients.len() }));
+        }
+        if self.delta_table.len() != 2 * ring.num_limbs() {
+            return Err(BfvError::Poly(poly::PolyError::LengthMismatch {
+                expected: ring.num_limbs(),
+                actual: self.delta_table.len() / 2,
+            }));
+        }
+        let fixes: Vec<u64> = coefficients.iter().map(|&m| self.rounding_term(m)).collect();
+        let mut data = Vec::with_capacity(ring.poly_len());
+        for (modulus, delta) in ring.moduli().iter().zip(self.delta_table.chunks_exact(2)) {
+            let (delta, delta_shoup) = (delta[0], delta[1]);
+            data.extend(coefficients.iter().zip(&fixes).map(|(&m, &fix)| {
+                modulus.add(modulus.mul_shoup(modulus.reduce(m), delta, delta_shoup), modulus.reduce(fix))
+            }));
+        }
+        Ok(Poly::from_limbs(ring, data)?)
+    }
+}
+
 /// A [`Backend`] the BFV scheme runs on: the ring operations of [`Backend`] plus the RNS
 /// steps and zeroization. The provided methods run the RNS steps on the host; a backend
 /// overrides them with device code that gives the same values.
@@ -170,6 +280,20 @@ pub trait BfvBackend: Backend + Clone {
         decrypt_scale_host(tables, host.context().degree(), host.as_slice())
     }
 
+    /// `round(q m / t)` over `context` (the ring `q`) for the `N` plaintext coefficients `m`
+    /// (in `[0, t)`), coefficient representation: [`PlaintextScaling::scale_host`]'s values.
+    /// The provided method scales on the host and uploads the `L N` words; a device backend
+    /// uploads the `N` coefficients and scales there.
+    fn scale_plaintext(
+        &self,
+        context: &Self::Context,
+        scaling: &PlaintextScaling,
+        coefficients: &[u64],
+    ) -> Result<Self::Poly<Coeff>> {
+        let host = scaling.scale_host(self.ring(context), coefficients)?;
+        self.upload(context, &host).map_err(BfvError::from_backend)
+    }
+
     /// Overwrites `poly` with zeros in a way the compiler cannot elide (secret keys call it
     /// when dropped). The provided method multiplies by zero through the backend, which on a
     /// device is a kernel write.
@@ -186,6 +310,16 @@ impl BfvBackend for CpuBackend {
 
     fn decrypt_scale(&self, tables: &MulTables, input: &Poly<Coeff>) -> Result<Vec<u64>> {
         decrypt_scale_host(tables, input.context().degree(), input.as_slice())
+    }
+
+    fn scale_plaintext(
+        &self,
+        context: &Self::Context,
+        scaling: &PlaintextScaling,
+        coefficients: &[u64],
+    ) -> Result<Poly<Coeff>> {
+        // The host values are the polynomial: no upload copy.
+        scaling.scale_host(context, coefficients)
     }
 
     fn zeroize<R: Representation>(&self, poly: &mut Poly<R>) -> Result<()> {
@@ -226,6 +360,18 @@ impl BfvBackend for poly_cuda::GpuBackend {
         output.map_err(gpu_rns_error)
     }
 
+    fn scale_plaintext(
+        &self,
+        context: &poly_cuda::GpuContext,
+        scaling: &PlaintextScaling,
+        coefficients: &[u64],
+    ) -> Result<poly_cuda::DevicePoly<Coeff>> {
+        if !std::sync::Arc::ptr_eq(context.device(), self.device()) {
+            return Err(BfvError::from_backend(poly_cuda::GpuError::WrongContext));
+        }
+        gpu_scale_plaintext(context, scaling, coefficients)
+    }
+
     fn decrypt_scale(&self, tables: &MulTables, input: &poly_cuda::DevicePoly<Coeff>) -> Result<Vec<u64>> {
         use rns::gpu::{GpuBehz, GpuHps};
         let device = self.device();
@@ -237,11 +383,138 @@ impl BfvBackend for poly_cuda::GpuBackend {
     }
 }
 
+/// Launches `bfv_scale_plaintext` of `kernels/bfv.cu`: one upload of the `N` coefficients and
+/// the `2 L` delta words, one kernel writing the `L N` values.
+#[cfg(feature = "cuda")]
+fn gpu_scale_plaintext(
+    context: &poly_cuda::GpuContext,
+    scaling: &PlaintextScaling,
+    coefficients: &[u64],
+) -> Result<poly_cuda::DevicePoly<Coeff>> {
+    use poly_cuda::GpuError;
+    use poly_cuda::cudarc::driver::{LaunchConfig, PushKernelArg};
+
+    const THREADS: u32 = 256;
+    let ring = context.ring();
+    let (n, limbs) = (ring.degree(), ring.num_limbs());
+    if coefficients.len() != n {
+        return Err(BfvError::Poly(poly::PolyError::LengthMismatch { expected: n, actual: coefficients.len() }));
+    }
+    if scaling.delta_table().len() != 2 * limbs {
+        return Err(BfvError::Poly(poly::PolyError::LengthMismatch {
+            expected: limbs,
+            actual: scaling.delta_table().len() / 2,
+        }));
+    }
+    let t = scaling.plaintext_modulus();
+    // floor(2^128 / t) = floor((2^128 - 1) / t), plus one when t divides 2^128 (t a power of two).
+    let barrett = u128::MAX / u128::from(t) + u128::from(u128::MAX % u128::from(t) == u128::from(t) - 1);
+    let (t_barrett_hi, t_barrett_lo) = ((barrett >> 64) as u64, barrett as u64);
+    let (q_mod_t, half_t) = (scaling.q_mod_t(), scaling.half_plaintext_modulus());
+    let (log_n, limbs_arg) = (n.trailing_zeros() as i32, limbs as i32);
+
+    let mut input = Vec::with_capacity(n + 2 * limbs);
+    input.extend_from_slice(coefficients);
+    input.extend_from_slice(scaling.delta_table());
+    let device = context.device();
+    let stream = device.stream();
+    let input =
+        stream.clone_htod(&input).map_err(|e| BfvError::from_backend(GpuError::driver("cuMemcpyHtoDAsync", e)))?;
+    // SAFETY: the kernel writes every one of the L N values (each coefficient in every limb)
+    // before anything reads them.
+    let mut out = unsafe { stream.alloc::<u64>(n * limbs) }
+        .map_err(|e| BfvError::from_backend(GpuError::alloc(n * limbs * size_of::<u64>(), e)))?;
+    let function = device.kernels().function("bfv", "bfv_scale_plaintext").map_err(BfvError::from_backend)?;
+    let blocks = u32::try_from(n.div_ceil(THREADS as usize)).unwrap_or(u32::MAX).max(1);
+    let config = LaunchConfig { grid_dim: (blocks, 1, 1), block_dim: (THREADS, 1, 1), shared_mem_bytes: 0 };
+    let mut builder = stream.launch_builder(&function);
+    builder
+        .arg(&mut out)
+        .arg(&input)
+        .arg(context.moduli_table())
+        .arg(&log_n)
+        .arg(&limbs_arg)
+        .arg(&t)
+        .arg(&t_barrett_hi)
+        .arg(&t_barrett_lo)
+        .arg(&q_mod_t)
+        .arg(&half_t);
+    // SAFETY: matches `bfv_scale_plaintext(u64* out, const u64* input, const Modulus* moduli,
+    // int log_n, int limbs, u64 t, u64 t_barrett_hi, u64 t_barrett_lo, u64 q_mod_t, u64 half_t)`
+    // in kernels/bfv.cu: `out` holds L N words (the most the kernel writes), `input` N + 2 L
+    // words (coefficients, then the delta pairs; lengths checked above), the moduli table L
+    // triples {p, barrett_hi, barrett_lo}; N = 2^log_n. 2 <= t < 2^60 and q_mod_t < t
+    // (PlaintextScaling::new), so every quotient the kernel forms is below 2^64. Both buffers
+    // are on the device's single stream, which the launch uses.
+    unsafe { builder.launch(config) }
+        .map_err(|e| BfvError::from_backend(GpuError::driver("bfv_scale_plaintext launch", e)))?;
+    poly_cuda::DevicePoly::from_device_buffer(context, out).map_err(BfvError::from_backend)
+}
+
 /// The RNS layer's own errors as [`BfvError::Rns`], device errors as [`BfvError::Backend`].
 #[cfg(feature = "cuda")]
 fn gpu_rns_error(error: rns::gpu::GpuRnsError) -> BfvError {
     match error {
         rns::gpu::GpuRnsError::Rns(rns_error) => BfvError::Rns(rns_error),
         other => BfvError::from_backend(other),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::sync::Arc;
+
+    use num_bigint::BigUint;
+    use poly::{RingContext, TransformKind};
+    use rand::{Rng, SeedableRng, rngs::StdRng};
+
+    use super::*;
+
+    /// `scale_host` equals SEAL's scaling computed with big integers (and so `round(q m / t)`
+    /// for even `t`, at most one above it for odd `t`), for odd,
+    /// even, power-of-two and near-2^60 `t`, at the edges `m = 0, t - 1` and at random `m`.
+    #[test]
+    fn scale_host_is_seals_scaling_exactly() {
+        let degree = 1024;
+        let primes = modarith::generate_ntt_primes(61, 2 * degree as u64, 3, &[]).unwrap();
+        let ring = RingContext::new(degree, &primes, TransformKind::Ntt).unwrap();
+        let q: BigUint = primes.iter().map(|&p| BigUint::from(p)).product();
+        let mut rng = StdRng::seed_from_u64(7);
+        for t in [2u64, 3, 256, 65_537, 1 << 40, (1 << 60) - 1, (1 << 59) + 1] {
+            let delta: Vec<u64> = primes.iter().map(|&p| crate::context::biguint_mod(&(&q / t), p)).collect();
+            let scaling = PlaintextScaling::new(ring.moduli(), &delta, crate::context::biguint_mod(&q, t), t).unwrap();
+            let mut m: Vec<u64> = (0..degree).map(|_| rng.gen_range(0..t)).collect();
+            m[0] = 0;
+            m[1] = t - 1;
+            let scaled = scaling.scale_host(&ring, &m).unwrap();
+            for (j, &mj) in m.iter().enumerate() {
+                // SEAL's formula in big integers: floor(q/t) m + floor(((q mod t) m + ceil(t/2)) / t).
+                let exact = (&q / t) * mj + ((&q % t) * mj + t.div_ceil(2)) / t;
+                // Within one of round(q m / t) = floor((2 q m + t) / (2 t)), and equal to it for even t.
+                let rounded = (BigUint::from(2u8) * &q * mj + t) / (BigUint::from(2u8) * t);
+                let difference = if exact >= rounded { &exact - &rounded } else { &rounded - &exact };
+                assert!(difference <= BigUint::from(t % 2), "t {t}, coefficient {j}");
+                for (i, &p) in primes.iter().enumerate() {
+                    let expected = crate::context::biguint_mod(&exact, p);
+                    assert_eq!(scaled.as_slice()[i * degree + j], expected, "t {t}, limb {i}, coefficient {j}");
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn plaintext_scaling_rejects_bad_constants() {
+        let primes = modarith::generate_ntt_primes(50, 2048, 2, &[]).unwrap();
+        let ring = RingContext::new(1024, &primes, TransformKind::Ntt).unwrap();
+        let moduli = ring.moduli();
+        assert!(PlaintextScaling::new(moduli, &[1, 1], 0, 1).is_err());
+        assert!(PlaintextScaling::new(moduli, &[1, 1], 0, 1 << 60).is_err());
+        assert!(PlaintextScaling::new(moduli, &[1, 1], 17, 17).is_err());
+        assert!(PlaintextScaling::new(moduli, &[1], 0, 17).is_err());
+        assert!(PlaintextScaling::new(moduli, &[1, primes[1]], 0, 17).is_err());
+        let scaling = PlaintextScaling::new(moduli, &[1, 1], 0, 17).unwrap();
+        assert!(scaling.scale_host(&ring, &[0; 1023]).is_err());
+        let other = RingContext::new(1024, &primes[..1], TransformKind::Ntt).unwrap();
+        assert!(scaling.scale_host(&Arc::clone(&other), &[0; 1024]).is_err());
     }
 }

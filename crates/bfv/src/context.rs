@@ -25,7 +25,7 @@ use std::sync::Arc;
 use num_bigint::BigUint;
 use poly::{Coeff, Eval, Poly, Seed};
 
-use crate::backend::BfvBackend;
+use crate::backend::{BfvBackend, PlaintextScaling};
 use crate::{BfvError, BfvParameters, Plaintext, Result};
 
 /// Converts a backend's error into [`BfvError`].
@@ -47,10 +47,8 @@ pub struct BfvContext<B: BfvBackend> {
     pub(crate) ring_q: B::Context,
     pub(crate) ring_qp: B::Context,
     pub(crate) ring_mul: B::Context,
-    /// `floor(q / t) mod q_i`.
-    delta: Vec<u64>,
-    /// `q mod t`.
-    q_mod_t: u64,
+    /// `floor(q / t) mod q_i` (with Shoup companions), `q mod t` and `t`: the plaintext scaling.
+    scaling: PlaintextScaling,
     /// The gadget factors `g_j` over `qP`, one per digit.
     pub(crate) gadgets: Vec<Vec<u64>>,
 }
@@ -71,11 +69,12 @@ impl<B: BfvBackend> BfvContext<B> {
         let q = params.ciphertext_modulus();
         let t = params.plaintext_modulus();
         let floor_q_over_t = q / t;
-        let delta = params.ring_q().moduli().iter().map(|m| biguint_mod(&floor_q_over_t, m.value())).collect();
-        let q_mod_t = biguint_mod(q, t);
+        let delta: Vec<u64> =
+            params.ring_q().moduli().iter().map(|m| biguint_mod(&floor_q_over_t, m.value())).collect();
+        let scaling = PlaintextScaling::new(params.ring_q().moduli(), &delta, biguint_mod(q, t), t)?;
         let key_switch = params.key_switch_tables();
         let gadgets = (0..key_switch.num_digits()).map(|j| key_switch.gadget_factor(j)).collect::<rns::Result<_>>()?;
-        Ok(Self { backend, params: Arc::clone(params), ring_q, ring_qp, ring_mul, delta, q_mod_t, gadgets })
+        Ok(Self { backend, params: Arc::clone(params), ring_q, ring_qp, ring_mul, scaling, gadgets })
     }
 
     /// The backend.
@@ -104,26 +103,10 @@ impl<B: BfvBackend> BfvContext<B> {
     }
 
     /// `round(q m / t)` over `q`, coefficient-wise, for `m` in `[0, t)` (SEAL's precise
-    /// scaling: `floor(q/t) m + floor((q mod t) m / t + 1/2)`), on the host.
-    pub(crate) fn scaled_plaintext_host(&self, plaintext: &Plaintext) -> Result<Poly<Coeff>> {
-        let ring = self.params.ring_q();
-        let n = ring.degree();
-        let t = u128::from(self.params.plaintext_modulus());
-        // (q mod t) m + (t + 1) / 2 < 2^121: the rounding term in u128.
-        let fixes: Vec<u64> = plaintext
-            .coefficients()
-            .iter()
-            .map(|&m| ((u128::from(self.q_mod_t) * u128::from(m) + t.div_ceil(2)) / t) as u64)
-            .collect();
-        let mut data = Vec::with_capacity(ring.poly_len());
-        for (modulus, &delta) in ring.moduli().iter().zip(&self.delta) {
-            let delta_shoup = modulus.shoup(delta);
-            data.extend(plaintext.coefficients().iter().zip(&fixes).map(|(&m, &fix)| {
-                modulus.add(modulus.mul_shoup(modulus.reduce(m), delta, delta_shoup), modulus.reduce(fix))
-            }));
-        }
-        debug_assert_eq!(data.len(), n * ring.num_limbs());
-        Ok(Poly::from_limbs(ring, data)?)
+    /// scaling, [`PlaintextScaling::scale_host`]), on the backend: a device
+    /// backend uploads only the `N` plaintext words and scales there.
+    pub(crate) fn scaled_plaintext(&self, plaintext: &Plaintext) -> Result<B::Poly<Coeff>> {
+        self.backend.scale_plaintext(&self.ring_q, &self.scaling, plaintext.coefficients())
     }
 
     /// The plaintext lifted to `(-t/2, t/2]` over `q`, in the evaluation representation on

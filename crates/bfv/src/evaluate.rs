@@ -89,7 +89,7 @@ impl<B: BfvBackend> BfvContext<B> {
     fn plain_add_sub(&self, a: &Ciphertext<B>, plaintext: &Plaintext, subtract: bool) -> Result<Ciphertext<B>> {
         self.check(&a.params, "ciphertext")?;
         self.check(plaintext.params(), "plaintext")?;
-        let scaled = self.backend.upload(&self.ring_q, &self.scaled_plaintext_host(plaintext)?).be()?;
+        let scaled = self.scaled_plaintext(plaintext)?;
         let mut out = self.duplicate(a)?;
         let c0 = out.polys.first_mut().ok_or(BfvError::InvalidCiphertextSize {
             operation: "plaintext addition",

@@ -42,7 +42,7 @@ pub mod params;
 mod scheme;
 mod serialize;
 
-pub use backend::{BfvBackend, RnsStep};
+pub use backend::{BfvBackend, PlaintextScaling, RnsStep};
 pub use context::{BfvContext, Ciphertext, EvalPair, PublicKey, RelinKey, SecretKey, SeededCiphertext};
 pub use encoding::{BatchEncoder, CoefficientEncoder, Plaintext};
 pub use error::BfvError;

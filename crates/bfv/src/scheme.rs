@@ -86,7 +86,7 @@ impl<B: BfvBackend> BfvContext<B> {
         self.check(plaintext.params(), "plaintext")?;
         self.check(&public_key.params, "public key")?;
         let backend = &self.backend;
-        let scaled = backend.upload(&self.ring_q, &self.scaled_plaintext_host(plaintext)?).be()?;
+        let scaled = self.scaled_plaintext(plaintext)?;
         let u = backend.forward(backend.sample_ternary(&self.ring_q, seed, 0).be()?).be()?;
         let mut c0 = backend.inverse(backend.mul(&public_key.b, &u).be()?).be()?;
         backend.add_assign(&mut c0, &backend.sample_cbd(&self.ring_q, seed, 0).be()?).be()?;
@@ -118,7 +118,7 @@ impl<B: BfvBackend> BfvContext<B> {
         let a: B::Poly<Coeff> = backend.sample_uniform(&self.ring_q, public_seed, 0).be()?;
         let a_eval = backend.forward(a).be()?;
         let a_s = backend.inverse(backend.mul(&a_eval, &secret.s_q).be()?).be()?;
-        let mut c0 = backend.upload(&self.ring_q, &self.scaled_plaintext_host(plaintext)?).be()?;
+        let mut c0 = self.scaled_plaintext(plaintext)?;
         backend.add_assign(&mut c0, &backend.sample_cbd(&self.ring_q, error_seed, 0).be()?).be()?;
         backend.sub_assign(&mut c0, &a_s).be()?;
         Ok(SeededCiphertext { params: Arc::clone(&self.params), c0, public_seed: public_seed.clone() })

@@ -88,6 +88,38 @@ mod on_device {
         }
     }
 
+    /// The device plaintext scaling (`kernels/bfv.cu`) equals the host's word for word, for odd,
+    /// even, power-of-two and near-2^60 `t`, at `m = 0`, `t - 1` and random `m`, on 1 and 5 limbs.
+    #[test]
+    fn gpu_plaintext_scaling_equals_host() {
+        use bfv::PlaintextScaling;
+        use poly::{Backend, RingContext};
+        let Some(gpu) = gpu_backend() else { return };
+        let degree = 4096;
+        let primes = modarith::generate_ntt_primes(61, 2 * degree as u64, 5, &[]).unwrap();
+        let mut state = 0x9e37_79b9_7f4a_7c15u64;
+        for limbs in [1usize, 5] {
+            let ring = RingContext::new(degree, &primes[..limbs], TransformKind::Ntt).unwrap();
+            let context = gpu.context(&ring).unwrap();
+            for t in [2u64, 3, 256, 65_537, 1 << 40, (1 << 60) - 1, (1 << 59) + 1] {
+                let mut next = || {
+                    state ^= state << 13;
+                    state ^= state >> 7;
+                    state ^= state << 17;
+                    state
+                };
+                let delta: Vec<u64> = ring.moduli().iter().map(|m| next() % m.value()).collect();
+                let scaling = PlaintextScaling::new(ring.moduli(), &delta, next() % t, t).unwrap();
+                let mut m: Vec<u64> = (0..degree).map(|_| next() % t).collect();
+                m[0] = 0;
+                m[1] = t - 1;
+                let host = scaling.scale_host(&ring, &m).unwrap();
+                let device = gpu.scale_plaintext(&context, &scaling, &m).unwrap();
+                assert_eq!(gpu.download(&device).unwrap(), host, "t {t}, {limbs} limbs");
+            }
+        }
+    }
+
     #[test]
     fn gpu_equals_cpu_bit_for_bit() {
         let Some(gpu) = gpu_backend() else { return };

@@ -38,12 +38,12 @@ pub enum GpuError {
 
 impl GpuError {
     /// Wraps a driver error of `call`.
-    pub(crate) fn driver(call: &'static str, error: DriverError) -> Self {
+    pub fn driver(call: &'static str, error: DriverError) -> Self {
         GpuError::Driver { call, reason: error.to_string() }
     }
 
     /// Wraps the driver error of an allocation of `bytes` bytes.
-    pub(crate) fn alloc(bytes: usize, error: DriverError) -> Self {
+    pub fn alloc(bytes: usize, error: DriverError) -> Self {
         if error.0 == CUresult::CUDA_ERROR_OUT_OF_MEMORY {
             GpuError::OutOfMemory { bytes }
         } else {

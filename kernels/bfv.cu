@@ -1,0 +1,67 @@
+// BFV kernels, bit-exact with crates/bfv's host code.
+#include <cstdint>
+
+#include "modarith.cuh"
+
+using modarith::Modulus;
+using modarith::u64;
+
+namespace {
+
+// floor(x / t) for the 128-bit x = x1 * 2^64 + x0 whose quotient is below 2^64, with `t` (< 2^62,
+// any value, prime or not) given as a Modulus {t, floor(2^128 / t)}: the Barrett quotient
+// estimate of modarith::reduce_u128 (short of the quotient by at most 2), corrected twice.
+__device__ __forceinline__ u64 div_u128_small_quotient(u64 x0, u64 x1, const Modulus& t) {
+    const u64 m1 = t.barrett_hi;
+    const u64 m0 = t.barrett_lo;
+    const u64 a_hi = __umul64hi(x0, m0);
+    const u64 b_lo = x1 * m0;
+    const u64 b_hi = __umul64hi(x1, m0);
+    const u64 c_lo = x0 * m1;
+    const u64 c_hi = __umul64hi(x0, m1);
+    const u64 s1 = a_hi + b_lo;
+    const u64 carry1 = s1 < b_lo ? 1 : 0;
+    const u64 s2 = s1 + c_lo;
+    const u64 carry2 = s2 < c_lo ? 1 : 0;
+    u64 q = x1 * m1 + carry1 + carry2 + b_hi + c_hi;
+    // The remainder x - q t is below 3t < 2^64: its low word is exact.
+    u64 r = x0 - q * t.p;
+    if (r >= t.p) { r -= t.p; q += 1; }
+    if (r >= t.p) { r -= t.p; q += 1; }
+    return q;
+}
+
+}  // namespace
+
+// round(q m / t) over q, limb-major [limb][N] in `out`, as BfvContext's host scaling
+// (SEAL's precise scaling): out[i N + j] = [floor(q/t)]_{q_i} * m_j + floor((q mod t) m_j / t + 1/2)
+// mod q_i, i.e. add(mul_shoup(reduce(m_j), delta_i, delta_shoup_i), reduce(fix_j)).
+//
+// `input` holds the N plaintext coefficients m_j (any u64; BFV passes m_j < t), then `limbs`
+// pairs {delta_i, shoup(delta_i)}: one upload per call. `t` = {t, floor(2^128 / t)} with
+// 2 <= t < 2^60, `q_mod_t` < t, `half_t` = ceil(t / 2). One thread per coefficient (grid
+// stride): it computes the rounding term once and writes it into every limb (coalesced per limb).
+extern "C" __global__ void bfv_scale_plaintext(u64* __restrict__ out, const u64* __restrict__ input,
+                                               const Modulus* __restrict__ moduli, int log_n, int limbs,
+                                               u64 t, u64 t_barrett_hi, u64 t_barrett_lo, u64 q_mod_t,
+                                               u64 half_t) {
+    const u64 n = 1ull << log_n;
+    const Modulus t_mod = {t, t_barrett_hi, t_barrett_lo};
+    const u64* __restrict__ delta = input + n;
+    for (u64 j = (u64)blockIdx.x * blockDim.x + threadIdx.x; j < n; j += (u64)gridDim.x * blockDim.x) {
+        const u64 m = input[j];
+        // (q mod t) m + ceil(t/2) < 2^121: no overflow of the 128-bit sum.
+        const u64 lo = q_mod_t * m;
+        const u64 hi = __umul64hi(q_mod_t, m);
+        const u64 x0 = lo + half_t;
+        const u64 x1 = hi + (x0 < lo ? 1 : 0);
+        const u64 fix = div_u128_small_quotient(x0, x1, t_mod);
+        for (int i = 0; i < limbs; ++i) {
+            const Modulus mi = moduli[i];
+            const u64 d = delta[2 * i];
+            const u64 d_shoup = delta[2 * i + 1];
+            const u64 scaled = modarith::mul_shoup(modarith::reduce(m, mi), d, d_shoup, mi.p);
+            out[((u64)i << log_n) + j] = modarith::add(scaled, modarith::reduce(fix, mi), mi.p);
+        }
+    }
+}
