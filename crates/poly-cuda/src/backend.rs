@@ -108,6 +108,19 @@ impl Backend for GpuBackend {
         acc.mul_add_assign(a, b)
     }
 
+    // Out of place in one kernel each (the provided methods copy `a` first, then run in place).
+    fn add<R: Representation>(&self, a: &DevicePoly<R>, b: &DevicePoly<R>) -> Result<DevicePoly<R>> {
+        a.add(b)
+    }
+
+    fn sub<R: Representation>(&self, a: &DevicePoly<R>, b: &DevicePoly<R>) -> Result<DevicePoly<R>> {
+        a.sub(b)
+    }
+
+    fn mul(&self, a: &DevicePoly<Eval>, b: &DevicePoly<Eval>) -> Result<DevicePoly<Eval>> {
+        a.mul(b)
+    }
+
     fn forward(&self, a: DevicePoly<Coeff>) -> Result<DevicePoly<Eval>> {
         a.forward()
     }

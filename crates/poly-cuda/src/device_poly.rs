@@ -104,6 +104,26 @@ impl<R: Representation> DevicePoly<R> {
         launch::binary(&self.context, op, &mut self.data, None, &other.data)
     }
 
+    /// `op(self, other)` into fresh device memory (one kernel, no copy of `self` first).
+    fn binary_out_of_place(&self, op: BinaryOp, other: &Self) -> Result<Self> {
+        self.context.check_compatible(&other.context)?;
+        // SAFETY: the element-wise kernel writes every value of `out` (all `out.len() / 2`
+        // pairs) before anything reads it.
+        let mut out = unsafe { self.context.device().alloc::<u64>(self.data.len()) }?;
+        launch::binary(&self.context, op, &mut out, Some(&self.data), &other.data)?;
+        Ok(Self { context: self.context.clone(), data: out, representation: PhantomData })
+    }
+
+    /// `self + other`, value by value, in fresh device memory.
+    pub fn add(&self, other: &Self) -> Result<Self> {
+        self.binary_out_of_place(BinaryOp::Add, other)
+    }
+
+    /// `self - other`, value by value, in fresh device memory.
+    pub fn sub(&self, other: &Self) -> Result<Self> {
+        self.binary_out_of_place(BinaryOp::Sub, other)
+    }
+
     /// `self <- self + other`, value by value.
     pub fn add_assign(&mut self, other: &Self) -> Result<()> {
         self.binary_assign(BinaryOp::Add, other)
@@ -192,6 +212,12 @@ impl DevicePoly<Eval> {
     pub fn mul_assign(&mut self, other: &Self) -> Result<()> {
         let op = self.product_op(false);
         self.binary_assign(op, other)
+    }
+
+    /// `self * other` (as [`DevicePoly::mul_assign`]) in fresh device memory.
+    pub fn mul(&self, other: &Self) -> Result<Self> {
+        let op = self.product_op(false);
+        self.binary_out_of_place(op, other)
     }
 
     /// `self <- self + a * b` (fused multiply-accumulate).
