@@ -9,21 +9,10 @@ using modarith::u64;
 namespace {
 
 // floor(x / t) for the 128-bit x = x1 * 2^64 + x0 whose quotient is below 2^64, with `t` (< 2^62,
-// any value, prime or not) given as a Modulus {t, floor(2^128 / t)}: the Barrett quotient
-// estimate of modarith::reduce_u128 (short of the quotient by at most 2), corrected twice.
+// any value, prime or not) given as a Modulus {t, floor(2^128 / t)}: modarith's Barrett quotient
+// estimate (short of the quotient by at most 2), corrected twice.
 __device__ __forceinline__ u64 div_u128_small_quotient(u64 x0, u64 x1, const Modulus& t) {
-    const u64 m1 = t.barrett_hi;
-    const u64 m0 = t.barrett_lo;
-    const u64 a_hi = __umul64hi(x0, m0);
-    const u64 b_lo = x1 * m0;
-    const u64 b_hi = __umul64hi(x1, m0);
-    const u64 c_lo = x0 * m1;
-    const u64 c_hi = __umul64hi(x0, m1);
-    const u64 s1 = a_hi + b_lo;
-    const u64 carry1 = s1 < b_lo ? 1 : 0;
-    const u64 s2 = s1 + c_lo;
-    const u64 carry2 = s2 < c_lo ? 1 : 0;
-    u64 q = x1 * m1 + carry1 + carry2 + b_hi + c_hi;
+    u64 q = modarith::barrett_quotient_u128(x0, x1, t);
     // The remainder x - q t is below 3t < 2^64: its low word is exact.
     u64 r = x0 - q * t.p;
     if (r >= t.p) { r -= t.p; q += 1; }

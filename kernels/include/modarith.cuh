@@ -36,10 +36,10 @@ __device__ __forceinline__ u64 neg(u64 a, u64 p) {
     return a == 0 ? 0 : p - a;
 }
 
-// x mod p for the 128-bit x = x1 * 2^64 + x0, by Barrett reduction with floor(2^128 / p):
-// the same steps as `Modulus::reduce_u128` (quotient estimate off by at most 2, so two
-// conditional subtractions).
-__device__ __forceinline__ u64 reduce_u128(u64 x0, u64 x1, const Modulus& m) {
+// The Barrett quotient estimate of the 128-bit x = x1 * 2^64 + x0 by p, with floor(2^128 / p):
+// at most 2 below floor(x / p), and exact modulo 2^64 (the high words of the quotient are not
+// needed by callers, whose remainders are below 3p < 2^64).
+__device__ __forceinline__ u64 barrett_quotient_u128(u64 x0, u64 x1, const Modulus& m) {
     const u64 m1 = m.barrett_hi;
     const u64 m0 = m.barrett_lo;
     const u64 a_hi = __umul64hi(x0, m0);
@@ -52,10 +52,14 @@ __device__ __forceinline__ u64 reduce_u128(u64 x0, u64 x1, const Modulus& m) {
     const u64 carry1 = s1 < b_lo ? 1 : 0;
     const u64 s2 = s1 + c_lo;
     const u64 carry2 = s2 < c_lo ? 1 : 0;
-    const u64 carry = carry1 + carry2 + b_hi + c_hi;
-    // Only the quotient modulo 2^64 matters: the remainder is below 3p < 2^64.
-    const u64 q = x1 * m1 + carry;
-    u64 r = x0 - q * m.p;
+    return x1 * m1 + carry1 + carry2 + b_hi + c_hi;
+}
+
+// x mod p for the 128-bit x = x1 * 2^64 + x0, by Barrett reduction with floor(2^128 / p):
+// the same steps as `Modulus::reduce_u128` (quotient estimate off by at most 2, so two
+// conditional subtractions).
+__device__ __forceinline__ u64 reduce_u128(u64 x0, u64 x1, const Modulus& m) {
+    u64 r = x0 - barrett_quotient_u128(x0, x1, m) * m.p;
     if (r >= m.p) r -= m.p;
     if (r >= m.p) r -= m.p;
     return r;
