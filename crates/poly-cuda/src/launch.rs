@@ -196,6 +196,29 @@ fn total_limbs(context: &GpuContext, polys: usize) -> Result<u32> {
     Ok(limbs as u32)
 }
 
+/// The kernels of one NTT direction and their launch shapes, in launch order: one
+/// single-block kernel (small N, or small launches), or the strided then contiguous pass
+/// (forward; the inverse runs them in the opposite order).
+fn ntt_passes(
+    inverse: bool,
+    schedule: &NttSchedule,
+    log_n: u32,
+    grid_y: u32,
+) -> Result<Vec<(&'static str, LaunchConfig)>> {
+    let n = 1u32 << log_n;
+    Ok(match *schedule {
+        NttSchedule::Single { log_n } => vec![(single_kernel(inverse, log_n)?, single_config(log_n, grid_y))],
+        NttSchedule::TwoPass { .. } if single_launch(log_n, grid_y) => {
+            vec![(single_kernel(inverse, log_n)?, single_config(log_n, grid_y))]
+        }
+        NttSchedule::TwoPass { strided, contiguous } => {
+            let strided = pass_launch(inverse, PassKind::Strided, n, strided, grid_y)?;
+            let contiguous = pass_launch(inverse, PassKind::Contiguous, n, contiguous, grid_y)?;
+            if inverse { vec![contiguous, strided] } else { vec![strided, contiguous] }
+        }
+    })
+}
+
 /// Forward NTT, in place, of `polys` consecutive polynomials in `data` (canonical in, canonical
 /// bit-reversed evaluations out, as `poly::ntt::NttPlan::forward_inplace`).
 pub(crate) fn ntt_forward(context: &GpuContext, data: &mut CudaSlice<u64>, polys: usize) -> Result<()> {
@@ -206,20 +229,7 @@ pub(crate) fn ntt_forward(context: &GpuContext, data: &mut CudaSlice<u64>, polys
     let grid_y = total_limbs(context, polys)?;
     let (log_n_arg, limbs_arg) = (log_n as i32, context.num_limbs() as i32);
     let moduli = context.moduli_table();
-    let n = 1u32 << log_n;
-    let mut passes: Vec<(&'static str, LaunchConfig)> = Vec::with_capacity(2);
-    match tables.schedule {
-        NttSchedule::Single { log_n } => {
-            passes.push((single_kernel(false, log_n)?, single_config(log_n, grid_y)));
-        }
-        NttSchedule::TwoPass { .. } if single_launch(log_n, grid_y) => {
-            passes.push((single_kernel(false, log_n)?, single_config(log_n, grid_y)));
-        }
-        NttSchedule::TwoPass { strided, contiguous } => {
-            passes.push(pass_launch(false, PassKind::Strided, n, strided, grid_y)?);
-            passes.push(pass_launch(false, PassKind::Contiguous, n, contiguous, grid_y)?);
-        }
-    }
+    let passes = ntt_passes(false, &tables.schedule, log_n, grid_y)?;
     for (name, config) in passes {
         let function = device.kernels().function("ntt", name)?;
         let mut builder = stream.launch_builder(&function);
@@ -248,20 +258,7 @@ pub(crate) fn ntt_inverse(context: &GpuContext, data: &mut CudaSlice<u64>, polys
     let grid_y = total_limbs(context, polys)?;
     let (log_n_arg, limbs_arg) = (log_n as i32, context.num_limbs() as i32);
     let moduli = context.moduli_table();
-    let n = 1u32 << log_n;
-    let mut passes: Vec<(&'static str, LaunchConfig)> = Vec::with_capacity(2);
-    match tables.schedule {
-        NttSchedule::Single { log_n } => {
-            passes.push((single_kernel(true, log_n)?, single_config(log_n, grid_y)));
-        }
-        NttSchedule::TwoPass { .. } if single_launch(log_n, grid_y) => {
-            passes.push((single_kernel(true, log_n)?, single_config(log_n, grid_y)));
-        }
-        NttSchedule::TwoPass { strided, contiguous } => {
-            passes.push(pass_launch(true, PassKind::Contiguous, n, contiguous, grid_y)?);
-            passes.push(pass_launch(true, PassKind::Strided, n, strided, grid_y)?);
-        }
-    }
+    let passes = ntt_passes(true, &tables.schedule, log_n, grid_y)?;
     for (name, config) in passes {
         let function = device.kernels().function("ntt", name)?;
         let mut builder = stream.launch_builder(&function);
