@@ -442,9 +442,11 @@ extern "C" __global__ void __launch_bounds__(RNS_THREADS) rns_behz_montgomery(co
 
 // BEHZ decryption (BehzContext::decrypt_scale_round): input over q (k limbs), output n values
 // in [0, t). One thread per coefficient (grid stride). `t` is the plaintext modulus with its
-// Barrett constant (any t in [2, 2^62): Barrett reduction needs no primality).
+// Barrett constant (any t in [2, 2^62): Barrett reduction needs no primality). With `addend`
+// set, the input is [input + addend]_q (decryption's c_0 + c_1 s without a separate addition).
 struct BehzDecryptParams {
     const u64* input;
+    const u64* addend;  // k limbs over q, or null
     u64* output;
     const Modulus* q;
     const u64* scale;  // gamma t q~_i mod q_i
@@ -469,8 +471,10 @@ extern "C" __global__ void __launch_bounds__(RNS_THREADS) rns_behz_decrypt(const
          index += (u64)gridDim.x * blockDim.x) {
         u64 t_lo = 0, t_hi = 0, g_lo = 0, g_hi = 0;
         for (u32 i = 0; i < p.k; ++i) {
-            const u64 x = p.input[(u64)i * p.n + index];
-            const u64 y = modarith::mul_shoup(x, p.scale[i], p.scale_shoup[i], p.q[i].p);
+            const u64 offset = (u64)i * p.n + index;
+            const u64 q_i = p.q[i].p;
+            const u64 x = p.addend != nullptr ? modarith::add(p.input[offset], p.addend[offset], q_i) : p.input[offset];
+            const u64 y = modarith::mul_shoup(x, p.scale[i], p.scale_shoup[i], q_i);
             acc_add(t_lo, t_hi, modarith::mul_shoup_lazy(y, p.row_t[i], p.row_t_shoup[i], t));
             acc_add(g_lo, g_hi, modarith::mul_shoup_lazy(y, p.row_gamma[i], p.row_gamma_shoup[i], gamma));
         }
@@ -486,9 +490,11 @@ extern "C" __global__ void __launch_bounds__(RNS_THREADS) rns_behz_decrypt(const
 
 // HPS decryption (HpsContext::decrypt_scale_round): input over q (k limbs), output n values
 // round(t x / q) mod t = sum_i x_i omega_i + round(sum_i x_i theta_i) mod t. One thread per
-// coefficient (grid stride).
+// coefficient (grid stride). With `addend` set, the input is [input + addend]_q (as for BEHZ).
 struct HpsDecryptParams {
     const u64* input;
+    const u64* addend;  // k limbs over q, or null
+    const Modulus* q;   // the k primes of q (read only with `addend`)
     u64* output;
     const u64* integer;  // omega_i mod t, and Shoup companions modulo t
     const u64* integer_shoup;
@@ -509,7 +515,9 @@ extern "C" __global__ void __launch_bounds__(RNS_THREADS) rns_hps_decrypt(const 
         FixedPointSum s = fixed_point_zero();
 #pragma unroll 2
         for (u32 i = 0; i < p.k; ++i) {
-            const u64 x = p.input[(u64)i * p.n + index];
+            const u64 offset = (u64)i * p.n + index;
+            const u64 x =
+                p.addend != nullptr ? modarith::add(p.input[offset], p.addend[offset], p.q[i].p) : p.input[offset];
             acc_add(lo, hi, modarith::mul_shoup_lazy(x, p.integer[i], p.integer_shoup[i], t));
             fixed_point_add(s, x, p.fraction_hi[i], p.fraction_lo[i]);
         }

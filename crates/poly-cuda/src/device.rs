@@ -3,7 +3,7 @@
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex, PoisonError};
 
-use cudarc::driver::{CudaContext, CudaFunction, CudaModule, CudaSlice, CudaStream, DeviceRepr};
+use cudarc::driver::{CudaContext, CudaFunction, CudaModule, CudaSlice, CudaStream, DeviceRepr, PinnedHostSlice};
 use cudarc::nvrtc::Ptx;
 
 use crate::error::{GpuError, Result};
@@ -96,7 +96,16 @@ pub struct GpuDevice {
     stream: Arc<CudaStream>,
     kernels: KernelRegistry,
     name: String,
+    /// Page-locked host memory that downloads of up to [`STAGING_MAX_WORDS`] words land in
+    /// (allocated on first use, grown on demand, reused: page-locking costs far more than a copy).
+    staging: Mutex<Option<PinnedHostSlice<u64>>>,
 }
+
+/// Downloads of at most this many words go through the page-locked staging buffer; larger ones
+/// are copied straight into fresh pageable memory (the buffer stays at most 16 MiB).
+pub const STAGING_MAX_WORDS: usize = 1 << 21;
+/// Smallest staging buffer (512 KiB: a plaintext of N = 2^16).
+const STAGING_MIN_WORDS: usize = 1 << 16;
 
 impl GpuDevice {
     /// Opens device `ordinal`: creates (retains) its primary context, a stream, and loads
@@ -115,9 +124,26 @@ impl GpuDevice {
         // operation of this crate runs on the single stream below.
         unsafe { context.disable_event_tracking() };
         let stream = context.new_stream().map_err(|e| GpuError::driver("cuStreamCreate", e))?;
+        keep_pool_memory(&context)?;
         let name = context.name().unwrap_or_else(|_| "unknown CUDA device".to_string());
         let kernels = KernelRegistry::load(&context)?;
-        Ok(Arc::new(Self { context, stream, kernels, name }))
+        Ok(Arc::new(Self { context, stream, kernels, name, staging: Mutex::new(None) }))
+    }
+
+    /// Returns the device memory that freed buffers left in the stream-ordered pool to the
+    /// driver, keeping at most `keep_bytes` (see [`GpuDevice::new`]: the pool keeps what it
+    /// has until this is called). Waits for queued work first.
+    pub fn trim_memory_pool(&self, keep_bytes: usize) -> Result<()> {
+        self.synchronize()?;
+        if !self.context.has_async_alloc() {
+            return Ok(());
+        }
+        // SAFETY: the device handle is that of this live context; the pool is its default pool.
+        let pool = unsafe { cudarc::driver::result::device::get_default_mem_pool(self.context.cu_device()) }
+            .map_err(|e| GpuError::driver("cuDeviceGetDefaultMemPool", e))?;
+        // SAFETY: a valid pool; trimming only releases memory no allocation holds.
+        unsafe { cudarc::driver::result::mem_pool::trim_to(pool, keep_bytes) }
+            .map_err(|e| GpuError::driver("cuMemPoolTrimTo", e))
     }
 
     /// The device's name as the driver reports it.
@@ -176,6 +202,41 @@ impl GpuDevice {
         Ok(host)
     }
 
+    /// The words of `buffer`, after all queued work has finished: copied into the device's
+    /// page-locked staging buffer (a DMA at full bus speed), then into a fresh vector. Buffers of
+    /// more than [`STAGING_MAX_WORDS`] words take [`download_words_pageable`](Self::download_words_pageable).
+    pub fn download_words(&self, buffer: &CudaSlice<u64>) -> Result<Vec<u64>> {
+        let len = buffer.len();
+        if len > STAGING_MAX_WORDS {
+            return self.download_words_pageable(buffer);
+        }
+        let mut staging = self.staging.lock().unwrap_or_else(PoisonError::into_inner);
+        let staging = match staging.as_mut() {
+            Some(pinned) if pinned.len() >= len => pinned,
+            _ => {
+                let words = len.next_power_of_two().max(STAGING_MIN_WORDS);
+                // Plain page-locked memory (flags 0): the host reads it back, which write-combined
+                // memory (cudarc's `alloc_pinned` default) makes slow.
+                // SAFETY: the copy below writes the first `len` words before they are read, and
+                // only those are read.
+                let pinned = unsafe { self.context.alloc_pinned_with_flags::<u64>(words, 0) }
+                    .map_err(|e| GpuError::alloc(words * size_of::<u64>(), e))?;
+                staging.insert(pinned)
+            }
+        };
+        self.stream.memcpy_dtoh(buffer, staging).map_err(|e| GpuError::driver("cuMemcpyDtoHAsync", e))?;
+        self.synchronize()?;
+        let host = staging.as_slice().map_err(|e| GpuError::driver("cuEventSynchronize", e))?;
+        Ok(host.get(..len).map(<[u64]>::to_vec).unwrap_or_default())
+    }
+
+    /// The words of `buffer` copied straight into fresh pageable memory (the driver stages the
+    /// copy itself), after all queued work has finished: the path of large downloads, public so
+    /// that benchmarks can compare it with [`download_words`](Self::download_words).
+    pub fn download_words_pageable(&self, buffer: &CudaSlice<u64>) -> Result<Vec<u64>> {
+        self.download(buffer)
+    }
+
     /// A fresh device copy of `buffer` (queued).
     pub(crate) fn duplicate<T: DeviceRepr>(&self, buffer: &CudaSlice<T>) -> Result<CudaSlice<T>> {
         // SAFETY: the copy below writes every element.
@@ -183,6 +244,31 @@ impl GpuDevice {
         self.stream.memcpy_dtod(buffer, &mut copy).map_err(|e| GpuError::driver("cuMemcpyDtoDAsync", e))?;
         Ok(copy)
     }
+}
+
+/// Sets the release threshold of the device's default memory pool (the one cudarc's
+/// stream-ordered allocations use) to "never": with the default of 0 the driver returns every
+/// freed block to the system at each synchronization, and the next allocation maps it again,
+/// which costs more than the small kernels of a BFV operation. Freed memory now stays in the
+/// pool for reuse; [`GpuDevice::trim_memory_pool`] gives it back on request.
+fn keep_pool_memory(context: &Arc<CudaContext>) -> Result<()> {
+    if !context.has_async_alloc() {
+        return Ok(());
+    }
+    // SAFETY: the device handle is that of the context just created.
+    let pool = unsafe { cudarc::driver::result::device::get_default_mem_pool(context.cu_device()) }
+        .map_err(|e| GpuError::driver("cuDeviceGetDefaultMemPool", e))?;
+    let mut threshold = u64::MAX;
+    // SAFETY: a valid pool; CU_MEMPOOL_ATTR_RELEASE_THRESHOLD takes a cuuint64_t, which
+    // `threshold` is.
+    unsafe {
+        cudarc::driver::result::mem_pool::set_attribute(
+            pool,
+            cudarc::driver::sys::CUmemPool_attribute::CU_MEMPOOL_ATTR_RELEASE_THRESHOLD,
+            (&raw mut threshold).cast(),
+        )
+    }
+    .map_err(|e| GpuError::driver("cuMemPoolSetAttribute", e))
 }
 
 /// Environment variable that turns "no GPU here" into an error for [`open_device_or_skip`]:

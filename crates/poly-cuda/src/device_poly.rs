@@ -65,13 +65,13 @@ impl<R: Representation> DevicePoly<R> {
 
     /// The values, copied back to the host once all queued work has finished.
     pub fn download(&self) -> Result<Poly<R>> {
-        let values = self.context.device().download(&self.data)?;
+        let values = self.context.device().download_words(&self.data)?;
         Ok(Poly::from_limbs(self.context.ring(), values)?)
     }
 
     /// The limb-major values as a plain vector (see [`DevicePoly::download`]).
     pub fn to_vec(&self) -> Result<Vec<u64>> {
-        self.context.device().download(&self.data)
+        self.context.device().download_words(&self.data)
     }
 
     /// The GPU context.
@@ -267,6 +267,28 @@ impl<R: Representation> DevicePolyBatch<R> {
         }
         let data = context.device().upload(&values)?;
         Ok(Self { context: context.clone(), count: polys.len(), data, representation: PhantomData })
+    }
+
+    /// Wraps a device buffer of `count * L * N` canonical values (`count >= 1` polynomials,
+    /// one after the other) written by kernels on the context's stream, as
+    /// [`DevicePoly::from_device_buffer`]. Errors with [`PolyError::InvalidParameter`] for
+    /// `count == 0` and [`GpuError::LengthMismatch`] for a wrong length.
+    pub fn from_device_buffer(context: &GpuContext, count: usize, data: CudaSlice<u64>) -> Result<Self> {
+        if count == 0 {
+            return Err(
+                PolyError::InvalidParameter { name: "batch size", value: 0, reason: "must be at least 1" }.into()
+            );
+        }
+        let expected = count * context.ring().poly_len();
+        if data.len() != expected {
+            return Err(GpuError::LengthMismatch { expected, actual: data.len() });
+        }
+        Ok(Self { context: context.clone(), count, data, representation: PhantomData })
+    }
+
+    /// The device buffer (`count * L * N` values, polynomial after polynomial).
+    pub fn device_buffer(&self) -> &CudaSlice<u64> {
+        &self.data
     }
 
     /// The polynomials, copied back once all queued work has finished.

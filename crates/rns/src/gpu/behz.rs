@@ -9,7 +9,7 @@ use super::launch::{
     BehzDecryptParams, ConvertKernel, ConverterLayout, DeviceTables, HostTables, MontgomeryParams, RnsKernels,
     modulus_words, plain_modulus_words,
 };
-use super::{Result, check_poly, download};
+use super::{Result, check_poly};
 use crate::{BehzContext, check_len};
 
 /// Offsets of the per-limb tables of the epilogues and of decryption.
@@ -179,10 +179,12 @@ impl GpuBehz {
     }
 
     /// Decryption from `input` (`k N` words) to `output` (`N` words).
-    unsafe fn decrypt_raw(&self, input: u64, output: u64) -> Result<()> {
+    /// Decryption's scale-and-round of `[input + addend]_q` (`addend` 0: of `input`).
+    unsafe fn decrypt_raw(&self, input: u64, addend: u64, output: u64) -> Result<()> {
         let layout = &self.layout;
         let params = BehzDecryptParams {
             input,
+            addend,
             output,
             q: self.tables.at(layout.q_moduli),
             scale: self.tables.at(layout.dec_scale),
@@ -216,7 +218,7 @@ impl GpuBehz {
         check_len("BEHZ decryption output", self.degree, output.len())?;
         let (input, output) = (self.kernels.read_address(input)?, self.kernels.write_address(output)?);
         // SAFETY: lengths checked above; both buffers are on this stream.
-        unsafe { self.decrypt_raw(input, output) }
+        unsafe { self.decrypt_raw(input, 0, output) }
     }
 
     /// [`BehzContext::extend_to_bsk`] on the device (S0 and S1 fused): `input` over `q`,
@@ -342,7 +344,24 @@ impl GpuBehz {
         let input_address = self.kernels.read_address(input.device_buffer())?;
         let output_address = self.kernels.write_address(&mut output)?;
         // SAFETY: the kernel writes all N words of `output`; the ring was checked.
-        unsafe { self.decrypt_raw(input_address, output_address) }?;
-        download(&self.kernels, &output)
+        unsafe { self.decrypt_raw(input_address, 0, output_address) }?;
+        Ok(input.context().device().download_words(&output)?)
+    }
+
+    /// [`decrypt_poly`](Self::decrypt_poly) of `[input + addend]_q`, the sum formed inside the
+    /// scale-and-round kernel (decryption's `c_0 + c_1 s` without a separate addition): the
+    /// same words as `decrypt_poly` of the sum. Errors as [`decrypt_poly`](Self::decrypt_poly),
+    /// for either polynomial.
+    pub fn decrypt_sum_poly(&self, input: &DevicePoly<Coeff>, addend: &DevicePoly<Coeff>) -> Result<Vec<u64>> {
+        check_poly(&self.kernels, input.context(), &self.q, self.degree, "BEHZ decryption input")?;
+        check_poly(&self.kernels, addend.context(), &self.q, self.degree, "BEHZ decryption addend")?;
+        let mut output = self.kernels.alloc_for_kernels(self.degree)?;
+        let input_address = self.kernels.read_address(input.device_buffer())?;
+        let addend_address = self.kernels.read_address(addend.device_buffer())?;
+        let output_address = self.kernels.write_address(&mut output)?;
+        // SAFETY: the kernel writes all N words of `output` and reads k N words of both inputs;
+        // the rings were checked.
+        unsafe { self.decrypt_raw(input_address, addend_address, output_address) }?;
+        Ok(input.context().device().download_words(&output)?)
     }
 }

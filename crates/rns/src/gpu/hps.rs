@@ -7,7 +7,7 @@ use poly_cuda::{DevicePoly, GpuContext, GpuDevice};
 use super::launch::{
     ConvertKernel, ConverterLayout, DeviceTables, HostTables, HpsDecryptParams, RnsKernels, plain_modulus_words,
 };
-use super::{Result, check_poly, download};
+use super::{Result, check_poly};
 use crate::{HpsContext, check_len};
 
 /// Offsets of the scaling tables.
@@ -121,10 +121,13 @@ impl GpuHps {
         unsafe { self.kernels.convert(ConvertKernel::HpsScale, params) }
     }
 
-    unsafe fn decrypt_raw(&self, input: u64, output: u64) -> Result<()> {
+    /// Decryption's scale-and-round of `[input + addend]_q` (`addend` 0: of `input`).
+    unsafe fn decrypt_raw(&self, input: u64, addend: u64, output: u64) -> Result<()> {
         let layout = &self.layout;
         let params = HpsDecryptParams {
             input,
+            addend,
+            q: self.tables.at(layout.q_moduli),
             output,
             integer: self.tables.at(layout.dec_integer),
             integer_shoup: self.tables.at(layout.dec_integer_shoup),
@@ -182,7 +185,7 @@ impl GpuHps {
         check_len("HPS decryption output", self.degree, output.len())?;
         let (input, output) = (self.kernels.read_address(input)?, self.kernels.write_address(output)?);
         // SAFETY: lengths checked above; both buffers are on this stream.
-        unsafe { self.decrypt_raw(input, output) }
+        unsafe { self.decrypt_raw(input, 0, output) }
     }
 
     /// [`HpsContext::extend_poly`] on the device: `input` over `q`, the result over `q u P`
@@ -233,7 +236,24 @@ impl GpuHps {
         let input_address = self.kernels.read_address(input.device_buffer())?;
         let output_address = self.kernels.write_address(&mut output)?;
         // SAFETY: the kernel writes all N words of `output`; the ring was checked.
-        unsafe { self.decrypt_raw(input_address, output_address) }?;
-        download(&self.kernels, &output)
+        unsafe { self.decrypt_raw(input_address, 0, output_address) }?;
+        Ok(input.context().device().download_words(&output)?)
+    }
+
+    /// [`decrypt_poly`](Self::decrypt_poly) of `[input + addend]_q`, the sum formed inside the
+    /// scale-and-round kernel (decryption's `c_0 + c_1 s` without a separate addition): the
+    /// same words as `decrypt_poly` of the sum. Errors as [`decrypt_poly`](Self::decrypt_poly),
+    /// for either polynomial.
+    pub fn decrypt_sum_poly(&self, input: &DevicePoly<Coeff>, addend: &DevicePoly<Coeff>) -> Result<Vec<u64>> {
+        check_poly(&self.kernels, input.context(), &self.q, self.degree, "HPS decryption input")?;
+        check_poly(&self.kernels, addend.context(), &self.q, self.degree, "HPS decryption addend")?;
+        let mut output = self.kernels.alloc_for_kernels(self.degree)?;
+        let input_address = self.kernels.read_address(input.device_buffer())?;
+        let addend_address = self.kernels.read_address(addend.device_buffer())?;
+        let output_address = self.kernels.write_address(&mut output)?;
+        // SAFETY: the kernel writes all N words of `output` and reads k N words of both inputs;
+        // the rings were checked.
+        unsafe { self.decrypt_raw(input_address, addend_address, output_address) }?;
+        Ok(input.context().device().download_words(&output)?)
     }
 }

@@ -86,6 +86,7 @@ pub(crate) struct MontgomeryParams {
 #[derive(Debug, Clone, Copy, Default)]
 pub(crate) struct BehzDecryptParams {
     pub input: u64,
+    pub addend: u64,
     pub output: u64,
     pub q: u64,
     pub scale: u64,
@@ -108,6 +109,8 @@ pub(crate) struct BehzDecryptParams {
 #[derive(Debug, Clone, Copy, Default)]
 pub(crate) struct HpsDecryptParams {
     pub input: u64,
+    pub addend: u64,
+    pub q: u64,
     pub output: u64,
     pub integer: u64,
     pub integer_shoup: u64,
@@ -122,8 +125,8 @@ pub(crate) struct HpsDecryptParams {
 // The kernels read these structs byte for byte: their sizes are those of the C structs.
 const _: () = assert!(size_of::<ConvertParams>() == 21 * 8 + 6 * 4);
 const _: () = assert!(size_of::<MontgomeryParams>() == 11 * 8 + 2 * 4);
-const _: () = assert!(size_of::<BehzDecryptParams>() == 18 * 8 + 2 * 4);
-const _: () = assert!(size_of::<HpsDecryptParams>() == 10 * 8 + 2 * 4);
+const _: () = assert!(size_of::<BehzDecryptParams>() == 19 * 8 + 2 * 4);
+const _: () = assert!(size_of::<HpsDecryptParams>() == 12 * 8 + 2 * 4);
 
 // SAFETY: plain `#[repr(C)]` structs of integers, laid out exactly as the C structs of
 // kernels/rns.cu (same field order and types; u64 for pointers), passed by value.

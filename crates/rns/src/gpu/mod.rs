@@ -36,7 +36,6 @@ pub use behz::GpuBehz;
 pub use convert::{GpuBaseConverter, GpuShenoyKumaresan};
 pub use hps::GpuHps;
 pub use keyswitch::GpuKeySwitch;
-use poly_cuda::cudarc::driver::CudaSlice;
 use poly_cuda::{GpuContext, GpuDevice, GpuError};
 use thiserror::Error;
 
@@ -87,17 +86,6 @@ fn check_poly(
         actual_moduli: ring.moduli().iter().map(|m| m.value()).collect(),
     }
     .into())
-}
-
-/// The words of `buffer`, once the stream has finished all queued work.
-fn download(kernels: &RnsKernels, buffer: &CudaSlice<u64>) -> Result<Vec<u64>> {
-    let mut host = vec![0u64; buffer.len()];
-    let driver = |call: &'static str| {
-        move |e: poly_cuda::cudarc::driver::DriverError| GpuError::Driver { call, reason: e.to_string() }
-    };
-    kernels.stream.memcpy_dtoh(buffer, &mut host).map_err(driver("cuMemcpyDtoHAsync (rns)"))?;
-    kernels.stream.synchronize().map_err(driver("cuStreamSynchronize (rns)"))?;
-    Ok(host)
 }
 
 /// Tables kept by the cache.

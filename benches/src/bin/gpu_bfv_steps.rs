@@ -1,0 +1,277 @@
+//! Where the time of the small BFV operations goes on the GPU: the steps of Decrypt (forward
+//! transform of `c_1`, product by `s`, inverse transform, addition of `c_0`, scale-and-round,
+//! download of the `N` plaintext words; and the fused path: scale-and-round with the addition
+//! of `c_0` inside), one ciphertext Add's polynomial addition, and the device allocation and
+//! download costs under them, at Phantom's parameter sets (ANCHORS.md), both variants.
+//!
+//! Each step is timed two ways, median of `--runs` (default 200) after warm-up:
+//! - **call**: CUDA events around the call with a stream synchronize before the end event
+//!   (what a caller waits for: host work, launch latency and the device time);
+//! - **device**: the same calls queued back to back behind a busy kernel, events around each
+//!   (device time only; the gap to "call" is host and launch overhead).
+//!
+//! Inputs are random residues, rotated over 4 sets per step so the L2 cache does not hold them.
+//!
+//! `gpu_bfv_steps [--runs R] [--sets LIST]` (sets: names as printed, comma-separated).
+
+use std::process::ExitCode;
+use std::sync::Arc;
+
+use benches::gpu_timing::{EventTimer, median};
+use bfv::{MulTables, MulVariant, Preset};
+use poly::{Coeff, Eval, Poly, RingContext};
+use poly_cuda::cudarc::driver::sys::CUevent_flags;
+use poly_cuda::{DevicePoly, GpuContext, GpuDevice};
+use rand::rngs::StdRng;
+use rand::{Rng, SeedableRng};
+use rns::gpu::{GpuBehz, GpuHps};
+
+type BoxResult<T> = Result<T, Box<dyn std::error::Error>>;
+
+/// Input sets each step rotates over.
+const ROTATION: usize = 4;
+const WARMUP: usize = 5;
+
+fn random_poly(ring: &Arc<RingContext>, rng: &mut StdRng) -> BoxResult<Poly<Coeff>> {
+    let n = ring.degree();
+    let values: Vec<u64> = (0..ring.poly_len()).map(|i| rng.gen_range(0..ring.moduli()[i / n].value())).collect();
+    Ok(Poly::from_limbs(ring, values)?)
+}
+
+/// Median microseconds of `op` timed both ways: (call, device).
+fn time_both(
+    device: &Arc<GpuDevice>,
+    runs: usize,
+    mut op: impl FnMut(usize) -> BoxResult<()>,
+) -> BoxResult<(f64, f64)> {
+    for i in 0..WARMUP {
+        op(i)?;
+    }
+    device.synchronize()?;
+    // Call time: start event, the call, synchronize, end event.
+    let stream = device.stream();
+    let flags = Some(CUevent_flags::CU_EVENT_DEFAULT);
+    let mut call = Vec::with_capacity(runs);
+    for i in 0..runs {
+        let start = stream.record_event(flags)?;
+        op(i)?;
+        device.synchronize()?;
+        let end = stream.record_event(flags)?;
+        stream.synchronize()?;
+        call.push(f64::from(start.elapsed_ms(&end)?) * 1e3);
+    }
+    call.sort_by(f64::total_cmp);
+    // Device time: queued back to back behind a busy kernel (chunks of 20 so the queue never
+    // drains while the host is still launching).
+    let mut device_us = Vec::with_capacity(runs);
+    for chunk in 0..runs.div_ceil(20) {
+        let mut timer = EventTimer::primed(device)?;
+        timer.prime(5)?;
+        for i in 0..20.min(runs - chunk * 20) {
+            timer.time(|| op(i))??;
+        }
+        device_us.extend(timer.finish()?);
+    }
+    device_us.sort_by(f64::total_cmp);
+    Ok((median(&call), median(&device_us)))
+}
+
+/// The variant's decryption tables on the device.
+enum Decryptor {
+    Hps(Arc<GpuHps>),
+    Behz(Arc<GpuBehz>),
+}
+
+impl Decryptor {
+    fn decrypt(&self, x: &DevicePoly<Coeff>) -> BoxResult<Vec<u64>> {
+        Ok(match self {
+            Decryptor::Hps(gpu) => gpu.decrypt_poly(x)?,
+            Decryptor::Behz(gpu) => gpu.decrypt_poly(x)?,
+        })
+    }
+
+    fn decrypt_sum(&self, x: &DevicePoly<Coeff>, y: &DevicePoly<Coeff>) -> BoxResult<Vec<u64>> {
+        Ok(match self {
+            Decryptor::Hps(gpu) => gpu.decrypt_sum_poly(x, y)?,
+            Decryptor::Behz(gpu) => gpu.decrypt_sum_poly(x, y)?,
+        })
+    }
+}
+
+struct Row {
+    set: String,
+    variant: &'static str,
+    step: &'static str,
+    call: f64,
+    device: f64,
+}
+
+fn steps_for(
+    device: &Arc<GpuDevice>,
+    preset: Preset,
+    variant: MulVariant,
+    runs: usize,
+    rows: &mut Vec<Row>,
+) -> BoxResult<()> {
+    let params = preset.builder()?.allow_insecure(true).variant(variant).build()?;
+    let ring = params.ring_q();
+    let context = GpuContext::new(device, ring)?;
+    let mut rng = StdRng::seed_from_u64(0x5eed);
+    let upload = |rng: &mut StdRng| -> BoxResult<DevicePoly<Coeff>> {
+        Ok(DevicePoly::upload(&context, &random_poly(ring, rng)?)?)
+    };
+    let c0: Vec<DevicePoly<Coeff>> = (0..ROTATION).map(|_| upload(&mut rng)).collect::<BoxResult<_>>()?;
+    let c1: Vec<DevicePoly<Coeff>> = (0..ROTATION).map(|_| upload(&mut rng)).collect::<BoxResult<_>>()?;
+    let secret: DevicePoly<Eval> = upload(&mut rng)?.forward()?;
+    let products: Vec<DevicePoly<Eval>> = c1.iter().map(|c| Ok(c.duplicate()?.forward()?)).collect::<BoxResult<_>>()?;
+    let set = format!("{} ({}+{})", preset.name(), params.ciphertext_moduli().len(), params.special_moduli().len());
+    let mut push = |step: &'static str, (call, device_us): (f64, f64)| {
+        rows.push(Row { set: set.clone(), variant: variant.name(), step, call, device: device_us });
+    };
+
+    // Steps shared by both variants (run once, under HPS).
+    if variant == MulVariant::Hps {
+        push(
+            "alloc + drop one poly over q",
+            time_both(device, runs, |_| {
+                drop(DevicePoly::<Coeff>::zero(&context)?);
+                Ok(())
+            })?,
+        );
+        push(
+            "Add: one poly (fresh output)",
+            time_both(device, runs, |i| {
+                drop(c0[i % ROTATION].add(&c1[(i + 1) % ROTATION])?);
+                Ok(())
+            })?,
+        );
+        push(
+            "Decrypt 1: duplicate + forward c1",
+            time_both(device, runs, |i| {
+                drop(c1[i % ROTATION].duplicate()?.forward()?);
+                Ok(())
+            })?,
+        );
+        let mut scratch: Vec<DevicePoly<Eval>> =
+            products.iter().map(DevicePoly::duplicate).collect::<Result<_, _>>()?;
+        push(
+            "Decrypt 2: product by s (in place)",
+            time_both(device, runs, |i| {
+                scratch[i % ROTATION].mul_assign(&secret)?;
+                Ok(())
+            })?,
+        );
+        push(
+            "Decrypt 3: duplicate + inverse",
+            time_both(device, runs, |i| {
+                drop(products[i % ROTATION].duplicate()?.inverse()?);
+                Ok(())
+            })?,
+        );
+        let mut sums: Vec<DevicePoly<Coeff>> = c1.iter().map(DevicePoly::duplicate).collect::<Result<_, _>>()?;
+        push(
+            "Decrypt 4: add c0 (in place)",
+            time_both(device, runs, |i| {
+                sums[i % ROTATION].add_assign(&c0[i % ROTATION])?;
+                Ok(())
+            })?,
+        );
+        let words: Vec<_> = (0..ROTATION)
+            .map(|_| {
+                let values: Vec<u64> = (0..ring.degree()).map(|_| rng.r#gen()).collect();
+                device.stream().clone_htod(&values)
+            })
+            .collect::<Result<_, _>>()?;
+        push(
+            "download N words (staged, pinned)",
+            time_both(device, runs, |i| {
+                drop(device.download_words(&words[i % ROTATION])?);
+                Ok(())
+            })?,
+        );
+        push(
+            "download N words (pageable)",
+            time_both(device, runs, |i| {
+                drop(device.download_words_pageable(&words[i % ROTATION])?);
+                Ok(())
+            })?,
+        );
+    }
+    let decryptor = match params.multiplication_tables() {
+        MulTables::Hps(hps) => Decryptor::Hps(GpuHps::cached(device, hps)?),
+        MulTables::Behz(behz) => Decryptor::Behz(GpuBehz::cached(device, behz)?),
+    };
+    push(
+        "Decrypt 5: scale-and-round + download",
+        time_both(device, runs, |i| {
+            drop(decryptor.decrypt(&c0[i % ROTATION])?);
+            Ok(())
+        })?,
+    );
+    push(
+        "Decrypt 4+5 fused: add c0 in scale-and-round + download",
+        time_both(device, runs, |i| {
+            drop(decryptor.decrypt_sum(&c1[i % ROTATION], &c0[i % ROTATION])?);
+            Ok(())
+        })?,
+    );
+    Ok(())
+}
+
+fn run() -> BoxResult<()> {
+    let mut runs = 200usize;
+    let mut filter: Option<Vec<String>> = None;
+    let mut args = std::env::args().skip(1);
+    while let Some(arg) = args.next() {
+        match arg.as_str() {
+            "--runs" => runs = args.next().ok_or("--runs takes a number")?.parse()?,
+            "--sets" => {
+                filter = Some(args.next().ok_or("--sets takes a list")?.split(',').map(str::to_string).collect())
+            }
+            "-h" | "--help" => {
+                println!("gpu_bfv_steps [--runs R] [--sets LIST]");
+                return Ok(());
+            }
+            other => return Err(format!("unknown argument '{other}'").into()),
+        }
+    }
+    let Some(device) = poly_cuda::open_device_or_skip(0)? else { return Ok(()) };
+    println!("## BFV steps on the GPU: {}\n", device.name());
+    println!(
+        "Median microseconds of {runs} runs: call = events around call + synchronize; device = back-to-back device time.\n"
+    );
+    println!("| set | variant | step | call us | device us |");
+    println!("|---|---|---|---:|---:|");
+    let mut presets = Vec::new();
+    for log_degree in 12..=16 {
+        presets.push(Preset::Phantom { log_degree, hybrid: false });
+        if log_degree >= 14 {
+            presets.push(Preset::Phantom { log_degree, hybrid: true });
+        }
+    }
+    for preset in presets {
+        if let Some(names) = &filter
+            && !names.iter().any(|n| preset.name().contains(n.as_str()))
+        {
+            continue;
+        }
+        for variant in [MulVariant::Hps, MulVariant::Behz] {
+            let mut rows = Vec::new();
+            steps_for(&device, preset, variant, runs, &mut rows)?;
+            for row in rows {
+                println!("| {} | {} | {} | {:.1} | {:.1} |", row.set, row.variant, row.step, row.call, row.device);
+            }
+        }
+    }
+    Ok(())
+}
+
+fn main() -> ExitCode {
+    match run() {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(error) => {
+            eprintln!("gpu_bfv_steps: {error}");
+            ExitCode::from(2)
+        }
+    }
+}

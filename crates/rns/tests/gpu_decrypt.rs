@@ -1,0 +1,144 @@
+//! Decryption's fused scale-and-round on the GPU (`GpuHps::decrypt_sum_poly`,
+//! `GpuBehz::decrypt_sum_poly`: the kernel adds `c_0` itself) against the CPU's
+//! `decrypt_poly` of the sum `[a + b]_q`, word for word, over random degrees, prime counts,
+//! plaintext moduli and inputs (random, and sums that wrap past `q_i` in every limb); the
+//! staged download (`GpuDevice::download_words`) against the pageable one; and rejected
+//! inputs of the wrong ring.
+//!
+//! Skips, saying why, when there is no CUDA driver or device.
+#![cfg(feature = "cuda")]
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+
+mod common;
+
+use std::sync::Arc;
+
+use common::random_poly;
+use num_integer::Integer;
+use poly::{Coeff, Poly, RingContext, TransformKind};
+use poly_cuda::{DevicePoly, GpuContext, GpuDevice};
+use rand::rngs::StdRng;
+use rand::{Rng, SeedableRng};
+use rns::gpu::{GpuBehz, GpuHps, GpuRnsError};
+use rns::{BehzContext, HpsContext, RnsBase, RnsError};
+
+fn device() -> Option<Arc<GpuDevice>> {
+    match poly_cuda::open_device_or_skip(0) {
+        Ok(device) => device,
+        Err(error) => panic!("the GPU tests cannot run: {error}"),
+    }
+}
+
+fn ring(degree: usize, primes: &[u64]) -> Arc<RingContext> {
+    RingContext::new(degree, primes, TransformKind::Ntt).unwrap()
+}
+
+/// `[a + b]_q`, limb by limb, in u128.
+fn sum_mod_q(ring: &Arc<RingContext>, a: &Poly<Coeff>, b: &Poly<Coeff>) -> Poly<Coeff> {
+    let n = ring.degree();
+    let values: Vec<u64> = a
+        .as_slice()
+        .iter()
+        .zip(b.as_slice())
+        .enumerate()
+        .map(|(index, (&x, &y))| {
+            let p = ring.moduli()[index / n].value();
+            ((u128::from(x) + u128::from(y)) % u128::from(p)) as u64
+        })
+        .collect();
+    Poly::from_limbs(ring, values).unwrap()
+}
+
+/// `b` with every residue in `[q_i - a_i, q_i)` where possible, so `a + b` wraps past `q_i`.
+fn wrapping_partner(ring: &Arc<RingContext>, a: &Poly<Coeff>, rng: &mut StdRng) -> Poly<Coeff> {
+    let n = ring.degree();
+    let values: Vec<u64> = a
+        .as_slice()
+        .iter()
+        .enumerate()
+        .map(|(index, &x)| {
+            let p = ring.moduli()[index / n].value();
+            if x == 0 { rng.gen_range(0..p) } else { rng.gen_range(p - x..p) }
+        })
+        .collect();
+    Poly::from_limbs(ring, values).unwrap()
+}
+
+#[test]
+fn fused_decryption_equals_the_cpu_on_the_sum() {
+    let Some(device) = device() else { return };
+    let mut rng = StdRng::seed_from_u64(0xdec);
+    for case in 0..12 {
+        let degree = 1usize << rng.gen_range(10..=15);
+        let k = rng.gen_range(1..=if degree >= 1 << 14 { 16 } else { 6 });
+        let bits = rng.gen_range(30..=60);
+        let q = modarith::generate_ntt_primes(bits, 2 * degree as u64, k, &[]).unwrap();
+        let t = loop {
+            let t: u64 = match rng.gen_range(0..3) {
+                0 => 2,
+                1 => 65537,
+                _ => rng.gen_range(3..1u64 << 30),
+            };
+            if q.iter().all(|&p| p.gcd(&t) == 1) {
+                break t;
+            }
+        };
+        let label = format!("case {case}: N = {degree}, {k} primes of {bits} bits, t = {t}");
+        let q_ring = ring(degree, &q);
+        let q_gpu = GpuContext::new(&device, &q_ring).unwrap();
+        let base = RnsBase::new(&q).unwrap();
+        let a = Poly::from_limbs(&q_ring, random_poly(&base, degree, &mut rng)).unwrap();
+        let b = if case % 2 == 0 {
+            Poly::from_limbs(&q_ring, random_poly(&base, degree, &mut rng)).unwrap()
+        } else {
+            wrapping_partner(&q_ring, &a, &mut rng)
+        };
+        let sum = sum_mod_q(&q_ring, &a, &b);
+        let (a_gpu, b_gpu) = (DevicePoly::upload(&q_gpu, &a).unwrap(), DevicePoly::upload(&q_gpu, &b).unwrap());
+
+        let hps = HpsContext::with_generated_moduli(degree, &q, t).unwrap();
+        let gpu = GpuHps::cached(&device, &hps).unwrap();
+        assert_eq!(gpu.decrypt_sum_poly(&a_gpu, &b_gpu).unwrap(), hps.decrypt_poly(&sum).unwrap(), "{label}: HPS");
+
+        let behz = BehzContext::with_generated_moduli(degree, &q, t).unwrap();
+        let gpu = GpuBehz::cached(&device, &behz).unwrap();
+        assert_eq!(gpu.decrypt_sum_poly(&a_gpu, &b_gpu).unwrap(), behz.decrypt_poly(&sum).unwrap(), "{label}: BEHZ");
+        // The inputs are untouched.
+        assert_eq!(a_gpu.download().unwrap(), a, "{label}");
+        assert_eq!(b_gpu.download().unwrap(), b, "{label}");
+    }
+}
+
+#[test]
+fn fused_decryption_rejects_an_addend_of_another_ring() {
+    let Some(device) = device() else { return };
+    let degree = 1 << 12;
+    let q = modarith::generate_ntt_primes(50, 2 * degree as u64, 3, &[]).unwrap();
+    let q_gpu = GpuContext::new(&device, &ring(degree, &q)).unwrap();
+    let short_gpu = GpuContext::new(&device, &ring(degree, &q[..2])).unwrap();
+    let input = DevicePoly::<Coeff>::zero(&q_gpu).unwrap();
+    let short = DevicePoly::<Coeff>::zero(&short_gpu).unwrap();
+    let is_context_error = |e: &GpuRnsError| matches!(e, GpuRnsError::Rns(RnsError::ContextMismatch { .. }));
+    let hps = HpsContext::with_generated_moduli(degree, &q, 65537).unwrap();
+    let gpu = GpuHps::cached(&device, &hps).unwrap();
+    assert!(gpu.decrypt_sum_poly(&input, &short).is_err_and(|e| is_context_error(&e)));
+    assert!(gpu.decrypt_sum_poly(&short, &input).is_err_and(|e| is_context_error(&e)));
+    let behz = BehzContext::with_generated_moduli(degree, &q, 65537).unwrap();
+    let gpu = GpuBehz::cached(&device, &behz).unwrap();
+    assert!(gpu.decrypt_sum_poly(&input, &short).is_err_and(|e| is_context_error(&e)));
+}
+
+/// The staged download equals the pageable one, for sizes around the staging buffer's
+/// growth steps and past its limit, and reuses the buffer across calls of different sizes.
+#[test]
+fn staged_downloads_equal_pageable_ones() {
+    let Some(device) = device() else { return };
+    let mut rng = StdRng::seed_from_u64(11);
+    let limit = poly_cuda::STAGING_MAX_WORDS;
+    for len in [1usize, 1000, 1 << 16, (1 << 16) + 1, 3 << 18, limit, limit + 1, 7, 1 << 17] {
+        let values: Vec<u64> = (0..len).map(|_| rng.r#gen()).collect();
+        let buffer = device.stream().clone_htod(&values).unwrap();
+        assert_eq!(device.download_words(&buffer).unwrap(), values, "staged, {len} words");
+        assert_eq!(device.download_words_pageable(&buffer).unwrap(), values, "pageable, {len} words");
+    }
+}
