@@ -10,7 +10,7 @@
 //! in place of the copies; `poly_cuda::GpuBackend` (feature `cuda`) runs the `rns` crate's
 //! GPU kernels, so BFV data stays on the device.
 
-use poly::{Backend, Coeff, CpuBackend, Poly, Representation};
+use poly::{Backend, Coeff, CpuBackend, Eval, Poly, Representation};
 use rns::{BehzContext, HpsContext, KeySwitchContext};
 use zeroize::Zeroize;
 
@@ -280,6 +280,21 @@ pub trait BfvBackend: Backend + Clone {
         decrypt_scale_host(tables, host.context().degree(), host.as_slice())
     }
 
+    /// Decryption's end: the `N` plaintext coefficients of `[c_0 + x]_q` where `value` is `x`
+    /// in the evaluation representation (`x = c_1 s + ...`). The provided method transforms
+    /// `value` back, adds `c_0` and calls [`decrypt_scale`](Self::decrypt_scale); a device
+    /// backend adds `c_0` inside its scale-and-round kernel. Same values either way.
+    fn decrypt_scale_sum(
+        &self,
+        tables: &MulTables,
+        c0: &Self::Poly<Coeff>,
+        value: Self::Poly<Eval>,
+    ) -> Result<Vec<u64>> {
+        let mut phase = self.inverse(value).map_err(BfvError::from_backend)?;
+        self.add_assign(&mut phase, c0).map_err(BfvError::from_backend)?;
+        self.decrypt_scale(tables, &phase)
+    }
+
     /// `round(q m / t)` over `context` (the ring `q`) for the `N` plaintext coefficients `m`
     /// (in `[0, t)`), coefficient representation: [`PlaintextScaling::scale_host`]'s values.
     /// The provided method scales on the host and uploads the `L N` words; a device backend
@@ -370,6 +385,22 @@ impl BfvBackend for poly_cuda::GpuBackend {
             return Err(BfvError::from_backend(poly_cuda::GpuError::WrongContext));
         }
         gpu_scale_plaintext(context, scaling, coefficients)
+    }
+
+    fn decrypt_scale_sum(
+        &self,
+        tables: &MulTables,
+        c0: &poly_cuda::DevicePoly<Coeff>,
+        value: poly_cuda::DevicePoly<Eval>,
+    ) -> Result<Vec<u64>> {
+        use rns::gpu::{GpuBehz, GpuHps};
+        let x = self.inverse(value).map_err(BfvError::from_backend)?;
+        let device = self.device();
+        let output = match tables {
+            MulTables::Hps(hps) => GpuHps::cached(device, hps).and_then(|g| g.decrypt_sum_poly(&x, c0)),
+            MulTables::Behz(behz) => GpuBehz::cached(device, behz).and_then(|g| g.decrypt_sum_poly(&x, c0)),
+        };
+        output.map_err(gpu_rns_error)
     }
 
     fn decrypt_scale(&self, tables: &MulTables, input: &poly_cuda::DevicePoly<Coeff>) -> Result<Vec<u64>> {

@@ -124,21 +124,22 @@ impl<B: BfvBackend> BfvContext<B> {
         Ok(SeededCiphertext { params: Arc::clone(&self.params), c0, public_seed: public_seed.clone() })
     }
 
-    /// `[c_0 + c_1 s + ... + c_k s^k]_q` over `q`, coefficient representation, on the backend.
-    fn phase(&self, ciphertext: &Ciphertext<B>, secret: &SecretKey<B>) -> Result<B::Poly<Coeff>> {
+    /// `(c_0, c_1 s + ... + c_k s^k)` with the sum over `q` in the evaluation representation:
+    /// the phase before its last inverse transform and the addition of `c_0`.
+    fn phase_parts<'a>(
+        &self,
+        ciphertext: &'a Ciphertext<B>,
+        secret: &SecretKey<B>,
+    ) -> Result<(&'a B::Poly<Coeff>, B::Poly<Eval>)> {
         self.check(&ciphertext.params, "ciphertext")?;
         self.check(&secret.params, "secret key")?;
         let polys = &ciphertext.polys;
         let backend = &self.backend;
+        let size_error =
+            || BfvError::InvalidCiphertextSize { operation: "decryption", expected: "at least 2", actual: polys.len() };
         let (c0, rest) = match polys.split_first() {
             Some((c0, rest)) if !rest.is_empty() => (c0, rest),
-            _ => {
-                return Err(BfvError::InvalidCiphertextSize {
-                    operation: "decryption",
-                    expected: "at least 2",
-                    actual: polys.len(),
-                });
-            }
+            _ => return Err(size_error()),
         };
         // Horner in the evaluation domain: ((c_k s + c_{k-1}) s + ... + c_1) s.
         let mut acc: Option<B::Poly<Eval>> = None;
@@ -153,14 +154,16 @@ impl<B: BfvBackend> BfvContext<B> {
                 }
             });
         }
-        let mut value = acc.ok_or(BfvError::InvalidCiphertextSize {
-            operation: "decryption",
-            expected: "at least 2",
-            actual: polys.len(),
-        })?;
+        let mut value = acc.ok_or_else(size_error)?;
         backend.mul_assign(&mut value, &secret.s_q).be()?;
-        let mut phase = backend.inverse(value).be()?;
-        backend.add_assign(&mut phase, c0).be()?;
+        Ok((c0, value))
+    }
+
+    /// `[c_0 + c_1 s + ... + c_k s^k]_q` over `q`, coefficient representation, on the backend.
+    fn phase(&self, ciphertext: &Ciphertext<B>, secret: &SecretKey<B>) -> Result<B::Poly<Coeff>> {
+        let (c0, value) = self.phase_parts(ciphertext, secret)?;
+        let mut phase = self.backend.inverse(value).be()?;
+        self.backend.add_assign(&mut phase, c0).be()?;
         Ok(phase)
     }
 
@@ -169,8 +172,8 @@ impl<B: BfvBackend> BfvContext<B> {
     /// ciphertext size `>= 2`. A ciphertext whose noise budget is exhausted decrypts to
     /// garbage without an error: ask [`noise_budget`](Self::noise_budget).
     pub fn decrypt(&self, ciphertext: &Ciphertext<B>, secret: &SecretKey<B>) -> Result<Plaintext> {
-        let phase = self.phase(ciphertext, secret)?;
-        let coefficients = self.backend.decrypt_scale(self.params.multiplication_tables(), &phase)?;
+        let (c0, value) = self.phase_parts(ciphertext, secret)?;
+        let coefficients = self.backend.decrypt_scale_sum(self.params.multiplication_tables(), c0, value)?;
         Plaintext::from_coefficients(&self.params, &coefficients)
     }
 
