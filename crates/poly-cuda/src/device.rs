@@ -224,10 +224,16 @@ impl GpuDevice {
                 staging.insert(pinned)
             }
         };
-        self.stream.memcpy_dtoh(buffer, staging).map_err(|e| GpuError::driver("cuMemcpyDtoHAsync", e))?;
+        // The copy's byte count is the destination's length: hand it exactly `len` words.
+        // (Waits for the staging buffer's last copy, long finished: each download synchronizes.)
+        let host = staging.as_mut_slice().map_err(|e| GpuError::driver("cuEventSynchronize", e))?;
+        let Some(target) = host.get_mut(..len) else {
+            // Unreachable: the buffer was grown to at least `len` words above.
+            return Err(GpuError::Unsupported { what: format!("a staged download of {len} words") });
+        };
+        self.stream.memcpy_dtoh(buffer, target).map_err(|e| GpuError::driver("cuMemcpyDtoHAsync", e))?;
         self.synchronize()?;
-        let host = staging.as_slice().map_err(|e| GpuError::driver("cuEventSynchronize", e))?;
-        Ok(host.get(..len).map(<[u64]>::to_vec).unwrap_or_default())
+        Ok(target.to_vec())
     }
 
     /// The words of `buffer` copied straight into fresh pageable memory (the driver stages the
