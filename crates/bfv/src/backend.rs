@@ -273,6 +273,40 @@ pub trait BfvBackend: Backend + Clone {
         self.upload(target, &output).map_err(BfvError::from_backend)
     }
 
+    /// Key switching of `input` (over `q`, coefficient representation) with `key`, one pair
+    /// `(b_j, a_j)` per digit of `tables` over `q u P` (evaluation representation of
+    /// `ring_qp`): `ModDown(sum_j ModUp_j(input) b_j)` and `ModDown(sum_j ModUp_j(input) a_j)`,
+    /// over `q` (`ring_q`), coefficient representation. Relinearization adds them to `c_0` and
+    /// `c_1`.
+    ///
+    /// The provided method loops over the digits with [`rns_step`](Self::rns_step) (exact
+    /// ModUp), one forward transform and two `mul_add_assign` per digit, then one inverse
+    /// transform and ModDown per sum: the reference every backend must match word for word.
+    /// Errors with [`rns::RnsError::LengthMismatch`] unless `key` has one pair per digit.
+    fn key_switch(
+        &self,
+        tables: &KeySwitchContext,
+        input: &Self::Poly<Coeff>,
+        key: &[crate::context::EvalPair<Self>],
+        ring_qp: &Self::Context,
+        ring_q: &Self::Context,
+    ) -> Result<[Self::Poly<Coeff>; 2]> {
+        check_key_digits(tables, key.len())?;
+        let mut acc_b: Self::Poly<Eval> = self.zero(ring_qp).map_err(BfvError::from_backend)?;
+        let mut acc_a: Self::Poly<Eval> = self.zero(ring_qp).map_err(BfvError::from_backend)?;
+        for (digit, (key_b, key_a)) in key.iter().enumerate() {
+            let extended = self.rns_step(RnsStep::ModUp { tables, digit }, input, ring_qp)?;
+            let extended = self.forward(extended).map_err(BfvError::from_backend)?;
+            self.mul_add_assign(&mut acc_b, &extended, key_b).map_err(BfvError::from_backend)?;
+            self.mul_add_assign(&mut acc_a, &extended, key_a).map_err(BfvError::from_backend)?;
+        }
+        let acc_b = self.inverse(acc_b).map_err(BfvError::from_backend)?;
+        let acc_a = self.inverse(acc_a).map_err(BfvError::from_backend)?;
+        let down_b = self.rns_step(RnsStep::ModDown(tables), &acc_b, ring_q)?;
+        let down_a = self.rns_step(RnsStep::ModDown(tables), &acc_a, ring_q)?;
+        Ok([down_b, down_a])
+    }
+
     /// Decryption's scale-and-round: the `N` plaintext coefficients of `input` (over `q`,
     /// in BFV `[c_0 + c_1 s + ...]_q`), in `[0, t)`, on the host.
     fn decrypt_scale(&self, tables: &MulTables, input: &Self::Poly<Coeff>) -> Result<Vec<u64>> {
@@ -373,6 +407,31 @@ impl BfvBackend for poly_cuda::GpuBackend {
             }
         };
         output.map_err(gpu_rns_error)
+    }
+
+    /// Batched on the device (`rns::gpu::GpuKeySwitch::key_switch_accumulate`): ModUp of
+    /// every digit into one buffer, one forward transform of it, one inner-product kernel
+    /// writing both sums into one two-polynomial buffer, one inverse transform of both, then
+    /// ModDown of each. The same words as the provided method.
+    fn key_switch(
+        &self,
+        tables: &KeySwitchContext,
+        input: &poly_cuda::DevicePoly<Coeff>,
+        key: &[(poly_cuda::DevicePoly<Eval>, poly_cuda::DevicePoly<Eval>)],
+        ring_qp: &poly_cuda::GpuContext,
+        ring_q: &poly_cuda::GpuContext,
+    ) -> Result<[poly_cuda::DevicePoly<Coeff>; 2]> {
+        use rns::gpu::GpuKeySwitch;
+        check_key_digits(tables, key.len())?;
+        let key_switch = GpuKeySwitch::cached(self.device(), tables).map_err(gpu_rns_error)?;
+        let sums =
+            key_switch.key_switch_accumulate(input, key, rns::Extension::Exact, ring_qp).map_err(gpu_rns_error)?;
+        let sums = sums.inverse().map_err(BfvError::from_backend)?;
+        let mut down = key_switch.mod_down_batch(&sums, ring_q).map_err(gpu_rns_error)?.into_iter();
+        match (down.next(), down.next()) {
+            (Some(down_b), Some(down_a)) => Ok([down_b, down_a]),
+            _ => Err(BfvError::from_backend(poly_cuda::GpuError::LengthMismatch { expected: 2, actual: sums.len() })),
+        }
     }
 
     fn scale_plaintext(
@@ -480,6 +539,18 @@ fn gpu_scale_plaintext(
     unsafe { builder.launch(config) }
         .map_err(|e| BfvError::from_backend(GpuError::driver("bfv_scale_plaintext launch", e)))?;
     poly_cuda::DevicePoly::from_device_buffer(context, out).map_err(BfvError::from_backend)
+}
+
+/// Errors with [`rns::RnsError::LengthMismatch`] unless a key has one pair per digit of `tables`.
+fn check_key_digits(tables: &KeySwitchContext, digits: usize) -> Result<()> {
+    if digits == tables.num_digits() {
+        return Ok(());
+    }
+    Err(BfvError::Rns(rns::RnsError::LengthMismatch {
+        what: "key-switching key digits",
+        expected: tables.num_digits(),
+        actual: digits,
+    }))
 }
 
 /// The RNS layer's own errors as [`BfvError::Rns`], device errors as [`BfvError::Backend`].

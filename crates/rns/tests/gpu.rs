@@ -5,7 +5,10 @@
 //! primes of 20 .. 62 bits, sources of up to 200 primes, random plaintext moduli), random
 //! inputs, inputs with extreme residues and inputs inside the fixed-point windows. Then the
 //! polynomial methods against the CPU wrappers, bad inputs (lengths, digits, rings, streams:
-//! errors, outputs untouched) and the table cache.
+//! errors, outputs untouched) and the table cache. Batched key switching (`kernels/keyswitch.cu`:
+//! ModUp of all one-prime digits in one launch, the key inner product) against the CPU's
+//! per-digit ModUp, transforms and products, on NTT, DGT and hierarchical DGT rings, in one
+//! chunk and in several, and its bad inputs.
 //!
 //! Skips, saying why, when there is no CUDA driver or device.
 #![cfg(feature = "cuda")]
@@ -18,9 +21,9 @@ use std::sync::{Arc, OnceLock};
 use common::{big, primes, random_poly};
 use num_bigint::{BigInt, BigUint};
 use num_integer::Integer;
-use poly::{Coeff, Poly, RingContext, TransformKind};
+use poly::{Coeff, Eval, Poly, RingContext, TransformKind};
 use poly_cuda::cudarc::driver::CudaSlice;
-use poly_cuda::{DevicePoly, GpuContext, GpuDevice, GpuError};
+use poly_cuda::{DevicePoly, DevicePolyBatch, GpuContext, GpuDevice, GpuError};
 use rand::rngs::StdRng;
 use rand::{Rng, SeedableRng};
 use rns::gpu::{GpuBaseConverter, GpuBehz, GpuHps, GpuKeySwitch, GpuRnsError, GpuShenoyKumaresan};
@@ -636,5 +639,296 @@ fn sanitizer_small_shapes() {
         gk.mod_up(&device_input, 0, Extension::Exact, &mut up).unwrap();
         gk.mod_down(&up, &mut back).unwrap();
         assert!(download(&device, &back).iter().all(|&w| w != SENTINEL));
+        let mut all = sentinel(&device, k * q_p * degree);
+        gk.mod_up_all(&device_input, Extension::Exact, &mut all).unwrap();
+        let key = upload(&device, &random_poly(&key_switch.q_p().unwrap(), degree, &mut rng));
+        let mut sums = sentinel(&device, 2 * q_p * degree);
+        let keys = vec![(&key, &key); k];
+        gk.inner_product(TransformKind::Ntt, &all, &keys, false, &mut sums).unwrap();
+        gk.inner_product(TransformKind::Dgt, &all, &keys, true, &mut sums).unwrap();
+        assert!(download(&device, &sums).iter().all(|&w| w != SENTINEL));
     }
+}
+
+/// `input` over `q` with the edges of the one-prime digits' centered lift planted in every
+/// limb: `0, 1, q_i / 2, q_i / 2 + 1, q_i - 1` (the last value kept, the first negated).
+fn lift_edges(q: &RnsBase, degree: usize, rng: &mut StdRng) -> Vec<u64> {
+    let mut data = edgy_poly(q, degree, rng);
+    for (limb, m) in q.moduli().iter().enumerate() {
+        let half = m.value() / 2;
+        for (slot, value) in [0, 1, half, half + 1, m.value() - 1, half - 1].into_iter().enumerate() {
+            data[limb * degree + (slot * 37 + limb * 11 + 3) % degree] = value;
+        }
+    }
+    data
+}
+
+/// The CPU's key-switching sums: per digit, ModUp (`KeySwitchContext::mod_up`), the forward
+/// transform of the `q u P` ring, and `mul_add_assign` into the two accumulators (starting from
+/// `initial`, or zero).
+fn cpu_key_switch_sums(
+    key_switch: &KeySwitchContext,
+    ring: &Arc<RingContext>,
+    input: &[u64],
+    extension: Extension,
+    key: &[(Poly<Eval>, Poly<Eval>)],
+    initial: Option<(Poly<Eval>, Poly<Eval>)>,
+) -> Vec<u64> {
+    let (mut acc_b, mut acc_a) = initial.unwrap_or_else(|| (Poly::zero(ring), Poly::zero(ring)));
+    for (digit, (key_b, key_a)) in key.iter().enumerate() {
+        let mut extended = vec![0u64; ring.poly_len()];
+        key_switch.mod_up(input, digit, extension, &mut extended).unwrap();
+        let extended = Poly::<Coeff>::from_limbs(ring, extended).unwrap().forward().unwrap();
+        acc_b.mul_add_assign(&extended, key_b).unwrap();
+        acc_a.mul_add_assign(&extended, key_a).unwrap();
+    }
+    let mut words = acc_b.into_vec();
+    words.extend(acc_a.into_vec());
+    words
+}
+
+fn random_eval_poly(ring: &Arc<RingContext>, rng: &mut StdRng) -> Poly<Eval> {
+    let base = RnsBase::new(&ring.moduli().iter().map(|m| m.value()).collect::<Vec<_>>()).unwrap();
+    Poly::from_limbs(ring, random_poly(&base, ring.degree(), rng)).unwrap()
+}
+
+fn batch_words(batch: &DevicePolyBatch<Eval>) -> Vec<u64> {
+    batch.download().unwrap().into_iter().flat_map(Poly::into_vec).collect()
+}
+
+/// Batched key switching (`GpuKeySwitch::key_switch_accumulate`, its chunked form, the slice
+/// inner product with and without accumulation, and `mod_up_all` through the one-prime kernel)
+/// equals the CPU word for word: one special prime (every digit one prime) and hybrid digits
+/// (some cases end with a one-prime digit), NTT, DGT and hierarchical DGT rings, random degrees,
+/// prime counts and sizes, inputs with the lift's edge values, chunks of 1, of a random size
+/// and all digits at once.
+#[test]
+fn batched_key_switching_matches_the_cpu() {
+    let Some(device) = device() else { return };
+    let mut rng = StdRng::seed_from_u64(10);
+    for case in 0..12 {
+        let degree = match case {
+            0 => 1 << 15,
+            1 => 1 << 14,
+            _ => 1 << rng.gen_range(10..=13),
+        };
+        let k = rng.gen_range(1..=12);
+        let q = random_primes(&mut rng, degree, k, &[]);
+        let (special_count, digit_size) = match case % 3 {
+            0 => (1, 1),
+            1 => {
+                let special = rng.gen_range(2..=4usize).min(k.max(2));
+                (special, special.min(k))
+            }
+            _ => (rng.gen_range(1..=3), rng.gen_range(1..=k)),
+        };
+        let special = random_primes(&mut rng, degree, special_count, &q);
+        let transform = TransformKind::ALL[(case / 3) % 3];
+        let extension = if case % 4 == 3 { Extension::Fast } else { Extension::Exact };
+        let key_switch = KeySwitchContext::new(degree, &q, &special, digit_size).unwrap();
+        let digits = key_switch.num_digits();
+        let label = format!(
+            "case {case}: N = {degree}, {k} primes, {special_count} special, digits of {digit_size} ({digits}), \
+             {transform:?}, {extension:?}"
+        );
+        let gpu = GpuKeySwitch::new(&device, &key_switch).unwrap();
+        let q_ring = RingContext::new(degree, &q, transform).unwrap();
+        let q_p_ring = RingContext::new(degree, &key_switch.q_p().unwrap().values(), transform).unwrap();
+        let (q_gpu, q_p_gpu) =
+            (GpuContext::new(&device, &q_ring).unwrap(), GpuContext::new(&device, &q_p_ring).unwrap());
+
+        let input = lift_edges(key_switch.q(), degree, &mut rng);
+        let device_input = DevicePoly::<Coeff>::from_limbs(&q_gpu, &input).unwrap();
+        let stride = q_p_ring.poly_len();
+
+        let mut expected = vec![0u64; digits * stride];
+        let mut output = sentinel(&device, digits * stride);
+        key_switch.mod_up_all(&input, extension, &mut expected).unwrap();
+        gpu.mod_up_all(device_input.device_buffer(), extension, &mut output).unwrap();
+        assert_same(&format!("{label}, ModUp all"), &download(&device, &output), &expected, degree);
+
+        let key: Vec<(Poly<Eval>, Poly<Eval>)> = (0..digits)
+            .map(|_| (random_eval_poly(&q_p_ring, &mut rng), random_eval_poly(&q_p_ring, &mut rng)))
+            .collect();
+        let device_key: Vec<_> = key
+            .iter()
+            .map(|(b, a)| (DevicePoly::upload(&q_p_gpu, b).unwrap(), DevicePoly::upload(&q_p_gpu, a).unwrap()))
+            .collect();
+        let expected = cpu_key_switch_sums(&key_switch, &q_p_ring, &input, extension, &key, None);
+        let sums = gpu.key_switch_accumulate(&device_input, &device_key, extension, &q_p_gpu).unwrap();
+        assert_eq!(sums.len(), 2);
+        assert_same(&format!("{label}, key switching sums"), &batch_words(&sums), &expected, degree);
+        for chunk in [1, rng.gen_range(1..=digits), digits + 3] {
+            let sums =
+                gpu.key_switch_accumulate_in_chunks(&device_input, &device_key, extension, &q_p_gpu, chunk).unwrap();
+            assert_same(&format!("{label}, chunks of {chunk}"), &batch_words(&sums), &expected, degree);
+        }
+        // Both sums back to coefficients (one inverse transform of the batch), then ModDown.
+        let down = gpu.mod_down_batch(&sums.inverse().unwrap(), &q_gpu).unwrap();
+        for (index, sum) in expected.chunks_exact(stride).enumerate() {
+            let coefficients = Poly::<Eval>::from_slice(&q_p_ring, sum).unwrap().inverse().unwrap();
+            let mut cpu = vec![0u64; key_switch.q().len() * degree];
+            key_switch.mod_down(coefficients.as_slice(), &mut cpu).unwrap();
+            assert_same(&format!("{label}, ModDown of sum {index}"), &down[index].to_vec().unwrap(), &cpu, degree);
+        }
+
+        // The slice inner product, adding to random sums, over the transformed ModUp above.
+        let initial = (random_eval_poly(&q_p_ring, &mut rng), random_eval_poly(&q_p_ring, &mut rng));
+        let expected = cpu_key_switch_sums(&key_switch, &q_p_ring, &input, extension, &key, Some(initial.clone()));
+        let mut extended = vec![0u64; digits * stride];
+        key_switch.mod_up_all(&input, extension, &mut extended).unwrap();
+        let transformed: Vec<u64> = extended
+            .chunks_exact(stride)
+            .flat_map(|chunk| Poly::<Coeff>::from_slice(&q_p_ring, chunk).unwrap().forward().unwrap().into_vec())
+            .collect();
+        let mut initial_words = initial.0.into_vec();
+        initial_words.extend(initial.1.into_vec());
+        let mut sums = upload(&device, &initial_words);
+        let keys: Vec<_> = device_key.iter().map(|(b, a)| (b.device_buffer(), a.device_buffer())).collect();
+        gpu.inner_product(transform, &upload(&device, &transformed), &keys, true, &mut sums).unwrap();
+        assert_same(&format!("{label}, inner product (accumulating)"), &download(&device, &sums), &expected, degree);
+    }
+}
+
+/// The slice inner product with more digits than one launch takes (`MAX_DIGITS_PER_LAUNCH`):
+/// 130 one-prime digits, coordinate-wise and Gaussian products, against products formed with
+/// `modarith` word by word.
+#[test]
+fn inner_product_over_many_digits_matches_the_cpu() {
+    let Some(device) = device() else { return };
+    let mut rng = StdRng::seed_from_u64(11);
+    let degree = 1 << 10;
+    let digits = GpuKeySwitch::MAX_DIGITS_PER_LAUNCH + 2;
+    let q = random_primes(&mut rng, degree, digits, &[]);
+    let special = random_primes(&mut rng, degree, 1, &q);
+    let key_switch = KeySwitchContext::new(degree, &q, &special, 1).unwrap();
+    let gpu = GpuKeySwitch::new(&device, &key_switch).unwrap();
+    let q_p = key_switch.q_p().unwrap();
+    let stride = q_p.len() * degree;
+    let extended: Vec<u64> = (0..digits).flat_map(|_| random_poly(&q_p, degree, &mut rng)).collect();
+    let key: Vec<(Vec<u64>, Vec<u64>)> =
+        (0..digits).map(|_| (random_poly(&q_p, degree, &mut rng), random_poly(&q_p, degree, &mut rng))).collect();
+    let device_key: Vec<_> = key.iter().map(|(b, a)| (upload(&device, b), upload(&device, a))).collect();
+    let keys: Vec<_> = device_key.iter().map(|(b, a)| (b, a)).collect();
+    let device_extended = upload(&device, &extended);
+    for transform in [TransformKind::Ntt, TransformKind::Dgt] {
+        let mut expected = vec![0u64; 2 * stride];
+        for (limb, m) in q_p.moduli().iter().enumerate() {
+            for pair in (limb * degree..(limb + 1) * degree).step_by(2) {
+                for (output, which) in [(0, 0), (stride, 1)] {
+                    let (mut x, mut y) = (0, 0);
+                    for (t, (b, a)) in key.iter().enumerate() {
+                        let factor = if which == 0 { b } else { a };
+                        let e = (extended[t * stride + pair], extended[t * stride + pair + 1]);
+                        let w = (factor[pair], factor[pair + 1]);
+                        if transform == TransformKind::Ntt {
+                            x = m.add(x, m.mul(e.0, w.0));
+                            y = m.add(y, m.mul(e.1, w.1));
+                        } else {
+                            let product =
+                                m.gauss_mul(modarith::GaussianInt::new(e.0, e.1), modarith::GaussianInt::new(w.0, w.1));
+                            x = m.add(x, product.re);
+                            y = m.add(y, product.im);
+                        }
+                    }
+                    expected[output + pair] = x;
+                    expected[output + pair + 1] = y;
+                }
+            }
+        }
+        let mut sums = sentinel(&device, 2 * stride);
+        gpu.inner_product(transform, &device_extended, &keys, false, &mut sums).unwrap();
+        assert_same(&format!("{digits} digits, {transform:?}"), &download(&device, &sums), &expected, degree);
+    }
+}
+
+/// Bad inputs of the batched key switching: wrong lengths of the extended digits, a key digit
+/// or the sums, an empty key, a misaligned view, a key with one digit too few, rings that are
+/// not `q` and `q u P`, a key over another ring, a chunk size of 0. Each is an error; outputs
+/// are untouched and nothing is written to the inputs.
+#[test]
+fn batched_key_switching_rejects_bad_inputs() {
+    let Some(device) = device() else { return };
+    let mut rng = StdRng::seed_from_u64(12);
+    let degree = 1 << 10;
+    let q = random_primes(&mut rng, degree, 3, &[]);
+    let special = random_primes(&mut rng, degree, 1, &q);
+    let key_switch = KeySwitchContext::new(degree, &q, &special, 1).unwrap();
+    let gpu = GpuKeySwitch::new(&device, &key_switch).unwrap();
+    let q_p = key_switch.q_p().unwrap();
+    let (digits, stride) = (key_switch.num_digits(), q_p.len() * degree);
+    let untouched = |output: &CudaSlice<u64>| download(&device, output).iter().all(|&w| w == SENTINEL);
+
+    let extended = upload(&device, &(0..digits).flat_map(|_| random_poly(&q_p, degree, &mut rng)).collect::<Vec<_>>());
+    let key_words: Vec<u64> = random_poly(&q_p, degree, &mut rng);
+    let key_digit = upload(&device, &key_words);
+    let short_digit = upload(&device, &key_words[1..]);
+    let keys = vec![(&key_digit, &key_digit); digits];
+    let length = |error: GpuRnsError| matches!(error, GpuRnsError::Rns(RnsError::LengthMismatch { .. }));
+    let mut sums = sentinel(&device, 2 * stride);
+    let short_extended = upload(&device, &vec![0u64; digits * stride - 1]);
+    assert!(length(gpu.inner_product(TransformKind::Ntt, &short_extended, &keys, false, &mut sums).unwrap_err()));
+    let mut bad_keys = keys.clone();
+    bad_keys[1] = (&key_digit, &short_digit);
+    assert!(length(gpu.inner_product(TransformKind::Ntt, &extended, &bad_keys, false, &mut sums).unwrap_err()));
+    assert!(length(gpu.inner_product(TransformKind::Ntt, &extended, &keys[1..], false, &mut sums).unwrap_err()));
+    let error = gpu.inner_product(TransformKind::Dgt, &extended, &keys[..0], true, &mut sums).unwrap_err();
+    assert!(matches!(error, GpuRnsError::Rns(RnsError::InvalidParameter { .. })), "{error}");
+    assert!(untouched(&sums));
+    let mut long_sums = sentinel(&device, 2 * stride + 1);
+    assert!(length(gpu.inner_product(TransformKind::Ntt, &extended, &keys, false, &mut long_sums).unwrap_err()));
+    assert!(untouched(&long_sums));
+    // The right length at an odd word offset: not 16-byte aligned.
+    let mut padded = sentinel(&device, 2 * stride + 1);
+    let mut view = padded.slice_mut(1..);
+    let error = gpu.inner_product(TransformKind::Ntt, &extended, &keys, false, &mut view).unwrap_err();
+    assert!(matches!(error, GpuRnsError::Gpu(GpuError::Unsupported { .. })), "{error}");
+    assert!(untouched(&padded));
+
+    // Polynomial form.
+    let q_ring = RingContext::new(degree, &q, TransformKind::Ntt).unwrap();
+    let q_p_ring = RingContext::new(degree, &q_p.values(), TransformKind::Ntt).unwrap();
+    let (q_gpu, q_p_gpu) = (GpuContext::new(&device, &q_ring).unwrap(), GpuContext::new(&device, &q_p_ring).unwrap());
+    let input_host = random_ring_poly(&q_ring, &mut rng);
+    let input = DevicePoly::upload(&q_gpu, &input_host).unwrap();
+    let key: Vec<(DevicePoly<Eval>, DevicePoly<Eval>)> = (0..digits)
+        .map(|_| {
+            let b = random_eval_poly(&q_p_ring, &mut rng);
+            let a = random_eval_poly(&q_p_ring, &mut rng);
+            (DevicePoly::upload(&q_p_gpu, &b).unwrap(), DevicePoly::upload(&q_p_gpu, &a).unwrap())
+        })
+        .collect();
+    let key_before: Vec<Vec<u64>> = key.iter().flat_map(|(b, a)| [b.to_vec().unwrap(), a.to_vec().unwrap()]).collect();
+    let exact = Extension::Exact;
+    let error = gpu.key_switch_accumulate(&input, &key[1..], exact, &q_p_gpu).unwrap_err();
+    assert_eq!(
+        error,
+        GpuRnsError::Rns(RnsError::LengthMismatch {
+            what: "key-switching key digits",
+            expected: digits,
+            actual: digits - 1
+        })
+    );
+    let mismatch = |error: GpuRnsError| matches!(error, GpuRnsError::Rns(RnsError::ContextMismatch { .. }));
+    assert!(mismatch(gpu.key_switch_accumulate(&input, &key, exact, &q_gpu).unwrap_err()), "sums over q");
+    let wide_input = DevicePoly::upload(&q_p_gpu, &random_ring_poly(&q_p_ring, &mut rng)).unwrap();
+    assert!(mismatch(gpu.key_switch_accumulate(&wide_input, &key, exact, &q_p_gpu).unwrap_err()), "input over q u P");
+    // A key digit over q u P with the DGT: another ring.
+    let dgt_ring = RingContext::new(degree, &q_p.values(), TransformKind::Dgt).unwrap();
+    let dgt_gpu = GpuContext::new(&device, &dgt_ring).unwrap();
+    let mut mixed_key: Vec<_> = key.iter().map(|(b, a)| (b.duplicate().unwrap(), a.duplicate().unwrap())).collect();
+    mixed_key[0].1 = DevicePoly::upload(&dgt_gpu, &random_eval_poly(&dgt_ring, &mut rng)).unwrap();
+    let error = gpu.key_switch_accumulate(&input, &mixed_key, exact, &q_p_gpu).unwrap_err();
+    assert!(matches!(error, GpuRnsError::Gpu(GpuError::Poly(poly::PolyError::ContextMismatch))), "{error}");
+    let error = gpu.key_switch_accumulate_in_chunks(&input, &key, exact, &q_p_gpu, 0).unwrap_err();
+    assert!(matches!(error, GpuRnsError::Rns(RnsError::InvalidParameter { .. })), "{error}");
+    assert_eq!(input.to_vec().unwrap(), input_host.as_slice(), "input written");
+    let key_after: Vec<Vec<u64>> = key.iter().flat_map(|(b, a)| [b.to_vec().unwrap(), a.to_vec().unwrap()]).collect();
+    assert_eq!(key_after, key_before, "key written");
+
+    // ModDown of a batch over the wrong ring.
+    let sums = gpu.key_switch_accumulate(&input, &key, exact, &q_p_gpu).unwrap().inverse().unwrap();
+    assert!(mismatch(gpu.mod_down_batch(&sums, &q_p_gpu).unwrap_err()), "ModDown into q u P");
+    let down = gpu.mod_down_batch(&sums, &q_gpu).unwrap();
+    assert_eq!(down.len(), 2);
 }

@@ -1,36 +1,150 @@
-//! [`GpuKeySwitch`]: ModUp and ModDown of [`KeySwitchContext`] on the device, word for word.
+//! [`GpuKeySwitch`]: ModUp and ModDown of [`KeySwitchContext`] on the device, word for word,
+//! and the batched key switching of `kernels/keyswitch.cu` (ModUp of every digit into one
+//! buffer, one forward transform of the batch, one inner-product kernel with the key).
 
 use core::ops::Range;
 
-use poly::Coeff;
-use poly_cuda::cudarc::driver::{DevicePtr, DevicePtrMut};
-use poly_cuda::{DevicePoly, GpuContext, GpuDevice};
+use poly::{Coeff, Eval, TransformKind};
+use poly_cuda::cudarc::driver::{CudaFunction, DevicePtr, DevicePtrMut, DeviceRepr, LaunchConfig, PushKernelArg};
+use poly_cuda::{DevicePoly, DevicePolyBatch, GpuContext, GpuDevice, GpuError};
 
 use super::launch::{ConvertKernel, ConverterLayout, DeviceTables, HostTables, RnsKernels};
-use super::{Result, check_poly};
+use super::{GpuRnsError, Result, check_poly};
 use crate::{Extension, KeySwitchContext, RnsError, check_len};
+
+/// `KS_MAX_DIGITS` in `kernels/keyswitch.cu` ([`GpuKeySwitch::MAX_DIGITS_PER_LAUNCH`]).
+const MAX_DIGITS_PER_LAUNCH: usize = 128;
+
+/// Threads per block of the kernels of `kernels/keyswitch.cu` (`KS_THREADS` there).
+const THREADS: u32 = 256;
+/// Largest grid y (and z) dimension: digits per ModUp launch, and `digits * limbs` per
+/// transform launch of the batch.
+const MAX_GRID_Y: usize = 65_535;
+/// ModUp launches aim for at least this many blocks, splitting the output limbs into groups.
+const TARGET_BLOCKS: usize = 2048;
+/// Largest grid of the grid-stride inner product.
+const MAX_STRIDE_BLOCKS: usize = 1 << 16;
+
+/// Mirror of `ModUpParams` in `kernels/keyswitch.cu`: device addresses as `u64`.
+#[repr(C)]
+#[derive(Debug, Clone, Copy, Default)]
+struct ModUpParams {
+    input: u64,
+    output: u64,
+    q_p: u64,
+    n: u64,
+    limbs: u32,
+    first_source: u32,
+    digits: u32,
+    centered: u32,
+    limb_group: u32,
+    unused: u32,
+}
+
+/// Mirror of `InnerProductParams` in `kernels/keyswitch.cu`: device addresses as `u64`, the
+/// key digits' addresses in the two fixed arrays (unused entries 0).
+#[repr(C)]
+#[derive(Debug, Clone, Copy)]
+struct InnerProductParams {
+    extended: u64,
+    output: u64,
+    moduli: u64,
+    key_b: [u64; MAX_DIGITS_PER_LAUNCH],
+    key_a: [u64; MAX_DIGITS_PER_LAUNCH],
+    n: u64,
+    log_n: u32,
+    limbs: u32,
+    digits: u32,
+    accumulate: u32,
+}
+
+// The kernels read these structs byte for byte: their sizes are those of the C structs.
+const _: () = assert!(size_of::<ModUpParams>() == 4 * 8 + 6 * 4);
+const _: () = assert!(size_of::<InnerProductParams>() == (4 + 2 * MAX_DIGITS_PER_LAUNCH) * 8 + 4 * 4);
+
+// SAFETY: plain `#[repr(C)]` structs of integers, laid out exactly as the C structs of
+// kernels/keyswitch.cu (same field order and types; u64 for pointers), passed by value.
+unsafe impl DeviceRepr for ModUpParams {}
+// SAFETY: as above.
+unsafe impl DeviceRepr for InnerProductParams {}
+
+/// The kernels of `kernels/keyswitch.cu`.
+#[derive(Debug)]
+struct BatchKernels {
+    mod_up_one_prime: CudaFunction,
+    inner_product: CudaFunction,
+    inner_product_gaussian: CudaFunction,
+}
+
+impl BatchKernels {
+    fn load(device: &GpuDevice) -> Result<Self> {
+        let registry = device.kernels();
+        Ok(Self {
+            mod_up_one_prime: registry.function("keyswitch", "keyswitch_mod_up_one_prime")?,
+            inner_product: registry.function("keyswitch", "keyswitch_inner_product")?,
+            inner_product_gaussian: registry.function("keyswitch", "keyswitch_inner_product_gaussian")?,
+        })
+    }
+}
+
+fn launch_error(kernel: &'static str) -> impl FnOnce(poly_cuda::cudarc::driver::DriverError) -> GpuRnsError {
+    move |e| GpuError::Driver { call: kernel, reason: format!("launch failed: {e}") }.into()
+}
+
+/// Whether products in the evaluation domain of `transform` are Gaussian (the DGTs) rather
+/// than coordinate-wise (the NTT).
+fn is_gaussian(transform: TransformKind) -> bool {
+    !matches!(transform, TransformKind::Ntt)
+}
+
+/// A ModUp or inner-product buffer address that the kernels' 16-byte accesses cannot use.
+fn misaligned(what: &str, address: u64) -> GpuRnsError {
+    GpuError::Unsupported { what: format!("{what} at device address {address:#x} (16-byte alignment needed)") }.into()
+}
 
 /// A [`KeySwitchContext`] with its tables on one device: ModUp of each digit (fast or exact
 /// extension; the digit's own limbs are copied by the same kernel) and ModDown (the exact
 /// conversion `P -> q` fused with the subtraction and the multiplication by `P^-1`). Every
 /// output equals the CPU's word for word.
 ///
+/// Digits of one prime (one special prime: SEAL's method) are extended by one launch of
+/// `keyswitch_mod_up_one_prime` for all of them (the centered lift of the digit's limb reduced
+/// modulo every other prime, which is what the exact conversion of a one-limb base computes);
+/// digits of several primes (hybrid key switching) by one conversion launch each.
+///
+/// [`key_switch_accumulate`](Self::key_switch_accumulate) is the batched inner product of key
+/// switching: ModUp of every digit into one buffer `[digits][q u P][N]`, one forward transform
+/// of the whole buffer, and one kernel forming `sum_j ext_j key_b_j` and `sum_j ext_j key_a_j`.
+///
 /// Buffer rules and error behaviour as for [`GpuBehz`](super::GpuBehz).
 #[derive(Debug)]
 pub struct GpuKeySwitch {
     kernels: RnsKernels,
+    batch: BatchKernels,
     tables: DeviceTables,
     /// Per digit: its limbs of `q` and the converter `D_j -> (q \ D_j) u P`.
     digits: Vec<(Range<usize>, ConverterLayout)>,
     p_to_q: ConverterLayout,
     p_inv_q: usize,
     p_inv_q_shoup: usize,
+    /// The moduli of `q u P` as `{p, barrett_hi, barrett_lo}` triples.
+    q_p_moduli: usize,
     degree: usize,
     q: Vec<u64>,
     q_p: Vec<u64>,
 }
 
 impl GpuKeySwitch {
+    /// Most key digits one inner-product launch reads (`KS_MAX_DIGITS` in
+    /// `kernels/keyswitch.cu`): their addresses travel in the kernel's by-value parameter
+    /// struct. Longer keys take several launches, accumulating.
+    pub const MAX_DIGITS_PER_LAUNCH: usize = MAX_DIGITS_PER_LAUNCH;
+
+    /// The default bound, in bytes, on the buffer of extended digits of
+    /// [`key_switch_accumulate`](Self::key_switch_accumulate) (1 GiB): digits beyond it are
+    /// processed in chunks.
+    pub const DEFAULT_BATCH_BYTES: usize = 1 << 30;
+
     /// Uploads the tables of `key_switch` to `device` (one allocation).
     pub fn new(device: &GpuDevice, key_switch: &KeySwitchContext) -> Result<Self> {
         let mut host = HostTables::default();
@@ -43,16 +157,20 @@ impl GpuKeySwitch {
         let p_to_q = ConverterLayout::push(&mut host, p_to_q);
         let p_inv_q = host.push(p_inv_q);
         let p_inv_q_shoup = host.push(p_inv_q_shoup);
+        let q_p = key_switch.q_p()?;
+        let q_p_moduli = host.push_moduli(q_p.moduli());
         Ok(Self {
             kernels: RnsKernels::load(device)?,
+            batch: BatchKernels::load(device)?,
             tables: host.upload(device)?,
             digits,
             p_to_q,
             p_inv_q,
             p_inv_q_shoup,
+            q_p_moduli,
             degree: key_switch.degree(),
             q: key_switch.q().values(),
-            q_p: key_switch.q_p()?.values(),
+            q_p: q_p.values(),
         })
     }
 
@@ -70,9 +188,18 @@ impl GpuKeySwitch {
         self.digits.get(digit).ok_or_else(|| RnsError::DigitOutOfRange { digit, count: self.digits.len() }.into())
     }
 
+    /// Words of one polynomial over `q u P`.
+    fn stride(&self) -> usize {
+        self.q_p.len() * self.degree
+    }
+
     /// ModUp of one digit from `input` (`k N` words) to `output` (`(k + l) N` words).
     unsafe fn mod_up_raw(&self, digit: usize, extension: Extension, input: u64, output: u64) -> Result<()> {
         let (range, converter) = self.digit(digit)?;
+        if range.len() == 1 {
+            // SAFETY: forwarded: one digit, one polynomial of output.
+            return unsafe { self.mod_up_one_prime_raw(range.start, 1, extension, input, output) };
+        }
         let n = self.degree;
         let mut params = converter.params(&self.tables, n, converter.rows);
         let digit_start = 8 * (range.start * n) as u64;
@@ -92,6 +219,92 @@ impl GpuKeySwitch {
         unsafe { self.kernels.convert(kernel, params) }
     }
 
+    /// ModUp of `count` consecutive digits of one prime each, digit `t` being limb
+    /// `first_source + t` of `input` (`k N` words), into `count` polynomials over `q u P` at
+    /// `output`. Caller: `first_source + count <= k`, `output` holds `count (k + l) N` words.
+    unsafe fn mod_up_one_prime_raw(
+        &self,
+        first_source: usize,
+        count: usize,
+        extension: Extension,
+        input: u64,
+        output: u64,
+    ) -> Result<()> {
+        let (n, limbs) = (self.degree, self.q_p.len());
+        if n == 0 || count == 0 {
+            return Ok(());
+        }
+        let tiles = n.div_ceil(THREADS as usize);
+        let mut done = 0;
+        while done < count {
+            let digits = (count - done).min(MAX_GRID_Y);
+            // Enough blocks to fill the device: split the output limbs when coefficient tiles
+            // and digits alone are too few (each thread reads its source word once per group).
+            let wanted_groups = TARGET_BLOCKS.div_ceil(tiles * digits).clamp(1, limbs);
+            let group = limbs.div_ceil(wanted_groups);
+            let groups = limbs.div_ceil(group);
+            let params = ModUpParams {
+                input,
+                output: output + 8 * (done * limbs * n) as u64,
+                q_p: self.tables.at(self.q_p_moduli),
+                n: n as u64,
+                limbs: limbs as u32,
+                first_source: (first_source + done) as u32,
+                digits: digits as u32,
+                centered: u32::from(extension == Extension::Exact),
+                limb_group: group as u32,
+                unused: 0,
+            };
+            let config = LaunchConfig {
+                grid_dim: (tiles as u32, digits as u32, groups as u32),
+                block_dim: (THREADS, 1, 1),
+                shared_mem_bytes: 0,
+            };
+            let mut builder = self.kernels.stream.launch_builder(&self.batch.mod_up_one_prime);
+            builder.arg(&params);
+            // SAFETY: matches `keyswitch_mod_up_one_prime(ModUpParams)`: `q_p` is this context's
+            // table of k + l moduli; the caller vouches that `input` holds the k limbs of q (it
+            // reads limbs first_source + done .. + digits < k) and `output` the `digits`
+            // polynomials of (k + l) N words that the grid (every coefficient, digit and limb
+            // group) writes completely.
+            unsafe { builder.launch(config) }.map_err(launch_error("keyswitch_mod_up_one_prime"))?;
+            done += digits;
+        }
+        Ok(())
+    }
+
+    /// ModUp of the digits `digits` into consecutive polynomials over `q u P` at `output`
+    /// (the first of them at `output`): runs of one-prime digits in one launch, every other
+    /// digit by its conversion launch. Caller: `output` holds `digits.len() (k + l) N` words.
+    unsafe fn mod_up_digits_raw(
+        &self,
+        digits: Range<usize>,
+        extension: Extension,
+        input: u64,
+        output: u64,
+    ) -> Result<()> {
+        let stride = 8 * self.stride() as u64;
+        let mut digit = digits.start;
+        while digit < digits.end {
+            let at = output + (digit - digits.start) as u64 * stride;
+            let (range, _) = self.digit(digit)?;
+            let mut run = 1;
+            if range.len() == 1 {
+                while digit + run < digits.end && self.digit(digit + run)?.0.len() == 1 {
+                    run += 1;
+                }
+                // Consecutive one-prime digits read consecutive limbs.
+                // SAFETY: `run` polynomials from `at`, inside the caller's buffer.
+                unsafe { self.mod_up_one_prime_raw(range.start, run, extension, input, at) }?;
+            } else {
+                // SAFETY: one polynomial at `at`, inside the caller's buffer.
+                unsafe { self.mod_up_raw(digit, extension, input, at) }?;
+            }
+            digit += run;
+        }
+        Ok(())
+    }
+
     /// ModDown from `input` (`(k + l) N` words) to `output` (`k N` words).
     unsafe fn mod_down_raw(&self, input: u64, output: u64) -> Result<()> {
         let k = self.q.len();
@@ -103,6 +316,58 @@ impl GpuKeySwitch {
         params.epi_a_shoup = self.tables.at(self.p_inv_q_shoup);
         // SAFETY: tables of this context; buffers as documented by the caller.
         unsafe { self.kernels.convert(ConvertKernel::ModDown, params) }
+    }
+
+    /// `output[0] (+)= sum_t extended_t key_t.0`, `output[1] (+)= sum_t extended_t key_t.1`
+    /// over `q u P` (products Gaussian when `gaussian`), in launches of at most
+    /// [`Self::MAX_DIGITS_PER_LAUNCH`] digits. Caller: `extended` holds `keys.len()` polynomials,
+    /// each key address one, `output` two; all 16-byte aligned, `N` even.
+    unsafe fn inner_product_raw(
+        &self,
+        gaussian: bool,
+        extended: u64,
+        keys: &[(u64, u64)],
+        accumulate: bool,
+        output: u64,
+    ) -> Result<()> {
+        let (n, limbs) = (self.degree, self.q_p.len());
+        let stride = self.stride();
+        let pairs = stride / 2;
+        let blocks = pairs.div_ceil(THREADS as usize).clamp(1, MAX_STRIDE_BLOCKS);
+        let config = LaunchConfig { grid_dim: (blocks as u32, 1, 1), block_dim: (THREADS, 1, 1), shared_mem_bytes: 0 };
+        let (function, name) = if gaussian {
+            (&self.batch.inner_product_gaussian, "keyswitch_inner_product_gaussian")
+        } else {
+            (&self.batch.inner_product, "keyswitch_inner_product")
+        };
+        for (chunk_index, chunk) in keys.chunks(MAX_DIGITS_PER_LAUNCH).enumerate() {
+            let first = chunk_index * MAX_DIGITS_PER_LAUNCH;
+            let mut params = InnerProductParams {
+                extended: extended + 8 * (first * stride) as u64,
+                output,
+                moduli: self.tables.at(self.q_p_moduli),
+                key_b: [0; MAX_DIGITS_PER_LAUNCH],
+                key_a: [0; MAX_DIGITS_PER_LAUNCH],
+                n: n as u64,
+                log_n: n.trailing_zeros(),
+                limbs: limbs as u32,
+                digits: chunk.len() as u32,
+                accumulate: u32::from(accumulate || chunk_index > 0),
+            };
+            for (slot, &(b, a)) in chunk.iter().enumerate() {
+                params.key_b[slot] = b;
+                params.key_a[slot] = a;
+            }
+            let mut builder = self.kernels.stream.launch_builder(function);
+            builder.arg(&params);
+            // SAFETY: matches `keyswitch_inner_product[_gaussian](InnerProductParams)`: `moduli` is
+            // this context's table of k + l moduli (limb = word >> log_n, N = 2^log_n even);
+            // the caller vouches for `chunk.len()` extended polynomials from `params.extended`,
+            // one polynomial per key address and two at `output`, 16-byte aligned, all on this
+            // stream. The grid-stride loop covers all (k + l) N / 2 pairs.
+            unsafe { builder.launch(config) }.map_err(launch_error(name))?;
+        }
+        Ok(())
     }
 
     /// [`KeySwitchContext::mod_up`] on the device: digit `digit` of `input` (over `q`) into
@@ -120,37 +385,200 @@ impl GpuKeySwitch {
     ) -> Result<()> {
         self.digit(digit)?;
         check_len("ModUp input", self.q.len() * self.degree, input.len())?;
-        check_len("ModUp output", self.q_p.len() * self.degree, output.len())?;
+        check_len("ModUp output", self.stride(), output.len())?;
         let (input, output) = (self.kernels.read_address(input)?, self.kernels.write_address(output)?);
         // SAFETY: lengths checked above; both buffers are on this stream.
         unsafe { self.mod_up_raw(digit, extension, input, output) }
     }
 
     /// [`KeySwitchContext::mod_up_all`] on the device: every digit, `output` holding
-    /// `num_digits` polynomials over `q u P` one after the other. Errors as
-    /// [`mod_up`](Self::mod_up).
+    /// `num_digits` polynomials over `q u P` one after the other (one launch for all digits
+    /// of one prime). Errors as [`mod_up`](Self::mod_up).
     pub fn mod_up_all<I: DevicePtr<u64>, O: DevicePtrMut<u64>>(
         &self,
         input: &I,
         extension: Extension,
         output: &mut O,
     ) -> Result<()> {
-        let stride = self.q_p.len() * self.degree;
-        check_len("ModUp output (all digits)", stride * self.digits.len(), output.len())?;
+        check_len("ModUp output (all digits)", self.stride() * self.digits.len(), output.len())?;
         check_len("ModUp input", self.q.len() * self.degree, input.len())?;
         let (input, output) = (self.kernels.read_address(input)?, self.kernels.write_address(output)?);
-        for digit in 0..self.digits.len() {
-            // SAFETY: lengths checked above: digit j writes the j-th of the polynomials.
-            unsafe { self.mod_up_raw(digit, extension, input, output + 8 * (digit * stride) as u64) }?;
+        // SAFETY: lengths checked above: digit j writes the j-th of the polynomials.
+        unsafe { self.mod_up_digits_raw(0..self.digits.len(), extension, input, output) }
+    }
+
+    /// The inner product of key switching on device slices: with `D = key.len() >= 1`,
+    /// `extended` holding `D` polynomials over `q u P` in the evaluation representation of
+    /// `transform` (one after the other) and each key digit `(b_t, a_t)` one polynomial over
+    /// `q u P`, writes `sum_t extended_t b_t` and then `sum_t extended_t a_t` to `output` (two
+    /// polynomials), or adds them to its values when `accumulate`. Products are
+    /// coordinate-wise for [`TransformKind::Ntt`] and Gaussian on `(re, im)` pairs for the
+    /// DGTs, as `poly::Poly::mul_add_assign` forms them; the words equal the CPU's.
+    ///
+    /// Errors: [`RnsError::LengthMismatch`] (extended digits, key digit or output length),
+    /// [`RnsError::InvalidParameter`] for an empty key or an odd degree,
+    /// [`GpuError::WrongContext`](poly_cuda::GpuError::WrongContext) for a buffer of another
+    /// device or stream, [`GpuError::Unsupported`](poly_cuda::GpuError::Unsupported) for a
+    /// buffer that is not 16-byte aligned (a view at an odd offset); `output` is untouched then.
+    pub fn inner_product<E: DevicePtr<u64>, K: DevicePtr<u64>, O: DevicePtrMut<u64>>(
+        &self,
+        transform: TransformKind,
+        extended: &E,
+        key: &[(&K, &K)],
+        accumulate: bool,
+        output: &mut O,
+    ) -> Result<()> {
+        let stride = self.stride();
+        if key.is_empty() {
+            return Err(RnsError::InvalidParameter {
+                name: "key-switching key digits",
+                value: 0,
+                reason: "the inner product needs at least one digit",
+            }
+            .into());
         }
-        Ok(())
+        if !self.degree.is_multiple_of(2) {
+            return Err(RnsError::InvalidParameter {
+                name: "degree",
+                value: self.degree as u64,
+                reason: "the batched inner product needs an even degree",
+            }
+            .into());
+        }
+        check_len("key-switching extended digits", key.len() * stride, extended.len())?;
+        for (b, a) in key {
+            check_len("key-switching key digit", stride, b.len())?;
+            check_len("key-switching key digit", stride, a.len())?;
+        }
+        check_len("key-switching accumulators", 2 * stride, output.len())?;
+        let extended = self.kernels.read_address(extended)?;
+        let mut keys = Vec::with_capacity(key.len());
+        for (b, a) in key {
+            keys.push((self.kernels.read_address(*b)?, self.kernels.read_address(*a)?));
+        }
+        let output = self.kernels.write_address(output)?;
+        for (what, address) in [("extended digits", extended), ("accumulators", output)]
+            .into_iter()
+            .chain(keys.iter().flat_map(|&(b, a)| [("key digit", b), ("key digit", a)]))
+        {
+            if address % 16 != 0 {
+                return Err(misaligned(what, address));
+            }
+        }
+        // SAFETY: lengths, streams and alignment checked above; N even.
+        unsafe { self.inner_product_raw(is_gaussian(transform), extended, &keys, accumulate, output) }
+    }
+
+    /// Key switching's accumulation, batched: with `key` one pair `(b_j, a_j)` per digit over
+    /// `q u P` (evaluation representation of `q_p`'s transform), returns the two polynomials
+    /// `sum_j ModUp_j(input) b_j` and `sum_j ModUp_j(input) a_j` over `q u P` (evaluation
+    /// representation), in one batch `[b sum, a sum]`: exactly what the CPU's loop of
+    /// [`KeySwitchContext::mod_up`], forward transform and `mul_add_assign` gives.
+    ///
+    /// The extended digits of `input` go into one buffer `[digits][q u P][N]` (one ModUp
+    /// launch for all one-prime digits), get one forward transform, and one kernel forms both
+    /// sums. At most [`DEFAULT_BATCH_BYTES`](Self::DEFAULT_BATCH_BYTES) of extended digits are held at once: beyond that
+    /// (or when the allocation runs out of memory) the digits are processed in chunks whose
+    /// sums accumulate.
+    ///
+    /// Errors: [`RnsError::ContextMismatch`] unless `input`'s ring is `q` and `q_p`'s is `q u P`
+    /// at this degree; [`RnsError::LengthMismatch`] unless `key` has one pair per digit;
+    /// [`GpuError::WrongContext`](poly_cuda::GpuError::WrongContext) or a
+    /// [`poly::PolyError::ContextMismatch`] (as a [`GpuError`]) for a key polynomial of another
+    /// device or ring; device errors. Nothing is queued on an input error.
+    pub fn key_switch_accumulate(
+        &self,
+        input: &DevicePoly<Coeff>,
+        key: &[(DevicePoly<Eval>, DevicePoly<Eval>)],
+        extension: Extension,
+        q_p: &GpuContext,
+    ) -> Result<DevicePolyBatch<Eval>> {
+        let chunk = (Self::DEFAULT_BATCH_BYTES / (8 * self.stride()).max(1)).max(1);
+        self.key_switch_accumulate_in_chunks(input, key, extension, q_p, chunk)
+    }
+
+    /// [`key_switch_accumulate`](Self::key_switch_accumulate) holding the extended digits of
+    /// at most `max_chunk_digits` digits at once (at least 1; fewer where the transform's grid
+    /// limit of 65535 limbs per launch or an out-of-memory allocation asks for it). Same
+    /// values for every chunk size; errors as `key_switch_accumulate`, and
+    /// [`RnsError::InvalidParameter`] for `max_chunk_digits == 0`.
+    pub fn key_switch_accumulate_in_chunks(
+        &self,
+        input: &DevicePoly<Coeff>,
+        key: &[(DevicePoly<Eval>, DevicePoly<Eval>)],
+        extension: Extension,
+        q_p: &GpuContext,
+        max_chunk_digits: usize,
+    ) -> Result<DevicePolyBatch<Eval>> {
+        check_poly(&self.kernels, input.context(), &self.q, self.degree, "key-switching input")?;
+        check_poly(&self.kernels, q_p, &self.q_p, self.degree, "key-switching ring q u P")?;
+        let digits = self.digits.len();
+        check_len("key-switching key digits", digits, key.len())?;
+        if max_chunk_digits == 0 {
+            return Err(RnsError::InvalidParameter {
+                name: "digits per chunk",
+                value: 0,
+                reason: "must be at least 1",
+            }
+            .into());
+        }
+        let mut keys = Vec::with_capacity(digits);
+        for (b, a) in key {
+            q_p.check_compatible(b.context())?;
+            q_p.check_compatible(a.context())?;
+            let pair = (self.kernels.read_address(b.device_buffer())?, self.kernels.read_address(a.device_buffer())?);
+            if let Some(&address) = [pair.0, pair.1].iter().find(|&&address| address % 16 != 0) {
+                return Err(misaligned("key digit", address));
+            }
+            keys.push(pair);
+        }
+        let input_address = self.kernels.read_address(input.device_buffer())?;
+        let gaussian = is_gaussian(q_p.ring().transform());
+        let stride = self.stride();
+        let limbs = self.q_p.len();
+        let mut chunk = max_chunk_digits.min(digits).min((MAX_GRID_Y / limbs).max(1));
+        let mut accumulators = self.kernels.alloc_for_kernels(2 * stride)?;
+        let accumulators_address = self.kernels.write_address(&mut accumulators)?;
+        let mut start = 0;
+        while start < digits {
+            let count = chunk.min(digits - start);
+            let mut extended = match self.kernels.alloc_for_kernels(count * stride) {
+                Ok(buffer) => buffer,
+                Err(GpuRnsError::Gpu(GpuError::OutOfMemory { .. })) if count > 1 => {
+                    chunk = count / 2;
+                    continue;
+                }
+                Err(error) => return Err(error),
+            };
+            let extended_address = self.kernels.write_address(&mut extended)?;
+            // SAFETY: `extended` holds `count` polynomials over q u P; `input` is over q
+            // (its ring was checked).
+            unsafe { self.mod_up_digits_raw(start..start + count, extension, input_address, extended_address) }?;
+            let transformed = DevicePolyBatch::<Coeff>::from_device_buffer(q_p, count, extended)?.forward()?;
+            let extended_address = self.kernels.read_address(transformed.device_buffer())?;
+            // SAFETY: `count` transformed polynomials, one key polynomial per address (rings
+            // checked: q u P at this degree), two accumulator polynomials; device allocations
+            // are 256-byte aligned and every polynomial has an even number of words (N >= 2^10
+            // for a ring context). The first chunk writes the accumulators, the others add.
+            unsafe {
+                self.inner_product_raw(
+                    gaussian,
+                    extended_address,
+                    &keys[start..start + count],
+                    start > 0,
+                    accumulators_address,
+                )
+            }?;
+            start += count;
+        }
+        Ok(DevicePolyBatch::from_device_buffer(q_p, 2, accumulators)?)
     }
 
     /// [`KeySwitchContext::mod_down`] on the device: `input` over `q u P`, `output` over `q`.
     /// Errors: [`RnsError::LengthMismatch`] or
     /// [`GpuError::WrongContext`](poly_cuda::GpuError::WrongContext); `output` is untouched then.
     pub fn mod_down<I: DevicePtr<u64>, O: DevicePtrMut<u64>>(&self, input: &I, output: &mut O) -> Result<()> {
-        check_len("ModDown input", self.q_p.len() * self.degree, input.len())?;
+        check_len("ModDown input", self.stride(), input.len())?;
         check_len("ModDown output", self.q.len() * self.degree, output.len())?;
         let (input, output) = (self.kernels.read_address(input)?, self.kernels.write_address(output)?);
         // SAFETY: lengths checked above; both buffers are on this stream.
@@ -173,7 +601,7 @@ impl GpuKeySwitch {
         self.digit(digit)?;
         check_poly(&self.kernels, input.context(), &self.q, self.degree, "ModUp input")?;
         check_poly(&self.kernels, q_p, &self.q_p, self.degree, "ModUp output")?;
-        let mut output = self.kernels.alloc_for_kernels(self.q_p.len() * self.degree)?;
+        let mut output = self.kernels.alloc_for_kernels(self.stride())?;
         let input_address = self.kernels.read_address(input.device_buffer())?;
         let output_address = self.kernels.write_address(&mut output)?;
         // SAFETY: the kernel writes all k + l limbs of `output` (see mod_up_raw); the rings
@@ -193,5 +621,25 @@ impl GpuKeySwitch {
         // SAFETY: the kernel writes all k limbs of `output`; the rings were checked.
         unsafe { self.mod_down_raw(input_address, output_address) }?;
         Ok(DevicePoly::from_device_buffer(q, output)?)
+    }
+
+    /// [`mod_down_poly`](Self::mod_down_poly) of every polynomial of a batch over `q u P`
+    /// (e.g. the two key-switching sums after one inverse transform of both), in order.
+    /// Errors as `mod_down_poly`.
+    pub fn mod_down_batch(&self, input: &DevicePolyBatch<Coeff>, q: &GpuContext) -> Result<Vec<DevicePoly<Coeff>>> {
+        check_poly(&self.kernels, input.context(), &self.q_p, self.degree, "ModDown input")?;
+        check_poly(&self.kernels, q, &self.q, self.degree, "ModDown output")?;
+        let input_address = self.kernels.read_address(input.device_buffer())?;
+        let mut outputs = Vec::with_capacity(input.len());
+        for index in 0..input.len() {
+            let mut output = self.kernels.alloc_for_kernels(self.q.len() * self.degree)?;
+            let output_address = self.kernels.write_address(&mut output)?;
+            let at = input_address + 8 * (index * self.stride()) as u64;
+            // SAFETY: polynomial `index` of the batch (its ring was checked: q u P); the
+            // kernel writes all k limbs of `output`.
+            unsafe { self.mod_down_raw(at, output_address) }?;
+            outputs.push(DevicePoly::from_device_buffer(q, output)?);
+        }
+        Ok(outputs)
     }
 }

@@ -1,0 +1,199 @@
+// Batched key switching, bit-exact with crates/rns (KeySwitchContext) and crates/poly (the
+// evaluation-domain products): ModUp of every one-prime digit in one launch, and the inner
+// product of the extended digits with a key-switching key in one launch.
+// Host side: crates/rns/src/gpu/keyswitch.rs (the parameter structs below are mirrored there,
+// field by field, as #[repr(C)] structs).
+//
+// Data: limb-major polynomials over q u P (the limbs of q first, then P), limb i of a
+// polynomial at data + i * n; a batch of D polynomials is [D][limbs][n]. Every stored word is
+// a canonical residue.
+#include <cstdint>
+
+#include "modarith.cuh"
+
+using modarith::Modulus;
+using modarith::u64;
+typedef uint32_t u32;
+
+// Threads per block of every kernel here (the host launches with this many).
+#define KS_THREADS 256
+// Most key digits one inner-product launch reads (the host splits larger keys into chunks).
+#define KS_MAX_DIGITS 128
+
+// ModUp of digits of one prime each (one special prime: SEAL's digits). Digit t of the
+// launch is the limb s = first_source + t of the input (over q); its output polynomial over
+// q u P has limb s copied and every other limb i equal to the extension of x = input[s]:
+//   centered (Extension::Exact): x' = x - q_s if x > q_s / 2, else x; limb i is x' mod m_i;
+//   not centered (Extension::Fast): limb i is x mod m_i.
+// That is what the CPU's exact and fast conversions of a one-limb base compute (for one limb
+// the exact conversion's overflow is v = round(x / q_s) with no fixed-point error: q_s is odd,
+// so x / q_s is never within 2^-63 of 1/2), so the words are the same.
+struct ModUpParams {
+    const u64* input;     // over q: the source limbs, limb s at input + s * n
+    u64* output;          // digits polynomials over q u P, digit t at output + t * limbs * n
+    const Modulus* q_p;   // the limbs moduli of q u P
+    u64 n;                // coefficients per limb
+    u32 limbs;            // limbs of q u P
+    u32 first_source;     // digit t reads limb first_source + t
+    u32 digits;           // digits of this launch (grid y)
+    u32 centered;         // 1: Extension::Exact, 0: Extension::Fast
+    u32 limb_group;       // output limbs per thread (grid z = ceil(limbs / limb_group))
+    u32 unused;
+};
+
+// Grid (ceil(n / KS_THREADS), digits, ceil(limbs / limb_group)): one thread per
+// (coefficient, digit, group of output limbs); it reads its source word once and writes the
+// group's limbs (consecutive threads write consecutive coefficients).
+extern "C" __global__ void __launch_bounds__(KS_THREADS)
+    keyswitch_mod_up_one_prime(const __grid_constant__ ModUpParams P) {
+    const u64 index = (u64)blockIdx.x * blockDim.x + threadIdx.x;
+    if (index >= P.n) return;
+    const u32 digit = blockIdx.y;
+    const u32 source = P.first_source + digit;
+    const u64 q_s = P.q_p[source].p;
+    const u64 x = P.input[(u64)source * P.n + index];
+    const bool negative = P.centered != 0 && x > (q_s >> 1);
+    // |x'|: below q_s < 2^62, reduced by one Barrett step per target prime.
+    const u64 magnitude = negative ? q_s - x : x;
+    u64* out = P.output + (u64)digit * P.limbs * P.n + index;
+    const u32 begin = blockIdx.z * P.limb_group;
+    const u32 end = min(begin + P.limb_group, P.limbs);
+    for (u32 limb = begin; limb < end; ++limb) {
+        u64 value = x;
+        if (limb != source) {
+            const Modulus m = P.q_p[limb];
+            const u64 r = modarith::reduce(magnitude, m);
+            value = negative ? modarith::neg(r, m.p) : r;
+        }
+        out[(u64)limb * P.n] = value;
+    }
+}
+
+// The key-switching inner product over q u P in the evaluation representation:
+//   output[0] = sum_t extended[t] * key_b[t],  output[1] = sum_t extended[t] * key_a[t]
+// (plus the current output values when `accumulate` is set: digits processed in chunks).
+// The key digits are separate device buffers; their addresses travel in this by-value
+// struct (KS_MAX_DIGITS per launch), read by every thread from the constant bank.
+struct InnerProductParams {
+    const u64* extended;             // digits polynomials over q u P, digit t at + t * limbs * n
+    u64* output;                     // 2 polynomials over q u P: the b sum, then the a sum
+    const Modulus* moduli;           // the limbs moduli of q u P
+    const u64* key_b[KS_MAX_DIGITS]; // digit t of the key: one polynomial over q u P each
+    const u64* key_a[KS_MAX_DIGITS];
+    u64 n;                           // coefficients per limb (even)
+    u32 log_n;
+    u32 limbs;
+    u32 digits;                      // 1..=KS_MAX_DIGITS
+    u32 accumulate;                  // 1: add the current output values
+};
+
+namespace {
+
+// A 192-bit sum (s2, s1, s0) of full 128-bit products (the idea of Sum192 in kernels/rns.cu):
+// with factors below 2^62 and at most 2 * KS_MAX_DIGITS + 1 terms it cannot overflow, and one
+// reduction at the end gives the residue of the exact sum, hence the CPU's canonical word.
+struct Sum192 {
+    u64 s0, s1, s2;
+};
+
+__device__ __forceinline__ Sum192 sum192(const u64 value) {
+    Sum192 a;
+    a.s0 = value;
+    a.s1 = 0;
+    a.s2 = 0;
+    return a;
+}
+
+// a += x * w (the full 128-bit product).
+__device__ __forceinline__ void sum192_mad(Sum192& a, const u64 x, const u64 w) {
+    const u64 lo = x * w;
+    const u64 hi = __umul64hi(x, w);
+    asm("add.cc.u64 %0, %0, %3;\n\t"
+        "addc.cc.u64 %1, %1, %4;\n\t"
+        "addc.u64 %2, %2, 0;"
+        : "+l"(a.s0), "+l"(a.s1), "+l"(a.s2)
+        : "l"(lo), "l"(hi));
+}
+
+// a mod p: one Barrett reduction below 2^128, otherwise (s2 2^64 + s1) mod p first.
+__device__ __forceinline__ u64 sum192_reduce(const Sum192& a, const Modulus& m) {
+    if (a.s2 == 0) return modarith::reduce_u128(a.s0, a.s1, m);
+    const u64 top = modarith::reduce_u128(a.s1, a.s2, m);
+    return modarith::reduce_u128(a.s0, top, m);
+}
+
+__device__ __forceinline__ ulonglong2 load_pair(const u64* base, const u64 word) {
+    return *reinterpret_cast<const ulonglong2*>(base + word);
+}
+
+__device__ __forceinline__ void store_pair(u64* base, const u64 word, const u64 x, const u64 y) {
+    *reinterpret_cast<ulonglong2*>(base + word) = make_ulonglong2(x, y);
+}
+
+// One thread per pair of words (16-byte loads and stores; n is even, so a pair never
+// straddles two limbs), grid-stride over limbs * n / 2 pairs.
+//   NTT (GAUSSIAN = false): the two words are independent coordinates, products coordinate-wise.
+//   DGT (GAUSSIAN = true): the pair is one Gaussian element (re, im), multiplied as
+//   Modulus::gauss_mul does: (a + bi)(c + di) = (ac - bd) + (ad + bc) i; the subtracted
+//   products are summed apart and subtracted once, modulo the prime.
+template <bool GAUSSIAN>
+__device__ __forceinline__ void inner_product(const InnerProductParams& P) {
+    const u64 poly_words = (u64)P.limbs * P.n;
+    const u64 pairs = poly_words >> 1;
+    for (u64 pair = (u64)blockIdx.x * blockDim.x + threadIdx.x; pair < pairs; pair += (u64)gridDim.x * blockDim.x) {
+        const u64 word = pair << 1;
+        const Modulus m = P.moduli[word >> P.log_n];
+        // b: (x, y) sums, a: (x, y) sums; Gaussian: x = re + ..., y = im, and the re - parts.
+        Sum192 bx = sum192(0), by = sum192(0), ax = sum192(0), ay = sum192(0);
+        Sum192 bx_neg = sum192(0), ax_neg = sum192(0);
+        if (P.accumulate != 0) {
+            const ulonglong2 b = load_pair(P.output, word);
+            const ulonglong2 a = load_pair(P.output + poly_words, word);
+            bx = sum192(b.x);
+            by = sum192(b.y);
+            ax = sum192(a.x);
+            ay = sum192(a.y);
+        }
+        const u64* extended = P.extended + word;
+#pragma unroll 4
+        for (u32 t = 0; t < P.digits; ++t) {
+            const ulonglong2 e = *reinterpret_cast<const ulonglong2*>(extended + (u64)t * poly_words);
+            const ulonglong2 kb = load_pair(P.key_b[t], word);
+            const ulonglong2 ka = load_pair(P.key_a[t], word);
+            sum192_mad(bx, e.x, kb.x);
+            sum192_mad(ax, e.x, ka.x);
+            if (GAUSSIAN) {
+                sum192_mad(bx_neg, e.y, kb.y);
+                sum192_mad(by, e.x, kb.y);
+                sum192_mad(by, e.y, kb.x);
+                sum192_mad(ax_neg, e.y, ka.y);
+                sum192_mad(ay, e.x, ka.y);
+                sum192_mad(ay, e.y, ka.x);
+            } else {
+                sum192_mad(by, e.y, kb.y);
+                sum192_mad(ay, e.y, ka.y);
+            }
+        }
+        u64 b_x = sum192_reduce(bx, m), a_x = sum192_reduce(ax, m);
+        if (GAUSSIAN) {
+            b_x = modarith::sub(b_x, sum192_reduce(bx_neg, m), m.p);
+            a_x = modarith::sub(a_x, sum192_reduce(ax_neg, m), m.p);
+        }
+        store_pair(P.output, word, b_x, sum192_reduce(by, m));
+        store_pair(P.output + poly_words, word, a_x, sum192_reduce(ay, m));
+    }
+}
+
+}  // namespace
+
+// NTT evaluation representation: products coordinate-wise.
+extern "C" __global__ void __launch_bounds__(KS_THREADS)
+    keyswitch_inner_product(const __grid_constant__ InnerProductParams P) {
+    inner_product<false>(P);
+}
+
+// DGT evaluation representation: Gaussian products of (re, im) pairs.
+extern "C" __global__ void __launch_bounds__(KS_THREADS)
+    keyswitch_inner_product_gaussian(const __grid_constant__ InnerProductParams P) {
+    inner_product<true>(P);
+}
