@@ -36,6 +36,17 @@ impl Plaintext {
     /// [`BfvError::PlaintextOutOfRange`] for a value not below `t`.
     pub fn from_coefficients(params: &Arc<BfvParameters>, coefficients: &[u64]) -> Result<Self> {
         let n = params.degree();
+        if coefficients.len() > n {
+            // Checked before the copy: a long slice is not copied just to be refused.
+            return Err(BfvError::TooManyValues { what: "plaintext coefficients", max: n, actual: coefficients.len() });
+        }
+        Self::from_coefficient_vec(params, coefficients.to_vec())
+    }
+
+    /// [`from_coefficients`](Self::from_coefficients) taking the vector (no copy when it
+    /// already holds `N` values, as decryption's output does). Errors as `from_coefficients`.
+    pub(crate) fn from_coefficient_vec(params: &Arc<BfvParameters>, mut coefficients: Vec<u64>) -> Result<Self> {
+        let n = params.degree();
         let t = params.plaintext_modulus();
         if coefficients.len() > n {
             return Err(BfvError::TooManyValues { what: "plaintext coefficients", max: n, actual: coefficients.len() });
@@ -43,9 +54,8 @@ impl Plaintext {
         if let Some((index, &value)) = coefficients.iter().enumerate().find(|&(_, &v)| v >= t) {
             return Err(BfvError::PlaintextOutOfRange { index, value, modulus: t });
         }
-        let mut padded = coefficients.to_vec();
-        padded.resize(n, 0);
-        Ok(Self { params: Arc::clone(params), coefficients: padded })
+        coefficients.resize(n, 0);
+        Ok(Self { params: Arc::clone(params), coefficients })
     }
 
     /// The zero plaintext.

@@ -10,6 +10,9 @@ use crate::backend::BfvBackend;
 use crate::context::{BackendResult, BfvContext, Ciphertext, PublicKey, RelinKey, SecretKey, SeededCiphertext};
 use crate::{BfvError, Plaintext, Result};
 
+/// `c_0` of a ciphertext and `c_1 s + ... + c_k s^k` in the evaluation representation.
+type PhaseParts<'a, B> = (&'a <B as poly::Backend>::Poly<Coeff>, <B as poly::Backend>::Poly<Eval>);
+
 impl<B: BfvBackend> BfvContext<B> {
     /// A secret key from a fresh OS seed.
     pub fn generate_secret_key(&self) -> Result<SecretKey<B>> {
@@ -126,11 +129,7 @@ impl<B: BfvBackend> BfvContext<B> {
 
     /// `(c_0, c_1 s + ... + c_k s^k)` with the sum over `q` in the evaluation representation:
     /// the phase before its last inverse transform and the addition of `c_0`.
-    fn phase_parts<'a>(
-        &self,
-        ciphertext: &'a Ciphertext<B>,
-        secret: &SecretKey<B>,
-    ) -> Result<(&'a B::Poly<Coeff>, B::Poly<Eval>)> {
+    fn phase_parts<'a>(&self, ciphertext: &'a Ciphertext<B>, secret: &SecretKey<B>) -> Result<PhaseParts<'a, B>> {
         self.check(&ciphertext.params, "ciphertext")?;
         self.check(&secret.params, "secret key")?;
         let polys = &ciphertext.polys;
@@ -174,7 +173,7 @@ impl<B: BfvBackend> BfvContext<B> {
     pub fn decrypt(&self, ciphertext: &Ciphertext<B>, secret: &SecretKey<B>) -> Result<Plaintext> {
         let (c0, value) = self.phase_parts(ciphertext, secret)?;
         let coefficients = self.backend.decrypt_scale_sum(self.params.multiplication_tables(), c0, value)?;
-        Plaintext::from_coefficients(&self.params, &coefficients)
+        Plaintext::from_coefficient_vec(&self.params, coefficients)
     }
 
     /// The invariant noise budget in bits, exactly (big integers, on the host):
