@@ -202,6 +202,27 @@ impl GpuDevice {
         Ok(host)
     }
 
+    /// The staging buffer, grown to at least `len` words (at most [`STAGING_MAX_WORDS`]).
+    fn staging_at_least<'a>(
+        &self,
+        staging: &'a mut Option<PinnedHostSlice<u64>>,
+        len: usize,
+    ) -> Result<&'a mut PinnedHostSlice<u64>> {
+        if staging.as_ref().is_none_or(|pinned| pinned.len() < len) {
+            let words = len.next_power_of_two().max(STAGING_MIN_WORDS);
+            // Page-locked and mapped into the device's address space (kernels may write it
+            // directly, see `collect_words`), not write-combined (cudarc's `alloc_pinned`
+            // default): the host reads it back, which write-combined memory makes slow.
+            // SAFETY: callers read only words that a copy or a kernel wrote first.
+            let pinned = unsafe {
+                self.context.alloc_pinned_with_flags::<u64>(words, cudarc::driver::sys::CU_MEMHOSTALLOC_DEVICEMAP)
+            }
+            .map_err(|e| GpuError::alloc(words * size_of::<u64>(), e))?;
+            *staging = Some(pinned);
+        }
+        staging.as_mut().ok_or_else(|| GpuError::Unsupported { what: "an empty staging buffer".to_string() })
+    }
+
     /// The words of `buffer`, after all queued work has finished: copied into the device's
     /// page-locked staging buffer (a DMA at full bus speed), then into a fresh vector. Buffers of
     /// more than [`STAGING_MAX_WORDS`] words take [`download_words_pageable`](Self::download_words_pageable).
@@ -210,20 +231,8 @@ impl GpuDevice {
         if len > STAGING_MAX_WORDS {
             return self.download_words_pageable(buffer);
         }
-        let mut staging = self.staging.lock().unwrap_or_else(PoisonError::into_inner);
-        let staging = match staging.as_mut() {
-            Some(pinned) if pinned.len() >= len => pinned,
-            _ => {
-                let words = len.next_power_of_two().max(STAGING_MIN_WORDS);
-                // Plain page-locked memory (flags 0): the host reads it back, which write-combined
-                // memory (cudarc's `alloc_pinned` default) makes slow.
-                // SAFETY: the copy below writes the first `len` words before they are read, and
-                // only those are read.
-                let pinned = unsafe { self.context.alloc_pinned_with_flags::<u64>(words, 0) }
-                    .map_err(|e| GpuError::alloc(words * size_of::<u64>(), e))?;
-                staging.insert(pinned)
-            }
-        };
+        let mut guard = self.staging.lock().unwrap_or_else(PoisonError::into_inner);
+        let staging = self.staging_at_least(&mut guard, len)?;
         // The copy's byte count is the destination's length: hand it exactly `len` words.
         // (Waits for the staging buffer's last copy, long finished: each download synchronizes.)
         let host = staging.as_mut_slice().map_err(|e| GpuError::driver("cuEventSynchronize", e))?;
@@ -234,6 +243,41 @@ impl GpuDevice {
         self.stream.memcpy_dtoh(buffer, target).map_err(|e| GpuError::driver("cuMemcpyDtoHAsync", e))?;
         self.synchronize()?;
         Ok(target.to_vec())
+    }
+
+    /// `len` words that kernels write straight into host memory: `fill` gets the device address
+    /// of `len` words of the page-locked, device-mapped staging buffer and queues kernels that
+    /// write all of them; then the stream is synchronized and the words returned. Saves the
+    /// separate copy (and its latency) of a device buffer followed by
+    /// [`download_words`](Self::download_words). At most [`STAGING_MAX_WORDS`] words
+    /// ([`GpuError::Unsupported`] beyond). Errors of `fill` are returned as they are (after
+    /// waiting for whatever it queued).
+    pub fn collect_words<E: From<GpuError>>(
+        &self,
+        len: usize,
+        fill: impl FnOnce(u64) -> core::result::Result<(), E>,
+    ) -> core::result::Result<Vec<u64>, E> {
+        if len > STAGING_MAX_WORDS {
+            return Err(GpuError::Unsupported { what: format!("collecting {len} words in host memory") }.into());
+        }
+        let mut guard = self.staging.lock().unwrap_or_else(PoisonError::into_inner);
+        let staging = self.staging_at_least(&mut guard, len)?;
+        let host = staging.as_mut_ptr().map_err(|e| GpuError::driver("cuEventSynchronize", e))?;
+        let mut address: cudarc::driver::sys::CUdeviceptr = 0;
+        // SAFETY: `host` is the start of a live allocation of cuMemHostAlloc with
+        // CU_MEMHOSTALLOC_DEVICEMAP in this context (flags argument must be 0).
+        unsafe { cudarc::driver::sys::cuMemHostGetDevicePointer_v2(&raw mut address, host.cast(), 0) }
+            .result()
+            .map_err(|e| GpuError::driver("cuMemHostGetDevicePointer", e))?;
+        let filled = fill(address);
+        // Wait even when `fill` failed part-way: nothing may still write the buffer afterwards.
+        self.synchronize()?;
+        filled?;
+        let words = staging.as_slice().map_err(|e| GpuError::driver("cuEventSynchronize", e))?;
+        words.get(..len).map(<[u64]>::to_vec).ok_or_else(|| {
+            // Unreachable: the buffer was grown to at least `len` words above.
+            GpuError::Unsupported { what: format!("collecting {len} words in host memory") }.into()
+        })
     }
 
     /// The words of `buffer` copied straight into fresh pageable memory (the driver stages the

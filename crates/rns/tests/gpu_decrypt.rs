@@ -128,6 +128,41 @@ fn fused_decryption_rejects_an_addend_of_another_ring() {
     assert!(gpu.decrypt_sum_poly(&input, &short).is_err_and(|e| is_context_error(&e)));
 }
 
+/// `collect_words` returns what a kernel wrote into the mapped staging buffer (here a device
+/// copy into its address), refuses sizes past the staging limit, and passes `fill`'s error on.
+#[test]
+fn collected_words_are_what_the_device_wrote() {
+    use poly_cuda::GpuError;
+    use poly_cuda::cudarc::driver::DevicePtr;
+    let Some(device) = device() else { return };
+    let mut rng = StdRng::seed_from_u64(12);
+    for len in [1usize, 4096, 1 << 16, (1 << 16) + 3, 1 << 18] {
+        let values: Vec<u64> = (0..len).map(|_| rng.r#gen()).collect();
+        let buffer = device.stream().clone_htod(&values).unwrap();
+        let collected = device
+            .collect_words(len, |address| {
+                let (source, _sync) = buffer.device_ptr(device.stream());
+                // SAFETY: `address` maps `len` words of host memory; `source` holds `len` words.
+                unsafe {
+                    poly_cuda::cudarc::driver::result::memcpy_dtod_async(
+                        address,
+                        source,
+                        len * 8,
+                        device.stream().cu_stream(),
+                    )
+                }
+                .map_err(|e| GpuError::driver("cuMemcpyDtoDAsync", e))
+            })
+            .unwrap();
+        assert_eq!(collected, values, "{len} words");
+    }
+    let too_many = poly_cuda::STAGING_MAX_WORDS + 1;
+    let refused = device.collect_words(too_many, |_| Ok::<(), GpuError>(()));
+    assert!(matches!(refused, Err(GpuError::Unsupported { .. })));
+    let failed = device.collect_words(16, |_| Err(GpuError::WrongContext));
+    assert!(matches!(failed, Err(GpuError::WrongContext)));
+}
+
 /// The staged download equals the pageable one, for sizes around the staging buffer's
 /// growth steps and past its limit, and reuses the buffer across calls of different sizes.
 #[test]

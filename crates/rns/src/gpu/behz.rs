@@ -337,15 +337,18 @@ impl GpuBehz {
     }
 
     /// [`BehzContext::decrypt_poly`] on the device: the `N` plaintext coefficients in
-    /// `[0, t)`, downloaded (waits for the stream). Errors as [`extend_poly`](Self::extend_poly).
+    /// `[0, t)`, written by the kernel straight into mapped host memory
+    /// ([`GpuDevice::collect_words`]; waits for the stream). Errors as
+    /// [`extend_poly`](Self::extend_poly).
     pub fn decrypt_poly(&self, input: &DevicePoly<Coeff>) -> Result<Vec<u64>> {
         check_poly(&self.kernels, input.context(), &self.q, self.degree, "BEHZ decryption input")?;
-        let mut output = self.kernels.alloc_for_kernels(self.degree)?;
         let input_address = self.kernels.read_address(input.device_buffer())?;
-        let output_address = self.kernels.write_address(&mut output)?;
-        // SAFETY: the kernel writes all N words of `output`; the ring was checked.
-        unsafe { self.decrypt_raw(input_address, 0, output_address) }?;
-        Ok(input.context().device().download_words(&output)?)
+        // SAFETY: the kernel writes all N words of the mapped host buffer `collect_words` hands
+        // it; the ring was checked.
+        input
+            .context()
+            .device()
+            .collect_words(self.degree, |output| unsafe { self.decrypt_raw(input_address, 0, output) })
     }
 
     /// [`decrypt_poly`](Self::decrypt_poly) of `[input + addend]_q`, the sum formed inside the
@@ -355,13 +358,13 @@ impl GpuBehz {
     pub fn decrypt_sum_poly(&self, input: &DevicePoly<Coeff>, addend: &DevicePoly<Coeff>) -> Result<Vec<u64>> {
         check_poly(&self.kernels, input.context(), &self.q, self.degree, "BEHZ decryption input")?;
         check_poly(&self.kernels, addend.context(), &self.q, self.degree, "BEHZ decryption addend")?;
-        let mut output = self.kernels.alloc_for_kernels(self.degree)?;
         let input_address = self.kernels.read_address(input.device_buffer())?;
         let addend_address = self.kernels.read_address(addend.device_buffer())?;
-        let output_address = self.kernels.write_address(&mut output)?;
-        // SAFETY: the kernel writes all N words of `output` and reads k N words of both inputs;
-        // the rings were checked.
-        unsafe { self.decrypt_raw(input_address, addend_address, output_address) }?;
-        Ok(input.context().device().download_words(&output)?)
+        // SAFETY: the kernel writes all N words of the mapped host buffer `collect_words` hands
+        // it and reads k N words of both inputs; the rings were checked.
+        input
+            .context()
+            .device()
+            .collect_words(self.degree, |output| unsafe { self.decrypt_raw(input_address, addend_address, output) })
     }
 }
