@@ -227,7 +227,21 @@ impl Bench<'_> {
         });
         rows.push(Row {
             set: label.clone(),
-            op: "ModUp all digits (exact)",
+            op: "ModUp all digits, one call each (exact)",
+            gpu,
+            call,
+            bytes: digits * (digit_size + k + s) * n * word,
+            products: n * k * (k - digit_size + s),
+        });
+        // Key switching's batched path: every digit into one [digits][q u P][N] buffer (one
+        // launch for one-prime digits), the buffer reused across calls.
+        let mut all_digits = self.device.stream().alloc_zeros::<u64>(digits * (k + s) * n).unwrap();
+        let (gpu, call) =
+            self.time(&q_inputs, |x| gpu_ks.mod_up_all(x.device_buffer(), Extension::Exact, &mut all_digits).unwrap());
+        drop(all_digits);
+        rows.push(Row {
+            set: label.clone(),
+            op: "ModUp all digits, batched (exact)",
             gpu,
             call,
             bytes: digits * (digit_size + k + s) * n * word,
