@@ -403,9 +403,13 @@ __device__ __forceinline__ void forward_rounds(u64 (&x)[P::R], u64* smem, const 
 }
 
 // Forward pass. STRIDED passes are the first pass (s0 = 0); CONTIGUOUS passes end at the
-// last stage (s0 = log N - LOG_M) and write canonical values.
+// last stage (s0 = log N - LOG_M) and write canonical values. With a non-null `source` (same
+// layout as `data`, canonical) the pass reads its input there instead of from `data`: the
+// first pass of an out-of-place transform, which writes every value of `data` (a uniform
+// branch on a kernel argument; null for ordinary transforms).
 template <class P>
-__device__ __forceinline__ void forward_pass(u64* __restrict__ data, const ulonglong2* __restrict__ table,
+__device__ __forceinline__ void forward_pass(u64* __restrict__ data, const u64* __restrict__ source,
+                                             const ulonglong2* __restrict__ table,
                                              const u64* __restrict__ chunk_roots,
                                              const modarith::Modulus* __restrict__ moduli, const int log_n,
                                              const int limbs_per_poly) {
@@ -419,12 +423,14 @@ __device__ __forceinline__ void forward_pass(u64* __restrict__ data, const ulong
     u64* poly = data + ((size_t)blockIdx.y << log_n);
     const int s0 = P::STRIDED ? 0 : log_n - P::LOG_M;
 
+    const u64* input = source != nullptr ? source + ((size_t)blockIdx.y << log_n) : poly;
+
     u64 x[P::R];
     int column, base;
     constexpr int w0 = P::window(0);
     P::locate(threadIdx.x, w0, column, base);
 #pragma unroll
-    for (int u = 0; u < P::R; ++u) x[u] = poly[global_index<P>(column, base + (u << w0), log_n)];
+    for (int u = 0; u < P::R; ++u) x[u] = input[global_index<P>(column, base + (u << w0), log_n)];
 
     if constexpr (P::SMEM_TWIDDLES) {
         stage_twiddles<P>(stw, tw, roots, m, p);
@@ -482,9 +488,15 @@ __device__ __forceinline__ void inverse_rounds(u64 (&x)[P::R], u64* smem, const 
 
 // Inverse pass. CONTIGUOUS passes do the last stages (first in inverse order) and read
 // canonical input; STRIDED passes end at stage 0 and fold N^-1. A CONTIGUOUS pass with
-// M = N (single pass) does both.
-template <class P>
-__device__ __forceinline__ void inverse_pass(u64* __restrict__ data, const ulonglong2* __restrict__ table,
+// M = N (single pass) does both. With PRODUCT (CONTIGUOUS passes only: the first pass of the
+// inverse), each loaded value is first replaced by its Barrett product with `factor`'s value
+// at the same index (same layout as `data`, canonical; modarith::mul, canonical: the value
+// ew_mul would have written), so the inverse of a product needs no element-wise kernel. A
+// compile-time flag, not a run-time null test: the passes sit at the 64-register bound of
+// their launch bounds, and a run-time branch there moved spills into the ordinary kernels.
+template <class P, bool PRODUCT>
+__device__ __forceinline__ void inverse_pass(u64* __restrict__ data, const u64* __restrict__ factor,
+                                             const ulonglong2* __restrict__ table,
                                              const u64* __restrict__ chunk_roots, const ulonglong2* __restrict__ scale,
                                              const modarith::Modulus* __restrict__ moduli, const int log_n,
                                              const int limbs_per_poly) {
@@ -513,10 +525,20 @@ __device__ __forceinline__ void inverse_pass(u64* __restrict__ data, const ulong
     } else {
         // Each thread needs R consecutive points: load whole rows through shared memory.
         const u64* block_in = poly + (size_t)blockIdx.x * P::WORDS;
+        if constexpr (PRODUCT) {
+            static_assert(!P::STRIDED, "the product is taken by the first inverse pass, a CONTIGUOUS one");
+            const u64* block_factor = factor + ((size_t)blockIdx.y << log_n) + (size_t)blockIdx.x * P::WORDS;
 #pragma unroll
-        for (int t = 0; t < P::WORDS / P::THREADS; ++t) {
-            const int i = threadIdx.x + t * P::THREADS;
-            smem[padded(i)] = block_in[i];
+            for (int t = 0; t < P::WORDS / P::THREADS; ++t) {
+                const int i = threadIdx.x + t * P::THREADS;
+                smem[padded(i)] = modarith::mul(block_in[i], block_factor[i], m);
+            }
+        } else {
+#pragma unroll
+            for (int t = 0; t < P::WORDS / P::THREADS; ++t) {
+                const int i = threadIdx.x + t * P::THREADS;
+                smem[padded(i)] = block_in[i];
+            }
         }
         if constexpr (P::SMEM_TWIDDLES) stage_twiddles<P>(stw, tw, roots, m, p);
         __syncthreads();
@@ -548,30 +570,47 @@ __device__ __forceinline__ void inverse_pass(u64* __restrict__ data, const ulong
 //                        thread; grid (N / 2^m / 16, limbs), 16 2^m / 2^r threads.
 //   contiguous_<m>_lr<r>: the last m stages, 2^r points per thread; grid (N / 1024, limbs),
 //                        1024 / 2^r threads.
-// Arguments: data, table ([limb][N] {w, w_shoup}), chunk_roots ([limb][N/M][M] A(c, r) of
-// stage_twiddles, for contiguous passes; ignored otherwise), [inverse: scale ([limb][2]
-// {N^-1, shoup}, {w_1 N^-1, shoup})], moduli ([limb] modarith::Modulus), log_n, limbs_per_poly.
+// and ntt_inv_product_{single_<n>, contiguous_<m>_lr<r>}: the same first inverse pass taking
+// the product with `factor` first (inverse_pass with PRODUCT).
+// Arguments: data, [forward: source (null: in place; else the input, read by this pass, see
+// forward_pass)], [inverse product: factor], table ([limb][N] {w, w_shoup}), chunk_roots
+// ([limb][N/M][M] A(c, r) of stage_twiddles, for contiguous passes; ignored otherwise),
+// [inverse: scale ([limb][2] {N^-1, shoup}, {w_1 N^-1, shoup})], moduli ([limb]
+// modarith::Modulus), log_n, limbs_per_poly.
 // MIN_THREADS: resident threads per SM the register allocation must allow (occupancy).
+#define NTT_LAUNCH_BOUNDS(LOG_M, LOG_R, STRIDED, COLUMNS, SMEM_TW, MIN_THREADS)                             \
+    __launch_bounds__(Pass<LOG_M, LOG_R, STRIDED, COLUMNS, SMEM_TW>::THREADS,                                  \
+                      MIN_THREADS / Pass<LOG_M, LOG_R, STRIDED, COLUMNS, SMEM_TW>::THREADS)
 #define NTT_PASS_KERNELS(SUFFIX, LOG_M, LOG_R, STRIDED, COLUMNS, SMEM_TW, MIN_THREADS)                          \
-    extern "C" __global__ void __launch_bounds__(Pass<LOG_M, LOG_R, STRIDED, COLUMNS, SMEM_TW>::THREADS,       \
-                                                 MIN_THREADS / Pass<LOG_M, LOG_R, STRIDED, COLUMNS, SMEM_TW>::THREADS) \
-        ntt_fwd_##SUFFIX(u64* data, const ulonglong2* table, const u64* chunk_roots,                          \
+    extern "C" __global__ void NTT_LAUNCH_BOUNDS(LOG_M, LOG_R, STRIDED, COLUMNS, SMEM_TW, MIN_THREADS)        \
+        ntt_fwd_##SUFFIX(u64* data, const u64* source, const ulonglong2* table, const u64* chunk_roots,       \
                          const modarith::Modulus* moduli, int log_n, int limbs_per_poly) {                     \
-        forward_pass<Pass<LOG_M, LOG_R, STRIDED, COLUMNS, SMEM_TW>>(data, table, chunk_roots, moduli, log_n,  \
-                                                                    limbs_per_poly);                           \
+        forward_pass<Pass<LOG_M, LOG_R, STRIDED, COLUMNS, SMEM_TW>>(data, source, table, chunk_roots, moduli, \
+                                                                    log_n, limbs_per_poly);                    \
     }                                                                                                           \
-    extern "C" __global__ void __launch_bounds__(Pass<LOG_M, LOG_R, STRIDED, COLUMNS, SMEM_TW>::THREADS,       \
-                                                 MIN_THREADS / Pass<LOG_M, LOG_R, STRIDED, COLUMNS, SMEM_TW>::THREADS) \
+    extern "C" __global__ void NTT_LAUNCH_BOUNDS(LOG_M, LOG_R, STRIDED, COLUMNS, SMEM_TW, MIN_THREADS)        \
         ntt_inv_##SUFFIX(u64* data, const ulonglong2* table, const u64* chunk_roots, const ulonglong2* scale,   \
                          const modarith::Modulus* moduli, int log_n, int limbs_per_poly) {                     \
-        inverse_pass<Pass<LOG_M, LOG_R, STRIDED, COLUMNS, SMEM_TW>>(data, table, chunk_roots, scale, moduli,  \
-                                                                    log_n, limbs_per_poly);                    \
+        inverse_pass<Pass<LOG_M, LOG_R, STRIDED, COLUMNS, SMEM_TW>, false>(data, nullptr, table, chunk_roots,  \
+                                                                           scale, moduli, log_n,              \
+                                                                           limbs_per_poly);                    \
     }
-#define SINGLE(N, LR) NTT_PASS_KERNELS(single_##N, N, LR, false, 1, false, 1024)
+#define NTT_INV_PRODUCT_KERNEL(SUFFIX, LOG_M, LOG_R, COLUMNS, SMEM_TW, MIN_THREADS)                              \
+    extern "C" __global__ void NTT_LAUNCH_BOUNDS(LOG_M, LOG_R, false, COLUMNS, SMEM_TW, MIN_THREADS)          \
+        ntt_inv_product_##SUFFIX(u64* data, const u64* factor, const ulonglong2* table,                       \
+                                 const u64* chunk_roots, const ulonglong2* scale,                              \
+                                 const modarith::Modulus* moduli, int log_n, int limbs_per_poly) {             \
+        inverse_pass<Pass<LOG_M, LOG_R, false, COLUMNS, SMEM_TW>, true>(data, factor, table, chunk_roots,      \
+                                                                        scale, moduli, log_n, limbs_per_poly); \
+    }
+#define SINGLE(N, LR)                                           \
+    NTT_PASS_KERNELS(single_##N, N, LR, false, 1, false, 1024) \
+    NTT_INV_PRODUCT_KERNEL(single_##N, N, LR, 1, false, 1024)
 #define STRIDED(M, LR, MIN_THREADS) \
     NTT_PASS_KERNELS(strided_##M##_lr##LR, M, LR, true, STRIDED_COLUMNS, true, MIN_THREADS)
-#define CONTIGUOUS(M, LR, MIN_THREADS) \
-    NTT_PASS_KERNELS(contiguous_##M##_lr##LR, M, LR, false, (CONTIGUOUS_BLOCK_WORDS >> M), true, MIN_THREADS)
+#define CONTIGUOUS(M, LR, MIN_THREADS)                                                                   \
+    NTT_PASS_KERNELS(contiguous_##M##_lr##LR, M, LR, false, (CONTIGUOUS_BLOCK_WORDS >> M), true, MIN_THREADS) \
+    NTT_INV_PRODUCT_KERNEL(contiguous_##M##_lr##LR, M, LR, (CONTIGUOUS_BLOCK_WORDS >> M), true, MIN_THREADS)
 
 SINGLE(10, 3)
 SINGLE(11, 3)

@@ -113,6 +113,49 @@ impl GpuContext {
         }
     }
 
+    /// The context's forward transform of `polys` polynomials of `source` into fresh device
+    /// memory; `source` is untouched. NTT: the first pass reads `source` and writes the new
+    /// buffer (no copy); DGT and HDGT: a device copy, then the transform in place.
+    pub(crate) fn forward_transform_to_new(&self, source: &CudaSlice<u64>, polys: usize) -> Result<CudaSlice<u64>> {
+        match &self.inner.dgt {
+            Some(dgt) => {
+                let mut data = self.inner.device.duplicate(source)?;
+                dgt.forward(&mut data)?;
+                Ok(data)
+            }
+            None => {
+                // SAFETY: the transform's first pass writes every value of `data` before any
+                // pass reads it (launch::ntt_forward_from).
+                let mut data = unsafe { self.inner.device.alloc::<u64>(source.len()) }?;
+                crate::launch::ntt_forward_from(self, source, &mut data, polys)?;
+                Ok(data)
+            }
+        }
+    }
+
+    /// `data <- inverse(data * factor)` for `polys` polynomials, the product element-wise in the
+    /// evaluation domain (as `DevicePoly::mul_assign`). NTT: the first inverse pass takes the
+    /// product as it loads (no element-wise kernel); DGT and HDGT: the Gaussian product kernel,
+    /// then the inverse. Errors with [`GpuError::LengthMismatch`] (nothing queued, `data`
+    /// untouched) unless `factor` has the length of `data`.
+    pub(crate) fn inverse_transform_of_product(
+        &self,
+        data: &mut CudaSlice<u64>,
+        factor: &CudaSlice<u64>,
+        polys: usize,
+    ) -> Result<()> {
+        if factor.len() != data.len() {
+            return Err(GpuError::LengthMismatch { expected: data.len(), actual: factor.len() });
+        }
+        match &self.inner.dgt {
+            Some(dgt) => {
+                crate::launch::binary(self, crate::launch::BinaryOp::GaussMul, data, None, factor)?;
+                dgt.inverse(data)
+            }
+            None => crate::launch::ntt_inverse_of_product(self, data, factor, polys),
+        }
+    }
+
     pub(crate) fn ntt_tables(&self) -> Result<&NttTables> {
         self.inner.ntt.as_ref().ok_or_else(|| GpuError::Unsupported {
             what: format!(

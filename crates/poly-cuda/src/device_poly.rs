@@ -174,6 +174,14 @@ impl DevicePoly<Coeff> {
         Ok(self.retag())
     }
 
+    /// The forward transform (as [`DevicePoly::forward`]) into fresh device memory; `self` is
+    /// untouched. NTT contexts read `self` in the transform's first pass (no device copy
+    /// first); DGT and HDGT contexts copy, then transform.
+    pub fn forward_to_new(&self) -> Result<DevicePoly<Eval>> {
+        let data = self.context.forward_transform_to_new(&self.data, 1)?;
+        Ok(DevicePoly { context: self.context.clone(), data, representation: PhantomData })
+    }
+
     /// `a(x) -> a(x^g)` for odd `g` (taken modulo `2N`), as [`Poly::automorphism`]:
     /// coefficient `j` moves to `k = j g mod 2N`, negated if `k >= N`, landing at `k - N`.
     /// Errors with [`PolyError::InvalidAutomorphism`] for even `g`.
@@ -195,6 +203,17 @@ impl DevicePoly<Eval> {
     /// The inverse transform of every limb (`poly`'s `Poly::inverse`).
     pub fn inverse(mut self) -> Result<DevicePoly<Coeff>> {
         self.context.inverse_transform(&mut self.data, 1)?;
+        Ok(self.retag())
+    }
+
+    /// The inverse transform of `self * other`: word for word [`DevicePoly::mul_assign`] then
+    /// [`DevicePoly::inverse`]. NTT contexts take the product in the inverse's first pass (no
+    /// element-wise kernel); DGT and HDGT contexts run the two steps. Errors as `mul_assign`
+    /// ([`GpuError::WrongContext`] for another device, [`PolyError::ContextMismatch`] for an
+    /// incompatible ring) before queuing anything; `other` is never changed.
+    pub fn inverse_of_product(mut self, other: &Self) -> Result<DevicePoly<Coeff>> {
+        self.context.check_compatible(&other.context)?;
+        self.context.inverse_transform_of_product(&mut self.data, &other.data, 1)?;
         Ok(self.retag())
     }
 

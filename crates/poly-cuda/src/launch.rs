@@ -112,27 +112,68 @@ enum PassKind {
     Contiguous,
 }
 
-/// Every two-pass kernel of `kernels/ntt.cu`: (kind, log M, log radix, forward name, inverse name).
-const PASS_KERNELS: &[(PassKind, u32, u32, &str, &str)] = &[
-    (PassKind::Strided, 5, 2, "ntt_fwd_strided_5_lr2", "ntt_inv_strided_5_lr2"),
-    (PassKind::Strided, 6, 2, "ntt_fwd_strided_6_lr2", "ntt_inv_strided_6_lr2"),
-    (PassKind::Strided, 5, 3, "ntt_fwd_strided_5_lr3", "ntt_inv_strided_5_lr3"),
-    (PassKind::Strided, 6, 3, "ntt_fwd_strided_6_lr3", "ntt_inv_strided_6_lr3"),
-    (PassKind::Strided, 7, 3, "ntt_fwd_strided_7_lr3", "ntt_inv_strided_7_lr3"),
-    (PassKind::Strided, 8, 3, "ntt_fwd_strided_8_lr3", "ntt_inv_strided_8_lr3"),
-    (PassKind::Strided, 7, 4, "ntt_fwd_strided_7_lr4", "ntt_inv_strided_7_lr4"),
-    (PassKind::Strided, 8, 4, "ntt_fwd_strided_8_lr4", "ntt_inv_strided_8_lr4"),
-    (PassKind::Contiguous, 5, 2, "ntt_fwd_contiguous_5_lr2", "ntt_inv_contiguous_5_lr2"),
-    (PassKind::Contiguous, 6, 2, "ntt_fwd_contiguous_6_lr2", "ntt_inv_contiguous_6_lr2"),
-    (PassKind::Contiguous, 5, 3, "ntt_fwd_contiguous_5_lr3", "ntt_inv_contiguous_5_lr3"),
-    (PassKind::Contiguous, 6, 3, "ntt_fwd_contiguous_6_lr3", "ntt_inv_contiguous_6_lr3"),
-    (PassKind::Contiguous, 7, 3, "ntt_fwd_contiguous_7_lr3", "ntt_inv_contiguous_7_lr3"),
-    (PassKind::Contiguous, 8, 3, "ntt_fwd_contiguous_8_lr3", "ntt_inv_contiguous_8_lr3"),
-    (PassKind::Contiguous, 9, 3, "ntt_fwd_contiguous_9_lr3", "ntt_inv_contiguous_9_lr3"),
+/// One two-pass kernel of `kernels/ntt.cu` in its three functions.
+#[derive(Debug, Clone, Copy)]
+struct PassKernel {
+    kind: PassKind,
+    log_m: u32,
+    log_radix: u32,
+    forward: &'static str,
+    inverse: &'static str,
+    /// The inverse pass that multiplies by a factor first (contiguous passes: they come first
+    /// in the inverse).
+    inverse_product: Option<&'static str>,
+}
+
+/// The [`PassKernel`] of a strided pass of `2^m` points, `2^r` per thread (names as exported).
+macro_rules! strided_kernel {
+    ($m:literal, $r:literal) => {
+        PassKernel {
+            kind: PassKind::Strided,
+            log_m: $m,
+            log_radix: $r,
+            forward: concat!("ntt_fwd_strided_", $m, "_lr", $r),
+            inverse: concat!("ntt_inv_strided_", $m, "_lr", $r),
+            inverse_product: None,
+        }
+    };
+}
+
+/// The [`PassKernel`] of a contiguous pass of `2^m` points, `2^r` per thread.
+macro_rules! contiguous_kernel {
+    ($m:literal, $r:literal) => {
+        PassKernel {
+            kind: PassKind::Contiguous,
+            log_m: $m,
+            log_radix: $r,
+            forward: concat!("ntt_fwd_contiguous_", $m, "_lr", $r),
+            inverse: concat!("ntt_inv_contiguous_", $m, "_lr", $r),
+            inverse_product: Some(concat!("ntt_inv_product_contiguous_", $m, "_lr", $r)),
+        }
+    };
+}
+
+/// Every two-pass kernel of `kernels/ntt.cu`.
+const PASS_KERNELS: &[PassKernel] = &[
+    strided_kernel!(5, 2),
+    strided_kernel!(6, 2),
+    strided_kernel!(5, 3),
+    strided_kernel!(6, 3),
+    strided_kernel!(7, 3),
+    strided_kernel!(8, 3),
+    strided_kernel!(7, 4),
+    strided_kernel!(8, 4),
+    contiguous_kernel!(5, 2),
+    contiguous_kernel!(6, 2),
+    contiguous_kernel!(5, 3),
+    contiguous_kernel!(6, 3),
+    contiguous_kernel!(7, 3),
+    contiguous_kernel!(8, 3),
+    contiguous_kernel!(9, 3),
 ];
 
 fn pass_kernel_exists(kind: PassKind, log_m: u32, log_radix: u32) -> bool {
-    PASS_KERNELS.iter().any(|&(k, m, r, _, _)| k == kind && m == log_m && r == log_radix)
+    PASS_KERNELS.iter().any(|k| k.kind == kind && k.log_m == log_m && k.log_radix == log_radix)
 }
 
 /// `log2` of the points per thread of a pass of `2^log_m` points in a launch of `points`
@@ -165,15 +206,25 @@ fn single_launch(log_n: u32, grid_y: u32) -> bool {
 }
 
 /// The kernel name and launch shape of one two-pass pass.
-fn pass_launch(inverse: bool, kind: PassKind, n: u32, log_m: u32, grid_y: u32) -> Result<(&'static str, LaunchConfig)> {
+fn pass_launch(
+    function: PassFunction,
+    kind: PassKind,
+    n: u32,
+    log_m: u32,
+    grid_y: u32,
+) -> Result<(&'static str, LaunchConfig)> {
     let points = n as usize * grid_y as usize;
     let log_radix = pass_log_radix(kind, log_m, points);
     let name = PASS_KERNELS
         .iter()
-        .find(|&&(k, m, r, _, _)| k == kind && m == log_m && r == log_radix)
-        .map(|&(_, _, _, forward, inverse_name)| if inverse { inverse_name } else { forward })
+        .find(|k| k.kind == kind && k.log_m == log_m && k.log_radix == log_radix)
+        .and_then(|k| match function {
+            PassFunction::Forward => Some(k.forward),
+            PassFunction::Inverse => Some(k.inverse),
+            PassFunction::InverseProduct => k.inverse_product,
+        })
         .ok_or_else(|| GpuError::Unsupported {
-            what: format!("NTT {kind:?} pass of 2^{log_m} points with 2^{log_radix} points per thread"),
+            what: format!("NTT {kind:?} pass ({function:?}) of 2^{log_m} points with 2^{log_radix} points per thread"),
         })?;
     let config = match kind {
         PassKind::Strided => strided_config(n, log_m, log_radix, grid_y),
@@ -196,32 +247,93 @@ fn total_limbs(context: &GpuContext, polys: usize) -> Result<u32> {
     Ok(limbs as u32)
 }
 
-/// The kernels of one NTT direction and their launch shapes, in launch order: one
-/// single-block kernel (small N, or small launches), or the strided then contiguous pass
-/// (forward; the inverse runs them in the opposite order).
-fn ntt_passes(
-    inverse: bool,
-    schedule: &NttSchedule,
-    log_n: u32,
-    grid_y: u32,
-) -> Result<Vec<(&'static str, LaunchConfig)>> {
+/// What a launch sequence of `kernels/ntt.cu` computes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum NttTransform {
+    /// The forward transform; its first pass may read a separate source buffer.
+    Forward,
+    /// The inverse transform.
+    Inverse,
+    /// The inverse transform of the element-wise product with a factor, which its first pass
+    /// takes as it loads.
+    InverseOfProduct,
+}
+
+/// Which function of a pass kernel runs.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum PassFunction {
+    Forward,
+    Inverse,
+    /// The first inverse pass (contiguous or single-block), multiplying by a factor first.
+    InverseProduct,
+}
+
+/// One kernel launch of a transform.
+#[derive(Debug, Clone, Copy)]
+struct NttPass {
+    name: &'static str,
+    config: LaunchConfig,
+    /// The transform's first pass: it reads the forward source or takes the inverse's product.
+    first: bool,
+}
+
+/// The kernels of one transform and their launch shapes, in launch order: one single-block
+/// kernel (small N, or small launches), or the strided then contiguous pass (forward; the
+/// inverse runs them in the opposite order). The inverse of a product runs the product
+/// variant of its first kernel.
+fn ntt_passes(transform: NttTransform, schedule: &NttSchedule, log_n: u32, grid_y: u32) -> Result<Vec<NttPass>> {
     let n = 1u32 << log_n;
-    Ok(match *schedule {
-        NttSchedule::Single { log_n } => vec![(single_kernel(inverse, log_n)?, single_config(log_n, grid_y))],
-        NttSchedule::TwoPass { .. } if single_launch(log_n, grid_y) => {
-            vec![(single_kernel(inverse, log_n)?, single_config(log_n, grid_y))]
-        }
+    let (first_function, later_function) = match transform {
+        NttTransform::Forward => (PassFunction::Forward, PassFunction::Forward),
+        NttTransform::Inverse => (PassFunction::Inverse, PassFunction::Inverse),
+        NttTransform::InverseOfProduct => (PassFunction::InverseProduct, PassFunction::Inverse),
+    };
+    let single = |log_n| -> Result<Vec<NttPass>> {
+        let name = single_kernel(first_function, log_n)?;
+        Ok(vec![NttPass { name, config: single_config(log_n, grid_y), first: true }])
+    };
+    match *schedule {
+        NttSchedule::Single { log_n } => single(log_n),
+        NttSchedule::TwoPass { .. } if single_launch(log_n, grid_y) => single(log_n),
         NttSchedule::TwoPass { strided, contiguous } => {
-            let strided = pass_launch(inverse, PassKind::Strided, n, strided, grid_y)?;
-            let contiguous = pass_launch(inverse, PassKind::Contiguous, n, contiguous, grid_y)?;
-            if inverse { vec![contiguous, strided] } else { vec![strided, contiguous] }
+            let (first_kind, first_log_m, later_kind, later_log_m) = match transform {
+                NttTransform::Forward => (PassKind::Strided, strided, PassKind::Contiguous, contiguous),
+                NttTransform::Inverse | NttTransform::InverseOfProduct => {
+                    (PassKind::Contiguous, contiguous, PassKind::Strided, strided)
+                }
+            };
+            let (name, config) = pass_launch(first_function, first_kind, n, first_log_m, grid_y)?;
+            let first = NttPass { name, config, first: true };
+            let (name, config) = pass_launch(later_function, later_kind, n, later_log_m, grid_y)?;
+            Ok(vec![first, NttPass { name, config, first: false }])
         }
-    })
+    }
 }
 
 /// Forward NTT, in place, of `polys` consecutive polynomials in `data` (canonical in, canonical
 /// bit-reversed evaluations out, as `poly::ntt::NttPlan::forward_inplace`).
 pub(crate) fn ntt_forward(context: &GpuContext, data: &mut CudaSlice<u64>, polys: usize) -> Result<()> {
+    launch_forward(context, data, None, polys)
+}
+
+/// Forward NTT of `polys` consecutive polynomials of `source` into `destination` (the same
+/// length; the caller checks): the first pass reads `source` and writes every value of
+/// `destination`, later passes work in place there. `source` is untouched.
+pub(crate) fn ntt_forward_from(
+    context: &GpuContext,
+    source: &CudaSlice<u64>,
+    destination: &mut CudaSlice<u64>,
+    polys: usize,
+) -> Result<()> {
+    launch_forward(context, destination, Some(source), polys)
+}
+
+fn launch_forward(
+    context: &GpuContext,
+    data: &mut CudaSlice<u64>,
+    source: Option<&CudaSlice<u64>>,
+    polys: usize,
+) -> Result<()> {
     let tables = context.ntt_tables()?;
     let device = context.device();
     let stream = device.stream();
@@ -229,21 +341,23 @@ pub(crate) fn ntt_forward(context: &GpuContext, data: &mut CudaSlice<u64>, polys
     let grid_y = total_limbs(context, polys)?;
     let (log_n_arg, limbs_arg) = (log_n as i32, context.num_limbs() as i32);
     let moduli = context.moduli_table();
-    let passes = ntt_passes(false, &tables.schedule, log_n, grid_y)?;
-    for (name, config) in passes {
-        let function = device.kernels().function("ntt", name)?;
+    // The kernels read their input in place when `source` is null.
+    let null_source: u64 = 0;
+    for pass in ntt_passes(NttTransform::Forward, &tables.schedule, log_n, grid_y)? {
+        let function = device.kernels().function("ntt", pass.name)?;
         let mut builder = stream.launch_builder(&function);
-        builder
-            .arg(&mut *data)
-            .arg(&tables.forward)
-            .arg(&tables.forward_chunk_roots)
-            .arg(moduli)
-            .arg(&log_n_arg)
-            .arg(&limbs_arg);
-        // SAFETY: argument list matches `ntt_fwd_*` in kernels/ntt.cu; `data` holds
-        // `polys * L * N` values (checked by the caller), the table `L * N` pairs and the
-        // chunk roots `L * (N / M) * log M` words (for the schedule's contiguous M).
-        unsafe { builder.launch(config) }.map_err(launch_error(name))?;
+        builder.arg(&mut *data);
+        match source {
+            Some(source) if pass.first => builder.arg(source),
+            _ => builder.arg(&null_source),
+        };
+        builder.arg(&tables.forward).arg(&tables.forward_chunk_roots).arg(moduli).arg(&log_n_arg).arg(&limbs_arg);
+        // SAFETY: argument list matches `ntt_fwd_*(data, source, table, chunk_roots, moduli,
+        // log_n, limbs_per_poly)` in kernels/ntt.cu; `data` (and `source` when given, a distinct
+        // buffer: it is borrowed shared while `data` is borrowed mutably) hold `polys * L * N`
+        // values (checked by the caller), the table `L * N` pairs and the chunk roots
+        // `L * (N / M) * log M` words (for the schedule's contiguous M).
+        unsafe { builder.launch(pass.config) }.map_err(launch_error(pass.name))?;
     }
     Ok(())
 }
@@ -251,6 +365,27 @@ pub(crate) fn ntt_forward(context: &GpuContext, data: &mut CudaSlice<u64>, polys
 /// Inverse NTT, in place, of `polys` consecutive polynomials (as
 /// `poly::ntt::NttPlan::inverse_inplace`).
 pub(crate) fn ntt_inverse(context: &GpuContext, data: &mut CudaSlice<u64>, polys: usize) -> Result<()> {
+    launch_inverse(context, data, None, polys)
+}
+
+/// `data <- inverse(data * factor)`, in place, of `polys` consecutive polynomials, the product
+/// element-wise (per limb and index, Barrett, canonical: as `ew_mul`), taken by the first
+/// inverse pass as it loads. `factor` has the length of `data` (the caller checks).
+pub(crate) fn ntt_inverse_of_product(
+    context: &GpuContext,
+    data: &mut CudaSlice<u64>,
+    factor: &CudaSlice<u64>,
+    polys: usize,
+) -> Result<()> {
+    launch_inverse(context, data, Some(factor), polys)
+}
+
+fn launch_inverse(
+    context: &GpuContext,
+    data: &mut CudaSlice<u64>,
+    factor: Option<&CudaSlice<u64>>,
+    polys: usize,
+) -> Result<()> {
     let tables = context.ntt_tables()?;
     let device = context.device();
     let stream = device.stream();
@@ -258,34 +393,48 @@ pub(crate) fn ntt_inverse(context: &GpuContext, data: &mut CudaSlice<u64>, polys
     let grid_y = total_limbs(context, polys)?;
     let (log_n_arg, limbs_arg) = (log_n as i32, context.num_limbs() as i32);
     let moduli = context.moduli_table();
-    let passes = ntt_passes(true, &tables.schedule, log_n, grid_y)?;
-    for (name, config) in passes {
-        let function = device.kernels().function("ntt", name)?;
+    let transform = if factor.is_some() { NttTransform::InverseOfProduct } else { NttTransform::Inverse };
+    for pass in ntt_passes(transform, &tables.schedule, log_n, grid_y)? {
+        let function = device.kernels().function("ntt", pass.name)?;
         let mut builder = stream.launch_builder(&function);
+        builder.arg(&mut *data);
+        if let Some(factor) = factor.filter(|_| pass.first) {
+            builder.arg(factor);
+        }
         builder
-            .arg(&mut *data)
             .arg(&tables.inverse)
             .arg(&tables.inverse_chunk_roots)
             .arg(&tables.inverse_scale)
             .arg(moduli)
             .arg(&log_n_arg)
             .arg(&limbs_arg);
-        // SAFETY: argument list matches `ntt_inv_*` in kernels/ntt.cu (see ntt_forward).
-        unsafe { builder.launch(config) }.map_err(launch_error(name))?;
+        // SAFETY: argument list matches `ntt_inv_*(data, table, chunk_roots, scale, moduli,
+        // log_n, limbs_per_poly)` in kernels/ntt.cu, and for the first pass of a product
+        // `ntt_inv_product_*(data, factor, ...)` (ntt_passes names that kernel exactly then);
+        // `factor`, a distinct buffer (shared borrow beside `data`'s mutable one), has the
+        // length of `data` (see launch_forward for the others).
+        unsafe { builder.launch(pass.config) }.map_err(launch_error(pass.name))?;
     }
     Ok(())
 }
 
 /// The exported name of a single-block NTT kernel of `kernels/ntt.cu`.
-fn single_kernel(inverse: bool, log_n: u32) -> Result<&'static str> {
-    Ok(match (inverse, log_n) {
-        (false, 10) => "ntt_fwd_single_10",
-        (false, 11) => "ntt_fwd_single_11",
-        (false, 12) => "ntt_fwd_single_12",
-        (true, 10) => "ntt_inv_single_10",
-        (true, 11) => "ntt_inv_single_11",
-        (true, 12) => "ntt_inv_single_12",
-        _ => return Err(GpuError::Unsupported { what: format!("NTT single-block pass of 2^{log_n} points") }),
+fn single_kernel(function: PassFunction, log_n: u32) -> Result<&'static str> {
+    Ok(match (function, log_n) {
+        (PassFunction::Forward, 10) => "ntt_fwd_single_10",
+        (PassFunction::Forward, 11) => "ntt_fwd_single_11",
+        (PassFunction::Forward, 12) => "ntt_fwd_single_12",
+        (PassFunction::Inverse, 10) => "ntt_inv_single_10",
+        (PassFunction::Inverse, 11) => "ntt_inv_single_11",
+        (PassFunction::Inverse, 12) => "ntt_inv_single_12",
+        (PassFunction::InverseProduct, 10) => "ntt_inv_product_single_10",
+        (PassFunction::InverseProduct, 11) => "ntt_inv_product_single_11",
+        (PassFunction::InverseProduct, 12) => "ntt_inv_product_single_12",
+        _ => {
+            return Err(GpuError::Unsupported {
+                what: format!("NTT single-block pass ({function:?}) of 2^{log_n} points"),
+            });
+        }
     })
 }
 
