@@ -23,6 +23,11 @@
 // one CONTIGUOUS pass with M = N (the whole limb in one block, one launch instead of two), which
 // uses one SM per limb: the host picks it for small launches with N <= 2^11 (launch.rs).
 //
+// Fused entry points (BFV decryption's c_1 s without a device copy or an element-wise kernel):
+// every forward kernel takes a `source` pointer, null for in place, from which the first pass
+// of an out-of-place forward reads; the first inverse pass (contiguous or single-block) also
+// exists as ntt_inv_product_*, which multiplies each loaded value by a factor first.
+//
 // Inside a pass, each thread keeps R = 2^LOG_R points in registers and performs up to
 // LOG_R stages on them (a "round"); rounds exchange data through shared memory. Each pass
 // exists with several radices (kernel names end in _lr<LOG_R>); the host picks one per launch

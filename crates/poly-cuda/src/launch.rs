@@ -575,3 +575,45 @@ fn raw_pointer(buffer: &mut CudaSlice<u64>) -> u64 {
     let (ptr, _sync) = buffer.device_ptr_mut(&stream);
     ptr
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// For every schedule and launch size: the inverse of a product launches the inverse's
+    /// kernels with the same shapes, its first kernel replaced by that kernel's product variant;
+    /// exactly the first pass of each transform is marked as the one that reads the source
+    /// (forward) or takes the product (inverse).
+    #[test]
+    fn inverse_of_product_replaces_only_the_first_inverse_kernel() {
+        let mut schedules: Vec<(u32, NttSchedule)> =
+            (10..=17).map(|log_n| (log_n, NttSchedule::for_log_degree(log_n).unwrap())).collect();
+        schedules.extend((10..=12).map(|log_n| (log_n, NttSchedule::Single { log_n })));
+        for (log_n, schedule) in schedules {
+            for grid_y in [1u32, 3, 16, 17, 32, 33, 64, 300] {
+                let label = format!("{schedule:?}, N = 2^{log_n}, {grid_y} limbs");
+                let forward = ntt_passes(NttTransform::Forward, &schedule, log_n, grid_y).unwrap();
+                let inverse = ntt_passes(NttTransform::Inverse, &schedule, log_n, grid_y).unwrap();
+                let product = ntt_passes(NttTransform::InverseOfProduct, &schedule, log_n, grid_y).unwrap();
+                assert_eq!(inverse.len(), product.len(), "{label}");
+                assert_eq!(forward.len(), inverse.len(), "{label}");
+                for passes in [&forward, &inverse, &product] {
+                    let firsts: Vec<bool> = passes.iter().map(|p| p.first).collect();
+                    assert_eq!(firsts.iter().filter(|&&f| f).count(), 1, "{label}");
+                    assert!(firsts[0], "{label}");
+                }
+                assert_eq!(product[0].name, inverse[0].name.replacen("ntt_inv_", "ntt_inv_product_", 1), "{label}");
+                for (p, i) in product.iter().zip(&inverse) {
+                    assert_eq!(p.config.grid_dim, i.config.grid_dim, "{label}");
+                    assert_eq!(p.config.block_dim, i.config.block_dim, "{label}");
+                }
+                for (p, i) in product.iter().zip(&inverse).skip(1) {
+                    assert_eq!(p.name, i.name, "{label}");
+                }
+                // The forward's first pass is the strided one (or the single-block kernel).
+                assert!(!forward[0].name.contains("contiguous"), "{label}: {}", forward[0].name);
+                assert!(!product[0].name.contains("strided"), "{label}: {}", product[0].name);
+            }
+        }
+    }
+}

@@ -1,6 +1,7 @@
 //! GPU NTT against the CPU reference (`poly`'s `Poly::forward` / `Poly::inverse`), bit-exact,
-//! over random degrees 2^10..2^17, 1..64 limbs, prime sizes and seeds. Skips, saying why,
-//! when there is no CUDA driver or device.
+//! over random degrees 2^10..2^17, 1..64 limbs, prime sizes and seeds; the same for the fused
+//! entry points `DevicePoly::forward_to_new` and `DevicePoly::inverse_of_product` (and their
+//! DGT fallbacks). Skips, saying why, when there is no CUDA driver or device.
 #![cfg(feature = "cuda")]
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
@@ -8,9 +9,10 @@ mod common;
 
 use std::sync::Arc;
 
-use poly::{Coeff, Eval, Poly, RingContext, TransformKind};
-use poly_cuda::{DevicePoly, DevicePolyBatch, GpuContext, GpuDevice};
+use poly::{Coeff, Eval, Poly, PolyError, RingContext, TransformKind};
+use poly_cuda::{DevicePoly, DevicePolyBatch, GpuContext, GpuDevice, GpuError};
 use rand::Rng;
+use rand::rngs::StdRng;
 
 use common::{device, first_difference, ring};
 
@@ -132,4 +134,181 @@ fn products_through_the_gpu_ntt_are_negacyclic_convolutions() {
     a_eval.mul_assign(&b_eval).unwrap();
     let product = a_eval.inverse().unwrap().download().unwrap();
     assert_eq!(product, poly::reference::negacyclic_product(&a, &b).unwrap());
+}
+
+/// Panics with the first difference unless `gpu == cpu`.
+fn assert_words_equal(gpu: &[u64], cpu: &[u64], n: usize, what: &str) {
+    if let Some(diff) = first_difference(gpu, cpu, n) {
+        panic!("{what}: {diff}");
+    }
+}
+
+/// The fused entry points against the CPU and the unfused GPU sequence, word for word:
+/// `forward_to_new` equals `Poly::forward` and the in-place GPU forward and leaves its input as
+/// it was; `inverse_of_product` equals the CPU product then inverse and the GPU's `mul_assign`
+/// then `inverse`, and leaves its factor as it was. Inputs: `edge_values` (0, 1, p-1, p-2
+/// planted among random values) for one operand, uniform values for the other.
+fn check_fused(device: &Arc<GpuDevice>, ring: &Arc<RingContext>, rng: &mut StdRng, label: &str) {
+    let n = ring.degree();
+    let gpu = GpuContext::new(device, ring).unwrap();
+
+    let values = common::edge_values(ring, rng);
+    let coeff = Poly::<Coeff>::from_limbs(ring, values.clone()).unwrap();
+    let input = DevicePoly::upload(&gpu, &coeff).unwrap();
+    let fused = input.forward_to_new().unwrap().to_vec().unwrap();
+    assert_words_equal(
+        &fused,
+        coeff.clone().forward().unwrap().as_slice(),
+        n,
+        &format!("{label}: forward_to_new vs CPU"),
+    );
+    let in_place = input.duplicate().unwrap().forward().unwrap().to_vec().unwrap();
+    assert_words_equal(&fused, &in_place, n, &format!("{label}: forward_to_new vs in-place GPU forward"));
+    assert_words_equal(&input.to_vec().unwrap(), &values, n, &format!("{label}: forward_to_new changed its input"));
+
+    let a = Poly::<Eval>::from_limbs(ring, common::random_values(ring, rng)).unwrap();
+    let b = Poly::<Eval>::from_limbs(ring, common::edge_values(ring, rng)).unwrap();
+    let cpu = a.mul(&b).unwrap().inverse().unwrap();
+    let factor = DevicePoly::upload(&gpu, &b).unwrap();
+    let fused = DevicePoly::upload(&gpu, &a).unwrap().inverse_of_product(&factor).unwrap().to_vec().unwrap();
+    assert_words_equal(&fused, cpu.as_slice(), n, &format!("{label}: inverse_of_product vs CPU product, inverse"));
+    let mut unfused = DevicePoly::upload(&gpu, &a).unwrap();
+    unfused.mul_assign(&factor).unwrap();
+    let unfused = unfused.inverse().unwrap().to_vec().unwrap();
+    assert_words_equal(&fused, &unfused, n, &format!("{label}: inverse_of_product vs GPU mul_assign, inverse"));
+    assert_words_equal(&factor.to_vec().unwrap(), b.as_slice(), n, &format!("{label}: factor changed"));
+}
+
+#[test]
+fn fused_entry_points_match_cpu_at_every_degree() {
+    let Some(device) = device() else { return };
+    let mut rng = common::rng("fused_entry_points_match_cpu_at_every_degree", 0x5eed_0101);
+    for log_n in 10..=17u32 {
+        let limbs = rng.gen_range(1..=6);
+        let bits = rng.gen_range(30..=61);
+        let ring = ring(log_n, limbs, bits, TransformKind::Ntt);
+        check_fused(&device, &ring, &mut rng, &format!("N = 2^{log_n}, {limbs} limbs of {bits} bits"));
+    }
+}
+
+#[test]
+fn fused_entry_points_random_parameters_match_cpu() {
+    let Some(device) = device() else { return };
+    let base: u64 = std::env::var("POLY_CUDA_TEST_SEED").ok().and_then(|s| s.parse().ok()).unwrap_or(0x5eed_0102);
+    for case in 0..10u64 {
+        let mut rng = common::rng("fused_entry_points_random_parameters_match_cpu", base + case);
+        let log_n = rng.gen_range(10..=17u32);
+        // At most 2^21 values per case keeps the CPU reference quick.
+        let limbs = rng.gen_range(1..=(64usize).min((1 << 21) >> log_n).max(1));
+        // Enough bits for `limbs` primes = 1 mod 2N.
+        let bits = rng.gen_range(log_n + 12..=61);
+        let ring = ring(log_n, limbs, bits, TransformKind::Ntt);
+        check_fused(&device, &ring, &mut rng, &format!("case {case}: N = 2^{log_n}, {limbs} limbs of {bits} bits"));
+    }
+}
+
+#[test]
+fn fused_entry_points_on_single_block_and_two_pass_launches() {
+    // With the default knobs (launch.rs), N <= 2^11 launches of at most 2^15 points run one
+    // single-block kernel per limb and larger ones two passes (radix-4 contiguous pass up to
+    // 2^15 points, radix 8 above): each shape below sits on one side of those thresholds.
+    let Some(device) = device() else { return };
+    let mut rng = common::rng("fused_entry_points_on_single_block_and_two_pass_launches", 0x5eed_0103);
+    let shapes =
+        [(10u32, 1usize), (10, 32), (10, 33), (10, 64), (11, 16), (11, 17), (12, 8), (12, 9), (13, 4), (13, 5)];
+    for (log_n, limbs) in shapes {
+        let bits = rng.gen_range(40..=61);
+        let ring = ring(log_n, limbs, bits, TransformKind::Ntt);
+        check_fused(&device, &ring, &mut rng, &format!("N = 2^{log_n}, {limbs} limbs of {bits} bits"));
+    }
+}
+
+#[test]
+fn fused_entry_points_with_largest_primes_and_values() {
+    // Primes just below 2^62 and all-(p-1) operands: the largest lazy values in the butterflies
+    // and the largest Barrett products.
+    let Some(device) = device() else { return };
+    for log_n in [10u32, 12, 16, 17] {
+        let ring = ring(log_n, 3, 62, TransformKind::Ntt);
+        let n = ring.degree();
+        let gpu = GpuContext::new(&device, &ring).unwrap();
+        let mut values = Vec::with_capacity(ring.poly_len());
+        for m in ring.moduli() {
+            values.extend(std::iter::repeat_n(m.value() - 1, n));
+        }
+        let coeff = Poly::<Coeff>::from_limbs(&ring, values.clone()).unwrap();
+        let fused = DevicePoly::upload(&gpu, &coeff).unwrap().forward_to_new().unwrap().to_vec().unwrap();
+        assert_words_equal(&fused, coeff.forward().unwrap().as_slice(), n, &format!("N = 2^{log_n}: forward_to_new"));
+        let eval = Poly::<Eval>::from_limbs(&ring, values).unwrap();
+        let cpu = eval.mul(&eval).unwrap().inverse().unwrap();
+        let factor = DevicePoly::upload(&gpu, &eval).unwrap();
+        let gpu_product = DevicePoly::upload(&gpu, &eval).unwrap().inverse_of_product(&factor).unwrap();
+        assert_words_equal(&gpu_product.to_vec().unwrap(), cpu.as_slice(), n, &format!("N = 2^{log_n}: product"));
+    }
+}
+
+#[test]
+fn fused_entry_points_fall_back_in_dgt_contexts() {
+    let Some(device) = device() else { return };
+    let mut rng = common::rng("fused_entry_points_fall_back_in_dgt_contexts", 0x5eed_0104);
+    for transform in [TransformKind::Dgt, TransformKind::HierarchicalDgt] {
+        for log_n in [11u32, 13] {
+            let limbs = rng.gen_range(1..=4);
+            let ring = ring(log_n, limbs, 55, transform);
+            check_fused(&device, &ring, &mut rng, &format!("{} N = 2^{log_n}, {limbs} limbs", transform.name()));
+        }
+    }
+}
+
+#[test]
+fn fused_decryption_steps_give_negacyclic_products() {
+    // c_1 s as decryption computes it: c_1 forward out of place (c_1 kept), then the inverse of
+    // the product with s in evaluation form.
+    let Some(device) = device() else { return };
+    let mut rng = common::rng("fused_decryption_steps_give_negacyclic_products", 0x5eed_0105);
+    for (log_n, limbs) in [(10u32, 2usize), (10, 40), (12, 3)] {
+        let ring = ring(log_n, limbs, 50, TransformKind::Ntt);
+        let gpu = GpuContext::new(&device, &ring).unwrap();
+        let c1: Poly<Coeff> = common::random_poly(&ring, &mut rng);
+        let s: Poly<Coeff> = common::random_poly(&ring, &mut rng);
+        let c1_gpu = DevicePoly::upload(&gpu, &c1).unwrap();
+        let s_eval = DevicePoly::upload(&gpu, &s).unwrap().forward().unwrap();
+        let product = c1_gpu.forward_to_new().unwrap().inverse_of_product(&s_eval).unwrap().download().unwrap();
+        assert_eq!(product, poly::reference::negacyclic_product(&c1, &s).unwrap(), "N = 2^{log_n}, {limbs} limbs");
+        assert_eq!(c1_gpu.download().unwrap(), c1, "N = 2^{log_n}: c_1 changed");
+    }
+}
+
+#[test]
+fn inverse_of_product_rejects_foreign_factors() {
+    let Some(device) = device() else { return };
+    let mut rng = common::rng("inverse_of_product_rejects_foreign_factors", 0x5eed_0106);
+    let ring_a = ring(11, 3, 50, TransformKind::Ntt);
+    let gpu = GpuContext::new(&device, &ring_a).unwrap();
+    let a: Poly<Eval> = common::random_poly(&ring_a, &mut rng);
+
+    // Incompatible rings on the same device: other limbs, other transform.
+    for other_ring in [ring(11, 2, 50, TransformKind::Ntt), ring(11, 3, 50, TransformKind::Dgt)] {
+        let other_gpu = GpuContext::new(&device, &other_ring).unwrap();
+        let b: Poly<Eval> = common::random_poly(&other_ring, &mut rng);
+        let factor = DevicePoly::upload(&other_gpu, &b).unwrap();
+        let error = DevicePoly::upload(&gpu, &a).unwrap().inverse_of_product(&factor).unwrap_err();
+        assert_eq!(error, GpuError::Poly(PolyError::ContextMismatch), "{}", other_ring.transform().name());
+        assert_eq!(factor.download().unwrap(), b, "factor changed on error");
+    }
+
+    // The same ring on another device handle (its own CUDA context object).
+    let other_device = GpuDevice::new(0).unwrap();
+    let other_gpu = GpuContext::new(&other_device, &ring_a).unwrap();
+    let b: Poly<Eval> = common::random_poly(&ring_a, &mut rng);
+    let factor = DevicePoly::upload(&other_gpu, &b).unwrap();
+    let error = DevicePoly::upload(&gpu, &a).unwrap().inverse_of_product(&factor).unwrap_err();
+    assert_eq!(error, GpuError::WrongContext);
+    assert_eq!(factor.download().unwrap(), b, "factor changed on error");
+
+    // A compatible ring of another context on the same device is accepted.
+    let twin = GpuContext::new(&device, &ring(11, 3, 50, TransformKind::Ntt)).unwrap();
+    let factor = DevicePoly::upload(&twin, &b).unwrap();
+    let product = DevicePoly::upload(&gpu, &a).unwrap().inverse_of_product(&factor).unwrap().download().unwrap();
+    assert_eq!(product.as_slice(), a.mul(&b).unwrap().inverse().unwrap().as_slice());
 }
