@@ -314,17 +314,34 @@ pub trait BfvBackend: Backend + Clone {
         decrypt_scale_host(tables, host.context().degree(), host.as_slice())
     }
 
-    /// Decryption's end: the `N` plaintext coefficients of `[c_0 + x]_q` where `value` is `x`
-    /// in the evaluation representation (`x = c_1 s + ...`). The provided method transforms
-    /// `value` back, adds `c_0` and calls [`decrypt_scale`](Self::decrypt_scale); a device
-    /// backend adds `c_0` inside its scale-and-round kernel. Same values either way.
+    /// The forward transform of a copy of `poly` (which stays as it is). The provided method
+    /// duplicates and transforms; a device backend transforms straight into new memory.
+    fn forward_copy(&self, poly: &Self::Poly<Coeff>) -> Result<Self::Poly<Eval>> {
+        let copy = self.duplicate(poly).map_err(BfvError::from_backend)?;
+        self.forward(copy).map_err(BfvError::from_backend)
+    }
+
+    /// The inverse transform of `a * b` (evaluation representation). The provided method
+    /// multiplies, then transforms; a device backend multiplies inside the transform's first pass.
+    /// Same values either way.
+    fn inverse_of_product(&self, mut a: Self::Poly<Eval>, b: &Self::Poly<Eval>) -> Result<Self::Poly<Coeff>> {
+        self.mul_assign(&mut a, b).map_err(BfvError::from_backend)?;
+        self.inverse(a).map_err(BfvError::from_backend)
+    }
+
+    /// Decryption's end: the `N` plaintext coefficients of `[c_0 + x]_q` where `x` is
+    /// `value * factor` in the evaluation representation (`value = c_1 + c_2 s + ...` by Horner,
+    /// `factor = s`). The provided method runs [`inverse_of_product`](Self::inverse_of_product),
+    /// adds `c_0` and calls [`decrypt_scale`](Self::decrypt_scale); a device backend adds `c_0`
+    /// inside its scale-and-round kernel. Same values either way.
     fn decrypt_scale_sum(
         &self,
         tables: &MulTables,
         c0: &Self::Poly<Coeff>,
         value: Self::Poly<Eval>,
+        factor: &Self::Poly<Eval>,
     ) -> Result<Vec<u64>> {
-        let mut phase = self.inverse(value).map_err(BfvError::from_backend)?;
+        let mut phase = self.inverse_of_product(value, factor)?;
         self.add_assign(&mut phase, c0).map_err(BfvError::from_backend)?;
         self.decrypt_scale(tables, &phase)
     }
@@ -446,14 +463,27 @@ impl BfvBackend for poly_cuda::GpuBackend {
         gpu_scale_plaintext(context, scaling, coefficients)
     }
 
+    fn forward_copy(&self, poly: &poly_cuda::DevicePoly<Coeff>) -> Result<poly_cuda::DevicePoly<Eval>> {
+        poly.forward_to_new().map_err(BfvError::from_backend)
+    }
+
+    fn inverse_of_product(
+        &self,
+        a: poly_cuda::DevicePoly<Eval>,
+        b: &poly_cuda::DevicePoly<Eval>,
+    ) -> Result<poly_cuda::DevicePoly<Coeff>> {
+        a.inverse_of_product(b).map_err(BfvError::from_backend)
+    }
+
     fn decrypt_scale_sum(
         &self,
         tables: &MulTables,
         c0: &poly_cuda::DevicePoly<Coeff>,
         value: poly_cuda::DevicePoly<Eval>,
+        factor: &poly_cuda::DevicePoly<Eval>,
     ) -> Result<Vec<u64>> {
         use rns::gpu::{GpuBehz, GpuHps};
-        let x = self.inverse(value).map_err(BfvError::from_backend)?;
+        let x = self.inverse_of_product(value, factor)?;
         let device = self.device();
         let output = match tables {
             MulTables::Hps(hps) => GpuHps::cached(device, hps).and_then(|g| g.decrypt_sum_poly(&x, c0)),

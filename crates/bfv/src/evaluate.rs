@@ -114,11 +114,7 @@ impl<B: BfvBackend> BfvContext<B> {
         let polys = a
             .polys
             .iter()
-            .map(|c| {
-                let mut c_eval = backend.forward(backend.duplicate(c).be()?).be()?;
-                backend.mul_assign(&mut c_eval, &m).be()?;
-                backend.inverse(c_eval).be()
-            })
+            .map(|c| backend.inverse_of_product(backend.forward_copy(c)?, &m))
             .collect::<Result<Vec<_>>>()?;
         Ok(Ciphertext { params: Arc::clone(&self.params), polys })
     }

@@ -120,15 +120,15 @@ impl<B: BfvBackend> BfvContext<B> {
         let backend = &self.backend;
         let a: B::Poly<Coeff> = backend.sample_uniform(&self.ring_q, public_seed, 0).be()?;
         let a_eval = backend.forward(a).be()?;
-        let a_s = backend.inverse(backend.mul(&a_eval, &secret.s_q).be()?).be()?;
+        let a_s = backend.inverse_of_product(a_eval, &secret.s_q)?;
         let mut c0 = self.scaled_plaintext(plaintext)?;
         backend.add_assign(&mut c0, &backend.sample_cbd(&self.ring_q, error_seed, 0).be()?).be()?;
         backend.sub_assign(&mut c0, &a_s).be()?;
         Ok(SeededCiphertext { params: Arc::clone(&self.params), c0, public_seed: public_seed.clone() })
     }
 
-    /// `(c_0, c_1 s + ... + c_k s^k)` with the sum over `q` in the evaluation representation:
-    /// the phase before its last inverse transform and the addition of `c_0`.
+    /// `(c_0, v)` with `v = c_1 + c_2 s + ... + c_k s^(k-1)` over `q` in the evaluation
+    /// representation (Horner): the phase is `c_0 + v s`.
     fn phase_parts<'a>(&self, ciphertext: &'a Ciphertext<B>, secret: &SecretKey<B>) -> Result<PhaseParts<'a, B>> {
         self.check(&ciphertext.params, "ciphertext")?;
         self.check(&secret.params, "secret key")?;
@@ -140,10 +140,10 @@ impl<B: BfvBackend> BfvContext<B> {
             Some((c0, rest)) if !rest.is_empty() => (c0, rest),
             _ => return Err(size_error()),
         };
-        // Horner in the evaluation domain: ((c_k s + c_{k-1}) s + ... + c_1) s.
+        // Horner in the evaluation domain: (c_k s + c_{k-1}) s + ... + c_1.
         let mut acc: Option<B::Poly<Eval>> = None;
         for c in rest.iter().rev() {
-            let c_eval = backend.forward(backend.duplicate(c).be()?).be()?;
+            let c_eval = backend.forward_copy(c)?;
             acc = Some(match acc {
                 None => c_eval,
                 Some(mut value) => {
@@ -153,15 +153,13 @@ impl<B: BfvBackend> BfvContext<B> {
                 }
             });
         }
-        let mut value = acc.ok_or_else(size_error)?;
-        backend.mul_assign(&mut value, &secret.s_q).be()?;
-        Ok((c0, value))
+        Ok((c0, acc.ok_or_else(size_error)?))
     }
 
     /// `[c_0 + c_1 s + ... + c_k s^k]_q` over `q`, coefficient representation, on the backend.
     fn phase(&self, ciphertext: &Ciphertext<B>, secret: &SecretKey<B>) -> Result<B::Poly<Coeff>> {
         let (c0, value) = self.phase_parts(ciphertext, secret)?;
-        let mut phase = self.backend.inverse(value).be()?;
+        let mut phase = self.backend.inverse_of_product(value, &secret.s_q)?;
         self.backend.add_assign(&mut phase, c0).be()?;
         Ok(phase)
     }
@@ -172,7 +170,8 @@ impl<B: BfvBackend> BfvContext<B> {
     /// garbage without an error: ask [`noise_budget`](Self::noise_budget).
     pub fn decrypt(&self, ciphertext: &Ciphertext<B>, secret: &SecretKey<B>) -> Result<Plaintext> {
         let (c0, value) = self.phase_parts(ciphertext, secret)?;
-        let coefficients = self.backend.decrypt_scale_sum(self.params.multiplication_tables(), c0, value)?;
+        let coefficients =
+            self.backend.decrypt_scale_sum(self.params.multiplication_tables(), c0, value, &secret.s_q)?;
         Plaintext::from_coefficient_vec(&self.params, coefficients)
     }
 
