@@ -201,6 +201,56 @@ fn steps_for(
         MulTables::Hps(hps) => Decryptor::Hps(GpuHps::cached(device, hps)?),
         MulTables::Behz(behz) => Decryptor::Behz(GpuBehz::cached(device, behz)?),
     };
+    // Decrypt as the bfv crate runs it, against its device part alone (the same kernels into a
+    // device buffer, no host copy) and the host work on its output.
+    {
+        let backend = poly_cuda::GpuBackend::from_device(Arc::clone(device));
+        let bfv_context = bfv::BfvContext::new(backend, &params)?;
+        let seed = |byte: u8| poly::Seed::from([byte; 32]);
+        let sk = bfv_context.secret_key_from_seed(&seed(1))?;
+        let pk = bfv_context.public_key_from_seed(&sk, &seed(2))?;
+        let t = params.plaintext_modulus();
+        let values: Vec<u64> = (0..ring.degree() as u64).map(|i| (i * 7 + 1) % t).collect();
+        let plaintext = bfv::Plaintext::from_coefficients(&params, &values)?;
+        let ciphertexts: Vec<_> = (0..ROTATION)
+            .map(|i| bfv_context.encrypt_with_seed(&plaintext, &pk, &seed(10 + i as u8)))
+            .collect::<Result<_, _>>()?;
+        push(
+            "Decrypt (bfv::BfvContext::decrypt, whole)",
+            time_both(device, runs, |i| {
+                drop(bfv_context.decrypt(&ciphertexts[i % ROTATION], &sk)?);
+                Ok(())
+            })?,
+        );
+        let mut plain_out = device.stream().alloc_zeros::<u64>(ring.degree())?;
+        push(
+            "Decrypt device part (same kernels, output on the device)",
+            time_both(device, runs, |i| {
+                let x = c1[i % ROTATION].forward_to_new()?.inverse_of_product(&secret)?;
+                match &decryptor {
+                    Decryptor::Hps(gpu) => gpu.decrypt_scale_round(x.device_buffer(), &mut plain_out)?,
+                    Decryptor::Behz(gpu) => gpu.decrypt_scale_round(x.device_buffer(), &mut plain_out)?,
+                }
+                Ok(())
+            })?,
+        );
+        if variant == MulVariant::Hps {
+            push(
+                "host: Plaintext::from_coefficients of N words",
+                time_both(device, runs, |_| {
+                    drop(bfv::Plaintext::from_coefficients(&params, &values)?);
+                    Ok(())
+                })?,
+            );
+            push(
+                "host: clone of N words",
+                time_both(device, runs, |_| {
+                    drop(std::hint::black_box(values.clone()));
+                    Ok(())
+                })?,
+            );
+        }
+    }
     push(
         "Decrypt 5: scale-and-round + download",
         time_both(device, runs, |i| {
