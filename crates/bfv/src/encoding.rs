@@ -51,7 +51,11 @@ impl Plaintext {
         if coefficients.len() > n {
             return Err(BfvError::TooManyValues { what: "plaintext coefficients", max: n, actual: coefficients.len() });
         }
-        if let Some((index, &value)) = coefficients.iter().enumerate().find(|&(_, &v)| v >= t) {
+        // A branch-free maximum first (decryption calls this on every output; the scan for the
+        // offending index runs only when there is one).
+        if coefficients.iter().copied().fold(0, u64::max) >= t
+            && let Some((index, &value)) = coefficients.iter().enumerate().find(|&(_, &v)| v >= t)
+        {
             return Err(BfvError::PlaintextOutOfRange { index, value, modulus: t });
         }
         coefficients.resize(n, 0);
