@@ -329,7 +329,8 @@ pub trait BfvBackend: Backend + Clone {
         self.inverse(a).map_err(BfvError::from_backend)
     }
 
-    /// Decryption's end: the `N` plaintext coefficients of `[c_0 + x]_q` where `x` is
+    /// Decryption's end: the `N` plaintext coefficients, each in `[0, t)` (decryption trusts
+    /// this range: implementations must reduce modulo `t`), of `[c_0 + x]_q` where `x` is
     /// `value * factor` in the evaluation representation (`value = c_1 + c_2 s + ...` by Horner,
     /// `factor = s`). The provided method runs [`inverse_of_product`](Self::inverse_of_product),
     /// adds `c_0` and calls [`decrypt_scale`](Self::decrypt_scale); a device backend adds `c_0`

@@ -36,28 +36,30 @@ impl Plaintext {
     /// [`BfvError::PlaintextOutOfRange`] for a value not below `t`.
     pub fn from_coefficients(params: &Arc<BfvParameters>, coefficients: &[u64]) -> Result<Self> {
         let n = params.degree();
-        if coefficients.len() > n {
-            // Checked before the copy: a long slice is not copied just to be refused.
-            return Err(BfvError::TooManyValues { what: "plaintext coefficients", max: n, actual: coefficients.len() });
-        }
-        Self::from_coefficient_vec(params, coefficients.to_vec())
-    }
-
-    /// [`from_coefficients`](Self::from_coefficients) taking the vector (no copy when it
-    /// already holds `N` values, as decryption's output does). Errors as `from_coefficients`.
-    pub(crate) fn from_coefficient_vec(params: &Arc<BfvParameters>, mut coefficients: Vec<u64>) -> Result<Self> {
-        let n = params.degree();
         let t = params.plaintext_modulus();
         if coefficients.len() > n {
             return Err(BfvError::TooManyValues { what: "plaintext coefficients", max: n, actual: coefficients.len() });
         }
-        // A branch-free maximum first (decryption calls this on every output; the scan for the
-        // offending index runs only when there is one).
-        if coefficients.iter().copied().fold(0, u64::max) >= t
-            && let Some((index, &value)) = coefficients.iter().enumerate().find(|&(_, &v)| v >= t)
-        {
+        if let Some((index, &value)) = coefficients.iter().enumerate().find(|&(_, &v)| v >= t) {
             return Err(BfvError::PlaintextOutOfRange { index, value, modulus: t });
         }
+        let mut padded = coefficients.to_vec();
+        padded.resize(n, 0);
+        Ok(Self { params: Arc::clone(params), coefficients: padded })
+    }
+
+    /// A plaintext of `coefficients` that the caller guarantees are in `[0, t)`: decryption's
+    /// output, which [`BfvBackend::decrypt_scale_sum`](crate::BfvBackend::decrypt_scale_sum)
+    /// returns reduced modulo `t` (both backends reduce every value modulo `t` by construction,
+    /// and the GPU = CPU tests compare them word for word). No range scan, which would cost as
+    /// much as the copy of the words from the device; a debug build checks anyway. Errors with
+    /// [`BfvError::TooManyValues`] for more than `N` values; fewer are padded with zeros.
+    pub(crate) fn from_reduced_coefficients(params: &Arc<BfvParameters>, mut coefficients: Vec<u64>) -> Result<Self> {
+        let n = params.degree();
+        if coefficients.len() > n {
+            return Err(BfvError::TooManyValues { what: "plaintext coefficients", max: n, actual: coefficients.len() });
+        }
+        debug_assert!(coefficients.iter().all(|&v| v < params.plaintext_modulus()), "unreduced decryption output");
         coefficients.resize(n, 0);
         Ok(Self { params: Arc::clone(params), coefficients })
     }

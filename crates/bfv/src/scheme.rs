@@ -172,7 +172,7 @@ impl<B: BfvBackend> BfvContext<B> {
         let (c0, value) = self.phase_parts(ciphertext, secret)?;
         let coefficients =
             self.backend.decrypt_scale_sum(self.params.multiplication_tables(), c0, value, &secret.s_q)?;
-        Plaintext::from_coefficient_vec(&self.params, coefficients)
+        Plaintext::from_reduced_coefficients(&self.params, coefficients)
     }
 
     /// The invariant noise budget in bits, exactly (big integers, on the host):
