@@ -461,7 +461,7 @@ struct BehzDecryptParams {
     u64 gamma_inv_t_shoup;
     u64 n;
     u32 k;
-    u32 narrow;  // 1: output holds n u32 values (t < 2^32), else n u64 values
+    u32 unused;
 };
 
 extern "C" __global__ void __launch_bounds__(RNS_THREADS) rns_behz_decrypt(const BehzDecryptParams p) {
@@ -483,12 +483,8 @@ extern "C" __global__ void __launch_bounds__(RNS_THREADS) rns_behz_decrypt(const
         const u64 difference = s_gamma > gamma / 2
                                    ? modarith::add(s_t, modarith::reduce(gamma - s_gamma, p.t), t)
                                    : modarith::sub(s_t, modarith::reduce(s_gamma, p.t), t);
-        const u64 m = modarith::reduce(modarith::mul_shoup_lazy(difference, p.gamma_inv_t, p.gamma_inv_t_shoup, t), p.t);
-        if (p.narrow) {
-            reinterpret_cast<u32*>(p.output)[index] = (u32)m;
-        } else {
-            p.output[index] = m;
-        }
+        p.output[index] =
+            modarith::reduce(modarith::mul_shoup_lazy(difference, p.gamma_inv_t, p.gamma_inv_t_shoup, t), p.t);
     }
 }
 
@@ -507,7 +503,7 @@ struct HpsDecryptParams {
     Modulus t;
     u64 n;
     u32 k;
-    u32 narrow;  // 1: output holds n u32 values (t < 2^32), else n u64 values
+    u32 unused;
 };
 
 extern "C" __global__ void __launch_bounds__(RNS_THREADS) rns_hps_decrypt(const HpsDecryptParams p) {
@@ -529,11 +525,6 @@ extern "C" __global__ void __launch_bounds__(RNS_THREADS) rns_hps_decrypt(const 
         fixed_point_rounded(s, r_lo, r_hi);
         acc_add(lo, hi, r_lo);
         hi += r_hi;
-        const u64 m = modarith::reduce_u128(lo, hi, t_modulus);
-        if (p.narrow) {
-            reinterpret_cast<u32*>(p.output)[index] = (u32)m;
-        } else {
-            p.output[index] = m;
-        }
+        p.output[index] = modarith::reduce_u128(lo, hi, t_modulus);
     }
 }

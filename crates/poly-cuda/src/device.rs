@@ -257,41 +257,11 @@ impl GpuDevice {
         len: usize,
         fill: impl FnOnce(u64) -> core::result::Result<(), E>,
     ) -> core::result::Result<Vec<u64>, E> {
-        self.collect(len, len, fill, |staged, out| out.copy_from_slice(staged))
-    }
-
-    /// [`collect_words`](Self::collect_words) for kernels that write `len` 32-bit values (half
-    /// the bus traffic, for values known to be below `2^32`), returned widened to `u64`.
-    pub fn collect_u32_words<E: From<GpuError>>(
-        &self,
-        len: usize,
-        fill: impl FnOnce(u64) -> core::result::Result<(), E>,
-    ) -> core::result::Result<Vec<u64>, E> {
-        self.collect(len, len.div_ceil(2), fill, |staged, out| {
-            // Each staged word holds two consecutive u32 values, the first in its low half (the
-            // device and every CUDA host are little-endian).
-            for (pair, word) in out.chunks_mut(2).zip(staged) {
-                for (k, value) in pair.iter_mut().enumerate() {
-                    *value = (word >> (32 * k)) & 0xffff_ffff;
-                }
-            }
-        })
-    }
-
-    /// The common body of the `collect_*` methods: `words` staged u64 words, `len` outputs,
-    /// `unpack(staged, out)` once the device is done.
-    fn collect<E: From<GpuError>>(
-        &self,
-        len: usize,
-        words: usize,
-        fill: impl FnOnce(u64) -> core::result::Result<(), E>,
-        unpack: impl FnOnce(&[u64], &mut [u64]),
-    ) -> core::result::Result<Vec<u64>, E> {
-        if words > STAGING_MAX_WORDS {
-            return Err(GpuError::Unsupported { what: format!("collecting {len} values in host memory") }.into());
+        if len > STAGING_MAX_WORDS {
+            return Err(GpuError::Unsupported { what: format!("collecting {len} words in host memory") }.into());
         }
         let mut guard = self.staging.lock().unwrap_or_else(PoisonError::into_inner);
-        let staging = self.staging_at_least(&mut guard, words)?;
+        let staging = self.staging_at_least(&mut guard, len)?;
         let host = staging.as_mut_ptr().map_err(|e| GpuError::driver("cuEventSynchronize", e))?;
         let mut address: cudarc::driver::sys::CUdeviceptr = 0;
         // SAFETY: `host` is the start of a live allocation of cuMemHostAlloc with
@@ -307,12 +277,12 @@ impl GpuDevice {
         // Wait even when `fill` failed part-way: nothing may still write the buffer afterwards.
         self.synchronize()?;
         filled?;
-        let staged = staging.as_slice().map_err(|e| GpuError::driver("cuEventSynchronize", e))?;
-        let Some(staged) = staged.get(..words) else {
-            // Unreachable: the buffer was grown to at least `words` words above.
-            return Err(GpuError::Unsupported { what: format!("collecting {len} values in host memory") }.into());
+        let words = staging.as_slice().map_err(|e| GpuError::driver("cuEventSynchronize", e))?;
+        let Some(words) = words.get(..len) else {
+            // Unreachable: the buffer was grown to at least `len` words above.
+            return Err(GpuError::Unsupported { what: format!("collecting {len} words in host memory") }.into());
         };
-        unpack(staged, &mut out);
+        out.copy_from_slice(words);
         Ok(out)
     }
 

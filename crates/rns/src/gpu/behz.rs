@@ -180,7 +180,7 @@ impl GpuBehz {
 
     /// Decryption from `input` (`k N` words) to `output` (`N` words).
     /// Decryption's scale-and-round of `[input + addend]_q` (`addend` 0: of `input`).
-    unsafe fn decrypt_raw(&self, input: u64, addend: u64, output: u64, narrow: bool) -> Result<()> {
+    unsafe fn decrypt_raw(&self, input: u64, addend: u64, output: u64) -> Result<()> {
         let layout = &self.layout;
         let params = BehzDecryptParams {
             input,
@@ -199,24 +199,10 @@ impl GpuBehz {
             gamma_inv_t_shoup: self.gamma_inv_t.1,
             n: self.degree as u64,
             k: self.k() as u32,
-            narrow: u32::from(narrow),
+            unused: 0,
         };
         // SAFETY: as above.
         unsafe { self.kernels.behz_decrypt(params) }
-    }
-
-    /// Decryption's scale-and-round of `[input + addend]_q` (`addend` 0: of `input`, both
-    /// `k N`-word buffers over `q` on this device, checked by the caller) into mapped host
-    /// memory: 32-bit values when `t < 2^32` (half the bus traffic), widened on the host.
-    fn collect_plaintext(&self, device: &GpuDevice, input: u64, addend: u64) -> Result<Vec<u64>> {
-        if self.t[0] < 1 << 32 {
-            // SAFETY: the kernel writes N u32 values into the N / 2 words `collect_u32_words`
-            // maps for it (narrow output) and reads k N words of each input.
-            device.collect_u32_words(self.degree, |output| unsafe { self.decrypt_raw(input, addend, output, true) })
-        } else {
-            // SAFETY: the kernel writes the N words `collect_words` maps for it.
-            device.collect_words(self.degree, |output| unsafe { self.decrypt_raw(input, addend, output, false) })
-        }
     }
 
     /// [`BehzContext::decrypt_scale_round`] on the device: `input` over `q` (`k N` words),
@@ -232,7 +218,7 @@ impl GpuBehz {
         check_len("BEHZ decryption output", self.degree, output.len())?;
         let (input, output) = (self.kernels.read_address(input)?, self.kernels.write_address(output)?);
         // SAFETY: lengths checked above; both buffers are on this stream.
-        unsafe { self.decrypt_raw(input, 0, output, false) }
+        unsafe { self.decrypt_raw(input, 0, output) }
     }
 
     /// [`BehzContext::extend_to_bsk`] on the device (S0 and S1 fused): `input` over `q`,
@@ -357,8 +343,12 @@ impl GpuBehz {
     pub fn decrypt_poly(&self, input: &DevicePoly<Coeff>) -> Result<Vec<u64>> {
         check_poly(&self.kernels, input.context(), &self.q, self.degree, "BEHZ decryption input")?;
         let input_address = self.kernels.read_address(input.device_buffer())?;
-        // The ring was checked.
-        self.collect_plaintext(input.context().device(), input_address, 0)
+        // SAFETY: the kernel writes all N words of the mapped host buffer `collect_words` hands
+        // it; the ring was checked.
+        input
+            .context()
+            .device()
+            .collect_words(self.degree, |output| unsafe { self.decrypt_raw(input_address, 0, output) })
     }
 
     /// [`decrypt_poly`](Self::decrypt_poly) of `[input + addend]_q`, the sum formed inside the
@@ -370,7 +360,11 @@ impl GpuBehz {
         check_poly(&self.kernels, addend.context(), &self.q, self.degree, "BEHZ decryption addend")?;
         let input_address = self.kernels.read_address(input.device_buffer())?;
         let addend_address = self.kernels.read_address(addend.device_buffer())?;
-        // Both rings were checked.
-        self.collect_plaintext(input.context().device(), input_address, addend_address)
+        // SAFETY: the kernel writes all N words of the mapped host buffer `collect_words` hands
+        // it and reads k N words of both inputs; the rings were checked.
+        input
+            .context()
+            .device()
+            .collect_words(self.degree, |output| unsafe { self.decrypt_raw(input_address, addend_address, output) })
     }
 }

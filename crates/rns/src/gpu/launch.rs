@@ -101,8 +101,7 @@ pub(crate) struct BehzDecryptParams {
     pub gamma_inv_t_shoup: u64,
     pub n: u64,
     pub k: u32,
-    /// 1: the output holds `n` u32 values (`t < 2^32`), else `n` u64 values.
-    pub narrow: u32,
+    pub unused: u32,
 }
 
 /// Mirror of `HpsDecryptParams` in `kernels/rns.cu`.
@@ -120,8 +119,7 @@ pub(crate) struct HpsDecryptParams {
     pub t: [u64; 3],
     pub n: u64,
     pub k: u32,
-    /// 1: the output holds `n` u32 values (`t < 2^32`), else `n` u64 values.
-    pub narrow: u32,
+    pub unused: u32,
 }
 
 // The kernels read these structs byte for byte: their sizes are those of the C structs.
