@@ -74,9 +74,10 @@ fn fused_decryption_equals_the_cpu_on_the_sum() {
         let bits = rng.gen_range(30..=60);
         let q = modarith::generate_ntt_primes(bits, 2 * degree as u64, k, &[]).unwrap();
         let t = loop {
-            let t: u64 = match rng.gen_range(0..3) {
+            let t: u64 = match rng.gen_range(0..4) {
                 0 => 2,
                 1 => 65537,
+                2 => rng.gen_range(1u64 << 32..1 << 40),
                 _ => rng.gen_range(3..1u64 << 30),
             };
             if q.iter().all(|&p| p.gcd(&t) == 1) {
