@@ -270,20 +270,14 @@ impl GpuDevice {
             .result()
             .map_err(|e| GpuError::driver("cuMemHostGetDevicePointer", e))?;
         let filled = fill(address);
-        // While the device works: the output vector, its pages touched (allocated and faulted
-        // in now rather than after the wait).
-        let mut out = vec![0u64; len];
-        std::hint::black_box(out.as_mut_slice()).iter_mut().step_by(512).for_each(|word| *word = 1);
         // Wait even when `fill` failed part-way: nothing may still write the buffer afterwards.
         self.synchronize()?;
         filled?;
         let words = staging.as_slice().map_err(|e| GpuError::driver("cuEventSynchronize", e))?;
-        let Some(words) = words.get(..len) else {
+        words.get(..len).map(<[u64]>::to_vec).ok_or_else(|| {
             // Unreachable: the buffer was grown to at least `len` words above.
-            return Err(GpuError::Unsupported { what: format!("collecting {len} words in host memory") }.into());
-        };
-        out.copy_from_slice(words);
-        Ok(out)
+            GpuError::Unsupported { what: format!("collecting {len} words in host memory") }.into()
+        })
     }
 
     /// The words of `buffer` copied straight into fresh pageable memory (the driver stages the
