@@ -441,10 +441,9 @@ extern "C" __global__ void __launch_bounds__(RNS_THREADS) rns_behz_montgomery(co
 }
 
 // BEHZ decryption (BehzContext::decrypt_scale_round): input over q (k limbs), output n values
-// in [0, t), packed (decrypt_packed). One thread per output word (grid stride). `t` is the
-// plaintext modulus with its Barrett constant (any t in [2, 2^62): Barrett reduction needs no
-// primality). With `addend` set, the input is [input + addend]_q (decryption's c_0 + c_1 s
-// without a separate addition).
+// in [0, t). One thread per coefficient (grid stride). `t` is the plaintext modulus with its
+// Barrett constant (any t in [2, 2^62): Barrett reduction needs no primality). With `addend`
+// set, the input is [input + addend]_q (decryption's c_0 + c_1 s without a separate addition).
 struct BehzDecryptParams {
     const u64* input;
     const u64* addend;  // k limbs over q, or null
@@ -462,44 +461,19 @@ struct BehzDecryptParams {
     u64 gamma_inv_t_shoup;
     u64 n;
     u32 k;
-    u32 pack;  // 1..=4 values per output word, see decrypt_packed (1: plain u64 values)
+    u32 unused;
 };
-
-namespace {
-
-// Decryption's output packing (`pack` in the parameter structs): `pack` values of at most
-// 64 / pack bits per output word, value j of word w being coefficient j W + w (W = the number
-// of words, ceil(n / pack)), so that consecutive threads read consecutive coefficients. Fewer
-// bytes cross the bus when the output is mapped host memory, in 8-byte stores (4-byte stores
-// into mapped host memory measured twice as slow on an H100). pack = 1: plain u64 values.
-__device__ __forceinline__ u64 packed_words(const u64 n, const u32 pack) { return (n + pack - 1) / pack; }
-
-template <class F>
-__device__ __forceinline__ void decrypt_packed(u64* output, const u64 n, const u32 pack, const F& coefficient) {
-    const u64 words = packed_words(n, pack);
-    const u32 shift = 64 / pack;
-    for (u64 w = (u64)blockIdx.x * blockDim.x + threadIdx.x; w < words; w += (u64)gridDim.x * blockDim.x) {
-        u64 word = 0;
-        for (u32 j = 0; j < pack; ++j) {
-            const u64 index = j * words + w;
-            if (index < n) word |= coefficient(index) << (j * shift);
-        }
-        output[w] = word;
-    }
-}
-
-}  // namespace
 
 extern "C" __global__ void __launch_bounds__(RNS_THREADS) rns_behz_decrypt(const BehzDecryptParams p) {
     const u64 t = p.t.p;
     const u64 gamma = p.gamma.p;
-    decrypt_packed(p.output, p.n, p.pack, [&](const u64 index) {
+    for (u64 index = (u64)blockIdx.x * blockDim.x + threadIdx.x; index < p.n;
+         index += (u64)gridDim.x * blockDim.x) {
         u64 t_lo = 0, t_hi = 0, g_lo = 0, g_hi = 0;
         for (u32 i = 0; i < p.k; ++i) {
             const u64 offset = (u64)i * p.n + index;
             const u64 q_i = p.q[i].p;
-            const u64 x =
-                p.addend != nullptr ? modarith::add(p.input[offset], p.addend[offset], q_i) : p.input[offset];
+            const u64 x = p.addend != nullptr ? modarith::add(p.input[offset], p.addend[offset], q_i) : p.input[offset];
             const u64 y = modarith::mul_shoup(x, p.scale[i], p.scale_shoup[i], q_i);
             acc_add(t_lo, t_hi, modarith::mul_shoup_lazy(y, p.row_t[i], p.row_t_shoup[i], t));
             acc_add(g_lo, g_hi, modarith::mul_shoup_lazy(y, p.row_gamma[i], p.row_gamma_shoup[i], gamma));
@@ -509,14 +483,14 @@ extern "C" __global__ void __launch_bounds__(RNS_THREADS) rns_behz_decrypt(const
         const u64 difference = s_gamma > gamma / 2
                                    ? modarith::add(s_t, modarith::reduce(gamma - s_gamma, p.t), t)
                                    : modarith::sub(s_t, modarith::reduce(s_gamma, p.t), t);
-        return modarith::reduce(modarith::mul_shoup_lazy(difference, p.gamma_inv_t, p.gamma_inv_t_shoup, t), p.t);
-    });
+        p.output[index] =
+            modarith::reduce(modarith::mul_shoup_lazy(difference, p.gamma_inv_t, p.gamma_inv_t_shoup, t), p.t);
+    }
 }
 
 // HPS decryption (HpsContext::decrypt_scale_round): input over q (k limbs), output n values
-// round(t x / q) mod t = sum_i x_i omega_i + round(sum_i x_i theta_i) mod t, packed
-// (decrypt_packed). One thread per output word (grid stride). With `addend` set, the input is
-// [input + addend]_q (as for BEHZ).
+// round(t x / q) mod t = sum_i x_i omega_i + round(sum_i x_i theta_i) mod t. One thread per
+// coefficient (grid stride). With `addend` set, the input is [input + addend]_q (as for BEHZ).
 struct HpsDecryptParams {
     const u64* input;
     const u64* addend;  // k limbs over q, or null
@@ -529,13 +503,14 @@ struct HpsDecryptParams {
     Modulus t;
     u64 n;
     u32 k;
-    u32 pack;  // 1..=4 values per output word, see decrypt_packed (1: plain u64 values)
+    u32 unused;
 };
 
 extern "C" __global__ void __launch_bounds__(RNS_THREADS) rns_hps_decrypt(const HpsDecryptParams p) {
     const Modulus t_modulus = p.t;
     const u64 t = t_modulus.p;
-    decrypt_packed(p.output, p.n, p.pack, [&](const u64 index) {
+    for (u64 index = (u64)blockIdx.x * blockDim.x + threadIdx.x; index < p.n;
+         index += (u64)gridDim.x * blockDim.x) {
         u64 lo = 0, hi = 0;
         FixedPointSum s = fixed_point_zero();
 #pragma unroll 2
@@ -550,6 +525,6 @@ extern "C" __global__ void __launch_bounds__(RNS_THREADS) rns_hps_decrypt(const 
         fixed_point_rounded(s, r_lo, r_hi);
         acc_add(lo, hi, r_lo);
         hi += r_hi;
-        return modarith::reduce_u128(lo, hi, t_modulus);
-    });
+        p.output[index] = modarith::reduce_u128(lo, hi, t_modulus);
+    }
 }

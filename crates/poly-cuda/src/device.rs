@@ -257,17 +257,6 @@ impl GpuDevice {
         len: usize,
         fill: impl FnOnce(u64) -> core::result::Result<(), E>,
     ) -> core::result::Result<Vec<u64>, E> {
-        self.collect_with(len, fill, <[u64]>::to_vec)
-    }
-
-    /// [`collect_words`](Self::collect_words) that hands the `len` staged words to `read`
-    /// (which may unpack them) instead of copying them into a vector.
-    pub fn collect_with<T, E: From<GpuError>>(
-        &self,
-        len: usize,
-        fill: impl FnOnce(u64) -> core::result::Result<(), E>,
-        read: impl FnOnce(&[u64]) -> T,
-    ) -> core::result::Result<T, E> {
         if len > STAGING_MAX_WORDS {
             return Err(GpuError::Unsupported { what: format!("collecting {len} words in host memory") }.into());
         }
@@ -285,11 +274,10 @@ impl GpuDevice {
         self.synchronize()?;
         filled?;
         let words = staging.as_slice().map_err(|e| GpuError::driver("cuEventSynchronize", e))?;
-        let words = words.get(..len).ok_or_else(|| {
+        words.get(..len).map(<[u64]>::to_vec).ok_or_else(|| {
             // Unreachable: the buffer was grown to at least `len` words above.
-            GpuError::Unsupported { what: format!("collecting {len} words in host memory") }
-        })?;
-        Ok(read(words))
+            GpuError::Unsupported { what: format!("collecting {len} words in host memory") }.into()
+        })
     }
 
     /// The words of `buffer` copied straight into fresh pageable memory (the driver stages the

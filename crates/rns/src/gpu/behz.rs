@@ -179,9 +179,8 @@ impl GpuBehz {
     }
 
     /// Decryption from `input` (`k N` words) to `output` (`N` words).
-    /// Decryption's scale-and-round of `[input + addend]_q` (`addend` 0: of `input`), `pack`
-    /// values per output word (`decrypt_packed` in kernels/rns.cu).
-    unsafe fn decrypt_raw(&self, input: u64, addend: u64, output: u64, pack: u32) -> Result<()> {
+    /// Decryption's scale-and-round of `[input + addend]_q` (`addend` 0: of `input`).
+    unsafe fn decrypt_raw(&self, input: u64, addend: u64, output: u64) -> Result<()> {
         let layout = &self.layout;
         let params = BehzDecryptParams {
             input,
@@ -200,25 +199,10 @@ impl GpuBehz {
             gamma_inv_t_shoup: self.gamma_inv_t.1,
             n: self.degree as u64,
             k: self.k() as u32,
-            pack,
+            unused: 0,
         };
         // SAFETY: as above.
         unsafe { self.kernels.behz_decrypt(params) }
-    }
-
-    /// Decryption's scale-and-round of `[input + addend]_q` (`addend` 0: of `input`; both
-    /// `k N`-word buffers over `q` on this device, checked by the caller) written packed into
-    /// mapped host memory (`decrypt_pack(t)` values per word) and unpacked there.
-    fn collect_plaintext(&self, device: &GpuDevice, input: u64, addend: u64) -> Result<Vec<u64>> {
-        let pack = super::decrypt_pack(self.t[0]);
-        let words = self.degree.div_ceil(pack as usize);
-        device.collect_with(
-            words,
-            // SAFETY: the kernel writes the `words` words `collect_with` maps for it (N values,
-            // `pack` per word) and reads k N words of each input.
-            |output| unsafe { self.decrypt_raw(input, addend, output, pack) },
-            |staged| super::unpack_decrypted(staged, self.degree, pack),
-        )
     }
 
     /// [`BehzContext::decrypt_scale_round`] on the device: `input` over `q` (`k N` words),
@@ -234,7 +218,7 @@ impl GpuBehz {
         check_len("BEHZ decryption output", self.degree, output.len())?;
         let (input, output) = (self.kernels.read_address(input)?, self.kernels.write_address(output)?);
         // SAFETY: lengths checked above; both buffers are on this stream.
-        unsafe { self.decrypt_raw(input, 0, output, 1) }
+        unsafe { self.decrypt_raw(input, 0, output) }
     }
 
     /// [`BehzContext::extend_to_bsk`] on the device (S0 and S1 fused): `input` over `q`,
@@ -359,8 +343,12 @@ impl GpuBehz {
     pub fn decrypt_poly(&self, input: &DevicePoly<Coeff>) -> Result<Vec<u64>> {
         check_poly(&self.kernels, input.context(), &self.q, self.degree, "BEHZ decryption input")?;
         let input_address = self.kernels.read_address(input.device_buffer())?;
-        // The ring was checked.
-        self.collect_plaintext(input.context().device(), input_address, 0)
+        // SAFETY: the kernel writes all N words of the mapped host buffer `collect_words` hands
+        // it; the ring was checked.
+        input
+            .context()
+            .device()
+            .collect_words(self.degree, |output| unsafe { self.decrypt_raw(input_address, 0, output) })
     }
 
     /// [`decrypt_poly`](Self::decrypt_poly) of `[input + addend]_q`, the sum formed inside the
@@ -372,7 +360,11 @@ impl GpuBehz {
         check_poly(&self.kernels, addend.context(), &self.q, self.degree, "BEHZ decryption addend")?;
         let input_address = self.kernels.read_address(input.device_buffer())?;
         let addend_address = self.kernels.read_address(addend.device_buffer())?;
-        // Both rings were checked.
-        self.collect_plaintext(input.context().device(), input_address, addend_address)
+        // SAFETY: the kernel writes all N words of the mapped host buffer `collect_words` hands
+        // it and reads k N words of both inputs; the rings were checked.
+        input
+            .context()
+            .device()
+            .collect_words(self.degree, |output| unsafe { self.decrypt_raw(input_address, addend_address, output) })
     }
 }

@@ -101,8 +101,7 @@ pub(crate) struct BehzDecryptParams {
     pub gamma_inv_t_shoup: u64,
     pub n: u64,
     pub k: u32,
-    /// Values per output word, 1..=4 (`decrypt_packed` in kernels/rns.cu; 1: plain u64 values).
-    pub pack: u32,
+    pub unused: u32,
 }
 
 /// Mirror of `HpsDecryptParams` in `kernels/rns.cu`.
@@ -120,8 +119,7 @@ pub(crate) struct HpsDecryptParams {
     pub t: [u64; 3],
     pub n: u64,
     pub k: u32,
-    /// Values per output word, 1..=4 (`decrypt_packed` in kernels/rns.cu; 1: plain u64 values).
-    pub pack: u32,
+    pub unused: u32,
 }
 
 // The kernels read these structs byte for byte: their sizes are those of the C structs.
@@ -433,9 +431,8 @@ impl RnsKernels {
     pub(crate) unsafe fn behz_decrypt(&self, params: BehzDecryptParams) -> Result<()> {
         let mut builder = self.stream.launch_builder(&self.behz_decrypt);
         builder.arg(&params);
-        // SAFETY: forwarded to the caller; grid-stride over the packed output words.
-        let words = (params.n as usize).div_ceil(params.pack.max(1) as usize);
-        unsafe { builder.launch(stride_config(words)) }.map_err(launch_error("rns_behz_decrypt"))?;
+        // SAFETY: forwarded to the caller; grid-stride over n coefficients.
+        unsafe { builder.launch(stride_config(params.n as usize)) }.map_err(launch_error("rns_behz_decrypt"))?;
         Ok(())
     }
 
@@ -446,9 +443,8 @@ impl RnsKernels {
     pub(crate) unsafe fn hps_decrypt(&self, params: HpsDecryptParams) -> Result<()> {
         let mut builder = self.stream.launch_builder(&self.hps_decrypt);
         builder.arg(&params);
-        // SAFETY: forwarded to the caller; grid-stride over the packed output words.
-        let words = (params.n as usize).div_ceil(params.pack.max(1) as usize);
-        unsafe { builder.launch(stride_config(words)) }.map_err(launch_error("rns_hps_decrypt"))?;
+        // SAFETY: forwarded to the caller; grid-stride over n coefficients.
+        unsafe { builder.launch(stride_config(params.n as usize)) }.map_err(launch_error("rns_hps_decrypt"))?;
         Ok(())
     }
 }

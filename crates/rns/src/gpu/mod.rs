@@ -88,29 +88,6 @@ fn check_poly(
     .into())
 }
 
-/// Values per word of the decryption kernels' packed output (`decrypt_packed` in
-/// kernels/rns.cu) for plaintext modulus `t`: the most `p <= 4` with `t <= 2^(64 / p)` (three
-/// 20-bit values per word for Phantom's `t`), so that fewer bytes cross the bus.
-pub(crate) fn decrypt_pack(t: u64) -> u32 {
-    (1..=4u32).rev().find(|&pack| 64 / pack >= 64 || t <= 1u64 << (64 / pack)).unwrap_or(1)
-}
-
-/// The `n` values of a packed decryption output (`decrypt_pack(t)` values per word, value `j`
-/// of word `w` being coefficient `j W + w` with `W = ceil(n / pack)` words).
-pub(crate) fn unpack_decrypted(words: &[u64], n: usize, pack: u32) -> Vec<u64> {
-    if pack <= 1 {
-        return words.iter().copied().take(n).collect();
-    }
-    let shift = 64 / pack;
-    let mask = (1u64 << shift) - 1;
-    let mut out = Vec::with_capacity(n);
-    for j in 0..pack {
-        let remaining = n - out.len();
-        out.extend(words.iter().take(remaining).map(|&word| (word >> (j * shift)) & mask));
-    }
-    out
-}
-
 /// Tables kept by the cache.
 #[derive(Debug, Clone)]
 enum CachedTables {
@@ -222,54 +199,6 @@ impl GpuKeySwitch {
         match cached(device, key, || Ok(CachedTables::KeySwitch(Arc::new(Self::new(device, key_switch)?))))? {
             CachedTables::KeySwitch(tables) => Ok(tables),
             _ => Err(cache_mismatch()),
-        }
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::{decrypt_pack, unpack_decrypted};
-
-    #[test]
-    fn decrypt_pack_puts_as_many_values_per_word_as_fit() {
-        let cases = [
-            (2u64, 4u32),
-            (1 << 16, 4),
-            ((1 << 16) + 1, 3),
-            (786_433, 3),
-            (1 << 21, 3),
-            ((1 << 21) + 1, 2),
-            (1 << 32, 2),
-            ((1 << 32) + 1, 1),
-            ((1 << 62) - 57, 1),
-        ];
-        for (t, pack) in cases {
-            assert_eq!(decrypt_pack(t), pack, "t = {t}");
-            // Every value below t fits in its field.
-            assert!(pack == 1 || t - 1 < 1u64 << (64 / pack), "t = {t}");
-        }
-    }
-
-    /// Packing as the kernels do it (value j of word w is coefficient j W + w), then unpacking,
-    /// gives the values back, for lengths that are and are not multiples of the packing.
-    #[test]
-    fn unpacking_inverts_the_kernels_packing() {
-        for pack in 1..=4u32 {
-            let shift = 64 / pack;
-            for n in [1usize, 2, 3, 4, 5, 7, 1024, 1025, 4099] {
-                let values: Vec<u64> = (0..n as u64)
-                    .map(|i| {
-                        (i.wrapping_mul(0x9e37_79b9_7f4a_7c15) >> 7) % if shift >= 64 { u64::MAX } else { 1 << shift }
-                    })
-                    .collect();
-                let words_len = n.div_ceil(pack as usize);
-                let mut words = vec![0u64; words_len];
-                for (index, &value) in values.iter().enumerate() {
-                    let (j, w) = (index / words_len, index % words_len);
-                    words[w] |= if pack == 1 { value } else { value << (j as u32 * shift) };
-                }
-                assert_eq!(unpack_decrypted(&words, n, pack), values, "pack {pack}, n {n}");
-            }
         }
     }
 }
