@@ -10,9 +10,14 @@
 #include <cstdint>
 
 #include "modarith.cuh"
+#include "wide_sum.cuh"
 
 using modarith::Modulus;
 using modarith::u64;
+using wide_sum::Sum192;
+using wide_sum::sum192;
+using wide_sum::sum192_mad;
+using wide_sum::sum192_reduce;
 typedef uint32_t u32;
 
 // Threads per block of every kernel here (the host launches with this many).
@@ -89,39 +94,6 @@ struct InnerProductParams {
 
 namespace {
 
-// A 192-bit sum (s2, s1, s0) of full 128-bit products (the idea of Sum192 in kernels/rns.cu):
-// with factors below 2^62 and at most 2 * KS_MAX_DIGITS + 1 terms it cannot overflow, and one
-// reduction at the end gives the residue of the exact sum, hence the CPU's canonical word.
-struct Sum192 {
-    u64 s0, s1, s2;
-};
-
-__device__ __forceinline__ Sum192 sum192(const u64 value) {
-    Sum192 a;
-    a.s0 = value;
-    a.s1 = 0;
-    a.s2 = 0;
-    return a;
-}
-
-// a += x * w (the full 128-bit product).
-__device__ __forceinline__ void sum192_mad(Sum192& a, const u64 x, const u64 w) {
-    const u64 lo = x * w;
-    const u64 hi = __umul64hi(x, w);
-    asm("add.cc.u64 %0, %0, %3;\n\t"
-        "addc.cc.u64 %1, %1, %4;\n\t"
-        "addc.u64 %2, %2, 0;"
-        : "+l"(a.s0), "+l"(a.s1), "+l"(a.s2)
-        : "l"(lo), "l"(hi));
-}
-
-// a mod p: one Barrett reduction below 2^128, otherwise (s2 2^64 + s1) mod p first.
-__device__ __forceinline__ u64 sum192_reduce(const Sum192& a, const Modulus& m) {
-    if (a.s2 == 0) return modarith::reduce_u128(a.s0, a.s1, m);
-    const u64 top = modarith::reduce_u128(a.s1, a.s2, m);
-    return modarith::reduce_u128(a.s0, top, m);
-}
-
 __device__ __forceinline__ ulonglong2 load_pair(const u64* base, const u64 word) {
     return *reinterpret_cast<const ulonglong2*>(base + word);
 }
@@ -144,15 +116,15 @@ __device__ __forceinline__ void inner_product(const InnerProductParams& P) {
         const u64 word = pair << 1;
         const Modulus m = P.moduli[word >> P.log_n];
         // b: (x, y) sums, a: (x, y) sums; Gaussian: x = re + ..., y = im, and the re - parts.
-        Sum192 bx = sum192(0), by = sum192(0), ax = sum192(0), ay = sum192(0);
-        Sum192 bx_neg = sum192(0), ax_neg = sum192(0);
+        Sum192 bx = sum192(0, 0), by = sum192(0, 0), ax = sum192(0, 0), ay = sum192(0, 0);
+        Sum192 bx_neg = sum192(0, 0), ax_neg = sum192(0, 0);
         if (P.accumulate != 0) {
             const ulonglong2 b = load_pair(P.output, word);
             const ulonglong2 a = load_pair(P.output + poly_words, word);
-            bx = sum192(b.x);
-            by = sum192(b.y);
-            ax = sum192(a.x);
-            ay = sum192(a.y);
+            bx = sum192(b.x, 0);
+            by = sum192(b.y, 0);
+            ax = sum192(a.x, 0);
+            ay = sum192(a.y, 0);
         }
         const u64* extended = P.extended + word;
 #pragma unroll 4

@@ -29,8 +29,14 @@
 #include <cstdint>
 
 #include "modarith.cuh"
+#include "wide_sum.cuh"
 
 using modarith::Modulus;
+using wide_sum::Sum192;
+using wide_sum::sum192;
+using wide_sum::sum192_mad;
+using wide_sum::sum192_merge;
+using wide_sum::sum192_reduce;
 using modarith::u64;
 typedef uint32_t u32;
 
@@ -144,49 +150,6 @@ struct ConvertParams {
 };
 
 namespace {
-
-// A 192-bit sum (s2, s1, s0) of full 128-bit products: with y, w < 2^62 and at most 256
-// terms it cannot overflow, and one reduction at the end gives exactly the residue the CPU's
-// sum of lazy Shoup products reduces to (both are the inner product modulo the prime).
-struct Sum192 {
-    u64 s0, s1, s2;
-};
-
-__device__ __forceinline__ Sum192 sum192(const u64 lo, const u64 hi) {
-    Sum192 a;
-    a.s0 = lo;
-    a.s1 = hi;
-    a.s2 = 0;
-    return a;
-}
-
-// a += x * w (the full 128-bit product).
-__device__ __forceinline__ void sum192_mad(Sum192& a, const u64 x, const u64 w) {
-    const u64 lo = x * w;
-    const u64 hi = __umul64hi(x, w);
-    asm("add.cc.u64 %0, %0, %3;\n\t"
-        "addc.cc.u64 %1, %1, %4;\n\t"
-        "addc.u64 %2, %2, 0;"
-        : "+l"(a.s0), "+l"(a.s1), "+l"(a.s2)
-        : "l"(lo), "l"(hi));
-}
-
-// a += b.
-__device__ __forceinline__ void sum192_merge(Sum192& a, const Sum192& b) {
-    asm("add.cc.u64 %0, %0, %3;\n\t"
-        "addc.cc.u64 %1, %1, %4;\n\t"
-        "addc.u64 %2, %2, %5;"
-        : "+l"(a.s0), "+l"(a.s1), "+l"(a.s2)
-        : "l"(b.s0), "l"(b.s1), "l"(b.s2));
-}
-
-// a mod p. A sum below 2^128 (up to about 16 terms) takes one Barrett reduction; otherwise
-// (s2 2^64 + s1) mod p first (s2 < 2^8), then (that 2^64 + s0) mod p.
-__device__ __forceinline__ u64 sum192_reduce(const Sum192& a, const Modulus& m) {
-    if (a.s2 == 0) return modarith::reduce_u128(a.s0, a.s1, m);
-    const u64 top = modarith::reduce_u128(a.s1, a.s2, m);
-    return modarith::reduce_u128(a.s0, top, m);
-}
 
 // a += b for fixed-point sums: exact, so partial sums over any split of the terms merge into
 // the sum FixedPointSum::add_product forms term by term.

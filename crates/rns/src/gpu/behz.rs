@@ -341,14 +341,7 @@ impl GpuBehz {
     /// ([`GpuDevice::collect_words`]; waits for the stream). Errors as
     /// [`extend_poly`](Self::extend_poly).
     pub fn decrypt_poly(&self, input: &DevicePoly<Coeff>) -> Result<Vec<u64>> {
-        check_poly(&self.kernels, input.context(), &self.q, self.degree, "BEHZ decryption input")?;
-        let input_address = self.kernels.read_address(input.device_buffer())?;
-        // SAFETY: the kernel writes all N words of the mapped host buffer `collect_words` hands
-        // it; the ring was checked.
-        input
-            .context()
-            .device()
-            .collect_words(self.degree, |output| unsafe { self.decrypt_raw(input_address, 0, output) })
+        self.collect_decryption(input, None)
     }
 
     /// [`decrypt_poly`](Self::decrypt_poly) of `[input + addend]_q`, the sum formed inside the
@@ -356,15 +349,23 @@ impl GpuBehz {
     /// same words as `decrypt_poly` of the sum. Errors as [`decrypt_poly`](Self::decrypt_poly),
     /// for either polynomial.
     pub fn decrypt_sum_poly(&self, input: &DevicePoly<Coeff>, addend: &DevicePoly<Coeff>) -> Result<Vec<u64>> {
-        check_poly(&self.kernels, input.context(), &self.q, self.degree, "BEHZ decryption input")?;
-        check_poly(&self.kernels, addend.context(), &self.q, self.degree, "BEHZ decryption addend")?;
-        let input_address = self.kernels.read_address(input.device_buffer())?;
-        let addend_address = self.kernels.read_address(addend.device_buffer())?;
-        // SAFETY: the kernel writes all N words of the mapped host buffer `collect_words` hands
-        // it and reads k N words of both inputs; the rings were checked.
-        input
-            .context()
-            .device()
-            .collect_words(self.degree, |output| unsafe { self.decrypt_raw(input_address, addend_address, output) })
+        self.collect_decryption(input, Some(addend))
+    }
+
+    fn collect_decryption(&self, input: &DevicePoly<Coeff>, addend: Option<&DevicePoly<Coeff>>) -> Result<Vec<u64>> {
+        let labels = ["BEHZ decryption input", "BEHZ decryption addend"];
+        super::collect_decryption(
+            &self.kernels,
+            &self.q,
+            self.degree,
+            labels,
+            input,
+            addend,
+            |input, addend, output| {
+                // SAFETY: the kernel writes the N words `collect_words` maps for it and reads k N
+                // words of `input` (and of `addend`), whose rings were checked against q.
+                unsafe { self.decrypt_raw(input, addend, output) }
+            },
+        )
     }
 }

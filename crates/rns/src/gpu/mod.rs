@@ -88,6 +88,28 @@ fn check_poly(
     .into())
 }
 
+/// Decryption's scale-and-round of `[input + addend]_q` (of `input` without `addend`) by
+/// `raw(input, addend, output)` (device addresses, 0 for no addend), the kernel writing its `N`
+/// words straight into the device's mapped staging memory ([`GpuDevice::collect_words`]).
+/// Checks both rings against `q` first (`labels`: how errors name the input and the addend).
+fn collect_decryption(
+    kernels: &RnsKernels,
+    q: &[u64],
+    degree: usize,
+    labels: [&'static str; 2],
+    input: &poly_cuda::DevicePoly<poly::Coeff>,
+    addend: Option<&poly_cuda::DevicePoly<poly::Coeff>>,
+    raw: impl FnOnce(u64, u64, u64) -> Result<()>,
+) -> Result<Vec<u64>> {
+    check_poly(kernels, input.context(), q, degree, labels[0])?;
+    if let Some(addend) = addend {
+        check_poly(kernels, addend.context(), q, degree, labels[1])?;
+    }
+    let input_address = kernels.read_address(input.device_buffer())?;
+    let addend_address = addend.map(|a| kernels.read_address(a.device_buffer())).transpose()?.unwrap_or(0);
+    input.context().device().collect_words(degree, |output| raw(input_address, addend_address, output))
+}
+
 /// Tables kept by the cache.
 #[derive(Debug, Clone)]
 enum CachedTables {
