@@ -9,15 +9,19 @@
 //! - public key `(b, a)` over `q`: `b = -(a s + e)`;
 //! - relinearization key, digit `j` (`j < ceil(L / k)` for `k` special primes), over `qP`:
 //!   `(b_j, a_j)` with `b_j = -(a_j s + e_j) + g_j s^2`, `g_j = P (q / Q_j) [(q / Q_j)^-1]_{Q_j}`;
+//! - Galois key for element `g` ([`GaloisKeys`](crate::GaloisKeys)), digit `j`, over `qP`:
+//!   `(b_j, a_j)` with `b_j = -(a_j s + e_j) + g_j s(x^g)`, the same digits and gadget factors;
 //! - a ciphertext `(c_0, c_1, ..., c_k)` decrypts as `[c_0 + c_1 s + ... + c_k s^k]_q`.
 //!
 //! Randomness: every sampled polynomial comes from the backend's samplers with a
 //! `(seed, index)` pair, so the same seeds give the same keys and ciphertexts on every
 //! backend, bit for bit. Indices used (each seed has its own keystream per distribution):
 //! secret key: ternary 0; public key: uniform 0, binomial 0; relinearization key digit `j`:
-//! uniform `j`, binomial `j`; public-key encryption: ternary 0 (`u`), binomial 0 and 1
-//! (`e_1`, `e_2`); symmetric encryption: uniform 0 of the public seed (`a`), binomial 0 of
-//! the error seed.
+//! uniform `j`, binomial `j`; Galois key for element `g`, digit `j`: uniform `g * 2^32 + j`,
+//! binomial `g * 2^32 + j` (`g` odd and below `2N`, `j < 2^32`: no two elements, nor an
+//! element and the relinearization key, share an index); public-key encryption: ternary 0
+//! (`u`), binomial 0 and 1 (`e_1`, `e_2`); symmetric encryption: uniform 0 of the public seed
+//! (`a`), binomial 0 of the error seed.
 
 use core::fmt;
 use std::sync::Arc;

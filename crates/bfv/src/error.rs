@@ -35,6 +35,13 @@ pub enum BfvError {
     /// A ciphertext has the wrong number of polynomials for the operation.
     #[error("{operation} needs a ciphertext of {expected} polynomials, got {actual}")]
     InvalidCiphertextSize { operation: &'static str, expected: &'static str, actual: usize },
+    /// A Galois element that is even or not below `2N`: it defines no automorphism of the
+    /// ring (elements are taken as they are, not reduced modulo `2N`).
+    #[error("invalid Galois element {element}: it must be odd and below 2N = {two_n}")]
+    InvalidGaloisElement { element: u64, two_n: u64 },
+    /// The Galois keys have no key for the element an operation needs.
+    #[error("{operation} needs the Galois key for element {element}, which the Galois keys do not hold")]
+    MissingGaloisKey { operation: &'static str, element: u64 },
     /// A plaintext value is not below the plaintext modulus.
     #[error("plaintext value {value} at index {index} is not below the plaintext modulus {modulus}")]
     PlaintextOutOfRange { index: usize, value: u64, modulus: u64 },

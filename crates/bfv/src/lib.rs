@@ -10,6 +10,9 @@
 //!   ciphertext travels as a seed for its uniform half), decryption, the exact noise budget,
 //!   and evaluation (add, sub, negate, plaintext add/sub/mul, multiplication, squaring,
 //!   relinearization with one or several special primes), byte encodings of ciphertexts;
+//! - [`GaloisKeys`] and the automorphisms of ciphertexts: [`BfvContext::apply_galois`],
+//!   [`BfvContext::rotate_rows`] (both rows of the batching slots, left or right) and
+//!   [`BfvContext::rotate_columns`] (the two rows swapped);
 //! - [`BfvBackend`]: the RNS steps a backend runs for the scheme.
 //!
 //! ```
@@ -38,6 +41,7 @@ mod context;
 mod encoding;
 mod error;
 mod evaluate;
+mod galois;
 pub mod params;
 mod scheme;
 mod serialize;
@@ -46,6 +50,7 @@ pub use backend::{BfvBackend, PlaintextScaling, RnsStep};
 pub use context::{BfvContext, Ciphertext, EvalPair, PublicKey, RelinKey, SecretKey, SeededCiphertext};
 pub use encoding::{BatchEncoder, CoefficientEncoder, Plaintext};
 pub use error::BfvError;
+pub use galois::GaloisKeys;
 pub use params::{BfvParameters, BfvParametersBuilder, ModuliChoice, MulTables, MulVariant, Preset};
 
 /// Result type of this crate.

@@ -4,14 +4,51 @@ use std::sync::Arc;
 
 use num_bigint::BigUint;
 use num_traits::Zero;
-use poly::{Coeff, Eval, Seed};
+use poly::{Coeff, Eval, Representation, Seed};
 
 use crate::backend::BfvBackend;
-use crate::context::{BackendResult, BfvContext, Ciphertext, PublicKey, RelinKey, SecretKey, SeededCiphertext};
+use crate::context::{
+    BackendResult, BfvContext, Ciphertext, EvalPair, PublicKey, RelinKey, SecretKey, SeededCiphertext,
+};
 use crate::{BfvError, Plaintext, Result};
 
 /// `c_0` of a ciphertext and `c_1 s + ... + c_k s^k` in the evaluation representation.
 type PhaseParts<'a, B> = (&'a <B as poly::Backend>::Poly<Coeff>, <B as poly::Backend>::Poly<Eval>);
+
+/// A polynomial derived from the secret key (`s^2`, `s(x^g)`, their gadget multiples),
+/// overwritten with zeros by [`zeroize`](Self::zeroize), which reports a failure, or, on an
+/// early return, when dropped.
+pub(crate) struct SecretScratch<'a, B: BfvBackend, R: Representation> {
+    backend: &'a B,
+    poly: B::Poly<R>,
+    cleared: bool,
+}
+
+impl<'a, B: BfvBackend, R: Representation> SecretScratch<'a, B, R> {
+    pub(crate) fn new(backend: &'a B, poly: B::Poly<R>) -> Self {
+        Self { backend, poly, cleared: false }
+    }
+
+    pub(crate) fn poly(&self) -> &B::Poly<R> {
+        &self.poly
+    }
+
+    /// Overwrites the polynomial with zeros now.
+    pub(crate) fn zeroize(mut self) -> Result<()> {
+        let result = self.backend.zeroize(&mut self.poly);
+        self.cleared = result.is_ok();
+        result
+    }
+}
+
+impl<B: BfvBackend, R: Representation> Drop for SecretScratch<'_, B, R> {
+    fn drop(&mut self) {
+        if !self.cleared {
+            // An error path reports its own error; a failing device is beyond help here.
+            let _ = self.backend.zeroize(&mut self.poly);
+        }
+    }
+}
 
 impl<B: BfvBackend> BfvContext<B> {
     /// A secret key from a fresh OS seed.
@@ -54,22 +91,39 @@ impl<B: BfvBackend> BfvContext<B> {
     /// over `qP` with `a_j` uniform (index `j`) and `e_j` binomial (index `j`) from `seed`.
     pub fn relin_key_from_seed(&self, secret: &SecretKey<B>, seed: &Seed) -> Result<RelinKey<B>> {
         self.check(&secret.params, "secret key")?;
+        let s_squared = SecretScratch::new(&self.backend, self.backend.mul(&secret.s_qp, &secret.s_qp).be()?);
+        let digits = self.key_switching_key(secret, s_squared.poly(), seed, 0)?;
+        s_squared.zeroize()?;
+        Ok(RelinKey { params: Arc::clone(&self.params), digits })
+    }
+
+    /// A key-switching key from `target` (a function of the secret over `qP`, evaluation
+    /// representation: `s^2` for relinearization, `s(x^g)` for a Galois key) to `s`: for digit
+    /// `j`, `(b_j, a_j) = (-(a_j s + e_j) + g_j target, a_j)` over `qP`, with `a_j` uniform
+    /// (sampled directly in the evaluation representation) and `e_j` binomial, both of index
+    /// `first_index + j` from `seed`. The caller checks that `secret` belongs to this context.
+    pub(crate) fn key_switching_key(
+        &self,
+        secret: &SecretKey<B>,
+        target: &B::Poly<Eval>,
+        seed: &Seed,
+        first_index: u64,
+    ) -> Result<Vec<EvalPair<B>>> {
         let backend = &self.backend;
-        let s_squared = backend.mul(&secret.s_qp, &secret.s_qp).be()?;
         let mut digits = Vec::with_capacity(self.gadgets.len());
         for (j, gadget) in self.gadgets.iter().enumerate() {
-            let a: B::Poly<Eval> = backend.sample_uniform(&self.ring_qp, seed, j as u64).be()?;
-            let e = backend.forward(backend.sample_cbd(&self.ring_qp, seed, j as u64).be()?).be()?;
+            let index = first_index + j as u64;
+            let a: B::Poly<Eval> = backend.sample_uniform(&self.ring_qp, seed, index).be()?;
+            let e = backend.forward(backend.sample_cbd(&self.ring_qp, seed, index).be()?).be()?;
             let mut b = backend.mul(&a, &secret.s_qp).be()?;
             backend.add_assign(&mut b, &e).be()?;
             backend.neg_assign(&mut b).be()?;
-            let target = backend.scalar_mul_per_limb(&s_squared, gadget).be()?;
-            backend.add_assign(&mut b, &target).be()?;
+            let scaled_target = SecretScratch::new(backend, backend.scalar_mul_per_limb(target, gadget).be()?);
+            backend.add_assign(&mut b, scaled_target.poly()).be()?;
+            scaled_target.zeroize()?;
             digits.push((b, a));
         }
-        let mut s_squared = s_squared;
-        backend.zeroize(&mut s_squared)?;
-        Ok(RelinKey { params: Arc::clone(&self.params), digits })
+        Ok(digits)
     }
 
     /// Encrypts `plaintext` under `public_key` with a fresh OS seed.

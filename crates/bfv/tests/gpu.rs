@@ -145,6 +145,90 @@ mod on_device {
         }
     }
 
+    /// Galois keys, rotated ciphertexts (rows left and right, the row swap, a composition,
+    /// `apply_galois` with a non-rotation element) and their decryptions, downloaded; the
+    /// decryptions are checked against the rotated slot vector on the way.
+    fn rotation_session<B: BfvBackend>(
+        backend: B,
+        preset: Preset,
+        variant: MulVariant,
+        transform: TransformKind,
+    ) -> Vec<Vec<u64>> {
+        let params = preset_params(preset, variant, transform);
+        let context = BfvContext::new(backend.clone(), &params).unwrap();
+        let encoder = BatchEncoder::new(&params).unwrap();
+        let t = params.plaintext_modulus();
+        let n = params.degree();
+        let row = n / 2;
+        let values: Vec<u64> = (0..n as u64).map(|i| (i * i * 7 + 3 * i + 1) % t).collect();
+        let rotated_plain = |steps: usize| -> Vec<u64> {
+            values.chunks_exact(row).flat_map(|half| (0..row).map(move |i| half[(i + steps) % row])).collect()
+        };
+        let sk = context.secret_key_from_seed(&seed(1)).unwrap();
+        let pk = context.public_key_from_seed(&sk, &seed(2)).unwrap();
+        let swap = context.galois_element_for_row_swap();
+        let other = 2 * n as u64 - 5; // -5 mod 2N: neither a row rotation nor the swap
+        let elements =
+            [context.galois_element_for_row_rotation(1), context.galois_element_for_row_rotation(-3), swap, other];
+        let keys = context.galois_keys_from_seed(&sk, &elements, &seed(8)).unwrap();
+        let ct = context.encrypt_with_seed(&encoder.encode(&values).unwrap(), &pk, &seed(4)).unwrap();
+        let left = context.rotate_rows(&ct, 1, &keys).unwrap();
+        let right = context.rotate_rows(&ct, -3, &keys).unwrap();
+        let swapped = context.rotate_columns(&ct, &keys).unwrap();
+        let composed = context.rotate_rows(&swapped, 1, &keys).unwrap();
+        let general = context.apply_galois(&ct, other, &keys).unwrap();
+
+        let decode = |c: &Ciphertext<B>| encoder.decode(&context.decrypt(c, &sk).unwrap()).unwrap();
+        let name = preset.name();
+        assert!(decode(&left) == rotated_plain(1), "{name} {variant:?} {transform:?}: left 1");
+        assert!(decode(&right) == rotated_plain(row - 3), "{name} {variant:?} {transform:?}: right 3");
+        let swapped_plain: Vec<u64> = values[row..].iter().chain(&values[..row]).copied().collect();
+        assert!(decode(&swapped) == swapped_plain, "{name} {variant:?} {transform:?}: swap");
+
+        let mut out = Vec::new();
+        for element in keys.elements() {
+            for (kb, ka) in keys.key(element).unwrap() {
+                out.push(backend.download(kb).unwrap().into_vec());
+                out.push(backend.download(ka).unwrap().into_vec());
+            }
+        }
+        for c in [&left, &right, &swapped, &composed, &general] {
+            for p in context.download(c).unwrap() {
+                out.push(p.into_vec());
+            }
+            out.push(context.decrypt(c, &sk).unwrap().coefficients().to_vec());
+            out.push(vec![u64::from(context.noise_budget(c, &sk).unwrap())]);
+        }
+        out
+    }
+
+    /// Galois keys and rotated ciphertexts from the GPU equal the CPU's word for word with the
+    /// same seeds: NTT presets of both variants (one special prime and hybrid), DGT and HDGT.
+    #[test]
+    fn gpu_rotations_equal_cpu_bit_for_bit() {
+        let Some(gpu) = gpu_backend() else { return };
+        let cases = [
+            (Preset::Secure { log_degree: 12 }, MulVariant::Hps, TransformKind::Ntt),
+            (Preset::Secure { log_degree: 12 }, MulVariant::Behz, TransformKind::Ntt),
+            (Preset::Secure { log_degree: 13 }, MulVariant::Behz, TransformKind::Dgt),
+            (Preset::Phantom { log_degree: 14, hybrid: true }, MulVariant::Hps, TransformKind::Ntt),
+            (Preset::Phantom { log_degree: 14, hybrid: true }, MulVariant::Behz, TransformKind::HierarchicalDgt),
+        ];
+        for (preset, variant, transform) in cases {
+            let on_cpu = rotation_session(CpuBackend, preset, variant, transform);
+            let on_gpu = rotation_session(gpu.clone(), preset, variant, transform);
+            assert_eq!(on_cpu.len(), on_gpu.len());
+            for (index, (c, g)) in on_cpu.iter().zip(&on_gpu).enumerate() {
+                assert!(
+                    c == g,
+                    "{} {variant:?} {transform:?}: rotation output {index} differs between CPU and GPU",
+                    preset.name()
+                );
+            }
+            eprintln!("{} {variant:?} {transform:?}: rotations GPU = CPU on {} outputs", preset.name(), on_cpu.len());
+        }
+    }
+
     /// Random circuits of each preset's documented depth, three ciphertexts wide, with every
     /// variant and transform (NTT, DGT, HDGT), for the presets whose degree `select` accepts.
     fn circuits_on_gpu(select: impl Fn(usize) -> bool) {
