@@ -1,4 +1,5 @@
-//! BFV benchmark: KeyGen, Encrypt (public key), Decrypt, Add and Mul+Relin of the `bfv` crate
+//! BFV benchmark: KeyGen, Encrypt (public key), Decrypt, Add, Mul+Relin and (batching sets)
+//! Rotate rows by one slot of the `bfv` crate
 //! on the GPU (`poly_cuda::GpuBackend`, feature `cuda`) and on the CPU reference backend, next
 //! to Phantom's published H100 medians (`/work/shared/ANCHORS.md`) or the seed papers' own
 //! GPU numbers, and next to fhe.rs 0.1.1 (CPU, one thread) run in the same process.
@@ -16,7 +17,8 @@
 //! the elapsed time between the two events. Warm-up calls first; the median of `--runs`
 //! (default 100) calls for Encrypt, Decrypt, Add and Mul+Relin, of 20 for KeyGen and for
 //! every operation at `N = 2^16`. CPU (ours and fhe.rs): wall clock, median of a few runs.
-//! KeyGen is secret + public + relinearization key. Encrypt takes an encoded plaintext on the
+//! KeyGen is secret + public + relinearization key (the Galois key of the rotation is made
+//! outside the timing; fhe.rs is not timed on rotations). Encrypt takes an encoded plaintext on the
 //! host; Decrypt returns the plaintext on the host (not decoded). fhe.rs gets the same `N`,
 //! `t` and all our primes (`q` and the special primes, `log QP` as in the anchors' fhe.rs
 //! table) as its ciphertext moduli, since it has no special primes; its Mul+Relin is its
@@ -26,7 +28,7 @@
 //!
 //! Correctness is checked inside the benchmark on every backend and on fhe.rs: the decrypted
 //! encryption, sum and Mul+Relin product of two random full plaintexts must equal the
-//! slot-wise values (batching `t`) or the negacyclic product modulo `t` (coefficient
+//! slot-wise values (batching `t`; also the rotated slots) or the negacyclic product modulo `t` (coefficient
 //! encoding, `t` a power of two). A wrong result prints `MISMATCH` and the exit status is 1.
 //!
 //! Usage: `bfv_bench [--quick] [--sets LIST] [--runs R] [--no-cpu] [--no-fhe]
@@ -68,9 +70,10 @@ enum Op {
     Decrypt,
     Add,
     MulRelin,
+    Rotate,
 }
 
-const OPS: [Op; 5] = [Op::KeyGen, Op::Encrypt, Op::Decrypt, Op::Add, Op::MulRelin];
+const OPS: [Op; 6] = [Op::KeyGen, Op::Encrypt, Op::Decrypt, Op::Add, Op::MulRelin, Op::Rotate];
 
 impl Op {
     fn name(self) -> &'static str {
@@ -80,6 +83,7 @@ impl Op {
             Op::Decrypt => "Decrypt",
             Op::Add => "Add",
             Op::MulRelin => "Mul+Relin",
+            Op::Rotate => "Rotate rows by 1",
         }
     }
 
@@ -105,7 +109,7 @@ impl Stat {
 }
 
 /// One [`Stat`] per [`Op`].
-type Timings = [Option<Stat>; 5];
+type Timings = [Option<Stat>; 6];
 
 /// Which published numbers a set is compared with.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -215,22 +219,22 @@ fn reference_us(set: &BenchSet, variant: MulVariant, op: Op) -> Option<f64> {
     };
     match (set.family, set.preset) {
         (Family::Phantom, Preset::Phantom { hybrid, .. }) => {
-            // [encrypt, decrypt, add, mul+relin]
-            let row: [f64; 4] = match (log_n, hybrid, variant) {
-                (12, false, MulVariant::Hps) => [198.0, 42.0, 8.2, 254.0],
-                (12, false, MulVariant::Behz) => [221.0, 62.0, 8.7, 413.0],
-                (13, false, MulVariant::Hps) => [220.0, 45.0, 7.8, 264.0],
-                (13, false, MulVariant::Behz) => [354.0, 107.0, 12.2, 401.0],
-                (14, false, MulVariant::Hps) => [209.0, 48.0, 6.9, 409.0],
-                (14, true, MulVariant::Hps) => [228.0, 52.0, 9.1, 373.0],
-                (14, false, MulVariant::Behz) => [220.0, 63.0, 9.0, 514.0],
-                (15, false, MulVariant::Hps) => [293.0, 75.0, 10.5, 1140.0],
-                (15, true, MulVariant::Hps) => [345.0, 73.0, 10.8, 855.0],
-                (15, false, MulVariant::Behz) => [291.0, 93.0, 10.5, 1217.0],
-                (16, false, MulVariant::Hps) => [721.0, 189.0, 39.7, 5461.0],
-                (16, true, MulVariant::Hps) => [1136.0, 194.0, 40.7, 3685.0],
-                (16, false, MulVariant::Behz) => [717.0, 219.0, 39.6, 5090.0],
-                (16, true, MulVariant::Behz) => [1126.0, 226.0, 40.7, 4081.0],
+            // [encrypt, decrypt, add, mul+relin, rotate 1]
+            let row: [f64; 5] = match (log_n, hybrid, variant) {
+                (12, false, MulVariant::Hps) => [198.0, 42.0, 8.2, 254.0, 117.0],
+                (12, false, MulVariant::Behz) => [221.0, 62.0, 8.7, 413.0, 355.0],
+                (13, false, MulVariant::Hps) => [220.0, 45.0, 7.8, 264.0, 110.0],
+                (13, false, MulVariant::Behz) => [354.0, 107.0, 12.2, 401.0, 99.0],
+                (14, false, MulVariant::Hps) => [209.0, 48.0, 6.9, 409.0, 183.0],
+                (14, true, MulVariant::Hps) => [228.0, 52.0, 9.1, 373.0, 133.0],
+                (14, false, MulVariant::Behz) => [220.0, 63.0, 9.0, 514.0, 188.0],
+                (15, false, MulVariant::Hps) => [293.0, 75.0, 10.5, 1140.0, 579.0],
+                (15, true, MulVariant::Hps) => [345.0, 73.0, 10.8, 855.0, 250.0],
+                (15, false, MulVariant::Behz) => [291.0, 93.0, 10.5, 1217.0, 578.0],
+                (16, false, MulVariant::Hps) => [721.0, 189.0, 39.7, 5461.0, 2969.0],
+                (16, true, MulVariant::Hps) => [1136.0, 194.0, 40.7, 3685.0, 977.0],
+                (16, false, MulVariant::Behz) => [717.0, 219.0, 39.6, 5090.0, 2973.0],
+                (16, true, MulVariant::Behz) => [1126.0, 226.0, 40.7, 4081.0, 978.0],
                 _ => return None,
             };
             match op {
@@ -239,6 +243,7 @@ fn reference_us(set: &BenchSet, variant: MulVariant, op: Op) -> Option<f64> {
                 Op::Decrypt => Some(row[1]),
                 Op::Add => Some(row[2]),
                 Op::MulRelin => Some(row[3]),
+                Op::Rotate => Some(row[4]),
             }
         }
         (Family::SpogBpavr, _) => match op {
@@ -252,6 +257,7 @@ fn reference_us(set: &BenchSet, variant: MulVariant, op: Op) -> Option<f64> {
             Op::Decrypt => column([89.0, 98.0, 191.0, 542.0], 11),
             Op::Add => column([9.0, 10.0, 21.0, 66.0], 11),
             Op::MulRelin => column([926.0, 1214.0, 3061.0, 13914.0], 11),
+            Op::Rotate => None,
         },
         (Family::GpuFv, _) => match op {
             Op::KeyGen => column([2786.0, 8147.0, 30943.0, 174508.0], 11),
@@ -259,6 +265,7 @@ fn reference_us(set: &BenchSet, variant: MulVariant, op: Op) -> Option<f64> {
             Op::Decrypt => column([65.0, 108.0, 152.0, 252.0], 11),
             Op::Add => column([16.0, 21.0, 30.0, 53.0], 11),
             Op::MulRelin => column([1072.0, 1833.0, 3538.0, 11747.0], 11),
+            Op::Rotate => None,
         },
         _ => None,
     }
@@ -295,6 +302,15 @@ struct Check {
 }
 
 impl Check {
+    /// `a` with both rows of `N/2` slots rotated left by one (`new[i] = old[i + 1]`).
+    fn rotated_a(&self) -> Vec<u64> {
+        let half = self.a.len() / 2;
+        self.a
+            .chunks(half.max(1))
+            .flat_map(|row| row.iter().cycle().skip(1).take(row.len()).copied().collect::<Vec<_>>())
+            .collect()
+    }
+
     fn new(params: &Arc<BfvParameters>, seed: u64) -> BoxResult<Check> {
         let n = params.degree();
         let t = params.plaintext_modulus();
@@ -443,7 +459,7 @@ fn compare(what: &str, got: &[u64], expected: &[u64]) -> Result<(), String> {
     }
 }
 
-/// Times our five operations on `backend` and checks the results. Returns the timings and
+/// Times our operations on `backend` and checks the results. Returns the timings and
 /// the list of mismatches (empty when every result decrypted correctly).
 fn measure_ours<B: BfvBackend, C: Clock>(
     backend: B,
@@ -459,7 +475,7 @@ fn measure_ours<B: BfvBackend, C: Clock>(
         let relin = context.generate_relin_key(&secret)?;
         Ok((secret, public, relin))
     };
-    let mut samples: [Vec<f64>; 5] = Default::default();
+    let mut samples: [Vec<f64>; 6] = Default::default();
     // The first KeyGen is the warm-up, and its keys serve the other operations.
     let (secret, public, relin) = keygen()?;
     time_calls(clock, 0, plan.keygen, keygen, &mut samples[Op::KeyGen.index()])?;
@@ -468,21 +484,36 @@ fn measure_ours<B: BfvBackend, C: Clock>(
     let ca = context.encrypt(&pa, &public)?;
     let cb = context.encrypt(&pb, &public)?;
     let (warmup, runs) = (plan.warmup, plan.fast);
-    let [_, encrypt, decrypt, add, mul_relin] = &mut samples;
+    let [_, encrypt, decrypt, add, mul_relin, rotate] = &mut samples;
     time_calls(clock, warmup, runs, || Ok(context.encrypt(&pa, &public)?), encrypt)?;
     time_calls(clock, warmup, runs, || Ok(context.decrypt(&ca, &secret)?), decrypt)?;
     time_calls(clock, warmup, runs, || Ok(context.add(&ca, &cb)?), add)?;
     time_calls(clock, warmup, runs, || Ok(context.mul_relin(&ca, &cb, &relin)?), mul_relin)?;
+    // Slot rotation (batching sets only): the Galois key of x -> x^3, made outside the timing.
+    let galois = match check.batch {
+        Some(_) => Some(context.generate_galois_keys(&secret, &[context.galois_element_for_row_rotation(1)])?),
+        None => None,
+    };
+    if let Some(keys) = &galois {
+        time_calls(clock, warmup, runs, || Ok(context.rotate_rows(&ca, 1, keys)?), rotate)?;
+    }
 
     let mut mismatches = Vec::new();
-    let decrypted = |ct| -> BoxResult<Vec<u64>> { check.decode(&context.decrypt(ct, &secret)?) };
-    let results = [
-        ("decrypt(encrypt(a))", decrypted(&ca)?, &check.a),
-        ("decrypt(a + b)", decrypted(&context.add(&ca, &cb)?)?, &check.sum),
-        ("decrypt(mul_relin(a, b))", decrypted(&context.mul_relin(&ca, &cb, &relin)?)?, &check.product),
+    let decrypted = |ct: &bfv::Ciphertext<B>| -> BoxResult<Vec<u64>> { check.decode(&context.decrypt(ct, &secret)?) };
+    let mut results = vec![
+        ("decrypt(encrypt(a))", decrypted(&ca)?, check.a.clone()),
+        ("decrypt(a + b)", decrypted(&context.add(&ca, &cb)?)?, check.sum.clone()),
+        ("decrypt(mul_relin(a, b))", decrypted(&context.mul_relin(&ca, &cb, &relin)?)?, check.product.clone()),
     ];
-    for (what, got, expected) in results {
-        if let Err(why) = compare(what, &got, expected) {
+    if let Some(keys) = &galois {
+        results.push((
+            "decrypt(rotate_rows(a, 1))",
+            decrypted(&context.rotate_rows(&ca, 1, keys)?)?,
+            check.rotated_a(),
+        ));
+    }
+    for (what, got, expected) in &results {
+        if let Err(why) = compare(what, got, expected) {
             mismatches.push(why);
         }
     }
@@ -512,7 +543,7 @@ mod peer {
         let encoding = if check.batch.is_some() { Encoding::simd() } else { Encoding::poly() };
         let mut rng = rand09::rng();
         let clock = WallClock;
-        let mut samples: [Vec<f64>; 5] = Default::default();
+        let mut samples: [Vec<f64>; 6] = Default::default();
 
         let mut keygen = || -> BoxResult<_> {
             let secret = SecretKey::random(&params, &mut rng);
@@ -529,7 +560,7 @@ mod peer {
         let cb: Ciphertext = public.try_encrypt(&pb, &mut rng)?;
 
         let (warmup, runs) = (plan.warmup, plan.fast);
-        let [_, encrypt, decrypt, add, mul_relin] = &mut samples;
+        let [_, encrypt, decrypt, add, mul_relin, _] = &mut samples;
         time_calls(&clock, warmup, runs, || Ok(public.try_encrypt(&pa, &mut rng)?), encrypt)?;
         time_calls(&clock, warmup, runs, || Ok(secret.try_decrypt(&ca)?), decrypt)?;
         time_calls(&clock, warmup, runs, || Ok(&ca + &cb), add)?;
