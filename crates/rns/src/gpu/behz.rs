@@ -207,7 +207,7 @@ impl GpuBehz {
 
     /// [`BehzContext::decrypt_scale_round`] on the device: `input` over `q` (`k N` words),
     /// `output` `N` words in `[0, t)`. Errors on wrong lengths
-    /// ([`RnsError::LengthMismatch`]) or a buffer of another device or stream
+    /// ([`RnsError::LengthMismatch`](crate::RnsError::LengthMismatch)) or a buffer of another device or stream
     /// ([`GpuError::WrongContext`](poly_cuda::GpuError::WrongContext)); `output` is untouched then.
     pub fn decrypt_scale_round<I: DevicePtr<u64>, O: DevicePtrMut<u64>>(
         &self,
@@ -300,7 +300,7 @@ impl GpuBehz {
     /// [`BehzContext::extend_poly`] on the device: `input` over `q`, the result over `q u B_sk`
     /// (the ring of `q_bsk`), `input`'s limbs copied by the same kernel.
     ///
-    /// Errors: [`RnsError::ContextMismatch`] unless `input`'s ring is `q` and `q_bsk`'s is
+    /// Errors: [`RnsError::ContextMismatch`](crate::RnsError::ContextMismatch) unless `input`'s ring is `q` and `q_bsk`'s is
     /// `q u B_sk` at this degree; [`GpuError::WrongContext`](poly_cuda::GpuError::WrongContext)
     /// for another device.
     pub fn extend_poly(&self, input: &DevicePoly<Coeff>, q_bsk: &GpuContext) -> Result<DevicePoly<Coeff>> {
