@@ -1,6 +1,6 @@
-//! `cargo xtask ci`: formatting, clippy (also with `cuda` when nvcc is available), the
-//! kernel resource report, the quickstart example, and `cargo xtask test` (the README's
-//! test command), whose totals end the output.
+//! `cargo xtask ci`: formatting, clippy and rustdoc with warnings denied (also with `cuda` when
+//! nvcc is available), the kernel resource report, the quickstart example, and `cargo xtask
+//! test` (the README's test command), whose totals end the output.
 
 use anyhow::Result;
 
@@ -21,6 +21,9 @@ pub fn run_command(options: &Options) -> Result<()> {
     section("ci: clippy (CPU)");
     run(cargo().args(["clippy", "--workspace", "--all-targets", "--", "-D", "warnings"]))?;
 
+    section("ci: rustdoc (CPU; broken links are errors)");
+    run(cargo().env("RUSTDOCFLAGS", "-D warnings").args(["doc", "--no-deps", "--workspace"]))?;
+
     let nvcc = if options.cpu_only { None } else { cuda::find_nvcc(&project_root()).ok() };
     let cuda_packages = if nvcc.is_some() { cuda_packages()? } else { Vec::new() };
     if let Some(nvcc) = &nvcc {
@@ -31,6 +34,13 @@ pub fn run_command(options: &Options) -> Result<()> {
                 .args(["clippy", "--all-targets"])
                 .args(cuda_package_args(&cuda_packages))
                 .args(["--", "-D", "warnings"]))?;
+        }
+        if !cuda_packages.is_empty() {
+            section("ci: rustdoc with feature `cuda` (broken links are errors)");
+            run(cargo()
+                .env("RUSTDOCFLAGS", "-D warnings")
+                .args(["doc", "--no-deps"])
+                .args(cuda_package_args(&cuda_packages)))?;
         }
         kernels::run_command(&kernels::Options::default())?;
     } else {

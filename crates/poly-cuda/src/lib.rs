@@ -20,6 +20,8 @@
 //!
 //! Orderings are those of `poly`: limb `i` at `i * N`; NTT evaluations bit-reversed,
 //! `out[j] = a(psi^(2 bitrev(j) + 1))`.
+// Without `cuda` the items the crate docs link to do not exist.
+#![cfg_attr(not(feature = "cuda"), allow(rustdoc::broken_intra_doc_links))]
 #![cfg_attr(test, allow(clippy::unwrap_used, clippy::expect_used, clippy::panic))]
 
 #[cfg(feature = "cuda")]
