@@ -403,9 +403,46 @@ extern "C" __global__ void __launch_bounds__(RNS_THREADS) rns_behz_montgomery(co
     }
 }
 
+namespace {
+
+// (lo, hi) summed over `lanes` neighbouring threads (a power of two dividing 32), in the first.
+__device__ __forceinline__ void merge_u128(u64& lo, u64& hi, const u32 lanes) {
+    for (u32 offset = lanes >> 1; offset > 0; offset >>= 1) {
+        const u64 other_lo = shuffle_down(lo, offset);
+        const u64 other_hi = shuffle_down(hi, offset);
+        acc_add(lo, hi, other_lo);
+        hi += other_hi;
+    }
+}
+
+// The decryption kernels' loop: `lanes` neighbouring threads share a coefficient (each takes
+// every lanes-th limb, `value(index, lane)` merges their exact sums into the first lane and
+// returns the plaintext value there), blockDim / lanes coefficients per block and step. The
+// values go through shared memory so that consecutive threads store consecutive words (whole
+// 256-byte runs per warp into the mapped host memory the output usually is). Every thread
+// runs every step (the shuffles need whole warps); coefficients past n repeat the last one
+// and are not stored.
+template <class F>
+__device__ __forceinline__ void decrypt_coefficients(u64* output, const u64 n, const u32 lanes, const F& value) {
+    __shared__ u64 tile[RNS_THREADS];
+    const u32 per_block = blockDim.x / lanes;
+    const u32 group = threadIdx.x / lanes;
+    const u32 lane = threadIdx.x % lanes;
+    for (u64 first = (u64)blockIdx.x * per_block; first < n; first += (u64)gridDim.x * per_block) {
+        const u64 index = min(first + group, n - 1);
+        const u64 m = value(index, lane);
+        if (lane == 0) tile[group] = m;
+        __syncthreads();
+        if (threadIdx.x < per_block && first + threadIdx.x < n) output[first + threadIdx.x] = tile[threadIdx.x];
+        __syncthreads();
+    }
+}
+
+}  // namespace
+
 // BEHZ decryption (BehzContext::decrypt_scale_round): input over q (k limbs), output n values
-// in [0, t). One thread per coefficient (grid stride). `t` is the plaintext modulus with its
-// Barrett constant (any t in [2, 2^62): Barrett reduction needs no primality). With `addend`
+// in [0, t). `lanes` threads per coefficient (decrypt_coefficients). `t` is the plaintext
+// modulus with its Barrett constant (any t in [2, 2^62): Barrett reduction needs no primality). With `addend`
 // set, the input is [input + addend]_q (decryption's c_0 + c_1 s without a separate addition).
 struct BehzDecryptParams {
     const u64* input;
@@ -424,36 +461,37 @@ struct BehzDecryptParams {
     u64 gamma_inv_t_shoup;
     u64 n;
     u32 k;
-    u32 unused;
+    u32 lanes;  // threads per coefficient: 1, 2, 4 or 8 (see decrypt_coefficients)
 };
 
 extern "C" __global__ void __launch_bounds__(RNS_THREADS) rns_behz_decrypt(const BehzDecryptParams p) {
     const u64 t = p.t.p;
     const u64 gamma = p.gamma.p;
-    for (u64 index = (u64)blockIdx.x * blockDim.x + threadIdx.x; index < p.n;
-         index += (u64)gridDim.x * blockDim.x) {
+    decrypt_coefficients(p.output, p.n, p.lanes, [&](const u64 index, const u32 lane) {
         u64 t_lo = 0, t_hi = 0, g_lo = 0, g_hi = 0;
-        for (u32 i = 0; i < p.k; ++i) {
+        for (u32 i = lane; i < p.k; i += p.lanes) {
             const u64 offset = (u64)i * p.n + index;
             const u64 q_i = p.q[i].p;
-            const u64 x = p.addend != nullptr ? modarith::add(p.input[offset], p.addend[offset], q_i) : p.input[offset];
+            const u64 x =
+                p.addend != nullptr ? modarith::add(p.input[offset], p.addend[offset], q_i) : p.input[offset];
             const u64 y = modarith::mul_shoup(x, p.scale[i], p.scale_shoup[i], q_i);
             acc_add(t_lo, t_hi, modarith::mul_shoup_lazy(y, p.row_t[i], p.row_t_shoup[i], t));
             acc_add(g_lo, g_hi, modarith::mul_shoup_lazy(y, p.row_gamma[i], p.row_gamma_shoup[i], gamma));
         }
+        merge_u128(t_lo, t_hi, p.lanes);
+        merge_u128(g_lo, g_hi, p.lanes);
         const u64 s_t = modarith::reduce_u128(t_lo, t_hi, p.t);
         const u64 s_gamma = modarith::reduce_u128(g_lo, g_hi, p.gamma);
         const u64 difference = s_gamma > gamma / 2
                                    ? modarith::add(s_t, modarith::reduce(gamma - s_gamma, p.t), t)
                                    : modarith::sub(s_t, modarith::reduce(s_gamma, p.t), t);
-        p.output[index] =
-            modarith::reduce(modarith::mul_shoup_lazy(difference, p.gamma_inv_t, p.gamma_inv_t_shoup, t), p.t);
-    }
+        return modarith::reduce(modarith::mul_shoup_lazy(difference, p.gamma_inv_t, p.gamma_inv_t_shoup, t), p.t);
+    });
 }
 
 // HPS decryption (HpsContext::decrypt_scale_round): input over q (k limbs), output n values
-// round(t x / q) mod t = sum_i x_i omega_i + round(sum_i x_i theta_i) mod t. One thread per
-// coefficient (grid stride). With `addend` set, the input is [input + addend]_q (as for BEHZ).
+// round(t x / q) mod t = sum_i x_i omega_i + round(sum_i x_i theta_i) mod t. `lanes` threads
+// per coefficient (decrypt_coefficients). With `addend` set, the input is [input + addend]_q (as for BEHZ).
 struct HpsDecryptParams {
     const u64* input;
     const u64* addend;  // k limbs over q, or null
@@ -466,28 +504,35 @@ struct HpsDecryptParams {
     Modulus t;
     u64 n;
     u32 k;
-    u32 unused;
+    u32 lanes;  // threads per coefficient: 1, 2, 4 or 8 (see decrypt_coefficients)
 };
 
 extern "C" __global__ void __launch_bounds__(RNS_THREADS) rns_hps_decrypt(const HpsDecryptParams p) {
     const Modulus t_modulus = p.t;
     const u64 t = t_modulus.p;
-    for (u64 index = (u64)blockIdx.x * blockDim.x + threadIdx.x; index < p.n;
-         index += (u64)gridDim.x * blockDim.x) {
+    decrypt_coefficients(p.output, p.n, p.lanes, [&](const u64 index, const u32 lane) {
         u64 lo = 0, hi = 0;
         FixedPointSum s = fixed_point_zero();
-#pragma unroll 2
-        for (u32 i = 0; i < p.k; ++i) {
+        for (u32 i = lane; i < p.k; i += p.lanes) {
             const u64 offset = (u64)i * p.n + index;
             const u64 x =
                 p.addend != nullptr ? modarith::add(p.input[offset], p.addend[offset], p.q[i].p) : p.input[offset];
             acc_add(lo, hi, modarith::mul_shoup_lazy(x, p.integer[i], p.integer_shoup[i], t));
             fixed_point_add(s, x, p.fraction_hi[i], p.fraction_lo[i]);
         }
+        merge_u128(lo, hi, p.lanes);
+        for (u32 offset = p.lanes >> 1; offset > 0; offset >>= 1) {
+            FixedPointSum other;
+            other.int_lo = shuffle_down(s.int_lo, offset);
+            other.int_hi = shuffle_down(s.int_hi, offset);
+            other.frac_lo = shuffle_down(s.frac_lo, offset);
+            other.frac_hi = shuffle_down(s.frac_hi, offset);
+            fixed_point_merge(s, other);
+        }
         u64 r_lo, r_hi;
         fixed_point_rounded(s, r_lo, r_hi);
         acc_add(lo, hi, r_lo);
         hi += r_hi;
-        p.output[index] = modarith::reduce_u128(lo, hi, t_modulus);
-    }
+        return modarith::reduce_u128(lo, hi, t_modulus);
+    });
 }

@@ -199,7 +199,7 @@ impl GpuBehz {
             gamma_inv_t_shoup: self.gamma_inv_t.1,
             n: self.degree as u64,
             k: self.k() as u32,
-            unused: 0,
+            lanes: super::launch::decrypt_lanes(self.q.len()),
         };
         // SAFETY: as above.
         unsafe { self.kernels.behz_decrypt(params) }

@@ -136,7 +136,7 @@ impl GpuHps {
             t: self.t,
             n: self.degree as u64,
             k: self.q.len() as u32,
-            unused: 0,
+            lanes: super::launch::decrypt_lanes(self.q.len()),
         };
         // SAFETY: as above.
         unsafe { self.kernels.hps_decrypt(params) }

@@ -101,7 +101,8 @@ pub(crate) struct BehzDecryptParams {
     pub gamma_inv_t_shoup: u64,
     pub n: u64,
     pub k: u32,
-    pub unused: u32,
+    /// Threads per coefficient: 1, 2, 4 or 8 ([`decrypt_lanes`]).
+    pub lanes: u32,
 }
 
 /// Mirror of `HpsDecryptParams` in `kernels/rns.cu`.
@@ -119,7 +120,8 @@ pub(crate) struct HpsDecryptParams {
     pub t: [u64; 3],
     pub n: u64,
     pub k: u32,
-    pub unused: u32,
+    /// Threads per coefficient: 1, 2, 4 or 8 ([`decrypt_lanes`]).
+    pub lanes: u32,
 }
 
 // The kernels read these structs byte for byte: their sizes are those of the C structs.
@@ -431,8 +433,9 @@ impl RnsKernels {
     pub(crate) unsafe fn behz_decrypt(&self, params: BehzDecryptParams) -> Result<()> {
         let mut builder = self.stream.launch_builder(&self.behz_decrypt);
         builder.arg(&params);
-        // SAFETY: forwarded to the caller; grid-stride over n coefficients.
-        unsafe { builder.launch(stride_config(params.n as usize)) }.map_err(launch_error("rns_behz_decrypt"))?;
+        // SAFETY: forwarded to the caller; `lanes` threads per coefficient, block-stride over n.
+        let threads = (params.n as usize).saturating_mul(params.lanes.max(1) as usize);
+        unsafe { builder.launch(stride_config(threads)) }.map_err(launch_error("rns_behz_decrypt"))?;
         Ok(())
     }
 
@@ -443,9 +446,21 @@ impl RnsKernels {
     pub(crate) unsafe fn hps_decrypt(&self, params: HpsDecryptParams) -> Result<()> {
         let mut builder = self.stream.launch_builder(&self.hps_decrypt);
         builder.arg(&params);
-        // SAFETY: forwarded to the caller; grid-stride over n coefficients.
-        unsafe { builder.launch(stride_config(params.n as usize)) }.map_err(launch_error("rns_hps_decrypt"))?;
+        // SAFETY: forwarded to the caller; `lanes` threads per coefficient, block-stride over n.
+        let threads = (params.n as usize).saturating_mul(params.lanes.max(1) as usize);
+        unsafe { builder.launch(stride_config(threads)) }.map_err(launch_error("rns_hps_decrypt"))?;
         Ok(())
+    }
+}
+
+/// Threads per coefficient of the decryption kernels (`decrypt_coefficients` in
+/// kernels/rns.cu) for `k` limbs: enough that each takes about one to four limbs, at most 8.
+pub(crate) fn decrypt_lanes(k: usize) -> u32 {
+    match k {
+        0..=1 => 1,
+        2 => 2,
+        3..=4 => 4,
+        _ => 8,
     }
 }
 
