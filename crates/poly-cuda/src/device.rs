@@ -98,7 +98,14 @@ pub struct GpuDevice {
     name: String,
     /// Page-locked host memory that downloads of up to [`STAGING_MAX_WORDS`] words land in
     /// (allocated on first use, grown on demand, reused: page-locking costs far more than a copy).
-    staging: Mutex<Option<PinnedHostSlice<u64>>>,
+    staging: Mutex<Option<Staging>>,
+}
+
+/// The page-locked, device-mapped staging buffer and its device address (looked up once).
+#[derive(Debug)]
+struct Staging {
+    host: PinnedHostSlice<u64>,
+    device_address: u64,
 }
 
 /// Downloads of at most this many words go through the page-locked staging buffer; larger ones
@@ -203,22 +210,25 @@ impl GpuDevice {
     }
 
     /// The staging buffer, grown to at least `len` words (at most [`STAGING_MAX_WORDS`]).
-    fn staging_at_least<'a>(
-        &self,
-        staging: &'a mut Option<PinnedHostSlice<u64>>,
-        len: usize,
-    ) -> Result<&'a mut PinnedHostSlice<u64>> {
-        if staging.as_ref().is_none_or(|pinned| pinned.len() < len) {
+    fn staging_at_least<'a>(&self, staging: &'a mut Option<Staging>, len: usize) -> Result<&'a mut Staging> {
+        if staging.as_ref().is_none_or(|current| current.host.len() < len) {
             let words = len.next_power_of_two().max(STAGING_MIN_WORDS);
             // Page-locked and mapped into the device's address space (kernels may write it
             // directly, see `collect_words`), not write-combined (cudarc's `alloc_pinned`
             // default): the host reads it back, which write-combined memory makes slow.
             // SAFETY: callers read only words that a copy or a kernel wrote first.
-            let pinned = unsafe {
+            let mut host = unsafe {
                 self.context.alloc_pinned_with_flags::<u64>(words, cudarc::driver::sys::CU_MEMHOSTALLOC_DEVICEMAP)
             }
             .map_err(|e| GpuError::alloc(words * size_of::<u64>(), e))?;
-            *staging = Some(pinned);
+            let pointer = host.as_mut_ptr().map_err(|e| GpuError::driver("cuEventSynchronize", e))?;
+            let mut device_address: cudarc::driver::sys::CUdeviceptr = 0;
+            // SAFETY: `pointer` is the start of a live cuMemHostAlloc allocation with
+            // CU_MEMHOSTALLOC_DEVICEMAP in this context (the flags argument must be 0).
+            unsafe { cudarc::driver::sys::cuMemHostGetDevicePointer_v2(&raw mut device_address, pointer.cast(), 0) }
+                .result()
+                .map_err(|e| GpuError::driver("cuMemHostGetDevicePointer", e))?;
+            *staging = Some(Staging { host, device_address });
         }
         staging.as_mut().ok_or_else(|| GpuError::Unsupported { what: "an empty staging buffer".to_string() })
     }
@@ -235,7 +245,7 @@ impl GpuDevice {
         let staging = self.staging_at_least(&mut guard, len)?;
         // The copy's byte count is the destination's length: hand it exactly `len` words.
         // (Waits for the staging buffer's last copy, long finished: each download synchronizes.)
-        let host = staging.as_mut_slice().map_err(|e| GpuError::driver("cuEventSynchronize", e))?;
+        let host = staging.host.as_mut_slice().map_err(|e| GpuError::driver("cuEventSynchronize", e))?;
         let Some(target) = host.get_mut(..len) else {
             // Unreachable: the buffer was grown to at least `len` words above.
             return Err(GpuError::Unsupported { what: format!("a staged download of {len} words") });
@@ -262,18 +272,12 @@ impl GpuDevice {
         }
         let mut guard = self.staging.lock().unwrap_or_else(PoisonError::into_inner);
         let staging = self.staging_at_least(&mut guard, len)?;
-        let host = staging.as_mut_ptr().map_err(|e| GpuError::driver("cuEventSynchronize", e))?;
-        let mut address: cudarc::driver::sys::CUdeviceptr = 0;
-        // SAFETY: `host` is the start of a live allocation of cuMemHostAlloc with
-        // CU_MEMHOSTALLOC_DEVICEMAP in this context (flags argument must be 0).
-        unsafe { cudarc::driver::sys::cuMemHostGetDevicePointer_v2(&raw mut address, host.cast(), 0) }
-            .result()
-            .map_err(|e| GpuError::driver("cuMemHostGetDevicePointer", e))?;
+        let address = staging.device_address;
         let filled = fill(address);
         // Wait even when `fill` failed part-way: nothing may still write the buffer afterwards.
         self.synchronize()?;
         filled?;
-        let words = staging.as_slice().map_err(|e| GpuError::driver("cuEventSynchronize", e))?;
+        let words = staging.host.as_slice().map_err(|e| GpuError::driver("cuEventSynchronize", e))?;
         words.get(..len).map(<[u64]>::to_vec).ok_or_else(|| {
             // Unreachable: the buffer was grown to at least `len` words above.
             GpuError::Unsupported { what: format!("collecting {len} words in host memory") }.into()

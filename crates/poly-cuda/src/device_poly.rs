@@ -312,7 +312,7 @@ impl<R: Representation> DevicePolyBatch<R> {
 
     /// The polynomials, copied back once all queued work has finished.
     pub fn download(&self) -> Result<Vec<Poly<R>>> {
-        let values = self.context.device().download(&self.data)?;
+        let values = self.context.device().download_words(&self.data)?;
         let len = self.context.ring().poly_len();
         values.chunks_exact(len).map(|chunk| Ok(Poly::from_slice(self.context.ring(), chunk)?)).collect()
     }
