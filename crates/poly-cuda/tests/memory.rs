@@ -1,6 +1,7 @@
 //! Device memory policy (`GpuDevice::new`): freed buffers stay in the stream-ordered pool,
 //! `trim_memory_pool` returns them to the driver, and allocations work after a trim. One test
 //! in its own binary, so no other test allocates while it reads the free memory.
+#![cfg(feature = "cuda")]
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
 mod common;
