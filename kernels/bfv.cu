@@ -26,19 +26,19 @@ __device__ __forceinline__ u64 div_u128_small_quotient(u64 x0, u64 x1, const Mod
 // (SEAL's precise scaling): out[i N + j] = [floor(q/t)]_{q_i} * m_j + floor((q mod t) m_j / t + 1/2)
 // mod q_i, i.e. add(mul_shoup(reduce(m_j), delta_i, delta_shoup_i), reduce(fix_j)).
 //
-// `input` holds the N plaintext coefficients m_j (any u64; BFV passes m_j < t), then `limbs`
-// pairs {delta_i, shoup(delta_i)}: one upload per call. `t` = {t, floor(2^128 / t)} with
+// `coefficients` holds the N plaintext coefficients m_j (any u64; BFV passes m_j < t), `delta`
+// `limbs` pairs {delta_i, shoup(delta_i)} (the host path uploads both in one buffer). `t` = {t, floor(2^128 / t)} with
 // 2 <= t < 2^60, `q_mod_t` < t, `half_t` = ceil(t / 2). One thread per coefficient (grid
 // stride): it computes the rounding term once and writes it into every limb (coalesced per limb).
-extern "C" __global__ void bfv_scale_plaintext(u64* __restrict__ out, const u64* __restrict__ input,
+extern "C" __global__ void bfv_scale_plaintext(u64* __restrict__ out, const u64* __restrict__ coefficients,
+                                               const u64* __restrict__ delta,
                                                const Modulus* __restrict__ moduli, int log_n, int limbs,
                                                u64 t, u64 t_barrett_hi, u64 t_barrett_lo, u64 q_mod_t,
                                                u64 half_t) {
     const u64 n = 1ull << log_n;
     const Modulus t_mod = {t, t_barrett_hi, t_barrett_lo};
-    const u64* __restrict__ delta = input + n;
     for (u64 j = (u64)blockIdx.x * blockDim.x + threadIdx.x; j < n; j += (u64)gridDim.x * blockDim.x) {
-        const u64 m = input[j];
+        const u64 m = coefficients[j];
         // (q mod t) m + ceil(t/2) < 2^121: no overflow of the 128-bit sum.
         const u64 lo = q_mod_t * m;
         const u64 hi = __umul64hi(q_mod_t, m);

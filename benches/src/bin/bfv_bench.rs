@@ -19,7 +19,10 @@
 //! every operation at `N = 2^16`. CPU (ours and fhe.rs): wall clock, median of a few runs.
 //! KeyGen is secret + public + relinearization key (the Galois key of the rotation is made
 //! outside the timing; fhe.rs is not timed on rotations). Encrypt takes an encoded plaintext on the
-//! host; Decrypt returns the plaintext on the host (not decoded). fhe.rs gets the same `N`,
+//! host; Decrypt returns the plaintext on the host (not decoded). The resident rows
+//! (`encrypt_resident`, `decrypt_resident`) keep the plaintext on the backend, as Phantom's
+//! encryption and decryption do (device plaintexts; its decode copies to the host), and are
+//! compared with the same Phantom figures. fhe.rs gets the same `N`,
 //! `t` and all our primes (`q` and the special primes, `log QP` as in the anchors' fhe.rs
 //! table) as its ciphertext moduli, since it has no special primes; its Mul+Relin is its
 //! default `Multiplicator` (multiplication then relinearization). A hybrid set shows the
@@ -71,9 +74,14 @@ enum Op {
     Add,
     MulRelin,
     Rotate,
+    /// Encrypt of a plaintext already on the backend (`BfvContext::encrypt_resident`).
+    EncryptResident,
+    /// Decrypt leaving the plaintext on the backend (`BfvContext::decrypt_resident`).
+    DecryptResident,
 }
 
-const OPS: [Op; 6] = [Op::KeyGen, Op::Encrypt, Op::Decrypt, Op::Add, Op::MulRelin, Op::Rotate];
+const OPS: [Op; 8] =
+    [Op::KeyGen, Op::Encrypt, Op::EncryptResident, Op::Decrypt, Op::DecryptResident, Op::Add, Op::MulRelin, Op::Rotate];
 
 impl Op {
     fn name(self) -> &'static str {
@@ -84,6 +92,8 @@ impl Op {
             Op::Add => "Add",
             Op::MulRelin => "Mul+Relin",
             Op::Rotate => "Rotate rows by 1",
+            Op::EncryptResident => "Encrypt (pk), plaintext on the backend",
+            Op::DecryptResident => "Decrypt, plaintext left on the backend",
         }
     }
 
@@ -109,7 +119,7 @@ impl Stat {
 }
 
 /// One [`Stat`] per [`Op`].
-type Timings = [Option<Stat>; 6];
+type Timings = [Option<Stat>; 8];
 
 /// Which published numbers a set is compared with.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -239,8 +249,10 @@ fn reference_us(set: &BenchSet, variant: MulVariant, op: Op) -> Option<f64> {
             };
             match op {
                 Op::KeyGen => None,
-                Op::Encrypt => Some(row[0]),
-                Op::Decrypt => Some(row[1]),
+                // Phantom's encryption takes a plaintext on the device and its decryption leaves
+                // one there: the resident operations do the same work.
+                Op::Encrypt | Op::EncryptResident => Some(row[0]),
+                Op::Decrypt | Op::DecryptResident => Some(row[1]),
                 Op::Add => Some(row[2]),
                 Op::MulRelin => Some(row[3]),
                 Op::Rotate => Some(row[4]),
@@ -257,7 +269,8 @@ fn reference_us(set: &BenchSet, variant: MulVariant, op: Op) -> Option<f64> {
             Op::Decrypt => column([89.0, 98.0, 191.0, 542.0], 11),
             Op::Add => column([9.0, 10.0, 21.0, 66.0], 11),
             Op::MulRelin => column([926.0, 1214.0, 3061.0, 13914.0], 11),
-            Op::Rotate => None,
+            // The papers do not say where their plaintexts live.
+            Op::Rotate | Op::EncryptResident | Op::DecryptResident => None,
         },
         (Family::GpuFv, _) => match op {
             Op::KeyGen => column([2786.0, 8147.0, 30943.0, 174508.0], 11),
@@ -265,7 +278,7 @@ fn reference_us(set: &BenchSet, variant: MulVariant, op: Op) -> Option<f64> {
             Op::Decrypt => column([65.0, 108.0, 152.0, 252.0], 11),
             Op::Add => column([16.0, 21.0, 30.0, 53.0], 11),
             Op::MulRelin => column([1072.0, 1833.0, 3538.0, 11747.0], 11),
-            Op::Rotate => None,
+            Op::Rotate | Op::EncryptResident | Op::DecryptResident => None,
         },
         _ => None,
     }
@@ -481,7 +494,7 @@ fn measure_ours<B: BfvBackend, C: Clock>(
         let relin = context.generate_relin_key(&secret)?;
         Ok((secret, public, relin))
     };
-    let mut samples: [Vec<f64>; 6] = Default::default();
+    let mut samples: [Vec<f64>; 8] = Default::default();
     // The first KeyGen is the warm-up, and its keys serve the other operations.
     let (secret, public, relin) = keygen()?;
     time_calls(clock, 0, plan.keygen, keygen, &mut samples[Op::KeyGen.index()])?;
@@ -490,9 +503,12 @@ fn measure_ours<B: BfvBackend, C: Clock>(
     let ca = context.encrypt(&pa, &public)?;
     let cb = context.encrypt(&pb, &public)?;
     let (warmup, runs) = (plan.warmup, plan.fast);
-    let [_, encrypt, decrypt, add, mul_relin, rotate] = &mut samples;
+    let [_, encrypt, decrypt, add, mul_relin, rotate, encrypt_resident, decrypt_resident] = &mut samples;
     time_calls(clock, warmup, runs, || Ok(context.encrypt(&pa, &public)?), encrypt)?;
+    let resident_pa = context.upload_plaintext(&pa)?;
+    time_calls(clock, warmup, runs, || Ok(context.encrypt_resident(&resident_pa, &public)?), encrypt_resident)?;
     time_calls(clock, warmup, runs, || Ok(context.decrypt(&ca, &secret)?), decrypt)?;
+    time_calls(clock, warmup, runs, || Ok(context.decrypt_resident(&ca, &secret)?), decrypt_resident)?;
     time_calls(clock, warmup, runs, || Ok(context.add(&ca, &cb)?), add)?;
     time_calls(clock, warmup, runs, || Ok(context.mul_relin(&ca, &cb, &relin)?), mul_relin)?;
     // Slot rotation (batching sets only): the Galois key of x -> x^3, made outside the timing.
@@ -506,8 +522,10 @@ fn measure_ours<B: BfvBackend, C: Clock>(
 
     let mut mismatches = Vec::new();
     let decrypted = |ct: &bfv::Ciphertext<B>| -> BoxResult<Vec<u64>> { check.decode(&context.decrypt(ct, &secret)?) };
+    let resident_round_trip = context.decrypt_resident(&context.encrypt_resident(&resident_pa, &public)?, &secret)?;
     let mut results = vec![
         ("decrypt(encrypt(a))", decrypted(&ca)?, check.a.clone()),
+        ("decrypt_resident(encrypt_resident(a))", check.decode(&resident_round_trip.to_plaintext()?)?, check.a.clone()),
         ("decrypt(a + b)", decrypted(&context.add(&ca, &cb)?)?, check.sum.clone()),
         ("decrypt(mul_relin(a, b))", decrypted(&context.mul_relin(&ca, &cb, &relin)?)?, check.product.clone()),
     ];
@@ -549,7 +567,7 @@ mod peer {
         let encoding = if check.batch.is_some() { Encoding::simd() } else { Encoding::poly() };
         let mut rng = rand09::rng();
         let clock = WallClock;
-        let mut samples: [Vec<f64>; 6] = Default::default();
+        let mut samples: [Vec<f64>; 8] = Default::default();
 
         let mut keygen = || -> BoxResult<_> {
             let secret = SecretKey::random(&params, &mut rng);
@@ -566,7 +584,7 @@ mod peer {
         let cb: Ciphertext = public.try_encrypt(&pb, &mut rng)?;
 
         let (warmup, runs) = (plan.warmup, plan.fast);
-        let [_, encrypt, decrypt, add, mul_relin, _] = &mut samples;
+        let [_, encrypt, decrypt, add, mul_relin, ..] = &mut samples;
         time_calls(&clock, warmup, runs, || Ok(public.try_encrypt(&pa, &mut rng)?), encrypt)?;
         time_calls(&clock, warmup, runs, || Ok(secret.try_decrypt(&ca)?), decrypt)?;
         time_calls(&clock, warmup, runs, || Ok(&ca + &cb), add)?;
@@ -917,8 +935,9 @@ fn run() -> BoxResult<bool> {
         "Microseconds, medians. Ours on the GPU: CUDA events around the call (host work included) {}; {} warm-up \
          call(s), then {} runs of Encrypt, Decrypt, Add, Mul+Relin and Rotate \
          ({} at N = 65536), {} of KeyGen. Ours on the CPU (N <= {CPU_MAX_DEGREE}) and fhe.rs: wall clock, a few \
-         runs. KeyGen = secret + public + relinearization key. Our Encrypt includes scaling the host plaintext by \
-         q/t and uploading it, our Decrypt the download of the N plaintext words. fhe.rs uses all of our primes \
+         runs. KeyGen = secret + public + relinearization key. Our Encrypt includes uploading the host plaintext \
+         and scaling it by q/t, our Decrypt the download of the N plaintext words; the resident rows keep the \
+         plaintext on the backend (Phantom's encryption and decryption do: same reference). fhe.rs uses all of our primes \
          (q and the special primes) as its ciphertext moduli. ours/ref < 1: we are faster; fhe.rs/ours GPU > 1: \
          we are faster.",
         if options.queued {

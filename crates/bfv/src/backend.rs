@@ -361,6 +361,45 @@ pub trait BfvBackend: Backend + Clone {
         self.upload(context, &host).map_err(BfvError::from_backend)
     }
 
+    /// The `N` coefficients (in `[0, t)`) of a plaintext kept where the backend keeps its
+    /// data, for [`ResidentPlaintext`](crate::ResidentPlaintext): a host vector on the CPU, a
+    /// device buffer on the GPU.
+    type PlainWords: Send + Sync;
+
+    /// `coefficients` (the caller has checked that they are `N` values in `[0, t)`) copied to
+    /// the backend.
+    fn upload_plain_words(&self, coefficients: &[u64]) -> Result<Self::PlainWords>;
+
+    /// The words back on the host, after the work queued before them has finished. Errors
+    /// ([`poly_cuda::GpuError::WrongContext`] on the GPU) for words of another device.
+    fn download_plain_words(&self, words: &Self::PlainWords) -> Result<Vec<u64>>;
+
+    /// [`decrypt_scale_sum`](Self::decrypt_scale_sum)'s `N` words left on the backend (a
+    /// device backend queues the work and waits for nothing). The provided method uploads
+    /// `decrypt_scale_sum`'s output.
+    fn decrypt_scale_sum_resident(
+        &self,
+        tables: &MulTables,
+        c0: &Self::Poly<Coeff>,
+        value: Self::Poly<Eval>,
+        factor: &Self::Poly<Eval>,
+    ) -> Result<Self::PlainWords> {
+        let coefficients = self.decrypt_scale_sum(tables, c0, value, factor)?;
+        self.upload_plain_words(&coefficients)
+    }
+
+    /// [`scale_plaintext`](Self::scale_plaintext) of coefficients already on the backend. The
+    /// provided method downloads them first; a device backend scales them where they are.
+    fn scale_plaintext_resident(
+        &self,
+        context: &Self::Context,
+        scaling: &PlaintextScaling,
+        words: &Self::PlainWords,
+    ) -> Result<Self::Poly<Coeff>> {
+        let coefficients = self.download_plain_words(words)?;
+        self.scale_plaintext(context, scaling, &coefficients)
+    }
+
     /// Overwrites `poly` with zeros in a way the compiler cannot elide (secret keys call it
     /// when dropped). The provided method multiplies by zero through the backend, which on a
     /// device is a kernel write.
@@ -371,6 +410,36 @@ pub trait BfvBackend: Backend + Clone {
 }
 
 impl BfvBackend for CpuBackend {
+    type PlainWords = Vec<u64>;
+
+    fn upload_plain_words(&self, coefficients: &[u64]) -> Result<Vec<u64>> {
+        Ok(coefficients.to_vec())
+    }
+
+    fn download_plain_words(&self, words: &Vec<u64>) -> Result<Vec<u64>> {
+        Ok(words.clone())
+    }
+
+    fn decrypt_scale_sum_resident(
+        &self,
+        tables: &MulTables,
+        c0: &Poly<Coeff>,
+        value: Poly<Eval>,
+        factor: &Poly<Eval>,
+    ) -> Result<Vec<u64>> {
+        // The host is where this backend keeps its data: no copy.
+        self.decrypt_scale_sum(tables, c0, value, factor)
+    }
+
+    fn scale_plaintext_resident(
+        &self,
+        context: &Self::Context,
+        scaling: &PlaintextScaling,
+        words: &Vec<u64>,
+    ) -> Result<Poly<Coeff>> {
+        scaling.scale_host(context, words)
+    }
+
     fn rns_step(&self, step: RnsStep<'_>, input: &Poly<Coeff>, target: &Self::Context) -> Result<Poly<Coeff>> {
         step.apply_poly(input, target)
     }
@@ -403,6 +472,52 @@ impl BfvBackend for CpuBackend {
 /// never leaves the device except for decryption's `N` plaintext words.
 #[cfg(feature = "cuda")]
 impl BfvBackend for poly_cuda::GpuBackend {
+    type PlainWords = poly_cuda::cudarc::driver::CudaSlice<u64>;
+
+    fn upload_plain_words(&self, coefficients: &[u64]) -> Result<Self::PlainWords> {
+        self.device()
+            .stream()
+            .clone_htod(coefficients)
+            .map_err(|e| BfvError::from_backend(poly_cuda::GpuError::driver("cuMemcpyHtoDAsync", e)))
+    }
+
+    fn download_plain_words(&self, words: &Self::PlainWords) -> Result<Vec<u64>> {
+        let device = self.device();
+        if !std::sync::Arc::ptr_eq(words.stream(), device.stream()) {
+            return Err(BfvError::from_backend(poly_cuda::GpuError::WrongContext));
+        }
+        device.download_words(words).map_err(BfvError::from_backend)
+    }
+
+    fn decrypt_scale_sum_resident(
+        &self,
+        tables: &MulTables,
+        c0: &poly_cuda::DevicePoly<Coeff>,
+        value: poly_cuda::DevicePoly<Eval>,
+        factor: &poly_cuda::DevicePoly<Eval>,
+    ) -> Result<Self::PlainWords> {
+        use rns::gpu::{GpuBehz, GpuHps};
+        let x = self.inverse_of_product(value, factor)?;
+        let device = self.device();
+        let output = match tables {
+            MulTables::Hps(hps) => GpuHps::cached(device, hps).and_then(|g| g.decrypt_sum_resident(&x, c0)),
+            MulTables::Behz(behz) => GpuBehz::cached(device, behz).and_then(|g| g.decrypt_sum_resident(&x, c0)),
+        };
+        output.map_err(gpu_rns_error)
+    }
+
+    fn scale_plaintext_resident(
+        &self,
+        context: &poly_cuda::GpuContext,
+        scaling: &PlaintextScaling,
+        words: &Self::PlainWords,
+    ) -> Result<poly_cuda::DevicePoly<Coeff>> {
+        if !std::sync::Arc::ptr_eq(context.device(), self.device()) {
+            return Err(BfvError::from_backend(poly_cuda::GpuError::WrongContext));
+        }
+        gpu_scale_plaintext(context, scaling, PlaintextSource::Device(words))
+    }
+
     fn rns_step(
         &self,
         step: RnsStep<'_>,
@@ -461,7 +576,7 @@ impl BfvBackend for poly_cuda::GpuBackend {
         if !std::sync::Arc::ptr_eq(context.device(), self.device()) {
             return Err(BfvError::from_backend(poly_cuda::GpuError::WrongContext));
         }
-        gpu_scale_plaintext(context, scaling, coefficients)
+        gpu_scale_plaintext(context, scaling, PlaintextSource::Host(coefficients))
     }
 
     fn forward_copy(&self, poly: &poly_cuda::DevicePoly<Coeff>) -> Result<poly_cuda::DevicePoly<Eval>> {
@@ -504,13 +619,24 @@ impl BfvBackend for poly_cuda::GpuBackend {
     }
 }
 
-/// Launches `bfv_scale_plaintext` of `kernels/bfv.cu`: one upload of the `N` coefficients and
-/// the `2 L` delta words, one kernel writing the `L N` values.
+/// Where the `N` plaintext coefficients of [`gpu_scale_plaintext`] are.
+#[cfg(feature = "cuda")]
+#[derive(Clone, Copy)]
+enum PlaintextSource<'a> {
+    /// On the host: uploaded with the delta table in one copy.
+    Host(&'a [u64]),
+    /// Already on the device (a resident plaintext): only the `2 L` delta words are uploaded.
+    Device(&'a poly_cuda::cudarc::driver::CudaSlice<u64>),
+}
+
+/// Launches `bfv_scale_plaintext` of `kernels/bfv.cu`: one upload (of the `N` coefficients
+/// and the `2 L` delta words, or of the delta words alone for coefficients already on the
+/// device), one kernel writing the `L N` values.
 #[cfg(feature = "cuda")]
 fn gpu_scale_plaintext(
     context: &poly_cuda::GpuContext,
     scaling: &PlaintextScaling,
-    coefficients: &[u64],
+    source: PlaintextSource<'_>,
 ) -> Result<poly_cuda::DevicePoly<Coeff>> {
     use poly_cuda::GpuError;
     use poly_cuda::cudarc::driver::{LaunchConfig, PushKernelArg};
@@ -518,14 +644,25 @@ fn gpu_scale_plaintext(
     const THREADS: u32 = 256;
     let ring = context.ring();
     let (n, limbs) = (ring.degree(), ring.num_limbs());
-    if coefficients.len() != n {
-        return Err(BfvError::Poly(poly::PolyError::LengthMismatch { expected: n, actual: coefficients.len() }));
+    let given = match source {
+        PlaintextSource::Host(coefficients) => coefficients.len(),
+        PlaintextSource::Device(words) => words.len(),
+    };
+    if given != n {
+        return Err(BfvError::Poly(poly::PolyError::LengthMismatch { expected: n, actual: given }));
     }
     if scaling.delta_table().len() != 2 * limbs {
         return Err(BfvError::Poly(poly::PolyError::LengthMismatch {
             expected: limbs,
             actual: scaling.delta_table().len() / 2,
         }));
+    }
+    let device = context.device();
+    let stream = device.stream();
+    if let PlaintextSource::Device(words) = source
+        && !std::sync::Arc::ptr_eq(words.stream(), stream)
+    {
+        return Err(BfvError::from_backend(GpuError::WrongContext));
     }
     let t = scaling.plaintext_modulus();
     // floor(2^128 / t) = floor((2^128 - 1) / t), plus one when t divides 2^128 (t a power of two).
@@ -534,13 +671,17 @@ fn gpu_scale_plaintext(
     let (q_mod_t, half_t) = (scaling.q_mod_t(), scaling.half_plaintext_modulus());
     let (log_n, limbs_arg) = (n.trailing_zeros() as i32, limbs as i32);
 
-    let mut input = Vec::with_capacity(n + 2 * limbs);
-    input.extend_from_slice(coefficients);
-    input.extend_from_slice(scaling.delta_table());
-    let device = context.device();
-    let stream = device.stream();
-    let input =
-        stream.clone_htod(&input).map_err(|e| BfvError::from_backend(GpuError::driver("cuMemcpyHtoDAsync", e)))?;
+    let mut upload = Vec::with_capacity(n + 2 * limbs);
+    if let PlaintextSource::Host(coefficients) = source {
+        upload.extend_from_slice(coefficients);
+    }
+    upload.extend_from_slice(scaling.delta_table());
+    let uploaded =
+        stream.clone_htod(&upload).map_err(|e| BfvError::from_backend(GpuError::driver("cuMemcpyHtoDAsync", e)))?;
+    let (coefficients, delta) = match source {
+        PlaintextSource::Host(_) => (uploaded.slice(..n), uploaded.slice(n..)),
+        PlaintextSource::Device(words) => (words.slice(..), uploaded.slice(..)),
+    };
     // SAFETY: the kernel writes every one of the L N values (each coefficient in every limb)
     // before anything reads them.
     let mut out = unsafe { stream.alloc::<u64>(n * limbs) }
@@ -551,7 +692,8 @@ fn gpu_scale_plaintext(
     let mut builder = stream.launch_builder(&function);
     builder
         .arg(&mut out)
-        .arg(&input)
+        .arg(&coefficients)
+        .arg(&delta)
         .arg(context.moduli_table())
         .arg(&log_n)
         .arg(&limbs_arg)
@@ -560,13 +702,14 @@ fn gpu_scale_plaintext(
         .arg(&t_barrett_lo)
         .arg(&q_mod_t)
         .arg(&half_t);
-    // SAFETY: matches `bfv_scale_plaintext(u64* out, const u64* input, const Modulus* moduli,
-    // int log_n, int limbs, u64 t, u64 t_barrett_hi, u64 t_barrett_lo, u64 q_mod_t, u64 half_t)`
-    // in kernels/bfv.cu: `out` holds L N words (the most the kernel writes), `input` N + 2 L
-    // words (coefficients, then the delta pairs; lengths checked above), the moduli table L
-    // triples {p, barrett_hi, barrett_lo}; N = 2^log_n. 2 <= t < 2^60 and q_mod_t < t
-    // (PlaintextScaling::new), so every quotient the kernel forms is below 2^64. Both buffers
-    // are on the device's single stream, which the launch uses.
+    // SAFETY: matches `bfv_scale_plaintext(u64* out, const u64* coefficients, const u64* delta,
+    // const Modulus* moduli, int log_n, int limbs, u64 t, u64 t_barrett_hi, u64 t_barrett_lo,
+    // u64 q_mod_t, u64 half_t)` in kernels/bfv.cu: `out` holds L N words (the most the kernel
+    // writes), `coefficients` N words and `delta` the 2 L delta pairs (lengths checked above),
+    // the moduli table L triples {p, barrett_hi, barrett_lo}; N = 2^log_n. 2 <= t < 2^60 and
+    // q_mod_t < t (PlaintextScaling::new), so every quotient the kernel forms is below 2^64.
+    // Every buffer is on the device's single stream (a resident plaintext's was checked above),
+    // which the launch uses.
     unsafe { builder.launch(config) }
         .map_err(|e| BfvError::from_backend(GpuError::driver("bfv_scale_plaintext launch", e)))?;
     poly_cuda::DevicePoly::from_device_buffer(context, out).map_err(BfvError::from_backend)

@@ -113,6 +113,11 @@ impl<B: BfvBackend> BfvContext<B> {
         self.backend.scale_plaintext(&self.ring_q, &self.scaling, plaintext.coefficients())
     }
 
+    /// [`scaled_plaintext`](Self::scaled_plaintext) of coefficients already on the backend.
+    pub(crate) fn scaled_resident_plaintext(&self, words: &B::PlainWords) -> Result<B::Poly<Coeff>> {
+        self.backend.scale_plaintext_resident(&self.ring_q, &self.scaling, words)
+    }
+
     /// The plaintext lifted to `(-t/2, t/2]` over `q`, in the evaluation representation on
     /// the backend (the operand of a plaintext multiplication).
     pub(crate) fn lifted_plaintext(&self, plaintext: &Plaintext) -> Result<B::Poly<Eval>> {

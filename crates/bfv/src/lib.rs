@@ -13,6 +13,9 @@
 //! - [`GaloisKeys`] and the automorphisms of ciphertexts: [`BfvContext::apply_galois`],
 //!   [`BfvContext::rotate_rows`] (both rows of the batching slots, left or right) and
 //!   [`BfvContext::rotate_columns`] (the two rows swapped);
+//! - [`ResidentPlaintext`]: a plaintext kept on the backend (device memory on the GPU), for
+//!   [`BfvContext::decrypt_resident`] and [`BfvContext::encrypt_resident`], which do not move
+//!   the plaintext across the bus;
 //! - [`BfvBackend`]: the RNS steps a backend runs for the scheme.
 //!
 //! ```
@@ -43,6 +46,7 @@ mod error;
 mod evaluate;
 mod galois;
 pub mod params;
+mod resident;
 mod scheme;
 mod serialize;
 
@@ -52,6 +56,7 @@ pub use encoding::{BatchEncoder, CoefficientEncoder, Plaintext};
 pub use error::BfvError;
 pub use galois::GaloisKeys;
 pub use params::{BfvParameters, BfvParametersBuilder, ModuliChoice, MulTables, MulVariant, Preset};
+pub use resident::ResidentPlaintext;
 
 /// Result type of this crate.
 pub type Result<T> = core::result::Result<T, BfvError>;

@@ -142,8 +142,19 @@ impl<B: BfvBackend> BfvContext<B> {
     ) -> Result<Ciphertext<B>> {
         self.check(plaintext.params(), "plaintext")?;
         self.check(&public_key.params, "public key")?;
-        let backend = &self.backend;
         let scaled = self.scaled_plaintext(plaintext)?;
+        self.encrypt_scaled(scaled, public_key, seed)
+    }
+
+    /// Public-key encryption of `round(q m / t)` (`scaled`, over `q`); the caller has checked
+    /// the plaintext's and the key's parameters.
+    pub(crate) fn encrypt_scaled(
+        &self,
+        scaled: B::Poly<Coeff>,
+        public_key: &PublicKey<B>,
+        seed: &Seed,
+    ) -> Result<Ciphertext<B>> {
+        let backend = &self.backend;
         let u = backend.forward(backend.sample_ternary(&self.ring_q, seed, 0).be()?).be()?;
         let mut c0 = backend.inverse(backend.mul(&public_key.b, &u).be()?).be()?;
         backend.add_assign(&mut c0, &backend.sample_cbd(&self.ring_q, seed, 0).be()?).be()?;
@@ -183,7 +194,11 @@ impl<B: BfvBackend> BfvContext<B> {
 
     /// `(c_0, v)` with `v = c_1 + c_2 s + ... + c_k s^(k-1)` over `q` in the evaluation
     /// representation (Horner): the phase is `c_0 + v s`.
-    fn phase_parts<'a>(&self, ciphertext: &'a Ciphertext<B>, secret: &SecretKey<B>) -> Result<PhaseParts<'a, B>> {
+    pub(crate) fn phase_parts<'a>(
+        &self,
+        ciphertext: &'a Ciphertext<B>,
+        secret: &SecretKey<B>,
+    ) -> Result<PhaseParts<'a, B>> {
         self.check(&ciphertext.params, "ciphertext")?;
         self.check(&secret.params, "secret key")?;
         let polys = &ciphertext.polys;

@@ -66,10 +66,17 @@ mod on_device {
                 out.push(p.into_vec());
             }
         };
-        for ct in [&ca, &cb, &sym, &product, &relin, &square, &mixed] {
+        // Encryption of a plaintext already on the backend, and decryption leaving it there.
+        let resident_a = context.upload_plaintext(&encoder.encode(&a).unwrap()).unwrap();
+        let resident_ca = context.encrypt_resident_with_seed(&resident_a, &pk, &seed(4)).unwrap();
+        let round_trip = context.decrypt_resident(&relin, &sk).unwrap();
+        let again = context.encrypt_resident_with_seed(&round_trip, &pk, &seed(8)).unwrap();
+        for ct in [&ca, &cb, &sym, &product, &relin, &square, &mixed, &resident_ca, &again] {
             push(ct);
         }
         out.push(context.decrypt(&mixed, &sk).unwrap().coefficients().to_vec());
+        out.push(context.decrypt_resident(&mixed, &sk).unwrap().to_plaintext().unwrap().coefficients().to_vec());
+        out.push(round_trip.to_plaintext().unwrap().coefficients().to_vec());
         // Past the shallow presets' depth: compare the budget or the exhausted noise.
         out.push(match context.noise_budget(&mixed, &sk) {
             Ok(budget) => vec![u64::from(budget)],

@@ -341,6 +341,51 @@ fn mismatched_parameters_sizes_and_values_are_errors() {
     assert!(matches!(small_context.upload(&host), Err(BfvError::Poly(poly::PolyError::ContextMismatch))));
 }
 
+/// Plaintexts kept on the backend: decryption to one gives `decrypt`'s plaintext, encryption
+/// of one gives `encrypt_with_seed`'s ciphertext bit for bit, uploads round-trip, and
+/// plaintexts, keys and ciphertexts of other parameters are refused.
+#[test]
+fn resident_plaintexts_match_host_plaintexts() {
+    for variant in VARIANTS {
+        let params = secure_4096(variant, TransformKind::Ntt);
+        let context = BfvContext::new(CpuBackend, &params).unwrap();
+        let encoder = BatchEncoder::new(&params).unwrap();
+        let t = params.plaintext_modulus();
+        let mut rng = StdRng::seed_from_u64(11);
+        let values: Vec<u64> = (0..4096).map(|_| rng.gen_range(0..t)).collect();
+        let pt = encoder.encode(&values).unwrap();
+        let sk = context.secret_key_from_seed(&seed(1)).unwrap();
+        let pk = context.public_key_from_seed(&sk, &seed(2)).unwrap();
+        let resident = context.upload_plaintext(&pt).unwrap();
+        assert_eq!(resident.to_plaintext().unwrap(), pt);
+        let ct = context.encrypt_resident_with_seed(&resident, &pk, &seed(3)).unwrap();
+        assert_eq!(
+            context.download(&ct).unwrap(),
+            context.download(&context.encrypt_with_seed(&pt, &pk, &seed(3)).unwrap()).unwrap()
+        );
+        let decrypted = context.decrypt_resident(&ct, &sk).unwrap();
+        assert_eq!(decrypted.to_plaintext().unwrap(), context.decrypt(&ct, &sk).unwrap());
+        assert_eq!(encoder.decode(&decrypted.to_plaintext().unwrap()).unwrap(), values, "{variant:?}");
+
+        let other = other_params();
+        let other_context = BfvContext::new(CpuBackend, &other).unwrap();
+        let other_sk = other_context.secret_key_from_seed(&seed(1)).unwrap();
+        let other_pk = other_context.public_key_from_seed(&other_sk, &seed(2)).unwrap();
+        let other_pt = bfv::CoefficientEncoder::new(&other).encode(&[1]).unwrap();
+        let other_resident = other_context.upload_plaintext(&other_pt).unwrap();
+        let mismatch = |what: &str, result: Result<(), BfvError>| match result {
+            Err(BfvError::ParameterMismatch { what: w }) => assert_eq!(w, what),
+            other => panic!("expected a {what} mismatch, got {other:?}"),
+        };
+        mismatch("plaintext", context.upload_plaintext(&other_pt).map(drop));
+        mismatch("plaintext", context.encrypt_resident_with_seed(&other_resident, &pk, &seed(3)).map(drop));
+        mismatch("public key", context.encrypt_resident_with_seed(&resident, &other_pk, &seed(3)).map(drop));
+        mismatch("secret key", context.decrypt_resident(&ct, &other_sk).map(drop));
+        let product = context.mul(&ct, &ct).unwrap();
+        assert!(context.decrypt_resident(&product, &sk).is_ok(), "size 3 decrypts");
+    }
+}
+
 #[test]
 fn zeroize_clears_a_polynomial() {
     use bfv::BfvBackend;

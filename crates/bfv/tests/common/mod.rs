@@ -187,9 +187,25 @@ pub fn run_circuit<B: BfvBackend>(
         .unwrap();
     let per_level = u64::from(n.trailing_zeros()) + 64 - u64::from(reference.t().leading_zeros()) - 4;
     let mut smallest = u32::MAX;
-    for (ct, expected) in &level {
-        let decrypted = reference.decode(&context.decrypt(ct, &sk).unwrap());
+    for (index, (ct, expected)) in level.iter().enumerate() {
+        let plaintext = context.decrypt(ct, &sk).unwrap();
+        let decrypted = reference.decode(&plaintext);
         assert!(decrypted == *expected, "{params:?}: depth {depth} circuit (seed {circuit_seed}) decrypted wrongly");
+        // The resident path: the same plaintext left on the backend, and encrypting it there
+        // gives the ciphertext that encrypting it from the host gives.
+        let resident = context.decrypt_resident(ct, &sk).unwrap();
+        assert!(
+            resident.to_plaintext().unwrap().coefficients() == plaintext.coefficients(),
+            "{params:?}: depth {depth} (seed {circuit_seed}): resident decryption {index} differs"
+        );
+        rng.fill(&mut seed_bytes);
+        let seed = Seed::from(seed_bytes);
+        let again = context.encrypt_resident_with_seed(&resident, &pk, &seed).unwrap();
+        assert!(
+            context.download(&again).unwrap()
+                == context.download(&context.encrypt_with_seed(&plaintext, &pk, &seed).unwrap()).unwrap(),
+            "{params:?}: depth {depth} (seed {circuit_seed}): resident encryption {index} differs"
+        );
         let budget = context.noise_budget(ct, &sk).unwrap_or_else(|e| panic!("{params:?}: depth {depth}: {e}"));
         smallest = smallest.min(budget);
         assert!(

@@ -1,7 +1,7 @@
 //! [`GpuBehz`]: the BEHZ steps of [`BehzContext`] on the device, word for word.
 
 use poly::Coeff;
-use poly_cuda::cudarc::driver::{DevicePtr, DevicePtrMut};
+use poly_cuda::cudarc::driver::{CudaSlice, DevicePtr, DevicePtrMut};
 use poly_cuda::{DevicePoly, GpuContext, GpuDevice};
 
 use super::convert::shenoy_kumaresan;
@@ -9,7 +9,7 @@ use super::launch::{
     BehzDecryptParams, ConvertKernel, ConverterLayout, DeviceTables, HostTables, MontgomeryParams, RnsKernels,
     modulus_words, plain_modulus_words,
 };
-use super::{Result, check_poly};
+use super::{Result, ScaleAndRound, check_poly};
 use crate::{BehzContext, check_len};
 
 /// Offsets of the per-limb tables of the epilogues and of decryption.
@@ -178,33 +178,6 @@ impl GpuBehz {
         }
     }
 
-    /// Decryption from `input` (`k N` words) to `output` (`N` words).
-    /// Decryption's scale-and-round of `[input + addend]_q` (`addend` 0: of `input`).
-    unsafe fn decrypt_raw(&self, input: u64, addend: u64, output: u64) -> Result<()> {
-        let layout = &self.layout;
-        let params = BehzDecryptParams {
-            input,
-            addend,
-            output,
-            q: self.tables.at(layout.q_moduli),
-            scale: self.tables.at(layout.dec_scale),
-            scale_shoup: self.tables.at(layout.dec_scale_shoup),
-            row_t: self.tables.at(layout.dec_row_t),
-            row_t_shoup: self.tables.at(layout.dec_row_t_shoup),
-            row_gamma: self.tables.at(layout.dec_row_gamma),
-            row_gamma_shoup: self.tables.at(layout.dec_row_gamma_shoup),
-            t: self.t,
-            gamma: self.gamma,
-            gamma_inv_t: self.gamma_inv_t.0,
-            gamma_inv_t_shoup: self.gamma_inv_t.1,
-            n: self.degree as u64,
-            k: self.k() as u32,
-            lanes: super::launch::decrypt_lanes(self.q.len()),
-        };
-        // SAFETY: as above.
-        unsafe { self.kernels.behz_decrypt(params) }
-    }
-
     /// [`BehzContext::decrypt_scale_round`] on the device: `input` over `q` (`k N` words),
     /// `output` `N` words in `[0, t)`. Errors on wrong lengths
     /// ([`RnsError::LengthMismatch`](crate::RnsError::LengthMismatch)) or a buffer of another device or stream
@@ -341,7 +314,7 @@ impl GpuBehz {
     /// ([`GpuDevice::collect_words`]; waits for the stream). Errors as
     /// [`extend_poly`](Self::extend_poly).
     pub fn decrypt_poly(&self, input: &DevicePoly<Coeff>) -> Result<Vec<u64>> {
-        self.collect_decryption(input, None)
+        super::collect_decryption(self, input, None)
     }
 
     /// [`decrypt_poly`](Self::decrypt_poly) of `[input + addend]_q`, the sum formed inside the
@@ -349,23 +322,58 @@ impl GpuBehz {
     /// same words as `decrypt_poly` of the sum. Errors as [`decrypt_poly`](Self::decrypt_poly),
     /// for either polynomial.
     pub fn decrypt_sum_poly(&self, input: &DevicePoly<Coeff>, addend: &DevicePoly<Coeff>) -> Result<Vec<u64>> {
-        self.collect_decryption(input, Some(addend))
+        super::collect_decryption(self, input, Some(addend))
     }
 
-    fn collect_decryption(&self, input: &DevicePoly<Coeff>, addend: Option<&DevicePoly<Coeff>>) -> Result<Vec<u64>> {
-        let labels = ["BEHZ decryption input", "BEHZ decryption addend"];
-        super::collect_decryption(
-            &self.kernels,
-            &self.q,
-            self.degree,
-            labels,
+    /// [`decrypt_sum_poly`](Self::decrypt_sum_poly)'s words left on the device: a fresh buffer
+    /// of `N` words in `[0, t)` on the device's stream (queued; nothing waits). Errors as
+    /// [`decrypt_poly`](Self::decrypt_poly).
+    pub fn decrypt_sum_resident(
+        &self,
+        input: &DevicePoly<Coeff>,
+        addend: &DevicePoly<Coeff>,
+    ) -> Result<CudaSlice<u64>> {
+        super::resident_decryption(self, input, Some(addend))
+    }
+}
+
+impl ScaleAndRound for GpuBehz {
+    const LABELS: [&'static str; 2] = ["BEHZ decryption input", "BEHZ decryption addend"];
+
+    fn kernels(&self) -> &RnsKernels {
+        &self.kernels
+    }
+
+    fn q(&self) -> &[u64] {
+        &self.q
+    }
+
+    fn degree(&self) -> usize {
+        self.degree
+    }
+
+    unsafe fn decrypt_raw(&self, input: u64, addend: u64, output: u64) -> Result<()> {
+        let layout = &self.layout;
+        let params = BehzDecryptParams {
             input,
             addend,
-            |input, addend, output| {
-                // SAFETY: the kernel writes the N words `collect_words` maps for it and reads k N
-                // words of `input` (and of `addend`), whose rings were checked against q.
-                unsafe { self.decrypt_raw(input, addend, output) }
-            },
-        )
+            output,
+            q: self.tables.at(layout.q_moduli),
+            scale: self.tables.at(layout.dec_scale),
+            scale_shoup: self.tables.at(layout.dec_scale_shoup),
+            row_t: self.tables.at(layout.dec_row_t),
+            row_t_shoup: self.tables.at(layout.dec_row_t_shoup),
+            row_gamma: self.tables.at(layout.dec_row_gamma),
+            row_gamma_shoup: self.tables.at(layout.dec_row_gamma_shoup),
+            t: self.t,
+            gamma: self.gamma,
+            gamma_inv_t: self.gamma_inv_t.0,
+            gamma_inv_t_shoup: self.gamma_inv_t.1,
+            n: self.degree as u64,
+            k: self.k() as u32,
+            lanes: super::launch::decrypt_lanes(self.q.len()),
+        };
+        // SAFETY: the buffers are as the trait's contract requires (the caller's duty).
+        unsafe { self.kernels.behz_decrypt(params) }
     }
 }

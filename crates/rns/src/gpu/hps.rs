@@ -1,13 +1,13 @@
 //! [`GpuHps`]: the HPS steps of [`HpsContext`] on the device, word for word.
 
 use poly::Coeff;
-use poly_cuda::cudarc::driver::{DevicePtr, DevicePtrMut};
+use poly_cuda::cudarc::driver::{CudaSlice, DevicePtr, DevicePtrMut};
 use poly_cuda::{DevicePoly, GpuContext, GpuDevice};
 
 use super::launch::{
     ConvertKernel, ConverterLayout, DeviceTables, HostTables, HpsDecryptParams, RnsKernels, plain_modulus_words,
 };
-use super::{Result, check_poly};
+use super::{Result, ScaleAndRound, check_poly};
 use crate::{HpsContext, check_len};
 
 /// Offsets of the scaling tables.
@@ -121,27 +121,6 @@ impl GpuHps {
         unsafe { self.kernels.convert(ConvertKernel::HpsScale, params) }
     }
 
-    /// Decryption's scale-and-round of `[input + addend]_q` (`addend` 0: of `input`).
-    unsafe fn decrypt_raw(&self, input: u64, addend: u64, output: u64) -> Result<()> {
-        let layout = &self.layout;
-        let params = HpsDecryptParams {
-            input,
-            addend,
-            q: self.tables.at(layout.q_moduli),
-            output,
-            integer: self.tables.at(layout.dec_integer),
-            integer_shoup: self.tables.at(layout.dec_integer_shoup),
-            fraction_hi: self.tables.at(layout.dec_fraction_hi),
-            fraction_lo: self.tables.at(layout.dec_fraction_lo),
-            t: self.t,
-            n: self.degree as u64,
-            k: self.q.len() as u32,
-            lanes: super::launch::decrypt_lanes(self.q.len()),
-        };
-        // SAFETY: as above.
-        unsafe { self.kernels.hps_decrypt(params) }
-    }
-
     /// [`HpsContext::extend_q_to_p`] on the device: `input` over `q`, `output` over `P`.
     /// Errors on wrong lengths ([`RnsError::LengthMismatch`](crate::RnsError::LengthMismatch))
     /// or a buffer of another device or stream
@@ -231,7 +210,7 @@ impl GpuHps {
     /// [`HpsContext::decrypt_poly`] on the device: the `N` plaintext coefficients in `[0, t)`,
     /// written by the kernel straight into host memory (waits for the stream). Errors as [`extend_poly`](Self::extend_poly).
     pub fn decrypt_poly(&self, input: &DevicePoly<Coeff>) -> Result<Vec<u64>> {
-        self.collect_decryption(input, None)
+        super::collect_decryption(self, input, None)
     }
 
     /// [`decrypt_poly`](Self::decrypt_poly) of `[input + addend]_q`, the sum formed inside the
@@ -239,23 +218,53 @@ impl GpuHps {
     /// same words as `decrypt_poly` of the sum. Errors as [`decrypt_poly`](Self::decrypt_poly),
     /// for either polynomial.
     pub fn decrypt_sum_poly(&self, input: &DevicePoly<Coeff>, addend: &DevicePoly<Coeff>) -> Result<Vec<u64>> {
-        self.collect_decryption(input, Some(addend))
+        super::collect_decryption(self, input, Some(addend))
     }
 
-    fn collect_decryption(&self, input: &DevicePoly<Coeff>, addend: Option<&DevicePoly<Coeff>>) -> Result<Vec<u64>> {
-        let labels = ["HPS decryption input", "HPS decryption addend"];
-        super::collect_decryption(
-            &self.kernels,
-            &self.q,
-            self.degree,
-            labels,
+    /// [`decrypt_sum_poly`](Self::decrypt_sum_poly)'s words left on the device: a fresh buffer
+    /// of `N` words in `[0, t)` on the device's stream (queued; nothing waits). Errors as
+    /// [`decrypt_poly`](Self::decrypt_poly).
+    pub fn decrypt_sum_resident(
+        &self,
+        input: &DevicePoly<Coeff>,
+        addend: &DevicePoly<Coeff>,
+    ) -> Result<CudaSlice<u64>> {
+        super::resident_decryption(self, input, Some(addend))
+    }
+}
+
+impl ScaleAndRound for GpuHps {
+    const LABELS: [&'static str; 2] = ["HPS decryption input", "HPS decryption addend"];
+
+    fn kernels(&self) -> &RnsKernels {
+        &self.kernels
+    }
+
+    fn q(&self) -> &[u64] {
+        &self.q
+    }
+
+    fn degree(&self) -> usize {
+        self.degree
+    }
+
+    unsafe fn decrypt_raw(&self, input: u64, addend: u64, output: u64) -> Result<()> {
+        let layout = &self.layout;
+        let params = HpsDecryptParams {
             input,
             addend,
-            |input, addend, output| {
-                // SAFETY: the kernel writes the N words `collect_words` maps for it and reads k N
-                // words of `input` (and of `addend`), whose rings were checked against q.
-                unsafe { self.decrypt_raw(input, addend, output) }
-            },
-        )
+            q: self.tables.at(layout.q_moduli),
+            output,
+            integer: self.tables.at(layout.dec_integer),
+            integer_shoup: self.tables.at(layout.dec_integer_shoup),
+            fraction_hi: self.tables.at(layout.dec_fraction_hi),
+            fraction_lo: self.tables.at(layout.dec_fraction_lo),
+            t: self.t,
+            n: self.degree as u64,
+            k: self.q.len() as u32,
+            lanes: super::launch::decrypt_lanes(self.q.len()),
+        };
+        // SAFETY: the buffers are as the trait's contract requires (the caller's duty).
+        unsafe { self.kernels.hps_decrypt(params) }
     }
 }

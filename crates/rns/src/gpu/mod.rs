@@ -88,26 +88,72 @@ fn check_poly(
     .into())
 }
 
-/// Decryption's scale-and-round of `[input + addend]_q` (of `input` without `addend`) by
-/// `raw(input, addend, output)` (device addresses, 0 for no addend), the kernel writing its `N`
-/// words straight into the device's mapped staging memory ([`GpuDevice::collect_words`]).
-/// Checks both rings against `q` first (`labels`: how errors name the input and the addend).
-fn collect_decryption(
-    kernels: &RnsKernels,
-    q: &[u64],
-    degree: usize,
-    labels: [&'static str; 2],
+/// Decryption's scale-and-round kernel of one variant ([`GpuHps`], [`GpuBehz`]): what the
+/// shared decryption entry points below need of it.
+trait ScaleAndRound {
+    /// How errors name the input and the addend.
+    const LABELS: [&'static str; 2];
+    fn kernels(&self) -> &RnsKernels;
+    /// The primes of `q`.
+    fn q(&self) -> &[u64];
+    fn degree(&self) -> usize;
+    /// Queues the kernel: the `N` words of `[input + addend]_q` (`addend` 0: of `input`) into
+    /// `output` (device addresses).
+    ///
+    /// # Safety
+    /// `input` (and a nonzero `addend`) must hold `k N` canonical words over `q`, `output` `N`
+    /// writable words, all on the kernels' stream.
+    unsafe fn decrypt_raw(&self, input: u64, addend: u64, output: u64) -> Result<()>;
+}
+
+/// The device addresses of decryption's input and addend (0 for none), after checking both
+/// rings against `q` on the kernels' device.
+fn decryption_inputs<D: ScaleAndRound>(
+    decryption: &D,
     input: &poly_cuda::DevicePoly<poly::Coeff>,
     addend: Option<&poly_cuda::DevicePoly<poly::Coeff>>,
-    raw: impl FnOnce(u64, u64, u64) -> Result<()>,
-) -> Result<Vec<u64>> {
-    check_poly(kernels, input.context(), q, degree, labels[0])?;
+) -> Result<(u64, u64)> {
+    let (kernels, q, degree) = (decryption.kernels(), decryption.q(), decryption.degree());
+    check_poly(kernels, input.context(), q, degree, D::LABELS[0])?;
     if let Some(addend) = addend {
-        check_poly(kernels, addend.context(), q, degree, labels[1])?;
+        check_poly(kernels, addend.context(), q, degree, D::LABELS[1])?;
     }
     let input_address = kernels.read_address(input.device_buffer())?;
     let addend_address = addend.map(|a| kernels.read_address(a.device_buffer())).transpose()?.unwrap_or(0);
-    input.context().device().collect_words(degree, |output| raw(input_address, addend_address, output))
+    Ok((input_address, addend_address))
+}
+
+/// Decryption's scale-and-round of `[input + addend]_q` (of `input` without `addend`), the
+/// kernel writing its `N` words straight into the device's mapped staging memory
+/// ([`GpuDevice::collect_words`]); waits for the stream.
+fn collect_decryption<D: ScaleAndRound>(
+    decryption: &D,
+    input: &poly_cuda::DevicePoly<poly::Coeff>,
+    addend: Option<&poly_cuda::DevicePoly<poly::Coeff>>,
+) -> Result<Vec<u64>> {
+    let (input_address, addend_address) = decryption_inputs(decryption, input, addend)?;
+    input.context().device().collect_words(decryption.degree(), |output| {
+        // SAFETY: the kernel writes the N words `collect_words` maps for it and reads k N words
+        // of `input` (and of `addend`), whose rings were checked against q.
+        unsafe { decryption.decrypt_raw(input_address, addend_address, output) }
+    })
+}
+
+/// The same words as [`collect_decryption`], left in a fresh device buffer of `N` words on
+/// the device's stream (queued; nothing waits).
+fn resident_decryption<D: ScaleAndRound>(
+    decryption: &D,
+    input: &poly_cuda::DevicePoly<poly::Coeff>,
+    addend: Option<&poly_cuda::DevicePoly<poly::Coeff>>,
+) -> Result<poly_cuda::cudarc::driver::CudaSlice<u64>> {
+    let (input_address, addend_address) = decryption_inputs(decryption, input, addend)?;
+    let kernels = decryption.kernels();
+    let mut output = kernels.alloc_for_kernels(decryption.degree())?;
+    let output_address = kernels.write_address(&mut output)?;
+    // SAFETY: the kernel writes all N words of `output` and reads k N words of `input` (and
+    // of `addend`), whose rings were checked against q.
+    unsafe { decryption.decrypt_raw(input_address, addend_address, output_address) }?;
+    Ok(output)
 }
 
 /// Tables kept by the cache.
