@@ -1,5 +1,6 @@
 //! Decryption's fused scale-and-round on the GPU (`GpuHps::decrypt_sum_poly`,
-//! `GpuBehz::decrypt_sum_poly`: the kernel adds `c_0` itself) against the CPU's
+//! `GpuBehz::decrypt_sum_poly`: the kernel adds `c_0` itself; `decrypt_sum_resident`: the
+//! same words left in device memory) against the CPU's
 //! `decrypt_poly` of the sum `[a + b]_q`, word for word, over random degrees, prime counts,
 //! plaintext moduli and inputs (random, and sums that wrap past `q_i` in every limb); the
 //! staged download (`GpuDevice::download_words`) against the pageable one; and rejected
@@ -99,11 +100,17 @@ fn fused_decryption_equals_the_cpu_on_the_sum() {
 
         let hps = HpsContext::with_generated_moduli(degree, &q, t).unwrap();
         let gpu = GpuHps::cached(&device, &hps).unwrap();
-        assert_eq!(gpu.decrypt_sum_poly(&a_gpu, &b_gpu).unwrap(), hps.decrypt_poly(&sum).unwrap(), "{label}: HPS");
+        let expected = hps.decrypt_poly(&sum).unwrap();
+        assert_eq!(gpu.decrypt_sum_poly(&a_gpu, &b_gpu).unwrap(), expected, "{label}: HPS");
+        let resident = gpu.decrypt_sum_resident(&a_gpu, &b_gpu).unwrap();
+        assert_eq!(device.download_words(&resident).unwrap(), expected, "{label}: HPS, resident");
 
         let behz = BehzContext::with_generated_moduli(degree, &q, t).unwrap();
         let gpu = GpuBehz::cached(&device, &behz).unwrap();
-        assert_eq!(gpu.decrypt_sum_poly(&a_gpu, &b_gpu).unwrap(), behz.decrypt_poly(&sum).unwrap(), "{label}: BEHZ");
+        let expected = behz.decrypt_poly(&sum).unwrap();
+        assert_eq!(gpu.decrypt_sum_poly(&a_gpu, &b_gpu).unwrap(), expected, "{label}: BEHZ");
+        let resident = gpu.decrypt_sum_resident(&a_gpu, &b_gpu).unwrap();
+        assert_eq!(device.download_words(&resident).unwrap(), expected, "{label}: BEHZ, resident");
         // The inputs are untouched.
         assert_eq!(a_gpu.download().unwrap(), a, "{label}");
         assert_eq!(b_gpu.download().unwrap(), b, "{label}");
@@ -127,6 +134,8 @@ fn fused_decryption_rejects_an_addend_of_another_ring() {
     let behz = BehzContext::with_generated_moduli(degree, &q, 65537).unwrap();
     let gpu = GpuBehz::cached(&device, &behz).unwrap();
     assert!(gpu.decrypt_sum_poly(&input, &short).is_err_and(|e| is_context_error(&e)));
+    assert!(gpu.decrypt_sum_resident(&input, &short).is_err_and(|e| is_context_error(&e)));
+    assert!(gpu.decrypt_sum_resident(&short, &input).is_err_and(|e| is_context_error(&e)));
 }
 
 /// `collect_words` returns what a kernel wrote into the mapped staging buffer (here a device
