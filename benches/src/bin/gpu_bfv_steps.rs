@@ -8,7 +8,9 @@
 //! - **call**: CUDA events around the call with a stream synchronize before the end event
 //!   (what a caller waits for: host work, launch latency and the device time);
 //! - **device**: the same calls queued back to back behind a busy kernel, events around each
-//!   (device time only; the gap to "call" is host and launch overhead).
+//!   (device time only; the gap to "call" is host and launch overhead);
+//! - **host**: wall clock around the call alone, the device left to catch up after it (the
+//!   host's cost of queueing the work: API calls, allocations, checks).
 //!
 //! Inputs are random residues, rotated over 4 sets per step so the L2 cache does not hold them.
 //!
@@ -38,12 +40,12 @@ fn random_poly(ring: &Arc<RingContext>, rng: &mut StdRng) -> BoxResult<Poly<Coef
     Ok(Poly::from_limbs(ring, values)?)
 }
 
-/// Median microseconds of `op` timed both ways: (call, device).
+/// Median microseconds of `op` timed three ways: (call, device, host).
 fn time_both(
     device: &Arc<GpuDevice>,
     runs: usize,
     mut op: impl FnMut(usize) -> BoxResult<()>,
-) -> BoxResult<(f64, f64)> {
+) -> BoxResult<(f64, f64, f64)> {
     for i in 0..WARMUP {
         op(i)?;
     }
@@ -73,7 +75,16 @@ fn time_both(
         device_us.extend(timer.finish()?);
     }
     device_us.sort_by(f64::total_cmp);
-    Ok((median(&call), median(&device_us)))
+    // Host time: the call alone, then a synchronize outside the clock.
+    let mut host = Vec::with_capacity(runs);
+    for i in 0..runs {
+        let start = std::time::Instant::now();
+        op(i)?;
+        host.push(start.elapsed().as_secs_f64() * 1e6);
+        device.synchronize()?;
+    }
+    host.sort_by(f64::total_cmp);
+    Ok((median(&call), median(&device_us), median(&host)))
 }
 
 /// The variant's decryption tables on the device.
@@ -104,6 +115,7 @@ struct Row {
     step: &'static str,
     call: f64,
     device: f64,
+    host: f64,
 }
 
 fn steps_for(
@@ -125,8 +137,8 @@ fn steps_for(
     let secret: DevicePoly<Eval> = upload(&mut rng)?.forward()?;
     let products: Vec<DevicePoly<Eval>> = c1.iter().map(|c| Ok(c.duplicate()?.forward()?)).collect::<BoxResult<_>>()?;
     let set = format!("{} ({}+{})", preset.name(), params.ciphertext_moduli().len(), params.special_moduli().len());
-    let mut push = |step: &'static str, (call, device_us): (f64, f64)| {
-        rows.push(Row { set: set.clone(), variant: variant.name(), step, call, device: device_us });
+    let mut push = |step: &'static str, (call, device_us, host): (f64, f64, f64)| {
+        rows.push(Row { set: set.clone(), variant: variant.name(), step, call, device: device_us, host });
     };
 
     // Steps shared by both variants (run once, under HPS).
@@ -222,7 +234,43 @@ fn steps_for(
                 Ok(())
             })?,
         );
+        push(
+            "Decrypt, plaintext left on the device (bfv::BfvContext::decrypt_resident)",
+            time_both(device, runs, |i| {
+                drop(bfv_context.decrypt_resident(&ciphertexts[i % ROTATION], &sk)?);
+                Ok(())
+            })?,
+        );
+        push(
+            "forward_to_new of c1 (alloc + forward transform)",
+            time_both(device, runs, |i| {
+                drop(c1[i % ROTATION].forward_to_new()?);
+                Ok(())
+            })?,
+        );
         let mut plain_out = device.stream().alloc_zeros::<u64>(ring.degree())?;
+        push(
+            "scale-and-round alone into a device buffer",
+            time_both(device, runs, |i| {
+                match &decryptor {
+                    Decryptor::Hps(gpu) => gpu.decrypt_scale_round(c0[i % ROTATION].device_buffer(), &mut plain_out)?,
+                    Decryptor::Behz(gpu) => {
+                        gpu.decrypt_scale_round(c0[i % ROTATION].device_buffer(), &mut plain_out)?
+                    }
+                }
+                Ok(())
+            })?,
+        );
+        push(
+            "tables lookup (GpuHps/GpuBehz::cached)",
+            time_both(device, runs, |_| {
+                match params.multiplication_tables() {
+                    MulTables::Hps(hps) => drop(GpuHps::cached(device, hps)?),
+                    MulTables::Behz(behz) => drop(GpuBehz::cached(device, behz)?),
+                }
+                Ok(())
+            })?,
+        );
         push(
             "Decrypt device part (same kernels, output on the device)",
             time_both(device, runs, |i| {
@@ -288,10 +336,11 @@ fn run() -> BoxResult<()> {
     let Some(device) = poly_cuda::open_device_or_skip(0)? else { return Ok(()) };
     println!("## BFV steps on the GPU: {}\n", device.name());
     println!(
-        "Median microseconds of {runs} runs: call = events around call + synchronize; device = back-to-back device time.\n"
+        "Median microseconds of {runs} runs: call = events around call + synchronize; device = back-to-back device \
+         time; host = wall clock of the call alone (queueing).\n"
     );
-    println!("| set | variant | step | call us | device us |");
-    println!("|---|---|---|---:|---:|");
+    println!("| set | variant | step | call us | device us | host us |");
+    println!("|---|---|---|---:|---:|---:|");
     let mut presets = Vec::new();
     for log_degree in 12..=16 {
         presets.push(Preset::Phantom { log_degree, hybrid: false });
@@ -309,7 +358,10 @@ fn run() -> BoxResult<()> {
             let mut rows = Vec::new();
             steps_for(&device, preset, variant, runs, &mut rows)?;
             for row in rows {
-                println!("| {} | {} | {} | {:.1} | {:.1} |", row.set, row.variant, row.step, row.call, row.device);
+                println!(
+                    "| {} | {} | {} | {:.1} | {:.1} | {:.1} |",
+                    row.set, row.variant, row.step, row.call, row.device, row.host
+                );
             }
         }
     }
