@@ -371,7 +371,7 @@ pub trait BfvBackend: Backend + Clone {
     fn upload_plain_words(&self, coefficients: &[u64]) -> Result<Self::PlainWords>;
 
     /// The words back on the host, after the work queued before them has finished. Errors
-    /// ([`poly_cuda::GpuError::WrongContext`] on the GPU) for words of another device.
+    /// (`poly_cuda::GpuError::WrongContext` on the GPU) for words of another device.
     fn download_plain_words(&self, words: &Self::PlainWords) -> Result<Vec<u64>>;
 
     /// [`decrypt_scale_sum`](Self::decrypt_scale_sum)'s `N` words left on the backend (a
