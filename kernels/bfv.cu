@@ -54,3 +54,33 @@ extern "C" __global__ void bfv_scale_plaintext(u64* __restrict__ out, const u64*
         }
     }
 }
+
+// The plaintext m (N coefficients in [0, t)) lifted to (-t/2, t/2] and written into every
+// prime of q, limb-major [limb][N], as bfv's host lift (Poly::from_signed_coeffs of the
+// centered coefficients): out[i N + j] = m_j mod q_i for m_j <= floor(t/2), else
+// -(t - m_j) mod q_i (canonical: 0 when q_i divides t - m_j). The operand of a plaintext
+// multiplication. Same parameter list as bfv_scale_plaintext, so that one launcher serves
+// both; `delta`, the Barrett constants of t, `q_mod_t` and `half_t` are not read.
+extern "C" __global__ void bfv_lift_plaintext(u64* __restrict__ out, const u64* __restrict__ coefficients,
+                                              const u64* __restrict__ delta,
+                                              const Modulus* __restrict__ moduli, int log_n, int limbs,
+                                              u64 t, u64 t_barrett_hi, u64 t_barrett_lo, u64 q_mod_t,
+                                              u64 half_t) {
+    (void)delta;
+    (void)t_barrett_hi;
+    (void)t_barrett_lo;
+    (void)q_mod_t;
+    (void)half_t;
+    const u64 n = 1ull << log_n;
+    const u64 half_floor = t >> 1;
+    for (u64 j = (u64)blockIdx.x * blockDim.x + threadIdx.x; j < n; j += (u64)gridDim.x * blockDim.x) {
+        const u64 m = coefficients[j];
+        const bool negative = m > half_floor;
+        const u64 magnitude = negative ? t - m : m;
+        for (int i = 0; i < limbs; ++i) {
+            const Modulus mi = moduli[i];
+            const u64 r = modarith::reduce(magnitude, mi);
+            out[((u64)i << log_n) + j] = (negative && r != 0) ? mi.p - r : r;
+        }
+    }
+}

@@ -19,10 +19,10 @@
 //! every operation at `N = 2^16`. CPU (ours and fhe.rs): wall clock, median of a few runs.
 //! KeyGen is secret + public + relinearization key (the Galois key of the rotation is made
 //! outside the timing; fhe.rs is not timed on rotations). Encrypt takes an encoded plaintext on the
-//! host; Decrypt returns the plaintext on the host (not decoded). The resident rows
-//! (`encrypt_resident`, `decrypt_resident`) keep the plaintext on the backend, as Phantom's
-//! encryption and decryption do (device plaintexts; its decode copies to the host), and are
-//! compared with the same Phantom figures. fhe.rs gets the same `N`,
+//! host; Decrypt returns the plaintext on the host (not decoded). The resident rows (`encrypt`
+//! of a `ResidentPlaintext`, `decrypt_resident`) keep the plaintext on the backend, as
+//! Phantom's encryption and decryption do (device plaintexts; its decode copies to the host),
+//! and are compared with the same Phantom figures. fhe.rs gets the same `N`,
 //! `t` and all our primes (`q` and the special primes, `log QP` as in the anchors' fhe.rs
 //! table) as its ciphertext moduli, since it has no special primes; its Mul+Relin is its
 //! default `Multiplicator` (multiplication then relinearization). A hybrid set shows the
@@ -74,7 +74,7 @@ enum Op {
     Add,
     MulRelin,
     Rotate,
-    /// Encrypt of a plaintext already on the backend (`BfvContext::encrypt_resident`).
+    /// Encrypt of a plaintext already on the backend (`BfvContext::encrypt` of a `ResidentPlaintext`).
     EncryptResident,
     /// Decrypt leaving the plaintext on the backend (`BfvContext::decrypt_resident`).
     DecryptResident,
@@ -506,7 +506,7 @@ fn measure_ours<B: BfvBackend, C: Clock>(
     let [_, encrypt, decrypt, add, mul_relin, rotate, encrypt_resident, decrypt_resident] = &mut samples;
     time_calls(clock, warmup, runs, || Ok(context.encrypt(&pa, &public)?), encrypt)?;
     let resident_pa = context.upload_plaintext(&pa)?;
-    time_calls(clock, warmup, runs, || Ok(context.encrypt_resident(&resident_pa, &public)?), encrypt_resident)?;
+    time_calls(clock, warmup, runs, || Ok(context.encrypt(&resident_pa, &public)?), encrypt_resident)?;
     time_calls(clock, warmup, runs, || Ok(context.decrypt(&ca, &secret)?), decrypt)?;
     time_calls(clock, warmup, runs, || Ok(context.decrypt_resident(&ca, &secret)?), decrypt_resident)?;
     time_calls(clock, warmup, runs, || Ok(context.add(&ca, &cb)?), add)?;
@@ -522,10 +522,10 @@ fn measure_ours<B: BfvBackend, C: Clock>(
 
     let mut mismatches = Vec::new();
     let decrypted = |ct: &bfv::Ciphertext<B>| -> BoxResult<Vec<u64>> { check.decode(&context.decrypt(ct, &secret)?) };
-    let resident_round_trip = context.decrypt_resident(&context.encrypt_resident(&resident_pa, &public)?, &secret)?;
+    let resident_round_trip = context.decrypt_resident(&context.encrypt(&resident_pa, &public)?, &secret)?;
     let mut results = vec![
         ("decrypt(encrypt(a))", decrypted(&ca)?, check.a.clone()),
-        ("decrypt_resident(encrypt_resident(a))", check.decode(&resident_round_trip.to_plaintext()?)?, check.a.clone()),
+        ("decrypt_resident(encrypt(resident a))", check.decode(&resident_round_trip.to_plaintext()?)?, check.a.clone()),
         ("decrypt(a + b)", decrypted(&context.add(&ca, &cb)?)?, check.sum.clone()),
         ("decrypt(mul_relin(a, b))", decrypted(&context.mul_relin(&ca, &cb, &relin)?)?, check.product.clone()),
     ];

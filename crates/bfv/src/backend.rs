@@ -254,6 +254,17 @@ impl PlaintextScaling {
         }
         Ok(Poly::from_limbs(ring, data)?)
     }
+
+    /// The plaintext `m` lifted to `(-t/2, t/2]` over `ring`, limb-major, coefficient
+    /// representation, on the host: limb `i`, coefficient `j` is `m_j mod q_i` for
+    /// `m_j <= floor(t/2)` and `-(t - m_j) mod q_i` above (the operand of a plaintext
+    /// multiplication). Errors with [`poly::PolyError::LengthMismatch`] unless there are `N`
+    /// coefficients.
+    pub fn lift_host(&self, ring: &std::sync::Arc<poly::RingContext>, coefficients: &[u64]) -> Result<Poly<Coeff>> {
+        let t = self.plaintext_modulus;
+        let centered: Vec<i64> = coefficients.iter().map(|&m| crate::encoding::center(m, t)).collect();
+        Ok(Poly::from_signed_coeffs(ring, &centered)?)
+    }
 }
 
 /// A [`Backend`] the BFV scheme runs on: the ring operations of [`Backend`] plus the RNS
@@ -400,6 +411,32 @@ pub trait BfvBackend: Backend + Clone {
         self.scale_plaintext(context, scaling, &coefficients)
     }
 
+    /// The plaintext `m` (`N` coefficients in `[0, t)`) lifted to `(-t/2, t/2]` over `context`
+    /// (the ring `q`), coefficient representation: [`PlaintextScaling::lift_host`]'s values, the
+    /// operand of a plaintext multiplication. The provided method lifts on the host and
+    /// uploads the `L N` words; a device backend uploads the `N` coefficients and lifts there.
+    fn lift_plaintext(
+        &self,
+        context: &Self::Context,
+        scaling: &PlaintextScaling,
+        coefficients: &[u64],
+    ) -> Result<Self::Poly<Coeff>> {
+        let host = scaling.lift_host(self.ring(context), coefficients)?;
+        self.upload(context, &host).map_err(BfvError::from_backend)
+    }
+
+    /// [`lift_plaintext`](Self::lift_plaintext) of coefficients already on the backend. The
+    /// provided method downloads them first; a device backend lifts them where they are.
+    fn lift_plaintext_resident(
+        &self,
+        context: &Self::Context,
+        scaling: &PlaintextScaling,
+        words: &Self::PlainWords,
+    ) -> Result<Self::Poly<Coeff>> {
+        let coefficients = self.download_plain_words(words)?;
+        self.lift_plaintext(context, scaling, &coefficients)
+    }
+
     /// Overwrites `poly` with zeros in a way the compiler cannot elide (secret keys call it
     /// when dropped). The provided method multiplies by zero through the backend, which on a
     /// device is a kernel write.
@@ -438,6 +475,25 @@ impl BfvBackend for CpuBackend {
         words: &Vec<u64>,
     ) -> Result<Poly<Coeff>> {
         scaling.scale_host(context, words)
+    }
+
+    fn lift_plaintext(
+        &self,
+        context: &Self::Context,
+        scaling: &PlaintextScaling,
+        coefficients: &[u64],
+    ) -> Result<Poly<Coeff>> {
+        // The host values are the polynomial: no upload copy.
+        scaling.lift_host(context, coefficients)
+    }
+
+    fn lift_plaintext_resident(
+        &self,
+        context: &Self::Context,
+        scaling: &PlaintextScaling,
+        words: &Vec<u64>,
+    ) -> Result<Poly<Coeff>> {
+        scaling.lift_host(context, words)
     }
 
     fn rns_step(&self, step: RnsStep<'_>, input: &Poly<Coeff>, target: &Self::Context) -> Result<Poly<Coeff>> {
@@ -512,10 +568,25 @@ impl BfvBackend for poly_cuda::GpuBackend {
         scaling: &PlaintextScaling,
         words: &Self::PlainWords,
     ) -> Result<poly_cuda::DevicePoly<Coeff>> {
-        if !std::sync::Arc::ptr_eq(context.device(), self.device()) {
-            return Err(BfvError::from_backend(poly_cuda::GpuError::WrongContext));
-        }
-        gpu_scale_plaintext(context, scaling, PlaintextSource::Device(words))
+        gpu_plaintext_kernel(self, PlaintextKernel::Scale, context, scaling, PlaintextSource::Device(words))
+    }
+
+    fn lift_plaintext(
+        &self,
+        context: &poly_cuda::GpuContext,
+        scaling: &PlaintextScaling,
+        coefficients: &[u64],
+    ) -> Result<poly_cuda::DevicePoly<Coeff>> {
+        gpu_plaintext_kernel(self, PlaintextKernel::Lift, context, scaling, PlaintextSource::Host(coefficients))
+    }
+
+    fn lift_plaintext_resident(
+        &self,
+        context: &poly_cuda::GpuContext,
+        scaling: &PlaintextScaling,
+        words: &Self::PlainWords,
+    ) -> Result<poly_cuda::DevicePoly<Coeff>> {
+        gpu_plaintext_kernel(self, PlaintextKernel::Lift, context, scaling, PlaintextSource::Device(words))
     }
 
     fn rns_step(
@@ -573,10 +644,7 @@ impl BfvBackend for poly_cuda::GpuBackend {
         scaling: &PlaintextScaling,
         coefficients: &[u64],
     ) -> Result<poly_cuda::DevicePoly<Coeff>> {
-        if !std::sync::Arc::ptr_eq(context.device(), self.device()) {
-            return Err(BfvError::from_backend(poly_cuda::GpuError::WrongContext));
-        }
-        gpu_scale_plaintext(context, scaling, PlaintextSource::Host(coefficients))
+        gpu_plaintext_kernel(self, PlaintextKernel::Scale, context, scaling, PlaintextSource::Host(coefficients))
     }
 
     fn forward_copy(&self, poly: &poly_cuda::DevicePoly<Coeff>) -> Result<poly_cuda::DevicePoly<Eval>> {
@@ -619,7 +687,7 @@ impl BfvBackend for poly_cuda::GpuBackend {
     }
 }
 
-/// Where the `N` plaintext coefficients of [`gpu_scale_plaintext`] are.
+/// Where the `N` plaintext coefficients of [`gpu_plaintext_kernel`] are.
 #[cfg(feature = "cuda")]
 #[derive(Clone, Copy)]
 enum PlaintextSource<'a> {
@@ -629,17 +697,34 @@ enum PlaintextSource<'a> {
     Device(&'a poly_cuda::cudarc::driver::CudaSlice<u64>),
 }
 
-/// Launches `bfv_scale_plaintext` of `kernels/bfv.cu`: one upload (of the `N` coefficients
-/// and the `2 L` delta words, or of the delta words alone for coefficients already on the
-/// device), one kernel writing the `L N` values.
+/// The two plaintext kernels of `kernels/bfv.cu` (one parameter list).
 #[cfg(feature = "cuda")]
-fn gpu_scale_plaintext(
+#[derive(Clone, Copy)]
+enum PlaintextKernel {
+    /// `bfv_scale_plaintext`: `round(q m / t)` over `q`.
+    Scale,
+    /// `bfv_lift_plaintext`: `m` lifted to `(-t/2, t/2]` over `q`.
+    Lift,
+}
+
+/// Launches `kernel` of `kernels/bfv.cu` for `backend` (errors with `WrongContext` for a
+/// context of another device): one upload (of the `N` coefficients and the `2 L`
+/// delta words, or of the delta words alone for coefficients already on the device), one
+/// kernel writing the `L N` values.
+#[cfg(feature = "cuda")]
+fn gpu_plaintext_kernel(
+    backend: &poly_cuda::GpuBackend,
+    kernel: PlaintextKernel,
     context: &poly_cuda::GpuContext,
     scaling: &PlaintextScaling,
     source: PlaintextSource<'_>,
 ) -> Result<poly_cuda::DevicePoly<Coeff>> {
     use poly_cuda::GpuError;
     use poly_cuda::cudarc::driver::{LaunchConfig, PushKernelArg};
+
+    if !std::sync::Arc::ptr_eq(context.device(), backend.device()) {
+        return Err(BfvError::from_backend(GpuError::WrongContext));
+    }
 
     const THREADS: u32 = 256;
     let ring = context.ring();
@@ -686,7 +771,11 @@ fn gpu_scale_plaintext(
     // before anything reads them.
     let mut out = unsafe { stream.alloc::<u64>(n * limbs) }
         .map_err(|e| BfvError::from_backend(GpuError::alloc(n * limbs * size_of::<u64>(), e)))?;
-    let function = device.kernels().function("bfv", "bfv_scale_plaintext").map_err(BfvError::from_backend)?;
+    let name = match kernel {
+        PlaintextKernel::Scale => "bfv_scale_plaintext",
+        PlaintextKernel::Lift => "bfv_lift_plaintext",
+    };
+    let function = device.kernels().function("bfv", name).map_err(BfvError::from_backend)?;
     let blocks = u32::try_from(n.div_ceil(THREADS as usize)).unwrap_or(u32::MAX).max(1);
     let config = LaunchConfig { grid_dim: (blocks, 1, 1), block_dim: (THREADS, 1, 1), shared_mem_bytes: 0 };
     let mut builder = stream.launch_builder(&function);
@@ -702,16 +791,15 @@ fn gpu_scale_plaintext(
         .arg(&t_barrett_lo)
         .arg(&q_mod_t)
         .arg(&half_t);
-    // SAFETY: matches `bfv_scale_plaintext(u64* out, const u64* coefficients, const u64* delta,
-    // const Modulus* moduli, int log_n, int limbs, u64 t, u64 t_barrett_hi, u64 t_barrett_lo,
-    // u64 q_mod_t, u64 half_t)` in kernels/bfv.cu: `out` holds L N words (the most the kernel
+    // SAFETY: matches `bfv_scale_plaintext` and `bfv_lift_plaintext` (u64* out, const u64*
+    // coefficients, const u64* delta, const Modulus* moduli, int log_n, int limbs, u64 t,
+    // u64 t_barrett_hi, u64 t_barrett_lo, u64 q_mod_t, u64 half_t) in kernels/bfv.cu: `out` holds L N words (the most the kernel
     // writes), `coefficients` N words and `delta` the 2 L delta pairs (lengths checked above),
     // the moduli table L triples {p, barrett_hi, barrett_lo}; N = 2^log_n. 2 <= t < 2^60 and
     // q_mod_t < t (PlaintextScaling::new), so every quotient the kernel forms is below 2^64.
     // Every buffer is on the device's single stream (a resident plaintext's was checked above),
     // which the launch uses.
-    unsafe { builder.launch(config) }
-        .map_err(|e| BfvError::from_backend(GpuError::driver("bfv_scale_plaintext launch", e)))?;
+    unsafe { builder.launch(config) }.map_err(|e| BfvError::from_backend(GpuError::driver(name, e)))?;
     poly_cuda::DevicePoly::from_device_buffer(context, out).map_err(BfvError::from_backend)
 }
 
@@ -773,6 +861,31 @@ mod tests {
                 for (i, &p) in primes.iter().enumerate() {
                     let expected = crate::context::biguint_mod(&exact, p);
                     assert_eq!(scaled.as_slice()[i * degree + j], expected, "t {t}, limb {i}, coefficient {j}");
+                }
+            }
+        }
+    }
+
+    /// `lift_host` is the centered value `m` (or `m - t` above `t/2`) modulo each prime, by
+    /// `i128` arithmetic, for primes above and below `t`, at the edges around `t/2` and at random.
+    #[test]
+    fn lift_host_is_the_centered_value_modulo_each_prime() {
+        let degree = 1024;
+        let mut rng = StdRng::seed_from_u64(9);
+        for bits in [30u32, 61] {
+            let primes = modarith::generate_ntt_primes(bits, 2 * degree as u64, 2, &[]).unwrap();
+            let ring = RingContext::new(degree, &primes, TransformKind::Ntt).unwrap();
+            for t in [2u64, 3, 65_537, 1 << 40, (1 << 60) - 1] {
+                let scaling = PlaintextScaling::new(ring.moduli(), &[1, 1], 0, t).unwrap();
+                let mut m: Vec<u64> = (0..degree).map(|_| rng.gen_range(0..t)).collect();
+                m[..4].copy_from_slice(&[0, t - 1, t / 2, (t / 2 + 1).min(t - 1)]);
+                let lifted = scaling.lift_host(&ring, &m).unwrap();
+                for (i, &p) in primes.iter().enumerate() {
+                    for (j, &mj) in m.iter().enumerate() {
+                        let centered = if mj > t / 2 { i128::from(mj) - i128::from(t) } else { i128::from(mj) };
+                        let expected = centered.rem_euclid(i128::from(p)) as u64;
+                        assert_eq!(lifted.as_slice()[i * degree + j], expected, "{bits}-bit primes, t {t}, m {mj}");
+                    }
                 }
             }
         }

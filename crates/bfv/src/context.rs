@@ -30,7 +30,7 @@ use num_bigint::BigUint;
 use poly::{Coeff, Eval, Poly, Seed};
 
 use crate::backend::{BfvBackend, PlaintextScaling};
-use crate::{BfvError, BfvParameters, Plaintext, Result};
+use crate::{BfvError, BfvParameters, Result};
 
 /// Converts a backend's error into [`BfvError`].
 pub(crate) trait BackendResult<T> {
@@ -106,24 +106,9 @@ impl<B: BfvBackend> BfvContext<B> {
         }
     }
 
-    /// `round(q m / t)` over `q`, coefficient-wise, for `m` in `[0, t)` (SEAL's precise
-    /// scaling, [`PlaintextScaling::scale_host`]), on the backend: a device
-    /// backend uploads only the `N` plaintext words and scales there.
-    pub(crate) fn scaled_plaintext(&self, plaintext: &Plaintext) -> Result<B::Poly<Coeff>> {
-        self.backend.scale_plaintext(&self.ring_q, &self.scaling, plaintext.coefficients())
-    }
-
-    /// [`scaled_plaintext`](Self::scaled_plaintext) of coefficients already on the backend.
-    pub(crate) fn scaled_resident_plaintext(&self, words: &B::PlainWords) -> Result<B::Poly<Coeff>> {
-        self.backend.scale_plaintext_resident(&self.ring_q, &self.scaling, words)
-    }
-
-    /// The plaintext lifted to `(-t/2, t/2]` over `q`, in the evaluation representation on
-    /// the backend (the operand of a plaintext multiplication).
-    pub(crate) fn lifted_plaintext(&self, plaintext: &Plaintext) -> Result<B::Poly<Eval>> {
-        let host = Poly::from_signed_coeffs(self.params.ring_q(), &plaintext.centered_coefficients())?;
-        let device = self.backend.upload(&self.ring_q, &host).be()?;
-        self.backend.forward(device).be()
+    /// The plaintext scaling constants (`floor(q / t) mod q_i`, `q mod t`, `t`).
+    pub(crate) fn scaling(&self) -> &PlaintextScaling {
+        &self.scaling
     }
 
     /// Copies `ciphertext` to the host: its polynomials over `q`, coefficient representation.

@@ -7,7 +7,8 @@ use poly::{Coeff, Eval};
 
 use crate::backend::{BfvBackend, extend_step, scale_down_step};
 use crate::context::{BackendResult, BfvContext, Ciphertext, RelinKey};
-use crate::{BfvError, Plaintext, Result};
+use crate::resident::PlaintextOperand;
+use crate::{BfvError, Result};
 
 impl<B: BfvBackend> BfvContext<B> {
     fn check_size(
@@ -77,19 +78,23 @@ impl<B: BfvBackend> BfvContext<B> {
     }
 
     /// `a + m`: adds `round(q m / t)` to `c_0`.
-    pub fn add_plain(&self, a: &Ciphertext<B>, plaintext: &Plaintext) -> Result<Ciphertext<B>> {
+    pub fn add_plain(&self, a: &Ciphertext<B>, plaintext: &impl PlaintextOperand<B>) -> Result<Ciphertext<B>> {
         self.plain_add_sub(a, plaintext, false)
     }
 
     /// `a - m`.
-    pub fn sub_plain(&self, a: &Ciphertext<B>, plaintext: &Plaintext) -> Result<Ciphertext<B>> {
+    pub fn sub_plain(&self, a: &Ciphertext<B>, plaintext: &impl PlaintextOperand<B>) -> Result<Ciphertext<B>> {
         self.plain_add_sub(a, plaintext, true)
     }
 
-    fn plain_add_sub(&self, a: &Ciphertext<B>, plaintext: &Plaintext, subtract: bool) -> Result<Ciphertext<B>> {
+    fn plain_add_sub(
+        &self,
+        a: &Ciphertext<B>,
+        plaintext: &impl PlaintextOperand<B>,
+        subtract: bool,
+    ) -> Result<Ciphertext<B>> {
         self.check(&a.params, "ciphertext")?;
-        self.check(plaintext.params(), "plaintext")?;
-        let scaled = self.scaled_plaintext(plaintext)?;
+        let scaled = plaintext.scaled_on(self)?;
         let mut out = self.duplicate(a)?;
         let c0 = out.polys.first_mut().ok_or(BfvError::InvalidCiphertextSize {
             operation: "plaintext addition",
@@ -106,10 +111,9 @@ impl<B: BfvBackend> BfvContext<B> {
 
     /// `a * m` for a plaintext `m`, lifted to `(-t/2, t/2]`: every `c_i` times `m` in `R_q`.
     /// The noise grows by a factor of about `N t / 2` at worst (less for sparse or small `m`).
-    pub fn mul_plain(&self, a: &Ciphertext<B>, plaintext: &Plaintext) -> Result<Ciphertext<B>> {
+    pub fn mul_plain(&self, a: &Ciphertext<B>, plaintext: &impl PlaintextOperand<B>) -> Result<Ciphertext<B>> {
         self.check(&a.params, "ciphertext")?;
-        self.check(plaintext.params(), "plaintext")?;
-        let m = self.lifted_plaintext(plaintext)?;
+        let m = plaintext.lifted_on(self)?;
         let backend = &self.backend;
         let polys = a
             .polys

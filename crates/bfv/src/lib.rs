@@ -13,9 +13,9 @@
 //! - [`GaloisKeys`] and the automorphisms of ciphertexts: [`BfvContext::apply_galois`],
 //!   [`BfvContext::rotate_rows`] (both rows of the batching slots, left or right) and
 //!   [`BfvContext::rotate_columns`] (the two rows swapped);
-//! - [`ResidentPlaintext`]: a plaintext kept on the backend (device memory on the GPU), for
-//!   [`BfvContext::decrypt_resident`] and [`BfvContext::encrypt_resident`], which do not move
-//!   the plaintext across the bus;
+//! - [`ResidentPlaintext`]: a plaintext kept on the backend (device memory on the GPU):
+//!   [`BfvContext::decrypt_resident`] leaves one there, and encryption and the plaintext
+//!   operations take either kind ([`PlaintextOperand`]), so it need not cross the bus;
 //! - [`BfvBackend`]: the RNS steps a backend runs for the scheme.
 //!
 //! ```
@@ -56,7 +56,7 @@ pub use encoding::{BatchEncoder, CoefficientEncoder, Plaintext};
 pub use error::BfvError;
 pub use galois::GaloisKeys;
 pub use params::{BfvParameters, BfvParametersBuilder, ModuliChoice, MulTables, MulVariant, Preset};
-pub use resident::ResidentPlaintext;
+pub use resident::{PlaintextOperand, ResidentPlaintext};
 
 /// Result type of this crate.
 pub type Result<T> = core::result::Result<T, BfvError>;

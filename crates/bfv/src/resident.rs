@@ -1,17 +1,81 @@
 //! [`ResidentPlaintext`]: a plaintext whose coefficients stay where the backend keeps its
-//! data (device memory on the GPU), so that decryption and encryption need not cross the bus:
-//! [`BfvContext::decrypt_resident`] leaves its output there, [`BfvContext::encrypt_resident`]
-//! scales it there, and only [`ResidentPlaintext::to_plaintext`] (before decoding) and
-//! [`BfvContext::upload_plaintext`] (after encoding) move the `N` words.
+//! data (device memory on the GPU), so that decryption, encryption and plaintext operations
+//! need not cross the bus: [`BfvContext::decrypt_resident`] leaves its output there; encryption
+//! and the plaintext operations take either kind of plaintext ([`PlaintextOperand`]) and scale
+//! or lift a resident one where it is; only [`ResidentPlaintext::to_plaintext`] (before
+//! decoding) and [`BfvContext::upload_plaintext`] (after encoding) move the `N` words.
 
 use core::fmt;
 use std::sync::Arc;
 
-use poly::Seed;
+use poly::{Coeff, Eval};
 
 use crate::backend::BfvBackend;
-use crate::context::{BfvContext, Ciphertext, PublicKey, SecretKey};
+use crate::context::{BackendResult, BfvContext, Ciphertext, SecretKey};
 use crate::{BfvParameters, Plaintext, Result};
+
+mod sealed {
+    /// Only this crate's plaintext types are operands.
+    pub trait Sealed {}
+}
+
+/// A plaintext that encryption and the plaintext operations
+/// ([`add_plain`](BfvContext::add_plain), [`sub_plain`](BfvContext::sub_plain),
+/// [`mul_plain`](BfvContext::mul_plain)) accept: a host [`Plaintext`] (its `N` words are
+/// uploaded by each operation) or a [`ResidentPlaintext`] (already on the backend: nothing
+/// crosses the bus). Both give the same ciphertexts, bit for bit. Sealed.
+pub trait PlaintextOperand<B: BfvBackend>: sealed::Sealed {
+    /// The parameters the plaintext belongs to.
+    fn params(&self) -> &Arc<BfvParameters>;
+
+    /// `round(q m / t)` over `q` on `context`'s backend, coefficient representation (SEAL's
+    /// precise scaling, [`PlaintextScaling::scale_host`](crate::PlaintextScaling::scale_host)).
+    /// Errors with [`BfvError::ParameterMismatch`](crate::BfvError::ParameterMismatch) for a
+    /// plaintext of other parameters.
+    fn scaled_on(&self, context: &BfvContext<B>) -> Result<B::Poly<Coeff>>;
+
+    /// `m` lifted to `(-t/2, t/2]` over `q` on `context`'s backend, evaluation representation
+    /// (the operand of a plaintext multiplication). Errors as [`scaled_on`](Self::scaled_on).
+    fn lifted_on(&self, context: &BfvContext<B>) -> Result<B::Poly<Eval>>;
+}
+
+impl sealed::Sealed for Plaintext {}
+
+impl<B: BfvBackend> PlaintextOperand<B> for Plaintext {
+    fn params(&self) -> &Arc<BfvParameters> {
+        Plaintext::params(self)
+    }
+
+    fn scaled_on(&self, context: &BfvContext<B>) -> Result<B::Poly<Coeff>> {
+        context.check(Plaintext::params(self), "plaintext")?;
+        context.backend.scale_plaintext(&context.ring_q, context.scaling(), self.coefficients())
+    }
+
+    fn lifted_on(&self, context: &BfvContext<B>) -> Result<B::Poly<Eval>> {
+        context.check(Plaintext::params(self), "plaintext")?;
+        let lifted = context.backend.lift_plaintext(&context.ring_q, context.scaling(), self.coefficients())?;
+        context.backend.forward(lifted).be()
+    }
+}
+
+impl<B: BfvBackend> sealed::Sealed for ResidentPlaintext<B> {}
+
+impl<B: BfvBackend> PlaintextOperand<B> for ResidentPlaintext<B> {
+    fn params(&self) -> &Arc<BfvParameters> {
+        &self.params
+    }
+
+    fn scaled_on(&self, context: &BfvContext<B>) -> Result<B::Poly<Coeff>> {
+        context.check(&self.params, "plaintext")?;
+        context.backend.scale_plaintext_resident(&context.ring_q, context.scaling(), &self.words)
+    }
+
+    fn lifted_on(&self, context: &BfvContext<B>) -> Result<B::Poly<Eval>> {
+        context.check(&self.params, "plaintext")?;
+        let lifted = context.backend.lift_plaintext_resident(&context.ring_q, context.scaling(), &self.words)?;
+        context.backend.forward(lifted).be()
+    }
+}
 
 /// A plaintext of `N` coefficients in `[0, t)` held by a backend: a host vector on the CPU,
 /// a device buffer on the GPU. Made only from a checked [`Plaintext`]
@@ -65,30 +129,6 @@ impl<B: BfvBackend> BfvContext<B> {
         let words =
             self.backend.decrypt_scale_sum_resident(self.params.multiplication_tables(), c0, value, &secret.s_q)?;
         Ok(self.resident(words))
-    }
-
-    /// Encrypts a resident plaintext under `public_key` with a fresh OS seed.
-    pub fn encrypt_resident(
-        &self,
-        plaintext: &ResidentPlaintext<B>,
-        public_key: &PublicKey<B>,
-    ) -> Result<Ciphertext<B>> {
-        self.encrypt_resident_with_seed(plaintext, public_key, &Seed::from_os()?)
-    }
-
-    /// [`encrypt_with_seed`](Self::encrypt_with_seed) of a resident plaintext, scaled where it
-    /// is (on the GPU no plaintext word crosses the bus): the same ciphertext as
-    /// `encrypt_with_seed` of the plaintext on the host, bit for bit; the same errors.
-    pub fn encrypt_resident_with_seed(
-        &self,
-        plaintext: &ResidentPlaintext<B>,
-        public_key: &PublicKey<B>,
-        seed: &Seed,
-    ) -> Result<Ciphertext<B>> {
-        self.check(&plaintext.params, "plaintext")?;
-        self.check(&public_key.params, "public key")?;
-        let scaled = self.scaled_resident_plaintext(&plaintext.words)?;
-        self.encrypt_scaled(scaled, public_key, seed)
     }
 
     fn resident(&self, words: B::PlainWords) -> ResidentPlaintext<B> {

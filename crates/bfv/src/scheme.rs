@@ -10,6 +10,7 @@ use crate::backend::BfvBackend;
 use crate::context::{
     BackendResult, BfvContext, Ciphertext, EvalPair, PublicKey, RelinKey, SecretKey, SeededCiphertext,
 };
+use crate::resident::PlaintextOperand;
 use crate::{BfvError, Plaintext, Result};
 
 /// `c_0` of a ciphertext and `c_1 s + ... + c_k s^k` in the evaluation representation.
@@ -127,7 +128,7 @@ impl<B: BfvBackend> BfvContext<B> {
     }
 
     /// Encrypts `plaintext` under `public_key` with a fresh OS seed.
-    pub fn encrypt(&self, plaintext: &Plaintext, public_key: &PublicKey<B>) -> Result<Ciphertext<B>> {
+    pub fn encrypt(&self, plaintext: &impl PlaintextOperand<B>, public_key: &PublicKey<B>) -> Result<Ciphertext<B>> {
         self.encrypt_with_seed(plaintext, public_key, &Seed::from_os()?)
     }
 
@@ -136,24 +137,13 @@ impl<B: BfvBackend> BfvContext<B> {
     /// `e_1`, `e_2` binomial (indices 0 and 1).
     pub fn encrypt_with_seed(
         &self,
-        plaintext: &Plaintext,
+        plaintext: &impl PlaintextOperand<B>,
         public_key: &PublicKey<B>,
         seed: &Seed,
     ) -> Result<Ciphertext<B>> {
         self.check(plaintext.params(), "plaintext")?;
         self.check(&public_key.params, "public key")?;
-        let scaled = self.scaled_plaintext(plaintext)?;
-        self.encrypt_scaled(scaled, public_key, seed)
-    }
-
-    /// Public-key encryption of `round(q m / t)` (`scaled`, over `q`); the caller has checked
-    /// the plaintext's and the key's parameters.
-    pub(crate) fn encrypt_scaled(
-        &self,
-        scaled: B::Poly<Coeff>,
-        public_key: &PublicKey<B>,
-        seed: &Seed,
-    ) -> Result<Ciphertext<B>> {
+        let scaled = plaintext.scaled_on(self)?;
         let backend = &self.backend;
         let u = backend.forward(backend.sample_ternary(&self.ring_q, seed, 0).be()?).be()?;
         let mut c0 = backend.inverse(backend.mul(&public_key.b, &u).be()?).be()?;
@@ -165,7 +155,11 @@ impl<B: BfvBackend> BfvContext<B> {
     }
 
     /// Encrypts `plaintext` under the secret key with fresh OS seeds.
-    pub fn encrypt_symmetric(&self, plaintext: &Plaintext, secret: &SecretKey<B>) -> Result<SeededCiphertext<B>> {
+    pub fn encrypt_symmetric(
+        &self,
+        plaintext: &impl PlaintextOperand<B>,
+        secret: &SecretKey<B>,
+    ) -> Result<SeededCiphertext<B>> {
         self.encrypt_symmetric_with_seeds(plaintext, secret, &Seed::from_os()?, &Seed::from_os()?)
     }
 
@@ -175,7 +169,7 @@ impl<B: BfvBackend> BfvContext<B> {
     /// only; [`BfvContext::expand`] regenerates `a`.
     pub fn encrypt_symmetric_with_seeds(
         &self,
-        plaintext: &Plaintext,
+        plaintext: &impl PlaintextOperand<B>,
         secret: &SecretKey<B>,
         public_seed: &Seed,
         error_seed: &Seed,
@@ -186,7 +180,7 @@ impl<B: BfvBackend> BfvContext<B> {
         let a: B::Poly<Coeff> = backend.sample_uniform(&self.ring_q, public_seed, 0).be()?;
         let a_eval = backend.forward(a).be()?;
         let a_s = backend.inverse_of_product(a_eval, &secret.s_q)?;
-        let mut c0 = self.scaled_plaintext(plaintext)?;
+        let mut c0 = plaintext.scaled_on(self)?;
         backend.add_assign(&mut c0, &backend.sample_cbd(&self.ring_q, error_seed, 0).be()?).be()?;
         backend.sub_assign(&mut c0, &a_s).be()?;
         Ok(SeededCiphertext { params: Arc::clone(&self.params), c0, public_seed: public_seed.clone() })

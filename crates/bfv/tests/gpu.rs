@@ -68,10 +68,31 @@ mod on_device {
         };
         // Encryption of a plaintext already on the backend, and decryption leaving it there.
         let resident_a = context.upload_plaintext(&encoder.encode(&a).unwrap()).unwrap();
-        let resident_ca = context.encrypt_resident_with_seed(&resident_a, &pk, &seed(4)).unwrap();
+        let resident_ca = context.encrypt_with_seed(&resident_a, &pk, &seed(4)).unwrap();
         let round_trip = context.decrypt_resident(&relin, &sk).unwrap();
-        let again = context.encrypt_resident_with_seed(&round_trip, &pk, &seed(8)).unwrap();
-        for ct in [&ca, &cb, &sym, &product, &relin, &square, &mixed, &resident_ca, &again] {
+        let again = context.encrypt_with_seed(&round_trip, &pk, &seed(8)).unwrap();
+        let resident_b = context.upload_plaintext(&encoder.encode(&b).unwrap()).unwrap();
+        let resident_mixed = context
+            .mul_plain(&context.add_plain(&context.sub(&relin, &square).unwrap(), &resident_a).unwrap(), &resident_b)
+            .unwrap();
+        let resident_sub = context.sub_plain(&ca, &resident_b).unwrap();
+        let resident_sym = context
+            .expand(&context.encrypt_symmetric_with_seeds(&resident_b, &sk, &seed(6), &seed(7)).unwrap())
+            .unwrap();
+        for ct in [
+            &ca,
+            &cb,
+            &sym,
+            &product,
+            &relin,
+            &square,
+            &mixed,
+            &resident_ca,
+            &again,
+            &resident_mixed,
+            &resident_sub,
+            &resident_sym,
+        ] {
             push(ct);
         }
         out.push(context.decrypt(&mixed, &sk).unwrap().coefficients().to_vec());
@@ -95,8 +116,9 @@ mod on_device {
         }
     }
 
-    /// The device plaintext scaling (`kernels/bfv.cu`) equals the host's word for word, for odd,
-    /// even, power-of-two and near-2^60 `t`, at `m = 0`, `t - 1` and random `m`, on 1 and 5 limbs.
+    /// The device plaintext scaling and lift (`kernels/bfv.cu`) equal the host's word for word,
+    /// from host and from device coefficients, for odd, even, power-of-two and near-2^60 `t`, at
+    /// `m = 0`, `t - 1` and random `m`, on 1 and 5 limbs of 61 bits and 3 of 30 bits.
     #[test]
     fn gpu_plaintext_scaling_equals_host() {
         use bfv::PlaintextScaling;
@@ -104,9 +126,12 @@ mod on_device {
         let Some(gpu) = gpu_backend() else { return };
         let degree = 4096;
         let primes = modarith::generate_ntt_primes(61, 2 * degree as u64, 5, &[]).unwrap();
+        // Primes below most of the t values too (the reductions modulo q_i then matter).
+        let small_primes = modarith::generate_ntt_primes(30, 2 * degree as u64, 3, &[]).unwrap();
         let mut state = 0x9e37_79b9_7f4a_7c15u64;
-        for limbs in [1usize, 5] {
-            let ring = RingContext::new(degree, &primes[..limbs], TransformKind::Ntt).unwrap();
+        for moduli in [&primes[..1], &primes[..], &small_primes[..]] {
+            let limbs = moduli.len();
+            let ring = RingContext::new(degree, moduli, TransformKind::Ntt).unwrap();
             let context = gpu.context(&ring).unwrap();
             for t in [2u64, 3, 256, 65_537, 1 << 40, (1 << 60) - 1, (1 << 59) + 1] {
                 let mut next = || {
@@ -123,6 +148,15 @@ mod on_device {
                 let host = scaling.scale_host(&ring, &m).unwrap();
                 let device = gpu.scale_plaintext(&context, &scaling, &m).unwrap();
                 assert_eq!(gpu.download(&device).unwrap(), host, "t {t}, {limbs} limbs");
+                // The same from coefficients already on the device, and the lift both ways.
+                let words = gpu.upload_plain_words(&m).unwrap();
+                let device = gpu.scale_plaintext_resident(&context, &scaling, &words).unwrap();
+                assert_eq!(gpu.download(&device).unwrap(), host, "t {t}, {limbs} limbs, resident");
+                let lifted = scaling.lift_host(&ring, &m).unwrap();
+                let device = gpu.lift_plaintext(&context, &scaling, &m).unwrap();
+                assert_eq!(gpu.download(&device).unwrap(), lifted, "lift: t {t}, {limbs} limbs");
+                let device = gpu.lift_plaintext_resident(&context, &scaling, &words).unwrap();
+                assert_eq!(gpu.download(&device).unwrap(), lifted, "lift: t {t}, {limbs} limbs, resident");
             }
         }
     }

@@ -341,9 +341,10 @@ fn mismatched_parameters_sizes_and_values_are_errors() {
     assert!(matches!(small_context.upload(&host), Err(BfvError::Poly(poly::PolyError::ContextMismatch))));
 }
 
-/// Plaintexts kept on the backend: decryption to one gives `decrypt`'s plaintext, encryption
-/// of one gives `encrypt_with_seed`'s ciphertext bit for bit, uploads round-trip, and
-/// plaintexts, keys and ciphertexts of other parameters are refused.
+/// Plaintexts kept on the backend: decryption to one gives `decrypt`'s plaintext; encryption
+/// (public and secret key) and the plaintext operations give the ciphertexts of the host
+/// plaintext bit for bit; uploads round-trip; plaintexts, keys and ciphertexts of other
+/// parameters are refused.
 #[test]
 fn resident_plaintexts_match_host_plaintexts() {
     for variant in VARIANTS {
@@ -358,10 +359,41 @@ fn resident_plaintexts_match_host_plaintexts() {
         let pk = context.public_key_from_seed(&sk, &seed(2)).unwrap();
         let resident = context.upload_plaintext(&pt).unwrap();
         assert_eq!(resident.to_plaintext().unwrap(), pt);
-        let ct = context.encrypt_resident_with_seed(&resident, &pk, &seed(3)).unwrap();
+        let ct = context.encrypt_with_seed(&resident, &pk, &seed(3)).unwrap();
         assert_eq!(
             context.download(&ct).unwrap(),
             context.download(&context.encrypt_with_seed(&pt, &pk, &seed(3)).unwrap()).unwrap()
+        );
+        // Plaintext operations with either kind of operand: the same ciphertexts.
+        let operand: Vec<u64> = (0..4096).map(|_| rng.gen_range(0..t)).collect();
+        let host_operand = encoder.encode(&operand).unwrap();
+        let resident_operand = context.upload_plaintext(&host_operand).unwrap();
+        let same = |a: bfv::Ciphertext<CpuBackend>, b: bfv::Ciphertext<CpuBackend>, what: &str| {
+            assert_eq!(context.download(&a).unwrap(), context.download(&b).unwrap(), "{variant:?}: {what}");
+        };
+        same(
+            context.add_plain(&ct, &host_operand).unwrap(),
+            context.add_plain(&ct, &resident_operand).unwrap(),
+            "add_plain",
+        );
+        same(
+            context.sub_plain(&ct, &host_operand).unwrap(),
+            context.sub_plain(&ct, &resident_operand).unwrap(),
+            "sub_plain",
+        );
+        same(
+            context.mul_plain(&ct, &host_operand).unwrap(),
+            context.mul_plain(&ct, &resident_operand).unwrap(),
+            "mul_plain",
+        );
+        same(
+            context
+                .expand(&context.encrypt_symmetric_with_seeds(&host_operand, &sk, &seed(5), &seed(6)).unwrap())
+                .unwrap(),
+            context
+                .expand(&context.encrypt_symmetric_with_seeds(&resident_operand, &sk, &seed(5), &seed(6)).unwrap())
+                .unwrap(),
+            "encrypt_symmetric",
         );
         let decrypted = context.decrypt_resident(&ct, &sk).unwrap();
         assert_eq!(decrypted.to_plaintext().unwrap(), context.decrypt(&ct, &sk).unwrap());
@@ -378,9 +410,11 @@ fn resident_plaintexts_match_host_plaintexts() {
             other => panic!("expected a {what} mismatch, got {other:?}"),
         };
         mismatch("plaintext", context.upload_plaintext(&other_pt).map(drop));
-        mismatch("plaintext", context.encrypt_resident_with_seed(&other_resident, &pk, &seed(3)).map(drop));
-        mismatch("public key", context.encrypt_resident_with_seed(&resident, &other_pk, &seed(3)).map(drop));
+        mismatch("plaintext", context.encrypt_with_seed(&other_resident, &pk, &seed(3)).map(drop));
+        mismatch("public key", context.encrypt_with_seed(&resident, &other_pk, &seed(3)).map(drop));
         mismatch("secret key", context.decrypt_resident(&ct, &other_sk).map(drop));
+        mismatch("plaintext", context.add_plain(&ct, &other_resident).map(drop));
+        mismatch("plaintext", context.mul_plain(&ct, &other_resident).map(drop));
         let product = context.mul(&ct, &ct).unwrap();
         assert!(context.decrypt_resident(&product, &sk).is_ok(), "size 3 decrypts");
     }

@@ -152,18 +152,33 @@ pub fn run_circuit<B: BfvBackend>(
                 1 if !distinct => (context.add(xa, xb).unwrap(), reference.add(va, vb)),
                 0 => (context.add(xa, xb).unwrap(), reference.add(va, vb)),
                 1 => (context.sub(xa, xb).unwrap(), reference.add(va, &reference.neg(vb))),
+                // Plaintext operands from the host or already on the backend, at random.
                 2 => {
                     let p = reference.random(&mut rng, n);
-                    (context.add_plain(xa, &reference.encode(&p)).unwrap(), reference.add(va, &p))
+                    let sum = if rng.gen_bool(0.5) {
+                        context.add_plain(xa, &reference.encode(&p)).unwrap()
+                    } else {
+                        context.add_plain(xa, &context.upload_plaintext(&reference.encode(&p)).unwrap()).unwrap()
+                    };
+                    (sum, reference.add(va, &p))
                 }
                 _ => {
                     let p = reference.random(&mut rng, n);
-                    (context.sub_plain(xa, &reference.encode(&p)).unwrap(), reference.add(va, &reference.neg(&p)))
+                    let difference = if rng.gen_bool(0.5) {
+                        context.sub_plain(xa, &reference.encode(&p)).unwrap()
+                    } else {
+                        context.sub_plain(xa, &context.upload_plaintext(&reference.encode(&p)).unwrap()).unwrap()
+                    };
+                    (difference, reference.add(va, &reference.neg(&p)))
                 }
             };
             if rng.gen_bool(0.5) {
                 let unit = reference.unit(&mut rng, n);
-                z = context.mul_plain(&z, &reference.encode(&unit)).unwrap();
+                z = if rng.gen_bool(0.5) {
+                    context.mul_plain(&z, &reference.encode(&unit)).unwrap()
+                } else {
+                    context.mul_plain(&z, &context.upload_plaintext(&reference.encode(&unit)).unwrap()).unwrap()
+                };
                 vz = reference.mul(&vz, &unit);
             }
             let (mut y, mut vy) = if rng.gen_bool(0.3) {
@@ -200,7 +215,7 @@ pub fn run_circuit<B: BfvBackend>(
         );
         rng.fill(&mut seed_bytes);
         let seed = Seed::from(seed_bytes);
-        let again = context.encrypt_resident_with_seed(&resident, &pk, &seed).unwrap();
+        let again = context.encrypt_with_seed(&resident, &pk, &seed).unwrap();
         assert!(
             context.download(&again).unwrap()
                 == context.download(&context.encrypt_with_seed(&plaintext, &pk, &seed).unwrap()).unwrap(),
