@@ -255,6 +255,19 @@ impl PlaintextScaling {
         Ok(Poly::from_limbs(ring, data)?)
     }
 
+    /// [`scale_host`](Self::scale_host) or [`lift_host`](Self::lift_host), by `embedding`.
+    pub fn embed_host(
+        &self,
+        ring: &std::sync::Arc<poly::RingContext>,
+        embedding: PlaintextEmbedding,
+        coefficients: &[u64],
+    ) -> Result<Poly<Coeff>> {
+        match embedding {
+            PlaintextEmbedding::Scaled => self.scale_host(ring, coefficients),
+            PlaintextEmbedding::Lifted => self.lift_host(ring, coefficients),
+        }
+    }
+
     /// The plaintext `m` lifted to `(-t/2, t/2]` over `ring`, limb-major, coefficient
     /// representation, on the host: limb `i`, coefficient `j` is `m_j mod q_i` for
     /// `m_j <= floor(t/2)` and `-(t - m_j) mod q_i` above (the operand of a plaintext
@@ -266,6 +279,33 @@ impl PlaintextScaling {
         Ok(Poly::from_signed_coeffs(ring, &centered)?)
     }
 }
+
+/// How a plaintext `m` becomes a polynomial over `q` ([`BfvBackend::embed_plaintext`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum PlaintextEmbedding {
+    /// `round(q m / t)` (encryption, plaintext addition): [`PlaintextScaling::scale_host`].
+    Scaled,
+    /// `m` lifted to `(-t/2, t/2]` (plaintext multiplication): [`PlaintextScaling::lift_host`].
+    Lifted,
+}
+
+/// Where a plaintext's `N` coefficients are: on the host, or on the backend
+/// ([`ResidentPlaintext`](crate::ResidentPlaintext)'s words).
+#[derive(Debug)]
+pub enum PlaintextWords<'a, B: BfvBackend> {
+    /// Host coefficients.
+    Host(&'a [u64]),
+    /// Coefficients on the backend.
+    Resident(&'a B::PlainWords),
+}
+
+impl<B: BfvBackend> Clone for PlaintextWords<'_, B> {
+    fn clone(&self) -> Self {
+        *self
+    }
+}
+
+impl<B: BfvBackend> Copy for PlaintextWords<'_, B> {}
 
 /// A [`Backend`] the BFV scheme runs on: the ring operations of [`Backend`] plus the RNS
 /// steps and zeroization. The provided methods run the RNS steps on the host; a backend
@@ -358,20 +398,6 @@ pub trait BfvBackend: Backend + Clone {
         self.decrypt_scale(tables, &phase)
     }
 
-    /// `round(q m / t)` over `context` (the ring `q`) for the `N` plaintext coefficients `m`
-    /// (in `[0, t)`), coefficient representation: [`PlaintextScaling::scale_host`]'s values.
-    /// The provided method scales on the host and uploads the `L N` words; a device backend
-    /// uploads the `N` coefficients and scales there.
-    fn scale_plaintext(
-        &self,
-        context: &Self::Context,
-        scaling: &PlaintextScaling,
-        coefficients: &[u64],
-    ) -> Result<Self::Poly<Coeff>> {
-        let host = scaling.scale_host(self.ring(context), coefficients)?;
-        self.upload(context, &host).map_err(BfvError::from_backend)
-    }
-
     /// The `N` coefficients (in `[0, t)`) of a plaintext kept where the backend keeps its
     /// data, for [`ResidentPlaintext`](crate::ResidentPlaintext): a host vector on the CPU, a
     /// device buffer on the GPU.
@@ -399,42 +425,29 @@ pub trait BfvBackend: Backend + Clone {
         self.upload_plain_words(&coefficients)
     }
 
-    /// [`scale_plaintext`](Self::scale_plaintext) of coefficients already on the backend. The
-    /// provided method downloads them first; a device backend scales them where they are.
-    fn scale_plaintext_resident(
+    /// The plaintext `m` (`N` coefficients in `[0, t)`, on the host or on this backend) as a
+    /// polynomial over `context` (the ring `q`), coefficient representation, by `embedding`:
+    /// [`PlaintextScaling::scale_host`]'s or [`PlaintextScaling::lift_host`]'s values. The
+    /// provided method computes them on the host (downloading resident words first) and
+    /// uploads the `L N` words; a device backend moves at most the `N` coefficients and
+    /// computes the rest where its data is.
+    fn embed_plaintext(
         &self,
         context: &Self::Context,
         scaling: &PlaintextScaling,
-        words: &Self::PlainWords,
+        embedding: PlaintextEmbedding,
+        words: PlaintextWords<'_, Self>,
     ) -> Result<Self::Poly<Coeff>> {
-        let coefficients = self.download_plain_words(words)?;
-        self.scale_plaintext(context, scaling, &coefficients)
-    }
-
-    /// The plaintext `m` (`N` coefficients in `[0, t)`) lifted to `(-t/2, t/2]` over `context`
-    /// (the ring `q`), coefficient representation: [`PlaintextScaling::lift_host`]'s values, the
-    /// operand of a plaintext multiplication. The provided method lifts on the host and
-    /// uploads the `L N` words; a device backend uploads the `N` coefficients and lifts there.
-    fn lift_plaintext(
-        &self,
-        context: &Self::Context,
-        scaling: &PlaintextScaling,
-        coefficients: &[u64],
-    ) -> Result<Self::Poly<Coeff>> {
-        let host = scaling.lift_host(self.ring(context), coefficients)?;
+        let downloaded;
+        let coefficients = match words {
+            PlaintextWords::Host(coefficients) => coefficients,
+            PlaintextWords::Resident(words) => {
+                downloaded = self.download_plain_words(words)?;
+                &downloaded
+            }
+        };
+        let host = scaling.embed_host(self.ring(context), embedding, coefficients)?;
         self.upload(context, &host).map_err(BfvError::from_backend)
-    }
-
-    /// [`lift_plaintext`](Self::lift_plaintext) of coefficients already on the backend. The
-    /// provided method downloads them first; a device backend lifts them where they are.
-    fn lift_plaintext_resident(
-        &self,
-        context: &Self::Context,
-        scaling: &PlaintextScaling,
-        words: &Self::PlainWords,
-    ) -> Result<Self::Poly<Coeff>> {
-        let coefficients = self.download_plain_words(words)?;
-        self.lift_plaintext(context, scaling, &coefficients)
     }
 
     /// Overwrites `poly` with zeros in a way the compiler cannot elide (secret keys call it
@@ -468,34 +481,6 @@ impl BfvBackend for CpuBackend {
         self.decrypt_scale_sum(tables, c0, value, factor)
     }
 
-    fn scale_plaintext_resident(
-        &self,
-        context: &Self::Context,
-        scaling: &PlaintextScaling,
-        words: &Vec<u64>,
-    ) -> Result<Poly<Coeff>> {
-        scaling.scale_host(context, words)
-    }
-
-    fn lift_plaintext(
-        &self,
-        context: &Self::Context,
-        scaling: &PlaintextScaling,
-        coefficients: &[u64],
-    ) -> Result<Poly<Coeff>> {
-        // The host values are the polynomial: no upload copy.
-        scaling.lift_host(context, coefficients)
-    }
-
-    fn lift_plaintext_resident(
-        &self,
-        context: &Self::Context,
-        scaling: &PlaintextScaling,
-        words: &Vec<u64>,
-    ) -> Result<Poly<Coeff>> {
-        scaling.lift_host(context, words)
-    }
-
     fn rns_step(&self, step: RnsStep<'_>, input: &Poly<Coeff>, target: &Self::Context) -> Result<Poly<Coeff>> {
         step.apply_poly(input, target)
     }
@@ -504,14 +489,19 @@ impl BfvBackend for CpuBackend {
         decrypt_scale_host(tables, input.context().degree(), input.as_slice())
     }
 
-    fn scale_plaintext(
+    fn embed_plaintext(
         &self,
         context: &Self::Context,
         scaling: &PlaintextScaling,
-        coefficients: &[u64],
+        embedding: PlaintextEmbedding,
+        words: PlaintextWords<'_, Self>,
     ) -> Result<Poly<Coeff>> {
         // The host values are the polynomial: no upload copy.
-        scaling.scale_host(context, coefficients)
+        let coefficients = match words {
+            PlaintextWords::Host(coefficients) => coefficients,
+            PlaintextWords::Resident(words) => words.as_slice(),
+        };
+        scaling.embed_host(context, embedding, coefficients)
     }
 
     fn zeroize<R: Representation>(&self, poly: &mut Poly<R>) -> Result<()> {
@@ -560,33 +550,6 @@ impl BfvBackend for poly_cuda::GpuBackend {
             MulTables::Behz(behz) => GpuBehz::cached(device, behz).and_then(|g| g.decrypt_sum_resident(&x, c0)),
         };
         output.map_err(gpu_rns_error)
-    }
-
-    fn scale_plaintext_resident(
-        &self,
-        context: &poly_cuda::GpuContext,
-        scaling: &PlaintextScaling,
-        words: &Self::PlainWords,
-    ) -> Result<poly_cuda::DevicePoly<Coeff>> {
-        gpu_plaintext_kernel(self, PlaintextKernel::Scale, context, scaling, PlaintextSource::Device(words))
-    }
-
-    fn lift_plaintext(
-        &self,
-        context: &poly_cuda::GpuContext,
-        scaling: &PlaintextScaling,
-        coefficients: &[u64],
-    ) -> Result<poly_cuda::DevicePoly<Coeff>> {
-        gpu_plaintext_kernel(self, PlaintextKernel::Lift, context, scaling, PlaintextSource::Host(coefficients))
-    }
-
-    fn lift_plaintext_resident(
-        &self,
-        context: &poly_cuda::GpuContext,
-        scaling: &PlaintextScaling,
-        words: &Self::PlainWords,
-    ) -> Result<poly_cuda::DevicePoly<Coeff>> {
-        gpu_plaintext_kernel(self, PlaintextKernel::Lift, context, scaling, PlaintextSource::Device(words))
     }
 
     fn rns_step(
@@ -638,13 +601,14 @@ impl BfvBackend for poly_cuda::GpuBackend {
         }
     }
 
-    fn scale_plaintext(
+    fn embed_plaintext(
         &self,
         context: &poly_cuda::GpuContext,
         scaling: &PlaintextScaling,
-        coefficients: &[u64],
+        embedding: PlaintextEmbedding,
+        words: PlaintextWords<'_, Self>,
     ) -> Result<poly_cuda::DevicePoly<Coeff>> {
-        gpu_plaintext_kernel(self, PlaintextKernel::Scale, context, scaling, PlaintextSource::Host(coefficients))
+        gpu_embed_plaintext(self, context, scaling, embedding, words)
     }
 
     fn forward_copy(&self, poly: &poly_cuda::DevicePoly<Coeff>) -> Result<poly_cuda::DevicePoly<Eval>> {
@@ -687,37 +651,17 @@ impl BfvBackend for poly_cuda::GpuBackend {
     }
 }
 
-/// Where the `N` plaintext coefficients of [`gpu_plaintext_kernel`] are.
-#[cfg(feature = "cuda")]
-#[derive(Clone, Copy)]
-enum PlaintextSource<'a> {
-    /// On the host: uploaded with the delta table in one copy.
-    Host(&'a [u64]),
-    /// Already on the device (a resident plaintext): only the `2 L` delta words are uploaded.
-    Device(&'a poly_cuda::cudarc::driver::CudaSlice<u64>),
-}
-
-/// The two plaintext kernels of `kernels/bfv.cu` (one parameter list).
-#[cfg(feature = "cuda")]
-#[derive(Clone, Copy)]
-enum PlaintextKernel {
-    /// `bfv_scale_plaintext`: `round(q m / t)` over `q`.
-    Scale,
-    /// `bfv_lift_plaintext`: `m` lifted to `(-t/2, t/2]` over `q`.
-    Lift,
-}
-
-/// Launches `kernel` of `kernels/bfv.cu` for `backend` (errors with `WrongContext` for a
-/// context of another device): one upload (of the `N` coefficients and the `2 L`
+/// Launches `bfv_scale_plaintext` or `bfv_lift_plaintext` of `kernels/bfv.cu` for `backend`
+/// (errors with `WrongContext` for a context or words of another device): one upload (of the `N` coefficients and the `2 L`
 /// delta words, or of the delta words alone for coefficients already on the device), one
 /// kernel writing the `L N` values.
 #[cfg(feature = "cuda")]
-fn gpu_plaintext_kernel(
+fn gpu_embed_plaintext(
     backend: &poly_cuda::GpuBackend,
-    kernel: PlaintextKernel,
     context: &poly_cuda::GpuContext,
     scaling: &PlaintextScaling,
-    source: PlaintextSource<'_>,
+    embedding: PlaintextEmbedding,
+    source: PlaintextWords<'_, poly_cuda::GpuBackend>,
 ) -> Result<poly_cuda::DevicePoly<Coeff>> {
     use poly_cuda::GpuError;
     use poly_cuda::cudarc::driver::{LaunchConfig, PushKernelArg};
@@ -730,8 +674,8 @@ fn gpu_plaintext_kernel(
     let ring = context.ring();
     let (n, limbs) = (ring.degree(), ring.num_limbs());
     let given = match source {
-        PlaintextSource::Host(coefficients) => coefficients.len(),
-        PlaintextSource::Device(words) => words.len(),
+        PlaintextWords::Host(coefficients) => coefficients.len(),
+        PlaintextWords::Resident(words) => words.len(),
     };
     if given != n {
         return Err(BfvError::Poly(poly::PolyError::LengthMismatch { expected: n, actual: given }));
@@ -744,7 +688,7 @@ fn gpu_plaintext_kernel(
     }
     let device = context.device();
     let stream = device.stream();
-    if let PlaintextSource::Device(words) = source
+    if let PlaintextWords::Resident(words) = source
         && !std::sync::Arc::ptr_eq(words.stream(), stream)
     {
         return Err(BfvError::from_backend(GpuError::WrongContext));
@@ -757,23 +701,23 @@ fn gpu_plaintext_kernel(
     let (log_n, limbs_arg) = (n.trailing_zeros() as i32, limbs as i32);
 
     let mut upload = Vec::with_capacity(n + 2 * limbs);
-    if let PlaintextSource::Host(coefficients) = source {
+    if let PlaintextWords::Host(coefficients) = source {
         upload.extend_from_slice(coefficients);
     }
     upload.extend_from_slice(scaling.delta_table());
     let uploaded =
         stream.clone_htod(&upload).map_err(|e| BfvError::from_backend(GpuError::driver("cuMemcpyHtoDAsync", e)))?;
     let (coefficients, delta) = match source {
-        PlaintextSource::Host(_) => (uploaded.slice(..n), uploaded.slice(n..)),
-        PlaintextSource::Device(words) => (words.slice(..), uploaded.slice(..)),
+        PlaintextWords::Host(_) => (uploaded.slice(..n), uploaded.slice(n..)),
+        PlaintextWords::Resident(words) => (words.slice(..), uploaded.slice(..)),
     };
     // SAFETY: the kernel writes every one of the L N values (each coefficient in every limb)
     // before anything reads them.
     let mut out = unsafe { stream.alloc::<u64>(n * limbs) }
         .map_err(|e| BfvError::from_backend(GpuError::alloc(n * limbs * size_of::<u64>(), e)))?;
-    let name = match kernel {
-        PlaintextKernel::Scale => "bfv_scale_plaintext",
-        PlaintextKernel::Lift => "bfv_lift_plaintext",
+    let name = match embedding {
+        PlaintextEmbedding::Scaled => "bfv_scale_plaintext",
+        PlaintextEmbedding::Lifted => "bfv_lift_plaintext",
     };
     let function = device.kernels().function("bfv", name).map_err(BfvError::from_backend)?;
     let blocks = u32::try_from(n.div_ceil(THREADS as usize)).unwrap_or(u32::MAX).max(1);

@@ -29,7 +29,7 @@ use std::sync::Arc;
 use num_bigint::BigUint;
 use poly::{Coeff, Eval, Poly, Seed};
 
-use crate::backend::{BfvBackend, PlaintextScaling};
+use crate::backend::{BfvBackend, PlaintextEmbedding, PlaintextScaling, PlaintextWords};
 use crate::{BfvError, BfvParameters, Result};
 
 /// Converts a backend's error into [`BfvError`].
@@ -106,9 +106,10 @@ impl<B: BfvBackend> BfvContext<B> {
         }
     }
 
-    /// The plaintext scaling constants (`floor(q / t) mod q_i`, `q mod t`, `t`).
-    pub(crate) fn scaling(&self) -> &PlaintextScaling {
-        &self.scaling
+    /// The plaintext `words` as a polynomial over `q` on the backend, by `embedding`
+    /// ([`BfvBackend::embed_plaintext`] with this context's scaling constants).
+    pub(crate) fn embed(&self, embedding: PlaintextEmbedding, words: PlaintextWords<'_, B>) -> Result<B::Poly<Coeff>> {
+        self.backend.embed_plaintext(&self.ring_q, &self.scaling, embedding, words)
     }
 
     /// Copies `ciphertext` to the host: its polynomials over `q`, coefficient representation.

@@ -50,7 +50,7 @@ mod resident;
 mod scheme;
 mod serialize;
 
-pub use backend::{BfvBackend, PlaintextScaling, RnsStep};
+pub use backend::{BfvBackend, PlaintextEmbedding, PlaintextScaling, PlaintextWords, RnsStep};
 pub use context::{BfvContext, Ciphertext, EvalPair, PublicKey, RelinKey, SecretKey, SeededCiphertext};
 pub use encoding::{BatchEncoder, CoefficientEncoder, Plaintext};
 pub use error::BfvError;

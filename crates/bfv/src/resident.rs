@@ -10,7 +10,7 @@ use std::sync::Arc;
 
 use poly::{Coeff, Eval};
 
-use crate::backend::BfvBackend;
+use crate::backend::{BfvBackend, PlaintextEmbedding, PlaintextWords};
 use crate::context::{BackendResult, BfvContext, Ciphertext, SecretKey};
 use crate::{BfvParameters, Plaintext, Result};
 
@@ -48,12 +48,12 @@ impl<B: BfvBackend> PlaintextOperand<B> for Plaintext {
 
     fn scaled_on(&self, context: &BfvContext<B>) -> Result<B::Poly<Coeff>> {
         context.check(Plaintext::params(self), "plaintext")?;
-        context.backend.scale_plaintext(&context.ring_q, context.scaling(), self.coefficients())
+        context.embed(PlaintextEmbedding::Scaled, PlaintextWords::Host(self.coefficients()))
     }
 
     fn lifted_on(&self, context: &BfvContext<B>) -> Result<B::Poly<Eval>> {
         context.check(Plaintext::params(self), "plaintext")?;
-        let lifted = context.backend.lift_plaintext(&context.ring_q, context.scaling(), self.coefficients())?;
+        let lifted = context.embed(PlaintextEmbedding::Lifted, PlaintextWords::Host(self.coefficients()))?;
         context.backend.forward(lifted).be()
     }
 }
@@ -67,12 +67,12 @@ impl<B: BfvBackend> PlaintextOperand<B> for ResidentPlaintext<B> {
 
     fn scaled_on(&self, context: &BfvContext<B>) -> Result<B::Poly<Coeff>> {
         context.check(&self.params, "plaintext")?;
-        context.backend.scale_plaintext_resident(&context.ring_q, context.scaling(), &self.words)
+        context.embed(PlaintextEmbedding::Scaled, PlaintextWords::Resident(&self.words))
     }
 
     fn lifted_on(&self, context: &BfvContext<B>) -> Result<B::Poly<Eval>> {
         context.check(&self.params, "plaintext")?;
-        let lifted = context.backend.lift_plaintext_resident(&context.ring_q, context.scaling(), &self.words)?;
+        let lifted = context.embed(PlaintextEmbedding::Lifted, PlaintextWords::Resident(&self.words))?;
         context.backend.forward(lifted).be()
     }
 }

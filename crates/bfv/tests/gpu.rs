@@ -121,7 +121,8 @@ mod on_device {
     /// `m = 0`, `t - 1` and random `m`, on 1 and 5 limbs of 61 bits and 3 of 30 bits.
     #[test]
     fn gpu_plaintext_scaling_equals_host() {
-        use bfv::PlaintextScaling;
+        use bfv::PlaintextEmbedding::{Lifted, Scaled};
+        use bfv::{PlaintextScaling, PlaintextWords};
         use poly::{Backend, RingContext};
         let Some(gpu) = gpu_backend() else { return };
         let degree = 4096;
@@ -146,16 +147,16 @@ mod on_device {
                 m[0] = 0;
                 m[1] = t - 1;
                 let host = scaling.scale_host(&ring, &m).unwrap();
-                let device = gpu.scale_plaintext(&context, &scaling, &m).unwrap();
+                let device = gpu.embed_plaintext(&context, &scaling, Scaled, PlaintextWords::Host(&m)).unwrap();
                 assert_eq!(gpu.download(&device).unwrap(), host, "t {t}, {limbs} limbs");
                 // The same from coefficients already on the device, and the lift both ways.
                 let words = gpu.upload_plain_words(&m).unwrap();
-                let device = gpu.scale_plaintext_resident(&context, &scaling, &words).unwrap();
+                let device = gpu.embed_plaintext(&context, &scaling, Scaled, PlaintextWords::Resident(&words)).unwrap();
                 assert_eq!(gpu.download(&device).unwrap(), host, "t {t}, {limbs} limbs, resident");
                 let lifted = scaling.lift_host(&ring, &m).unwrap();
-                let device = gpu.lift_plaintext(&context, &scaling, &m).unwrap();
+                let device = gpu.embed_plaintext(&context, &scaling, Lifted, PlaintextWords::Host(&m)).unwrap();
                 assert_eq!(gpu.download(&device).unwrap(), lifted, "lift: t {t}, {limbs} limbs");
-                let device = gpu.lift_plaintext_resident(&context, &scaling, &words).unwrap();
+                let device = gpu.embed_plaintext(&context, &scaling, Lifted, PlaintextWords::Resident(&words)).unwrap();
                 assert_eq!(gpu.download(&device).unwrap(), lifted, "lift: t {t}, {limbs} limbs, resident");
             }
         }
