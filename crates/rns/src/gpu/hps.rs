@@ -1,13 +1,13 @@
 //! [`GpuHps`]: the HPS steps of [`HpsContext`] on the device, word for word.
 
 use poly::Coeff;
-use poly_cuda::cudarc::driver::{CudaSlice, DevicePtr, DevicePtrMut};
+use poly_cuda::cudarc::driver::{DevicePtr, DevicePtrMut};
 use poly_cuda::{DevicePoly, GpuContext, GpuDevice};
 
 use super::launch::{
     ConvertKernel, ConverterLayout, DeviceTables, HostTables, HpsDecryptParams, RnsKernels, plain_modulus_words,
 };
-use super::{Result, ScaleAndRound, check_poly};
+use super::{Result, check_poly};
 use crate::{HpsContext, check_len};
 
 /// Offsets of the scaling tables.
@@ -164,7 +164,7 @@ impl GpuHps {
         check_len("HPS decryption output", self.degree, output.len())?;
         let (input, output) = (self.kernels.read_address(input)?, self.kernels.write_address(output)?);
         // SAFETY: lengths checked above; both buffers are on this stream.
-        unsafe { self.decrypt_raw(input, 0, output) }
+        unsafe { self.decrypt_kernel(input, 0, output) }
     }
 
     /// [`HpsContext::extend_poly`] on the device: `input` over `q`, the result over `q u P`
@@ -206,49 +206,12 @@ impl GpuHps {
         }
         Ok(DevicePoly::from_device_buffer(q, output)?)
     }
-
-    /// [`HpsContext::decrypt_poly`] on the device: the `N` plaintext coefficients in `[0, t)`,
-    /// written by the kernel straight into host memory (waits for the stream). Errors as [`extend_poly`](Self::extend_poly).
-    pub fn decrypt_poly(&self, input: &DevicePoly<Coeff>) -> Result<Vec<u64>> {
-        super::collect_decryption(self, input, None)
-    }
-
-    /// [`decrypt_poly`](Self::decrypt_poly) of `[input + addend]_q`, the sum formed inside the
-    /// scale-and-round kernel (decryption's `c_0 + c_1 s` without a separate addition): the
-    /// same words as `decrypt_poly` of the sum. Errors as [`decrypt_poly`](Self::decrypt_poly),
-    /// for either polynomial.
-    pub fn decrypt_sum_poly(&self, input: &DevicePoly<Coeff>, addend: &DevicePoly<Coeff>) -> Result<Vec<u64>> {
-        super::collect_decryption(self, input, Some(addend))
-    }
-
-    /// [`decrypt_sum_poly`](Self::decrypt_sum_poly)'s words left on the device: a fresh buffer
-    /// of `N` words in `[0, t)` on the device's stream (queued; nothing waits). Errors as
-    /// [`decrypt_poly`](Self::decrypt_poly).
-    pub fn decrypt_sum_resident(
-        &self,
-        input: &DevicePoly<Coeff>,
-        addend: &DevicePoly<Coeff>,
-    ) -> Result<CudaSlice<u64>> {
-        super::resident_decryption(self, input, Some(addend))
-    }
 }
 
-impl ScaleAndRound for GpuHps {
-    const LABELS: [&'static str; 2] = ["HPS decryption input", "HPS decryption addend"];
-
-    fn kernels(&self) -> &RnsKernels {
-        &self.kernels
-    }
-
-    fn q(&self) -> &[u64] {
-        &self.q
-    }
-
-    fn degree(&self) -> usize {
-        self.degree
-    }
-
-    unsafe fn decrypt_raw(&self, input: u64, addend: u64, output: u64) -> Result<()> {
+impl GpuHps {
+    /// Queues decryption's scale-and-round of `[input + addend]_q` (`addend` 0: of `input`)
+    /// into `output` (device addresses; the contract of `ScaleAndRound::decrypt_raw`).
+    unsafe fn decrypt_kernel(&self, input: u64, addend: u64, output: u64) -> Result<()> {
         let layout = &self.layout;
         let params = HpsDecryptParams {
             input,
@@ -268,3 +231,5 @@ impl ScaleAndRound for GpuHps {
         unsafe { self.kernels.hps_decrypt(params) }
     }
 }
+
+super::decryption_methods!(GpuHps, HpsContext, "HPS");

@@ -106,6 +106,66 @@ trait ScaleAndRound {
     unsafe fn decrypt_raw(&self, input: u64, addend: u64, output: u64) -> Result<()>;
 }
 
+/// The decryption entry points of a variant's GPU tables (`$ty`, mirroring `$cpu`), over its
+/// inherent `unsafe fn decrypt_kernel(&self, input, addend, output)` and its fields
+/// `kernels`, `q`, `degree`: [`ScaleAndRound`] and the public `decrypt_poly`,
+/// `decrypt_sum_poly` and `decrypt_sum_resident`.
+macro_rules! decryption_methods {
+    ($ty:ident, $cpu:ident, $label:literal) => {
+        impl $ty {
+            #[doc = concat!("[`", stringify!($cpu), "::decrypt_poly`] on the device: the `N` plaintext")]
+            /// coefficients in `[0, t)`, written by the kernel straight into mapped host memory
+            /// ([`GpuDevice::collect_words`](poly_cuda::GpuDevice::collect_words); waits for the
+            /// stream). Errors as [`extend_poly`](Self::extend_poly).
+            pub fn decrypt_poly(&self, input: &DevicePoly<Coeff>) -> Result<Vec<u64>> {
+                super::collect_decryption(self, input, None)
+            }
+
+            /// [`decrypt_poly`](Self::decrypt_poly) of `[input + addend]_q`, the sum formed inside
+            /// the scale-and-round kernel (decryption's `c_0 + c_1 s` without a separate
+            /// addition): the same words as `decrypt_poly` of the sum. Errors as
+            /// [`decrypt_poly`](Self::decrypt_poly), for either polynomial.
+            pub fn decrypt_sum_poly(&self, input: &DevicePoly<Coeff>, addend: &DevicePoly<Coeff>) -> Result<Vec<u64>> {
+                super::collect_decryption(self, input, Some(addend))
+            }
+
+            /// [`decrypt_sum_poly`](Self::decrypt_sum_poly)'s words left on the device: a fresh
+            /// buffer of `N` words in `[0, t)` on the device's stream (queued; nothing waits).
+            /// Errors as [`decrypt_poly`](Self::decrypt_poly).
+            pub fn decrypt_sum_resident(
+                &self,
+                input: &DevicePoly<Coeff>,
+                addend: &DevicePoly<Coeff>,
+            ) -> Result<poly_cuda::cudarc::driver::CudaSlice<u64>> {
+                super::resident_decryption(self, input, Some(addend))
+            }
+        }
+
+        impl super::ScaleAndRound for $ty {
+            const LABELS: [&'static str; 2] =
+                [concat!($label, " decryption input"), concat!($label, " decryption addend")];
+
+            fn kernels(&self) -> &super::launch::RnsKernels {
+                &self.kernels
+            }
+
+            fn q(&self) -> &[u64] {
+                &self.q
+            }
+
+            fn degree(&self) -> usize {
+                self.degree
+            }
+
+            unsafe fn decrypt_raw(&self, input: u64, addend: u64, output: u64) -> Result<()> {
+                // SAFETY: the trait's contract is the kernel's (the caller's duty).
+                unsafe { self.decrypt_kernel(input, addend, output) }
+            }
+        }
+    };
+}
+use decryption_methods;
+
 /// The device addresses of decryption's input and addend (0 for none), after checking both
 /// rings against `q` on the kernels' device.
 fn decryption_inputs<D: ScaleAndRound>(
