@@ -133,7 +133,7 @@ impl<B: BfvBackend> BfvContext<B> {
     }
 
     /// Errors with [`BfvError::InvalidGaloisElement`] unless `element` is odd and below `2N`.
-    fn check_galois_element(&self, element: u64) -> Result<()> {
+    pub(crate) fn check_galois_element(&self, element: u64) -> Result<()> {
         let two_n = 2 * self.params.degree() as u64;
         if element % 2 == 1 && element < two_n {
             Ok(())

@@ -1,54 +1,143 @@
-//! Byte encodings of ciphertexts, so they can travel: a full [`Ciphertext`] and the half-size
-//! [`SeededCiphertext`] (its `c_0` and the 32-byte public seed of `c_1`).
+//! Byte encodings, so that ciphertexts and keys can travel and be stored: a full
+//! [`Ciphertext`], the half-size [`SeededCiphertext`] (its `c_0` and the 32-byte public seed of
+//! `c_1`), and the keys: [`PublicKey`], [`RelinKey`], [`GaloisKeys`] (to ship the evaluation
+//! keys to a server) and [`SecretKey`].
 //!
-//! Layout (all integers little-endian):
+//! **The bytes of a secret key ([`BfvContext::secret_key_to_bytes`]) are the secret itself**:
+//! anyone who reads them decrypts everything encrypted under the key. Never send them to the
+//! party that evaluates; store them only where the key itself may be kept.
+//!
+//! Layout (all integers little-endian; every polynomial limb-major, `N` words of 8 bytes per
+//! limb, each word below its prime):
 //!
 //! ```text
 //! 8 bytes  "HEGPUBFV"
 //! 1 byte   format version (1)
-//! 1 byte   kind: 1 = ciphertext, 2 = seeded ciphertext
+//! 1 byte   kind: 1 = ciphertext, 2 = seeded ciphertext, 3 = public key,
+//!          4 = relinearization key, 5 = Galois keys, 6 = secret key
 //! 4 bytes  N
 //! 4 bytes  L (number of ciphertext primes)
 //! 8 L      the ciphertext primes q_0 .. q_{L-1}
 //! 8 bytes  t
-//! 4 bytes  number of polynomials k (kind 2: 1)
-//! 32 bytes the public seed (kind 2 only)
-//! 8 k L N  the polynomials c_0, c_1, ... over q, coefficient representation, limb-major
+//! 4 bytes  count c: kind 1: the number of polynomials k; kind 2: 1; kinds 3 and 6: 2;
+//!          kind 4: the number of digits d; kind 5: the number of Galois elements e
+//! -- kinds 3 to 6 only (the evaluation representation depends on the transform):
+//! 4 bytes  K (number of special primes)
+//! 8 K      the special primes p_0 .. p_{K-1}
+//! 1 byte   transform: 0 = NTT, 1 = DGT, 2 = hierarchical DGT
+//! -- the body:
+//! kind 1:  8 k L N        c_0, c_1, ... over q, coefficient representation
+//! kind 2:  32 bytes       the public seed
+//!          8 L N          c_0 over q, coefficient representation
+//! kind 3:  8 2 L N        b, a over q, evaluation representation
+//! kind 4:  8 2 d (L+K) N  b_0, a_0, b_1, a_1, ... over qP, evaluation representation
+//!                         (d: the parameters' number of key-switching digits)
+//! kind 5:  e times, by increasing element:
+//!          8 bytes        the Galois element g (odd, below 2N)
+//!          8 2 d (L+K) N  its b_0, a_0, b_1, a_1, ... over qP, evaluation representation
+//! kind 6:  8 L N          s over q, evaluation representation
+//!          8 (L+K) N      s over qP, evaluation representation
 //! ```
 //!
+//! The ciphertext kinds (1 and 2) have no special primes nor transform in their header.
 //! Decoding checks every field against the context's parameters and every word against its
-//! prime, and errors (never panics) on anything else.
+//! prime, and errors (never panics) on anything else: [`BfvError::Malformed`] for bytes that
+//! are not an encoding of the expected kind (bad magic, version or kind, truncated, trailing
+//! bytes, counts the input cannot hold: refused before allocating),
+//! [`BfvError::ParameterMismatch`] for an encoding made under other parameters (degree,
+//! primes, `t`, special primes or transform), [`BfvError::Poly`] for a word not below its
+//! prime.
 
+use std::collections::BTreeMap;
 use std::sync::Arc;
 
-use poly::{Coeff, Poly, Seed};
+use poly::{Eval, Poly, Representation, RingContext, Seed, TransformKind};
+use zeroize::Zeroizing;
 
 use crate::backend::BfvBackend;
-use crate::context::{BackendResult, BfvContext, Ciphertext, SeededCiphertext};
+use crate::context::{
+    BackendResult, BfvContext, Ciphertext, EvalPair, PublicKey, RelinKey, SecretKey, SeededCiphertext,
+};
+use crate::galois::GaloisKeys;
 use crate::{BfvError, Result};
 
 const MAGIC: &[u8; 8] = b"HEGPUBFV";
 const VERSION: u8 = 1;
-const KIND_CIPHERTEXT: u8 = 1;
-const KIND_SEEDED: u8 = 2;
 
-fn malformed(reason: impl Into<String>) -> BfvError {
-    BfvError::Malformed { what: "ciphertext bytes", reason: reason.into() }
+/// The kinds of encoding: the kind byte, and the names their errors carry.
+#[derive(Clone, Copy)]
+struct Kind {
+    code: u8,
+    /// The `what` of [`BfvError::Malformed`].
+    bytes: &'static str,
+    /// The `what` of [`BfvError::ParameterMismatch`].
+    encoded: &'static str,
+    /// The noun of "not a BFV ...".
+    noun: &'static str,
+}
+
+impl Kind {
+    /// Whether the header carries the special primes and the transform (the key kinds).
+    fn is_key(self) -> bool {
+        self.code >= PUBLIC_KEY.code
+    }
+}
+
+const CIPHERTEXT: Kind =
+    Kind { code: 1, bytes: "ciphertext bytes", encoded: "encoded ciphertext", noun: "full ciphertext" };
+const SEEDED: Kind =
+    Kind { code: 2, bytes: "ciphertext bytes", encoded: "encoded ciphertext", noun: "seeded ciphertext" };
+const PUBLIC_KEY: Kind = Kind { code: 3, bytes: "public key bytes", encoded: "encoded public key", noun: "public key" };
+const RELIN_KEY: Kind = Kind {
+    code: 4,
+    bytes: "relinearization key bytes",
+    encoded: "encoded relinearization key",
+    noun: "relinearization key",
+};
+const GALOIS_KEYS: Kind =
+    Kind { code: 5, bytes: "Galois key bytes", encoded: "encoded Galois keys", noun: "set of Galois keys" };
+const SECRET_KEY: Kind = Kind { code: 6, bytes: "secret key bytes", encoded: "encoded secret key", noun: "secret key" };
+
+fn malformed(what: &'static str, reason: impl Into<String>) -> BfvError {
+    BfvError::Malformed { what, reason: reason.into() }
+}
+
+/// The transform's byte in the header.
+fn transform_code(transform: TransformKind) -> u8 {
+    match transform {
+        TransformKind::Ntt => 0,
+        TransformKind::Dgt => 1,
+        TransformKind::HierarchicalDgt => 2,
+    }
 }
 
 /// A cursor over the bytes being decoded.
 struct Reader<'a> {
     bytes: &'a [u8],
     offset: usize,
+    /// The `what` of its [`BfvError::Malformed`] errors.
+    what: &'static str,
 }
 
 impl<'a> Reader<'a> {
+    fn new(bytes: &'a [u8], kind: Kind) -> Self {
+        Self { bytes, offset: 0, what: kind.bytes }
+    }
+
+    fn malformed(&self, reason: impl Into<String>) -> BfvError {
+        malformed(self.what, reason)
+    }
+
+    fn remaining(&self) -> usize {
+        self.bytes.len().saturating_sub(self.offset)
+    }
+
     fn take(&mut self, count: usize) -> Result<&'a [u8]> {
-        let end = self.offset.checked_add(count).ok_or_else(|| malformed("length overflow"))?;
+        let end = self.offset.checked_add(count).ok_or_else(|| self.malformed("length overflow"))?;
         let slice = self
             .bytes
             .get(self.offset..end)
-            .ok_or_else(|| malformed(format!("truncated: {} bytes needed at offset {}", count, self.offset)))?;
+            .ok_or_else(|| self.malformed(format!("truncated: {} bytes needed at offset {}", count, self.offset)))?;
         self.offset = end;
         Ok(slice)
     }
@@ -68,81 +157,204 @@ impl<'a> Reader<'a> {
         word.copy_from_slice(self.take(8)?);
         Ok(u64::from_le_bytes(word))
     }
+
+    /// `len` words of 8 bytes, into `words` (cleared first).
+    fn words_into(&mut self, len: usize, words: &mut Vec<u64>) -> Result<()> {
+        let bytes = self.take(len.checked_mul(8).ok_or_else(|| self.malformed("length overflow"))?)?;
+        words.clear();
+        words.reserve_exact(len);
+        words.extend(bytes.chunks_exact(8).map(|chunk| {
+            let mut word = [0u8; 8];
+            word.copy_from_slice(chunk);
+            u64::from_le_bytes(word)
+        }));
+        Ok(())
+    }
+
+    /// Errors unless every byte has been read.
+    fn finish(&self) -> Result<()> {
+        if self.offset == self.bytes.len() {
+            Ok(())
+        } else {
+            Err(self.malformed(format!("{} trailing bytes", self.remaining())))
+        }
+    }
+}
+
+/// Appends the words of a host polynomial.
+fn append_words(out: &mut Vec<u8>, words: &[u64]) {
+    for word in words {
+        out.extend_from_slice(&word.to_le_bytes());
+    }
 }
 
 impl<B: BfvBackend> BfvContext<B> {
-    fn header(&self, kind: u8, polys: usize) -> Vec<u8> {
+    /// The length of the header of `kind`.
+    fn header_len(&self, kind: Kind) -> usize {
         let params = &self.params;
-        let mut out = Vec::new();
+        let mut len = 8 + 1 + 1 + 4 + 4 + 8 * params.ciphertext_moduli().len() + 8 + 4;
+        if kind.is_key() {
+            len += 4 + 8 * params.special_moduli().len() + 1;
+        }
+        len
+    }
+
+    /// The header of `kind` with count `count`, in a vector with room for `body` more bytes
+    /// (the exact size: a secret key's bytes are never copied by a reallocation).
+    fn header(&self, kind: Kind, count: usize, body: usize) -> Vec<u8> {
+        let params = &self.params;
+        let mut out = Vec::with_capacity(self.header_len(kind).saturating_add(body));
         out.extend_from_slice(MAGIC);
         out.push(VERSION);
-        out.push(kind);
+        out.push(kind.code);
         out.extend_from_slice(&(params.degree() as u32).to_le_bytes());
         out.extend_from_slice(&(params.ciphertext_moduli().len() as u32).to_le_bytes());
         for &q in params.ciphertext_moduli() {
             out.extend_from_slice(&q.to_le_bytes());
         }
         out.extend_from_slice(&params.plaintext_modulus().to_le_bytes());
-        out.extend_from_slice(&(polys as u32).to_le_bytes());
+        out.extend_from_slice(&(count as u32).to_le_bytes());
+        if kind.is_key() {
+            out.extend_from_slice(&(params.special_moduli().len() as u32).to_le_bytes());
+            for &p in params.special_moduli() {
+                out.extend_from_slice(&p.to_le_bytes());
+            }
+            out.push(transform_code(params.transform()));
+        }
         out
     }
 
-    fn append_poly(&self, out: &mut Vec<u8>, poly: &B::Poly<Coeff>) -> Result<()> {
+    fn append_poly<R: Representation>(&self, out: &mut Vec<u8>, poly: &B::Poly<R>) -> Result<()> {
         let host = self.backend.download(poly).be()?;
-        out.reserve(host.as_slice().len() * 8);
-        for word in host.as_slice() {
-            out.extend_from_slice(&word.to_le_bytes());
-        }
+        append_words(out, host.as_slice());
         Ok(())
     }
 
-    /// Checks the header against this context; returns the kind and the polynomial count.
-    fn read_header(&self, reader: &mut Reader<'_>) -> Result<(u8, usize)> {
+    /// [`append_poly`](Self::append_poly) for a polynomial of the secret: the host copy is
+    /// overwritten with zeros afterwards.
+    fn append_secret_poly(&self, out: &mut Vec<u8>, poly: &B::Poly<Eval>) -> Result<()> {
+        let words = Zeroizing::new(self.backend.download(poly).be()?.into_vec());
+        append_words(out, &words);
+        Ok(())
+    }
+
+    /// Reads the header, checks it against this context and `kind`; returns the count.
+    fn read_header(&self, reader: &mut Reader<'_>, kind: Kind) -> Result<usize> {
         if reader.take(8)? != MAGIC {
-            return Err(malformed("not a BFV ciphertext (bad magic)"));
+            return Err(reader.malformed(format!("not a BFV {} (bad magic)", kind.noun)));
         }
         let version = reader.u8()?;
         if version != VERSION {
-            return Err(malformed(format!("unknown format version {version}")));
+            return Err(reader.malformed(format!("unknown format version {version}")));
         }
-        let kind = reader.u8()?;
+        let code = reader.u8()?;
+        if code != kind.code {
+            return Err(reader.malformed(format!("kind {code} is not a {}", kind.noun)));
+        }
+        let mismatch = BfvError::ParameterMismatch { what: kind.encoded };
         let params = &self.params;
         let degree = reader.u32()? as usize;
         let limbs = reader.u32()? as usize;
         if degree != params.degree() || limbs != params.ciphertext_moduli().len() {
-            return Err(BfvError::ParameterMismatch { what: "encoded ciphertext" });
+            return Err(mismatch);
         }
         for &q in params.ciphertext_moduli() {
             if reader.u64()? != q {
-                return Err(BfvError::ParameterMismatch { what: "encoded ciphertext" });
+                return Err(mismatch);
             }
         }
         if reader.u64()? != params.plaintext_modulus() {
-            return Err(BfvError::ParameterMismatch { what: "encoded ciphertext" });
+            return Err(mismatch);
         }
-        let polys = reader.u32()? as usize;
-        Ok((kind, polys))
+        let count = reader.u32()? as usize;
+        if kind.is_key() {
+            let special = reader.u32()? as usize;
+            if special != params.special_moduli().len() {
+                return Err(mismatch);
+            }
+            for &p in params.special_moduli() {
+                if reader.u64()? != p {
+                    return Err(mismatch);
+                }
+            }
+            let transform = reader.u8()?;
+            if transform > 2 {
+                return Err(reader.malformed(format!("unknown transform {transform}")));
+            }
+            if transform != transform_code(params.transform()) {
+                return Err(mismatch);
+            }
+        }
+        Ok(count)
     }
 
-    fn read_poly(&self, reader: &mut Reader<'_>) -> Result<B::Poly<Coeff>> {
-        let len = self.params.ring_q().poly_len();
-        let bytes = reader.take(len.checked_mul(8).ok_or_else(|| malformed("length overflow"))?)?;
-        let words: Vec<u64> = bytes
-            .chunks_exact(8)
-            .map(|chunk| {
-                let mut word = [0u8; 8];
-                word.copy_from_slice(chunk);
-                u64::from_le_bytes(word)
-            })
-            .collect();
-        let host = Poly::<Coeff>::from_limbs(self.params.ring_q(), words)?;
-        self.backend.upload(&self.ring_q, &host).be()
+    /// A polynomial over `ring` (host) / `device` (backend) in representation `R`.
+    fn read_poly<R: Representation>(
+        &self,
+        reader: &mut Reader<'_>,
+        ring: &Arc<RingContext>,
+        device: &B::Context,
+    ) -> Result<B::Poly<R>> {
+        let mut words = Vec::new();
+        reader.words_into(ring.poly_len(), &mut words)?;
+        let host = Poly::<R>::from_limbs(ring, words)?;
+        self.backend.upload(device, &host).be()
+    }
+
+    /// [`read_poly`](Self::read_poly) for a polynomial of the secret: every host copy is
+    /// overwritten with zeros before this returns.
+    fn read_secret_poly(
+        &self,
+        reader: &mut Reader<'_>,
+        ring: &Arc<RingContext>,
+        device: &B::Context,
+    ) -> Result<B::Poly<Eval>> {
+        let mut words = Zeroizing::new(Vec::new());
+        reader.words_into(ring.poly_len(), &mut words)?;
+        let host = Poly::<Eval>::from_slice(ring, &words)?;
+        let uploaded = self.backend.upload(device, &host).be();
+        drop(Zeroizing::new(host.into_vec()));
+        uploaded
+    }
+
+    /// The bytes of a polynomial over `q` and over `qP`.
+    fn poly_bytes_q(&self) -> usize {
+        self.params.ring_q().poly_len().saturating_mul(8)
+    }
+
+    fn poly_bytes_qp(&self) -> usize {
+        self.params.ring_qp().poly_len().saturating_mul(8)
+    }
+
+    /// The bytes of one key-switching key: `d` pairs over `qP`.
+    fn key_switching_key_bytes(&self) -> usize {
+        self.gadgets.len().saturating_mul(2).saturating_mul(self.poly_bytes_qp())
+    }
+
+    fn append_key_switching_key(&self, out: &mut Vec<u8>, digits: &[EvalPair<B>]) -> Result<()> {
+        for (b, a) in digits {
+            self.append_poly(out, b)?;
+            self.append_poly(out, a)?;
+        }
+        Ok(())
+    }
+
+    fn read_key_switching_key(&self, reader: &mut Reader<'_>) -> Result<Vec<EvalPair<B>>> {
+        let ring = self.params.ring_qp();
+        let mut digits = Vec::with_capacity(self.gadgets.len());
+        for _ in 0..self.gadgets.len() {
+            let b = self.read_poly(reader, ring, &self.ring_qp)?;
+            let a = self.read_poly(reader, ring, &self.ring_qp)?;
+            digits.push((b, a));
+        }
+        Ok(digits)
     }
 
     /// The bytes of `ciphertext` (see the module doc for the layout).
     pub fn ciphertext_to_bytes(&self, ciphertext: &Ciphertext<B>) -> Result<Vec<u8>> {
         self.check(&ciphertext.params, "ciphertext")?;
-        let mut out = self.header(KIND_CIPHERTEXT, ciphertext.polys.len());
+        let body = ciphertext.polys.len().saturating_mul(self.poly_bytes_q());
+        let mut out = self.header(CIPHERTEXT, ciphertext.polys.len(), body);
         for poly in &ciphertext.polys {
             self.append_poly(&mut out, poly)?;
         }
@@ -153,11 +365,8 @@ impl<B: BfvBackend> BfvContext<B> {
     /// are not such an encoding (or have trailing data), [`BfvError::ParameterMismatch`] for
     /// one made under other parameters, [`BfvError::Poly`] for a word not below its prime.
     pub fn ciphertext_from_bytes(&self, bytes: &[u8]) -> Result<Ciphertext<B>> {
-        let mut reader = Reader { bytes, offset: 0 };
-        let (kind, count) = self.read_header(&mut reader)?;
-        if kind != KIND_CIPHERTEXT {
-            return Err(malformed(format!("kind {kind} is not a full ciphertext")));
-        }
+        let mut reader = Reader::new(bytes, CIPHERTEXT);
+        let count = self.read_header(&mut reader, CIPHERTEXT)?;
         if count < 2 {
             return Err(BfvError::InvalidCiphertextSize {
                 operation: "decoding",
@@ -166,21 +375,19 @@ impl<B: BfvBackend> BfvContext<B> {
             });
         }
         // Every polynomial needs its bytes: refuse counts the input cannot hold before allocating.
-        let poly_bytes = self.params.ring_q().poly_len() * 8;
-        if count > bytes.len() / poly_bytes.max(1) {
-            return Err(malformed(format!("{count} polynomials do not fit in {} bytes", bytes.len())));
+        if count > bytes.len() / self.poly_bytes_q().max(1) {
+            return Err(reader.malformed(format!("{count} polynomials do not fit in {} bytes", bytes.len())));
         }
-        let polys = (0..count).map(|_| self.read_poly(&mut reader)).collect::<Result<Vec<_>>>()?;
-        if reader.offset != bytes.len() {
-            return Err(malformed(format!("{} trailing bytes", bytes.len() - reader.offset)));
-        }
+        let ring = self.params.ring_q();
+        let polys = (0..count).map(|_| self.read_poly(&mut reader, ring, &self.ring_q)).collect::<Result<Vec<_>>>()?;
+        reader.finish()?;
         Ok(Ciphertext { params: Arc::clone(&self.params), polys })
     }
 
     /// The bytes of a seeded ciphertext: `c_0` and the public seed, about half a ciphertext.
     pub fn seeded_to_bytes(&self, seeded: &SeededCiphertext<B>) -> Result<Vec<u8>> {
         self.check(&seeded.params, "seeded ciphertext")?;
-        let mut out = self.header(KIND_SEEDED, 1);
+        let mut out = self.header(SEEDED, 1, 32 + self.poly_bytes_q());
         out.extend_from_slice(seeded.public_seed.as_bytes());
         self.append_poly(&mut out, &seeded.c0)?;
         Ok(out)
@@ -189,18 +396,165 @@ impl<B: BfvBackend> BfvContext<B> {
     /// The seeded ciphertext encoded in `bytes` (errors as
     /// [`ciphertext_from_bytes`](Self::ciphertext_from_bytes)).
     pub fn seeded_from_bytes(&self, bytes: &[u8]) -> Result<SeededCiphertext<B>> {
-        let mut reader = Reader { bytes, offset: 0 };
-        let (kind, count) = self.read_header(&mut reader)?;
-        if kind != KIND_SEEDED || count != 1 {
-            return Err(malformed(format!("kind {kind} with {count} polynomials is not a seeded ciphertext")));
+        let mut reader = Reader::new(bytes, SEEDED);
+        let count = self.read_header(&mut reader, SEEDED)?;
+        if count != 1 {
+            return Err(reader.malformed(format!("a seeded ciphertext has 1 polynomial, not {count}")));
         }
         let mut seed = [0u8; 32];
         seed.copy_from_slice(reader.take(32)?);
         let public_seed = Seed::from(seed);
-        let c0 = self.read_poly(&mut reader)?;
-        if reader.offset != bytes.len() {
-            return Err(malformed(format!("{} trailing bytes", bytes.len() - reader.offset)));
-        }
+        let c0 = self.read_poly(&mut reader, self.params.ring_q(), &self.ring_q)?;
+        reader.finish()?;
         Ok(SeededCiphertext { params: Arc::clone(&self.params), c0, public_seed })
+    }
+
+    /// The bytes of `key` (kind 3: `b`, `a` over `q`, evaluation representation; see the
+    /// module doc). Errors with [`BfvError::ParameterMismatch`] for a key of other parameters.
+    pub fn public_key_to_bytes(&self, key: &PublicKey<B>) -> Result<Vec<u8>> {
+        self.check(&key.params, "public key")?;
+        let mut out = self.header(PUBLIC_KEY, 2, 2 * self.poly_bytes_q());
+        self.append_poly(&mut out, &key.b)?;
+        self.append_poly(&mut out, &key.a)?;
+        Ok(out)
+    }
+
+    /// The public key encoded in `bytes`. Errors with [`BfvError::Malformed`] for bytes that
+    /// are not a public key's encoding (or have trailing data), [`BfvError::ParameterMismatch`]
+    /// for one made under other parameters (including another transform),
+    /// [`BfvError::Poly`] for a word not below its prime.
+    pub fn public_key_from_bytes(&self, bytes: &[u8]) -> Result<PublicKey<B>> {
+        let mut reader = Reader::new(bytes, PUBLIC_KEY);
+        let count = self.read_header(&mut reader, PUBLIC_KEY)?;
+        if count != 2 {
+            return Err(reader.malformed(format!("a public key has 2 polynomials, not {count}")));
+        }
+        let ring = self.params.ring_q();
+        let b = self.read_poly(&mut reader, ring, &self.ring_q)?;
+        let a = self.read_poly(&mut reader, ring, &self.ring_q)?;
+        reader.finish()?;
+        Ok(PublicKey { params: Arc::clone(&self.params), b, a })
+    }
+
+    /// The bytes of `key` (kind 4: its digit pairs `(b_j, a_j)` over `qP`, evaluation
+    /// representation; see the module doc). Errors with [`BfvError::ParameterMismatch`] for a
+    /// key of other parameters.
+    pub fn relin_key_to_bytes(&self, key: &RelinKey<B>) -> Result<Vec<u8>> {
+        self.check(&key.params, "relinearization key")?;
+        let mut out = self.header(RELIN_KEY, key.digits.len(), self.key_switching_key_bytes());
+        self.append_key_switching_key(&mut out, &key.digits)?;
+        Ok(out)
+    }
+
+    /// The relinearization key encoded in `bytes`: as many digits as the parameters have
+    /// ([`rns::KeySwitchContext::num_digits`] of
+    /// [`key_switch_tables`](crate::BfvParameters::key_switch_tables)). Errors as
+    /// [`public_key_from_bytes`](Self::public_key_from_bytes); another digit count is
+    /// [`BfvError::Malformed`].
+    pub fn relin_key_from_bytes(&self, bytes: &[u8]) -> Result<RelinKey<B>> {
+        let mut reader = Reader::new(bytes, RELIN_KEY);
+        let count = self.read_header(&mut reader, RELIN_KEY)?;
+        if count != self.gadgets.len() {
+            return Err(
+                reader.malformed(format!("{count} digits; the parameters' key switching has {}", self.gadgets.len()))
+            );
+        }
+        let digits = self.read_key_switching_key(&mut reader)?;
+        reader.finish()?;
+        Ok(RelinKey { params: Arc::clone(&self.params), digits })
+    }
+
+    /// The bytes of `keys` (kind 5: the number of elements, then for each element in
+    /// increasing order the element and its digit pairs over `qP`, evaluation representation;
+    /// see the module doc). Errors with [`BfvError::ParameterMismatch`] for keys of other
+    /// parameters.
+    pub fn galois_keys_to_bytes(&self, keys: &GaloisKeys<B>) -> Result<Vec<u8>> {
+        self.check(&keys.params, "Galois keys")?;
+        let body = keys.keys.len().saturating_mul(self.key_switching_key_bytes().saturating_add(8));
+        let mut out = self.header(GALOIS_KEYS, keys.keys.len(), body);
+        for (&element, digits) in &keys.keys {
+            out.extend_from_slice(&element.to_le_bytes());
+            self.append_key_switching_key(&mut out, digits)?;
+        }
+        Ok(out)
+    }
+
+    /// The Galois keys encoded in `bytes`. Errors as
+    /// [`public_key_from_bytes`](Self::public_key_from_bytes), with
+    /// [`BfvError::InvalidGaloisElement`] for an element that is even or not below `2N`, and
+    /// with [`BfvError::Malformed`] for an element that repeats or comes after a larger one.
+    pub fn galois_keys_from_bytes(&self, bytes: &[u8]) -> Result<GaloisKeys<B>> {
+        let mut reader = Reader::new(bytes, GALOIS_KEYS);
+        let count = self.read_header(&mut reader, GALOIS_KEYS)?;
+        // Every element needs its bytes: refuse counts the input cannot hold before reading.
+        let per_element = self.key_switching_key_bytes().saturating_add(8);
+        if count > reader.remaining() / per_element {
+            return Err(reader.malformed(format!("{count} Galois keys do not fit in {} bytes", bytes.len())));
+        }
+        let mut keys = BTreeMap::new();
+        let mut previous: Option<u64> = None;
+        for _ in 0..count {
+            let element = reader.u64()?;
+            self.check_galois_element(element)?;
+            match previous {
+                Some(last) if last == element => {
+                    return Err(reader.malformed(format!("Galois element {element} appears twice")));
+                }
+                Some(last) if last > element => {
+                    return Err(reader.malformed(format!(
+                        "Galois element {element} after {last}: the elements must be in increasing order"
+                    )));
+                }
+                _ => {}
+            }
+            previous = Some(element);
+            keys.insert(element, self.read_key_switching_key(&mut reader)?);
+        }
+        reader.finish()?;
+        Ok(GaloisKeys { params: Arc::clone(&self.params), keys })
+    }
+
+    /// **The secret itself**: the bytes of `key` (kind 6: `s` over `q` and over `qP`,
+    /// evaluation representation; see the module doc). Whoever holds these bytes decrypts
+    /// every ciphertext under the key and can forge every evaluation key: never send them to
+    /// the evaluating party, keep them only where the key itself may be kept, and overwrite
+    /// them when done (for example by wrapping them in `zeroize::Zeroizing`). The host copies
+    /// made on the way are overwritten with zeros; the returned vector is allocated once at its
+    /// final size, so no stale copy of it is left behind. Errors with
+    /// [`BfvError::ParameterMismatch`] for a key of other parameters.
+    pub fn secret_key_to_bytes(&self, key: &SecretKey<B>) -> Result<Vec<u8>> {
+        self.check(&key.params, "secret key")?;
+        let mut out =
+            Zeroizing::new(self.header(SECRET_KEY, 2, self.poly_bytes_q().saturating_add(self.poly_bytes_qp())));
+        self.append_secret_poly(&mut out, &key.s_q)?;
+        self.append_secret_poly(&mut out, &key.s_qp)?;
+        Ok(core::mem::take(&mut *out))
+    }
+
+    /// The secret key encoded in `bytes` (see [`secret_key_to_bytes`](Self::secret_key_to_bytes):
+    /// these bytes are the secret). The key lives on this context's backend. Errors as
+    /// [`public_key_from_bytes`](Self::public_key_from_bytes); the host copies made on the way
+    /// are overwritten with zeros, and so is a partly decoded key on an error. The two
+    /// polynomials are taken as they are: bytes whose `s` over `q` and over `qP` differ, or
+    /// that are not ternary, decode to a key that decrypts nothing correctly.
+    pub fn secret_key_from_bytes(&self, bytes: &[u8]) -> Result<SecretKey<B>> {
+        let mut reader = Reader::new(bytes, SECRET_KEY);
+        let count = self.read_header(&mut reader, SECRET_KEY)?;
+        if count != 2 {
+            return Err(reader.malformed(format!("a secret key has 2 polynomials, not {count}")));
+        }
+        let mut s_q = self.read_secret_poly(&mut reader, self.params.ring_q(), &self.ring_q)?;
+        let s_qp = match self.read_secret_poly(&mut reader, self.params.ring_qp(), &self.ring_qp) {
+            Ok(s_qp) => s_qp,
+            Err(error) => {
+                // The error is the one to report; a failing device is beyond help here.
+                let _ = self.backend.zeroize(&mut s_q);
+                return Err(error);
+            }
+        };
+        // Dropping the key on an error below overwrites both polynomials.
+        let key = SecretKey { params: Arc::clone(&self.params), backend: self.backend.clone(), s_q, s_qp };
+        reader.finish()?;
+        Ok(key)
     }
 }
