@@ -9,7 +9,8 @@
 //! - [`BfvContext`]: key generation, encryption (public and secret key; the symmetric
 //!   ciphertext travels as a seed for its uniform half), decryption, the exact noise budget,
 //!   and evaluation (add, sub, negate, plaintext add/sub/mul, multiplication, squaring,
-//!   relinearization with one or several special primes), byte encodings of ciphertexts;
+//!   relinearization with one or several special primes), byte encodings of ciphertexts and
+//!   keys;
 //! - [`GaloisKeys`] and the automorphisms of ciphertexts: [`BfvContext::apply_galois`],
 //!   [`BfvContext::rotate_rows`] (both rows of the batching slots, left or right) and
 //!   [`BfvContext::rotate_columns`] (the two rows swapped);

@@ -53,6 +53,15 @@ mod on_device {
             )
             .unwrap();
 
+        // Keys through their byte encodings work as the originals (the bytes are compared
+        // across backends below through the keys' polynomials).
+        let rk_again = context.relin_key_from_bytes(&context.relin_key_to_bytes(&rk).unwrap()).unwrap();
+        let relin_again = context.relinearize(&product, &rk_again).unwrap();
+        assert!(context.download(&relin_again).unwrap() == context.download(&relin).unwrap(), "decoded relin key");
+        let pk_again = context.public_key_from_bytes(&context.public_key_to_bytes(&pk).unwrap()).unwrap();
+        let ca_again = context.encrypt_with_seed(&encoder.encode(&a).unwrap(), &pk_again, &seed(4)).unwrap();
+        assert!(context.download(&ca_again).unwrap() == context.download(&ca).unwrap(), "decoded public key");
+
         let mut out = Vec::new();
         let (pk_b, pk_a) = pk.polys();
         out.push(backend.download(pk_b).unwrap().into_vec());
