@@ -16,7 +16,8 @@
 //! as a user sees it), the device is synchronized, a second event is recorded; the time is
 //! the elapsed time between the two events. Warm-up calls first; the median of `--runs`
 //! (default 100) calls for Encrypt, Decrypt, Add and Mul+Relin, of 20 for KeyGen and for
-//! every operation at `N = 2^16`. CPU (ours and fhe.rs): wall clock, median of a few runs.
+//! every operation at `N = 2^16`; each operation's calls back to back, or with `--interleaved`
+//! one call of each operation per round. CPU (ours and fhe.rs): wall clock, median of a few runs.
 //! KeyGen is secret + public + relinearization key (the Galois key of the rotation is made
 //! outside the timing; fhe.rs is not timed on rotations). Encrypt takes an encoded plaintext on the
 //! host; Decrypt returns the plaintext on the host (not decoded). The resident rows (`encrypt`
@@ -436,16 +437,19 @@ struct RunPlan {
     warmup: usize,
     keygen: usize,
     fast: usize,
+    /// Time the operations round by round (one call of each per round) instead of one
+    /// operation's calls back to back.
+    interleaved: bool,
 }
 
 /// GPU runs: `--runs` of the fast operations (20 at `N = 2^16`), 20 KeyGens, 3 warm-up calls;
 /// `--quick`: at most 10 runs, 3 KeyGens, 1 warm-up call.
 fn gpu_plan(options: &Options, degree: usize) -> RunPlan {
     if options.quick {
-        RunPlan { warmup: 1, keygen: 3, fast: options.runs.clamp(1, 10) }
+        RunPlan { warmup: 1, keygen: 3, fast: options.runs.clamp(1, 10), interleaved: options.interleaved }
     } else {
         let fast = if degree >= 1 << 16 { GPU_SLOW_RUNS } else { options.runs };
-        RunPlan { warmup: GPU_WARMUP, keygen: GPU_SLOW_RUNS, fast }
+        RunPlan { warmup: GPU_WARMUP, keygen: GPU_SLOW_RUNS, fast, interleaved: options.interleaved }
     }
 }
 
@@ -480,7 +484,7 @@ fn compare(what: &str, got: &[u64], expected: &[u64]) -> Result<(), String> {
 
 /// Times our operations on `backend` and checks the results. Returns the timings and
 /// the list of mismatches (empty when every result decrypted correctly).
-fn measure_ours<B: BfvBackend, C: Clock>(
+fn measure_ours<B: BfvBackend + 'static, C: Clock>(
     backend: B,
     clock: &C,
     params: &Arc<BfvParameters>,
@@ -503,22 +507,49 @@ fn measure_ours<B: BfvBackend, C: Clock>(
     let ca = context.encrypt(&pa, &public)?;
     let cb = context.encrypt(&pb, &public)?;
     let (warmup, runs) = (plan.warmup, plan.fast);
-    let [_, encrypt, decrypt, add, mul_relin, rotate, encrypt_resident, decrypt_resident] = &mut samples;
-    time_calls(clock, warmup, runs, || Ok(context.encrypt(&pa, &public)?), encrypt)?;
     let resident_pa = context.upload_plaintext(&pa)?;
-    time_calls(clock, warmup, runs, || Ok(context.encrypt(&resident_pa, &public)?), encrypt_resident)?;
-    time_calls(clock, warmup, runs, || Ok(context.decrypt(&ca, &secret)?), decrypt)?;
-    time_calls(clock, warmup, runs, || Ok(context.decrypt_resident(&ca, &secret)?), decrypt_resident)?;
-    time_calls(clock, warmup, runs, || Ok(context.add(&ca, &cb)?), add)?;
-    time_calls(clock, warmup, runs, || Ok(context.mul_relin(&ca, &cb, &relin)?), mul_relin)?;
     // Slot rotation (batching sets only): the Galois key of x -> x^3, made outside the timing.
     let galois = match check.batch {
         Some(_) => Some(context.generate_galois_keys(&secret, &[context.galois_element_for_row_rotation(1)])?),
         None => None,
     };
-    if let Some(keys) = &galois {
-        time_calls(clock, warmup, runs, || Ok(context.rotate_rows(&ca, 1, keys)?), rotate)?;
+    // Each call's result is kept until its timing has ended (freeing it is not part of the call).
+    type Call<'a> = Box<dyn FnMut() -> BoxResult<Box<dyn std::any::Any>> + 'a>;
+    fn held<T: 'static>(value: T) -> BoxResult<Box<dyn std::any::Any>> {
+        Ok(Box::new(value))
     }
+    let mut calls: Vec<(Op, Call<'_>)> = vec![
+        (Op::Encrypt, Box::new(|| held(context.encrypt(&pa, &public)?))),
+        (Op::EncryptResident, Box::new(|| held(context.encrypt(&resident_pa, &public)?))),
+        (Op::Decrypt, Box::new(|| held(context.decrypt(&ca, &secret)?))),
+        (Op::DecryptResident, Box::new(|| held(context.decrypt_resident(&ca, &secret)?))),
+        (Op::Add, Box::new(|| held(context.add(&ca, &cb)?))),
+        (Op::MulRelin, Box::new(|| held(context.mul_relin(&ca, &cb, &relin)?))),
+    ];
+    if let Some(keys) = &galois {
+        calls.push((Op::Rotate, Box::new(|| held(context.rotate_rows(&ca, 1, keys)?))));
+    }
+    if plan.interleaved {
+        // One call of each operation per round: a slow stretch of the machine touches a few
+        // samples of every operation instead of all samples of one.
+        for (_, call) in &mut calls {
+            for _ in 0..warmup {
+                drop(call()?);
+            }
+        }
+        for _ in 0..runs {
+            for (op, call) in &mut calls {
+                let (result, us) = clock.time(&mut *call)?;
+                samples[op.index()].push(us);
+                drop(result);
+            }
+        }
+    } else {
+        for (op, call) in &mut calls {
+            time_calls(clock, warmup, runs, &mut *call, &mut samples[op.index()])?;
+        }
+    }
+    drop(calls);
 
     let mut mismatches = Vec::new();
     let decrypted = |ct: &bfv::Ciphertext<B>| -> BoxResult<Vec<u64>> { check.decode(&context.decrypt(ct, &secret)?) };
@@ -630,6 +661,8 @@ struct Options {
     list: bool,
     /// GPU timing without the synchronize before the end event (Phantom's method).
     queued: bool,
+    /// Our operations timed round by round (one call of each per round).
+    interleaved: bool,
 }
 
 fn parse_options() -> BoxResult<Options> {
@@ -642,6 +675,7 @@ fn parse_options() -> BoxResult<Options> {
         fhe_65536: false,
         list: false,
         queued: false,
+        interleaved: false,
     };
     let mut args = std::env::args().skip(1);
     while let Some(arg) = args.next() {
@@ -660,9 +694,10 @@ fn parse_options() -> BoxResult<Options> {
             "--fhe-65536" => options.fhe_65536 = true,
             "--list" => options.list = true,
             "--queued" => options.queued = true,
+            "--interleaved" => options.interleaved = true,
             "-h" | "--help" => {
                 println!(
-                    "bfv_bench [--quick] [--sets LIST] [--runs R] [--no-cpu] [--no-fhe] [--fhe-65536] [--queued] [--list]"
+                    "bfv_bench [--quick] [--sets LIST] [--runs R] [--no-cpu] [--no-fhe] [--fhe-65536] [--queued] [--interleaved] [--list]"
                 );
                 std::process::exit(0);
             }
@@ -883,9 +918,9 @@ fn run() -> BoxResult<bool> {
 
             let cpu_timings = if options.cpu && n <= CPU_MAX_DEGREE {
                 let plan = if options.quick {
-                    RunPlan { warmup: 1, keygen: 3, fast: 3 }
+                    RunPlan { warmup: 1, keygen: 3, fast: 3, interleaved: options.interleaved }
                 } else {
-                    RunPlan { warmup: 1, keygen: 3, fast: 7 }
+                    RunPlan { warmup: 1, keygen: 3, fast: 7, interleaved: options.interleaved }
                 };
                 let phase = Instant::now();
                 report("CPU", measure_ours(CpuBackend, &WallClock, &params, &check, plan), phase)
@@ -900,9 +935,9 @@ fn run() -> BoxResult<bool> {
                 fhe_timings = fhe_by_degree.iter().find(|(degree, _)| *degree == n).map(|&(_, timings)| timings);
             } else if fhe_wanted {
                 let plan = if options.quick || n >= 1 << 15 {
-                    RunPlan { warmup: 0, keygen: if slow { 1 } else { 3 }, fast: 3 }
+                    RunPlan { warmup: 0, keygen: if slow { 1 } else { 3 }, fast: 3, interleaved: false }
                 } else {
-                    RunPlan { warmup: 1, keygen: 3, fast: 5 }
+                    RunPlan { warmup: 1, keygen: 3, fast: 5, interleaved: false }
                 };
                 let moduli: Vec<u64> =
                     params.ciphertext_moduli().iter().chain(params.special_moduli()).copied().collect();
@@ -951,6 +986,12 @@ fn run() -> BoxResult<bool> {
         plan_65536.fast,
         plan.keygen,
     );
+    if options.interleaved {
+        println!(
+            "Interleaved (--interleaved): our operations were timed round by round, one call of each per round \
+             (KeyGen apart), so a slow stretch of the machine spreads over all of them."
+        );
+    }
     println!();
     let phantom: Vec<&Measured> = measured.iter().filter(|m| m.set.family == Family::Phantom).collect();
     let seeds: Vec<&Measured> = measured.iter().filter(|m| m.set.family != Family::Phantom).collect();
