@@ -282,6 +282,41 @@ fn steps_for(
                 Ok(())
             })?,
         );
+        if variant == MulVariant::Hps
+            && let Ok(encoder) = bfv::BatchEncoder::new(&params)
+        {
+            let slots: Vec<u64> = (0..ring.degree() as u64).map(|i| (i * 5 + 3) % t).collect();
+            push(
+                "batch encode on the host (BatchEncoder::encode)",
+                time_both(device, runs, |_| {
+                    drop(encoder.encode(&slots)?);
+                    Ok(())
+                })?,
+            );
+            push(
+                "batch encode on the device (encode_resident: upload N words + inverse NTT mod t)",
+                time_both(device, runs, |_| {
+                    drop(encoder.encode_resident(&bfv_context, &slots)?);
+                    Ok(())
+                })?,
+            );
+            let host_plaintext = encoder.encode(&slots)?;
+            let resident = bfv_context.upload_plaintext(&host_plaintext)?;
+            push(
+                "batch decode on the host (BatchEncoder::decode of a host plaintext)",
+                time_both(device, runs, |_| {
+                    drop(encoder.decode(&host_plaintext)?);
+                    Ok(())
+                })?,
+            );
+            push(
+                "batch decode on the device (decode_resident: forward NTT mod t + download N words)",
+                time_both(device, runs, |_| {
+                    drop(encoder.decode_resident(&bfv_context, &resident)?);
+                    Ok(())
+                })?,
+            );
+        }
         if variant == MulVariant::Hps {
             push(
                 "host: Plaintext::from_coefficients of N words",

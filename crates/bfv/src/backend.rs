@@ -411,6 +411,28 @@ pub trait BfvBackend: Backend + Clone {
     /// (`poly_cuda::GpuError::WrongContext` on the GPU) for words of another device.
     fn download_plain_words(&self, words: &Self::PlainWords) -> Result<Vec<u64>>;
 
+    /// The `N` words of `poly`, a polynomial over a one-prime ring (the plaintext ring
+    /// `Z_t[x]` of the batch encoder), as plaintext words, taking over its storage where the
+    /// backend can. Errors (`LengthMismatch`) for a ring of several primes.
+    fn plain_words_from_poly(&self, poly: Self::Poly<Coeff>) -> Result<Self::PlainWords> {
+        let host = self.download(&poly).map_err(BfvError::from_backend)?;
+        if host.context().num_limbs() != 1 {
+            return Err(BfvError::Poly(poly::PolyError::LengthMismatch {
+                expected: host.context().degree(),
+                actual: host.as_slice().len(),
+            }));
+        }
+        self.upload_plain_words(host.as_slice())
+    }
+
+    /// A copy of `words` as a polynomial over `context`, a one-prime ring whose prime exceeds
+    /// every word (the plaintext ring `Z_t[x]`). Errors on a wrong length, or (on the CPU) a
+    /// word not below the prime.
+    fn poly_from_plain_words(&self, context: &Self::Context, words: &Self::PlainWords) -> Result<Self::Poly<Coeff>> {
+        let host = Poly::from_limbs(self.ring(context), self.download_plain_words(words)?)?;
+        self.upload(context, &host).map_err(BfvError::from_backend)
+    }
+
     /// [`decrypt_scale_sum`](Self::decrypt_scale_sum)'s `N` words left on the backend (a
     /// device backend queues the work and waits for nothing). The provided method uploads
     /// `decrypt_scale_sum`'s output.
@@ -468,6 +490,20 @@ impl BfvBackend for CpuBackend {
 
     fn download_plain_words(&self, words: &Vec<u64>) -> Result<Vec<u64>> {
         Ok(words.clone())
+    }
+
+    fn plain_words_from_poly(&self, poly: Poly<Coeff>) -> Result<Vec<u64>> {
+        if poly.context().num_limbs() != 1 {
+            return Err(BfvError::Poly(poly::PolyError::LengthMismatch {
+                expected: poly.context().degree(),
+                actual: poly.as_slice().len(),
+            }));
+        }
+        Ok(poly.into_vec())
+    }
+
+    fn poly_from_plain_words(&self, context: &Self::Context, words: &Vec<u64>) -> Result<Poly<Coeff>> {
+        Ok(Poly::from_limbs(context, words.clone())?)
     }
 
     fn decrypt_scale_sum_resident(
@@ -533,6 +569,43 @@ impl BfvBackend for poly_cuda::GpuBackend {
             return Err(BfvError::from_backend(poly_cuda::GpuError::WrongContext));
         }
         device.download_words(words).map_err(BfvError::from_backend)
+    }
+
+    fn plain_words_from_poly(&self, poly: poly_cuda::DevicePoly<Coeff>) -> Result<Self::PlainWords> {
+        if !std::sync::Arc::ptr_eq(poly.context().device(), self.device()) {
+            return Err(BfvError::from_backend(poly_cuda::GpuError::WrongContext));
+        }
+        if poly.context().num_limbs() != 1 {
+            return Err(BfvError::Poly(poly::PolyError::LengthMismatch {
+                expected: poly.context().degree(),
+                actual: poly.context().ring().poly_len(),
+            }));
+        }
+        Ok(poly.into_device_buffer())
+    }
+
+    fn poly_from_plain_words(
+        &self,
+        context: &poly_cuda::GpuContext,
+        words: &Self::PlainWords,
+    ) -> Result<poly_cuda::DevicePoly<Coeff>> {
+        let device = self.device();
+        if !std::sync::Arc::ptr_eq(context.device(), device) || !std::sync::Arc::ptr_eq(words.stream(), device.stream())
+        {
+            return Err(BfvError::from_backend(poly_cuda::GpuError::WrongContext));
+        }
+        if context.num_limbs() != 1 {
+            return Err(BfvError::Poly(poly::PolyError::LengthMismatch {
+                expected: context.degree(),
+                actual: context.ring().poly_len(),
+            }));
+        }
+        // The words are below t, the ring's one prime (the caller's ring is the plaintext ring).
+        let copy = device
+            .stream()
+            .clone_dtod(words)
+            .map_err(|e| BfvError::from_backend(poly_cuda::GpuError::driver("cuMemcpyDtoDAsync", e)))?;
+        poly_cuda::DevicePoly::from_device_buffer(context, copy).map_err(BfvError::from_backend)
     }
 
     fn decrypt_scale_sum_resident(

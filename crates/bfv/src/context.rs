@@ -51,6 +51,9 @@ pub struct BfvContext<B: BfvBackend> {
     pub(crate) ring_q: B::Context,
     pub(crate) ring_qp: B::Context,
     pub(crate) ring_mul: B::Context,
+    /// The plaintext ring `Z_t[x]` (one prime, NTT) for batch encoding on the backend, when
+    /// `t` is a prime `= 1 mod 2N`.
+    pub(crate) ring_t: Option<B::Context>,
     /// `floor(q / t) mod q_i` (with Shoup companions), `q mod t` and `t`: the plaintext scaling.
     scaling: PlaintextScaling,
     /// The gadget factors `g_j` over `qP`, one per digit.
@@ -70,6 +73,13 @@ impl<B: BfvBackend> BfvContext<B> {
         let ring_q = backend.context(params.ring_q()).be()?;
         let ring_qp = backend.context(params.ring_qp()).be()?;
         let ring_mul = backend.context(params.ring_mul()).be()?;
+        let (n, t) = (params.degree(), params.plaintext_modulus());
+        let ring_t = if modarith::is_prime(t) && t % (2 * n as u64) == 1 {
+            let ring = poly::RingContext::new(n, &[t], poly::TransformKind::Ntt)?;
+            Some(backend.context(&ring).be()?)
+        } else {
+            None
+        };
         let q = params.ciphertext_modulus();
         let t = params.plaintext_modulus();
         let floor_q_over_t = q / t;
@@ -78,7 +88,7 @@ impl<B: BfvBackend> BfvContext<B> {
         let scaling = PlaintextScaling::new(params.ring_q().moduli(), &delta, biguint_mod(q, t), t)?;
         let key_switch = params.key_switch_tables();
         let gadgets = (0..key_switch.num_digits()).map(|j| key_switch.gadget_factor(j)).collect::<rns::Result<_>>()?;
-        Ok(Self { backend, params: Arc::clone(params), ring_q, ring_qp, ring_mul, scaling, gadgets })
+        Ok(Self { backend, params: Arc::clone(params), ring_q, ring_qp, ring_mul, ring_t, scaling, gadgets })
     }
 
     /// The backend.

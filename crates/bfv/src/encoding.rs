@@ -19,7 +19,11 @@ use std::sync::Arc;
 
 use modarith::Modulus;
 use poly::ntt::{NttPlan, bit_reverse};
+use poly::{Eval, Poly};
 
+use crate::backend::BfvBackend;
+use crate::context::{BackendResult, BfvContext};
+use crate::resident::ResidentPlaintext;
 use crate::{BfvError, BfvParameters, Result};
 
 /// An element of `R_t`: `N` coefficients in `[0, t)`, on the host, tied to its parameters.
@@ -211,9 +215,9 @@ impl BatchEncoder {
         self.slot_position.len()
     }
 
-    /// Puts `values[s]` in slot `s` (at most `N` values in `[0, t)`; the other slots hold 0).
-    /// Errors with [`BfvError::TooManyValues`] or [`BfvError::PlaintextOutOfRange`].
-    pub fn encode(&self, values: &[u64]) -> Result<Plaintext> {
+    /// At most `N` slot values in `[0, t)` (the rest zero) put into the NTT's output order.
+    /// Errors as [`encode`](Self::encode).
+    fn evaluations(&self, values: &[u64]) -> Result<Vec<u64>> {
         let n = self.slot_count();
         let t = self.params.plaintext_modulus();
         if values.len() > n {
@@ -226,8 +230,58 @@ impl BatchEncoder {
         for (&position, &value) in self.slot_position.iter().zip(values) {
             evaluations[position] = value;
         }
+        Ok(evaluations)
+    }
+
+    /// Puts `values[s]` in slot `s` (at most `N` values in `[0, t)`; the other slots hold 0).
+    /// Errors with [`BfvError::TooManyValues`] or [`BfvError::PlaintextOutOfRange`].
+    pub fn encode(&self, values: &[u64]) -> Result<Plaintext> {
+        let mut evaluations = self.evaluations(values)?;
         self.plan.inverse_inplace(&mut evaluations)?;
         Ok(Plaintext::from_reduced(&self.params, evaluations))
+    }
+
+    /// [`encode`](Self::encode) with the transform on `context`'s backend: the same plaintext,
+    /// left there (on the GPU the `N` slot values are the only words that cross the bus).
+    /// Errors as `encode`, and with [`BfvError::ParameterMismatch`] for a context of other
+    /// parameters.
+    pub fn encode_resident<B: BfvBackend>(
+        &self,
+        context: &BfvContext<B>,
+        values: &[u64],
+    ) -> Result<ResidentPlaintext<B>> {
+        let ring_t = self.plaintext_ring(context)?;
+        let evaluations = self.evaluations(values)?;
+        let backend = &context.backend;
+        let host = Poly::<Eval>::from_limbs(backend.ring(ring_t), evaluations)?;
+        let coefficients = backend.inverse(backend.upload(ring_t, &host).be()?).be()?;
+        Ok(context.resident(backend.plain_words_from_poly(coefficients)?))
+    }
+
+    /// [`decode`](Self::decode) with the transform on `context`'s backend (on the GPU the `N`
+    /// slot values are the only words that cross the bus). Errors with
+    /// [`BfvError::ParameterMismatch`] for a plaintext or context of other parameters.
+    pub fn decode_resident<B: BfvBackend>(
+        &self,
+        context: &BfvContext<B>,
+        plaintext: &ResidentPlaintext<B>,
+    ) -> Result<Vec<u64>> {
+        let ring_t = self.plaintext_ring(context)?;
+        context.check(plaintext.params(), "plaintext")?;
+        let backend = &context.backend;
+        let coefficients = backend.poly_from_plain_words(ring_t, plaintext.words())?;
+        let evaluations = backend.download(&backend.forward(coefficients).be()?).be()?;
+        let evaluations = evaluations.as_slice();
+        Ok(self.slot_position.iter().map(|&position| evaluations[position]).collect())
+    }
+
+    /// `context`'s plaintext ring, after checking that `context` has this encoder's parameters.
+    fn plaintext_ring<'a, B: BfvBackend>(&self, context: &'a BfvContext<B>) -> Result<&'a B::Context> {
+        context.check(&self.params, "batch encoder")?;
+        context.ring_t.as_ref().ok_or(BfvError::BatchingUnsupported {
+            plaintext_modulus: self.params.plaintext_modulus(),
+            degree: self.params.degree(),
+        })
     }
 
     /// [`encode`](Self::encode) for signed values in `(-t/2, t/2]`.

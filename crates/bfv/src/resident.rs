@@ -98,6 +98,11 @@ impl<B: BfvBackend> fmt::Debug for ResidentPlaintext<B> {
 }
 
 impl<B: BfvBackend> ResidentPlaintext<B> {
+    /// The words on the backend.
+    pub(crate) fn words(&self) -> &B::PlainWords {
+        &self.words
+    }
+
     /// The parameters this plaintext belongs to.
     pub fn params(&self) -> &Arc<BfvParameters> {
         &self.params
@@ -131,7 +136,7 @@ impl<B: BfvBackend> BfvContext<B> {
         Ok(self.resident(words))
     }
 
-    fn resident(&self, words: B::PlainWords) -> ResidentPlaintext<B> {
+    pub(crate) fn resident(&self, words: B::PlainWords) -> ResidentPlaintext<B> {
         ResidentPlaintext { params: Arc::clone(&self.params), backend: self.backend.clone(), words }
     }
 }

@@ -107,6 +107,13 @@ mod on_device {
         out.push(context.decrypt(&mixed, &sk).unwrap().coefficients().to_vec());
         out.push(context.decrypt_resident(&mixed, &sk).unwrap().to_plaintext().unwrap().coefficients().to_vec());
         out.push(round_trip.to_plaintext().unwrap().coefficients().to_vec());
+        // Batch encoding and decoding with the transform on the backend.
+        let encoded = encoder.encode_resident(&context, &a).unwrap();
+        assert!(encoded.to_plaintext().unwrap() == encoder.encode(&a).unwrap(), "encode_resident");
+        out.push(encoded.to_plaintext().unwrap().coefficients().to_vec());
+        let slots = encoder.decode_resident(&context, &context.decrypt_resident(&mixed, &sk).unwrap()).unwrap();
+        assert!(slots == encoder.decode(&context.decrypt(&mixed, &sk).unwrap()).unwrap(), "decode_resident");
+        out.push(slots);
         // Past the shallow presets' depth: compare the budget or the exhausted noise.
         out.push(match context.noise_budget(&mixed, &sk) {
             Ok(budget) => vec![u64::from(budget)],

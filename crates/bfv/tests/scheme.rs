@@ -420,6 +420,67 @@ fn resident_plaintexts_match_host_plaintexts() {
     }
 }
 
+/// The batch encoder with its transform on the backend: the same plaintext as `encode`, the
+/// same slots as `decode`, a whole encode-encrypt-decrypt-decode pipeline without host
+/// plaintexts, and typed errors for bad values, other parameters and a `t` without batching.
+#[test]
+fn batch_encoding_on_the_backend_matches_the_host_encoder() {
+    for transform in TransformKind::ALL {
+        let params = secure_4096(MulVariant::Behz, transform);
+        let context = BfvContext::new(CpuBackend, &params).unwrap();
+        let encoder = BatchEncoder::new(&params).unwrap();
+        let t = params.plaintext_modulus();
+        let mut rng = StdRng::seed_from_u64(13);
+        for count in [0usize, 1, 100, 4096] {
+            let values: Vec<u64> = (0..count).map(|_| rng.gen_range(0..t)).collect();
+            let resident = encoder.encode_resident(&context, &values).unwrap();
+            let host = encoder.encode(&values).unwrap();
+            assert_eq!(resident.to_plaintext().unwrap(), host, "{transform:?}, {count} values");
+            let mut padded = values.clone();
+            padded.resize(4096, 0);
+            assert_eq!(encoder.decode_resident(&context, &resident).unwrap(), padded);
+            assert_eq!(encoder.decode_resident(&context, &context.upload_plaintext(&host).unwrap()).unwrap(), padded);
+        }
+        // Encode, encrypt, multiply, decrypt and decode, the plaintexts never on the host.
+        let sk = context.secret_key_from_seed(&seed(1)).unwrap();
+        let pk = context.public_key_from_seed(&sk, &seed(2)).unwrap();
+        let rk = context.relin_key_from_seed(&sk, &seed(3)).unwrap();
+        let a: Vec<u64> = (0..4096).map(|_| rng.gen_range(0..t)).collect();
+        let b: Vec<u64> = (0..4096).map(|_| rng.gen_range(0..t)).collect();
+        let ca = context.encrypt_with_seed(&encoder.encode_resident(&context, &a).unwrap(), &pk, &seed(4)).unwrap();
+        let cb = context.encrypt_with_seed(&encoder.encode_resident(&context, &b).unwrap(), &pk, &seed(5)).unwrap();
+        let product = context.mul_relin(&ca, &cb, &rk).unwrap();
+        let slots = encoder.decode_resident(&context, &context.decrypt_resident(&product, &sk).unwrap()).unwrap();
+        let expected: Vec<u64> =
+            a.iter().zip(&b).map(|(&x, &y)| ((u128::from(x) * u128::from(y)) % u128::from(t)) as u64).collect();
+        assert_eq!(slots, expected, "{transform:?}");
+    }
+    let params = secure_4096(MulVariant::Hps, TransformKind::Ntt);
+    let context = BfvContext::new(CpuBackend, &params).unwrap();
+    let encoder = BatchEncoder::new(&params).unwrap();
+    let t = params.plaintext_modulus();
+    assert!(matches!(
+        encoder.encode_resident(&context, &[0; 4097]),
+        Err(BfvError::TooManyValues { max: 4096, actual: 4097, .. })
+    ));
+    assert!(matches!(encoder.encode_resident(&context, &[1, t]), Err(BfvError::PlaintextOutOfRange { index: 1, .. })));
+    let other = other_params();
+    let other_context = BfvContext::new(CpuBackend, &other).unwrap();
+    assert!(matches!(
+        encoder.encode_resident(&other_context, &[1]),
+        Err(BfvError::ParameterMismatch { what: "batch encoder" })
+    ));
+    let other_resident =
+        other_context.upload_plaintext(&bfv::CoefficientEncoder::new(&other).encode(&[1]).unwrap()).unwrap();
+    assert!(matches!(
+        encoder.decode_resident(&context, &other_resident),
+        Err(BfvError::ParameterMismatch { what: "plaintext" })
+    ));
+    // t = 2 has no batching: the context has no plaintext ring, and the encoder cannot be made.
+    let boolean = Preset::Secure { log_degree: 12 }.builder().unwrap().plaintext_modulus(2).build().unwrap();
+    assert!(matches!(BatchEncoder::new(&boolean), Err(BfvError::BatchingUnsupported { .. })));
+}
+
 #[test]
 fn zeroize_clears_a_polynomial() {
     use bfv::BfvBackend;

@@ -38,6 +38,11 @@ impl<R: Representation> DevicePoly<R> {
         Ok(Self { context: context.clone(), data, representation: PhantomData })
     }
 
+    /// The device buffer of the values (limb-major, `L N` words), given up by the polynomial.
+    pub fn into_device_buffer(self) -> CudaSlice<u64> {
+        self.data
+    }
+
     /// The zero polynomial.
     pub fn zero(context: &GpuContext) -> Result<Self> {
         let len = context.ring().poly_len();
