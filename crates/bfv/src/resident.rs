@@ -3,7 +3,10 @@
 //! need not cross the bus: [`BfvContext::decrypt_resident`] leaves its output there; encryption
 //! and the plaintext operations take either kind of plaintext ([`PlaintextOperand`]) and scale
 //! or lift a resident one where it is; only [`ResidentPlaintext::to_plaintext`] (before
-//! decoding) and [`BfvContext::upload_plaintext`] (after encoding) move the `N` words.
+//! decoding) and [`BfvContext::upload_plaintext`] (after encoding) move the `N` words, or,
+//! with the batch encoder's transform on the backend
+//! ([`BatchEncoder::encode_resident`](crate::BatchEncoder::encode_resident),
+//! [`decode_resident`](crate::BatchEncoder::decode_resident)), the slot values themselves.
 
 use core::fmt;
 use std::sync::Arc;
