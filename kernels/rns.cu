@@ -172,6 +172,24 @@ __device__ __forceinline__ u64 shuffle_down(const u64 value, const u32 offset) {
     return __shfl_down_sync(0xffffffffu, value, offset);
 }
 
+// A lazy sum of the thread `offset` lanes down the warp (all lanes take part).
+__device__ __forceinline__ FixedPointSum shuffle_down(const FixedPointSum& value, const u32 offset) {
+    FixedPointSum other;
+    other.int_lo = shuffle_down(value.int_lo, offset);
+    other.int_hi = shuffle_down(value.int_hi, offset);
+    other.frac_lo = shuffle_down(value.frac_lo, offset);
+    other.frac_hi = shuffle_down(value.frac_hi, offset);
+    return other;
+}
+
+__device__ __forceinline__ Sum192 shuffle_down(const Sum192& value, const u32 offset) {
+    Sum192 other;
+    other.s0 = shuffle_down(value.s0, offset);
+    other.s1 = shuffle_down(value.s1, offset);
+    other.s2 = shuffle_down(value.s2, offset);
+    return other;
+}
+
 // The mode's epilogue for output limb j of coefficient c of the tile, from its inner product.
 template <int MODE>
 __device__ __forceinline__ void finish_output(const ConvertParams& P, const u32 j, const u32 c, const u64 first,
@@ -260,21 +278,8 @@ __device__ __forceinline__ void convert_body(const ConvertParams& P) {
             if (redundant) sum192_mad(d, value, row[i]);
         }
         for (u32 offset = lanes >> 1; offset > 0; offset >>= 1) {
-            if (fixed_point) {
-                FixedPointSum other;
-                other.int_lo = shuffle_down(s.int_lo, offset);
-                other.int_hi = shuffle_down(s.int_hi, offset);
-                other.frac_lo = shuffle_down(s.frac_lo, offset);
-                other.frac_hi = shuffle_down(s.frac_hi, offset);
-                fixed_point_merge(s, other);
-            }
-            if (redundant) {
-                Sum192 other;
-                other.s0 = shuffle_down(d.s0, offset);
-                other.s1 = shuffle_down(d.s1, offset);
-                other.s2 = shuffle_down(d.s2, offset);
-                sum192_merge(d, other);
-            }
+            if (fixed_point) fixed_point_merge(s, shuffle_down(s, offset));
+            if (redundant) sum192_merge(d, shuffle_down(d, offset));
         }
         if (lane == 0 && c < count) {
             if (fixed_point) {
@@ -522,12 +527,7 @@ extern "C" __global__ void __launch_bounds__(RNS_THREADS) rns_hps_decrypt(const 
         }
         merge_u128(lo, hi, p.lanes);
         for (u32 offset = p.lanes >> 1; offset > 0; offset >>= 1) {
-            FixedPointSum other;
-            other.int_lo = shuffle_down(s.int_lo, offset);
-            other.int_hi = shuffle_down(s.int_hi, offset);
-            other.frac_lo = shuffle_down(s.frac_lo, offset);
-            other.frac_hi = shuffle_down(s.frac_hi, offset);
-            fixed_point_merge(s, other);
+            fixed_point_merge(s, shuffle_down(s, offset));
         }
         u64 r_lo, r_hi;
         fixed_point_rounded(s, r_lo, r_hi);

@@ -26,7 +26,7 @@ use poly_cuda::cudarc::driver::sys::CUevent_flags;
 use poly_cuda::{DevicePoly, GpuContext, GpuDevice};
 use rand::rngs::StdRng;
 use rand::{Rng, SeedableRng};
-use rns::gpu::{GpuBehz, GpuHps};
+use rns::gpu::{GpuBehz, GpuDecryption, GpuHps};
 
 type BoxResult<T> = Result<T, Box<dyn std::error::Error>>;
 

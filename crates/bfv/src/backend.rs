@@ -416,12 +416,7 @@ pub trait BfvBackend: Backend + Clone {
     /// backend can. Errors (`LengthMismatch`) for a ring of several primes.
     fn plain_words_from_poly(&self, poly: Self::Poly<Coeff>) -> Result<Self::PlainWords> {
         let host = self.download(&poly).map_err(BfvError::from_backend)?;
-        if host.context().num_limbs() != 1 {
-            return Err(BfvError::Poly(poly::PolyError::LengthMismatch {
-                expected: host.context().degree(),
-                actual: host.as_slice().len(),
-            }));
-        }
+        check_one_prime(host.context().num_limbs(), host.context().degree())?;
         self.upload_plain_words(host.as_slice())
     }
 
@@ -493,12 +488,7 @@ impl BfvBackend for CpuBackend {
     }
 
     fn plain_words_from_poly(&self, poly: Poly<Coeff>) -> Result<Vec<u64>> {
-        if poly.context().num_limbs() != 1 {
-            return Err(BfvError::Poly(poly::PolyError::LengthMismatch {
-                expected: poly.context().degree(),
-                actual: poly.as_slice().len(),
-            }));
-        }
+        check_one_prime(poly.context().num_limbs(), poly.context().degree())?;
         Ok(poly.into_vec())
     }
 
@@ -575,12 +565,7 @@ impl BfvBackend for poly_cuda::GpuBackend {
         if !std::sync::Arc::ptr_eq(poly.context().device(), self.device()) {
             return Err(BfvError::from_backend(poly_cuda::GpuError::WrongContext));
         }
-        if poly.context().num_limbs() != 1 {
-            return Err(BfvError::Poly(poly::PolyError::LengthMismatch {
-                expected: poly.context().degree(),
-                actual: poly.context().ring().poly_len(),
-            }));
-        }
+        check_one_prime(poly.context().num_limbs(), poly.context().degree())?;
         Ok(poly.into_device_buffer())
     }
 
@@ -594,12 +579,7 @@ impl BfvBackend for poly_cuda::GpuBackend {
         {
             return Err(BfvError::from_backend(poly_cuda::GpuError::WrongContext));
         }
-        if context.num_limbs() != 1 {
-            return Err(BfvError::Poly(poly::PolyError::LengthMismatch {
-                expected: context.degree(),
-                actual: context.ring().poly_len(),
-            }));
-        }
+        check_one_prime(context.num_limbs(), context.degree())?;
         // The words are below t, the ring's one prime (the caller's ring is the plaintext ring).
         let copy = device
             .stream()
@@ -615,14 +595,8 @@ impl BfvBackend for poly_cuda::GpuBackend {
         value: poly_cuda::DevicePoly<Eval>,
         factor: &poly_cuda::DevicePoly<Eval>,
     ) -> Result<Self::PlainWords> {
-        use rns::gpu::{GpuBehz, GpuHps};
         let x = self.inverse_of_product(value, factor)?;
-        let device = self.device();
-        let output = match tables {
-            MulTables::Hps(hps) => GpuHps::cached(device, hps).and_then(|g| g.decrypt_sum_resident(&x, c0)),
-            MulTables::Behz(behz) => GpuBehz::cached(device, behz).and_then(|g| g.decrypt_sum_resident(&x, c0)),
-        };
-        output.map_err(gpu_rns_error)
+        gpu_decryption(self, tables)?.decrypt_sum_resident(&x, c0).map_err(gpu_rns_error)
     }
 
     fn rns_step(
@@ -703,24 +677,12 @@ impl BfvBackend for poly_cuda::GpuBackend {
         value: poly_cuda::DevicePoly<Eval>,
         factor: &poly_cuda::DevicePoly<Eval>,
     ) -> Result<Vec<u64>> {
-        use rns::gpu::{GpuBehz, GpuHps};
         let x = self.inverse_of_product(value, factor)?;
-        let device = self.device();
-        let output = match tables {
-            MulTables::Hps(hps) => GpuHps::cached(device, hps).and_then(|g| g.decrypt_sum_poly(&x, c0)),
-            MulTables::Behz(behz) => GpuBehz::cached(device, behz).and_then(|g| g.decrypt_sum_poly(&x, c0)),
-        };
-        output.map_err(gpu_rns_error)
+        gpu_decryption(self, tables)?.decrypt_sum_poly(&x, c0).map_err(gpu_rns_error)
     }
 
     fn decrypt_scale(&self, tables: &MulTables, input: &poly_cuda::DevicePoly<Coeff>) -> Result<Vec<u64>> {
-        use rns::gpu::{GpuBehz, GpuHps};
-        let device = self.device();
-        let output = match tables {
-            MulTables::Hps(hps) => GpuHps::cached(device, hps).and_then(|g| g.decrypt_poly(input)),
-            MulTables::Behz(behz) => GpuBehz::cached(device, behz).and_then(|g| g.decrypt_poly(input)),
-        };
-        output.map_err(gpu_rns_error)
+        gpu_decryption(self, tables)?.decrypt_poly(input).map_err(gpu_rns_error)
     }
 }
 
@@ -820,6 +782,15 @@ fn gpu_embed_plaintext(
     poly_cuda::DevicePoly::from_device_buffer(context, out).map_err(BfvError::from_backend)
 }
 
+/// Errors with `LengthMismatch` (expected `N` words, given `limbs * N`) unless a ring has one
+/// prime: the plaintext ring `Z_t[x]` whose polynomials are plaintext words.
+fn check_one_prime(limbs: usize, degree: usize) -> Result<()> {
+    if limbs == 1 {
+        return Ok(());
+    }
+    Err(BfvError::Poly(poly::PolyError::LengthMismatch { expected: degree, actual: limbs * degree }))
+}
+
 /// Errors with [`rns::RnsError::LengthMismatch`] unless a key has one pair per digit of `tables`.
 fn check_key_digits(tables: &KeySwitchContext, digits: usize) -> Result<()> {
     if digits == tables.num_digits() {
@@ -830,6 +801,21 @@ fn check_key_digits(tables: &KeySwitchContext, digits: usize) -> Result<()> {
         expected: tables.num_digits(),
         actual: digits,
     }))
+}
+
+/// The variant's decryption tables on `backend`'s device (uploaded once, then cached by `rns`).
+#[cfg(feature = "cuda")]
+fn gpu_decryption(
+    backend: &poly_cuda::GpuBackend,
+    tables: &MulTables,
+) -> Result<std::sync::Arc<dyn rns::gpu::GpuDecryption>> {
+    use rns::gpu::{GpuBehz, GpuDecryption, GpuHps};
+    let device = backend.device();
+    let decryption: rns::gpu::Result<std::sync::Arc<dyn GpuDecryption>> = match tables {
+        MulTables::Hps(hps) => GpuHps::cached(device, hps).map(|g| g as std::sync::Arc<dyn GpuDecryption>),
+        MulTables::Behz(behz) => GpuBehz::cached(device, behz).map(|g| g as std::sync::Arc<dyn GpuDecryption>),
+    };
+    decryption.map_err(gpu_rns_error)
 }
 
 /// The RNS layer's own errors as [`BfvError::Rns`], device errors as [`BfvError::Backend`].

@@ -26,7 +26,7 @@ use poly_cuda::cudarc::driver::CudaSlice;
 use poly_cuda::{DevicePoly, DevicePolyBatch, GpuContext, GpuDevice, GpuError};
 use rand::rngs::StdRng;
 use rand::{Rng, SeedableRng};
-use rns::gpu::{GpuBaseConverter, GpuBehz, GpuHps, GpuKeySwitch, GpuRnsError, GpuShenoyKumaresan};
+use rns::gpu::{GpuBaseConverter, GpuBehz, GpuDecryption, GpuHps, GpuKeySwitch, GpuRnsError, GpuShenoyKumaresan};
 use rns::{BaseConverter, BehzContext, Extension, HpsContext, KeySwitchContext, RnsBase, RnsError, ShenoyKumaresan};
 
 /// The device every test of this binary shares, or `None` after printing why the GPU tests

@@ -20,7 +20,7 @@ use poly::{Coeff, Poly, RingContext, TransformKind};
 use poly_cuda::{DevicePoly, GpuContext, GpuDevice};
 use rand::rngs::StdRng;
 use rand::{Rng, SeedableRng};
-use rns::gpu::{GpuBehz, GpuHps, GpuRnsError};
+use rns::gpu::{GpuBehz, GpuDecryption, GpuHps, GpuRnsError};
 use rns::{BehzContext, HpsContext, RnsBase, RnsError};
 
 fn device() -> Option<Arc<GpuDevice>> {

@@ -46,7 +46,8 @@ struct BehzLayout {
 /// Slice methods take device buffers on the device's stream (limb-major, `N` words per limb,
 /// canonical residues, which the device does not check) and have the names and length rules
 /// of the [`BehzContext`] methods; polynomial methods take [`DevicePoly`]s and check their
-/// rings. Launches are queued; only [`decrypt_poly`](Self::decrypt_poly) waits (it downloads).
+/// rings. Launches are queued; only
+/// [`GpuDecryption::decrypt_poly`](super::GpuDecryption::decrypt_poly) waits (it downloads).
 #[derive(Debug)]
 pub struct GpuBehz {
     kernels: RnsKernels,
@@ -339,4 +340,4 @@ impl GpuBehz {
     }
 }
 
-super::decryption_methods!(GpuBehz, BehzContext, "BEHZ");
+super::decryption_methods!(GpuBehz, "BEHZ");

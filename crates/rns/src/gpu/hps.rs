@@ -232,4 +232,4 @@ impl GpuHps {
     }
 }
 
-super::decryption_methods!(GpuHps, HpsContext, "HPS");
+super::decryption_methods!(GpuHps, "HPS");

@@ -8,7 +8,11 @@ use poly::{Coeff, Eval, TransformKind};
 use poly_cuda::cudarc::driver::{CudaFunction, DevicePtr, DevicePtrMut, DeviceRepr, LaunchConfig, PushKernelArg};
 use poly_cuda::{DevicePoly, DevicePolyBatch, GpuContext, GpuDevice, GpuError};
 
-use super::launch::{ConvertKernel, ConverterLayout, DeviceTables, HostTables, RnsKernels};
+// ModUp launches aim for TARGET_BLOCKS blocks (splitting the output limbs into groups), the
+// grid-stride inner product stops at MAX_STRIDE_BLOCKS: the conversions' geometry.
+use super::launch::{
+    ConvertKernel, ConverterLayout, DeviceTables, HostTables, MAX_STRIDE_BLOCKS, RnsKernels, TARGET_BLOCKS,
+};
 use super::{GpuRnsError, Result, check_poly};
 use crate::{Extension, KeySwitchContext, RnsError, check_len};
 
@@ -20,10 +24,6 @@ const THREADS: u32 = 256;
 /// Largest grid y (and z) dimension: digits per ModUp launch, and `digits * limbs` per
 /// transform launch of the batch.
 const MAX_GRID_Y: usize = 65_535;
-/// ModUp launches aim for at least this many blocks, splitting the output limbs into groups.
-const TARGET_BLOCKS: usize = 2048;
-/// Largest grid of the grid-stride inner product.
-const MAX_STRIDE_BLOCKS: usize = 1 << 16;
 
 /// Mirror of `ModUpParams` in `kernels/keyswitch.cu`: device addresses as `u64`.
 #[repr(C)]

@@ -18,7 +18,7 @@ const THREADS: u32 = 256;
 /// The conversion kernels aim for at least this many blocks per launch (an H100 holds about
 /// 1000 blocks of 256 threads at once), splitting the output limbs into groups when the
 /// coefficient tiles alone are too few.
-const TARGET_BLOCKS: usize = 2048;
+pub(crate) const TARGET_BLOCKS: usize = 2048;
 /// Fewest output limbs per block (each block loads and scales its tile once for its group).
 const MIN_GROUP: usize = 4;
 /// Words of shared memory a conversion block aims to stay within (32 KB).
@@ -27,7 +27,7 @@ const SHARED_WORDS: usize = 4096;
 const MIN_LOG_TILE: u32 = 4;
 const MAX_LOG_TILE: u32 = 6;
 /// Largest grid of the grid-stride kernels.
-const MAX_STRIDE_BLOCKS: usize = 1 << 16;
+pub(crate) const MAX_STRIDE_BLOCKS: usize = 1 << 16;
 
 /// Mirror of `ConvertParams` in `kernels/rns.cu`: device addresses as `u64`, 0 for null.
 #[repr(C)]

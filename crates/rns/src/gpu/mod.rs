@@ -7,7 +7,8 @@
 //!   conversions;
 //! - [`GpuBehz`]: BEHZ decryption, `q -> B_sk` (S0 + S1), fast floor (S3), `B_sk -> q` (S4);
 //! - [`GpuHps`]: HPS exact extensions, scale-and-round into `P` and into `Z_t`;
-//! - [`GpuKeySwitch`]: ModUp (fast or exact, per digit) and ModDown.
+//! - [`GpuKeySwitch`]: ModUp (fast or exact, per digit) and ModDown;
+//! - [`GpuDecryption`]: decryption's scale-and-round, one trait for both variants.
 //!
 //! Each type is made from the CPU context (`new`), uploading its tables once, in one
 //! allocation. [`GpuBehz::cached`], [`GpuHps::cached`] and [`GpuKeySwitch::cached`] keep the
@@ -106,33 +107,50 @@ trait ScaleAndRound {
     unsafe fn decrypt_raw(&self, input: u64, addend: u64, output: u64) -> Result<()>;
 }
 
-/// The decryption entry points of a variant's GPU tables (`$ty`, mirroring `$cpu`), over its
-/// inherent `unsafe fn decrypt_kernel(&self, input, addend, output)` and its fields
-/// `kernels`, `q`, `degree`: [`ScaleAndRound`] and the public `decrypt_poly`,
-/// `decrypt_sum_poly` and `decrypt_sum_resident`.
+/// Decryption's scale-and-round on the device, the same for [`GpuHps`] and [`GpuBehz`] (so a
+/// caller picks the variant once: `Arc<dyn GpuDecryption>`). Word for word the CPU context's
+/// `decrypt_poly` (HPS: fixed point into `Z_t`; BEHZ: with `gamma`).
+pub trait GpuDecryption: Send + Sync + core::fmt::Debug {
+    /// The `N` plaintext coefficients in `[0, t)` of `input` (over `q`), written by the kernel
+    /// straight into mapped host memory ([`GpuDevice::collect_words`]; waits for the stream).
+    /// Errors: [`RnsError::ContextMismatch`] unless `input`'s ring is `q` at this degree,
+    /// [`GpuError::WrongContext`] for another device.
+    fn decrypt_poly(&self, input: &poly_cuda::DevicePoly<poly::Coeff>) -> Result<Vec<u64>>;
+
+    /// [`decrypt_poly`](Self::decrypt_poly) of `[input + addend]_q`, the sum formed inside the
+    /// scale-and-round kernel (decryption's `c_0 + c_1 s` without a separate addition): the same
+    /// words as `decrypt_poly` of the sum. Errors as `decrypt_poly`, for either polynomial.
+    fn decrypt_sum_poly(
+        &self,
+        input: &poly_cuda::DevicePoly<poly::Coeff>,
+        addend: &poly_cuda::DevicePoly<poly::Coeff>,
+    ) -> Result<Vec<u64>>;
+
+    /// [`decrypt_sum_poly`](Self::decrypt_sum_poly)'s words left on the device: a fresh buffer of
+    /// `N` words in `[0, t)` on the device's stream (queued; nothing waits). Errors as
+    /// [`decrypt_poly`](Self::decrypt_poly).
+    fn decrypt_sum_resident(
+        &self,
+        input: &poly_cuda::DevicePoly<poly::Coeff>,
+        addend: &poly_cuda::DevicePoly<poly::Coeff>,
+    ) -> Result<poly_cuda::cudarc::driver::CudaSlice<u64>>;
+}
+
+/// [`GpuDecryption`] and the crate's [`ScaleAndRound`] for a variant's GPU tables `$ty`, over
+/// its inherent `unsafe fn decrypt_kernel(&self, input, addend, output)` and its fields
+/// `kernels`, `q`, `degree`.
 macro_rules! decryption_methods {
-    ($ty:ident, $cpu:ident, $label:literal) => {
-        impl $ty {
-            #[doc = concat!("[`", stringify!($cpu), "::decrypt_poly`] on the device: the `N` plaintext")]
-            /// coefficients in `[0, t)`, written by the kernel straight into mapped host memory
-            /// ([`GpuDevice::collect_words`](poly_cuda::GpuDevice::collect_words); waits for the
-            /// stream). Errors as [`extend_poly`](Self::extend_poly).
-            pub fn decrypt_poly(&self, input: &DevicePoly<Coeff>) -> Result<Vec<u64>> {
+    ($ty:ident, $label:literal) => {
+        impl super::GpuDecryption for $ty {
+            fn decrypt_poly(&self, input: &DevicePoly<Coeff>) -> Result<Vec<u64>> {
                 super::collect_decryption(self, input, None)
             }
 
-            /// [`decrypt_poly`](Self::decrypt_poly) of `[input + addend]_q`, the sum formed inside
-            /// the scale-and-round kernel (decryption's `c_0 + c_1 s` without a separate
-            /// addition): the same words as `decrypt_poly` of the sum. Errors as
-            /// [`decrypt_poly`](Self::decrypt_poly), for either polynomial.
-            pub fn decrypt_sum_poly(&self, input: &DevicePoly<Coeff>, addend: &DevicePoly<Coeff>) -> Result<Vec<u64>> {
+            fn decrypt_sum_poly(&self, input: &DevicePoly<Coeff>, addend: &DevicePoly<Coeff>) -> Result<Vec<u64>> {
                 super::collect_decryption(self, input, Some(addend))
             }
 
-            /// [`decrypt_sum_poly`](Self::decrypt_sum_poly)'s words left on the device: a fresh
-            /// buffer of `N` words in `[0, t)` on the device's stream (queued; nothing waits).
-            /// Errors as [`decrypt_poly`](Self::decrypt_poly).
-            pub fn decrypt_sum_resident(
+            fn decrypt_sum_resident(
                 &self,
                 input: &DevicePoly<Coeff>,
                 addend: &DevicePoly<Coeff>,
