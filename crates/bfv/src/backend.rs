@@ -10,9 +10,9 @@
 //! in place of the copies; `poly_cuda::GpuBackend` (feature `cuda`) runs the `rns` crate's
 //! GPU kernels, so BFV data stays on the device.
 
-use poly::{Backend, Coeff, CpuBackend, Eval, Poly, Representation};
-use rns::{BehzContext, HpsContext, KeySwitchContext};
-use zeroize::Zeroize;
+use poly::{Coeff, CpuBackend, Eval, Poly};
+use rlwe::RlweBackend;
+use rns::{BehzContext, HpsContext};
 
 use crate::params::MulTables;
 use crate::{BfvError, Result};
@@ -26,8 +26,6 @@ use crate::{BfvError, Result};
 /// | `HpsScaleDown` | `q u P_mul` | `q`: `round(t x / q)` in `P_mul`, then exactly to `q` |
 /// | `BehzExtend` | `q` | `q u B_sk` (`q` limbs copied, `B_sk` by fast conversion with the `m~` correction) |
 /// | `BehzScaleDown` | `q u B_sk` | `q`: the fast floor `floor(t x / q) - u` in `B_sk`, then Shenoy-Kumaresan to `q` |
-/// | `ModUp` | `q` | `q u P` (digit `digit`, extended exactly to the other primes) |
-/// | `ModDown` | `q u P` | `q`: `round(x / P)` |
 #[derive(Debug, Clone, Copy)]
 #[non_exhaustive]
 pub enum RnsStep<'a> {
@@ -39,15 +37,6 @@ pub enum RnsStep<'a> {
     BehzExtend(&'a BehzContext),
     /// BEHZ: `q u B_sk -> q`, scaling by `t / q` with the fast floor.
     BehzScaleDown(&'a BehzContext),
-    /// Key switching: digit `digit` of a polynomial over `q`, extended to `q u P`.
-    ModUp {
-        /// The key-switching tables.
-        tables: &'a KeySwitchContext,
-        /// The digit.
-        digit: usize,
-    },
-    /// Key switching: `round(x / P)` from `q u P` to `q`.
-    ModDown(&'a KeySwitchContext),
 }
 
 /// The extension step of the multiplication for these tables.
@@ -74,8 +63,6 @@ impl RnsStep<'_> {
             RnsStep::HpsScaleDown(hps) => hps.q().len(),
             RnsStep::BehzExtend(behz) => behz.q().len() + behz.bsk().len(),
             RnsStep::BehzScaleDown(behz) => behz.q().len(),
-            RnsStep::ModUp { tables, .. } => tables.q().len() + tables.p().len(),
-            RnsStep::ModDown(tables) => tables.q().len(),
         }
     }
 
@@ -112,8 +99,6 @@ impl RnsStep<'_> {
                 behz.fast_floor(input, &mut floored)?;
                 behz.bsk_to_q(&floored, output)?;
             }
-            RnsStep::ModUp { tables, digit } => tables.mod_up(input, *digit, rns::Extension::Exact, output)?,
-            RnsStep::ModDown(tables) => tables.mod_down(input, output)?,
         }
         Ok(())
     }
@@ -310,12 +295,20 @@ impl<B: BfvBackend> Copy for PlaintextWords<'_, B> {}
 /// A [`Backend`] the BFV scheme runs on: the ring operations of [`Backend`] plus the RNS
 /// steps and zeroization. The provided methods run the RNS steps on the host; a backend
 /// overrides them with device code that gives the same values.
-pub trait BfvBackend: Backend + Clone {
+pub trait BfvBackend: RlweBackend {
+    /// The multiplication's tables ([`MulTables`]) as this backend uses them, prepared once
+    /// per context.
+    type MulTables: Send + Sync;
+
+    /// Prepares `tables` for this backend (uploads them on a device).
+    fn prepare_mul(&self, tables: &MulTables) -> Result<Self::MulTables>;
+
     /// Runs `step` on `input` (over the step's input basis), giving a polynomial of `target`
     /// (the output basis).
     fn rns_step(
         &self,
         step: RnsStep<'_>,
+        _prepared: &Self::MulTables,
         input: &Self::Poly<Coeff>,
         target: &Self::Context,
     ) -> Result<Self::Poly<Coeff>> {
@@ -324,60 +317,16 @@ pub trait BfvBackend: Backend + Clone {
         self.upload(target, &output).map_err(BfvError::from_backend)
     }
 
-    /// Key switching of `input` (over `q`, coefficient representation) with `key`, one pair
-    /// `(b_j, a_j)` per digit of `tables` over `q u P` (evaluation representation of
-    /// `ring_qp`): `ModDown(sum_j ModUp_j(input) b_j)` and `ModDown(sum_j ModUp_j(input) a_j)`,
-    /// over `q` (`ring_q`), coefficient representation. Relinearization adds them to `c_0` and
-    /// `c_1`.
-    ///
-    /// The provided method loops over the digits with [`rns_step`](Self::rns_step) (exact
-    /// ModUp), one forward transform and two `mul_add_assign` per digit, then one inverse
-    /// transform and ModDown per sum: the reference every backend must match word for word.
-    /// Errors with [`rns::RnsError::LengthMismatch`] unless `key` has one pair per digit.
-    fn key_switch(
-        &self,
-        tables: &KeySwitchContext,
-        input: &Self::Poly<Coeff>,
-        key: &[crate::context::EvalPair<Self>],
-        ring_qp: &Self::Context,
-        ring_q: &Self::Context,
-    ) -> Result<[Self::Poly<Coeff>; 2]> {
-        check_key_digits(tables, key.len())?;
-        let mut acc_b: Self::Poly<Eval> = self.zero(ring_qp).map_err(BfvError::from_backend)?;
-        let mut acc_a: Self::Poly<Eval> = self.zero(ring_qp).map_err(BfvError::from_backend)?;
-        for (digit, (key_b, key_a)) in key.iter().enumerate() {
-            let extended = self.rns_step(RnsStep::ModUp { tables, digit }, input, ring_qp)?;
-            let extended = self.forward(extended).map_err(BfvError::from_backend)?;
-            self.mul_add_assign(&mut acc_b, &extended, key_b).map_err(BfvError::from_backend)?;
-            self.mul_add_assign(&mut acc_a, &extended, key_a).map_err(BfvError::from_backend)?;
-        }
-        let acc_b = self.inverse(acc_b).map_err(BfvError::from_backend)?;
-        let acc_a = self.inverse(acc_a).map_err(BfvError::from_backend)?;
-        let down_b = self.rns_step(RnsStep::ModDown(tables), &acc_b, ring_q)?;
-        let down_a = self.rns_step(RnsStep::ModDown(tables), &acc_a, ring_q)?;
-        Ok([down_b, down_a])
-    }
-
     /// Decryption's scale-and-round: the `N` plaintext coefficients of `input` (over `q`,
     /// in BFV `[c_0 + c_1 s + ...]_q`), in `[0, t)`, on the host.
-    fn decrypt_scale(&self, tables: &MulTables, input: &Self::Poly<Coeff>) -> Result<Vec<u64>> {
+    fn decrypt_scale(
+        &self,
+        tables: &MulTables,
+        _prepared: &Self::MulTables,
+        input: &Self::Poly<Coeff>,
+    ) -> Result<Vec<u64>> {
         let host = self.download(input).map_err(BfvError::from_backend)?;
         decrypt_scale_host(tables, host.context().degree(), host.as_slice())
-    }
-
-    /// The forward transform of a copy of `poly` (which stays as it is). The provided method
-    /// duplicates and transforms; a device backend transforms straight into new memory.
-    fn forward_copy(&self, poly: &Self::Poly<Coeff>) -> Result<Self::Poly<Eval>> {
-        let copy = self.duplicate(poly).map_err(BfvError::from_backend)?;
-        self.forward(copy).map_err(BfvError::from_backend)
-    }
-
-    /// The inverse transform of `a * b` (evaluation representation). The provided method
-    /// multiplies, then transforms; a device backend multiplies inside the transform's first pass.
-    /// Same values either way.
-    fn inverse_of_product(&self, mut a: Self::Poly<Eval>, b: &Self::Poly<Eval>) -> Result<Self::Poly<Coeff>> {
-        self.mul_assign(&mut a, b).map_err(BfvError::from_backend)?;
-        self.inverse(a).map_err(BfvError::from_backend)
     }
 
     /// Decryption's end: the `N` plaintext coefficients, each in `[0, t)` (decryption trusts
@@ -389,13 +338,14 @@ pub trait BfvBackend: Backend + Clone {
     fn decrypt_scale_sum(
         &self,
         tables: &MulTables,
+        prepared: &Self::MulTables,
         c0: &Self::Poly<Coeff>,
         value: Self::Poly<Eval>,
         factor: &Self::Poly<Eval>,
     ) -> Result<Vec<u64>> {
         let mut phase = self.inverse_of_product(value, factor)?;
         self.add_assign(&mut phase, c0).map_err(BfvError::from_backend)?;
-        self.decrypt_scale(tables, &phase)
+        self.decrypt_scale(tables, prepared, &phase)
     }
 
     /// The `N` coefficients (in `[0, t)`) of a plaintext kept where the backend keeps its
@@ -434,11 +384,12 @@ pub trait BfvBackend: Backend + Clone {
     fn decrypt_scale_sum_resident(
         &self,
         tables: &MulTables,
+        prepared: &Self::MulTables,
         c0: &Self::Poly<Coeff>,
         value: Self::Poly<Eval>,
         factor: &Self::Poly<Eval>,
     ) -> Result<Self::PlainWords> {
-        let coefficients = self.decrypt_scale_sum(tables, c0, value, factor)?;
+        let coefficients = self.decrypt_scale_sum(tables, prepared, c0, value, factor)?;
         self.upload_plain_words(&coefficients)
     }
 
@@ -466,18 +417,15 @@ pub trait BfvBackend: Backend + Clone {
         let host = scaling.embed_host(self.ring(context), embedding, coefficients)?;
         self.upload(context, &host).map_err(BfvError::from_backend)
     }
-
-    /// Overwrites `poly` with zeros in a way the compiler cannot elide (secret keys call it
-    /// when dropped). The provided method multiplies by zero through the backend, which on a
-    /// device is a kernel write.
-    fn zeroize<R: Representation>(&self, poly: &mut Self::Poly<R>) -> Result<()> {
-        self.scalar_mul_assign(poly, 0).map_err(BfvError::from_backend)?;
-        self.synchronize().map_err(BfvError::from_backend)
-    }
 }
 
 impl BfvBackend for CpuBackend {
+    type MulTables = ();
     type PlainWords = Vec<u64>;
+
+    fn prepare_mul(&self, _tables: &MulTables) -> Result<()> {
+        Ok(())
+    }
 
     fn upload_plain_words(&self, coefficients: &[u64]) -> Result<Vec<u64>> {
         Ok(coefficients.to_vec())
@@ -499,19 +447,26 @@ impl BfvBackend for CpuBackend {
     fn decrypt_scale_sum_resident(
         &self,
         tables: &MulTables,
+        prepared: &(),
         c0: &Poly<Coeff>,
         value: Poly<Eval>,
         factor: &Poly<Eval>,
     ) -> Result<Vec<u64>> {
         // The host is where this backend keeps its data: no copy.
-        self.decrypt_scale_sum(tables, c0, value, factor)
+        self.decrypt_scale_sum(tables, prepared, c0, value, factor)
     }
 
-    fn rns_step(&self, step: RnsStep<'_>, input: &Poly<Coeff>, target: &Self::Context) -> Result<Poly<Coeff>> {
+    fn rns_step(
+        &self,
+        step: RnsStep<'_>,
+        _prepared: &(),
+        input: &Poly<Coeff>,
+        target: &Self::Context,
+    ) -> Result<Poly<Coeff>> {
         step.apply_poly(input, target)
     }
 
-    fn decrypt_scale(&self, tables: &MulTables, input: &Poly<Coeff>) -> Result<Vec<u64>> {
+    fn decrypt_scale(&self, tables: &MulTables, _prepared: &(), input: &Poly<Coeff>) -> Result<Vec<u64>> {
         decrypt_scale_host(tables, input.context().degree(), input.as_slice())
     }
 
@@ -529,22 +484,24 @@ impl BfvBackend for CpuBackend {
         };
         scaling.embed_host(context, embedding, coefficients)
     }
-
-    fn zeroize<R: Representation>(&self, poly: &mut Poly<R>) -> Result<()> {
-        // Take the storage out and clear it with volatile writes (the zeroize crate).
-        let context = std::sync::Arc::clone(poly.context());
-        let mut words = core::mem::replace(poly, Poly::zero(&context)).into_vec();
-        words.zeroize();
-        Ok(())
-    }
 }
 
 /// The GPU runs every RNS step with the kernels of `rns::gpu` (tables uploaded once per
-/// device and kept in that crate's cache), word for word what the CPU computes; the data
+/// context, [`GpuMulTables`]), word for word what the CPU computes; the data
 /// never leaves the device except for decryption's `N` plaintext words.
 #[cfg(feature = "cuda")]
 impl BfvBackend for poly_cuda::GpuBackend {
+    type MulTables = GpuMulTables;
     type PlainWords = poly_cuda::cudarc::driver::CudaSlice<u64>;
+
+    fn prepare_mul(&self, tables: &MulTables) -> Result<GpuMulTables> {
+        let device = self.device();
+        let prepared = match tables {
+            MulTables::Hps(hps) => rns::gpu::GpuHps::new(device, hps).map(GpuMulTables::Hps),
+            MulTables::Behz(behz) => rns::gpu::GpuBehz::new(device, behz).map(GpuMulTables::Behz),
+        };
+        prepared.map_err(gpu_rns_error)
+    }
 
     fn upload_plain_words(&self, coefficients: &[u64]) -> Result<Self::PlainWords> {
         self.device()
@@ -590,62 +547,37 @@ impl BfvBackend for poly_cuda::GpuBackend {
 
     fn decrypt_scale_sum_resident(
         &self,
-        tables: &MulTables,
+        _tables: &MulTables,
+        prepared: &GpuMulTables,
         c0: &poly_cuda::DevicePoly<Coeff>,
         value: poly_cuda::DevicePoly<Eval>,
         factor: &poly_cuda::DevicePoly<Eval>,
     ) -> Result<Self::PlainWords> {
         let x = self.inverse_of_product(value, factor)?;
-        gpu_decryption(self, tables)?.decrypt_sum_resident(&x, c0).map_err(gpu_rns_error)
+        prepared.decryption().decrypt_sum_resident(&x, c0).map_err(gpu_rns_error)
     }
 
     fn rns_step(
         &self,
         step: RnsStep<'_>,
+        prepared: &GpuMulTables,
         input: &poly_cuda::DevicePoly<Coeff>,
         target: &poly_cuda::GpuContext,
     ) -> Result<poly_cuda::DevicePoly<Coeff>> {
-        use rns::gpu::{GpuBehz, GpuHps, GpuKeySwitch};
-        let device = self.device();
-        let output = match step {
-            RnsStep::HpsExtend(hps) => GpuHps::cached(device, hps).and_then(|g| g.extend_poly(input, target)),
-            RnsStep::HpsScaleDown(hps) => GpuHps::cached(device, hps).and_then(|g| g.scale_down_poly(input, target)),
-            RnsStep::BehzExtend(behz) => GpuBehz::cached(device, behz).and_then(|g| g.extend_poly(input, target)),
-            RnsStep::BehzScaleDown(behz) => {
-                GpuBehz::cached(device, behz).and_then(|g| g.scale_down_poly(input, target))
-            }
-            RnsStep::ModUp { tables, digit } => GpuKeySwitch::cached(device, tables)
-                .and_then(|g| g.mod_up_poly(input, digit, rns::Extension::Exact, target)),
-            RnsStep::ModDown(tables) => {
-                GpuKeySwitch::cached(device, tables).and_then(|g| g.mod_down_poly(input, target))
+        let output = match (step, prepared) {
+            (RnsStep::HpsExtend(_), GpuMulTables::Hps(g)) => g.extend_poly(input, target),
+            (RnsStep::HpsScaleDown(_), GpuMulTables::Hps(g)) => g.scale_down_poly(input, target),
+            (RnsStep::BehzExtend(_), GpuMulTables::Behz(g)) => g.extend_poly(input, target),
+            (RnsStep::BehzScaleDown(_), GpuMulTables::Behz(g)) => g.scale_down_poly(input, target),
+            // The prepared tables are those of the context's variant: a step of the other one
+            // runs on the host (exact, slower).
+            (step, _) => {
+                let host = poly::Backend::download(self, input).map_err(BfvError::from_backend)?;
+                let output = step.apply_poly(&host, poly::Backend::ring(self, target))?;
+                return poly::Backend::upload(self, target, &output).map_err(BfvError::from_backend);
             }
         };
         output.map_err(gpu_rns_error)
-    }
-
-    /// Batched on the device (`rns::gpu::GpuKeySwitch::key_switch_accumulate`): ModUp of
-    /// every digit into one buffer, one forward transform of it, one inner-product kernel
-    /// writing both sums into one two-polynomial buffer, one inverse transform of both, then
-    /// ModDown of each. The same words as the provided method.
-    fn key_switch(
-        &self,
-        tables: &KeySwitchContext,
-        input: &poly_cuda::DevicePoly<Coeff>,
-        key: &[(poly_cuda::DevicePoly<Eval>, poly_cuda::DevicePoly<Eval>)],
-        ring_qp: &poly_cuda::GpuContext,
-        ring_q: &poly_cuda::GpuContext,
-    ) -> Result<[poly_cuda::DevicePoly<Coeff>; 2]> {
-        use rns::gpu::GpuKeySwitch;
-        check_key_digits(tables, key.len())?;
-        let key_switch = GpuKeySwitch::cached(self.device(), tables).map_err(gpu_rns_error)?;
-        let sums =
-            key_switch.key_switch_accumulate(input, key, rns::Extension::Exact, ring_qp).map_err(gpu_rns_error)?;
-        let sums = sums.inverse().map_err(BfvError::from_backend)?;
-        let mut down = key_switch.mod_down_batch(&sums, ring_q).map_err(gpu_rns_error)?.into_iter();
-        match (down.next(), down.next()) {
-            (Some(down_b), Some(down_a)) => Ok([down_b, down_a]),
-            _ => Err(BfvError::from_backend(poly_cuda::GpuError::LengthMismatch { expected: 2, actual: sums.len() })),
-        }
     }
 
     fn embed_plaintext(
@@ -658,31 +590,25 @@ impl BfvBackend for poly_cuda::GpuBackend {
         gpu_embed_plaintext(self, context, scaling, embedding, words)
     }
 
-    fn forward_copy(&self, poly: &poly_cuda::DevicePoly<Coeff>) -> Result<poly_cuda::DevicePoly<Eval>> {
-        poly.forward_to_new().map_err(BfvError::from_backend)
-    }
-
-    fn inverse_of_product(
-        &self,
-        a: poly_cuda::DevicePoly<Eval>,
-        b: &poly_cuda::DevicePoly<Eval>,
-    ) -> Result<poly_cuda::DevicePoly<Coeff>> {
-        a.inverse_of_product(b).map_err(BfvError::from_backend)
-    }
-
     fn decrypt_scale_sum(
         &self,
-        tables: &MulTables,
+        _tables: &MulTables,
+        prepared: &GpuMulTables,
         c0: &poly_cuda::DevicePoly<Coeff>,
         value: poly_cuda::DevicePoly<Eval>,
         factor: &poly_cuda::DevicePoly<Eval>,
     ) -> Result<Vec<u64>> {
         let x = self.inverse_of_product(value, factor)?;
-        gpu_decryption(self, tables)?.decrypt_sum_poly(&x, c0).map_err(gpu_rns_error)
+        prepared.decryption().decrypt_sum_poly(&x, c0).map_err(gpu_rns_error)
     }
 
-    fn decrypt_scale(&self, tables: &MulTables, input: &poly_cuda::DevicePoly<Coeff>) -> Result<Vec<u64>> {
-        gpu_decryption(self, tables)?.decrypt_poly(input).map_err(gpu_rns_error)
+    fn decrypt_scale(
+        &self,
+        _tables: &MulTables,
+        prepared: &GpuMulTables,
+        input: &poly_cuda::DevicePoly<Coeff>,
+    ) -> Result<Vec<u64>> {
+        prepared.decryption().decrypt_poly(input).map_err(gpu_rns_error)
     }
 }
 
@@ -791,31 +717,25 @@ fn check_one_prime(limbs: usize, degree: usize) -> Result<()> {
     Err(BfvError::Poly(poly::PolyError::LengthMismatch { expected: degree, actual: limbs * degree }))
 }
 
-/// Errors with [`rns::RnsError::LengthMismatch`] unless a key has one pair per digit of `tables`.
-fn check_key_digits(tables: &KeySwitchContext, digits: usize) -> Result<()> {
-    if digits == tables.num_digits() {
-        return Ok(());
-    }
-    Err(BfvError::Rns(rns::RnsError::LengthMismatch {
-        what: "key-switching key digits",
-        expected: tables.num_digits(),
-        actual: digits,
-    }))
+/// The multiplication's tables on a GPU (uploaded once per context): HPS or BEHZ.
+#[cfg(feature = "cuda")]
+#[derive(Debug)]
+pub enum GpuMulTables {
+    /// HPS.
+    Hps(rns::gpu::GpuHps),
+    /// BEHZ.
+    Behz(rns::gpu::GpuBehz),
 }
 
-/// The variant's decryption tables on `backend`'s device (uploaded once, then cached by `rns`).
 #[cfg(feature = "cuda")]
-fn gpu_decryption(
-    backend: &poly_cuda::GpuBackend,
-    tables: &MulTables,
-) -> Result<std::sync::Arc<dyn rns::gpu::GpuDecryption>> {
-    use rns::gpu::{GpuBehz, GpuDecryption, GpuHps};
-    let device = backend.device();
-    let decryption: rns::gpu::Result<std::sync::Arc<dyn GpuDecryption>> = match tables {
-        MulTables::Hps(hps) => GpuHps::cached(device, hps).map(|g| g as std::sync::Arc<dyn GpuDecryption>),
-        MulTables::Behz(behz) => GpuBehz::cached(device, behz).map(|g| g as std::sync::Arc<dyn GpuDecryption>),
-    };
-    decryption.map_err(gpu_rns_error)
+impl GpuMulTables {
+    /// Decryption's scale-and-round of the variant.
+    fn decryption(&self) -> &dyn rns::gpu::GpuDecryption {
+        match self {
+            GpuMulTables::Hps(hps) => hps,
+            GpuMulTables::Behz(behz) => behz,
+        }
+    }
 }
 
 /// The RNS layer's own errors as [`BfvError::Rns`], device errors as [`BfvError::Backend`].

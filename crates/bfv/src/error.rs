@@ -65,6 +65,24 @@ pub enum BfvError {
     NoiseBudgetExhausted { noise_bits: u64, modulus_bits: u64 },
 }
 
+impl From<rlwe::RlweError> for BfvError {
+    /// The core's errors as the variants of the same meaning.
+    fn from(error: rlwe::RlweError) -> Self {
+        use rlwe::RlweError as E;
+        match error {
+            E::Poly(e) => BfvError::Poly(e),
+            E::Rns(e) => BfvError::Rns(e),
+            E::Arith(e) => BfvError::Arith(e),
+            E::Backend(e) => BfvError::Backend(e),
+            E::InvalidParameter { name, value, requirement } => BfvError::InvalidParameter { name, value, requirement },
+            E::Insecure { degree, modulus_bits, max_bits } => BfvError::Insecure { degree, modulus_bits, max_bits },
+            E::ParameterMismatch { what } => BfvError::ParameterMismatch { what },
+            E::InvalidGaloisElement { element, two_n } => BfvError::InvalidGaloisElement { element, two_n },
+            other => BfvError::Backend(Box::new(other)),
+        }
+    }
+}
+
 impl BfvError {
     /// Wraps a backend error, unwrapping it into [`BfvError::Poly`] when it is a [`PolyError`]
     /// (the CPU backend's error type).
@@ -72,7 +90,10 @@ impl BfvError {
         let boxed: Box<dyn std::error::Error + Send + Sync + 'static> = Box::new(error);
         match boxed.downcast::<PolyError>() {
             Ok(poly) => BfvError::Poly(*poly),
-            Err(other) => BfvError::Backend(other),
+            Err(other) => match other.downcast::<rlwe::RlweError>() {
+                Ok(core) => BfvError::from(*core),
+                Err(other) => BfvError::Backend(other),
+            },
         }
     }
 }

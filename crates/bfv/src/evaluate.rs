@@ -118,7 +118,7 @@ impl<B: BfvBackend> BfvContext<B> {
         let polys = a
             .polys
             .iter()
-            .map(|c| backend.inverse_of_product(backend.forward_copy(c)?, &m))
+            .map(|c| Ok(backend.inverse_of_product(backend.forward_copy(c)?, &m)?))
             .collect::<Result<Vec<_>>>()?;
         Ok(Ciphertext { params: Arc::clone(&self.params), polys })
     }
@@ -126,7 +126,7 @@ impl<B: BfvBackend> BfvContext<B> {
     /// A polynomial over `q` extended to the tensor ring and transformed.
     fn extend_for_product(&self, c: &B::Poly<Coeff>) -> Result<B::Poly<Eval>> {
         let step = extend_step(self.params.multiplication_tables());
-        let extended = self.backend.rns_step(step, c, &self.ring_mul)?;
+        let extended = self.backend.rns_step(step, &self.mul, c, &self.ring_mul)?;
         self.backend.forward(extended).be()
     }
 
@@ -134,7 +134,7 @@ impl<B: BfvBackend> BfvContext<B> {
     fn scale_down_product(&self, d: B::Poly<Eval>) -> Result<B::Poly<Coeff>> {
         let step = scale_down_step(self.params.multiplication_tables());
         let coefficients = self.backend.inverse(d).be()?;
-        self.backend.rns_step(step, &coefficients, &self.ring_q)
+        self.backend.rns_step(step, &self.mul, &coefficients, self.core.ring_q())
     }
 
     /// The product of two ciphertexts of size 2, of size 3 (relinearize it with
@@ -176,14 +176,14 @@ impl<B: BfvBackend> BfvContext<B> {
     /// `(b_j, a_j)` and accumulated; the sums are divided by `P` with rounding (ModDown) and
     /// added to `c_0`, `c_1`. One special prime gives SEAL's method (a digit per prime of
     /// `q`); `k` special primes give hybrid key switching with `ceil(L / k)` digits. The key
-    /// switching itself is [`BfvBackend::key_switch`] (batched over the digits on a GPU).
+    /// switching itself is the core's [`rlwe::RlweContext::switch_key`] (batched over the digits on
+    /// a GPU).
     pub fn relinearize(&self, a: &Ciphertext<B>, key: &RelinKey<B>) -> Result<Ciphertext<B>> {
         self.check(&a.params, "ciphertext")?;
-        self.check(&key.params, "relinearization key")?;
+        self.check_key(key.params(), "relinearization key")?;
         self.check_size(a, "relinearization", "3", a.polys.len() == 3)?;
         let backend = &self.backend;
-        let tables = self.params.key_switch_tables();
-        let [down_b, down_a] = backend.key_switch(tables, &a.polys[2], &key.digits, &self.ring_qp, &self.ring_q)?;
+        let [down_b, down_a] = self.core.switch_key(&a.polys[2], key.key_switching_key())?;
         let c0 = backend.add(&a.polys[0], &down_b).be()?;
         let c1 = backend.add(&a.polys[1], &down_a).be()?;
         Ok(Ciphertext { params: Arc::clone(&self.params), polys: vec![c0, c1] })
@@ -191,82 +191,13 @@ impl<B: BfvBackend> BfvContext<B> {
 
     /// [`mul`](Self::mul) followed by [`relinearize`](Self::relinearize).
     pub fn mul_relin(&self, a: &Ciphertext<B>, b: &Ciphertext<B>, key: &RelinKey<B>) -> Result<Ciphertext<B>> {
-        self.check(&key.params, "relinearization key")?;
+        self.check_key(key.params(), "relinearization key")?;
         self.relinearize(&self.mul(a, b)?, key)
     }
 
     /// [`square`](Self::square) followed by [`relinearize`](Self::relinearize).
     pub fn square_relin(&self, a: &Ciphertext<B>, key: &RelinKey<B>) -> Result<Ciphertext<B>> {
-        self.check(&key.params, "relinearization key")?;
+        self.check_key(key.params(), "relinearization key")?;
         self.relinearize(&self.square(a)?, key)
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use poly::{Coeff, CpuBackend, Poly, Seed, TransformKind};
-    use rand::{Rng, SeedableRng, rngs::StdRng};
-    use rns::{Extension, RnsError};
-
-    use crate::backend::BfvBackend;
-    use crate::{BfvContext, BfvError, BfvParametersBuilder};
-
-    /// `BfvBackend::key_switch` (the provided method the CPU runs, which `relinearize` now
-    /// calls) equals key switching written out with the `rns` and `poly` primitives: per digit
-    /// ModUp, forward transform, products with the key accumulated; inverse; ModDown. One
-    /// special prime and hybrid digits (3 + 1), NTT and DGT. A key with a digit missing is
-    /// rejected.
-    #[test]
-    fn key_switch_is_the_digit_loop() {
-        let degree = 4096;
-        let t = crate::params::batching_prime(20, degree).unwrap();
-        for (special, transform) in [(1usize, TransformKind::Ntt), (3, TransformKind::Dgt), (3, TransformKind::Ntt)] {
-            let params = BfvParametersBuilder::new(degree)
-                .ciphertext_moduli_bits(&[40; 4])
-                .special_moduli_bits(&vec![41; special])
-                .plaintext_modulus(t)
-                .transform(transform)
-                .allow_insecure(true)
-                .build()
-                .unwrap();
-            let context = BfvContext::new(CpuBackend, &params).unwrap();
-            let sk = context.secret_key_from_seed(&Seed::from([1; 32])).unwrap();
-            let rk = context.relin_key_from_seed(&sk, &Seed::from([2; 32])).unwrap();
-            let tables = params.key_switch_tables();
-            let (ring_q, ring_qp) = (params.ring_q(), params.ring_qp());
-            let mut rng = StdRng::seed_from_u64(special as u64);
-            let mut words = Vec::with_capacity(ring_q.poly_len());
-            for m in ring_q.moduli() {
-                words.extend((0..degree).map(|_| rng.gen_range(0..m.value())));
-            }
-            let input = Poly::<Coeff>::from_limbs(ring_q, words.clone()).unwrap();
-
-            let (mut acc_b, mut acc_a) = (Poly::zero(ring_qp), Poly::zero(ring_qp));
-            for (digit, (key_b, key_a)) in rk.digits().iter().enumerate() {
-                let mut extended = vec![0u64; ring_qp.poly_len()];
-                tables.mod_up(&words, digit, Extension::Exact, &mut extended).unwrap();
-                let extended = Poly::<Coeff>::from_limbs(ring_qp, extended).unwrap().forward().unwrap();
-                acc_b.add_assign(&extended.mul(key_b).unwrap()).unwrap();
-                acc_a.add_assign(&extended.mul(key_a).unwrap()).unwrap();
-            }
-            let mut expected = Vec::new();
-            for acc in [acc_b, acc_a] {
-                let mut down = vec![0u64; ring_q.poly_len()];
-                tables.mod_down(acc.inverse().unwrap().as_slice(), &mut down).unwrap();
-                expected.push(down);
-            }
-
-            let switched = CpuBackend.key_switch(tables, &input, rk.digits(), ring_qp, ring_q).unwrap();
-            assert_eq!(switched[0].as_slice(), expected[0], "{special} special, {transform:?}: b");
-            assert_eq!(switched[1].as_slice(), expected[1], "{special} special, {transform:?}: a");
-
-            let error = CpuBackend.key_switch(tables, &input, &rk.digits()[1..], ring_qp, ring_q).unwrap_err();
-            let digits = tables.num_digits();
-            assert!(
-                matches!(error, BfvError::Rns(RnsError::LengthMismatch { expected, actual, .. })
-                    if expected == digits && actual == digits - 1),
-                "{error}"
-            );
-        }
     }
 }

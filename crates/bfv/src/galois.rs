@@ -7,103 +7,40 @@
 //! both rows left by `k` slots and `g = 2N - 1` swaps the two rows.
 //!
 //! A Galois key has the digit structure and formula of the relinearization key, with target
-//! `s(x^g)` in place of `s^2`; its sampling indices are listed in the module docs of
-//! [`BfvContext`].
+//! `s(x^g)` in place of `s^2` (the core's `rlwe::GaloisKeys`, with its sampling indices).
+//!
+//! ```
+//! use bfv::{BatchEncoder, BfvContext, Preset};
+//! use poly::CpuBackend;
+//!
+//! # fn main() -> Result<(), bfv::BfvError> {
+//! let params = Preset::Secure { log_degree: 12 }.build()?;
+//! let context = BfvContext::new(CpuBackend, &params)?;
+//! let secret = context.generate_secret_key()?;
+//! let public = context.generate_public_key(&secret)?;
+//! let elements = [context.galois_element_for_row_rotation(1), context.galois_element_for_row_swap()];
+//! let keys = context.generate_galois_keys(&secret, &elements)?;
+//! let encoder = BatchEncoder::new(&params)?;
+//! let x = context.encrypt(&encoder.encode(&[1, 2, 3])?, &public)?;
+//! let left = encoder.decode(&context.decrypt(&context.rotate_rows(&x, 1, &keys)?, &secret)?)?;
+//! assert_eq!(&left[..3], &[2, 3, 0]);
+//! assert_eq!(left[2047], 1); // the first slot wrapped to the end of row 0 (N/2 = 2048 slots)
+//! let swapped = encoder.decode(&context.decrypt(&context.rotate_columns(&x, &keys)?, &secret)?)?;
+//! assert_eq!(&swapped[2048..2051], &[1, 2, 3]);
+//! # Ok(())
+//! # }
+//! ```
 
-use core::fmt;
-use std::collections::BTreeMap;
 use std::sync::Arc;
 
 use poly::Seed;
 
 use crate::backend::BfvBackend;
-use crate::context::{BackendResult, BfvContext, Ciphertext, EvalPair, SecretKey};
-use crate::scheme::SecretScratch;
-use crate::{BfvError, BfvParameters, Result};
+use crate::context::{BfvContext, Ciphertext, SecretKey};
+use crate::{BfvError, Result};
 
-/// The generator of the row rotations: `x -> x^3` rotates both rows left by one slot.
-const ROW_GENERATOR: u64 = 3;
-
-/// The first sampling index of the Galois key for element `g`: `g * 2^32`, so the digit
-/// indices `g * 2^32 + j` of different elements never meet, nor those of the relinearization
-/// key (`j < 2^32`), even under one seed. Elements are below `2N <= 2^18`, so every index stays
-/// below the samplers' `2^56`.
-fn galois_first_index(element: u64) -> u64 {
-    element << 32
-}
-
-/// Key-switching keys from `s(x^g)` to `s`, one per Galois element `g` (odd, below `2N`): for
-/// each, one pair `(b_j, a_j)` over `qP` per key-switching digit, evaluation representation,
-/// `b_j = -(a_j s + e_j) + g_j s(x^g)`. Made by [`BfvContext::galois_keys_from_seed`] or
-/// [`BfvContext::generate_galois_keys`]; used by [`BfvContext::apply_galois`],
-/// [`BfvContext::rotate_rows`] and [`BfvContext::rotate_columns`].
-///
-/// ```
-/// use bfv::{BatchEncoder, BfvContext, Preset};
-/// use poly::CpuBackend;
-///
-/// # fn main() -> Result<(), bfv::BfvError> {
-/// let params = Preset::Secure { log_degree: 12 }.build()?;
-/// let context = BfvContext::new(CpuBackend, &params)?;
-/// let secret = context.generate_secret_key()?;
-/// let public = context.generate_public_key(&secret)?;
-/// let elements = [context.galois_element_for_row_rotation(1), context.galois_element_for_row_swap()];
-/// let keys = context.generate_galois_keys(&secret, &elements)?;
-/// let encoder = BatchEncoder::new(&params)?;
-/// let x = context.encrypt(&encoder.encode(&[1, 2, 3])?, &public)?;
-/// let left = encoder.decode(&context.decrypt(&context.rotate_rows(&x, 1, &keys)?, &secret)?)?;
-/// assert_eq!(&left[..3], &[2, 3, 0]);
-/// assert_eq!(left[2047], 1); // the first slot wrapped to the end of row 0 (N/2 = 2048 slots)
-/// let swapped = encoder.decode(&context.decrypt(&context.rotate_columns(&x, &keys)?, &secret)?)?;
-/// assert_eq!(&swapped[2048..2051], &[1, 2, 3]);
-/// # Ok(())
-/// # }
-/// ```
-pub struct GaloisKeys<B: BfvBackend> {
-    pub(crate) params: Arc<BfvParameters>,
-    pub(crate) keys: BTreeMap<u64, Vec<EvalPair<B>>>,
-}
-
-impl<B: BfvBackend> fmt::Debug for GaloisKeys<B> {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_struct("GaloisKeys")
-            .field("degree", &self.params.degree())
-            .field("elements", &self.elements())
-            .finish_non_exhaustive()
-    }
-}
-
-impl<B: BfvBackend> GaloisKeys<B> {
-    /// The Galois elements that have a key, in increasing order.
-    pub fn elements(&self) -> Vec<u64> {
-        self.keys.keys().copied().collect()
-    }
-
-    /// Whether there is a key for `element`.
-    pub fn contains(&self, element: u64) -> bool {
-        self.keys.contains_key(&element)
-    }
-
-    /// The pairs `(b_j, a_j)` of the key for `element`, one per digit, or `None` without one.
-    pub fn key(&self, element: u64) -> Option<&[EvalPair<B>]> {
-        self.keys.get(&element).map(Vec::as_slice)
-    }
-
-    /// The number of keys.
-    pub fn len(&self) -> usize {
-        self.keys.len()
-    }
-
-    /// Whether there are no keys.
-    pub fn is_empty(&self) -> bool {
-        self.keys.is_empty()
-    }
-
-    /// The parameters.
-    pub fn params(&self) -> &Arc<BfvParameters> {
-        &self.params
-    }
-}
+/// Galois keys: the core's, one key-switching key from `s(x^g)` to `s` per element.
+pub use rlwe::GaloisKeys;
 
 impl<B: BfvBackend> BfvContext<B> {
     /// The Galois element that rotates both rows of the batching slots left by `steps`
@@ -111,35 +48,13 @@ impl<B: BfvBackend> BfvContext<B> {
     /// `3^steps mod 2N`, with `3^-1 mod 2N` for negative `steps`. As `3` has order `N/2`
     /// modulo `2N`, `steps` counts modulo `N/2`; a multiple of `N/2` gives `1`, the identity.
     pub fn galois_element_for_row_rotation(&self, steps: i64) -> u64 {
-        let two_n = 2 * self.params.degree() as u64;
-        let row = (self.params.degree() / 2).max(1) as i64;
-        // 3^(steps mod N/2) = 3^steps, since 3^(N/2) = 1 mod 2N.
-        let mut exponent = steps.rem_euclid(row) as u64;
-        let (mut base, mut element) = (ROW_GENERATOR % two_n, 1 % two_n);
-        while exponent > 0 {
-            if exponent & 1 == 1 {
-                element = element * base % two_n;
-            }
-            base = base * base % two_n;
-            exponent >>= 1;
-        }
-        element
+        rlwe::galois_key::galois_element_for_row_rotation(self.params.degree(), steps)
     }
 
     /// The Galois element `2N - 1` (`x -> x^-1`), which swaps the two rows of the batching
     /// slots (the "column rotation" of SEAL).
     pub fn galois_element_for_row_swap(&self) -> u64 {
-        2 * self.params.degree() as u64 - 1
-    }
-
-    /// Errors with [`BfvError::InvalidGaloisElement`] unless `element` is odd and below `2N`.
-    pub(crate) fn check_galois_element(&self, element: u64) -> Result<()> {
-        let two_n = 2 * self.params.degree() as u64;
-        if element % 2 == 1 && element < two_n {
-            Ok(())
-        } else {
-            Err(BfvError::InvalidGaloisElement { element, two_n })
-        }
+        rlwe::galois_key::galois_element_for_row_swap(self.params.degree())
     }
 
     /// Galois keys of `secret` for `elements` from a fresh OS seed (see
@@ -160,32 +75,11 @@ impl<B: BfvBackend> BfvContext<B> {
     /// `2N` (before any work), with [`BfvError::ParameterMismatch`] for a secret key of other
     /// parameters.
     pub fn galois_keys_from_seed(&self, secret: &SecretKey<B>, elements: &[u64], seed: &Seed) -> Result<GaloisKeys<B>> {
-        self.check(&secret.params, "secret key")?;
-        for &element in elements {
-            self.check_galois_element(element)?;
-        }
-        let backend = &self.backend;
-        let mut keys = BTreeMap::new();
-        if !elements.is_empty() {
-            let secret_coefficients =
-                SecretScratch::new(backend, backend.inverse(backend.duplicate(&secret.s_qp).be()?).be()?);
-            for &element in elements {
-                if keys.contains_key(&element) {
-                    continue;
-                }
-                let permuted = backend.automorphism(secret_coefficients.poly(), element).be()?;
-                let permuted = SecretScratch::new(backend, backend.forward(permuted).be()?);
-                let digits = self.key_switching_key(secret, permuted.poly(), seed, galois_first_index(element))?;
-                permuted.zeroize()?;
-                keys.insert(element, digits);
-            }
-            secret_coefficients.zeroize()?;
-        }
-        Ok(GaloisKeys { params: Arc::clone(&self.params), keys })
+        Ok(self.core.galois_keys_from_seed(secret, elements, seed)?)
     }
 
     /// `sigma_g` of a ciphertext of size 2: `(sigma_g(c_0) + ks_b, ks_a)` with
-    /// `[ks_b, ks_a]` the key switching ([`BfvBackend::key_switch`]) of `sigma_g(c_1)` from
+    /// `[ks_b, ks_a]` the key switching ([`rlwe::RlweContext::switch_key`]) of `sigma_g(c_1)` from
     /// `s(x^g)` to `s` with the key for `g`. It decrypts to `m(x^g)`; in the batching slots,
     /// see [`rotate_rows`](Self::rotate_rows) and [`rotate_columns`](Self::rotate_columns).
     /// The noise grows by the key switching's additive term (as relinearization). `g = 1` is
@@ -229,21 +123,16 @@ impl<B: BfvBackend> BfvContext<B> {
         operation: &'static str,
     ) -> Result<Ciphertext<B>> {
         self.check(&ciphertext.params, "ciphertext")?;
-        self.check(&keys.params, "Galois keys")?;
-        self.check_galois_element(element)?;
+        self.check_key(keys.params(), "Galois keys")?;
+        rlwe::galois_key::check_galois_element(self.params.degree(), element)?;
         let [c0, c1] = ciphertext.polys.as_slice() else {
             return Err(BfvError::InvalidCiphertextSize { operation, expected: "2", actual: ciphertext.polys.len() });
         };
         if element == 1 {
             return self.duplicate(ciphertext);
         }
-        let key = keys.key(element).ok_or(BfvError::MissingGaloisKey { operation, element })?;
-        let backend = &self.backend;
-        let permuted_c1 = backend.automorphism(c1, element).be()?;
-        let tables = self.params.key_switch_tables();
-        let [switched_b, switched_a] = backend.key_switch(tables, &permuted_c1, key, &self.ring_qp, &self.ring_q)?;
-        let mut out_c0 = backend.automorphism(c0, element).be()?;
-        backend.add_assign(&mut out_c0, &switched_b).be()?;
+        let key = keys.switching_key(element).ok_or(BfvError::MissingGaloisKey { operation, element })?;
+        let [out_c0, switched_a] = self.core.apply_galois_pair(c0, c1, element, key)?;
         Ok(Ciphertext { params: Arc::clone(&self.params), polys: vec![out_c0, switched_a] })
     }
 }

@@ -17,7 +17,11 @@
 //! - [`ResidentPlaintext`]: a plaintext kept on the backend (device memory on the GPU):
 //!   [`BfvContext::decrypt_resident`] leaves one there, and encryption and the plaintext
 //!   operations take either kind ([`PlaintextOperand`]), so it need not cross the bus;
-//! - [`BfvBackend`]: the RNS steps a backend runs for the scheme.
+//! - [`BfvBackend`]: the RNS steps a backend runs for the scheme (on top of the core's
+//!   [`rlwe::RlweBackend`]).
+//!
+//! Keys, key switching and encryption of zero are the RLWE core's (crate `rlwe`); this crate
+//! re-exports the key types.
 //!
 //! ```
 //! use bfv::{BatchEncoder, BfvContext, Preset};
@@ -39,6 +43,9 @@
 //! # }
 //! ```
 #![cfg_attr(test, allow(clippy::unwrap_used, clippy::expect_used, clippy::panic))]
+
+/// The RLWE core this crate is built on (keys, key switching, parameters).
+pub use rlwe;
 
 pub mod backend;
 mod context;

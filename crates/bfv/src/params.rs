@@ -10,45 +10,21 @@
 
 use std::sync::Arc;
 
-use modarith::{Modulus, generate_ntt_primes};
+use modarith::generate_ntt_primes;
 use num_bigint::BigUint;
-use num_traits::One;
 use poly::{RingContext, TransformKind};
+use rlwe::{RlweParameters, RlweParametersBuilder};
 use rns::{BehzContext, HpsContext, KeySwitchContext};
 
 use crate::BfvError;
 
 type Result<T> = core::result::Result<T, BfvError>;
 
-/// Smallest ring degree.
-pub const MIN_DEGREE: usize = poly::context::MIN_DEGREE;
-/// Largest ring degree.
-pub const MAX_DEGREE: usize = poly::context::MAX_DEGREE;
-/// Largest number of primes in any RNS basis of one parameter set (`q u P`, and `q` with the
-/// multiplication's auxiliary base), the limit of a ring context.
-pub const MAX_PRIMES: usize = poly::context::MAX_LIMBS;
+pub use rlwe::params::{MAX_DEGREE, MAX_PRIMES, MIN_DEGREE};
 /// Largest plaintext modulus: `t < 2^60`.
 pub const MAX_PLAINTEXT_BITS: u32 = 60;
 
-/// Largest `log2(Q * P)` for 128-bit classical security with a ternary secret and error of
-/// standard deviation about 3.2, by ring degree: the HE Standard's table (Albrecht et al.,
-/// "Homomorphic Encryption Standard", 2018), with `N = 2^16, 2^17` from OpenFHE's tables.
-pub const SECURITY_TABLE_128: [(usize, u64); 8] = [
-    (1 << 10, 27),
-    (1 << 11, 54),
-    (1 << 12, 109),
-    (1 << 13, 218),
-    (1 << 14, 438),
-    (1 << 15, 881),
-    (1 << 16, 1747),
-    (1 << 17, 3523),
-];
-
-/// The largest `log2(Q * P)` that 128-bit classical security allows at degree `degree`, or
-/// `None` for a degree outside the table.
-pub fn max_modulus_bits_128(degree: usize) -> Option<u64> {
-    SECURITY_TABLE_128.iter().find(|&&(n, _)| n == degree).map(|&(_, bits)| bits)
-}
+pub use rlwe::security::{SECURITY_TABLE_128, max_modulus_bits_128};
 
 /// How a homomorphic multiplication divides by `q/t` in RNS.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -72,15 +48,7 @@ impl MulVariant {
     }
 }
 
-/// A list of primes: by bit size (generated deterministically with
-/// [`modarith::generate_ntt_primes`], all distinct) or given explicitly.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum ModuliChoice {
-    /// One prime of each listed bit size, `= 1 mod 2N`, largest first among equal sizes.
-    Bits(Vec<u32>),
-    /// These primes, in this order.
-    Explicit(Vec<u64>),
-}
+pub use rlwe::ModuliChoice;
 
 /// The parameter sets the library ships. [`Preset::builder`] gives a builder to adjust them
 /// (variant, transform, plaintext modulus); [`Preset::build`] builds them as they are.
@@ -432,34 +400,14 @@ impl BfvParametersBuilder {
     /// `q`, or `q <= 2 t (42 N + 21 + t)` (a fresh ciphertext might not decrypt); `log2(Q * P)` beyond the 128-bit table without
     /// [`allow_insecure`](Self::allow_insecure).
     pub fn build(&self) -> Result<Arc<BfvParameters>> {
-        let degree = self.degree;
-        if !degree.is_power_of_two() || !(MIN_DEGREE..=MAX_DEGREE).contains(&degree) {
-            return Err(BfvError::InvalidParameter {
-                name: "degree",
-                value: degree as u64,
-                requirement: format!("must be a power of two in {MIN_DEGREE}..={MAX_DEGREE}"),
-            });
-        }
-        let ciphertext = resolve_moduli(&self.ciphertext_moduli, "ciphertext moduli", degree, &[])?;
-        let special = resolve_moduli(&self.special_moduli, "special moduli", degree, &ciphertext)?;
-        for &p in &special {
-            if ciphertext.contains(&p) {
-                return Err(BfvError::InvalidParameter {
-                    name: "special modulus",
-                    value: p,
-                    requirement: "must differ from every ciphertext prime".to_string(),
-                });
-            }
-        }
-        if ciphertext.len() + special.len() > MAX_PRIMES {
-            return Err(BfvError::InvalidParameter {
-                name: "number of ciphertext and special primes",
-                value: (ciphertext.len() + special.len()) as u64,
-                requirement: format!("at most {MAX_PRIMES}"),
-            });
-        }
+        let core = RlweParametersBuilder::new(self.degree)
+            .ciphertext(self.ciphertext_moduli.clone())
+            .special(self.special_moduli.clone())
+            .transform(self.transform)
+            .allow_insecure(self.allow_insecure);
+        let moduli = core.moduli()?;
+        let (degree, ciphertext) = (moduli.degree, &moduli.ciphertext);
         let q: BigUint = ciphertext.iter().map(|&p| BigUint::from(p)).product();
-        let p_special: BigUint = special.iter().map(|&p| BigUint::from(p)).product();
         let t = self.plaintext_modulus;
         if !(2..1u64 << MAX_PLAINTEXT_BITS).contains(&t) {
             return Err(BfvError::InvalidParameter {
@@ -490,11 +438,8 @@ impl BfvParametersBuilder {
                 ),
             });
         }
-        let modulus_bits = (&q * &p_special).bits();
-        let max_bits = max_modulus_bits_128(degree).unwrap_or(0);
-        if modulus_bits > max_bits && !self.allow_insecure {
-            return Err(BfvError::Insecure { degree, modulus_bits, max_bits });
-        }
+        let ciphertext = ciphertext.clone();
+        let core = core.assemble(moduli)?;
 
         // The multiplication's auxiliary base: as few 62-bit primes as the rns crate's bounds
         // allow (they never meet the special primes: the two bases live in different rings).
@@ -514,19 +459,7 @@ impl BfvParametersBuilder {
                 ),
             });
         }
-        let digit_size = special.len().min(ciphertext.len());
-        let key_switch = KeySwitchContext::new(degree, &ciphertext, &special, digit_size)?;
-        BfvParameters::assemble(ParameterValues {
-            degree,
-            ciphertext,
-            special,
-            plaintext_modulus: t,
-            variant: self.variant,
-            transform: self.transform,
-            multiplication,
-            key_switch,
-            secure_128: modulus_bits <= max_bits,
-        })
+        BfvParameters::assemble(core, t, self.variant, multiplication)
     }
 }
 
@@ -550,177 +483,76 @@ impl MulTables {
     }
 }
 
-fn resolve_moduli(choice: &ModuliChoice, name: &'static str, degree: usize, taken: &[u64]) -> Result<Vec<u64>> {
-    let two_n = 2 * degree as u64;
-    let primes = match choice {
-        ModuliChoice::Bits(bits) => {
-            let mut primes: Vec<u64> = Vec::with_capacity(bits.len());
-            for &b in bits {
-                let mut exclude: Vec<u64> = taken.to_vec();
-                exclude.extend(&primes);
-                let found = generate_ntt_primes(b, two_n, 1, &exclude).map_err(|_| BfvError::InvalidParameter {
-                    name,
-                    value: u64::from(b),
-                    requirement: format!(
-                        "prime bit sizes must be at most 62 and leave enough distinct primes = 1 mod 2N = {two_n}"
-                    ),
-                })?;
-                primes.extend(found);
-            }
-            primes
-        }
-        ModuliChoice::Explicit(primes) => {
-            for (i, &p) in primes.iter().enumerate() {
-                if Modulus::new(p).is_err() {
-                    return Err(BfvError::InvalidParameter {
-                        name,
-                        value: p,
-                        requirement: "must be a prime below 2^62".to_string(),
-                    });
-                }
-                if p % two_n != 1 {
-                    return Err(BfvError::InvalidParameter {
-                        name,
-                        value: p,
-                        requirement: format!("must be 1 mod 2N = {two_n}"),
-                    });
-                }
-                if primes[..i].contains(&p) || taken.contains(&p) {
-                    return Err(BfvError::InvalidParameter {
-                        name,
-                        value: p,
-                        requirement: "primes must be distinct".to_string(),
-                    });
-                }
-            }
-            primes.clone()
-        }
-    };
-    if primes.is_empty() {
-        return Err(BfvError::InvalidParameter {
-            name,
-            value: 0,
-            requirement: "at least one prime is needed".to_string(),
-        });
-    }
-    Ok(primes)
-}
-
-struct ParameterValues {
-    degree: usize,
-    ciphertext: Vec<u64>,
-    special: Vec<u64>,
-    plaintext_modulus: u64,
-    variant: MulVariant,
-    transform: TransformKind,
-    multiplication: MulTables,
-    key_switch: KeySwitchContext,
-    secure_128: bool,
-}
-
-/// Validated BFV parameters, with the ring contexts they use:
-///
-/// - `ring_q`: `R_q` with the ciphertext primes (ciphertexts, public key);
-/// - `ring_qp`: `R_{qP}`, the ciphertext primes then the special primes (key-switching keys);
-/// - `ring_mul`: the ciphertext primes then the multiplication's auxiliary base (HPS:
-///   `P_mul`; BEHZ: `B` then `m_sk`), where the tensor product is computed.
+/// Validated BFV parameters: the RLWE core's parameters ([`RlweParameters`]: degree, ciphertext
+/// and special primes, transform, the rings `R_q` and `R_{qP}`, the key-switching tables) with
+/// the plaintext modulus `t`, the multiplication variant and its tables, and `ring_mul`: the
+/// ciphertext primes then the multiplication's auxiliary base (HPS: `P_mul`; BEHZ: `B` then
+/// `m_sk`), where the tensor product is computed.
 ///
 /// Two parameter objects are equal when their defining values are (degree, primes, `t`,
-/// variant, transform); keys and ciphertexts check that equality.
+/// variant, transform); ciphertexts check that equality, keys that of the core's parameters.
 pub struct BfvParameters {
-    degree: usize,
-    ciphertext: Vec<u64>,
-    special: Vec<u64>,
+    core: Arc<RlweParameters>,
     plaintext_modulus: u64,
     variant: MulVariant,
-    transform: TransformKind,
     multiplication: MulTables,
-    key_switch: KeySwitchContext,
-    secure_128: bool,
-    ring_q: Arc<RingContext>,
-    ring_qp: Arc<RingContext>,
     ring_mul: Arc<RingContext>,
-    q: BigUint,
 }
 
 impl core::fmt::Debug for BfvParameters {
     fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
         // The tables run to megabytes: show the defining values only.
         f.debug_struct("BfvParameters")
-            .field("degree", &self.degree)
-            .field("ciphertext_moduli", &self.ciphertext)
-            .field("special_moduli", &self.special)
+            .field("degree", &self.core.degree())
+            .field("ciphertext_moduli", &self.core.ciphertext_moduli())
+            .field("special_moduli", &self.core.special_moduli())
             .field("plaintext_modulus", &self.plaintext_modulus)
             .field("variant", &self.variant)
-            .field("transform", &self.transform)
+            .field("transform", &self.core.transform())
             .field("auxiliary_moduli", &self.multiplication.auxiliary_moduli())
-            .field("secure_128", &self.secure_128)
+            .field("secure_128", &self.core.is_secure_128())
             .finish()
     }
 }
 
 impl PartialEq for BfvParameters {
     fn eq(&self, other: &Self) -> bool {
-        self.degree == other.degree
-            && self.ciphertext == other.ciphertext
-            && self.special == other.special
-            && self.plaintext_modulus == other.plaintext_modulus
-            && self.variant == other.variant
-            && self.transform == other.transform
+        *self.core == *other.core && self.plaintext_modulus == other.plaintext_modulus && self.variant == other.variant
     }
 }
 
 impl Eq for BfvParameters {}
 
 impl BfvParameters {
-    fn assemble(values: ParameterValues) -> Result<Arc<Self>> {
-        let ParameterValues {
-            degree,
-            ciphertext,
-            special,
-            plaintext_modulus,
-            variant,
-            transform,
-            multiplication,
-            key_switch,
-            secure_128,
-        } = values;
-        let ring_q = RingContext::new(degree, &ciphertext, transform)?;
-        let qp: Vec<u64> = ciphertext.iter().chain(&special).copied().collect();
-        let ring_qp = RingContext::new(degree, &qp, transform)?;
-        let mul: Vec<u64> = ciphertext.iter().copied().chain(multiplication.auxiliary_moduli()).collect();
-        let ring_mul = RingContext::new(degree, &mul, transform)?;
-        let q = ciphertext.iter().fold(BigUint::one(), |acc, &p| acc * p);
-        Ok(Arc::new(Self {
-            degree,
-            ciphertext,
-            special,
-            plaintext_modulus,
-            variant,
-            transform,
-            multiplication,
-            key_switch,
-            secure_128,
-            ring_q,
-            ring_qp,
-            ring_mul,
-            q,
-        }))
+    fn assemble(
+        core: Arc<RlweParameters>,
+        plaintext_modulus: u64,
+        variant: MulVariant,
+        multiplication: MulTables,
+    ) -> Result<Arc<Self>> {
+        let mul: Vec<u64> = core.ciphertext_moduli().iter().copied().chain(multiplication.auxiliary_moduli()).collect();
+        let ring_mul = RingContext::new(core.degree(), &mul, core.transform())?;
+        Ok(Arc::new(Self { core, plaintext_modulus, variant, multiplication, ring_mul }))
+    }
+
+    /// The RLWE core's parameters (what keys belong to).
+    pub fn core(&self) -> &Arc<RlweParameters> {
+        &self.core
     }
 
     /// The ring degree `N`.
     pub fn degree(&self) -> usize {
-        self.degree
+        self.core.degree()
     }
 
     /// The ciphertext primes `q_0, ..., q_{L-1}`.
     pub fn ciphertext_moduli(&self) -> &[u64] {
-        &self.ciphertext
+        self.core.ciphertext_moduli()
     }
 
     /// The special primes `p_0, ..., p_{k-1}` of key switching.
     pub fn special_moduli(&self) -> &[u64] {
-        &self.special
+        self.core.special_moduli()
     }
 
     /// The plaintext modulus `t`.
@@ -735,7 +567,7 @@ impl BfvParameters {
 
     /// The transform of the evaluation representation.
     pub fn transform(&self) -> TransformKind {
-        self.transform
+        self.core.transform()
     }
 
     /// The RNS tables of multiplication and decryption.
@@ -745,44 +577,43 @@ impl BfvParameters {
 
     /// The key-switching tables (digits, ModUp, ModDown).
     pub fn key_switch_tables(&self) -> &KeySwitchContext {
-        &self.key_switch
+        self.core.key_switch_tables()
     }
 
     /// Whether `log2(Q * P)` is within the 128-bit table.
     pub fn is_secure_128(&self) -> bool {
-        self.secure_128
+        self.core.is_secure_128()
     }
 
     /// `q`, the product of the ciphertext primes.
     pub fn ciphertext_modulus(&self) -> &BigUint {
-        &self.q
+        self.core.ciphertext_modulus()
     }
 
     /// `log2(Q * P)` rounded up: the bits of the product of ciphertext and special primes.
     pub fn key_modulus_bits(&self) -> u64 {
-        let p: BigUint = self.special.iter().map(|&p| BigUint::from(p)).product();
-        (&self.q * p).bits()
+        self.core.key_modulus_bits()
     }
 
     /// Number of ciphertext primes in one key-switching digit (the number of special primes,
     /// at most `L`).
     pub fn digit_size(&self) -> usize {
-        self.special.len().min(self.ciphertext.len())
+        self.core.digit_size()
     }
 
     /// Number of key-switching digits, `ceil(L / digit_size)`.
     pub fn digit_count(&self) -> usize {
-        self.ciphertext.len().div_ceil(self.digit_size())
+        self.core.digit_count()
     }
 
     /// `R_q`.
     pub fn ring_q(&self) -> &Arc<RingContext> {
-        &self.ring_q
+        self.core.ring_q()
     }
 
     /// `R_{qP}` (ciphertext primes, then special primes).
     pub fn ring_qp(&self) -> &Arc<RingContext> {
-        &self.ring_qp
+        self.core.ring_qp()
     }
 
     /// The ring of the tensor product: ciphertext primes, then the auxiliary base.

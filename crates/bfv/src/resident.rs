@@ -134,8 +134,13 @@ impl<B: BfvBackend> BfvContext<B> {
     /// [`ResidentPlaintext::to_plaintext`]. The same coefficients as `decrypt`; the same errors.
     pub fn decrypt_resident(&self, ciphertext: &Ciphertext<B>, secret: &SecretKey<B>) -> Result<ResidentPlaintext<B>> {
         let (c0, value) = self.phase_parts(ciphertext, secret)?;
-        let words =
-            self.backend.decrypt_scale_sum_resident(self.params.multiplication_tables(), c0, value, &secret.s_q)?;
+        let words = self.backend.decrypt_scale_sum_resident(
+            self.params.multiplication_tables(),
+            &self.mul,
+            c0,
+            value,
+            secret.s_q(),
+        )?;
         Ok(self.resident(words))
     }
 

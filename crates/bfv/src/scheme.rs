@@ -4,65 +4,25 @@ use std::sync::Arc;
 
 use num_bigint::BigUint;
 use num_traits::Zero;
-use poly::{Coeff, Eval, Representation, Seed};
+use poly::{Coeff, Eval, Seed};
 
 use crate::backend::BfvBackend;
-use crate::context::{
-    BackendResult, BfvContext, Ciphertext, EvalPair, PublicKey, RelinKey, SecretKey, SeededCiphertext,
-};
+use crate::context::{BackendResult, BfvContext, Ciphertext, PublicKey, RelinKey, SecretKey, SeededCiphertext};
 use crate::resident::PlaintextOperand;
 use crate::{BfvError, Plaintext, Result};
 
 /// `c_0` of a ciphertext and `c_1 s + ... + c_k s^k` in the evaluation representation.
 type PhaseParts<'a, B> = (&'a <B as poly::Backend>::Poly<Coeff>, <B as poly::Backend>::Poly<Eval>);
 
-/// A polynomial derived from the secret key (`s^2`, `s(x^g)`, their gadget multiples),
-/// overwritten with zeros by [`zeroize`](Self::zeroize), which reports a failure, or, on an
-/// early return, when dropped.
-pub(crate) struct SecretScratch<'a, B: BfvBackend, R: Representation> {
-    backend: &'a B,
-    poly: B::Poly<R>,
-    cleared: bool,
-}
-
-impl<'a, B: BfvBackend, R: Representation> SecretScratch<'a, B, R> {
-    pub(crate) fn new(backend: &'a B, poly: B::Poly<R>) -> Self {
-        Self { backend, poly, cleared: false }
-    }
-
-    pub(crate) fn poly(&self) -> &B::Poly<R> {
-        &self.poly
-    }
-
-    /// Overwrites the polynomial with zeros now.
-    pub(crate) fn zeroize(mut self) -> Result<()> {
-        let result = self.backend.zeroize(&mut self.poly);
-        self.cleared = result.is_ok();
-        result
-    }
-}
-
-impl<B: BfvBackend, R: Representation> Drop for SecretScratch<'_, B, R> {
-    fn drop(&mut self) {
-        if !self.cleared {
-            // An error path reports its own error; a failing device is beyond help here.
-            let _ = self.backend.zeroize(&mut self.poly);
-        }
-    }
-}
-
 impl<B: BfvBackend> BfvContext<B> {
     /// A secret key from a fresh OS seed.
     pub fn generate_secret_key(&self) -> Result<SecretKey<B>> {
-        self.secret_key_from_seed(&Seed::from_os()?)
+        Ok(self.core.generate_secret_key()?)
     }
 
-    /// The secret key of `seed`: the ternary polynomial of `(seed, 0)`.
+    /// The secret key of `seed`: the ternary polynomial of `(seed, 0)` (the core's).
     pub fn secret_key_from_seed(&self, seed: &Seed) -> Result<SecretKey<B>> {
-        let backend = &self.backend;
-        let s_q = backend.forward(backend.sample_ternary(&self.ring_q, seed, 0).be()?).be()?;
-        let s_qp = backend.forward(backend.sample_ternary(&self.ring_qp, seed, 0).be()?).be()?;
-        Ok(SecretKey { params: Arc::clone(&self.params), backend: backend.clone(), s_q, s_qp })
+        Ok(self.core.secret_key_from_seed(seed)?)
     }
 
     /// A public key for `secret` from a fresh OS seed.
@@ -71,16 +31,9 @@ impl<B: BfvBackend> BfvContext<B> {
     }
 
     /// The public key `(b, a) = (-(a s + e), a)` with `a` uniform (index 0, sampled directly
-    /// in the evaluation representation) and `e` binomial (index 0) from `seed`.
+    /// in the evaluation representation) and `e` binomial (index 0) from `seed` (the core's).
     pub fn public_key_from_seed(&self, secret: &SecretKey<B>, seed: &Seed) -> Result<PublicKey<B>> {
-        self.check(&secret.params, "secret key")?;
-        let backend = &self.backend;
-        let a: B::Poly<Eval> = backend.sample_uniform(&self.ring_q, seed, 0).be()?;
-        let e = backend.forward(backend.sample_cbd(&self.ring_q, seed, 0).be()?).be()?;
-        let mut b = backend.mul(&a, &secret.s_q).be()?;
-        backend.add_assign(&mut b, &e).be()?;
-        backend.neg_assign(&mut b).be()?;
-        Ok(PublicKey { params: Arc::clone(&self.params), b, a })
+        Ok(self.core.public_key_from_seed(secret, seed)?)
     }
 
     /// A relinearization key for `secret` from a fresh OS seed.
@@ -89,42 +42,10 @@ impl<B: BfvBackend> BfvContext<B> {
     }
 
     /// The relinearization key: for digit `j`, `(b_j, a_j) = (-(a_j s + e_j) + g_j s^2, a_j)`
-    /// over `qP` with `a_j` uniform (index `j`) and `e_j` binomial (index `j`) from `seed`.
+    /// over `qP` with `a_j` uniform (index `j`) and `e_j` binomial (index `j`) from `seed` (the
+    /// core's [`rlwe::RlweContext::relinearization_key_from_seed`]).
     pub fn relin_key_from_seed(&self, secret: &SecretKey<B>, seed: &Seed) -> Result<RelinKey<B>> {
-        self.check(&secret.params, "secret key")?;
-        let s_squared = SecretScratch::new(&self.backend, self.backend.mul(&secret.s_qp, &secret.s_qp).be()?);
-        let digits = self.key_switching_key(secret, s_squared.poly(), seed, 0)?;
-        s_squared.zeroize()?;
-        Ok(RelinKey { params: Arc::clone(&self.params), digits })
-    }
-
-    /// A key-switching key from `target` (a function of the secret over `qP`, evaluation
-    /// representation: `s^2` for relinearization, `s(x^g)` for a Galois key) to `s`: for digit
-    /// `j`, `(b_j, a_j) = (-(a_j s + e_j) + g_j target, a_j)` over `qP`, with `a_j` uniform
-    /// (sampled directly in the evaluation representation) and `e_j` binomial, both of index
-    /// `first_index + j` from `seed`. The caller checks that `secret` belongs to this context.
-    pub(crate) fn key_switching_key(
-        &self,
-        secret: &SecretKey<B>,
-        target: &B::Poly<Eval>,
-        seed: &Seed,
-        first_index: u64,
-    ) -> Result<Vec<EvalPair<B>>> {
-        let backend = &self.backend;
-        let mut digits = Vec::with_capacity(self.gadgets.len());
-        for (j, gadget) in self.gadgets.iter().enumerate() {
-            let index = first_index + j as u64;
-            let a: B::Poly<Eval> = backend.sample_uniform(&self.ring_qp, seed, index).be()?;
-            let e = backend.forward(backend.sample_cbd(&self.ring_qp, seed, index).be()?).be()?;
-            let mut b = backend.mul(&a, &secret.s_qp).be()?;
-            backend.add_assign(&mut b, &e).be()?;
-            backend.neg_assign(&mut b).be()?;
-            let scaled_target = SecretScratch::new(backend, backend.scalar_mul_per_limb(target, gadget).be()?);
-            backend.add_assign(&mut b, scaled_target.poly()).be()?;
-            scaled_target.zeroize()?;
-            digits.push((b, a));
-        }
-        Ok(digits)
+        Ok(self.core.relinearization_key_from_seed(secret, seed)?)
     }
 
     /// Encrypts `plaintext` under `public_key` with a fresh OS seed.
@@ -142,15 +63,10 @@ impl<B: BfvBackend> BfvContext<B> {
         seed: &Seed,
     ) -> Result<Ciphertext<B>> {
         self.check(plaintext.params(), "plaintext")?;
-        self.check(&public_key.params, "public key")?;
+        self.check_key(public_key.params(), "public key")?;
         let scaled = plaintext.scaled_on(self)?;
-        let backend = &self.backend;
-        let u = backend.forward(backend.sample_ternary(&self.ring_q, seed, 0).be()?).be()?;
-        let mut c0 = backend.inverse(backend.mul(&public_key.b, &u).be()?).be()?;
-        backend.add_assign(&mut c0, &backend.sample_cbd(&self.ring_q, seed, 0).be()?).be()?;
-        backend.add_assign(&mut c0, &scaled).be()?;
-        let mut c1 = backend.inverse(backend.mul(&public_key.a, &u).be()?).be()?;
-        backend.add_assign(&mut c1, &backend.sample_cbd(&self.ring_q, seed, 1).be()?).be()?;
+        let [mut c0, c1] = self.core.encrypt_zero_with_seed(public_key, seed)?;
+        self.backend.add_assign(&mut c0, &scaled).be()?;
         Ok(Ciphertext { params: Arc::clone(&self.params), polys: vec![c0, c1] })
     }
 
@@ -175,14 +91,9 @@ impl<B: BfvBackend> BfvContext<B> {
         error_seed: &Seed,
     ) -> Result<SeededCiphertext<B>> {
         self.check(plaintext.params(), "plaintext")?;
-        self.check(&secret.params, "secret key")?;
-        let backend = &self.backend;
-        let a: B::Poly<Coeff> = backend.sample_uniform(&self.ring_q, public_seed, 0).be()?;
-        let a_eval = backend.forward(a).be()?;
-        let a_s = backend.inverse_of_product(a_eval, &secret.s_q)?;
-        let mut c0 = plaintext.scaled_on(self)?;
-        backend.add_assign(&mut c0, &backend.sample_cbd(&self.ring_q, error_seed, 0).be()?).be()?;
-        backend.sub_assign(&mut c0, &a_s).be()?;
+        self.check_key(secret.params(), "secret key")?;
+        let mut c0 = self.core.encrypt_zero_symmetric(secret, public_seed, error_seed)?;
+        self.backend.add_assign(&mut c0, &plaintext.scaled_on(self)?).be()?;
         Ok(SeededCiphertext { params: Arc::clone(&self.params), c0, public_seed: public_seed.clone() })
     }
 
@@ -194,7 +105,7 @@ impl<B: BfvBackend> BfvContext<B> {
         secret: &SecretKey<B>,
     ) -> Result<PhaseParts<'a, B>> {
         self.check(&ciphertext.params, "ciphertext")?;
-        self.check(&secret.params, "secret key")?;
+        self.check_key(secret.params(), "secret key")?;
         let polys = &ciphertext.polys;
         let backend = &self.backend;
         let size_error =
@@ -210,7 +121,7 @@ impl<B: BfvBackend> BfvContext<B> {
             acc = Some(match acc {
                 None => c_eval,
                 Some(mut value) => {
-                    backend.mul_assign(&mut value, &secret.s_q).be()?;
+                    backend.mul_assign(&mut value, secret.s_q()).be()?;
                     backend.add_assign(&mut value, &c_eval).be()?;
                     value
                 }
@@ -222,7 +133,7 @@ impl<B: BfvBackend> BfvContext<B> {
     /// `[c_0 + c_1 s + ... + c_k s^k]_q` over `q`, coefficient representation, on the backend.
     fn phase(&self, ciphertext: &Ciphertext<B>, secret: &SecretKey<B>) -> Result<B::Poly<Coeff>> {
         let (c0, value) = self.phase_parts(ciphertext, secret)?;
-        let mut phase = self.backend.inverse_of_product(value, &secret.s_q)?;
+        let mut phase = self.backend.inverse_of_product(value, secret.s_q())?;
         self.backend.add_assign(&mut phase, c0).be()?;
         Ok(phase)
     }
@@ -234,7 +145,7 @@ impl<B: BfvBackend> BfvContext<B> {
     pub fn decrypt(&self, ciphertext: &Ciphertext<B>, secret: &SecretKey<B>) -> Result<Plaintext> {
         let (c0, value) = self.phase_parts(ciphertext, secret)?;
         let coefficients =
-            self.backend.decrypt_scale_sum(self.params.multiplication_tables(), c0, value, &secret.s_q)?;
+            self.backend.decrypt_scale_sum(self.params.multiplication_tables(), &self.mul, c0, value, secret.s_q())?;
         Plaintext::from_reduced_coefficients(&self.params, coefficients)
     }
 

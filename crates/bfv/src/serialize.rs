@@ -328,7 +328,7 @@ impl<B: BfvBackend> BfvContext<B> {
 
     /// The bytes of one key-switching key: `d` pairs over `qP`.
     fn key_switching_key_bytes(&self) -> usize {
-        self.gadgets.len().saturating_mul(2).saturating_mul(self.poly_bytes_qp())
+        self.core.gadgets().len().saturating_mul(2).saturating_mul(self.poly_bytes_qp())
     }
 
     fn append_key_switching_key(&self, out: &mut Vec<u8>, digits: &[EvalPair<B>]) -> Result<()> {
@@ -341,10 +341,10 @@ impl<B: BfvBackend> BfvContext<B> {
 
     fn read_key_switching_key(&self, reader: &mut Reader<'_>) -> Result<Vec<EvalPair<B>>> {
         let ring = self.params.ring_qp();
-        let mut digits = Vec::with_capacity(self.gadgets.len());
-        for _ in 0..self.gadgets.len() {
-            let b = self.read_poly(reader, ring, &self.ring_qp)?;
-            let a = self.read_poly(reader, ring, &self.ring_qp)?;
+        let mut digits = Vec::with_capacity(self.core.gadgets().len());
+        for _ in 0..self.core.gadgets().len() {
+            let b = self.read_poly(reader, ring, self.core.ring_qp())?;
+            let a = self.read_poly(reader, ring, self.core.ring_qp())?;
             digits.push((b, a));
         }
         Ok(digits)
@@ -379,7 +379,8 @@ impl<B: BfvBackend> BfvContext<B> {
             return Err(reader.malformed(format!("{count} polynomials do not fit in {} bytes", bytes.len())));
         }
         let ring = self.params.ring_q();
-        let polys = (0..count).map(|_| self.read_poly(&mut reader, ring, &self.ring_q)).collect::<Result<Vec<_>>>()?;
+        let polys =
+            (0..count).map(|_| self.read_poly(&mut reader, ring, self.core.ring_q())).collect::<Result<Vec<_>>>()?;
         reader.finish()?;
         Ok(Ciphertext { params: Arc::clone(&self.params), polys })
     }
@@ -404,7 +405,7 @@ impl<B: BfvBackend> BfvContext<B> {
         let mut seed = [0u8; 32];
         seed.copy_from_slice(reader.take(32)?);
         let public_seed = Seed::from(seed);
-        let c0 = self.read_poly(&mut reader, self.params.ring_q(), &self.ring_q)?;
+        let c0 = self.read_poly(&mut reader, self.params.ring_q(), self.core.ring_q())?;
         reader.finish()?;
         Ok(SeededCiphertext { params: Arc::clone(&self.params), c0, public_seed })
     }
@@ -412,10 +413,11 @@ impl<B: BfvBackend> BfvContext<B> {
     /// The bytes of `key` (kind 3: `b`, `a` over `q`, evaluation representation; see the
     /// module doc). Errors with [`BfvError::ParameterMismatch`] for a key of other parameters.
     pub fn public_key_to_bytes(&self, key: &PublicKey<B>) -> Result<Vec<u8>> {
-        self.check(&key.params, "public key")?;
+        self.check_key(key.params(), "public key")?;
         let mut out = self.header(PUBLIC_KEY, 2, 2 * self.poly_bytes_q());
-        self.append_poly(&mut out, &key.b)?;
-        self.append_poly(&mut out, &key.a)?;
+        let (b, a) = key.polys();
+        self.append_poly(&mut out, b)?;
+        self.append_poly(&mut out, a)?;
         Ok(out)
     }
 
@@ -430,19 +432,19 @@ impl<B: BfvBackend> BfvContext<B> {
             return Err(reader.malformed(format!("a public key has 2 polynomials, not {count}")));
         }
         let ring = self.params.ring_q();
-        let b = self.read_poly(&mut reader, ring, &self.ring_q)?;
-        let a = self.read_poly(&mut reader, ring, &self.ring_q)?;
+        let b = self.read_poly(&mut reader, ring, self.core.ring_q())?;
+        let a = self.read_poly(&mut reader, ring, self.core.ring_q())?;
         reader.finish()?;
-        Ok(PublicKey { params: Arc::clone(&self.params), b, a })
+        Ok(PublicKey::from_polys(&self.core, b, a))
     }
 
     /// The bytes of `key` (kind 4: its digit pairs `(b_j, a_j)` over `qP`, evaluation
     /// representation; see the module doc). Errors with [`BfvError::ParameterMismatch`] for a
     /// key of other parameters.
     pub fn relin_key_to_bytes(&self, key: &RelinKey<B>) -> Result<Vec<u8>> {
-        self.check(&key.params, "relinearization key")?;
-        let mut out = self.header(RELIN_KEY, key.digits.len(), self.key_switching_key_bytes());
-        self.append_key_switching_key(&mut out, &key.digits)?;
+        self.check_key(key.params(), "relinearization key")?;
+        let mut out = self.header(RELIN_KEY, key.digits().len(), self.key_switching_key_bytes());
+        self.append_key_switching_key(&mut out, key.digits())?;
         Ok(out)
     }
 
@@ -454,14 +456,15 @@ impl<B: BfvBackend> BfvContext<B> {
     pub fn relin_key_from_bytes(&self, bytes: &[u8]) -> Result<RelinKey<B>> {
         let mut reader = Reader::new(bytes, RELIN_KEY);
         let count = self.read_header(&mut reader, RELIN_KEY)?;
-        if count != self.gadgets.len() {
-            return Err(
-                reader.malformed(format!("{count} digits; the parameters' key switching has {}", self.gadgets.len()))
-            );
+        if count != self.core.gadgets().len() {
+            return Err(reader.malformed(format!(
+                "{count} digits; the parameters' key switching has {}",
+                self.core.gadgets().len()
+            )));
         }
         let digits = self.read_key_switching_key(&mut reader)?;
         reader.finish()?;
-        Ok(RelinKey { params: Arc::clone(&self.params), digits })
+        Ok(RelinKey::from_key_switching_key(rlwe::KeySwitchingKey::from_digits(&self.core, digits)?))
     }
 
     /// The bytes of `keys` (kind 5: the number of elements, then for each element in
@@ -469,10 +472,12 @@ impl<B: BfvBackend> BfvContext<B> {
     /// see the module doc). Errors with [`BfvError::ParameterMismatch`] for keys of other
     /// parameters.
     pub fn galois_keys_to_bytes(&self, keys: &GaloisKeys<B>) -> Result<Vec<u8>> {
-        self.check(&keys.params, "Galois keys")?;
-        let body = keys.keys.len().saturating_mul(self.key_switching_key_bytes().saturating_add(8));
-        let mut out = self.header(GALOIS_KEYS, keys.keys.len(), body);
-        for (&element, digits) in &keys.keys {
+        self.check_key(keys.params(), "Galois keys")?;
+        let body = keys.len().saturating_mul(self.key_switching_key_bytes().saturating_add(8));
+        let mut out = self.header(GALOIS_KEYS, keys.len(), body);
+        for element in keys.elements() {
+            let digits =
+                keys.key(element).ok_or(BfvError::MissingGaloisKey { operation: "galois_keys_to_bytes", element })?;
             out.extend_from_slice(&element.to_le_bytes());
             self.append_key_switching_key(&mut out, digits)?;
         }
@@ -495,7 +500,7 @@ impl<B: BfvBackend> BfvContext<B> {
         let mut previous: Option<u64> = None;
         for _ in 0..count {
             let element = reader.u64()?;
-            self.check_galois_element(element)?;
+            rlwe::galois_key::check_galois_element(self.params.degree(), element)?;
             match previous {
                 Some(last) if last == element => {
                     return Err(reader.malformed(format!("Galois element {element} appears twice")));
@@ -508,10 +513,13 @@ impl<B: BfvBackend> BfvContext<B> {
                 _ => {}
             }
             previous = Some(element);
-            keys.insert(element, self.read_key_switching_key(&mut reader)?);
+            keys.insert(
+                element,
+                rlwe::KeySwitchingKey::from_digits(&self.core, self.read_key_switching_key(&mut reader)?)?,
+            );
         }
         reader.finish()?;
-        Ok(GaloisKeys { params: Arc::clone(&self.params), keys })
+        Ok(GaloisKeys::from_keys(&self.core, keys)?)
     }
 
     /// **The secret itself**: the bytes of `key` (kind 6: `s` over `q` and over `qP`,
@@ -523,11 +531,11 @@ impl<B: BfvBackend> BfvContext<B> {
     /// final size, so no stale copy of it is left behind. Errors with
     /// [`BfvError::ParameterMismatch`] for a key of other parameters.
     pub fn secret_key_to_bytes(&self, key: &SecretKey<B>) -> Result<Vec<u8>> {
-        self.check(&key.params, "secret key")?;
+        self.check_key(key.params(), "secret key")?;
         let mut out =
             Zeroizing::new(self.header(SECRET_KEY, 2, self.poly_bytes_q().saturating_add(self.poly_bytes_qp())));
-        self.append_secret_poly(&mut out, &key.s_q)?;
-        self.append_secret_poly(&mut out, &key.s_qp)?;
+        self.append_secret_poly(&mut out, key.s_q())?;
+        self.append_secret_poly(&mut out, key.s_qp())?;
         Ok(core::mem::take(&mut *out))
     }
 
@@ -543,8 +551,8 @@ impl<B: BfvBackend> BfvContext<B> {
         if count != 2 {
             return Err(reader.malformed(format!("a secret key has 2 polynomials, not {count}")));
         }
-        let mut s_q = self.read_secret_poly(&mut reader, self.params.ring_q(), &self.ring_q)?;
-        let s_qp = match self.read_secret_poly(&mut reader, self.params.ring_qp(), &self.ring_qp) {
+        let mut s_q = self.read_secret_poly(&mut reader, self.params.ring_q(), self.core.ring_q())?;
+        let s_qp = match self.read_secret_poly(&mut reader, self.params.ring_qp(), self.core.ring_qp()) {
             Ok(s_qp) => s_qp,
             Err(error) => {
                 // The error is the one to report; a failing device is beyond help here.
@@ -553,7 +561,7 @@ impl<B: BfvBackend> BfvContext<B> {
             }
         };
         // Dropping the key on an error below overwrites both polynomials.
-        let key = SecretKey { params: Arc::clone(&self.params), backend: self.backend.clone(), s_q, s_qp };
+        let key = SecretKey::from_polys(&self.core, s_q, s_qp);
         reader.finish()?;
         Ok(key)
     }

@@ -276,6 +276,12 @@ fn other_params() -> Arc<BfvParameters> {
     Preset::Secure { log_degree: 12 }.builder().unwrap().plaintext_modulus(65537).build().unwrap()
 }
 
+/// Parameters of another ring (another special prime): keys belong to the ring, so key
+/// mismatches are tested with these.
+fn other_ring_params() -> Arc<BfvParameters> {
+    Preset::Secure { log_degree: 12 }.builder().unwrap().special_moduli_bits(&[30]).build().unwrap()
+}
+
 #[test]
 fn mismatched_parameters_sizes_and_values_are_errors() {
     let params = secure_4096(MulVariant::Hps, TransformKind::Ntt);
@@ -286,13 +292,19 @@ fn mismatched_parameters_sizes_and_values_are_errors() {
     let sk = context.secret_key_from_seed(&seed(1)).unwrap();
     let pk = context.public_key_from_seed(&sk, &seed(2)).unwrap();
     let rk = context.relin_key_from_seed(&sk, &seed(3)).unwrap();
-    let other_sk = other_context.secret_key_from_seed(&seed(1)).unwrap();
-    let other_pk = other_context.public_key_from_seed(&other_sk, &seed(2)).unwrap();
-    let other_rk = other_context.relin_key_from_seed(&other_sk, &seed(3)).unwrap();
+    let t_sk = other_context.secret_key_from_seed(&seed(1)).unwrap();
+    let t_pk = other_context.public_key_from_seed(&t_sk, &seed(2)).unwrap();
+    let ring_context = BfvContext::new(CpuBackend, &other_ring_params()).unwrap();
+    let other_sk = ring_context.secret_key_from_seed(&seed(1)).unwrap();
+    let other_pk = ring_context.public_key_from_seed(&other_sk, &seed(2)).unwrap();
+    let other_rk = ring_context.relin_key_from_seed(&other_sk, &seed(3)).unwrap();
     let pt = encoder.encode(&[7, 8, 9]).unwrap();
     let other_pt = bfv::CoefficientEncoder::new(&other).encode(&[1]).unwrap();
     let ct = context.encrypt_with_seed(&pt, &pk, &seed(4)).unwrap();
-    let other_ct = other_context.encrypt_with_seed(&other_pt, &other_pk, &seed(4)).unwrap();
+    let other_ct = other_context.encrypt_with_seed(&other_pt, &t_pk, &seed(4)).unwrap();
+    // Keys belong to the ring, not to t: the same secret decrypts under either t.
+    let under_other_t = other_context.encrypt_with_seed(&other_pt, &pk, &seed(5)).unwrap();
+    assert_eq!(other_context.decrypt(&under_other_t, &sk).unwrap(), other_pt);
     let snapshot = context.download(&ct).unwrap();
 
     let mismatch = |result: Result<bfv::Ciphertext<CpuBackend>, BfvError>, what: &str| match result {
@@ -401,8 +413,9 @@ fn resident_plaintexts_match_host_plaintexts() {
 
         let other = other_params();
         let other_context = BfvContext::new(CpuBackend, &other).unwrap();
-        let other_sk = other_context.secret_key_from_seed(&seed(1)).unwrap();
-        let other_pk = other_context.public_key_from_seed(&other_sk, &seed(2)).unwrap();
+        let ring_context = BfvContext::new(CpuBackend, &other_ring_params()).unwrap();
+        let other_sk = ring_context.secret_key_from_seed(&seed(1)).unwrap();
+        let other_pk = ring_context.public_key_from_seed(&other_sk, &seed(2)).unwrap();
         let other_pt = bfv::CoefficientEncoder::new(&other).encode(&[1]).unwrap();
         let other_resident = other_context.upload_plaintext(&other_pt).unwrap();
         let mismatch = |what: &str, result: Result<(), BfvError>| match result {
@@ -483,7 +496,7 @@ fn batch_encoding_on_the_backend_matches_the_host_encoder() {
 
 #[test]
 fn zeroize_clears_a_polynomial() {
-    use bfv::BfvBackend;
+    use bfv::rlwe::RlweBackend;
     let params = secure_4096(MulVariant::Hps, TransformKind::Ntt);
     let mut p = poly::Poly::<poly::Coeff>::sample_uniform(params.ring_q(), &seed(1), 0).unwrap();
     assert!(p.as_slice().iter().any(|&v| v != 0));

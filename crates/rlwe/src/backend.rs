@@ -1,0 +1,195 @@
+//! [`RlweBackend`]: what every RLWE scheme needs from a backend beyond [`poly::Backend`]:
+//! the two halves of key switching (ModUp with the inner product against a key, and ModDown,
+//! from the `rns` crate's tables), a few fused ring operations, and the zeroization of secret
+//! polynomials. The key-switching algorithm itself is written once, in [`crate::keyswitch`].
+//!
+//! A backend prepares what it needs of the key-switching tables once per context
+//! ([`RlweBackend::prepare_key_switch`]: device copies of the tables on the GPU, nothing on the
+//! CPU), so no operation looks tables up.
+
+use poly::{Backend, Coeff, CpuBackend, Eval, Poly, Representation};
+use rns::KeySwitchContext;
+
+use crate::Result;
+use crate::error::BackendResult;
+
+/// One digit `(b_j, a_j)` of a key-switching key on backend `B`, evaluation representation.
+pub type EvalPair<B> = (<B as Backend>::Poly<Eval>, <B as Backend>::Poly<Eval>);
+
+/// A [`Backend`] the RLWE schemes run on.
+pub trait RlweBackend: Backend + Clone {
+    /// The key-switching tables as this backend uses them, prepared once per context.
+    type KeySwitchTables: Send + Sync;
+
+    /// The two key-switching sums over `q u P` (coefficient representation) between ModUp and
+    /// ModDown: two host polynomials on the CPU, one two-polynomial device buffer on the GPU.
+    type KeySwitchSums;
+
+    /// Prepares `tables` for this backend (uploads them on a device).
+    fn prepare_key_switch(&self, tables: &KeySwitchContext) -> Result<Self::KeySwitchTables>;
+
+    /// ModUp and inner product: with `d_j` the exact extension of digit `j` of `input` (over
+    /// `q`, coefficient representation) to `q u P`, the sums `sum_j d_j b_j` and
+    /// `sum_j d_j a_j` over `ring_qp`, in the coefficient representation. `key` has one pair
+    /// per digit (the caller checks).
+    fn mod_up_inner_product(
+        &self,
+        tables: &KeySwitchContext,
+        prepared: &Self::KeySwitchTables,
+        input: &Self::Poly<Coeff>,
+        key: &[EvalPair<Self>],
+        ring_qp: &Self::Context,
+    ) -> Result<Self::KeySwitchSums>;
+
+    /// ModDown of both sums: `round(x / P)` from `q u P` to `q` (`ring_q`).
+    fn mod_down_sums(
+        &self,
+        tables: &KeySwitchContext,
+        prepared: &Self::KeySwitchTables,
+        sums: Self::KeySwitchSums,
+        ring_q: &Self::Context,
+    ) -> Result<[Self::Poly<Coeff>; 2]>;
+
+    /// The forward transform of a copy of `poly` (which stays as it is). The provided method
+    /// duplicates and transforms; a device backend transforms straight into new memory.
+    fn forward_copy(&self, poly: &Self::Poly<Coeff>) -> Result<Self::Poly<Eval>> {
+        let copy = self.duplicate(poly).be()?;
+        self.forward(copy).be()
+    }
+
+    /// The inverse transform of `a * b` (evaluation representation). The provided method
+    /// multiplies, then transforms; a device backend multiplies inside the transform's first
+    /// pass. Same values either way.
+    fn inverse_of_product(&self, mut a: Self::Poly<Eval>, b: &Self::Poly<Eval>) -> Result<Self::Poly<Coeff>> {
+        self.mul_assign(&mut a, b).be()?;
+        self.inverse(a).be()
+    }
+
+    /// Overwrites `poly` with zeros in a way the compiler cannot elide (secret keys call it
+    /// when dropped). The provided method multiplies by zero through the backend, which on a
+    /// device is a kernel write.
+    fn zeroize<R: Representation>(&self, poly: &mut Self::Poly<R>) -> Result<()> {
+        self.scalar_mul_assign(poly, 0).be()?;
+        self.synchronize().be()
+    }
+}
+
+/// The reference: one digit at a time, on the host.
+impl RlweBackend for CpuBackend {
+    type KeySwitchTables = ();
+    type KeySwitchSums = [Poly<Coeff>; 2];
+
+    fn prepare_key_switch(&self, _tables: &KeySwitchContext) -> Result<()> {
+        Ok(())
+    }
+
+    /// Per digit: exact ModUp, one forward transform, two `mul_add_assign`; then one inverse
+    /// transform per sum.
+    fn mod_up_inner_product(
+        &self,
+        tables: &KeySwitchContext,
+        _prepared: &(),
+        input: &Poly<Coeff>,
+        key: &[EvalPair<Self>],
+        ring_qp: &Self::Context,
+    ) -> Result<[Poly<Coeff>; 2]> {
+        let mut acc_b: Poly<Eval> = Poly::zero(ring_qp);
+        let mut acc_a: Poly<Eval> = Poly::zero(ring_qp);
+        for (digit, (key_b, key_a)) in key.iter().enumerate() {
+            let mut extended = vec![0u64; ring_qp.poly_len()];
+            tables.mod_up(input.as_slice(), digit, rns::Extension::Exact, &mut extended)?;
+            let extended = Poly::<Coeff>::from_limbs(ring_qp, extended)?.forward()?;
+            acc_b.mul_add_assign(&extended, key_b)?;
+            acc_a.mul_add_assign(&extended, key_a)?;
+        }
+        Ok([acc_b.inverse()?, acc_a.inverse()?])
+    }
+
+    fn mod_down_sums(
+        &self,
+        tables: &KeySwitchContext,
+        _prepared: &(),
+        sums: [Poly<Coeff>; 2],
+        ring_q: &Self::Context,
+    ) -> Result<[Poly<Coeff>; 2]> {
+        let down = |sum: &Poly<Coeff>| -> Result<Poly<Coeff>> {
+            let mut output = vec![0u64; ring_q.poly_len()];
+            tables.mod_down(sum.as_slice(), &mut output)?;
+            Ok(Poly::from_limbs(ring_q, output)?)
+        };
+        Ok([down(&sums[0])?, down(&sums[1])?])
+    }
+
+    fn zeroize<R: Representation>(&self, poly: &mut Poly<R>) -> Result<()> {
+        use zeroize::Zeroize;
+        // Take the storage out and clear it with volatile writes (the zeroize crate).
+        let context = std::sync::Arc::clone(poly.context());
+        let mut words = core::mem::replace(poly, Poly::zero(&context)).into_vec();
+        words.zeroize();
+        Ok(())
+    }
+}
+
+/// Batched on the device (`rns::gpu::GpuKeySwitch`): ModUp of every digit into one buffer, one
+/// forward transform of it, one inner-product kernel writing both sums into one
+/// two-polynomial buffer, one inverse transform of both, then ModDown of each. The same words
+/// as the CPU.
+#[cfg(feature = "cuda")]
+impl RlweBackend for poly_cuda::GpuBackend {
+    type KeySwitchTables = rns::gpu::GpuKeySwitch;
+    type KeySwitchSums = poly_cuda::DevicePolyBatch<Coeff>;
+
+    fn prepare_key_switch(&self, tables: &KeySwitchContext) -> Result<rns::gpu::GpuKeySwitch> {
+        rns::gpu::GpuKeySwitch::new(self.device(), tables).map_err(gpu_rns_error)
+    }
+
+    fn mod_up_inner_product(
+        &self,
+        _tables: &KeySwitchContext,
+        prepared: &rns::gpu::GpuKeySwitch,
+        input: &poly_cuda::DevicePoly<Coeff>,
+        key: &[EvalPair<Self>],
+        ring_qp: &poly_cuda::GpuContext,
+    ) -> Result<poly_cuda::DevicePolyBatch<Coeff>> {
+        let sums = prepared.key_switch_accumulate(input, key, rns::Extension::Exact, ring_qp).map_err(gpu_rns_error)?;
+        sums.inverse().be()
+    }
+
+    fn mod_down_sums(
+        &self,
+        _tables: &KeySwitchContext,
+        prepared: &rns::gpu::GpuKeySwitch,
+        sums: poly_cuda::DevicePolyBatch<Coeff>,
+        ring_q: &poly_cuda::GpuContext,
+    ) -> Result<[poly_cuda::DevicePoly<Coeff>; 2]> {
+        let mut down = prepared.mod_down_batch(&sums, ring_q).map_err(gpu_rns_error)?.into_iter();
+        match (down.next(), down.next()) {
+            (Some(down_b), Some(down_a)) => Ok([down_b, down_a]),
+            _ => Err(crate::RlweError::from_backend(poly_cuda::GpuError::LengthMismatch {
+                expected: 2,
+                actual: sums.len(),
+            })),
+        }
+    }
+
+    fn forward_copy(&self, poly: &poly_cuda::DevicePoly<Coeff>) -> Result<poly_cuda::DevicePoly<Eval>> {
+        poly.forward_to_new().be()
+    }
+
+    fn inverse_of_product(
+        &self,
+        a: poly_cuda::DevicePoly<Eval>,
+        b: &poly_cuda::DevicePoly<Eval>,
+    ) -> Result<poly_cuda::DevicePoly<Coeff>> {
+        a.inverse_of_product(b).be()
+    }
+}
+
+/// The RNS layer's own errors as [`RlweError::Rns`], device errors as [`RlweError::Backend`].
+#[cfg(feature = "cuda")]
+pub fn gpu_rns_error(error: rns::gpu::GpuRnsError) -> crate::RlweError {
+    match error {
+        rns::gpu::GpuRnsError::Rns(rns_error) => crate::RlweError::Rns(rns_error),
+        other => crate::RlweError::from_backend(other),
+    }
+}

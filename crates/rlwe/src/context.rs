@@ -1,0 +1,108 @@
+//! [`RlweContext`]: RLWE parameters prepared on one backend: the backend contexts of `R_q`
+//! and `R_{qP}`, the gadget factors of key switching and the backend's key-switching tables.
+//! Schemes hold one and add their own rings and constants.
+
+use core::fmt;
+use std::sync::Arc;
+
+use crate::backend::RlweBackend;
+use crate::error::BackendResult;
+use crate::{Result, RlweError, RlweParameters};
+
+/// RLWE parameters prepared on a backend. Key generation, key switching and encryption of
+/// zero are its methods (keys.rs, key_switching_key.rs, keyswitch.rs, encrypt.rs).
+pub struct RlweContext<B: RlweBackend> {
+    pub(crate) backend: B,
+    pub(crate) params: Arc<RlweParameters>,
+    pub(crate) ring_q: B::Context,
+    pub(crate) ring_qp: B::Context,
+    /// The gadget factors `g_j` over `qP`, one per digit.
+    pub(crate) gadgets: Vec<Vec<u64>>,
+    /// The key-switching tables as the backend uses them.
+    pub(crate) key_switch: B::KeySwitchTables,
+    /// The factor of every error term of keys and encryptions of zero: 1 for BFV, `t` for BGV.
+    pub(crate) error_scale: u64,
+}
+
+impl<B: RlweBackend> fmt::Debug for RlweContext<B> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("RlweContext").field("backend", &self.backend.name()).field("params", &self.params).finish()
+    }
+}
+
+impl<B: RlweBackend> RlweContext<B> {
+    /// Prepares `params` on `backend`: the rings `q` and `qP` (transform tables uploaded on a
+    /// device) and the key-switching tables. Every error term of the keys and of the
+    /// encryptions of zero made here is multiplied by `error_scale` (1 for BFV, the plaintext
+    /// modulus `t` for BGV); errors with [`RlweError::InvalidParameter`] for 0 or for a scale
+    /// that is not coprime to the ciphertext primes (it would not be invertible).
+    pub fn new(backend: B, params: &Arc<RlweParameters>, error_scale: u64) -> Result<Self> {
+        if error_scale == 0 || params.ciphertext_moduli().iter().any(|&q| error_scale.is_multiple_of(q)) {
+            return Err(RlweError::InvalidParameter {
+                name: "error scale",
+                value: error_scale,
+                requirement: "must be nonzero and coprime to every ciphertext prime".to_string(),
+            });
+        }
+        let ring_q = backend.context(params.ring_q()).be()?;
+        let ring_qp = backend.context(params.ring_qp()).be()?;
+        let tables = params.key_switch_tables();
+        let gadgets = (0..tables.num_digits()).map(|j| tables.gadget_factor(j)).collect::<rns::Result<_>>()?;
+        let key_switch = backend.prepare_key_switch(tables)?;
+        Ok(Self { backend, params: Arc::clone(params), ring_q, ring_qp, gadgets, key_switch, error_scale })
+    }
+
+    /// The backend.
+    pub fn backend(&self) -> &B {
+        &self.backend
+    }
+
+    /// The parameters.
+    pub fn params(&self) -> &Arc<RlweParameters> {
+        &self.params
+    }
+
+    /// The backend context of `R_q`.
+    pub fn ring_q(&self) -> &B::Context {
+        &self.ring_q
+    }
+
+    /// The backend context of `R_{qP}`.
+    pub fn ring_qp(&self) -> &B::Context {
+        &self.ring_qp
+    }
+
+    /// The factor of every error term (1 for BFV, `t` for BGV).
+    pub fn error_scale(&self) -> u64 {
+        self.error_scale
+    }
+
+    /// Samples the binomial error of `(seed, index)` over `ring`, times the error scale.
+    pub(crate) fn sample_error(
+        &self,
+        ring: &B::Context,
+        seed: &poly::Seed,
+        index: u64,
+    ) -> Result<B::Poly<poly::Coeff>> {
+        let mut e = self.backend.sample_cbd(ring, seed, index).be()?;
+        if self.error_scale != 1 {
+            self.backend.scalar_mul_assign(&mut e, self.error_scale).be()?;
+        }
+        Ok(e)
+    }
+
+    /// The gadget factors `g_j = P (q / Q_j) [(q / Q_j)^-1]_{Q_j}` over `qP`, one per digit.
+    pub fn gadgets(&self) -> &[Vec<u64>] {
+        &self.gadgets
+    }
+
+    /// Errors with [`RlweError::ParameterMismatch`] unless `other` equals this context's
+    /// parameters.
+    pub fn check(&self, other: &Arc<RlweParameters>, what: &'static str) -> Result<()> {
+        if Arc::ptr_eq(&self.params, other) || *self.params == **other {
+            Ok(())
+        } else {
+            Err(RlweError::ParameterMismatch { what })
+        }
+    }
+}

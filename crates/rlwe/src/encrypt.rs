@@ -1,0 +1,55 @@
+//! Encryptions of zero, the part of encryption every RLWE scheme shares; a scheme adds its
+//! encoding of the message (BFV: `round(q m / t)` to `c_0`; BGV: `m` itself, with the error
+//! scale `t`).
+//!
+//! Randomness (indices of the seeds): public-key encryption: ternary 0 (`u`), binomial 0 and 1
+//! (`e_1`, `e_2`); secret-key encryption: uniform 0 of the public seed (`a`, coefficient
+//! representation), binomial 0 of the error seed.
+
+use poly::{Coeff, Eval, Seed};
+
+use crate::Result;
+use crate::backend::RlweBackend;
+use crate::context::RlweContext;
+use crate::error::BackendResult;
+use crate::keys::{PublicKey, SecretKey};
+
+impl<B: RlweBackend> RlweContext<B> {
+    /// A public-key encryption of zero with the randomness of `seed` (keep it secret):
+    /// `(c_0, c_1) = (b u + E e_1, a u + E e_2)` over `q`, coefficient representation.
+    pub fn encrypt_zero_with_seed(&self, public_key: &PublicKey<B>, seed: &Seed) -> Result<[B::Poly<Coeff>; 2]> {
+        self.check(public_key.params(), "public key")?;
+        let backend = &self.backend;
+        let (b, a) = public_key.polys();
+        let u: B::Poly<Eval> = backend.forward(backend.sample_ternary(&self.ring_q, seed, 0).be()?).be()?;
+        let mut c0 = backend.inverse(backend.mul(b, &u).be()?).be()?;
+        backend.add_assign(&mut c0, &self.sample_error(&self.ring_q, seed, 0)?).be()?;
+        let mut c1 = backend.inverse(backend.mul(a, &u).be()?).be()?;
+        backend.add_assign(&mut c1, &self.sample_error(&self.ring_q, seed, 1)?).be()?;
+        Ok([c0, c1])
+    }
+
+    /// The `c_0 = E e - a s` of a secret-key encryption of zero (`c_1 = a`, uniform from
+    /// `public_seed`, travels as that seed: [`expand_uniform`](Self::expand_uniform)), `e` from
+    /// `error_seed` (keep it secret). Over `q`, coefficient representation.
+    pub fn encrypt_zero_symmetric(
+        &self,
+        secret: &SecretKey<B>,
+        public_seed: &Seed,
+        error_seed: &Seed,
+    ) -> Result<B::Poly<Coeff>> {
+        self.check(secret.params(), "secret key")?;
+        let backend = &self.backend;
+        let a_eval = backend.forward(self.expand_uniform(public_seed)?).be()?;
+        let a_s = backend.inverse_of_product(a_eval, secret.s_q())?;
+        let mut c0 = self.sample_error(&self.ring_q, error_seed, 0)?;
+        backend.sub_assign(&mut c0, &a_s).be()?;
+        Ok(c0)
+    }
+
+    /// The uniform `a` of a seeded ciphertext: index 0 of `public_seed` over `q`, coefficient
+    /// representation.
+    pub fn expand_uniform(&self, public_seed: &Seed) -> Result<B::Poly<Coeff>> {
+        self.backend.sample_uniform(&self.ring_q, public_seed, 0).be()
+    }
+}

@@ -1,0 +1,191 @@
+//! Galois automorphisms: the elements that rotate the batching slots, [`GaloisKeys`], and the
+//! automorphism of a two-polynomial ciphertext with its key switch.
+//!
+//! The automorphism `sigma_g: a(x) -> a(x^g)` (odd `g` below `2N`) maps an encryption of `m`
+//! under `s` to an encryption of `sigma_g(m)` under `s(x^g)`; key switching from `s(x^g)` back
+//! to `s` with a Galois key for `g` finishes the job. In the batching layout (two rows of `N/2`
+//! slots), `g = 3^k mod 2N` rotates both rows left by `k` slots and `g = 2N - 1` swaps the rows.
+//!
+//! A Galois key for `g` is a [`KeySwitchingKey`] from `s(x^g)` to `s`, with the randomness of
+//! indices `g * 2^32 + j` (digit `j`) of its seed.
+
+use core::fmt;
+use std::collections::BTreeMap;
+use std::sync::Arc;
+
+use poly::{Coeff, Seed};
+
+use crate::backend::{EvalPair, RlweBackend};
+use crate::context::RlweContext;
+use crate::error::BackendResult;
+use crate::key_switching_key::KeySwitchingKey;
+use crate::keys::{SecretKey, SecretScratch};
+use crate::{Result, RlweError, RlweParameters};
+
+/// The generator of the row rotations: `x -> x^3` rotates both rows left by one slot.
+const ROW_GENERATOR: u64 = 3;
+
+/// The Galois element that rotates both rows of the batching slots of degree `degree` left
+/// by `steps` (`new[i] = old[(i + steps) mod N/2]` within each row; negative `steps` rotate
+/// right): `3^steps mod 2N`, with `3^-1 mod 2N` for negative `steps`. As `3` has order `N/2`
+/// modulo `2N`, `steps` counts modulo `N/2`; a multiple of `N/2` gives `1`, the identity.
+pub fn galois_element_for_row_rotation(degree: usize, steps: i64) -> u64 {
+    let two_n = 2 * degree as u64;
+    let row = (degree / 2).max(1) as i64;
+    // 3^(steps mod N/2) = 3^steps, since 3^(N/2) = 1 mod 2N.
+    let mut exponent = steps.rem_euclid(row) as u64;
+    let (mut base, mut element) = (ROW_GENERATOR % two_n, 1 % two_n);
+    while exponent > 0 {
+        if exponent & 1 == 1 {
+            element = element * base % two_n;
+        }
+        base = base * base % two_n;
+        exponent >>= 1;
+    }
+    element
+}
+
+/// The Galois element `2N - 1` (`x -> x^-1`), which swaps the two rows of the batching slots
+/// (the "column rotation" of SEAL).
+pub fn galois_element_for_row_swap(degree: usize) -> u64 {
+    2 * degree as u64 - 1
+}
+
+/// Errors with [`RlweError::InvalidGaloisElement`] unless `element` is odd and below `2N`.
+pub fn check_galois_element(degree: usize, element: u64) -> Result<()> {
+    let two_n = 2 * degree as u64;
+    if element % 2 == 1 && element < two_n { Ok(()) } else { Err(RlweError::InvalidGaloisElement { element, two_n }) }
+}
+
+/// The first sampling index of the Galois key for element `g`: `g * 2^32`, so the digit
+/// indices `g * 2^32 + j` of different elements never meet, nor those of the relinearization
+/// key (`j < 2^32`), even under one seed. Elements are below `2N <= 2^18`, so every index stays
+/// below the samplers' `2^56`.
+fn galois_first_index(element: u64) -> u64 {
+    element << 32
+}
+
+/// Key-switching keys from `s(x^g)` to `s`, one per Galois element `g` (odd, below `2N`).
+pub struct GaloisKeys<B: RlweBackend> {
+    params: Arc<RlweParameters>,
+    keys: BTreeMap<u64, KeySwitchingKey<B>>,
+}
+
+impl<B: RlweBackend> fmt::Debug for GaloisKeys<B> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("GaloisKeys")
+            .field("degree", &self.params.degree())
+            .field("elements", &self.elements())
+            .finish_non_exhaustive()
+    }
+}
+
+impl<B: RlweBackend> GaloisKeys<B> {
+    /// Galois keys of `context` from one key per element (a decoder's constructor). Errors
+    /// with [`RlweError::InvalidGaloisElement`] for an element that is even or not below `2N`,
+    /// and [`RlweError::ParameterMismatch`] for a key of other parameters.
+    pub fn from_keys(context: &RlweContext<B>, keys: BTreeMap<u64, KeySwitchingKey<B>>) -> Result<Self> {
+        for (&element, key) in &keys {
+            check_galois_element(context.params.degree(), element)?;
+            context.check(key.params(), "Galois key")?;
+        }
+        Ok(Self { params: Arc::clone(&context.params), keys })
+    }
+
+    /// The Galois elements that have a key, in increasing order.
+    pub fn elements(&self) -> Vec<u64> {
+        self.keys.keys().copied().collect()
+    }
+
+    /// Whether there is a key for `element`.
+    pub fn contains(&self, element: u64) -> bool {
+        self.keys.contains_key(&element)
+    }
+
+    /// The pairs `(b_j, a_j)` of the key for `element`, one per digit.
+    pub fn key(&self, element: u64) -> Option<&[EvalPair<B>]> {
+        self.keys.get(&element).map(KeySwitchingKey::digits)
+    }
+
+    /// The key-switching key for `element`.
+    pub fn switching_key(&self, element: u64) -> Option<&KeySwitchingKey<B>> {
+        self.keys.get(&element)
+    }
+
+    /// The number of elements with a key.
+    pub fn len(&self) -> usize {
+        self.keys.len()
+    }
+
+    /// Whether there is no key.
+    pub fn is_empty(&self) -> bool {
+        self.keys.is_empty()
+    }
+
+    /// The parameters.
+    pub fn params(&self) -> &Arc<RlweParameters> {
+        &self.params
+    }
+}
+
+impl<B: RlweBackend> RlweContext<B> {
+    /// Galois keys of `secret` for `elements` from a fresh OS seed.
+    pub fn generate_galois_keys(&self, secret: &SecretKey<B>, elements: &[u64]) -> Result<GaloisKeys<B>> {
+        self.galois_keys_from_seed(secret, elements, &Seed::from_os()?)
+    }
+
+    /// Galois keys of `secret` for each of `elements` (duplicates give one key), from `seed`:
+    /// for element `g` and digit `j`, `(b_j, a_j) = (-(a_j s + E e_j) + g_j s(x^g), a_j)` over
+    /// `qP` with `a_j` uniform and `e_j` binomial of index `g * 2^32 + j`. The key for `g`
+    /// depends only on `(secret, g, seed)`, not on the other elements asked for, and never
+    /// shares randomness with another element's key or with the relinearization key.
+    /// `s(x^g)` comes from the secret's inverse transform over `qP` (exact); every polynomial
+    /// derived from the secret is overwritten with zeros before this returns.
+    ///
+    /// Errors with [`RlweError::InvalidGaloisElement`] for an element that is even or not below
+    /// `2N` (before any work), with [`RlweError::ParameterMismatch`] for a secret key of other
+    /// parameters.
+    pub fn galois_keys_from_seed(&self, secret: &SecretKey<B>, elements: &[u64], seed: &Seed) -> Result<GaloisKeys<B>> {
+        self.check(secret.params(), "secret key")?;
+        for &element in elements {
+            check_galois_element(self.params.degree(), element)?;
+        }
+        let backend = &self.backend;
+        let mut keys = BTreeMap::new();
+        if !elements.is_empty() {
+            let secret_coefficients =
+                SecretScratch::new(backend, backend.inverse(backend.duplicate(secret.s_qp()).be()?).be()?);
+            for &element in elements {
+                if keys.contains_key(&element) {
+                    continue;
+                }
+                let permuted = backend.automorphism(secret_coefficients.poly(), element).be()?;
+                let permuted = SecretScratch::new(backend, backend.forward(permuted).be()?);
+                let key = self.key_switching_key(secret, permuted.poly(), seed, galois_first_index(element))?;
+                permuted.zeroize()?;
+                keys.insert(element, key);
+            }
+            secret_coefficients.zeroize()?;
+        }
+        Ok(GaloisKeys { params: Arc::clone(&self.params), keys })
+    }
+
+    /// `sigma_g` of a two-polynomial ciphertext `(c_0, c_1)` over `q` (coefficient
+    /// representation): `(sigma_g(c_0) + ks_b, ks_a)` with `[ks_b, ks_a]` the key switching
+    /// ([`switch_key`](Self::switch_key)) of `sigma_g(c_1)` from `s(x^g)` to `s` with `key`
+    /// (the caller picks the key for `g` and checks `g`).
+    pub fn apply_galois_pair(
+        &self,
+        c0: &B::Poly<Coeff>,
+        c1: &B::Poly<Coeff>,
+        element: u64,
+        key: &KeySwitchingKey<B>,
+    ) -> Result<[B::Poly<Coeff>; 2]> {
+        let backend = &self.backend;
+        let permuted_c1 = backend.automorphism(c1, element).be()?;
+        let [switched_b, switched_a] = self.switch_key(&permuted_c1, key)?;
+        let mut out_c0 = backend.automorphism(c0, element).be()?;
+        backend.add_assign(&mut out_c0, &switched_b).be()?;
+        Ok([out_c0, switched_a])
+    }
+}

@@ -1,0 +1,98 @@
+//! [`KeySwitchingKey`]: a key that switches a ciphertext component from a secret `s'` (a
+//! function of the secret key: `s^2` for relinearization, `s(x^g)` for a Galois key) to `s`.
+//!
+//! For digit `j` (`j < ceil(L / k)` for `k` special primes), over `qP`, evaluation
+//! representation: `(b_j, a_j)` with `b_j = -(a_j s + E e_j) + g_j s'`,
+//! `g_j = P (q / Q_j) [(q / Q_j)^-1]_{Q_j}`, `E` the context's error scale (1 for BFV, `t` for
+//! BGV). `a_j` is uniform (sampled directly in the evaluation representation), `e_j` binomial,
+//! both of index `first_index + j` of the key's seed.
+
+use core::fmt;
+use std::sync::Arc;
+
+use poly::{Eval, Seed};
+
+use crate::backend::{EvalPair, RlweBackend};
+use crate::context::RlweContext;
+use crate::error::BackendResult;
+use crate::keys::{SecretKey, SecretScratch};
+use crate::{Result, RlweError, RlweParameters};
+
+/// A key-switching key: one pair `(b_j, a_j)` over `qP` per digit (module docs).
+pub struct KeySwitchingKey<B: RlweBackend> {
+    params: Arc<RlweParameters>,
+    digits: Vec<EvalPair<B>>,
+    error_scale: u64,
+}
+
+impl<B: RlweBackend> fmt::Debug for KeySwitchingKey<B> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("KeySwitchingKey")
+            .field("digits", &self.digits.len())
+            .field("error_scale", &self.error_scale)
+            .finish_non_exhaustive()
+    }
+}
+
+impl<B: RlweBackend> KeySwitchingKey<B> {
+    /// A key of `context` from its digits (a decoder's constructor). Errors with
+    /// [`rns::RnsError::LengthMismatch`] unless there is one pair per digit of the parameters.
+    pub fn from_digits(context: &RlweContext<B>, digits: Vec<EvalPair<B>>) -> Result<Self> {
+        check_digit_count(&context.params, digits.len())?;
+        Ok(Self { params: Arc::clone(&context.params), digits, error_scale: context.error_scale })
+    }
+
+    /// The pairs `(b_j, a_j)`, one per digit.
+    pub fn digits(&self) -> &[EvalPair<B>] {
+        &self.digits
+    }
+
+    /// The factor of the key's error terms (1 for BFV, `t` for BGV).
+    pub fn error_scale(&self) -> u64 {
+        self.error_scale
+    }
+
+    /// The parameters.
+    pub fn params(&self) -> &Arc<RlweParameters> {
+        &self.params
+    }
+}
+
+/// Errors with [`rns::RnsError::LengthMismatch`] unless `digits` is the digit count of `params`.
+pub(crate) fn check_digit_count(params: &RlweParameters, digits: usize) -> Result<()> {
+    let expected = params.key_switch_tables().num_digits();
+    if digits == expected {
+        return Ok(());
+    }
+    Err(RlweError::Rns(rns::RnsError::LengthMismatch { what: "key-switching key digits", expected, actual: digits }))
+}
+
+impl<B: RlweBackend> RlweContext<B> {
+    /// The key-switching key from `target` (a function of the secret over `qP`, evaluation
+    /// representation) to `secret`, with the randomness of indices `first_index + j` of `seed`
+    /// (module docs). Every polynomial derived from the secret is zeroized before this returns.
+    pub fn key_switching_key(
+        &self,
+        secret: &SecretKey<B>,
+        target: &B::Poly<Eval>,
+        seed: &Seed,
+        first_index: u64,
+    ) -> Result<KeySwitchingKey<B>> {
+        self.check(secret.params(), "secret key")?;
+        let backend = &self.backend;
+        let mut digits = Vec::with_capacity(self.gadgets.len());
+        for (j, gadget) in self.gadgets.iter().enumerate() {
+            let index = first_index + j as u64;
+            let a: B::Poly<Eval> = backend.sample_uniform(&self.ring_qp, seed, index).be()?;
+            let e = backend.forward(self.sample_error(&self.ring_qp, seed, index)?).be()?;
+            let mut b = backend.mul(&a, secret.s_qp()).be()?;
+            backend.add_assign(&mut b, &e).be()?;
+            backend.neg_assign(&mut b).be()?;
+            let scaled_target = SecretScratch::new(backend, backend.scalar_mul_per_limb(target, gadget).be()?);
+            backend.add_assign(&mut b, scaled_target.poly()).be()?;
+            scaled_target.zeroize()?;
+            digits.push((b, a));
+        }
+        Ok(KeySwitchingKey { params: Arc::clone(&self.params), digits, error_scale: self.error_scale })
+    }
+}

@@ -1,0 +1,174 @@
+//! The secret key and the public key, and their generation.
+//!
+//! Conventions (keys are in the evaluation representation):
+//! - secret key `s`: ternary, the same integer polynomial over `q` and over `qP`;
+//! - public key `(b, a)` over `q`: `b = -(a s + e)`.
+//!
+//! Randomness: every sampled polynomial comes from the backend's samplers with a
+//! `(seed, index)` pair, so the same seeds give the same keys on every backend, bit for bit.
+//! Secret key: ternary 0; public key: uniform 0, binomial 0.
+
+use core::fmt;
+use std::sync::Arc;
+
+use poly::{Eval, Representation, Seed};
+
+use crate::backend::RlweBackend;
+use crate::context::RlweContext;
+use crate::error::BackendResult;
+use crate::{Result, RlweParameters};
+
+/// The secret key `s` (ternary), in the evaluation representation over `q` and over `qP`.
+/// Both polynomials are overwritten with zeros when the key is dropped.
+pub struct SecretKey<B: RlweBackend> {
+    params: Arc<RlweParameters>,
+    backend: B,
+    s_q: B::Poly<Eval>,
+    s_qp: B::Poly<Eval>,
+}
+
+impl<B: RlweBackend> fmt::Debug for SecretKey<B> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("SecretKey").field("degree", &self.params.degree()).finish_non_exhaustive()
+    }
+}
+
+impl<B: RlweBackend> Drop for SecretKey<B> {
+    fn drop(&mut self) {
+        // Nothing to report to: a failing device is beyond help here.
+        let _ = self.backend.zeroize(&mut self.s_q);
+        let _ = self.backend.zeroize(&mut self.s_qp);
+    }
+}
+
+impl<B: RlweBackend> SecretKey<B> {
+    /// A secret key of `context` from its two polynomials (a decoder's constructor: `s_q`
+    /// over `q` and `s_qp` over `qP`, evaluation representation, of the same ternary `s`; the
+    /// caller has checked them). They are zeroized when the key is dropped.
+    pub fn from_polys(context: &RlweContext<B>, s_q: B::Poly<Eval>, s_qp: B::Poly<Eval>) -> Self {
+        Self { params: Arc::clone(&context.params), backend: context.backend.clone(), s_q, s_qp }
+    }
+
+    /// The parameters.
+    pub fn params(&self) -> &Arc<RlweParameters> {
+        &self.params
+    }
+
+    /// `s` over `q`, evaluation representation (secret).
+    pub fn s_q(&self) -> &B::Poly<Eval> {
+        &self.s_q
+    }
+
+    /// `s` over `qP`, evaluation representation (secret).
+    pub fn s_qp(&self) -> &B::Poly<Eval> {
+        &self.s_qp
+    }
+}
+
+/// The public key `(b, a)` over `q`, evaluation representation: `b = -(a s + e)`.
+pub struct PublicKey<B: RlweBackend> {
+    params: Arc<RlweParameters>,
+    b: B::Poly<Eval>,
+    a: B::Poly<Eval>,
+}
+
+impl<B: RlweBackend> fmt::Debug for PublicKey<B> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("PublicKey").field("b", &self.b).field("a", &self.a).finish()
+    }
+}
+
+impl<B: RlweBackend> PublicKey<B> {
+    /// A public key of `context` from `(b, a)` over `q`, evaluation representation (a
+    /// decoder's constructor).
+    pub fn from_polys(context: &RlweContext<B>, b: B::Poly<Eval>, a: B::Poly<Eval>) -> Self {
+        Self { params: Arc::clone(&context.params), b, a }
+    }
+
+    /// `b` and `a`.
+    pub fn polys(&self) -> (&B::Poly<Eval>, &B::Poly<Eval>) {
+        (&self.b, &self.a)
+    }
+
+    /// The parameters.
+    pub fn params(&self) -> &Arc<RlweParameters> {
+        &self.params
+    }
+}
+
+/// A polynomial derived from the secret key (`s^2`, `s(x^g)`, their gadget multiples),
+/// overwritten with zeros by [`zeroize`](Self::zeroize), which reports a failure, or, on an
+/// early return, when dropped.
+pub struct SecretScratch<'a, B: RlweBackend, R: Representation> {
+    backend: &'a B,
+    poly: B::Poly<R>,
+    cleared: bool,
+}
+
+impl<B: RlweBackend, R: Representation> fmt::Debug for SecretScratch<'_, B, R> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("SecretScratch").field("cleared", &self.cleared).finish_non_exhaustive()
+    }
+}
+
+impl<'a, B: RlweBackend, R: Representation> SecretScratch<'a, B, R> {
+    /// Takes `poly` to be zeroized.
+    pub fn new(backend: &'a B, poly: B::Poly<R>) -> Self {
+        Self { backend, poly, cleared: false }
+    }
+
+    /// The polynomial.
+    pub fn poly(&self) -> &B::Poly<R> {
+        &self.poly
+    }
+
+    /// Overwrites the polynomial with zeros now.
+    pub fn zeroize(mut self) -> Result<()> {
+        let result = self.backend.zeroize(&mut self.poly);
+        self.cleared = result.is_ok();
+        result
+    }
+}
+
+impl<B: RlweBackend, R: Representation> Drop for SecretScratch<'_, B, R> {
+    fn drop(&mut self) {
+        if !self.cleared {
+            // An error path reports its own error; a failing device is beyond help here.
+            let _ = self.backend.zeroize(&mut self.poly);
+        }
+    }
+}
+
+impl<B: RlweBackend> RlweContext<B> {
+    /// A secret key from a fresh OS seed.
+    pub fn generate_secret_key(&self) -> Result<SecretKey<B>> {
+        self.secret_key_from_seed(&Seed::from_os()?)
+    }
+
+    /// The secret key of `seed`: the ternary polynomial of `(seed, 0)`.
+    pub fn secret_key_from_seed(&self, seed: &Seed) -> Result<SecretKey<B>> {
+        let backend = &self.backend;
+        let s_q = backend.forward(backend.sample_ternary(&self.ring_q, seed, 0).be()?).be()?;
+        let s_qp = backend.forward(backend.sample_ternary(&self.ring_qp, seed, 0).be()?).be()?;
+        Ok(SecretKey { params: Arc::clone(&self.params), backend: backend.clone(), s_q, s_qp })
+    }
+
+    /// A public key for `secret` from a fresh OS seed.
+    pub fn generate_public_key(&self, secret: &SecretKey<B>) -> Result<PublicKey<B>> {
+        self.public_key_from_seed(secret, &Seed::from_os()?)
+    }
+
+    /// The public key `(b, a) = (-(a s + e), a)` with `a` uniform (index 0, sampled directly
+    /// in the evaluation representation) and `e` binomial (index 0, times the error scale)
+    /// from `seed`.
+    pub fn public_key_from_seed(&self, secret: &SecretKey<B>, seed: &Seed) -> Result<PublicKey<B>> {
+        self.check(&secret.params, "secret key")?;
+        let backend = &self.backend;
+        let a: B::Poly<Eval> = backend.sample_uniform(&self.ring_q, seed, 0).be()?;
+        let e = backend.forward(self.sample_error(&self.ring_q, seed, 0)?).be()?;
+        let mut b = backend.mul(&a, &secret.s_q).be()?;
+        backend.add_assign(&mut b, &e).be()?;
+        backend.neg_assign(&mut b).be()?;
+        Ok(PublicKey { params: Arc::clone(&self.params), b, a })
+    }
+}

@@ -1,0 +1,37 @@
+//! The RLWE core under the schemes (BFV, BGV): what they share, written once over any
+//! [`poly::Backend`] that implements [`RlweBackend`] (the CPU reference and the GPU).
+//!
+//! - [`params`]: [`RlweParameters`] (degree, ciphertext and special primes, transform,
+//!   key-switching tables) and its builder; [`security`]: the HE Standard's 128-bit table;
+//! - [`RlweContext`]: parameters prepared on a backend (rings, gadget factors, the backend's
+//!   key-switching tables, prepared once);
+//! - keys: [`SecretKey`], [`PublicKey`] (keys.rs), [`KeySwitchingKey`]
+//!   (key_switching_key.rs), [`RelinearizationKey`] (relinearization_key.rs), [`GaloisKeys`]
+//!   and the Galois elements (galois_key.rs);
+//! - [`keyswitch`]: the one key-switching algorithm (ModUp, inner product, ModDown);
+//! - encryptions of zero (encrypt.rs), with an error scale of 1 (BFV) or `t` (BGV).
+#![cfg_attr(test, allow(clippy::unwrap_used, clippy::expect_used, clippy::panic))]
+
+pub mod backend;
+mod context;
+mod encrypt;
+mod error;
+pub mod galois_key;
+mod key_switching_key;
+mod keys;
+pub mod keyswitch;
+pub mod params;
+mod relinearization_key;
+pub mod security;
+
+pub use backend::{EvalPair, RlweBackend};
+pub use context::RlweContext;
+pub use error::RlweError;
+pub use galois_key::GaloisKeys;
+pub use key_switching_key::KeySwitchingKey;
+pub use keys::{PublicKey, SecretKey, SecretScratch};
+pub use params::{ModuliChoice, ResolvedModuli, RlweParameters, RlweParametersBuilder};
+pub use relinearization_key::RelinearizationKey;
+
+/// Result type of this crate.
+pub type Result<T> = core::result::Result<T, RlweError>;
