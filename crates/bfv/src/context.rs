@@ -56,6 +56,8 @@ pub struct BfvContext<B: BfvBackend> {
     scaling: PlaintextScaling,
     /// The multiplication's tables as the backend uses them (prepared once).
     pub(crate) mul: B::MulTables,
+    /// Decryption's tables of the levels below the top, made on first use (levels.rs).
+    pub(crate) level_decryption: Vec<std::sync::OnceLock<crate::levels::LevelDecryption<B>>>,
 }
 
 impl<B: BfvBackend> fmt::Debug for BfvContext<B> {
@@ -84,7 +86,8 @@ impl<B: BfvBackend> BfvContext<B> {
             params.ring_q().moduli().iter().map(|m| biguint_mod(&floor_q_over_t, m.value())).collect();
         let scaling = PlaintextScaling::new(params.ring_q().moduli(), &delta, biguint_mod(q, t), t)?;
         let mul = backend.prepare_mul(params.multiplication_tables())?;
-        Ok(Self { backend, params: Arc::clone(params), core, ring_mul, ring_t, scaling, mul })
+        let level_decryption = (0..params.ciphertext_moduli().len()).map(|_| std::sync::OnceLock::new()).collect();
+        Ok(Self { backend, params: Arc::clone(params), core, ring_mul, ring_t, scaling, mul, level_decryption })
     }
 
     /// The backend.
@@ -115,6 +118,30 @@ impl<B: BfvBackend> BfvContext<B> {
         } else {
             Err(BfvError::ParameterMismatch { what })
         }
+    }
+
+    /// The top level of the modulus chain, `L - 1`.
+    pub fn top_level(&self) -> usize {
+        self.params.ciphertext_moduli().len() - 1
+    }
+
+    /// Errors unless `ciphertext` belongs to these parameters ([`BfvError::ParameterMismatch`])
+    /// and is at the top level ([`BfvError::LevelMismatch`]): what the operations that work
+    /// at the top level only ask.
+    pub(crate) fn check_ciphertext(&self, ciphertext: &Ciphertext<B>, operation: &'static str) -> Result<()> {
+        self.check(&ciphertext.params, "ciphertext")?;
+        if ciphertext.level != self.top_level() {
+            return Err(BfvError::LevelMismatch { operation, expected: self.top_level(), actual: ciphertext.level });
+        }
+        Ok(())
+    }
+
+    /// Errors with [`BfvError::LevelMismatch`] unless `a` and `b` are at the same level.
+    pub(crate) fn check_same_level(&self, a: &Ciphertext<B>, b: &Ciphertext<B>, operation: &'static str) -> Result<()> {
+        if a.level == b.level {
+            return Ok(());
+        }
+        Err(BfvError::LevelMismatch { operation, expected: a.level, actual: b.level })
     }
 
     /// Errors with [`BfvError::ParameterMismatch`] unless a key's core parameters `other` are
@@ -149,14 +176,14 @@ impl<B: BfvBackend> BfvContext<B> {
         }
         let polys =
             polys.iter().map(|p| self.backend.upload(self.core.ring_q(), p).be()).collect::<Result<Vec<_>>>()?;
-        Ok(Ciphertext { params: Arc::clone(&self.params), polys })
+        Ok(Ciphertext { params: Arc::clone(&self.params), polys, level: self.top_level() })
     }
 
     /// A copy of `ciphertext` in fresh storage.
     pub fn duplicate(&self, ciphertext: &Ciphertext<B>) -> Result<Ciphertext<B>> {
         self.check(&ciphertext.params, "ciphertext")?;
         let polys = ciphertext.polys.iter().map(|p| self.backend.duplicate(p).be()).collect::<Result<Vec<_>>>()?;
-        Ok(Ciphertext { params: Arc::clone(&ciphertext.params), polys })
+        Ok(Ciphertext { params: Arc::clone(&ciphertext.params), polys, level: ciphertext.level })
     }
 
     /// Expands a seeded ciphertext: regenerates `c_1 = a` from the public seed.
@@ -164,7 +191,7 @@ impl<B: BfvBackend> BfvContext<B> {
         self.check(&seeded.params, "seeded ciphertext")?;
         let c0 = self.backend.duplicate(&seeded.c0).be()?;
         let c1 = self.backend.sample_uniform::<Coeff>(self.core.ring_q(), &seeded.public_seed, 0).be()?;
-        Ok(Ciphertext { params: Arc::clone(&self.params), polys: vec![c0, c1] })
+        Ok(Ciphertext { params: Arc::clone(&self.params), polys: vec![c0, c1], level: self.top_level() })
     }
 }
 
@@ -179,6 +206,9 @@ pub(crate) fn biguint_mod(x: &BigUint, m: u64) -> u64 {
 pub struct Ciphertext<B: BfvBackend> {
     pub(crate) params: Arc<BfvParameters>,
     pub(crate) polys: Vec<B::Poly<Coeff>>,
+    /// The level in the modulus chain: the polynomials are over the first `level + 1`
+    /// ciphertext primes (the top level, `L - 1`, unless modulus-switched down).
+    pub(crate) level: usize,
 }
 
 impl<B: BfvBackend> fmt::Debug for Ciphertext<B> {
@@ -186,12 +216,19 @@ impl<B: BfvBackend> fmt::Debug for Ciphertext<B> {
         f.debug_struct("Ciphertext")
             .field("degree", &self.params.degree())
             .field("size", &self.polys.len())
+            .field("level", &self.level)
             .field("polys", &self.polys)
             .finish()
     }
 }
 
 impl<B: BfvBackend> Ciphertext<B> {
+    /// The level in the modulus chain (`L - 1` at the top; [`BfvContext::mod_switch_to_next`]
+    /// lowers it): the polynomials are over the first `level + 1` ciphertext primes.
+    pub fn level(&self) -> usize {
+        self.level
+    }
+
     /// The number of polynomials.
     pub fn size(&self) -> usize {
         self.polys.len()

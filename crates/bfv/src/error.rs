@@ -37,6 +37,17 @@ pub enum BfvError {
     InvalidCiphertextSize { operation: &'static str, expected: &'static str, actual: usize },
     /// A Galois element that is even or not below `2N`: it defines no automorphism of the
     /// ring (elements are taken as they are, not reduced modulo `2N`).
+    /// An operation on a ciphertext at another level of the modulus chain than it needs (the
+    /// top level, or that of the other operand).
+    #[error("{operation} needs a ciphertext at level {expected}, got one at level {actual}")]
+    LevelMismatch {
+        /// The operation.
+        operation: &'static str,
+        /// The level it needs.
+        expected: usize,
+        /// The ciphertext's level.
+        actual: usize,
+    },
     #[error("invalid Galois element {element}: it must be odd and below 2N = {two_n}")]
     InvalidGaloisElement { element: u64, two_n: u64 },
     /// The Galois keys have no key for the element an operation needs.

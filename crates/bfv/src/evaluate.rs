@@ -38,6 +38,7 @@ impl<B: BfvBackend> BfvContext<B> {
     fn combine(&self, a: &Ciphertext<B>, b: &Ciphertext<B>, subtract: bool) -> Result<Ciphertext<B>> {
         self.check(&a.params, "ciphertext")?;
         self.check(&b.params, "ciphertext")?;
+        self.check_same_level(a, b, if subtract { "sub" } else { "add" })?;
         let backend = &self.backend;
         let size = a.polys.len().max(b.polys.len());
         let mut polys = Vec::with_capacity(size);
@@ -52,7 +53,7 @@ impl<B: BfvBackend> BfvContext<B> {
             };
             polys.push(poly);
         }
-        Ok(Ciphertext { params: Arc::clone(&self.params), polys })
+        Ok(Ciphertext { params: Arc::clone(&self.params), polys, level: a.level })
     }
 
     /// `a <- a + b` (`a` grows to `b`'s size if smaller). On error `a` is unchanged.
@@ -60,6 +61,7 @@ impl<B: BfvBackend> BfvContext<B> {
         if a.polys.len() >= b.polys.len() {
             self.check(&a.params, "ciphertext")?;
             self.check(&b.params, "ciphertext")?;
+            self.check_same_level(a, b, "add_assign")?;
             for (x, y) in a.polys.iter_mut().zip(&b.polys) {
                 self.backend.add_assign(x, y).be()?;
             }
@@ -74,7 +76,7 @@ impl<B: BfvBackend> BfvContext<B> {
     pub fn negate(&self, a: &Ciphertext<B>) -> Result<Ciphertext<B>> {
         self.check(&a.params, "ciphertext")?;
         let polys = a.polys.iter().map(|p| self.backend.neg(p).be()).collect::<Result<Vec<_>>>()?;
-        Ok(Ciphertext { params: Arc::clone(&self.params), polys })
+        Ok(Ciphertext { params: Arc::clone(&self.params), polys, level: a.level })
     }
 
     /// `a + m`: adds `round(q m / t)` to `c_0`.
@@ -93,7 +95,7 @@ impl<B: BfvBackend> BfvContext<B> {
         plaintext: &impl PlaintextOperand<B>,
         subtract: bool,
     ) -> Result<Ciphertext<B>> {
-        self.check(&a.params, "ciphertext")?;
+        self.check_ciphertext(a, "plaintext addition")?;
         let scaled = plaintext.scaled_on(self)?;
         let mut out = self.duplicate(a)?;
         let c0 = out.polys.first_mut().ok_or(BfvError::InvalidCiphertextSize {
@@ -112,7 +114,7 @@ impl<B: BfvBackend> BfvContext<B> {
     /// `a * m` for a plaintext `m`, lifted to `(-t/2, t/2]`: every `c_i` times `m` in `R_q`.
     /// The noise grows by a factor of about `N t / 2` at worst (less for sparse or small `m`).
     pub fn mul_plain(&self, a: &Ciphertext<B>, plaintext: &impl PlaintextOperand<B>) -> Result<Ciphertext<B>> {
-        self.check(&a.params, "ciphertext")?;
+        self.check_ciphertext(a, "mul_plain")?;
         let m = plaintext.lifted_on(self)?;
         let backend = &self.backend;
         let polys = a
@@ -120,7 +122,7 @@ impl<B: BfvBackend> BfvContext<B> {
             .iter()
             .map(|c| Ok(backend.inverse_of_product(backend.forward_copy(c)?, &m)?))
             .collect::<Result<Vec<_>>>()?;
-        Ok(Ciphertext { params: Arc::clone(&self.params), polys })
+        Ok(Ciphertext { params: Arc::clone(&self.params), polys, level: self.top_level() })
     }
 
     /// A polynomial over `q` extended to the tensor ring and transformed.
@@ -142,8 +144,8 @@ impl<B: BfvBackend> BfvContext<B> {
     /// variant's auxiliary base, scaled by `t/q` back to `q` (HPS: exact extension and
     /// rounding; BEHZ: fast extension with the `m~` correction, fast floor, Shenoy-Kumaresan).
     pub fn mul(&self, a: &Ciphertext<B>, b: &Ciphertext<B>) -> Result<Ciphertext<B>> {
-        self.check(&a.params, "ciphertext")?;
-        self.check(&b.params, "ciphertext")?;
+        self.check_ciphertext(a, "multiplication")?;
+        self.check_ciphertext(b, "multiplication")?;
         self.check_size(a, "multiplication", "2", a.polys.len() == 2)?;
         self.check_size(b, "multiplication", "2", b.polys.len() == 2)?;
         let backend = &self.backend;
@@ -154,12 +156,12 @@ impl<B: BfvBackend> BfvContext<B> {
         backend.mul_add_assign(&mut d1, &a1, &b0).be()?;
         let d2 = backend.mul(&a1, &b1).be()?;
         let polys = vec![self.scale_down_product(d0)?, self.scale_down_product(d1)?, self.scale_down_product(d2)?];
-        Ok(Ciphertext { params: Arc::clone(&self.params), polys })
+        Ok(Ciphertext { params: Arc::clone(&self.params), polys, level: self.top_level() })
     }
 
     /// `a * a` for a ciphertext of size 2 (three transforms fewer than [`mul`](Self::mul)).
     pub fn square(&self, a: &Ciphertext<B>) -> Result<Ciphertext<B>> {
-        self.check(&a.params, "ciphertext")?;
+        self.check_ciphertext(a, "squaring")?;
         self.check_size(a, "squaring", "2", a.polys.len() == 2)?;
         let backend = &self.backend;
         let (a0, a1) = (self.extend_for_product(&a.polys[0])?, self.extend_for_product(&a.polys[1])?);
@@ -168,7 +170,7 @@ impl<B: BfvBackend> BfvContext<B> {
         backend.scalar_mul_assign(&mut d1, 2).be()?;
         let d2 = backend.mul(&a1, &a1).be()?;
         let polys = vec![self.scale_down_product(d0)?, self.scale_down_product(d1)?, self.scale_down_product(d2)?];
-        Ok(Ciphertext { params: Arc::clone(&self.params), polys })
+        Ok(Ciphertext { params: Arc::clone(&self.params), polys, level: self.top_level() })
     }
 
     /// Relinearizes a ciphertext of size 3 to size 2 by key switching `c_2` from `s^2` to `s`:
@@ -179,14 +181,14 @@ impl<B: BfvBackend> BfvContext<B> {
     /// switching itself is the core's [`rlwe::RlweContext::switch_key`] (batched over the digits on
     /// a GPU).
     pub fn relinearize(&self, a: &Ciphertext<B>, key: &RelinKey<B>) -> Result<Ciphertext<B>> {
-        self.check(&a.params, "ciphertext")?;
+        self.check_ciphertext(a, "relinearization")?;
         self.check_key(key.params(), "relinearization key")?;
         self.check_size(a, "relinearization", "3", a.polys.len() == 3)?;
         let backend = &self.backend;
         let [down_b, down_a] = self.core.switch_key(&a.polys[2], key.key_switching_key())?;
         let c0 = backend.add(&a.polys[0], &down_b).be()?;
         let c1 = backend.add(&a.polys[1], &down_a).be()?;
-        Ok(Ciphertext { params: Arc::clone(&self.params), polys: vec![c0, c1] })
+        Ok(Ciphertext { params: Arc::clone(&self.params), polys: vec![c0, c1], level: self.top_level() })
     }
 
     /// [`mul`](Self::mul) followed by [`relinearize`](Self::relinearize).

@@ -122,7 +122,7 @@ impl<B: BfvBackend> BfvContext<B> {
         keys: &GaloisKeys<B>,
         operation: &'static str,
     ) -> Result<Ciphertext<B>> {
-        self.check(&ciphertext.params, "ciphertext")?;
+        self.check_ciphertext(ciphertext, operation)?;
         self.check_key(keys.params(), "Galois keys")?;
         rlwe::galois_key::check_galois_element(self.params.degree(), element)?;
         let [c0, c1] = ciphertext.polys.as_slice() else {
@@ -133,6 +133,6 @@ impl<B: BfvBackend> BfvContext<B> {
         }
         let key = keys.switching_key(element).ok_or(BfvError::MissingGaloisKey { operation, element })?;
         let [out_c0, switched_a] = self.core.apply_galois_pair(c0, c1, element, key)?;
-        Ok(Ciphertext { params: Arc::clone(&self.params), polys: vec![out_c0, switched_a] })
+        Ok(Ciphertext { params: Arc::clone(&self.params), polys: vec![out_c0, switched_a], level: self.top_level() })
     }
 }

@@ -53,6 +53,7 @@ mod encoding;
 mod error;
 mod evaluate;
 mod galois;
+mod levels;
 pub mod params;
 mod resident;
 mod scheme;

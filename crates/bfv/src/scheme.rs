@@ -8,6 +8,7 @@ use poly::{Coeff, Eval, Seed};
 
 use crate::backend::BfvBackend;
 use crate::context::{BackendResult, BfvContext, Ciphertext, PublicKey, RelinKey, SecretKey, SeededCiphertext};
+use crate::levels::LevelSecret;
 use crate::resident::PlaintextOperand;
 use crate::{BfvError, Plaintext, Result};
 
@@ -67,7 +68,7 @@ impl<B: BfvBackend> BfvContext<B> {
         let scaled = plaintext.scaled_on(self)?;
         let [mut c0, c1] = self.core.encrypt_zero_with_seed(public_key, seed)?;
         self.backend.add_assign(&mut c0, &scaled).be()?;
-        Ok(Ciphertext { params: Arc::clone(&self.params), polys: vec![c0, c1] })
+        Ok(Ciphertext { params: Arc::clone(&self.params), polys: vec![c0, c1], level: self.top_level() })
     }
 
     /// Encrypts `plaintext` under the secret key with fresh OS seeds.
@@ -97,15 +98,14 @@ impl<B: BfvBackend> BfvContext<B> {
         Ok(SeededCiphertext { params: Arc::clone(&self.params), c0, public_seed: public_seed.clone() })
     }
 
-    /// `(c_0, v)` with `v = c_1 + c_2 s + ... + c_k s^(k-1)` over `q` in the evaluation
-    /// representation (Horner): the phase is `c_0 + v s`.
+    /// `(c_0, v)` with `v = c_1 + c_2 s + ... + c_k s^(k-1)` over the ciphertext's level in the
+    /// evaluation representation (Horner), `s` being `secret` at that level: the phase is
+    /// `c_0 + v s`.
     pub(crate) fn phase_parts<'a>(
         &self,
         ciphertext: &'a Ciphertext<B>,
-        secret: &SecretKey<B>,
+        secret: &B::Poly<Eval>,
     ) -> Result<PhaseParts<'a, B>> {
-        self.check(&ciphertext.params, "ciphertext")?;
-        self.check_key(secret.params(), "secret key")?;
         let polys = &ciphertext.polys;
         let backend = &self.backend;
         let size_error =
@@ -121,7 +121,7 @@ impl<B: BfvBackend> BfvContext<B> {
             acc = Some(match acc {
                 None => c_eval,
                 Some(mut value) => {
-                    backend.mul_assign(&mut value, secret.s_q()).be()?;
+                    backend.mul_assign(&mut value, secret).be()?;
                     backend.add_assign(&mut value, &c_eval).be()?;
                     value
                 }
@@ -130,22 +130,37 @@ impl<B: BfvBackend> BfvContext<B> {
         Ok((c0, acc.ok_or_else(size_error)?))
     }
 
-    /// `[c_0 + c_1 s + ... + c_k s^k]_q` over `q`, coefficient representation, on the backend.
+    /// Checks a ciphertext and a secret key for decryption: the secret at the ciphertext's level.
+    pub(crate) fn decryption_secret<'a>(
+        &'a self,
+        ciphertext: &Ciphertext<B>,
+        secret: &'a SecretKey<B>,
+    ) -> Result<LevelSecret<'a, B>> {
+        self.check(&ciphertext.params, "ciphertext")?;
+        self.check_key(secret.params(), "secret key")?;
+        self.secret_at_level(secret, ciphertext.level)
+    }
+
+    /// `[c_0 + c_1 s + ... + c_k s^k]_q` over the ciphertext's level, coefficient
+    /// representation, on the backend.
     fn phase(&self, ciphertext: &Ciphertext<B>, secret: &SecretKey<B>) -> Result<B::Poly<Coeff>> {
-        let (c0, value) = self.phase_parts(ciphertext, secret)?;
-        let mut phase = self.backend.inverse_of_product(value, secret.s_q())?;
+        let s = self.decryption_secret(ciphertext, secret)?;
+        let (c0, value) = self.phase_parts(ciphertext, s.poly())?;
+        let mut phase = self.backend.inverse_of_product(value, s.poly())?;
         self.backend.add_assign(&mut phase, c0).be()?;
         Ok(phase)
     }
 
     /// Decrypts: `m = round(t [c_0 + c_1 s + ...]_q / q) mod t` by the variant's RNS
-    /// scale-and-round (HPS: fixed point into `Z_t`; BEHZ: with `gamma`). Accepts any
-    /// ciphertext size `>= 2`. A ciphertext whose noise budget is exhausted decrypts to
-    /// garbage without an error: ask [`noise_budget`](Self::noise_budget).
+    /// scale-and-round (HPS: fixed point into `Z_t`; BEHZ: with `gamma`), at the ciphertext's
+    /// level (`q` being that level's primes). Accepts any ciphertext size `>= 2`. A ciphertext
+    /// whose noise budget is exhausted decrypts to garbage without an error: ask
+    /// [`noise_budget`](Self::noise_budget).
     pub fn decrypt(&self, ciphertext: &Ciphertext<B>, secret: &SecretKey<B>) -> Result<Plaintext> {
-        let (c0, value) = self.phase_parts(ciphertext, secret)?;
-        let coefficients =
-            self.backend.decrypt_scale_sum(self.params.multiplication_tables(), &self.mul, c0, value, secret.s_q())?;
+        let s = self.decryption_secret(ciphertext, secret)?;
+        let (tables, prepared) = self.decryption_tables(ciphertext.level)?;
+        let (c0, value) = self.phase_parts(ciphertext, s.poly())?;
+        let coefficients = self.backend.decrypt_scale_sum(tables, prepared, c0, value, s.poly())?;
         Plaintext::from_reduced_coefficients(&self.params, coefficients)
     }
 
@@ -163,7 +178,7 @@ impl<B: BfvBackend> BfvContext<B> {
     /// to `q/2`).
     pub fn noise_budget(&self, ciphertext: &Ciphertext<B>, secret: &SecretKey<B>) -> Result<u32> {
         let phase = self.backend.download(&self.phase(ciphertext, secret)?).be()?;
-        let base = self.params.key_switch_tables().q();
+        let base = rns::RnsBase::new(self.level_primes(ciphertext.level))?;
         let q = base.product();
         let half_q = q >> 1u32;
         let t = self.params.plaintext_modulus();

@@ -352,7 +352,7 @@ impl<B: BfvBackend> BfvContext<B> {
 
     /// The bytes of `ciphertext` (see the module doc for the layout).
     pub fn ciphertext_to_bytes(&self, ciphertext: &Ciphertext<B>) -> Result<Vec<u8>> {
-        self.check(&ciphertext.params, "ciphertext")?;
+        self.check_ciphertext(ciphertext, "ciphertext_to_bytes")?;
         let body = ciphertext.polys.len().saturating_mul(self.poly_bytes_q());
         let mut out = self.header(CIPHERTEXT, ciphertext.polys.len(), body);
         for poly in &ciphertext.polys {
@@ -382,7 +382,7 @@ impl<B: BfvBackend> BfvContext<B> {
         let polys =
             (0..count).map(|_| self.read_poly(&mut reader, ring, self.core.ring_q())).collect::<Result<Vec<_>>>()?;
         reader.finish()?;
-        Ok(Ciphertext { params: Arc::clone(&self.params), polys })
+        Ok(Ciphertext { params: Arc::clone(&self.params), polys, level: self.top_level() })
     }
 
     /// The bytes of a seeded ciphertext: `c_0` and the public seed, about half a ciphertext.

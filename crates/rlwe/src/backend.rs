@@ -65,6 +65,29 @@ pub trait RlweBackend: Backend + Clone {
         self.inverse(a).be()
     }
 
+    /// `round(input / q_l)` over `target` (the primes of `input` but its last one, `q_l`),
+    /// coefficient representation: [`crate::chain::rescale_by_last_prime_host`]'s words. The
+    /// provided method computes them on the host (download, compute, upload).
+    fn rescale_by_last_prime(&self, input: &Self::Poly<Coeff>, target: &Self::Context) -> Result<Self::Poly<Coeff>> {
+        let host = self.download(input).be()?;
+        let output = crate::chain::rescale_by_last_prime_host(&host, self.ring(target))?;
+        self.upload(target, &output).be()
+    }
+
+    /// The first limbs of `input` as a polynomial of `target` (whose primes are a prefix of
+    /// `input`'s), in either representation (both are per prime). The provided method goes
+    /// through the host.
+    fn drop_limbs<R: Representation>(&self, input: &Self::Poly<R>, target: &Self::Context) -> Result<Self::Poly<R>> {
+        let host = self.download(input).be()?;
+        let ring = self.ring(target);
+        let prefix = host.context().moduli().iter().zip(ring.moduli()).all(|(a, b)| a.value() == b.value());
+        if !prefix || ring.num_limbs() > host.context().num_limbs() || ring.degree() != host.context().degree() {
+            return Err(crate::RlweError::Poly(poly::PolyError::ContextMismatch));
+        }
+        let truncated = Poly::<R>::from_slice(ring, &host.as_slice()[..ring.poly_len()])?;
+        self.upload(target, &truncated).be()
+    }
+
     /// Overwrites `poly` with zeros in a way the compiler cannot elide (secret keys call it
     /// when dropped). The provided method multiplies by zero through the backend, which on a
     /// device is a kernel write.
@@ -174,6 +197,27 @@ impl RlweBackend for poly_cuda::GpuBackend {
 
     fn forward_copy(&self, poly: &poly_cuda::DevicePoly<Coeff>) -> Result<poly_cuda::DevicePoly<Eval>> {
         poly.forward_to_new().be()
+    }
+
+    /// One device-to-device copy of the prefix.
+    fn drop_limbs<R: Representation>(
+        &self,
+        input: &poly_cuda::DevicePoly<R>,
+        target: &poly_cuda::GpuContext,
+    ) -> Result<poly_cuda::DevicePoly<R>> {
+        let (from, to) = (input.context().ring(), target.ring());
+        let prefix = from.moduli().iter().zip(to.moduli()).all(|(a, b)| a.value() == b.value());
+        if !prefix || to.num_limbs() > from.num_limbs() || to.degree() != from.degree() {
+            return Err(crate::RlweError::Poly(poly::PolyError::ContextMismatch));
+        }
+        if !std::sync::Arc::ptr_eq(input.context().device(), target.device()) {
+            return Err(crate::RlweError::from_backend(poly_cuda::GpuError::WrongContext));
+        }
+        let stream = target.device().stream();
+        let copy = stream
+            .clone_dtod(&input.device_buffer().slice(..to.poly_len()))
+            .map_err(|e| crate::RlweError::from_backend(poly_cuda::GpuError::driver("cuMemcpyDtoDAsync", e)))?;
+        poly_cuda::DevicePoly::from_device_buffer(target, copy).be()
     }
 
     fn inverse_of_product(

@@ -22,6 +22,8 @@ pub struct RlweContext<B: RlweBackend> {
     pub(crate) key_switch: B::KeySwitchTables,
     /// The factor of every error term of keys and encryptions of zero: 1 for BFV, `t` for BGV.
     pub(crate) error_scale: u64,
+    /// The backend contexts of the levels below the top, prepared on first use (chain.rs).
+    pub(crate) levels: Vec<std::sync::OnceLock<B::Context>>,
 }
 
 impl<B: RlweBackend> fmt::Debug for RlweContext<B> {
@@ -49,7 +51,8 @@ impl<B: RlweBackend> RlweContext<B> {
         let tables = params.key_switch_tables();
         let gadgets = (0..tables.num_digits()).map(|j| tables.gadget_factor(j)).collect::<rns::Result<_>>()?;
         let key_switch = backend.prepare_key_switch(tables)?;
-        Ok(Self { backend, params: Arc::clone(params), ring_q, ring_qp, gadgets, key_switch, error_scale })
+        let levels = (0..params.ciphertext_moduli().len()).map(|_| std::sync::OnceLock::new()).collect();
+        Ok(Self { backend, params: Arc::clone(params), ring_q, ring_qp, gadgets, key_switch, error_scale, levels })
     }
 
     /// The backend.

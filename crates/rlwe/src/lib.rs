@@ -9,10 +9,12 @@
 //!   (key_switching_key.rs), [`RelinearizationKey`] (relinearization_key.rs), [`GaloisKeys`]
 //!   and the Galois elements (galois_key.rs);
 //! - [`keyswitch`]: the one key-switching algorithm (ModUp, inner product, ModDown);
+//! - [`chain`]: the modulus chain (levels, rescaling by the last prime, dropping limbs);
 //! - encryptions of zero (encrypt.rs), with an error scale of 1 (BFV) or `t` (BGV).
 #![cfg_attr(test, allow(clippy::unwrap_used, clippy::expect_used, clippy::panic))]
 
 pub mod backend;
+pub mod chain;
 mod context;
 mod encrypt;
 mod error;

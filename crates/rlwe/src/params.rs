@@ -147,6 +147,7 @@ impl RlweParametersBuilder {
         let digit_size = special.len().min(ciphertext.len());
         let key_switch = KeySwitchContext::new(degree, &ciphertext, &special, digit_size)?;
         let ring_q = RingContext::new(degree, &ciphertext, self.transform)?;
+        let ciphertext_len = ciphertext.len();
         let qp: Vec<u64> = ciphertext.iter().chain(&special).copied().collect();
         let ring_qp = RingContext::new(degree, &qp, self.transform)?;
         Ok(Arc::new(RlweParameters {
@@ -159,6 +160,7 @@ impl RlweParametersBuilder {
             ring_q,
             ring_qp,
             q,
+            levels: (0..ciphertext_len).map(|_| std::sync::OnceLock::new()).collect(),
         }))
     }
 
@@ -245,6 +247,8 @@ pub struct RlweParameters {
     ring_q: Arc<RingContext>,
     ring_qp: Arc<RingContext>,
     q: BigUint,
+    /// The rings of the levels below the top, built on first use (chain.rs).
+    pub(crate) levels: Vec<std::sync::OnceLock<Arc<RingContext>>>,
 }
 
 impl core::fmt::Debug for RlweParameters {

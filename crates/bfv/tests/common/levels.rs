@@ -1,0 +1,145 @@
+//! The modulus chain on any backend: `mod_switch_to_next` / `mod_switch_to` keep the plaintext,
+//! shrink the ciphertext, and move the noise budget as theory says (levels.rs of the crate);
+//! operations that need the top level refuse lower ones with a typed error.
+#![allow(dead_code, clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+
+use std::sync::Arc;
+
+use bfv::{BatchEncoder, BfvBackend, BfvContext, BfvError, BfvParameters, MulVariant, Preset};
+use num_bigint::BigUint;
+use poly::{Coeff, Poly, Seed, TransformKind};
+
+/// The sets: both variants, NTT, DGT and hierarchical DGT, one and several special primes.
+pub fn sets() -> Vec<(&'static str, Arc<BfvParameters>)> {
+    let build = |preset: Preset, variant, transform| {
+        preset.builder().unwrap().allow_insecure(true).variant(variant).transform(transform).build().unwrap()
+    };
+    vec![
+        ("secure-8192-hps-ntt", build(Preset::Secure { log_degree: 13 }, MulVariant::Hps, TransformKind::Ntt)),
+        (
+            "phantom-8192-behz-dgt",
+            build(Preset::Phantom { log_degree: 13, hybrid: false }, MulVariant::Behz, TransformKind::Dgt),
+        ),
+        (
+            "phantom-16384-hybrid-hps-hdgt",
+            build(Preset::Phantom { log_degree: 14, hybrid: true }, MulVariant::Hps, TransformKind::HierarchicalDgt),
+        ),
+    ]
+}
+
+fn seed(tag: u8) -> Seed {
+    Seed::from([tag; 32])
+}
+
+/// `floor(log2(q_l / (t (N + 1))))`: the budget the rounding of a switch to level `l` leaves
+/// at most (and at least, up to the budget the ciphertext had).
+fn rounding_bound(params: &BfvParameters, level: usize) -> i64 {
+    let q: BigUint = params.ciphertext_moduli()[..=level].iter().map(|&p| BigUint::from(p)).product();
+    let noise = BigUint::from(params.plaintext_modulus()) * (params.degree() as u64 + 1);
+    if q <= noise { -1 } else { (&q / &noise).bits() as i64 - 1 }
+}
+
+/// Runs the chain checks on `backend` and returns, per set, every switched ciphertext's host
+/// polynomials (for a GPU = CPU comparison).
+pub fn run<B: BfvBackend>(backend: B) -> Vec<Vec<Vec<Poly<Coeff>>>> {
+    let mut all = Vec::new();
+    for (name, params) in sets() {
+        let context = BfvContext::new(backend.clone(), &params).unwrap();
+        let sk = context.secret_key_from_seed(&seed(1)).unwrap();
+        let pk = context.public_key_from_seed(&sk, &seed(2)).unwrap();
+        let rk = context.relin_key_from_seed(&sk, &seed(3)).unwrap();
+        let encoder = BatchEncoder::new(&params).unwrap();
+        let t = params.plaintext_modulus();
+        let n = params.degree();
+        let x: Vec<u64> = (0..n as u64).map(|i| (i * 7919 + 3) % t).collect();
+        let y: Vec<u64> = (0..n as u64).map(|i| (i * i + 11) % t).collect();
+        let product: Vec<u64> =
+            x.iter().zip(&y).map(|(&a, &b)| ((u128::from(a) * u128::from(b)) % u128::from(t)) as u64).collect();
+        let sum: Vec<u64> = x.iter().zip(&x).map(|(&a, &b)| (a + b) % t).collect();
+        let cx = context.encrypt_with_seed(&encoder.encode(&x).unwrap(), &pk, &seed(4)).unwrap();
+        let cy = context.encrypt_with_seed(&encoder.encode(&y).unwrap(), &pk, &seed(5)).unwrap();
+        let top = context.top_level();
+        assert_eq!(cx.level(), top, "{name}");
+        let mut outputs = Vec::new();
+
+        for (label, start, expected) in [
+            ("fresh", cx, x.clone()),
+            (
+                "product",
+                context
+                    .mul_relin(
+                        &context.encrypt_with_seed(&encoder.encode(&x).unwrap(), &pk, &seed(4)).unwrap(),
+                        &cy,
+                        &rk,
+                    )
+                    .unwrap(),
+                product.clone(),
+            ),
+        ] {
+            let mut current = start;
+            let mut budget = context.noise_budget(&current, &sk).unwrap() as i64;
+            while current.level() > 0 {
+                let before = context.download(&current).unwrap();
+                let next = context.mod_switch_to_next(&current).unwrap();
+                assert_eq!(context.download(&current).unwrap(), before, "{name} {label}: the input changed");
+                let level = next.level();
+                assert_eq!(level, current.level() - 1, "{name} {label}");
+                let polys = context.download(&next).unwrap();
+                assert!(polys.iter().all(|p| p.as_slice().len() == (level + 1) * n), "{name} {label}: limbs");
+                let bound = rounding_bound(&params, level);
+                if bound >= 2 {
+                    let new_budget = context.noise_budget(&next, &sk).unwrap() as i64;
+                    assert!(new_budget <= budget + 1, "{name} {label} level {level}: {new_budget} from {budget}");
+                    assert!(
+                        new_budget >= budget.min(bound) - 2,
+                        "{name} {label} level {level}: {new_budget} from {budget}, rounding bound {bound}"
+                    );
+                    let decoded = encoder.decode(&context.decrypt(&next, &sk).unwrap()).unwrap();
+                    assert_eq!(decoded, expected, "{name} {label} level {level}");
+                    let resident = context.decrypt_resident(&next, &sk).unwrap().to_plaintext().unwrap();
+                    assert_eq!(encoder.decode(&resident).unwrap(), expected, "{name} {label} level {level} (resident)");
+                    budget = new_budget;
+                } else {
+                    budget = bound;
+                }
+                outputs.push(polys);
+                current = next;
+            }
+        }
+
+        // mod_switch_to, the operations that stay at a level, and the typed errors.
+        let fresh = context.encrypt_with_seed(&encoder.encode(&x).unwrap(), &pk, &seed(6)).unwrap();
+        let low = context.mod_switch_to(&fresh, top.saturating_sub(1)).unwrap();
+        let chained = context.mod_switch_to_next(&fresh).unwrap();
+        assert_eq!(context.download(&low).unwrap(), context.download(&chained).unwrap(), "{name}: mod_switch_to");
+        assert_eq!(context.mod_switch_to(&fresh, top).unwrap().level(), top);
+        if top >= 1 {
+            let doubled = context.add(&low, &low).unwrap();
+            assert_eq!(doubled.level(), low.level());
+            assert_eq!(
+                encoder.decode(&context.decrypt(&doubled, &sk).unwrap()).unwrap(),
+                sum,
+                "{name}: add at a level"
+            );
+            let negated = context.negate(&context.sub(&low, &doubled).unwrap()).unwrap();
+            assert_eq!(encoder.decode(&context.decrypt(&negated, &sk).unwrap()).unwrap(), x, "{name}: sub, negate");
+            let level_error = |result: Result<bfv::Ciphertext<B>, BfvError>| {
+                assert!(matches!(result, Err(BfvError::LevelMismatch { .. })), "{name}: {result:?}");
+            };
+            level_error(context.add(&fresh, &low));
+            level_error(context.mul(&low, &low));
+            level_error(context.mul(&fresh, &low));
+            level_error(context.relinearize(&low, &rk));
+            level_error(context.mod_switch_to(&low, top));
+            let mut target = context.duplicate(&fresh).unwrap();
+            let snapshot = context.download(&target).unwrap();
+            assert!(matches!(context.add_assign(&mut target, &low), Err(BfvError::LevelMismatch { .. })));
+            assert_eq!(context.download(&target).unwrap(), snapshot, "{name}: a failed add_assign changed its input");
+            assert!(matches!(context.ciphertext_to_bytes(&low), Err(BfvError::LevelMismatch { .. })), "{name}");
+        }
+        let bottom = context.mod_switch_to(&fresh, 0).unwrap();
+        assert!(matches!(context.mod_switch_to_next(&bottom), Err(BfvError::InvalidParameter { .. })), "{name}");
+        all.push(outputs);
+    }
+    all
+}

@@ -1,0 +1,193 @@
+//! The modulus chain: level `l` (`0 <= l <= L - 1`) is the ring `R_{q_l}` with the ciphertext
+//! primes `q_0, ..., q_l`; the top level `L - 1` is the parameters' `R_q`. A ciphertext moves
+//! down the chain by rescaling by its last prime ([`RlweContext::mod_switch_to_next_poly`]:
+//! `c -> round(c / q_l)` over `q_0 ... q_{l-1}`, exact) or, for a secret key, by dropping limbs
+//! ([`RlweContext::drop_to_level`]; keys are in the evaluation representation, which is per
+//! prime, so the limbs of the smaller ring are a prefix).
+//!
+//! The rings of the lower levels (and their backend contexts) are built on first use: the
+//! tables of every level at once would cost `O(L^2 N)` words.
+
+use std::sync::Arc;
+
+use poly::{Coeff, Poly, RingContext};
+
+use crate::backend::RlweBackend;
+use crate::context::RlweContext;
+use crate::error::BackendResult;
+use crate::{Result, RlweError, RlweParameters};
+
+impl RlweParameters {
+    /// The top level `L - 1` (`L` ciphertext primes).
+    pub fn max_level(&self) -> usize {
+        self.ciphertext_moduli().len() - 1
+    }
+
+    /// The ring of level `level`: the first `level + 1` ciphertext primes, this parameters'
+    /// transform. Errors with [`RlweError::InvalidParameter`] above the top level.
+    pub fn ring_at_level(&self, level: usize) -> Result<Arc<RingContext>> {
+        self.check_level(level)?;
+        if level == self.max_level() {
+            return Ok(Arc::clone(self.ring_q()));
+        }
+        if let Some(ring) = self.levels[level].get() {
+            return Ok(Arc::clone(ring));
+        }
+        let ring = RingContext::new(self.degree(), &self.ciphertext_moduli()[..=level], self.transform())?;
+        // Another thread may have built it meanwhile: keep the first.
+        let _ = self.levels[level].set(Arc::clone(&ring));
+        Ok(self.levels[level].get().map_or(ring, Arc::clone))
+    }
+
+    /// Errors with [`RlweError::InvalidParameter`] unless `level <= max_level()`.
+    pub fn check_level(&self, level: usize) -> Result<()> {
+        if level <= self.max_level() {
+            return Ok(());
+        }
+        Err(RlweError::InvalidParameter {
+            name: "level",
+            value: level as u64,
+            requirement: format!("must be at most the top level {}", self.max_level()),
+        })
+    }
+}
+
+/// `round(input / q_l)` over `q_0 ... q_{l-1}` for `input` over `q_0 ... q_l` (coefficient
+/// representation, host): per coefficient, with `r` the centered residue modulo the last
+/// prime `q_l`, limb `i` becomes `(x_i - r) q_l^{-1} mod q_i`, exactly the rounded quotient
+/// (ties, impossible for odd `q_l`, aside). Errors with [`poly::PolyError::ContextMismatch`]
+/// unless `target`'s primes are those of `input` but the last, at the same degree.
+pub fn rescale_by_last_prime_host(input: &Poly<Coeff>, target: &Arc<RingContext>) -> Result<Poly<Coeff>> {
+    let ring = input.context();
+    let n = ring.degree();
+    let limbs = ring.num_limbs();
+    let matches = limbs >= 2
+        && target.degree() == n
+        && target.num_limbs() == limbs - 1
+        && target.moduli().iter().zip(ring.moduli()).all(|(a, b)| a.value() == b.value());
+    if !matches {
+        return Err(RlweError::Poly(poly::PolyError::ContextMismatch));
+    }
+    let last = &ring.moduli()[limbs - 1];
+    let data = input.as_slice();
+    let last_limb = &data[(limbs - 1) * n..];
+    let mut out = Vec::with_capacity(target.poly_len());
+    for (i, qi) in target.moduli().iter().enumerate() {
+        let inv = qi.inv(qi.reduce(last.value()))?;
+        let inv_shoup = qi.shoup(inv);
+        let limb = &data[i * n..(i + 1) * n];
+        out.extend(limb.iter().zip(last_limb).map(|(&x, &r)| {
+            let r = qi.from_i64(last.center(r));
+            qi.mul_shoup(qi.sub(x, r), inv, inv_shoup)
+        }));
+    }
+    Ok(Poly::from_limbs(target, out)?)
+}
+
+impl<B: RlweBackend> RlweContext<B> {
+    /// The backend context of level `level` (built on first use; the top level is
+    /// [`ring_q`](Self::ring_q)).
+    pub fn context_at_level(&self, level: usize) -> Result<&B::Context> {
+        self.params.check_level(level)?;
+        if level == self.params.max_level() {
+            return Ok(&self.ring_q);
+        }
+        let cell = &self.levels[level];
+        if cell.get().is_none() {
+            let context = self.backend.context(&self.params.ring_at_level(level)?).be()?;
+            let _ = cell.set(context);
+        }
+        cell.get().ok_or(RlweError::InvalidParameter {
+            name: "level",
+            value: level as u64,
+            requirement: "its context could not be prepared".to_string(),
+        })
+    }
+
+    /// `round(poly / q_level)` at level `level - 1` for `poly` at level `level` (coefficient
+    /// representation; module docs). Errors with [`RlweError::InvalidParameter`] at level 0 or
+    /// above the top.
+    pub fn mod_switch_to_next_poly(&self, poly: &B::Poly<Coeff>, level: usize) -> Result<B::Poly<Coeff>> {
+        self.params.check_level(level)?;
+        if level == 0 {
+            return Err(RlweError::InvalidParameter {
+                name: "level",
+                value: 0,
+                requirement: "level 0 has one prime left: there is no next level".to_string(),
+            });
+        }
+        let target = self.context_at_level(level - 1)?;
+        self.backend.rescale_by_last_prime(poly, target)
+    }
+
+    /// The first `level + 1` limbs of `poly` (a polynomial over `q` or of a higher level, either
+    /// representation) as a polynomial of level `level`.
+    pub fn drop_to_level<R: poly::Representation>(&self, poly: &B::Poly<R>, level: usize) -> Result<B::Poly<R>> {
+        let target = self.context_at_level(level)?;
+        self.backend.drop_limbs(poly, target)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use num_bigint::BigUint;
+    use poly::{Coeff, Poly, TransformKind};
+    use rand::{Rng, SeedableRng, rngs::StdRng};
+
+    use super::rescale_by_last_prime_host;
+    use crate::{ModuliChoice, RlweParametersBuilder};
+
+    /// Every level's rescale equals `floor((X + (q_l - 1) / 2) / q_l) mod q_i` on the
+    /// big-integer value `X` of each coefficient (`round(X / q_l)`, `q_l` odd), for random words
+    /// and the edge values 0, `(q_l - 1) / 2`, `(q_l + 1) / 2` and `Q - 1` in the last limb.
+    #[test]
+    fn rescale_is_the_rounded_quotient_by_the_last_prime() {
+        let params = RlweParametersBuilder::new(1024)
+            .ciphertext(ModuliChoice::Bits(vec![50, 40, 61, 30]))
+            .special(ModuliChoice::Bits(vec![55]))
+            .transform(TransformKind::Ntt)
+            .allow_insecure(true)
+            .build()
+            .unwrap();
+        let mut rng = StdRng::seed_from_u64(7);
+        for level in (1..=params.max_level()).rev() {
+            let ring = params.ring_at_level(level).unwrap();
+            let target = params.ring_at_level(level - 1).unwrap();
+            let n = ring.degree();
+            let mut words = Vec::with_capacity(ring.poly_len());
+            for m in ring.moduli() {
+                words.extend((0..n).map(|_| rng.gen_range(0..m.value())));
+            }
+            let last = ring.moduli()[level].value();
+            // Edge coefficients: X = 0, and X with the last residue at the rounding boundary.
+            for (j, r) in [(0usize, 0u64), (1, (last - 1) / 2), (2, last.div_ceil(2)), (3, last - 1)] {
+                for limb in 0..=level {
+                    words[limb * n + j] = if limb == level {
+                        r
+                    } else if j == 0 {
+                        0
+                    } else {
+                        words[limb * n + j]
+                    };
+                }
+            }
+            for limb in 0..=level {
+                words[limb * n + 4] = ring.moduli()[limb].value() - 1; // X = Q - 1
+            }
+            let input = Poly::<Coeff>::from_limbs(&ring, words.clone()).unwrap();
+            let output = rescale_by_last_prime_host(&input, &target).unwrap();
+            let base = rns::RnsBase::new(&ring.moduli().iter().map(|m| m.value()).collect::<Vec<_>>()).unwrap();
+            let values = base.reconstruct_poly(&words).unwrap();
+            let half = BigUint::from((last - 1) / 2);
+            for (j, x) in values.iter().enumerate() {
+                let expected = (x + &half) / last;
+                for (i, m) in target.moduli().iter().enumerate() {
+                    let want = (&expected % m.value()).iter_u64_digits().next().unwrap_or(0);
+                    assert_eq!(output.as_slice()[i * n + j], want, "level {level}, limb {i}, coefficient {j}");
+                }
+            }
+            // A wrong target is refused.
+            assert!(rescale_by_last_prime_host(&input, &ring).is_err());
+        }
+    }
+}
