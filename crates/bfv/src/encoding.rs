@@ -18,7 +18,7 @@
 use std::sync::Arc;
 
 use modarith::Modulus;
-use poly::ntt::{NttPlan, bit_reverse};
+use poly::ntt::NttPlan;
 use poly::{Eval, Poly};
 
 use crate::backend::BfvBackend;
@@ -195,18 +195,7 @@ impl BatchEncoder {
         }
         let modulus = Modulus::new(t).map_err(|_| BfvError::BatchingUnsupported { plaintext_modulus: t, degree: n })?;
         let plan = NttPlan::new(modulus, n)?;
-        // The NTT's output j is the value at psi^(2 bitrev(j) + 1): exponent e sits at
-        // j = bitrev((e - 1) / 2).
-        let two_n = 2 * n;
-        let log_n = n.trailing_zeros();
-        let row = n / 2;
-        let mut slot_position = vec![0usize; n];
-        let mut power = 1usize; // 3^i mod 2N
-        for i in 0..row {
-            slot_position[i] = bit_reverse((power - 1) / 2, log_n);
-            slot_position[row + i] = bit_reverse((two_n - power - 1) / 2, log_n);
-            power = power * 3 % two_n;
-        }
+        let slot_position = rlwe::slots::slot_positions(n);
         Ok(Self { params: Arc::clone(params), plan, slot_position })
     }
 

@@ -10,7 +10,8 @@
 //!   and the Galois elements (galois_key.rs);
 //! - [`keyswitch`]: the one key-switching algorithm (ModUp, inner product, ModDown);
 //! - [`chain`]: the modulus chain (levels, rescaling by the last prime, dropping limbs);
-//! - encryptions of zero (encrypt.rs), with an error scale of 1 (BFV) or `t` (BGV).
+//! - encryptions of zero (encrypt.rs), with an error scale of 1 (BFV) or `t` (BGV);
+//! - [`slots`]: the SIMD slot layout of the batch encoders.
 #![cfg_attr(test, allow(clippy::unwrap_used, clippy::expect_used, clippy::panic))]
 
 pub mod backend;
@@ -25,6 +26,7 @@ pub mod keyswitch;
 pub mod params;
 mod relinearization_key;
 pub mod security;
+pub mod slots;
 
 pub use backend::{EvalPair, RlweBackend};
 pub use context::RlweContext;
