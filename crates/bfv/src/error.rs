@@ -89,6 +89,7 @@ impl From<rlwe::RlweError> for BfvError {
             E::Insecure { degree, modulus_bits, max_bits } => BfvError::Insecure { degree, modulus_bits, max_bits },
             E::ParameterMismatch { what } => BfvError::ParameterMismatch { what },
             E::InvalidGaloisElement { element, two_n } => BfvError::InvalidGaloisElement { element, two_n },
+            E::Malformed { what, reason } => BfvError::Malformed { what, reason },
             other => BfvError::Backend(Box::new(other)),
         }
     }

@@ -7,8 +7,9 @@
 //! anyone who reads them decrypts everything encrypted under the key. Never send them to the
 //! party that evaluates; store them only where the key itself may be kept.
 //!
-//! Layout (all integers little-endian; every polynomial limb-major, `N` words of 8 bytes per
-//! limb, each word below its prime):
+//! Layout (the core's framing, `rlwe::framing`, with the scheme tag "BFV"; all integers
+//! little-endian; every polynomial limb-major, `N` words of 8 bytes per limb, each word below
+//! its prime):
 //!
 //! ```text
 //! 8 bytes  "HEGPUBFV"
@@ -16,8 +17,8 @@
 //! 1 byte   kind: 1 = ciphertext, 2 = seeded ciphertext, 3 = public key,
 //!          4 = relinearization key, 5 = Galois keys, 6 = secret key
 //! 4 bytes  N
-//! 4 bytes  L (number of ciphertext primes)
-//! 8 L      the ciphertext primes q_0 .. q_{L-1}
+//! 4 bytes  L (number of ciphertext primes; for kind 1, l + 1 at level l of the chain)
+//! 8 L      the ciphertext primes q_0 .. q_{L-1} (a prefix of the parameters' for kind 1)
 //! 8 bytes  t
 //! 4 bytes  count c: kind 1: the number of polynomials k; kind 2: 1; kinds 3 and 6: 2;
 //!          kind 4: the number of digits d; kind 5: the number of Galois elements e
@@ -51,7 +52,7 @@
 use std::collections::BTreeMap;
 use std::sync::Arc;
 
-use poly::{Eval, Poly, Representation, RingContext, Seed, TransformKind};
+use poly::{Eval, Poly, Representation, RingContext, Seed};
 use zeroize::Zeroizing;
 
 use crate::backend::BfvBackend;
@@ -59,169 +60,41 @@ use crate::context::{
     BackendResult, BfvContext, Ciphertext, EvalPair, PublicKey, RelinKey, SecretKey, SeededCiphertext,
 };
 use crate::galois::GaloisKeys;
+use rlwe::framing::{Frame, Kind, Reader, Scheme, append_words};
+
 use crate::{BfvError, Result};
 
-const MAGIC: &[u8; 8] = b"HEGPUBFV";
-const VERSION: u8 = 1;
-
-/// The kinds of encoding: the kind byte, and the names their errors carry.
-#[derive(Clone, Copy)]
-struct Kind {
-    code: u8,
-    /// The `what` of [`BfvError::Malformed`].
-    bytes: &'static str,
-    /// The `what` of [`BfvError::ParameterMismatch`].
-    encoded: &'static str,
-    /// The noun of "not a BFV ...".
-    noun: &'static str,
+const fn kind(code: u8, bytes: &'static str, encoded: &'static str, noun: &'static str) -> Kind {
+    // Codes 3 and up are keys; only full ciphertexts (kind 1) may be below the top level.
+    Kind { code, key: code >= 3, leveled: code == 1, bytes, encoded, noun }
 }
 
-impl Kind {
-    /// Whether the header carries the special primes and the transform (the key kinds).
-    fn is_key(self) -> bool {
-        self.code >= PUBLIC_KEY.code
-    }
-}
-
-const CIPHERTEXT: Kind =
-    Kind { code: 1, bytes: "ciphertext bytes", encoded: "encoded ciphertext", noun: "full ciphertext" };
-const SEEDED: Kind =
-    Kind { code: 2, bytes: "ciphertext bytes", encoded: "encoded ciphertext", noun: "seeded ciphertext" };
-const PUBLIC_KEY: Kind = Kind { code: 3, bytes: "public key bytes", encoded: "encoded public key", noun: "public key" };
-const RELIN_KEY: Kind = Kind {
-    code: 4,
-    bytes: "relinearization key bytes",
-    encoded: "encoded relinearization key",
-    noun: "relinearization key",
-};
-const GALOIS_KEYS: Kind =
-    Kind { code: 5, bytes: "Galois key bytes", encoded: "encoded Galois keys", noun: "set of Galois keys" };
-const SECRET_KEY: Kind = Kind { code: 6, bytes: "secret key bytes", encoded: "encoded secret key", noun: "secret key" };
-
-fn malformed(what: &'static str, reason: impl Into<String>) -> BfvError {
-    BfvError::Malformed { what, reason: reason.into() }
-}
-
-/// The transform's byte in the header.
-fn transform_code(transform: TransformKind) -> u8 {
-    match transform {
-        TransformKind::Ntt => 0,
-        TransformKind::Dgt => 1,
-        TransformKind::HierarchicalDgt => 2,
-    }
-}
-
-/// A cursor over the bytes being decoded.
-struct Reader<'a> {
-    bytes: &'a [u8],
-    offset: usize,
-    /// The `what` of its [`BfvError::Malformed`] errors.
-    what: &'static str,
-}
-
-impl<'a> Reader<'a> {
-    fn new(bytes: &'a [u8], kind: Kind) -> Self {
-        Self { bytes, offset: 0, what: kind.bytes }
-    }
-
-    fn malformed(&self, reason: impl Into<String>) -> BfvError {
-        malformed(self.what, reason)
-    }
-
-    fn remaining(&self) -> usize {
-        self.bytes.len().saturating_sub(self.offset)
-    }
-
-    fn take(&mut self, count: usize) -> Result<&'a [u8]> {
-        let end = self.offset.checked_add(count).ok_or_else(|| self.malformed("length overflow"))?;
-        let slice = self
-            .bytes
-            .get(self.offset..end)
-            .ok_or_else(|| self.malformed(format!("truncated: {} bytes needed at offset {}", count, self.offset)))?;
-        self.offset = end;
-        Ok(slice)
-    }
-
-    fn u8(&mut self) -> Result<u8> {
-        Ok(self.take(1)?[0])
-    }
-
-    fn u32(&mut self) -> Result<u32> {
-        let mut word = [0u8; 4];
-        word.copy_from_slice(self.take(4)?);
-        Ok(u32::from_le_bytes(word))
-    }
-
-    fn u64(&mut self) -> Result<u64> {
-        let mut word = [0u8; 8];
-        word.copy_from_slice(self.take(8)?);
-        Ok(u64::from_le_bytes(word))
-    }
-
-    /// `len` words of 8 bytes, into `words` (cleared first).
-    fn words_into(&mut self, len: usize, words: &mut Vec<u64>) -> Result<()> {
-        let bytes = self.take(len.checked_mul(8).ok_or_else(|| self.malformed("length overflow"))?)?;
-        words.clear();
-        words.reserve_exact(len);
-        words.extend(bytes.chunks_exact(8).map(|chunk| {
-            let mut word = [0u8; 8];
-            word.copy_from_slice(chunk);
-            u64::from_le_bytes(word)
-        }));
-        Ok(())
-    }
-
-    /// Errors unless every byte has been read.
-    fn finish(&self) -> Result<()> {
-        if self.offset == self.bytes.len() {
-            Ok(())
-        } else {
-            Err(self.malformed(format!("{} trailing bytes", self.remaining())))
-        }
-    }
-}
-
-/// Appends the words of a host polynomial.
-fn append_words(out: &mut Vec<u8>, words: &[u64]) {
-    for word in words {
-        out.extend_from_slice(&word.to_le_bytes());
-    }
-}
+const CIPHERTEXT: Kind = kind(1, "ciphertext bytes", "encoded ciphertext", "full ciphertext");
+const SEEDED: Kind = kind(2, "ciphertext bytes", "encoded ciphertext", "seeded ciphertext");
+const PUBLIC_KEY: Kind = kind(3, "public key bytes", "encoded public key", "public key");
+const RELIN_KEY: Kind = kind(4, "relinearization key bytes", "encoded relinearization key", "relinearization key");
+const GALOIS_KEYS: Kind = kind(5, "Galois key bytes", "encoded Galois keys", "set of Galois keys");
+const SECRET_KEY: Kind = kind(6, "secret key bytes", "encoded secret key", "secret key");
 
 impl<B: BfvBackend> BfvContext<B> {
-    /// The length of the header of `kind`.
-    fn header_len(&self, kind: Kind) -> usize {
-        let params = &self.params;
-        let mut len = 8 + 1 + 1 + 4 + 4 + 8 * params.ciphertext_moduli().len() + 8 + 4;
-        if kind.is_key() {
-            len += 4 + 8 * params.special_moduli().len() + 1;
-        }
-        len
+    /// The framing of this context's objects (the core's, with the BFV tag and `t`).
+    fn frame(&self) -> Frame<'_> {
+        Frame { scheme: Scheme::Bfv, params: self.params.core(), plaintext_modulus: self.params.plaintext_modulus() }
     }
 
-    /// The header of `kind` with count `count`, in a vector with room for `body` more bytes
-    /// (the exact size: a secret key's bytes are never copied by a reallocation).
-    fn header(&self, kind: Kind, count: usize, body: usize) -> Vec<u8> {
-        let params = &self.params;
-        let mut out = Vec::with_capacity(self.header_len(kind).saturating_add(body));
-        out.extend_from_slice(MAGIC);
-        out.push(VERSION);
-        out.push(kind.code);
-        out.extend_from_slice(&(params.degree() as u32).to_le_bytes());
-        out.extend_from_slice(&(params.ciphertext_moduli().len() as u32).to_le_bytes());
-        for &q in params.ciphertext_moduli() {
-            out.extend_from_slice(&q.to_le_bytes());
-        }
-        out.extend_from_slice(&params.plaintext_modulus().to_le_bytes());
-        out.extend_from_slice(&(count as u32).to_le_bytes());
-        if kind.is_key() {
-            out.extend_from_slice(&(params.special_moduli().len() as u32).to_le_bytes());
-            for &p in params.special_moduli() {
-                out.extend_from_slice(&p.to_le_bytes());
-            }
-            out.push(transform_code(params.transform()));
-        }
-        out
+    /// The header of `kind` at the top level with count `count`, room for `body` more bytes.
+    fn header(&self, kind: Kind, count: usize, body: usize) -> Result<Vec<u8>> {
+        Ok(self.frame().header(kind, self.top_level(), count, body)?)
+    }
+
+    /// Reads the header, checks it against this context and `kind`; returns the count (and,
+    /// through [`read_leveled_header`](Self::read_leveled_header), the level).
+    fn read_header(&self, reader: &mut Reader<'_>, kind: Kind) -> Result<usize> {
+        Ok(self.frame().read_header(reader, kind)?.0)
+    }
+
+    fn read_leveled_header(&self, reader: &mut Reader<'_>, kind: Kind) -> Result<(usize, usize)> {
+        Ok(self.frame().read_header(reader, kind)?)
     }
 
     fn append_poly<R: Representation>(&self, out: &mut Vec<u8>, poly: &B::Poly<R>) -> Result<()> {
@@ -236,56 +109,6 @@ impl<B: BfvBackend> BfvContext<B> {
         let words = Zeroizing::new(self.backend.download(poly).be()?.into_vec());
         append_words(out, &words);
         Ok(())
-    }
-
-    /// Reads the header, checks it against this context and `kind`; returns the count.
-    fn read_header(&self, reader: &mut Reader<'_>, kind: Kind) -> Result<usize> {
-        if reader.take(8)? != MAGIC {
-            return Err(reader.malformed(format!("not a BFV {} (bad magic)", kind.noun)));
-        }
-        let version = reader.u8()?;
-        if version != VERSION {
-            return Err(reader.malformed(format!("unknown format version {version}")));
-        }
-        let code = reader.u8()?;
-        if code != kind.code {
-            return Err(reader.malformed(format!("kind {code} is not a {}", kind.noun)));
-        }
-        let mismatch = BfvError::ParameterMismatch { what: kind.encoded };
-        let params = &self.params;
-        let degree = reader.u32()? as usize;
-        let limbs = reader.u32()? as usize;
-        if degree != params.degree() || limbs != params.ciphertext_moduli().len() {
-            return Err(mismatch);
-        }
-        for &q in params.ciphertext_moduli() {
-            if reader.u64()? != q {
-                return Err(mismatch);
-            }
-        }
-        if reader.u64()? != params.plaintext_modulus() {
-            return Err(mismatch);
-        }
-        let count = reader.u32()? as usize;
-        if kind.is_key() {
-            let special = reader.u32()? as usize;
-            if special != params.special_moduli().len() {
-                return Err(mismatch);
-            }
-            for &p in params.special_moduli() {
-                if reader.u64()? != p {
-                    return Err(mismatch);
-                }
-            }
-            let transform = reader.u8()?;
-            if transform > 2 {
-                return Err(reader.malformed(format!("unknown transform {transform}")));
-            }
-            if transform != transform_code(params.transform()) {
-                return Err(mismatch);
-            }
-        }
-        Ok(count)
     }
 
     /// A polynomial over `ring` (host) / `device` (backend) in representation `R`.
@@ -315,6 +138,11 @@ impl<B: BfvBackend> BfvContext<B> {
         let uploaded = self.backend.upload(device, &host).be();
         drop(Zeroizing::new(host.into_vec()));
         uploaded
+    }
+
+    /// The bytes of a polynomial at `level`.
+    fn poly_bytes_at(&self, level: usize) -> usize {
+        self.params.degree().saturating_mul(level + 1).saturating_mul(8)
     }
 
     /// The bytes of a polynomial over `q` and over `qP`.
@@ -350,23 +178,24 @@ impl<B: BfvBackend> BfvContext<B> {
         Ok(digits)
     }
 
-    /// The bytes of `ciphertext` (see the module doc for the layout).
+    /// The bytes of `ciphertext` at its level (see the module doc for the layout).
     pub fn ciphertext_to_bytes(&self, ciphertext: &Ciphertext<B>) -> Result<Vec<u8>> {
-        self.check_ciphertext(ciphertext, "ciphertext_to_bytes")?;
-        let body = ciphertext.polys.len().saturating_mul(self.poly_bytes_q());
-        let mut out = self.header(CIPHERTEXT, ciphertext.polys.len(), body);
+        self.check(&ciphertext.params, "ciphertext")?;
+        let body = ciphertext.polys.len().saturating_mul(self.poly_bytes_at(ciphertext.level));
+        let mut out = self.frame().header(CIPHERTEXT, ciphertext.level, ciphertext.polys.len(), body)?;
         for poly in &ciphertext.polys {
             self.append_poly(&mut out, poly)?;
         }
         Ok(out)
     }
 
-    /// The ciphertext encoded in `bytes`. Errors with [`BfvError::Malformed`] for bytes that
-    /// are not such an encoding (or have trailing data), [`BfvError::ParameterMismatch`] for
-    /// one made under other parameters, [`BfvError::Poly`] for a word not below its prime.
+    /// The ciphertext encoded in `bytes`, at the level its header names. Errors with
+    /// [`BfvError::Malformed`] for bytes that are not such an encoding (or have trailing
+    /// data), [`BfvError::ParameterMismatch`] for one made under other parameters (primes that
+    /// are not a prefix of this context's), [`BfvError::Poly`] for a word not below its prime.
     pub fn ciphertext_from_bytes(&self, bytes: &[u8]) -> Result<Ciphertext<B>> {
         let mut reader = Reader::new(bytes, CIPHERTEXT);
-        let count = self.read_header(&mut reader, CIPHERTEXT)?;
+        let (count, level) = self.read_leveled_header(&mut reader, CIPHERTEXT)?;
         if count < 2 {
             return Err(BfvError::InvalidCiphertextSize {
                 operation: "decoding",
@@ -375,20 +204,20 @@ impl<B: BfvBackend> BfvContext<B> {
             });
         }
         // Every polynomial needs its bytes: refuse counts the input cannot hold before allocating.
-        if count > bytes.len() / self.poly_bytes_q().max(1) {
-            return Err(reader.malformed(format!("{count} polynomials do not fit in {} bytes", bytes.len())));
+        if count > bytes.len() / self.poly_bytes_at(level).max(1) {
+            return Err(reader.malformed(format!("{count} polynomials do not fit in {} bytes", bytes.len())).into());
         }
-        let ring = self.params.ring_q();
-        let polys =
-            (0..count).map(|_| self.read_poly(&mut reader, ring, self.core.ring_q())).collect::<Result<Vec<_>>>()?;
+        let ring = self.params.core().ring_at_level(level)?;
+        let device = self.core.context_at_level(level)?;
+        let polys = (0..count).map(|_| self.read_poly(&mut reader, &ring, device)).collect::<Result<Vec<_>>>()?;
         reader.finish()?;
-        Ok(Ciphertext { params: Arc::clone(&self.params), polys, level: self.top_level() })
+        Ok(Ciphertext { params: Arc::clone(&self.params), polys, level })
     }
 
     /// The bytes of a seeded ciphertext: `c_0` and the public seed, about half a ciphertext.
     pub fn seeded_to_bytes(&self, seeded: &SeededCiphertext<B>) -> Result<Vec<u8>> {
         self.check(&seeded.params, "seeded ciphertext")?;
-        let mut out = self.header(SEEDED, 1, 32 + self.poly_bytes_q());
+        let mut out = self.header(SEEDED, 1, 32 + self.poly_bytes_q())?;
         out.extend_from_slice(seeded.public_seed.as_bytes());
         self.append_poly(&mut out, &seeded.c0)?;
         Ok(out)
@@ -400,7 +229,7 @@ impl<B: BfvBackend> BfvContext<B> {
         let mut reader = Reader::new(bytes, SEEDED);
         let count = self.read_header(&mut reader, SEEDED)?;
         if count != 1 {
-            return Err(reader.malformed(format!("a seeded ciphertext has 1 polynomial, not {count}")));
+            return Err(reader.malformed(format!("a seeded ciphertext has 1 polynomial, not {count}")).into());
         }
         let mut seed = [0u8; 32];
         seed.copy_from_slice(reader.take(32)?);
@@ -414,7 +243,7 @@ impl<B: BfvBackend> BfvContext<B> {
     /// module doc). Errors with [`BfvError::ParameterMismatch`] for a key of other parameters.
     pub fn public_key_to_bytes(&self, key: &PublicKey<B>) -> Result<Vec<u8>> {
         self.check_key(key.params(), "public key")?;
-        let mut out = self.header(PUBLIC_KEY, 2, 2 * self.poly_bytes_q());
+        let mut out = self.header(PUBLIC_KEY, 2, 2 * self.poly_bytes_q())?;
         let (b, a) = key.polys();
         self.append_poly(&mut out, b)?;
         self.append_poly(&mut out, a)?;
@@ -429,7 +258,7 @@ impl<B: BfvBackend> BfvContext<B> {
         let mut reader = Reader::new(bytes, PUBLIC_KEY);
         let count = self.read_header(&mut reader, PUBLIC_KEY)?;
         if count != 2 {
-            return Err(reader.malformed(format!("a public key has 2 polynomials, not {count}")));
+            return Err(reader.malformed(format!("a public key has 2 polynomials, not {count}")).into());
         }
         let ring = self.params.ring_q();
         let b = self.read_poly(&mut reader, ring, self.core.ring_q())?;
@@ -443,7 +272,7 @@ impl<B: BfvBackend> BfvContext<B> {
     /// key of other parameters.
     pub fn relin_key_to_bytes(&self, key: &RelinKey<B>) -> Result<Vec<u8>> {
         self.check_key(key.params(), "relinearization key")?;
-        let mut out = self.header(RELIN_KEY, key.digits().len(), self.key_switching_key_bytes());
+        let mut out = self.header(RELIN_KEY, key.digits().len(), self.key_switching_key_bytes())?;
         self.append_key_switching_key(&mut out, key.digits())?;
         Ok(out)
     }
@@ -457,10 +286,9 @@ impl<B: BfvBackend> BfvContext<B> {
         let mut reader = Reader::new(bytes, RELIN_KEY);
         let count = self.read_header(&mut reader, RELIN_KEY)?;
         if count != self.core.gadgets().len() {
-            return Err(reader.malformed(format!(
-                "{count} digits; the parameters' key switching has {}",
-                self.core.gadgets().len()
-            )));
+            return Err(reader
+                .malformed(format!("{count} digits; the parameters' key switching has {}", self.core.gadgets().len()))
+                .into());
         }
         let digits = self.read_key_switching_key(&mut reader)?;
         reader.finish()?;
@@ -474,7 +302,7 @@ impl<B: BfvBackend> BfvContext<B> {
     pub fn galois_keys_to_bytes(&self, keys: &GaloisKeys<B>) -> Result<Vec<u8>> {
         self.check_key(keys.params(), "Galois keys")?;
         let body = keys.len().saturating_mul(self.key_switching_key_bytes().saturating_add(8));
-        let mut out = self.header(GALOIS_KEYS, keys.len(), body);
+        let mut out = self.header(GALOIS_KEYS, keys.len(), body)?;
         for element in keys.elements() {
             let digits =
                 keys.key(element).ok_or(BfvError::MissingGaloisKey { operation: "galois_keys_to_bytes", element })?;
@@ -494,7 +322,7 @@ impl<B: BfvBackend> BfvContext<B> {
         // Every element needs its bytes: refuse counts the input cannot hold before reading.
         let per_element = self.key_switching_key_bytes().saturating_add(8);
         if count > reader.remaining() / per_element {
-            return Err(reader.malformed(format!("{count} Galois keys do not fit in {} bytes", bytes.len())));
+            return Err(reader.malformed(format!("{count} Galois keys do not fit in {} bytes", bytes.len())).into());
         }
         let mut keys = BTreeMap::new();
         let mut previous: Option<u64> = None;
@@ -503,12 +331,14 @@ impl<B: BfvBackend> BfvContext<B> {
             rlwe::galois_key::check_galois_element(self.params.degree(), element)?;
             match previous {
                 Some(last) if last == element => {
-                    return Err(reader.malformed(format!("Galois element {element} appears twice")));
+                    return Err(reader.malformed(format!("Galois element {element} appears twice")).into());
                 }
                 Some(last) if last > element => {
-                    return Err(reader.malformed(format!(
-                        "Galois element {element} after {last}: the elements must be in increasing order"
-                    )));
+                    return Err(reader
+                        .malformed(format!(
+                            "Galois element {element} after {last}: the elements must be in increasing order"
+                        ))
+                        .into());
                 }
                 _ => {}
             }
@@ -533,7 +363,7 @@ impl<B: BfvBackend> BfvContext<B> {
     pub fn secret_key_to_bytes(&self, key: &SecretKey<B>) -> Result<Vec<u8>> {
         self.check_key(key.params(), "secret key")?;
         let mut out =
-            Zeroizing::new(self.header(SECRET_KEY, 2, self.poly_bytes_q().saturating_add(self.poly_bytes_qp())));
+            Zeroizing::new(self.header(SECRET_KEY, 2, self.poly_bytes_q().saturating_add(self.poly_bytes_qp()))?);
         self.append_secret_poly(&mut out, key.s_q())?;
         self.append_secret_poly(&mut out, key.s_qp())?;
         Ok(core::mem::take(&mut *out))
@@ -549,7 +379,7 @@ impl<B: BfvBackend> BfvContext<B> {
         let mut reader = Reader::new(bytes, SECRET_KEY);
         let count = self.read_header(&mut reader, SECRET_KEY)?;
         if count != 2 {
-            return Err(reader.malformed(format!("a secret key has 2 polynomials, not {count}")));
+            return Err(reader.malformed(format!("a secret key has 2 polynomials, not {count}")).into());
         }
         let mut s_q = self.read_secret_poly(&mut reader, self.params.ring_q(), self.core.ring_q())?;
         let s_qp = match self.read_secret_poly(&mut reader, self.params.ring_qp(), self.core.ring_qp()) {

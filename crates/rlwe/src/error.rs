@@ -50,6 +50,15 @@ pub enum RlweError {
         /// What was checked.
         what: &'static str,
     },
+    /// Bytes that are not an encoding of the expected kind (bad magic, version or kind,
+    /// truncated, trailing bytes, counts the input cannot hold).
+    #[error("malformed {what}: {reason}")]
+    Malformed {
+        /// What was decoded.
+        what: &'static str,
+        /// What is wrong with it.
+        reason: String,
+    },
     /// A Galois element that is even or not below `2N`.
     #[error("invalid Galois element {element}: it must be odd and below 2N = {two_n}")]
     InvalidGaloisElement {

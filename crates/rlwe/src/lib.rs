@@ -11,7 +11,8 @@
 //! - [`keyswitch`]: the one key-switching algorithm (ModUp, inner product, ModDown);
 //! - [`chain`]: the modulus chain (levels, rescaling by the last prime, dropping limbs);
 //! - encryptions of zero (encrypt.rs), with an error scale of 1 (BFV) or `t` (BGV);
-//! - [`slots`]: the SIMD slot layout of the batch encoders.
+//! - [`slots`]: the SIMD slot layout of the batch encoders;
+//! - [`framing`]: the byte-encoding header (with the scheme tag) and its reader.
 #![cfg_attr(test, allow(clippy::unwrap_used, clippy::expect_used, clippy::panic))]
 
 pub mod backend;
@@ -19,6 +20,7 @@ pub mod chain;
 mod context;
 mod encrypt;
 mod error;
+pub mod framing;
 pub mod galois_key;
 mod key_switching_key;
 mod keys;

@@ -135,7 +135,16 @@ pub fn run<B: BfvBackend>(backend: B) -> Vec<Vec<Vec<Poly<Coeff>>>> {
             let snapshot = context.download(&target).unwrap();
             assert!(matches!(context.add_assign(&mut target, &low), Err(BfvError::LevelMismatch { .. })));
             assert_eq!(context.download(&target).unwrap(), snapshot, "{name}: a failed add_assign changed its input");
-            assert!(matches!(context.ciphertext_to_bytes(&low), Err(BfvError::LevelMismatch { .. })), "{name}");
+            // Bytes carry the level: a switched ciphertext travels with its fewer primes.
+            let bytes = context.ciphertext_to_bytes(&low).unwrap();
+            assert!(bytes.len() < context.ciphertext_to_bytes(&fresh).unwrap().len(), "{name}: smaller bytes");
+            let decoded = context.ciphertext_from_bytes(&bytes).unwrap();
+            assert_eq!(decoded.level(), low.level(), "{name}");
+            assert_eq!(context.download(&decoded).unwrap(), context.download(&low).unwrap(), "{name}: bytes");
+            // A header whose primes are not this chain's prefix is another parameter set.
+            let mut wrong = bytes.clone();
+            wrong[18] ^= 2; // the first byte of q_0
+            assert!(matches!(context.ciphertext_from_bytes(&wrong), Err(BfvError::ParameterMismatch { .. })), "{name}");
         }
         let bottom = context.mod_switch_to(&fresh, 0).unwrap();
         assert!(matches!(context.mod_switch_to_next(&bottom), Err(BfvError::InvalidParameter { .. })), "{name}");

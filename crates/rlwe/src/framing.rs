@@ -1,0 +1,269 @@
+//! The byte-encoding framing every scheme's encodings share: a header naming the scheme, the
+//! format version, the kind of object, the ring (degree and the primes of the object's level,
+//! the special primes and transform for keys) and the scheme's plaintext modulus, then a
+//! body of little-endian 64-bit words; and the [`Reader`] that decodes it, checking every
+//! field and refusing counts the input cannot hold before allocating.
+//!
+//! ```text
+//! 8 bytes  magic: "HEGPU" and the scheme tag ("BFV", "BGV")
+//! 1 byte   format version (1)
+//! 1 byte   kind (the scheme numbers its kinds)
+//! 4 bytes  N
+//! 4 bytes  l + 1 (the number of ciphertext primes of the object's level l; L for keys)
+//! 8 (l+1)  the ciphertext primes q_0 .. q_l
+//! 8 bytes  t
+//! 4 bytes  count (the scheme's meaning: polynomials, digits, elements)
+//! -- key kinds only (the evaluation representation depends on the transform):
+//! 4 bytes  K (number of special primes)
+//! 8 K      the special primes p_0 .. p_{K-1}
+//! 1 byte   transform: 0 = NTT, 1 = DGT, 2 = hierarchical DGT
+//! ```
+
+use poly::TransformKind;
+
+use crate::{Result, RlweError, RlweParameters};
+
+/// The format version.
+pub const VERSION: u8 = 1;
+
+/// The scheme whose object an encoding holds (the last three bytes of the magic).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Scheme {
+    /// BFV.
+    Bfv,
+    /// BGV.
+    Bgv,
+}
+
+impl Scheme {
+    /// The eight magic bytes.
+    pub fn magic(self) -> &'static [u8; 8] {
+        match self {
+            Scheme::Bfv => b"HEGPUBFV",
+            Scheme::Bgv => b"HEGPUBGV",
+        }
+    }
+
+    /// The scheme's name.
+    pub fn name(self) -> &'static str {
+        match self {
+            Scheme::Bfv => "BFV",
+            Scheme::Bgv => "BGV",
+        }
+    }
+}
+
+/// A kind of encoding: its byte, whether its header names the key ring (special primes and
+/// transform), whether it may be below the top level, and the names its errors carry.
+#[derive(Debug, Clone, Copy)]
+pub struct Kind {
+    /// The kind byte.
+    pub code: u8,
+    /// Whether the header carries the special primes and the transform (keys).
+    pub key: bool,
+    /// Whether the object may be at a level below the top (ciphertexts).
+    pub leveled: bool,
+    /// The `what` of [`RlweError::Malformed`].
+    pub bytes: &'static str,
+    /// The `what` of [`RlweError::ParameterMismatch`].
+    pub encoded: &'static str,
+    /// The noun of "not a BFV ...".
+    pub noun: &'static str,
+}
+
+/// The transform's byte in the header.
+pub fn transform_code(transform: TransformKind) -> u8 {
+    match transform {
+        TransformKind::Ntt => 0,
+        TransformKind::Dgt => 1,
+        TransformKind::HierarchicalDgt => 2,
+    }
+}
+
+/// The header of one scheme's objects under one parameter set.
+#[derive(Debug, Clone, Copy)]
+pub struct Frame<'a> {
+    /// The scheme.
+    pub scheme: Scheme,
+    /// The core parameters.
+    pub params: &'a RlweParameters,
+    /// The scheme's plaintext modulus `t`.
+    pub plaintext_modulus: u64,
+}
+
+impl Frame<'_> {
+    /// The length of the header of `kind` at `level`.
+    pub fn header_len(&self, kind: Kind, level: usize) -> usize {
+        let mut len = 8 + 1 + 1 + 4 + 4 + 8 * (level + 1) + 8 + 4;
+        if kind.key {
+            len += 4 + 8 * self.params.special_moduli().len() + 1;
+        }
+        len
+    }
+
+    /// The header of `kind` at `level` with count `count`, in a vector with room for `body`
+    /// more bytes (the exact size: a secret key's bytes are never copied by a reallocation).
+    /// Errors with [`RlweError::InvalidParameter`] for a level above the top.
+    pub fn header(&self, kind: Kind, level: usize, count: usize, body: usize) -> Result<Vec<u8>> {
+        self.params.check_level(level)?;
+        let params = self.params;
+        let mut out = Vec::with_capacity(self.header_len(kind, level).saturating_add(body));
+        out.extend_from_slice(self.scheme.magic());
+        out.push(VERSION);
+        out.push(kind.code);
+        out.extend_from_slice(&(params.degree() as u32).to_le_bytes());
+        out.extend_from_slice(&((level + 1) as u32).to_le_bytes());
+        for &q in &params.ciphertext_moduli()[..=level] {
+            out.extend_from_slice(&q.to_le_bytes());
+        }
+        out.extend_from_slice(&self.plaintext_modulus.to_le_bytes());
+        out.extend_from_slice(&(count as u32).to_le_bytes());
+        if kind.key {
+            out.extend_from_slice(&(params.special_moduli().len() as u32).to_le_bytes());
+            for &p in params.special_moduli() {
+                out.extend_from_slice(&p.to_le_bytes());
+            }
+            out.push(transform_code(params.transform()));
+        }
+        Ok(out)
+    }
+
+    /// Reads the header, checks it against these parameters and `kind`; returns the count and
+    /// the level (the top level unless `kind` is leveled and the header names a prefix of the
+    /// ciphertext primes).
+    pub fn read_header(&self, reader: &mut Reader<'_>, kind: Kind) -> Result<(usize, usize)> {
+        if reader.take(8)? != self.scheme.magic() {
+            return Err(reader.malformed(format!("not a {} {} (bad magic)", self.scheme.name(), kind.noun)));
+        }
+        let version = reader.u8()?;
+        if version != VERSION {
+            return Err(reader.malformed(format!("unknown format version {version}")));
+        }
+        let code = reader.u8()?;
+        if code != kind.code {
+            return Err(reader.malformed(format!("kind {code} is not a {}", kind.noun)));
+        }
+        let mismatch = RlweError::ParameterMismatch { what: kind.encoded };
+        let params = self.params;
+        let degree = reader.u32()? as usize;
+        let limbs = reader.u32()? as usize;
+        let top = params.ciphertext_moduli().len();
+        let limbs_fit = if kind.leveled { (1..=top).contains(&limbs) } else { limbs == top };
+        if degree != params.degree() || !limbs_fit {
+            return Err(mismatch);
+        }
+        for &q in &params.ciphertext_moduli()[..limbs] {
+            if reader.u64()? != q {
+                return Err(mismatch);
+            }
+        }
+        if reader.u64()? != self.plaintext_modulus {
+            return Err(mismatch);
+        }
+        let count = reader.u32()? as usize;
+        if kind.key {
+            let special = reader.u32()? as usize;
+            if special != params.special_moduli().len() {
+                return Err(mismatch);
+            }
+            for &p in params.special_moduli() {
+                if reader.u64()? != p {
+                    return Err(mismatch);
+                }
+            }
+            let transform = reader.u8()?;
+            if transform > 2 {
+                return Err(reader.malformed(format!("unknown transform {transform}")));
+            }
+            if transform != transform_code(params.transform()) {
+                return Err(mismatch);
+            }
+        }
+        Ok((count, limbs - 1))
+    }
+}
+
+/// A cursor over the bytes being decoded; every error is [`RlweError::Malformed`].
+#[derive(Debug)]
+pub struct Reader<'a> {
+    bytes: &'a [u8],
+    offset: usize,
+    /// The `what` of its errors.
+    what: &'static str,
+}
+
+impl<'a> Reader<'a> {
+    /// A reader of `bytes` holding an encoding of `kind`.
+    pub fn new(bytes: &'a [u8], kind: Kind) -> Self {
+        Self { bytes, offset: 0, what: kind.bytes }
+    }
+
+    /// [`RlweError::Malformed`] with this reader's subject.
+    pub fn malformed(&self, reason: impl Into<String>) -> RlweError {
+        RlweError::Malformed { what: self.what, reason: reason.into() }
+    }
+
+    /// The bytes not read yet.
+    pub fn remaining(&self) -> usize {
+        self.bytes.len().saturating_sub(self.offset)
+    }
+
+    /// The next `count` bytes.
+    pub fn take(&mut self, count: usize) -> Result<&'a [u8]> {
+        let end = self.offset.checked_add(count).ok_or_else(|| self.malformed("length overflow"))?;
+        let slice = self
+            .bytes
+            .get(self.offset..end)
+            .ok_or_else(|| self.malformed(format!("truncated: {} bytes needed at offset {}", count, self.offset)))?;
+        self.offset = end;
+        Ok(slice)
+    }
+
+    /// One byte.
+    pub fn u8(&mut self) -> Result<u8> {
+        Ok(self.take(1)?[0])
+    }
+
+    /// A little-endian u32.
+    pub fn u32(&mut self) -> Result<u32> {
+        let mut word = [0u8; 4];
+        word.copy_from_slice(self.take(4)?);
+        Ok(u32::from_le_bytes(word))
+    }
+
+    /// A little-endian u64.
+    pub fn u64(&mut self) -> Result<u64> {
+        let mut word = [0u8; 8];
+        word.copy_from_slice(self.take(8)?);
+        Ok(u64::from_le_bytes(word))
+    }
+
+    /// `len` words of 8 bytes, into `words` (cleared first).
+    pub fn words_into(&mut self, len: usize, words: &mut Vec<u64>) -> Result<()> {
+        let bytes = self.take(len.checked_mul(8).ok_or_else(|| self.malformed("length overflow"))?)?;
+        words.clear();
+        words.reserve_exact(len);
+        words.extend(bytes.chunks_exact(8).map(|chunk| {
+            let mut word = [0u8; 8];
+            word.copy_from_slice(chunk);
+            u64::from_le_bytes(word)
+        }));
+        Ok(())
+    }
+
+    /// Errors unless every byte has been read.
+    pub fn finish(&self) -> Result<()> {
+        if self.offset == self.bytes.len() {
+            Ok(())
+        } else {
+            Err(self.malformed(format!("{} trailing bytes", self.remaining())))
+        }
+    }
+}
+
+/// Appends `words` as little-endian bytes.
+pub fn append_words(out: &mut Vec<u8>, words: &[u64]) {
+    for word in words {
+        out.extend_from_slice(&word.to_le_bytes());
+    }
+}
