@@ -1,6 +1,6 @@
-//! [`BfvBackend`]: what the BFV scheme needs from a backend beyond [`poly::Backend`]: the RNS
-//! steps of multiplication, key switching and decryption (from the `rns` crate), and the
-//! zeroization of secret polynomials.
+//! [`BfvBackend`]: what the BFV scheme needs from a backend beyond the core's
+//! [`rlwe::RlweBackend`] (which has key switching and zeroization): the RNS steps of
+//! multiplication and decryption (from the `rns` crate), and plaintext words on the backend.
 //!
 //! Every RNS step maps a coefficient-representation polynomial over one basis to one over
 //! another, coefficient by coefficient ([`RnsStep`]); a backend runs it where its data lives.
@@ -292,9 +292,10 @@ impl<B: BfvBackend> Clone for PlaintextWords<'_, B> {
 
 impl<B: BfvBackend> Copy for PlaintextWords<'_, B> {}
 
-/// A [`Backend`] the BFV scheme runs on: the ring operations of [`Backend`] plus the RNS
-/// steps and zeroization. The provided methods run the RNS steps on the host; a backend
-/// overrides them with device code that gives the same values.
+/// A backend the BFV scheme runs on: the core's [`RlweBackend`] (ring operations, key
+/// switching, zeroization) plus BFV's RNS steps, decryption's scale-and-round and the
+/// plaintext words. The provided methods run the RNS steps on the host; a backend overrides
+/// them with device code that gives the same values.
 pub trait BfvBackend: RlweBackend {
     /// The multiplication's tables ([`MulTables`]) as this backend uses them, prepared once
     /// per context.
@@ -332,7 +333,7 @@ pub trait BfvBackend: RlweBackend {
     /// Decryption's end: the `N` plaintext coefficients, each in `[0, t)` (decryption trusts
     /// this range: implementations must reduce modulo `t`), of `[c_0 + x]_q` where `x` is
     /// `value * factor` in the evaluation representation (`value = c_1 + c_2 s + ...` by Horner,
-    /// `factor = s`). The provided method runs [`inverse_of_product`](Self::inverse_of_product),
+    /// `factor = s`). The provided method runs [`RlweBackend::inverse_of_product`],
     /// adds `c_0` and calls [`decrypt_scale`](Self::decrypt_scale); a device backend adds `c_0`
     /// inside its scale-and-round kernel. Same values either way.
     fn decrypt_scale_sum(

@@ -49,32 +49,26 @@
 //! primes, `t`, special primes or transform), [`BfvError::Poly`] for a word not below its
 //! prime.
 
-use std::collections::BTreeMap;
 use std::sync::Arc;
 
-use poly::{Eval, Poly, Representation, RingContext, Seed};
-use zeroize::Zeroizing;
+use poly::Seed;
 
 use crate::backend::BfvBackend;
-use crate::context::{
-    BackendResult, BfvContext, Ciphertext, EvalPair, PublicKey, RelinKey, SecretKey, SeededCiphertext,
-};
+use crate::context::{BfvContext, Ciphertext, PublicKey, RelinKey, SecretKey, SeededCiphertext};
 use crate::galois::GaloisKeys;
-use rlwe::framing::{Frame, Kind, Reader, Scheme, append_words};
+use rlwe::framing::{Frame, Kind, Reader, Scheme};
 
 use crate::{BfvError, Result};
 
-const fn kind(code: u8, bytes: &'static str, encoded: &'static str, noun: &'static str) -> Kind {
-    // Codes 3 and up are keys; only full ciphertexts (kind 1) may be below the top level.
-    Kind { code, key: code >= 3, leveled: code == 1, bytes, encoded, noun }
+/// The ciphertext kinds; the key kinds (3 to 6) are the core's (`rlwe::key_bytes`).
+const fn kind(code: u8, leveled: bool, bytes: &'static str, encoded: &'static str, noun: &'static str) -> Kind {
+    Kind { code, key: false, leveled, bytes, encoded, noun }
 }
 
-const CIPHERTEXT: Kind = kind(1, "ciphertext bytes", "encoded ciphertext", "full ciphertext");
-const SEEDED: Kind = kind(2, "ciphertext bytes", "encoded ciphertext", "seeded ciphertext");
-const PUBLIC_KEY: Kind = kind(3, "public key bytes", "encoded public key", "public key");
-const RELIN_KEY: Kind = kind(4, "relinearization key bytes", "encoded relinearization key", "relinearization key");
-const GALOIS_KEYS: Kind = kind(5, "Galois key bytes", "encoded Galois keys", "set of Galois keys");
-const SECRET_KEY: Kind = kind(6, "secret key bytes", "encoded secret key", "secret key");
+/// A full ciphertext, at any level.
+const CIPHERTEXT: Kind = kind(1, true, "ciphertext bytes", "encoded ciphertext", "full ciphertext");
+/// A seeded ciphertext, at the top level (its seed regenerates `c_1` over every prime).
+const SEEDED: Kind = kind(2, false, "ciphertext bytes", "encoded ciphertext", "seeded ciphertext");
 
 impl<B: BfvBackend> BfvContext<B> {
     /// The framing of this context's objects (the core's, with the BFV tag and `t`).
@@ -97,85 +91,9 @@ impl<B: BfvBackend> BfvContext<B> {
         Ok(self.frame().read_header(reader, kind)?)
     }
 
-    fn append_poly<R: Representation>(&self, out: &mut Vec<u8>, poly: &B::Poly<R>) -> Result<()> {
-        let host = self.backend.download(poly).be()?;
-        append_words(out, host.as_slice());
-        Ok(())
-    }
-
-    /// [`append_poly`](Self::append_poly) for a polynomial of the secret: the host copy is
-    /// overwritten with zeros afterwards.
-    fn append_secret_poly(&self, out: &mut Vec<u8>, poly: &B::Poly<Eval>) -> Result<()> {
-        let words = Zeroizing::new(self.backend.download(poly).be()?.into_vec());
-        append_words(out, &words);
-        Ok(())
-    }
-
-    /// A polynomial over `ring` (host) / `device` (backend) in representation `R`.
-    fn read_poly<R: Representation>(
-        &self,
-        reader: &mut Reader<'_>,
-        ring: &Arc<RingContext>,
-        device: &B::Context,
-    ) -> Result<B::Poly<R>> {
-        let mut words = Vec::new();
-        reader.words_into(ring.poly_len(), &mut words)?;
-        let host = Poly::<R>::from_limbs(ring, words)?;
-        self.backend.upload(device, &host).be()
-    }
-
-    /// [`read_poly`](Self::read_poly) for a polynomial of the secret: every host copy is
-    /// overwritten with zeros before this returns.
-    fn read_secret_poly(
-        &self,
-        reader: &mut Reader<'_>,
-        ring: &Arc<RingContext>,
-        device: &B::Context,
-    ) -> Result<B::Poly<Eval>> {
-        let mut words = Zeroizing::new(Vec::new());
-        reader.words_into(ring.poly_len(), &mut words)?;
-        let host = Poly::<Eval>::from_slice(ring, &words)?;
-        let uploaded = self.backend.upload(device, &host).be();
-        drop(Zeroizing::new(host.into_vec()));
-        uploaded
-    }
-
     /// The bytes of a polynomial at `level`.
     fn poly_bytes_at(&self, level: usize) -> usize {
         self.params.degree().saturating_mul(level + 1).saturating_mul(8)
-    }
-
-    /// The bytes of a polynomial over `q` and over `qP`.
-    fn poly_bytes_q(&self) -> usize {
-        self.params.ring_q().poly_len().saturating_mul(8)
-    }
-
-    fn poly_bytes_qp(&self) -> usize {
-        self.params.ring_qp().poly_len().saturating_mul(8)
-    }
-
-    /// The bytes of one key-switching key: `d` pairs over `qP`.
-    fn key_switching_key_bytes(&self) -> usize {
-        self.core.gadgets().len().saturating_mul(2).saturating_mul(self.poly_bytes_qp())
-    }
-
-    fn append_key_switching_key(&self, out: &mut Vec<u8>, digits: &[EvalPair<B>]) -> Result<()> {
-        for (b, a) in digits {
-            self.append_poly(out, b)?;
-            self.append_poly(out, a)?;
-        }
-        Ok(())
-    }
-
-    fn read_key_switching_key(&self, reader: &mut Reader<'_>) -> Result<Vec<EvalPair<B>>> {
-        let ring = self.params.ring_qp();
-        let mut digits = Vec::with_capacity(self.core.gadgets().len());
-        for _ in 0..self.core.gadgets().len() {
-            let b = self.read_poly(reader, ring, self.core.ring_qp())?;
-            let a = self.read_poly(reader, ring, self.core.ring_qp())?;
-            digits.push((b, a));
-        }
-        Ok(digits)
     }
 
     /// The bytes of `ciphertext` at its level (see the module doc for the layout).
@@ -184,7 +102,7 @@ impl<B: BfvBackend> BfvContext<B> {
         let body = ciphertext.polys.len().saturating_mul(self.poly_bytes_at(ciphertext.level));
         let mut out = self.frame().header(CIPHERTEXT, ciphertext.level, ciphertext.polys.len(), body)?;
         for poly in &ciphertext.polys {
-            self.append_poly(&mut out, poly)?;
+            self.core.append_poly(&mut out, poly)?;
         }
         Ok(out)
     }
@@ -209,7 +127,8 @@ impl<B: BfvBackend> BfvContext<B> {
         }
         let ring = self.params.core().ring_at_level(level)?;
         let device = self.core.context_at_level(level)?;
-        let polys = (0..count).map(|_| self.read_poly(&mut reader, &ring, device)).collect::<Result<Vec<_>>>()?;
+        let polys =
+            (0..count).map(|_| self.core.read_poly(&mut reader, &ring, device)).collect::<rlwe::Result<Vec<_>>>()?;
         reader.finish()?;
         Ok(Ciphertext { params: Arc::clone(&self.params), polys, level })
     }
@@ -217,9 +136,9 @@ impl<B: BfvBackend> BfvContext<B> {
     /// The bytes of a seeded ciphertext: `c_0` and the public seed, about half a ciphertext.
     pub fn seeded_to_bytes(&self, seeded: &SeededCiphertext<B>) -> Result<Vec<u8>> {
         self.check(&seeded.params, "seeded ciphertext")?;
-        let mut out = self.header(SEEDED, 1, 32 + self.poly_bytes_q())?;
+        let mut out = self.header(SEEDED, 1, 32 + self.poly_bytes_at(self.top_level()))?;
         out.extend_from_slice(seeded.public_seed.as_bytes());
-        self.append_poly(&mut out, &seeded.c0)?;
+        self.core.append_poly(&mut out, &seeded.c0)?;
         Ok(out)
     }
 
@@ -234,7 +153,7 @@ impl<B: BfvBackend> BfvContext<B> {
         let mut seed = [0u8; 32];
         seed.copy_from_slice(reader.take(32)?);
         let public_seed = Seed::from(seed);
-        let c0 = self.read_poly(&mut reader, self.params.ring_q(), self.core.ring_q())?;
+        let c0 = self.core.read_poly(&mut reader, self.params.ring_q(), self.core.ring_q())?;
         reader.finish()?;
         Ok(SeededCiphertext { params: Arc::clone(&self.params), c0, public_seed })
     }
@@ -242,12 +161,7 @@ impl<B: BfvBackend> BfvContext<B> {
     /// The bytes of `key` (kind 3: `b`, `a` over `q`, evaluation representation; see the
     /// module doc). Errors with [`BfvError::ParameterMismatch`] for a key of other parameters.
     pub fn public_key_to_bytes(&self, key: &PublicKey<B>) -> Result<Vec<u8>> {
-        self.check_key(key.params(), "public key")?;
-        let mut out = self.header(PUBLIC_KEY, 2, 2 * self.poly_bytes_q())?;
-        let (b, a) = key.polys();
-        self.append_poly(&mut out, b)?;
-        self.append_poly(&mut out, a)?;
-        Ok(out)
+        Ok(self.core.public_key_to_bytes(self.frame(), key)?)
     }
 
     /// The public key encoded in `bytes`. Errors with [`BfvError::Malformed`] for bytes that
@@ -255,44 +169,21 @@ impl<B: BfvBackend> BfvContext<B> {
     /// for one made under other parameters (including another transform),
     /// [`BfvError::Poly`] for a word not below its prime.
     pub fn public_key_from_bytes(&self, bytes: &[u8]) -> Result<PublicKey<B>> {
-        let mut reader = Reader::new(bytes, PUBLIC_KEY);
-        let count = self.read_header(&mut reader, PUBLIC_KEY)?;
-        if count != 2 {
-            return Err(reader.malformed(format!("a public key has 2 polynomials, not {count}")).into());
-        }
-        let ring = self.params.ring_q();
-        let b = self.read_poly(&mut reader, ring, self.core.ring_q())?;
-        let a = self.read_poly(&mut reader, ring, self.core.ring_q())?;
-        reader.finish()?;
-        Ok(PublicKey::from_polys(&self.core, b, a))
+        Ok(self.core.public_key_from_bytes(self.frame(), bytes)?)
     }
 
     /// The bytes of `key` (kind 4: its digit pairs `(b_j, a_j)` over `qP`, evaluation
     /// representation; see the module doc). Errors with [`BfvError::ParameterMismatch`] for a
     /// key of other parameters.
     pub fn relin_key_to_bytes(&self, key: &RelinKey<B>) -> Result<Vec<u8>> {
-        self.check_key(key.params(), "relinearization key")?;
-        let mut out = self.header(RELIN_KEY, key.digits().len(), self.key_switching_key_bytes())?;
-        self.append_key_switching_key(&mut out, key.digits())?;
-        Ok(out)
+        Ok(self.core.relin_key_to_bytes(self.frame(), key)?)
     }
 
-    /// The relinearization key encoded in `bytes`: as many digits as the parameters have
-    /// ([`rns::KeySwitchContext::num_digits`] of
-    /// [`key_switch_tables`](crate::BfvParameters::key_switch_tables)). Errors as
-    /// [`public_key_from_bytes`](Self::public_key_from_bytes); another digit count is
+    /// The relinearization key encoded in `bytes`: as many digits as the parameters have.
+    /// Errors as [`public_key_from_bytes`](Self::public_key_from_bytes); another digit count is
     /// [`BfvError::Malformed`].
     pub fn relin_key_from_bytes(&self, bytes: &[u8]) -> Result<RelinKey<B>> {
-        let mut reader = Reader::new(bytes, RELIN_KEY);
-        let count = self.read_header(&mut reader, RELIN_KEY)?;
-        if count != self.core.gadgets().len() {
-            return Err(reader
-                .malformed(format!("{count} digits; the parameters' key switching has {}", self.core.gadgets().len()))
-                .into());
-        }
-        let digits = self.read_key_switching_key(&mut reader)?;
-        reader.finish()?;
-        Ok(RelinKey::from_key_switching_key(rlwe::KeySwitchingKey::from_digits(&self.core, digits)?))
+        Ok(self.core.relin_key_from_bytes(self.frame(), bytes)?)
     }
 
     /// The bytes of `keys` (kind 5: the number of elements, then for each element in
@@ -300,16 +191,7 @@ impl<B: BfvBackend> BfvContext<B> {
     /// see the module doc). Errors with [`BfvError::ParameterMismatch`] for keys of other
     /// parameters.
     pub fn galois_keys_to_bytes(&self, keys: &GaloisKeys<B>) -> Result<Vec<u8>> {
-        self.check_key(keys.params(), "Galois keys")?;
-        let body = keys.len().saturating_mul(self.key_switching_key_bytes().saturating_add(8));
-        let mut out = self.header(GALOIS_KEYS, keys.len(), body)?;
-        for element in keys.elements() {
-            let digits =
-                keys.key(element).ok_or(BfvError::MissingGaloisKey { operation: "galois_keys_to_bytes", element })?;
-            out.extend_from_slice(&element.to_le_bytes());
-            self.append_key_switching_key(&mut out, digits)?;
-        }
-        Ok(out)
+        Ok(self.core.galois_keys_to_bytes(self.frame(), keys)?)
     }
 
     /// The Galois keys encoded in `bytes`. Errors as
@@ -317,39 +199,7 @@ impl<B: BfvBackend> BfvContext<B> {
     /// [`BfvError::InvalidGaloisElement`] for an element that is even or not below `2N`, and
     /// with [`BfvError::Malformed`] for an element that repeats or comes after a larger one.
     pub fn galois_keys_from_bytes(&self, bytes: &[u8]) -> Result<GaloisKeys<B>> {
-        let mut reader = Reader::new(bytes, GALOIS_KEYS);
-        let count = self.read_header(&mut reader, GALOIS_KEYS)?;
-        // Every element needs its bytes: refuse counts the input cannot hold before reading.
-        let per_element = self.key_switching_key_bytes().saturating_add(8);
-        if count > reader.remaining() / per_element {
-            return Err(reader.malformed(format!("{count} Galois keys do not fit in {} bytes", bytes.len())).into());
-        }
-        let mut keys = BTreeMap::new();
-        let mut previous: Option<u64> = None;
-        for _ in 0..count {
-            let element = reader.u64()?;
-            rlwe::galois_key::check_galois_element(self.params.degree(), element)?;
-            match previous {
-                Some(last) if last == element => {
-                    return Err(reader.malformed(format!("Galois element {element} appears twice")).into());
-                }
-                Some(last) if last > element => {
-                    return Err(reader
-                        .malformed(format!(
-                            "Galois element {element} after {last}: the elements must be in increasing order"
-                        ))
-                        .into());
-                }
-                _ => {}
-            }
-            previous = Some(element);
-            keys.insert(
-                element,
-                rlwe::KeySwitchingKey::from_digits(&self.core, self.read_key_switching_key(&mut reader)?)?,
-            );
-        }
-        reader.finish()?;
-        Ok(GaloisKeys::from_keys(&self.core, keys)?)
+        Ok(self.core.galois_keys_from_bytes(self.frame(), bytes)?)
     }
 
     /// **The secret itself**: the bytes of `key` (kind 6: `s` over `q` and over `qP`,
@@ -361,12 +211,7 @@ impl<B: BfvBackend> BfvContext<B> {
     /// final size, so no stale copy of it is left behind. Errors with
     /// [`BfvError::ParameterMismatch`] for a key of other parameters.
     pub fn secret_key_to_bytes(&self, key: &SecretKey<B>) -> Result<Vec<u8>> {
-        self.check_key(key.params(), "secret key")?;
-        let mut out =
-            Zeroizing::new(self.header(SECRET_KEY, 2, self.poly_bytes_q().saturating_add(self.poly_bytes_qp()))?);
-        self.append_secret_poly(&mut out, key.s_q())?;
-        self.append_secret_poly(&mut out, key.s_qp())?;
-        Ok(core::mem::take(&mut *out))
+        Ok(self.core.secret_key_to_bytes(self.frame(), key)?)
     }
 
     /// The secret key encoded in `bytes` (see [`secret_key_to_bytes`](Self::secret_key_to_bytes):
@@ -376,23 +221,6 @@ impl<B: BfvBackend> BfvContext<B> {
     /// polynomials are taken as they are: bytes whose `s` over `q` and over `qP` differ, or
     /// that are not ternary, decode to a key that decrypts nothing correctly.
     pub fn secret_key_from_bytes(&self, bytes: &[u8]) -> Result<SecretKey<B>> {
-        let mut reader = Reader::new(bytes, SECRET_KEY);
-        let count = self.read_header(&mut reader, SECRET_KEY)?;
-        if count != 2 {
-            return Err(reader.malformed(format!("a secret key has 2 polynomials, not {count}")).into());
-        }
-        let mut s_q = self.read_secret_poly(&mut reader, self.params.ring_q(), self.core.ring_q())?;
-        let s_qp = match self.read_secret_poly(&mut reader, self.params.ring_qp(), self.core.ring_qp()) {
-            Ok(s_qp) => s_qp,
-            Err(error) => {
-                // The error is the one to report; a failing device is beyond help here.
-                let _ = self.backend.zeroize(&mut s_q);
-                return Err(error);
-            }
-        };
-        // Dropping the key on an error below overwrites both polynomials.
-        let key = SecretKey::from_polys(&self.core, s_q, s_qp);
-        reader.finish()?;
-        Ok(key)
+        Ok(self.core.secret_key_from_bytes(self.frame(), bytes)?)
     }
 }

@@ -229,7 +229,7 @@ impl RlweBackend for poly_cuda::GpuBackend {
     }
 }
 
-/// The RNS layer's own errors as [`RlweError::Rns`], device errors as [`RlweError::Backend`].
+/// The RNS layer's own errors as [`crate::RlweError::Rns`], device errors as [`crate::RlweError::Backend`].
 #[cfg(feature = "cuda")]
 pub fn gpu_rns_error(error: rns::gpu::GpuRnsError) -> crate::RlweError {
     match error {

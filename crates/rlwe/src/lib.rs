@@ -22,6 +22,7 @@ mod encrypt;
 mod error;
 pub mod framing;
 pub mod galois_key;
+pub mod key_bytes;
 mod key_switching_key;
 mod keys;
 pub mod keyswitch;
