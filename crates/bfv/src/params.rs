@@ -64,7 +64,7 @@ pub enum Preset {
         /// `log2 N`, 12..=16.
         log_degree: u32,
     },
-    /// Phantom's sets (`/work/shared/ANCHORS.md`): `N = 2^12..2^16`; `hybrid` selects the
+    /// Phantom's sets (docs/anchors.md): `N = 2^12..2^16`; `hybrid` selects the
     /// hybrid key-switching set with several special primes (`N >= 2^14`). `t` a 20-bit
     /// batching prime; HPS, NTT. The `N = 2^16` sets (1777 bits) exceed the 128-bit table.
     Phantom {

@@ -3,7 +3,7 @@
 //! The forward transform evaluates `a(x) mod (x^N + 1)` at the `N` primitive `2N`-th roots
 //! of unity `psi^(2k+1)`. It is the Cooley-Tukey transform with the negacyclic twist merged
 //! into the twiddles (Longa and Naehrig, "Speeding up the NTT ...", 2016; also the GPU papers
-//! in `seeds/`), lazy butterflies with values in `[0, 4p)` and Shoup multiplications
+//! of docs/anchors.md), lazy butterflies with values in `[0, 4p)` and Shoup multiplications
 //! (Harvey, "Faster arithmetic for number-theoretic transforms", 2014). It needs no
 //! bit-reversal pass: the output is in bit-reversed order,
 //!
