@@ -203,11 +203,19 @@ mod tests {
     #[test]
     fn flags_are_one_per_line_with_comments_and_absolute_includes() {
         let root = Path::new("/ws/kernels");
-        let text = "# comment\n-O3   # trailing\n\n-I include\n-I\n/abs/inc\n-Irel\n--gencode=arch=compute_90,code=sm_90\n";
+        let text =
+            "# comment\n-O3   # trailing\n\n-I include\n-I\n/abs/inc\n-Irel\n--gencode=arch=compute_90,code=sm_90\n";
         let flags = parse_flags(text, root).unwrap();
         assert_eq!(
             flags,
-            ["-O3", "-I/ws/kernels/include", "-I", "/abs/inc", "-I/ws/kernels/rel", "--gencode=arch=compute_90,code=sm_90"]
+            [
+                "-O3",
+                "-I/ws/kernels/include",
+                "-I",
+                "/abs/inc",
+                "-I/ws/kernels/rel",
+                "--gencode=arch=compute_90,code=sm_90"
+            ]
         );
         assert!(parse_flags("-O3 -lineinfo\n", root).unwrap_err().contains("one argument per line"));
         assert!(parse_flags("-I\n", root).unwrap_err().contains("no directory"));

@@ -296,7 +296,14 @@ fn single_launch(log_n: u32, grid_y: u32) -> bool {
 }
 
 /// One two-pass pass: its kernel and launch shape.
-fn pass_launch(function: PassFunction, kind: PassKind, n: u32, log_m: u32, grid_y: u32, first: bool) -> Result<NttPass> {
+fn pass_launch(
+    function: PassFunction,
+    kind: PassKind,
+    n: u32,
+    log_m: u32,
+    grid_y: u32,
+    first: bool,
+) -> Result<NttPass> {
     let points = n as usize * grid_y as usize;
     let log_radix = pass_log_radix(kind, log_m, points);
     let found = PASS_KERNELS.iter().enumerate().find_map(|(index, k)| {
