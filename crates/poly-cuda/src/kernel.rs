@@ -1,7 +1,7 @@
 //! Kernel handles and the one launch path of every GPU crate.
 //!
 //! The kernels are compiled by the `hegpu-kernels` crate (re-exported as
-//! [`hegpu_kernels`](crate::hegpu_kernels)), one [`Module`] per `.cu` file. The crate that
+//! [`crate::hegpu_kernels`]), one [`Module`] per `.cu` file. The crate that
 //! launches a module's kernels loads that module, once per device: this crate its own
 //! (`ntt`, `dgt`, `elementwise`, `sampling`) when the device opens, other crates theirs on
 //! first use through [`GpuDevice::kernel_set`](crate::GpuDevice::kernel_set).
