@@ -27,7 +27,7 @@ impl EventTimer {
 
     /// Times calls queued behind [`prime`](Self::prime)'s busy kernel (device time only).
     pub fn primed(device: &GpuDevice) -> Result<Self, GpuError> {
-        let spin = device.kernels().function("timing", "spin_wait")?;
+        let spin = device.kernel_set::<poly_cuda::kernel::TimingKernels>()?.spin_wait.function().clone();
         Ok(Self { stream: Arc::clone(device.stream()), pairs: Vec::new(), spin: Some(spin) })
     }
 

@@ -1,10 +1,12 @@
 //! `cargo xtask ci`: formatting, clippy and rustdoc with warnings denied (also with `cuda` when
-//! nvcc is available), the kernel resource report, the quickstart example, and `cargo xtask
-//! test` (the README's test command), whose totals end the output.
+//! nvcc is available), the kernel resource report, the packaging check, the quickstart example,
+//! and `cargo xtask test` (the README's test command), whose totals end the output.
 
-use anyhow::Result;
+use std::path::Path;
 
-use crate::util::{cargo, cuda_package_args, cuda_packages, project_root, run, section};
+use anyhow::{Context, Result};
+
+use crate::util::{cargo, cuda_package_args, cuda_packages, project_root, run, run_capture, section};
 use crate::{cuda, kernels, test};
 
 #[derive(Debug, Default)]
@@ -49,6 +51,8 @@ pub fn run_command(options: &Options) -> Result<()> {
         );
     }
 
+    package_check(nvcc.as_deref())?;
+
     section("ci: cargo run --release --example quickstart");
     run(cargo().args(["run", "--release", "--example", "quickstart"]))?;
 
@@ -58,5 +62,95 @@ pub fn run_command(options: &Options) -> Result<()> {
 
     section(&format!("ci: passed in {} s", started.elapsed().as_secs()));
     println!("tests: {}", totals.closing_line());
+    Ok(())
+}
+
+/// The crate that holds the kernels: the GPU crates build it with `cuda` as their dependency.
+const KERNELS_PACKAGE: &str = "hegpu-kernels";
+
+/// A workspace package as the packaging check sees it.
+#[derive(Debug)]
+struct Publishable {
+    name: String,
+    has_cuda_feature: bool,
+    /// The package whose manifest is the workspace root (the `hegpu` facade).
+    is_root: bool,
+}
+
+/// The workspace packages that may be published (no `publish = false`), in metadata order.
+fn publishable_packages(root: &Path) -> Result<Vec<Publishable>> {
+    let text = run_capture(cargo().args(["metadata", "--format-version", "1", "--no-deps"]))?;
+    let metadata: serde_json::Value = serde_json::from_str(&text).context("cargo metadata printed invalid JSON")?;
+    let packages = metadata["packages"].as_array().context("cargo metadata has no `packages` array")?;
+    let root_manifest = root.join("Cargo.toml");
+    let mut result = Vec::new();
+    for package in packages {
+        // `publish = false` is an empty list; absent (null) means any registry.
+        if package["publish"].as_array().is_some_and(Vec::is_empty) {
+            continue;
+        }
+        let name = package["name"].as_str().context("a package without a name in cargo metadata")?.to_owned();
+        let manifest = package["manifest_path"].as_str().context("a package without a manifest path")?;
+        result.push(Publishable {
+            name,
+            has_cuda_feature: package["features"].get("cuda").is_some(),
+            is_root: Path::new(manifest) == root_manifest,
+        });
+    }
+    Ok(result)
+}
+
+/// Every crate can be pulled alone as a dependency: `cargo package` of every publishable crate,
+/// then the packaged crates built from their tarballs (cargo's verification, with the
+/// workspace's crates in a local registry overlay, so each builds against the packaged form of
+/// the others), the GPU crates with `cuda` when nvcc is found: a kernel file or header that
+/// the tarball of `hegpu-kernels` lacks fails here.
+///
+/// The facade `hegpu` is packaged but not built: its manifest is the workspace root, whose
+/// profiles would rebuild every dependency (and the kernels) optimized, for a crate of
+/// re-exports whose crates are built here. `hegpu-kernels` is verified without `cuda` and
+/// built with it as the packaged GPU crates' dependency, so nvcc runs once.
+fn package_check(nvcc: Option<&Path>) -> Result<()> {
+    let root = project_root();
+    let packages = publishable_packages(&root)?;
+    let started = std::time::Instant::now();
+
+    section("ci: cargo package (every publishable crate)");
+    let mut list = cargo();
+    list.args(["package", "--no-verify", "--allow-dirty"]);
+    for package in &packages {
+        list.args(["-p", &package.name]);
+    }
+    run(&mut list)?;
+
+    let built: Vec<&Publishable> = packages.iter().filter(|p| !p.is_root).collect();
+    let features: Vec<String> = match nvcc {
+        Some(_) => built
+            .iter()
+            .filter(|p| p.has_cuda_feature && p.name != KERNELS_PACKAGE)
+            .map(|p| format!("{}/cuda", p.name))
+            .collect(),
+        None => Vec::new(),
+    };
+    section(if features.is_empty() {
+        "ci: build the packaged crates (no nvcc: without `cuda`)"
+    } else {
+        "ci: build the packaged crates, the GPU crates with `cuda`"
+    });
+    let mut verify = cargo();
+    verify.args(["package", "--allow-dirty"]);
+    for package in &built {
+        verify.args(["-p", &package.name]);
+    }
+    if !features.is_empty() {
+        verify.args(["--features", &features.join(",")]);
+    }
+    // The packaged kernels crate is unpacked outside the workspace, where the search for the
+    // `cargo xtask setup-cuda` nvcc does not reach: name the one found here.
+    if let Some(nvcc) = nvcc {
+        verify.env("NVCC", nvcc);
+    }
+    run(&mut verify)?;
+    println!("packaging check: {} s", started.elapsed().as_secs());
     Ok(())
 }

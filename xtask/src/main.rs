@@ -24,7 +24,8 @@ commands:
   test [--cpu-only]        every CPU test of the workspace, then the GPU tests (packages with a
                            `cuda` feature) when nvcc is found; GPU tests skip at run time without a device
   ci [--cpu-only]          cargo fmt --check, clippy -D warnings (also with `cuda` when nvcc is found),
-                           the kernel report, the quickstart example, then `cargo xtask test`
+                           the kernel report, `cargo package` of every crate (the packaged GPU crates
+                           built with `cuda`), the quickstart example, then `cargo xtask test`
   setup-cuda [--force]     pip-install the pinned CUDA 13.0 compiler into .cuda/pip (idempotent)
   kernels [--arch sm_XY] [FILE.cu ...]
                            compile kernels/*.cu with the shared flags and -Xptxas -v; print registers,

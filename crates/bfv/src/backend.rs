@@ -626,13 +626,11 @@ fn gpu_embed_plaintext(
     source: PlaintextWords<'_, poly_cuda::GpuBackend>,
 ) -> Result<poly_cuda::DevicePoly<Coeff>> {
     use poly_cuda::GpuError;
-    use poly_cuda::cudarc::driver::{LaunchConfig, PushKernelArg};
 
     if !std::sync::Arc::ptr_eq(context.device(), backend.device()) {
         return Err(BfvError::from_backend(GpuError::WrongContext));
     }
 
-    const THREADS: u32 = 256;
     let ring = context.ring();
     let (n, limbs) = (ring.degree(), ring.num_limbs());
     let given = match source {
@@ -677,14 +675,17 @@ fn gpu_embed_plaintext(
     // before anything reads them.
     let mut out = unsafe { stream.alloc::<u64>(n * limbs) }
         .map_err(|e| BfvError::from_backend(GpuError::alloc(n * limbs * size_of::<u64>(), e)))?;
-    let name = match embedding {
-        PlaintextEmbedding::Scaled => "bfv_scale_plaintext",
-        PlaintextEmbedding::Lifted => "bfv_lift_plaintext",
+    poly_cuda::kernel_set! {
+        /// The kernels of `kernels/bfv.cu`, loaded once per device.
+        struct BfvKernels(poly_cuda::hegpu_kernels::BFV) { bfv_scale_plaintext, bfv_lift_plaintext }
+    }
+    let kernels = device.kernel_set::<BfvKernels>().map_err(BfvError::from_backend)?;
+    let kernel = match embedding {
+        PlaintextEmbedding::Scaled => &kernels.bfv_scale_plaintext,
+        PlaintextEmbedding::Lifted => &kernels.bfv_lift_plaintext,
     };
-    let function = device.kernels().function("bfv", name).map_err(BfvError::from_backend)?;
-    let blocks = u32::try_from(n.div_ceil(THREADS as usize)).unwrap_or(u32::MAX).max(1);
-    let config = LaunchConfig { grid_dim: (blocks, 1, 1), block_dim: (THREADS, 1, 1), shared_mem_bytes: 0 };
-    let mut builder = stream.launch_builder(&function);
+    let config = poly_cuda::kernel::linear_config(n, u32::MAX as usize);
+    let mut builder = kernel.builder(stream);
     builder
         .arg(&mut out)
         .arg(&coefficients)
@@ -705,7 +706,7 @@ fn gpu_embed_plaintext(
     // q_mod_t < t (PlaintextScaling::new), so every quotient the kernel forms is below 2^64.
     // Every buffer is on the device's single stream (a resident plaintext's was checked above),
     // which the launch uses.
-    unsafe { builder.launch(config) }.map_err(|e| BfvError::from_backend(GpuError::driver(name, e)))?;
+    unsafe { builder.launch(config) }.map_err(BfvError::from_backend)?;
     poly_cuda::DevicePoly::from_device_buffer(context, out).map_err(BfvError::from_backend)
 }
 

@@ -1,20 +1,12 @@
-//! The device: a CUDA context, the one stream all work goes to, and the kernel registry.
+//! The device: a CUDA context, the one stream all work goes to, and the kernels loaded into it.
 
-use std::collections::HashMap;
+use std::any::{Any, TypeId};
 use std::sync::{Arc, Mutex, PoisonError};
 
-use cudarc::driver::{CudaContext, CudaFunction, CudaModule, CudaSlice, CudaStream, DeviceRepr, PinnedHostSlice};
-use cudarc::nvrtc::Ptx;
+use cudarc::driver::{CudaContext, CudaSlice, CudaStream, DeviceRepr, PinnedHostSlice};
 
 use crate::error::{GpuError, Result};
-
-mod modules {
-    include!(concat!(env!("OUT_DIR"), "/kernel_modules.rs"));
-}
-
-/// Every `kernels/*.cu` of the workspace, compiled at build time: `(module name, fatbin)`.
-/// The module name is the file stem (`kernels/ntt.cu` -> `"ntt"`).
-pub use modules::KERNEL_MODULES;
+use crate::kernel::{KernelSet, PolyKernels};
 
 /// Whether the CUDA driver library can be loaded on this machine. Checked before any
 /// driver call, because the dynamically loaded bindings abort when the library is missing.
@@ -32,59 +24,8 @@ pub fn device_count() -> Result<usize> {
     Ok(usize::try_from(count).unwrap_or(0))
 }
 
-/// Every kernel module, loaded once per device; functions are looked up once and cached
-/// (the same idea as candle's kernel cache).
-///
-/// Other modules of this crate (and the sampling kernels in `kernels/sampling.cu`) get their
-/// functions with [`KernelRegistry::function`]`("sampling", "sample_uniform_kernel")`: any
-/// `extern "C" __global__` function of any `kernels/*.cu` is reachable this way, with no
-/// registration step.
-#[derive(Debug)]
-pub struct KernelRegistry {
-    modules: HashMap<&'static str, Arc<CudaModule>>,
-    functions: Mutex<HashMap<(&'static str, &'static str), CudaFunction>>,
-}
-
-impl KernelRegistry {
-    fn load(context: &Arc<CudaContext>) -> Result<Self> {
-        let mut modules = HashMap::new();
-        for &(name, fatbin) in KERNEL_MODULES {
-            let module = context.load_module(Ptx::from_binary(fatbin.to_vec())).map_err(|e| GpuError::KernelLoad {
-                module: name.to_string(),
-                function: "*".to_string(),
-                reason: e.to_string(),
-            })?;
-            modules.insert(name, module);
-        }
-        Ok(Self { modules, functions: Mutex::new(HashMap::new()) })
-    }
-
-    /// The names of the loaded modules.
-    pub fn module_names(&self) -> impl Iterator<Item = &'static str> + '_ {
-        self.modules.keys().copied()
-    }
-
-    /// The kernel `function` of module `module` (loaded on first use, then cached).
-    pub fn function(&self, module: &'static str, function: &'static str) -> Result<CudaFunction> {
-        let mut cache = self.functions.lock().unwrap_or_else(PoisonError::into_inner);
-        if let Some(f) = cache.get(&(module, function)) {
-            return Ok(f.clone());
-        }
-        let load_error = |reason: String| GpuError::KernelLoad {
-            module: module.to_string(),
-            function: function.to_string(),
-            reason,
-        };
-        let loaded = self
-            .modules
-            .get(module)
-            .ok_or_else(|| load_error("no such module (kernels/<module>.cu)".to_string()))?
-            .load_function(function)
-            .map_err(|e| load_error(e.to_string()))?;
-        cache.insert((module, function), loaded.clone());
-        Ok(loaded)
-    }
-}
+/// Kernel sets of other crates on one device, by type: each loaded once, on first use.
+type KernelSets = Vec<(TypeId, Arc<dyn Any + Send + Sync>)>;
 
 /// One CUDA device with its context, its stream and its kernels.
 ///
@@ -94,7 +35,10 @@ impl KernelRegistry {
 pub struct GpuDevice {
     context: Arc<CudaContext>,
     stream: Arc<CudaStream>,
-    kernels: KernelRegistry,
+    /// This crate's kernels, loaded when the device opens.
+    kernels: PolyKernels,
+    /// Other crates' kernels ([`GpuDevice::kernel_set`]).
+    kernel_sets: Mutex<KernelSets>,
     name: String,
     /// Page-locked host memory that downloads of up to [`STAGING_MAX_WORDS`] words land in
     /// (allocated on first use, grown on demand, reused: page-locking costs far more than a copy).
@@ -116,7 +60,7 @@ const STAGING_MIN_WORDS: usize = 1 << 16;
 
 impl GpuDevice {
     /// Opens device `ordinal`: creates (retains) its primary context, a stream, and loads
-    /// every kernel module. Errors: [`GpuError::DriverNotLoadable`] without a driver,
+    /// this crate's kernel modules (`ntt`, `dgt`, `elementwise`, `sampling`). Errors: [`GpuError::DriverNotLoadable`] without a driver,
     /// [`GpuError::NoDevice`] when the ordinal does not exist, [`GpuError::KernelLoad`] when
     /// the device cannot run the embedded kernels (an architecture below sm_80 or a driver
     /// older than CUDA 13.0).
@@ -133,8 +77,15 @@ impl GpuDevice {
         let stream = context.new_stream().map_err(|e| GpuError::driver("cuStreamCreate", e))?;
         keep_pool_memory(&context)?;
         let name = context.name().unwrap_or_else(|_| "unknown CUDA device".to_string());
-        let kernels = KernelRegistry::load(&context)?;
-        Ok(Arc::new(Self { context, stream, kernels, name, staging: Mutex::new(None) }))
+        let kernels = PolyKernels::load(&context)?;
+        Ok(Arc::new(Self {
+            context,
+            stream,
+            kernels,
+            kernel_sets: Mutex::new(Vec::new()),
+            name,
+            staging: Mutex::new(None),
+        }))
     }
 
     /// Returns the device memory that freed buffers left in the stream-ordered pool to the
@@ -168,9 +119,27 @@ impl GpuDevice {
         &self.stream
     }
 
-    /// The kernel registry.
-    pub fn kernels(&self) -> &KernelRegistry {
+    /// This crate's kernels.
+    pub(crate) fn kernels(&self) -> &PolyKernels {
         &self.kernels
+    }
+
+    /// The kernel set `K` of this device: its module loaded and its kernels looked up on the
+    /// first call, then shared. For crates that launch kernels of their own modules: they call
+    /// this once per device or per context of theirs and keep the handles, not once per launch
+    /// (each call takes a lock). Errors: [`GpuError::KernelLoad`] when the module cannot be
+    /// loaded or lacks a kernel of `K` (then nothing is kept, and the next call tries again).
+    pub fn kernel_set<K: KernelSet>(&self) -> Result<Arc<K>> {
+        let mut sets = self.kernel_sets.lock().unwrap_or_else(PoisonError::into_inner);
+        let id = TypeId::of::<K>();
+        if let Some((_, set)) = sets.iter().find(|(set_id, _)| *set_id == id)
+            && let Ok(set) = Arc::clone(set).downcast::<K>()
+        {
+            return Ok(set);
+        }
+        let set = Arc::new(K::load(&self.context)?);
+        sets.push((id, Arc::clone(&set) as Arc<dyn Any + Send + Sync>));
+        Ok(set)
     }
 
     /// Waits for all queued work.

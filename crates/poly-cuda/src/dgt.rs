@@ -16,7 +16,7 @@
 
 use std::sync::Arc;
 
-use cudarc::driver::{CudaSlice, DevicePtr, DevicePtrMut, LaunchConfig, PushKernelArg};
+use cudarc::driver::{CudaContext, CudaSlice, LaunchConfig};
 use modarith::Modulus;
 use poly::dgt::DgtPlan;
 use poly::hdgt::HdgtPlan;
@@ -24,9 +24,7 @@ use poly::{PolyError, RingContext, TransformKind};
 
 use crate::device::GpuDevice;
 use crate::error::{GpuError, Result};
-
-/// The kernel module (`kernels/dgt.cu`).
-const MODULE: &str = "dgt";
+use crate::kernel::{Kernel, LoadedModule, THREADS, address, address_mut};
 /// Longest sub-transform (in Gaussian elements) one thread block holds: the tile of
 /// `kernels/dgt.cu` (`MAX_TILE`).
 pub const MAX_SUB_TRANSFORM: usize = 2048;
@@ -39,7 +37,7 @@ const MAX_LOG_RADIX: u32 = 3;
 /// `log2` of the most threads per block (`MAX_LOG_THREADS` in the kernels).
 const MAX_LOG_THREADS: u32 = 8;
 /// Threads per block of the Gaussian product.
-const PRODUCT_THREADS: u32 = 256;
+const PRODUCT_THREADS: u32 = THREADS;
 
 /// How the GPU computes the transform.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -296,7 +294,7 @@ impl GpuDgtPlan {
             DgtSchedule::Flat => {
                 let log_k = (self.degree / 2).trailing_zeros();
                 let ptr = self.pointer_mut(data);
-                self.launch_pass(&FORWARD_SINGLE, log_k, ptr, ptr, &self.twist, &self.twiddles, None, polys)
+                self.launch_pass(|k| &k.forward_single, log_k, ptr, ptr, &self.twist, &self.twiddles, None, polys)
             }
             DgtSchedule::Hierarchical { rows, cols } => {
                 let step = self.step_tables()?;
@@ -305,7 +303,7 @@ impl GpuDgtPlan {
                 let (log_rows, log_cols) = (rows.trailing_zeros(), cols.trailing_zeros());
                 // The fold moves values between tiles, so the first pass cannot run in place.
                 self.launch_pass(
-                    &FORWARD_COLUMNS,
+                    |k| &k.forward_columns,
                     log_rows,
                     data_ptr,
                     scratch_ptr,
@@ -315,7 +313,7 @@ impl GpuDgtPlan {
                     polys,
                 )?;
                 self.launch_pass(
-                    &FORWARD_ROWS,
+                    |k| &k.forward_rows,
                     log_cols,
                     scratch_ptr,
                     data_ptr,
@@ -340,7 +338,7 @@ impl GpuDgtPlan {
                 let log_k = (self.degree / 2).trailing_zeros();
                 let ptr = self.pointer_mut(data);
                 self.launch_pass(
-                    &INVERSE_SINGLE,
+                    |k| &k.inverse_single,
                     log_k,
                     ptr,
                     ptr,
@@ -356,7 +354,7 @@ impl GpuDgtPlan {
                 let (data_ptr, scratch_ptr) = (self.pointer_mut(data), self.pointer_mut(&mut scratch));
                 let (log_rows, log_cols) = (rows.trailing_zeros(), cols.trailing_zeros());
                 self.launch_pass(
-                    &INVERSE_ROWS,
+                    |k| &k.inverse_rows,
                     log_cols,
                     data_ptr,
                     scratch_ptr,
@@ -367,7 +365,7 @@ impl GpuDgtPlan {
                 )?;
                 // The unfold moves values between tiles: out of place again, back into `data`.
                 self.launch_pass(
-                    &INVERSE_COLUMNS,
+                    |k| &k.inverse_columns,
                     log_rows,
                     scratch_ptr,
                     data_ptr,
@@ -451,24 +449,22 @@ impl GpuDgtPlan {
         unsafe { self.device.alloc::<u64>(len) }
     }
 
-    /// The device address of `buffer`. Event tracking is off (one stream), so the guard
-    /// cudarc returns records nothing and may be dropped at once.
+    /// The device address of `buffer` (the kernels take addresses: in and out may be equal).
     fn pointer_mut(&self, buffer: &mut CudaSlice<u64>) -> u64 {
-        let (ptr, _guard) = buffer.device_ptr_mut(self.device.stream());
-        ptr
+        address_mut(buffer, self.device.stream())
     }
 
     fn pointer(&self, buffer: &CudaSlice<u64>) -> u64 {
-        let (ptr, _guard) = buffer.device_ptr(self.device.stream());
-        ptr
+        address(buffer, self.device.stream())
     }
 
-    /// Launches one pass of `kernels/dgt.cu` over `polys` polynomials: `names[log_len]`, whose
-    /// sub-transforms have length `2^log_len` (the kernel knows whether they are rows or columns).
+    /// Launches one pass of `kernels/dgt.cu` over `polys` polynomials: the kernel of
+    /// `family(kernels)` for `log_len`, whose sub-transforms have length `2^log_len` (the kernel
+    /// knows whether they are rows or columns).
     #[allow(clippy::too_many_arguments)]
     fn launch_pass(
         &self,
-        names: &[&'static str; 12],
+        family: fn(&DgtKernels) -> &KernelFamily,
         log_len: u32,
         input: u64,
         output: u64,
@@ -477,12 +473,11 @@ impl GpuDgtPlan {
         step: Option<&CudaSlice<u64>>,
         polys: usize,
     ) -> Result<()> {
-        let name = names.get(log_len as usize).copied().ok_or_else(|| GpuError::Unsupported {
+        let kernel = family(&self.device.kernels().dgt).get(log_len).ok_or_else(|| GpuError::Unsupported {
             what: format!("a DGT sub-transform of length 2^{log_len} (at most {MAX_SUB_TRANSFORM})"),
         })?;
         let log_k = (self.degree / 2).trailing_zeros();
         let geometry = PassGeometry::new(log_k, log_len);
-        let function = self.device.kernels().function(MODULE, name)?;
         let step_ptr = step.map_or(0, |s| self.pointer(s));
         let (log_n, limbs, log_s) = (log_k as i32 + 1, self.num_limbs() as i32, geometry.log_subs_per_block as i32);
         let config = LaunchConfig {
@@ -490,7 +485,7 @@ impl GpuDgtPlan {
             block_dim: (geometry.threads, 1, 1),
             shared_mem_bytes: 0,
         };
-        let mut builder = self.device.stream().launch_builder(&function);
+        let mut builder = kernel.builder(self.device.stream());
         builder
             .arg(&input)
             .arg(&output)
@@ -509,12 +504,11 @@ impl GpuDgtPlan {
         // entry, 2 per twiddle and step entry); `step` is null only for kernels that do not
         // read it. The grid covers `N/2 / (2^log_len * 2^log_s)` tiles by `L` limbs by
         // `polys`, with the block size the kernel's geometry expects (`PassGeometry`).
-        unsafe { builder.launch(config) }.map_err(|e| launch_error(name, e))?;
+        unsafe { builder.launch(config) }?;
         Ok(())
     }
 
     fn launch_product(&self, out: u64, a: u64, b: u64, polys: usize) -> Result<()> {
-        let function = self.device.kernels().function(MODULE, "dgt_gauss_mul")?;
         let pairs = (self.degree / 2) as u32;
         let config = LaunchConfig {
             grid_dim: (pairs.div_ceil(PRODUCT_THREADS), self.num_limbs() as u32, polys as u32),
@@ -522,13 +516,13 @@ impl GpuDgtPlan {
             shared_mem_bytes: 0,
         };
         let (log_n, limbs) = (self.degree.trailing_zeros() as i32, self.num_limbs() as i32);
-        let mut builder = self.device.stream().launch_builder(&function);
+        let mut builder = self.device.kernels().dgt.dgt_gauss_mul.builder(self.device.stream());
         builder.arg(&out).arg(&a).arg(&b).arg(&self.barrett).arg(&log_n).arg(&limbs);
         // SAFETY: matches `dgt_gauss_mul(out, a, b, moduli, log_n, limbs_per_poly)`; the three
         // buffers hold `polys * L * N` values (checked by the callers), `barrett` one
         // `modarith::Modulus` per limb; each thread reads a pair before writing the same pair,
         // so `out` may alias `a`.
-        unsafe { builder.launch(config) }.map_err(|e| launch_error("dgt_gauss_mul", e))?;
+        unsafe { builder.launch(config) }?;
         Ok(())
     }
 }
@@ -553,10 +547,6 @@ impl PassGeometry {
             threads: 1 << (log_subs_per_block + log_len - log_radix),
         }
     }
-}
-
-fn launch_error(kernel: &'static str, error: cudarc::driver::DriverError) -> GpuError {
-    GpuError::Driver { call: kernel, reason: format!("launch failed: {error}") }
 }
 
 /// The common degree of the plans, or why there is none.
@@ -640,6 +630,54 @@ const INVERSE_COLUMNS: [&str; 12] = kernel_names!("dgt_inv_col_");
 // (a DGT needs N >= 4), and its name does not exist in the module.
 const FORWARD_SINGLE: [&str; 12] = kernel_names!("dgt_fwd_single_");
 const INVERSE_SINGLE: [&str; 12] = kernel_names!("dgt_inv_single_");
+/// The first length (`log2`) that has a single-block kernel.
+const SINGLE_MIN_LOG_LEN: usize = 1;
+
+/// The kernels of one pass kind by `log2` of the sub-transform length, from `first` on.
+#[derive(Debug)]
+pub(crate) struct KernelFamily {
+    first: usize,
+    kernels: Vec<Kernel>,
+}
+
+impl KernelFamily {
+    fn load(module: &LoadedModule, names: &[&'static str; 12], first: usize) -> Result<Self> {
+        let kernels = names.iter().skip(first).map(|&name| module.kernel(name)).collect::<Result<_>>()?;
+        Ok(Self { first, kernels })
+    }
+
+    /// The kernel for sub-transforms of length `2^log_len`, if there is one.
+    fn get(&self, log_len: u32) -> Option<&Kernel> {
+        self.kernels.get((log_len as usize).checked_sub(self.first)?)
+    }
+}
+
+/// Every kernel of `kernels/dgt.cu`.
+#[derive(Debug)]
+pub(crate) struct DgtKernels {
+    forward_columns: KernelFamily,
+    forward_rows: KernelFamily,
+    inverse_rows: KernelFamily,
+    inverse_columns: KernelFamily,
+    forward_single: KernelFamily,
+    inverse_single: KernelFamily,
+    dgt_gauss_mul: Kernel,
+}
+
+impl DgtKernels {
+    pub(crate) fn load(context: &Arc<CudaContext>) -> Result<Self> {
+        let module = LoadedModule::load(context, hegpu_kernels::DGT)?;
+        Ok(Self {
+            forward_columns: KernelFamily::load(&module, &FORWARD_COLUMNS, 0)?,
+            forward_rows: KernelFamily::load(&module, &FORWARD_ROWS, 0)?,
+            inverse_rows: KernelFamily::load(&module, &INVERSE_ROWS, 0)?,
+            inverse_columns: KernelFamily::load(&module, &INVERSE_COLUMNS, 0)?,
+            forward_single: KernelFamily::load(&module, &FORWARD_SINGLE, SINGLE_MIN_LOG_LEN)?,
+            inverse_single: KernelFamily::load(&module, &INVERSE_SINGLE, SINGLE_MIN_LOG_LEN)?,
+            dgt_gauss_mul: module.kernel("dgt_gauss_mul")?,
+        })
+    }
+}
 
 #[cfg(test)]
 mod tests {

@@ -1,15 +1,13 @@
 //! Kernel launches on limb-major device buffers `[poly][limb][N]` of one [`GpuContext`].
 //! Callers check lengths and contexts; these functions only queue work.
 
-use cudarc::driver::{CudaSlice, LaunchConfig, PushKernelArg};
+use std::sync::Arc;
+
+use cudarc::driver::{CudaContext, CudaSlice, LaunchConfig};
 
 use crate::context::GpuContext;
 use crate::error::{GpuError, Result};
-
-/// Threads per block of the element-wise kernels.
-const ELEMENTWISE_THREADS: u32 = 256;
-/// Largest grid y dimension: bounds `polys * limbs` of one transform launch.
-const MAX_GRID_Y: usize = 65_535;
+use crate::kernel::{Kernel, LoadedModule, MAX_GRID_Y, address_mut, linear_config};
 
 /// How `kernels/ntt.cu` splits a transform of size `2^log_n`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -112,17 +110,33 @@ enum PassKind {
     Contiguous,
 }
 
+/// The names of one kernel of `kernels/ntt.cu` in its three functions.
+#[derive(Debug, Clone, Copy)]
+struct FunctionNames {
+    forward: &'static str,
+    inverse: &'static str,
+    /// The inverse pass that multiplies by a factor first (contiguous and single-block passes:
+    /// they come first in the inverse).
+    inverse_product: Option<&'static str>,
+}
+
+impl FunctionNames {
+    fn get(&self, function: PassFunction) -> Option<&'static str> {
+        match function {
+            PassFunction::Forward => Some(self.forward),
+            PassFunction::Inverse => Some(self.inverse),
+            PassFunction::InverseProduct => self.inverse_product,
+        }
+    }
+}
+
 /// One two-pass kernel of `kernels/ntt.cu` in its three functions.
 #[derive(Debug, Clone, Copy)]
 struct PassKernel {
     kind: PassKind,
     log_m: u32,
     log_radix: u32,
-    forward: &'static str,
-    inverse: &'static str,
-    /// The inverse pass that multiplies by a factor first (contiguous passes: they come first
-    /// in the inverse).
-    inverse_product: Option<&'static str>,
+    names: FunctionNames,
 }
 
 /// The [`PassKernel`] of a strided pass of `2^m` points, `2^r` per thread (names as exported).
@@ -132,9 +146,11 @@ macro_rules! strided_kernel {
             kind: PassKind::Strided,
             log_m: $m,
             log_radix: $r,
-            forward: concat!("ntt_fwd_strided_", $m, "_lr", $r),
-            inverse: concat!("ntt_inv_strided_", $m, "_lr", $r),
-            inverse_product: None,
+            names: FunctionNames {
+                forward: concat!("ntt_fwd_strided_", $m, "_lr", $r),
+                inverse: concat!("ntt_inv_strided_", $m, "_lr", $r),
+                inverse_product: None,
+            },
         }
     };
 }
@@ -146,9 +162,11 @@ macro_rules! contiguous_kernel {
             kind: PassKind::Contiguous,
             log_m: $m,
             log_radix: $r,
-            forward: concat!("ntt_fwd_contiguous_", $m, "_lr", $r),
-            inverse: concat!("ntt_inv_contiguous_", $m, "_lr", $r),
-            inverse_product: Some(concat!("ntt_inv_product_contiguous_", $m, "_lr", $r)),
+            names: FunctionNames {
+                forward: concat!("ntt_fwd_contiguous_", $m, "_lr", $r),
+                inverse: concat!("ntt_inv_contiguous_", $m, "_lr", $r),
+                inverse_product: Some(concat!("ntt_inv_product_contiguous_", $m, "_lr", $r)),
+            },
         }
     };
 }
@@ -171,6 +189,78 @@ const PASS_KERNELS: &[PassKernel] = &[
     contiguous_kernel!(8, 3),
     contiguous_kernel!(9, 3),
 ];
+
+/// The [`FunctionNames`] of the single-block kernel of `2^log_n` points.
+macro_rules! single_kernel {
+    ($log_n:literal) => {
+        FunctionNames {
+            forward: concat!("ntt_fwd_single_", $log_n),
+            inverse: concat!("ntt_inv_single_", $log_n),
+            inverse_product: Some(concat!("ntt_inv_product_single_", $log_n)),
+        }
+    };
+}
+
+/// The single-block kernels of `kernels/ntt.cu`, for `N = 2^10 ..= 2^12` in order.
+const SINGLE_KERNELS: [FunctionNames; 3] = [single_kernel!(10), single_kernel!(11), single_kernel!(12)];
+/// `log2(N)` of `SINGLE_KERNELS[0]`.
+const SINGLE_MIN_LOG_N: u32 = 10;
+
+/// One kernel of `kernels/ntt.cu` in its three functions, loaded.
+#[derive(Debug)]
+struct Functions {
+    forward: Kernel,
+    inverse: Kernel,
+    inverse_product: Option<Kernel>,
+}
+
+impl Functions {
+    fn load(module: &LoadedModule, names: &FunctionNames) -> Result<Self> {
+        Ok(Self {
+            forward: module.kernel(names.forward)?,
+            inverse: module.kernel(names.inverse)?,
+            inverse_product: names.inverse_product.map(|name| module.kernel(name)).transpose()?,
+        })
+    }
+
+    fn get(&self, function: PassFunction) -> Option<&Kernel> {
+        match function {
+            PassFunction::Forward => Some(&self.forward),
+            PassFunction::Inverse => Some(&self.inverse),
+            PassFunction::InverseProduct => self.inverse_product.as_ref(),
+        }
+    }
+}
+
+/// Every kernel of `kernels/ntt.cu`, in the order of [`PASS_KERNELS`] and [`SINGLE_KERNELS`]
+/// (an [`NttPass`] names its kernel by that position).
+#[derive(Debug)]
+pub(crate) struct NttKernels {
+    passes: Vec<Functions>,
+    single: Vec<Functions>,
+}
+
+impl NttKernels {
+    pub(crate) fn load(context: &Arc<CudaContext>) -> Result<Self> {
+        let module = LoadedModule::load(context, hegpu_kernels::NTT)?;
+        Ok(Self {
+            passes: PASS_KERNELS.iter().map(|k| Functions::load(&module, &k.names)).collect::<Result<_>>()?,
+            single: SINGLE_KERNELS.iter().map(|names| Functions::load(&module, names)).collect::<Result<_>>()?,
+        })
+    }
+
+    /// The kernel of `pass`.
+    fn get(&self, pass: &NttPass) -> Result<&Kernel> {
+        let functions = match pass.table {
+            KernelTable::Pass => self.passes.get(pass.index),
+            KernelTable::Single => self.single.get(pass.index),
+        };
+        // Unreachable: passes are made from the tables these kernels were loaded from.
+        functions
+            .and_then(|f| f.get(pass.function))
+            .ok_or_else(|| GpuError::Unsupported { what: format!("NTT kernel {}", pass.name) })
+    }
+}
 
 fn pass_kernel_exists(kind: PassKind, log_m: u32, log_radix: u32) -> bool {
     PASS_KERNELS.iter().any(|k| k.kind == kind && k.log_m == log_m && k.log_radix == log_radix)
@@ -205,36 +295,29 @@ fn single_launch(log_n: u32, grid_y: u32) -> bool {
     log_n <= SINGLE_LAUNCH_MAX_LOG_N && ((grid_y as usize) << log_n) <= radix_knobs().single_launch_points
 }
 
-/// The kernel name and launch shape of one two-pass pass.
+/// One two-pass pass: its kernel and launch shape.
 fn pass_launch(
     function: PassFunction,
     kind: PassKind,
     n: u32,
     log_m: u32,
     grid_y: u32,
-) -> Result<(&'static str, LaunchConfig)> {
+    first: bool,
+) -> Result<NttPass> {
     let points = n as usize * grid_y as usize;
     let log_radix = pass_log_radix(kind, log_m, points);
-    let name = PASS_KERNELS
-        .iter()
-        .find(|k| k.kind == kind && k.log_m == log_m && k.log_radix == log_radix)
-        .and_then(|k| match function {
-            PassFunction::Forward => Some(k.forward),
-            PassFunction::Inverse => Some(k.inverse),
-            PassFunction::InverseProduct => k.inverse_product,
-        })
-        .ok_or_else(|| GpuError::Unsupported {
-            what: format!("NTT {kind:?} pass ({function:?}) of 2^{log_m} points with 2^{log_radix} points per thread"),
-        })?;
+    let found = PASS_KERNELS.iter().enumerate().find_map(|(index, k)| {
+        let matches = k.kind == kind && k.log_m == log_m && k.log_radix == log_radix;
+        matches.then(|| k.names.get(function).map(|name| (index, name))).flatten()
+    });
+    let (index, name) = found.ok_or_else(|| GpuError::Unsupported {
+        what: format!("NTT {kind:?} pass ({function:?}) of 2^{log_m} points with 2^{log_radix} points per thread"),
+    })?;
     let config = match kind {
         PassKind::Strided => strided_config(n, log_m, log_radix, grid_y),
         PassKind::Contiguous => contiguous_config(n, log_m, log_radix, grid_y),
     };
-    Ok((name, config))
-}
-
-fn launch_error(kernel: &'static str) -> impl FnOnce(cudarc::driver::DriverError) -> GpuError {
-    move |e| GpuError::Driver { call: kernel, reason: format!("launch failed: {e}") }
+    Ok(NttPass { name, table: KernelTable::Pass, index, function, config, first })
 }
 
 fn total_limbs(context: &GpuContext, polys: usize) -> Result<u32> {
@@ -268,10 +351,24 @@ enum PassFunction {
     InverseProduct,
 }
 
+/// Which kernel table an [`NttPass`] indexes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum KernelTable {
+    /// [`PASS_KERNELS`].
+    Pass,
+    /// [`SINGLE_KERNELS`].
+    Single,
+}
+
 /// One kernel launch of a transform.
 #[derive(Debug, Clone, Copy)]
 struct NttPass {
+    /// The kernel's name (for errors and tests).
     name: &'static str,
+    /// Where the kernel is: `function` of entry `index` of `table` ([`NttKernels::get`]).
+    table: KernelTable,
+    index: usize,
+    function: PassFunction,
     config: LaunchConfig,
     /// The transform's first pass: it reads the forward source or takes the inverse's product.
     first: bool,
@@ -288,10 +385,7 @@ fn ntt_passes(transform: NttTransform, schedule: &NttSchedule, log_n: u32, grid_
         NttTransform::Inverse => (PassFunction::Inverse, PassFunction::Inverse),
         NttTransform::InverseOfProduct => (PassFunction::InverseProduct, PassFunction::Inverse),
     };
-    let single = |log_n| -> Result<Vec<NttPass>> {
-        let name = single_kernel(first_function, log_n)?;
-        Ok(vec![NttPass { name, config: single_config(log_n, grid_y), first: true }])
-    };
+    let single = |log_n| -> Result<Vec<NttPass>> { Ok(vec![single_pass(first_function, log_n, grid_y)?]) };
     match *schedule {
         NttSchedule::Single { log_n } => single(log_n),
         NttSchedule::TwoPass { .. } if single_launch(log_n, grid_y) => single(log_n),
@@ -302,10 +396,9 @@ fn ntt_passes(transform: NttTransform, schedule: &NttSchedule, log_n: u32, grid_
                     (PassKind::Contiguous, contiguous, PassKind::Strided, strided)
                 }
             };
-            let (name, config) = pass_launch(first_function, first_kind, n, first_log_m, grid_y)?;
-            let first = NttPass { name, config, first: true };
-            let (name, config) = pass_launch(later_function, later_kind, n, later_log_m, grid_y)?;
-            Ok(vec![first, NttPass { name, config, first: false }])
+            let first = pass_launch(first_function, first_kind, n, first_log_m, grid_y, true)?;
+            let later = pass_launch(later_function, later_kind, n, later_log_m, grid_y, false)?;
+            Ok(vec![first, later])
         }
     }
 }
@@ -344,8 +437,7 @@ fn launch_forward(
     // The kernels read their input in place when `source` is null.
     let null_source: u64 = 0;
     for pass in ntt_passes(NttTransform::Forward, &tables.schedule, log_n, grid_y)? {
-        let function = device.kernels().function("ntt", pass.name)?;
-        let mut builder = stream.launch_builder(&function);
+        let mut builder = device.kernels().ntt.get(&pass)?.builder(stream);
         builder.arg(&mut *data);
         match source {
             Some(source) if pass.first => builder.arg(source),
@@ -357,7 +449,7 @@ fn launch_forward(
         // buffer: it is borrowed shared while `data` is borrowed mutably) hold `polys * L * N`
         // values (checked by the caller), the table `L * N` pairs and the chunk roots
         // `L * (N / M) * log M` words (for the schedule's contiguous M).
-        unsafe { builder.launch(pass.config) }.map_err(launch_error(pass.name))?;
+        unsafe { builder.launch(pass.config) }?;
     }
     Ok(())
 }
@@ -395,8 +487,7 @@ fn launch_inverse(
     let moduli = context.moduli_table();
     let transform = if factor.is_some() { NttTransform::InverseOfProduct } else { NttTransform::Inverse };
     for pass in ntt_passes(transform, &tables.schedule, log_n, grid_y)? {
-        let function = device.kernels().function("ntt", pass.name)?;
-        let mut builder = stream.launch_builder(&function);
+        let mut builder = device.kernels().ntt.get(&pass)?.builder(stream);
         builder.arg(&mut *data);
         if let Some(factor) = factor.filter(|_| pass.first) {
             builder.arg(factor);
@@ -413,29 +504,26 @@ fn launch_inverse(
         // `ntt_inv_product_*(data, factor, ...)` (ntt_passes names that kernel exactly then);
         // `factor`, a distinct buffer (shared borrow beside `data`'s mutable one), has the
         // length of `data` (see launch_forward for the others).
-        unsafe { builder.launch(pass.config) }.map_err(launch_error(pass.name))?;
+        unsafe { builder.launch(pass.config) }?;
     }
     Ok(())
 }
 
-/// The exported name of a single-block NTT kernel of `kernels/ntt.cu`.
-fn single_kernel(function: PassFunction, log_n: u32) -> Result<&'static str> {
-    Ok(match (function, log_n) {
-        (PassFunction::Forward, 10) => "ntt_fwd_single_10",
-        (PassFunction::Forward, 11) => "ntt_fwd_single_11",
-        (PassFunction::Forward, 12) => "ntt_fwd_single_12",
-        (PassFunction::Inverse, 10) => "ntt_inv_single_10",
-        (PassFunction::Inverse, 11) => "ntt_inv_single_11",
-        (PassFunction::Inverse, 12) => "ntt_inv_single_12",
-        (PassFunction::InverseProduct, 10) => "ntt_inv_product_single_10",
-        (PassFunction::InverseProduct, 11) => "ntt_inv_product_single_11",
-        (PassFunction::InverseProduct, 12) => "ntt_inv_product_single_12",
-        _ => {
-            return Err(GpuError::Unsupported {
-                what: format!("NTT single-block pass ({function:?}) of 2^{log_n} points"),
-            });
-        }
-    })
+/// The single-block pass of `2^log_n` points (the whole transform).
+fn single_pass(function: PassFunction, log_n: u32, grid_y: u32) -> Result<NttPass> {
+    let index = log_n.checked_sub(SINGLE_MIN_LOG_N).map(|i| i as usize);
+    let name = index.and_then(|i| SINGLE_KERNELS.get(i)).and_then(|names| names.get(function));
+    match (index, name) {
+        (Some(index), Some(name)) => Ok(NttPass {
+            name,
+            table: KernelTable::Single,
+            index,
+            function,
+            config: single_config(log_n, grid_y),
+            first: true,
+        }),
+        _ => Err(GpuError::Unsupported { what: format!("NTT single-block pass ({function:?}) of 2^{log_n} points") }),
+    }
 }
 
 fn single_config(log_n: u32, grid_y: u32) -> LaunchConfig {
@@ -461,6 +549,21 @@ fn contiguous_config(n: u32, log_m: u32, log_radix: u32, grid_y: u32) -> LaunchC
     LaunchConfig { grid_dim: ((n >> log_m) / columns, grid_y, 1), block_dim: (threads, 1, 1), shared_mem_bytes: 0 }
 }
 
+crate::kernel_set! {
+    /// The kernels of `kernels/elementwise.cu`.
+    pub(crate) struct ElementwiseKernels(hegpu_kernels::ELEMENTWISE) {
+        ew_add,
+        ew_sub,
+        ew_mul,
+        ew_mul_add,
+        ew_gauss_mul,
+        ew_gauss_mul_add,
+        ew_neg,
+        ew_scalar_mul,
+        ew_automorphism,
+    }
+}
+
 /// Element-wise kernels of `kernels/elementwise.cu` with two operands: `ew_add`, `ew_sub`,
 /// `ew_mul`, `ew_gauss_mul` (`out = a op b`), `ew_mul_add`, `ew_gauss_mul_add` (`out += a b`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -474,21 +577,21 @@ pub(crate) enum BinaryOp {
 }
 
 impl BinaryOp {
-    fn kernel(self) -> &'static str {
+    fn kernel(self, kernels: &ElementwiseKernels) -> &Kernel {
         match self {
-            BinaryOp::Add => "ew_add",
-            BinaryOp::Sub => "ew_sub",
-            BinaryOp::Mul => "ew_mul",
-            BinaryOp::MulAdd => "ew_mul_add",
-            BinaryOp::GaussMul => "ew_gauss_mul",
-            BinaryOp::GaussMulAdd => "ew_gauss_mul_add",
+            BinaryOp::Add => &kernels.ew_add,
+            BinaryOp::Sub => &kernels.ew_sub,
+            BinaryOp::Mul => &kernels.ew_mul,
+            BinaryOp::MulAdd => &kernels.ew_mul_add,
+            BinaryOp::GaussMul => &kernels.ew_gauss_mul,
+            BinaryOp::GaussMulAdd => &kernels.ew_gauss_mul_add,
         }
     }
 }
 
+/// One thread per item (pair or value), grid capped at `u32::MAX` blocks.
 fn elementwise_config(items: u64) -> LaunchConfig {
-    let blocks = items.div_ceil(ELEMENTWISE_THREADS as u64).clamp(1, u32::MAX as u64) as u32;
-    LaunchConfig { grid_dim: (blocks, 1, 1), block_dim: (ELEMENTWISE_THREADS, 1, 1), shared_mem_bytes: 0 }
+    linear_config(usize::try_from(items).unwrap_or(usize::MAX), u32::MAX as usize)
 }
 
 /// `out <- op(a, b)` over `out.len()` values, where `a` is `out` itself when `None`
@@ -501,14 +604,13 @@ pub(crate) fn binary(
     b: &CudaSlice<u64>,
 ) -> Result<()> {
     let device = context.device();
-    let name = op.kernel();
-    let function = device.kernels().function("elementwise", name)?;
+    let stream = device.stream();
     let pairs = (out.len() / 2) as u64;
     let (log_n, limbs) = (context.degree().trailing_zeros() as i32, context.num_limbs() as i32);
     // In place, the kernel reads and writes `out` at the same pair. cudarc wants distinct
     // borrows per argument, so in-place calls pass the raw device pointer twice.
-    let out_ptr = raw_pointer(out);
-    let mut builder = device.stream().launch_builder(&function);
+    let out_ptr = address_mut(out, stream);
+    let mut builder = op.kernel(&device.kernels().elementwise).builder(stream);
     builder.arg(&out_ptr);
     match a {
         Some(a) => builder.arg(a),
@@ -518,35 +620,35 @@ pub(crate) fn binary(
     // SAFETY: matches `ew_*(out, a, b, moduli, log_n, limbs_per_poly, pairs)`; every pointer
     // addresses `out.len()` values (callers check equal contexts, hence equal lengths), and
     // `out` stays mutably borrowed for the call.
-    unsafe { builder.launch(elementwise_config(pairs)) }.map_err(launch_error(name))?;
+    unsafe { builder.launch(elementwise_config(pairs)) }?;
     Ok(())
 }
 
 /// `a <- -a`.
 pub(crate) fn neg_assign(context: &GpuContext, a: &mut CudaSlice<u64>) -> Result<()> {
     let device = context.device();
-    let function = device.kernels().function("elementwise", "ew_neg")?;
+    let stream = device.stream();
     let pairs = (a.len() / 2) as u64;
     let (log_n, limbs) = (context.degree().trailing_zeros() as i32, context.num_limbs() as i32);
-    let ptr = raw_pointer(a);
-    let mut builder = device.stream().launch_builder(&function);
+    let ptr = address_mut(a, stream);
+    let mut builder = device.kernels().elementwise.ew_neg.builder(stream);
     builder.arg(&ptr).arg(&ptr).arg(context.moduli_table()).arg(&log_n).arg(&limbs).arg(&pairs);
     // SAFETY: matches `ew_neg(out, a, moduli, log_n, limbs_per_poly, pairs)`, in place.
-    unsafe { builder.launch(elementwise_config(pairs)) }.map_err(launch_error("ew_neg"))?;
+    unsafe { builder.launch(elementwise_config(pairs)) }?;
     Ok(())
 }
 
 /// `a <- c * a` with `scalars` `[limb]` pairs `{c_i, shoup(c_i)}` on the device.
 pub(crate) fn scalar_mul_assign(context: &GpuContext, a: &mut CudaSlice<u64>, scalars: &CudaSlice<u64>) -> Result<()> {
     let device = context.device();
-    let function = device.kernels().function("elementwise", "ew_scalar_mul")?;
+    let stream = device.stream();
     let pairs = (a.len() / 2) as u64;
     let (log_n, limbs) = (context.degree().trailing_zeros() as i32, context.num_limbs() as i32);
-    let ptr = raw_pointer(a);
-    let mut builder = device.stream().launch_builder(&function);
+    let ptr = address_mut(a, stream);
+    let mut builder = device.kernels().elementwise.ew_scalar_mul.builder(stream);
     builder.arg(&ptr).arg(&ptr).arg(scalars).arg(context.moduli_table()).arg(&log_n).arg(&limbs).arg(&pairs);
     // SAFETY: matches `ew_scalar_mul(out, a, scalars, moduli, log_n, limbs_per_poly, pairs)`.
-    unsafe { builder.launch(elementwise_config(pairs)) }.map_err(launch_error("ew_scalar_mul"))?;
+    unsafe { builder.launch(elementwise_config(pairs)) }?;
     Ok(())
 }
 
@@ -558,22 +660,13 @@ pub(crate) fn automorphism(
     g_inv: u64,
 ) -> Result<()> {
     let device = context.device();
-    let function = device.kernels().function("elementwise", "ew_automorphism")?;
     let total = a.len() as u64;
     let (log_n, limbs) = (context.degree().trailing_zeros() as i32, context.num_limbs() as i32);
-    let mut builder = device.stream().launch_builder(&function);
+    let mut builder = device.kernels().elementwise.ew_automorphism.builder(device.stream());
     builder.arg(out).arg(a).arg(context.moduli_table()).arg(&log_n).arg(&limbs).arg(&g_inv).arg(&total);
     // SAFETY: matches `ew_automorphism(out, a, moduli, log_n, limbs_per_poly, g_inv, total)`.
-    unsafe { builder.launch(elementwise_config(total)) }.map_err(launch_error("ew_automorphism"))?;
+    unsafe { builder.launch(elementwise_config(total)) }?;
     Ok(())
-}
-
-/// The device address of `buffer`, for kernels that take it more than once.
-fn raw_pointer(buffer: &mut CudaSlice<u64>) -> u64 {
-    use cudarc::driver::DevicePtrMut;
-    let stream = std::sync::Arc::clone(buffer.stream());
-    let (ptr, _sync) = buffer.device_ptr_mut(&stream);
-    ptr
 }
 
 #[cfg(test)]
@@ -609,6 +702,14 @@ mod tests {
                 }
                 for (p, i) in product.iter().zip(&inverse).skip(1) {
                     assert_eq!(p.name, i.name, "{label}");
+                }
+                // Each pass names the kernel table entry that its handle is taken from.
+                for pass in forward.iter().chain(&inverse).chain(&product) {
+                    let names = match pass.table {
+                        KernelTable::Pass => PASS_KERNELS.get(pass.index).map(|k| k.names),
+                        KernelTable::Single => SINGLE_KERNELS.get(pass.index).copied(),
+                    };
+                    assert_eq!(names.and_then(|n| n.get(pass.function)), Some(pass.name), "{label}");
                 }
                 // The forward's first pass is the strided one (or the single-block kernel).
                 assert!(!forward[0].name.contains("contiguous"), "{label}: {}", forward[0].name);

@@ -2,14 +2,17 @@
 //! element-wise CUDA kernels, bit-exact with the CPU reference.
 //!
 //! Everything GPU-related is behind the feature `cuda`; without it this crate is empty and
-//! builds with no CUDA toolkit. With it, `build.rs` compiles every `kernels/*.cu` of the
-//! workspace into its own fatbin (SASS sm_80 and sm_90, PTX compute_90) with the flags in
-//! `kernels/nvcc.flags`; the fatbins are embedded in the crate and loaded once per device.
-//! The CUDA driver is loaded at run time (cudarc, `dynamic-loading`): a machine with no
-//! driver gets [`GpuError::DriverNotLoadable`], never a crash.
+//! builds with no CUDA toolkit. With it, the `hegpu-kernels` crate compiles the CUDA kernels
+//! (one fatbin per `kernels/*.cu`, flags in `kernels/nvcc.flags`); this crate loads its own
+//! modules once per device. The CUDA driver is loaded at run time (cudarc,
+//! `dynamic-loading`): a machine with no driver gets [`GpuError::DriverNotLoadable`], never a
+//! crash.
 //!
-//! - [`GpuDevice`]: a CUDA context, its one stream, and the [`KernelRegistry`] (any
-//!   `extern "C"` kernel of `kernels/<module>.cu` is `registry.function("<module>", "<name>")`).
+//! - [`GpuDevice`]: a CUDA context, its one stream, this crate's kernels, and the kernel sets
+//!   of other crates ([`GpuDevice::kernel_set`]).
+//! - [`kernel`]: typed kernel handles ([`kernel_set!`]), the one launch path
+//!   ([`kernel::Launch`]), the launch geometry and device-address helpers that every GPU crate
+//!   shares.
 //! - [`GpuContext`]: a [`poly::RingContext`] on a device, with moduli and NTT twiddle
 //!   tables uploaded once.
 //! - [`DevicePoly<R>`](DevicePoly): a polynomial in representation `Coeff` or `Eval`,
@@ -37,6 +40,8 @@ pub mod dgt;
 #[cfg(feature = "cuda")]
 mod error;
 #[cfg(feature = "cuda")]
+pub mod kernel;
+#[cfg(feature = "cuda")]
 mod launch;
 #[cfg(feature = "cuda")]
 pub mod sampling;
@@ -46,10 +51,7 @@ pub use backend::GpuBackend;
 #[cfg(feature = "cuda")]
 pub use context::GpuContext;
 #[cfg(feature = "cuda")]
-pub use device::{
-    GpuDevice, KERNEL_MODULES, KernelRegistry, REQUIRE_GPU_ENV, STAGING_MAX_WORDS, device_count, driver_available,
-    open_device_or_skip,
-};
+pub use device::{GpuDevice, REQUIRE_GPU_ENV, STAGING_MAX_WORDS, device_count, driver_available, open_device_or_skip};
 #[cfg(feature = "cuda")]
 pub use device_poly::{DevicePoly, DevicePolyBatch};
 #[cfg(feature = "cuda")]
@@ -60,3 +62,7 @@ pub use error::{GpuError, Result};
 /// Re-export of the CUDA host library, for callers that launch kernels of their own.
 #[cfg(feature = "cuda")]
 pub use cudarc;
+/// Re-export of the compiled kernel modules (the same build as this crate's), for callers
+/// that load modules of their own ([`kernel_set!`]).
+#[cfg(feature = "cuda")]
+pub use hegpu_kernels;

@@ -6,7 +6,7 @@
 //! One GPU thread computes one ChaCha20 block: four uniform coefficients, or eight ternary or
 //! binomial coefficients (written into every limb).
 
-use cudarc::driver::{CudaSlice, LaunchConfig, PushKernelArg};
+use cudarc::driver::{CudaSlice, LaunchConfig};
 use poly::sampling::{CHACHA_BLOCK_WORDS, Distribution, MIN_SAMPLING_DEGREE};
 use poly::{Coeff, PolyError, Representation, Seed};
 
@@ -14,24 +14,26 @@ use crate::context::GpuContext;
 use crate::device::GpuDevice;
 use crate::device_poly::DevicePoly;
 use crate::error::{GpuError, Result};
+use crate::kernel::{Kernel, linear_config};
 
-/// Threads per block of the sampling kernels.
-const SAMPLING_THREADS: u32 = 256;
+crate::kernel_set! {
+    /// The kernels of `kernels/sampling.cu`.
+    pub(crate) struct SamplingKernels(hegpu_kernels::SAMPLING) {
+        sample_uniform_kernel,
+        sample_ternary_kernel,
+        sample_cbd_kernel,
+        chacha20_keystream_kernel,
+    }
+}
+
 /// Uniform coefficients per ChaCha20 block (four words each).
 const UNIFORM_PER_BLOCK: usize = 4;
 /// Ternary or binomial coefficients per ChaCha20 block (two words each).
 const SMALL_PER_BLOCK: usize = 8;
 
-fn config(threads: usize) -> Result<LaunchConfig> {
+fn config(threads: usize) -> LaunchConfig {
     // The kernels loop over the blocks (grid stride), so the grid may be capped.
-    let blocks = threads.div_ceil(SAMPLING_THREADS as usize).clamp(1, i32::MAX as usize);
-    let blocks =
-        u32::try_from(blocks).map_err(|_| GpuError::Unsupported { what: format!("a grid of {blocks} blocks") })?;
-    Ok(LaunchConfig { grid_dim: (blocks, 1, 1), block_dim: (SAMPLING_THREADS, 1, 1), shared_mem_bytes: 0 })
-}
-
-fn launch_error(kernel: &'static str) -> impl FnOnce(cudarc::driver::DriverError) -> GpuError {
-    move |e| GpuError::Driver { call: kernel, reason: format!("launch failed: {e}") }
+    linear_config(threads, i32::MAX as usize)
 }
 
 /// `(limbs, log N)` as the kernels take them. The ring context guarantees a power-of-two degree
@@ -46,11 +48,11 @@ fn geometry(context: &GpuContext) -> Result<(u32, u32)> {
     Ok((limbs, degree.trailing_zeros()))
 }
 
-/// Queues `kernel` (`sample_uniform_kernel`, `sample_ternary_kernel` or `sample_cbd_kernel`,
-/// which share one signature) writing all `L * N` values of `out`.
+/// Queues the sampler `kernel(kernels)` (`sample_uniform_kernel`, `sample_ternary_kernel` or
+/// `sample_cbd_kernel`, which share one signature) writing all `L * N` values of `out`.
 fn launch_sampler(
     context: &GpuContext,
-    kernel: &'static str,
+    kernel: fn(&SamplingKernels) -> &Kernel,
     threads: usize,
     out: &mut CudaSlice<u64>,
     seed: &Seed,
@@ -62,9 +64,8 @@ fn launch_sampler(
         return Err(GpuError::LengthMismatch { expected, actual: out.len() });
     }
     let device = context.device();
-    let function = device.kernels().function("sampling", kernel)?;
     let key = seed.key_words(); // zeroized when dropped, after the launch has copied it
-    let mut builder = device.stream().launch_builder(&function);
+    let mut builder = kernel(&device.kernels().sampling).builder(device.stream());
     builder.arg(out).arg(context.moduli_table()).arg(&limbs).arg(&log_degree).arg(&*key).arg(&stream_id);
     // SAFETY: the arguments match `kernel(uint64_t* out, const modarith::Modulus* moduli,
     // uint32_t limb_count, uint32_t log_degree, ChaChaKey key, uint64_t stream_id)` in
@@ -72,7 +73,7 @@ fn launch_sampler(
     // 16-byte aligned for the kernel's paired stores; the moduli table holds L triples
     // `{p, barrett_hi, barrett_lo}` (= modarith::Modulus); `[u32; 8]` is the 32-byte, 4-aligned
     // `ChaChaKey`. The kernel writes only `out[0 .. L * N)`.
-    unsafe { builder.launch(config(threads)?) }.map_err(launch_error(kernel))?;
+    unsafe { builder.launch(config(threads)) }?;
     Ok(())
 }
 
@@ -86,7 +87,7 @@ impl<R: Representation> DevicePoly<R> {
         let len = context.ring().poly_len();
         // SAFETY: the kernel writes every one of the `len` values before anything reads them.
         let mut data = unsafe { context.device().alloc::<u64>(len) }?;
-        launch_sampler(context, "sample_uniform_kernel", len / UNIFORM_PER_BLOCK, &mut data, seed, stream_id)?;
+        launch_sampler(context, |k| &k.sample_uniform_kernel, len / UNIFORM_PER_BLOCK, &mut data, seed, stream_id)?;
         Self::from_device_buffer(context, data)
     }
 }
@@ -96,17 +97,22 @@ impl DevicePoly<Coeff> {
     /// bit-exact with [`poly::Poly::sample_ternary`]. Errors as [`DevicePoly::sample_uniform`].
     pub fn sample_ternary(context: &GpuContext, seed: &Seed, poly_index: u64) -> Result<Self> {
         let stream_id = Distribution::Ternary.stream_id(poly_index)?;
-        Self::sample_small(context, "sample_ternary_kernel", seed, stream_id)
+        Self::sample_small(context, |k| &k.sample_ternary_kernel, seed, stream_id)
     }
 
     /// A centered-binomial (eta = 21) polynomial (the same integer in every limb) sampled on the
     /// device: bit-exact with [`poly::Poly::sample_cbd`]. Errors as [`DevicePoly::sample_uniform`].
     pub fn sample_cbd(context: &GpuContext, seed: &Seed, poly_index: u64) -> Result<Self> {
         let stream_id = Distribution::CenteredBinomial.stream_id(poly_index)?;
-        Self::sample_small(context, "sample_cbd_kernel", seed, stream_id)
+        Self::sample_small(context, |k| &k.sample_cbd_kernel, seed, stream_id)
     }
 
-    fn sample_small(context: &GpuContext, kernel: &'static str, seed: &Seed, stream_id: u64) -> Result<Self> {
+    fn sample_small(
+        context: &GpuContext,
+        kernel: fn(&SamplingKernels) -> &Kernel,
+        seed: &Seed,
+        stream_id: u64,
+    ) -> Result<Self> {
         let len = context.ring().poly_len();
         // SAFETY: the kernel writes every one of the `len` values (each of its N / 8 threads
         // writes 8 coefficients in every limb) before anything reads them.
@@ -137,14 +143,13 @@ pub fn chacha20_keystream(
     })?;
     // SAFETY: the kernel writes all `words` values before the download reads them.
     let mut out = unsafe { device.alloc::<u32>(words) }?;
-    let function = device.kernels().function("sampling", "chacha20_keystream_kernel")?;
     let key = seed.key_words();
     let count = block_count as u64;
-    let mut builder = device.stream().launch_builder(&function);
+    let mut builder = device.kernels().sampling.chacha20_keystream_kernel.builder(device.stream());
     builder.arg(&mut out).arg(&*key).arg(&stream_id).arg(&first_block).arg(&count);
     // SAFETY: matches `chacha20_keystream_kernel(uint32_t* out, ChaChaKey key, uint64_t stream_id,
     // uint64_t first_block, uint64_t block_count)`; `out` holds 16 * block_count words, the most
     // the kernel writes.
-    unsafe { builder.launch(config(block_count)?) }.map_err(launch_error("chacha20_keystream_kernel"))?;
+    unsafe { builder.launch(config(block_count)) }?;
     device.download(&out)
 }

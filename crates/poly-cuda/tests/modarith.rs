@@ -45,7 +45,8 @@ fn device_helpers_match_modarith() {
     let Some(device) = common::device() else { return };
     let mut rng = common::rng("device_helpers_match_modarith", 0x3a1_0001);
     let stream = device.stream();
-    let kernel = device.kernels().function("modarith_test", "modarith_test").unwrap();
+    let kernel =
+        device.kernel_set::<poly_cuda::kernel::ModarithTestKernels>().unwrap().modarith_test.function().clone();
     let primes = [
         3u64,
         65537,

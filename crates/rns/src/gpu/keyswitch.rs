@@ -4,8 +4,12 @@
 
 use core::ops::Range;
 
+use std::sync::Arc;
+
+use bytemuck::{Pod, Zeroable};
 use poly::{Coeff, Eval, TransformKind};
-use poly_cuda::cudarc::driver::{CudaFunction, DevicePtr, DevicePtrMut, DeviceRepr, LaunchConfig, PushKernelArg};
+use poly_cuda::cudarc::driver::{DevicePtr, DevicePtrMut, LaunchConfig};
+use poly_cuda::kernel::{MAX_GRID_Y, THREADS, linear_config};
 use poly_cuda::{DevicePoly, DevicePolyBatch, GpuContext, GpuDevice, GpuError};
 
 // ModUp launches aim for TARGET_BLOCKS blocks (splitting the output limbs into groups), the
@@ -19,15 +23,13 @@ use crate::{Extension, KeySwitchContext, RnsError, check_len};
 /// `KS_MAX_DIGITS` in `kernels/keyswitch.cu` ([`GpuKeySwitch::MAX_DIGITS_PER_LAUNCH`]).
 const MAX_DIGITS_PER_LAUNCH: usize = 128;
 
-/// Threads per block of the kernels of `kernels/keyswitch.cu` (`KS_THREADS` there).
-const THREADS: u32 = 256;
-/// Largest grid y (and z) dimension: digits per ModUp launch, and `digits * limbs` per
-/// transform launch of the batch.
-const MAX_GRID_Y: usize = 65_535;
+// Threads per block of the kernels of `kernels/keyswitch.cu`: `poly_cuda::kernel::THREADS`,
+// which `KS_THREADS` there equals. `MAX_GRID_Y` bounds the digits per ModUp launch and
+// `digits * limbs` per transform launch of the batch.
 
 /// Mirror of `ModUpParams` in `kernels/keyswitch.cu`: device addresses as `u64`.
 #[repr(C)]
-#[derive(Debug, Clone, Copy, Default)]
+#[derive(Debug, Clone, Copy, Default, Pod, Zeroable)]
 struct ModUpParams {
     input: u64,
     output: u64,
@@ -44,7 +46,7 @@ struct ModUpParams {
 /// Mirror of `InnerProductParams` in `kernels/keyswitch.cu`: device addresses as `u64`, the
 /// key digits' addresses in the two fixed arrays (unused entries 0).
 #[repr(C)]
-#[derive(Debug, Clone, Copy)]
+#[derive(Debug, Clone, Copy, Pod, Zeroable)]
 struct InnerProductParams {
     extended: u64,
     output: u64,
@@ -58,37 +60,19 @@ struct InnerProductParams {
     accumulate: u32,
 }
 
-// The kernels read these structs byte for byte: their sizes are those of the C structs.
+// The kernels read these structs byte for byte, laid out as the C structs of
+// kernels/keyswitch.cu (same field order and types; u64 for pointers): their sizes are those
+// of the C structs (`Pod` already rules out padding).
 const _: () = assert!(size_of::<ModUpParams>() == 4 * 8 + 6 * 4);
 const _: () = assert!(size_of::<InnerProductParams>() == (4 + 2 * MAX_DIGITS_PER_LAUNCH) * 8 + 4 * 4);
 
-// SAFETY: plain `#[repr(C)]` structs of integers, laid out exactly as the C structs of
-// kernels/keyswitch.cu (same field order and types; u64 for pointers), passed by value.
-unsafe impl DeviceRepr for ModUpParams {}
-// SAFETY: as above.
-unsafe impl DeviceRepr for InnerProductParams {}
-
-/// The kernels of `kernels/keyswitch.cu`.
-#[derive(Debug)]
-struct BatchKernels {
-    mod_up_one_prime: CudaFunction,
-    inner_product: CudaFunction,
-    inner_product_gaussian: CudaFunction,
-}
-
-impl BatchKernels {
-    fn load(device: &GpuDevice) -> Result<Self> {
-        let registry = device.kernels();
-        Ok(Self {
-            mod_up_one_prime: registry.function("keyswitch", "keyswitch_mod_up_one_prime")?,
-            inner_product: registry.function("keyswitch", "keyswitch_inner_product")?,
-            inner_product_gaussian: registry.function("keyswitch", "keyswitch_inner_product_gaussian")?,
-        })
+poly_cuda::kernel_set! {
+    /// The kernels of `kernels/keyswitch.cu`, loaded once per device.
+    struct BatchKernels(hegpu_kernels::KEYSWITCH) {
+        keyswitch_mod_up_one_prime,
+        keyswitch_inner_product,
+        keyswitch_inner_product_gaussian,
     }
-}
-
-fn launch_error(kernel: &'static str) -> impl FnOnce(poly_cuda::cudarc::driver::DriverError) -> GpuRnsError {
-    move |e| GpuError::Driver { call: kernel, reason: format!("launch failed: {e}") }.into()
 }
 
 /// Whether products in the evaluation domain of `transform` are Gaussian (the DGTs) rather
@@ -120,7 +104,7 @@ fn misaligned(what: &str, address: u64) -> GpuRnsError {
 #[derive(Debug)]
 pub struct GpuKeySwitch {
     kernels: RnsKernels,
-    batch: BatchKernels,
+    batch: Arc<BatchKernels>,
     tables: DeviceTables,
     /// Per digit: its limbs of `q` and the converter `D_j -> (q \ D_j) u P`.
     digits: Vec<(Range<usize>, ConverterLayout)>,
@@ -161,7 +145,7 @@ impl GpuKeySwitch {
         let q_p_moduli = host.push_moduli(q_p.moduli());
         Ok(Self {
             kernels: RnsKernels::load(device)?,
-            batch: BatchKernels::load(device)?,
+            batch: device.kernel_set::<BatchKernels>()?,
             tables: host.upload(device)?,
             digits,
             p_to_q,
@@ -260,14 +244,14 @@ impl GpuKeySwitch {
                 block_dim: (THREADS, 1, 1),
                 shared_mem_bytes: 0,
             };
-            let mut builder = self.kernels.stream.launch_builder(&self.batch.mod_up_one_prime);
-            builder.arg(&params);
+            let mut builder = self.batch.keyswitch_mod_up_one_prime.builder(&self.kernels.stream);
+            builder.arg_pod(&params);
             // SAFETY: matches `keyswitch_mod_up_one_prime(ModUpParams)`: `q_p` is this context's
             // table of k + l moduli; the caller vouches that `input` holds the k limbs of q (it
             // reads limbs first_source + done .. + digits < k) and `output` the `digits`
             // polynomials of (k + l) N words that the grid (every coefficient, digit and limb
             // group) writes completely.
-            unsafe { builder.launch(config) }.map_err(launch_error("keyswitch_mod_up_one_prime"))?;
+            unsafe { builder.launch(config) }?;
             done += digits;
         }
         Ok(())
@@ -333,13 +317,9 @@ impl GpuKeySwitch {
         let (n, limbs) = (self.degree, self.q_p.len());
         let stride = self.stride();
         let pairs = stride / 2;
-        let blocks = pairs.div_ceil(THREADS as usize).clamp(1, MAX_STRIDE_BLOCKS);
-        let config = LaunchConfig { grid_dim: (blocks as u32, 1, 1), block_dim: (THREADS, 1, 1), shared_mem_bytes: 0 };
-        let (function, name) = if gaussian {
-            (&self.batch.inner_product_gaussian, "keyswitch_inner_product_gaussian")
-        } else {
-            (&self.batch.inner_product, "keyswitch_inner_product")
-        };
+        let config = linear_config(pairs, MAX_STRIDE_BLOCKS);
+        let kernel =
+            if gaussian { &self.batch.keyswitch_inner_product_gaussian } else { &self.batch.keyswitch_inner_product };
         for (chunk_index, chunk) in keys.chunks(MAX_DIGITS_PER_LAUNCH).enumerate() {
             let first = chunk_index * MAX_DIGITS_PER_LAUNCH;
             let mut params = InnerProductParams {
@@ -358,14 +338,14 @@ impl GpuKeySwitch {
                 params.key_b[slot] = b;
                 params.key_a[slot] = a;
             }
-            let mut builder = self.kernels.stream.launch_builder(function);
-            builder.arg(&params);
+            let mut builder = kernel.builder(&self.kernels.stream);
+            builder.arg_pod(&params);
             // SAFETY: matches `keyswitch_inner_product[_gaussian](InnerProductParams)`: `moduli` is
             // this context's table of k + l moduli (limb = word >> log_n, N = 2^log_n even);
             // the caller vouches for `chunk.len()` extended polynomials from `params.extended`,
             // one polynomial per key address and two at `output`, 16-byte aligned, all on this
             // stream. The grid-stride loop covers all (k + l) N / 2 pairs.
-            unsafe { builder.launch(config) }.map_err(launch_error(name))?;
+            unsafe { builder.launch(config) }?;
         }
         Ok(())
     }

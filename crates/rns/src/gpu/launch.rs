@@ -1,20 +1,21 @@
 //! Device tables and kernel launches of `kernels/rns.cu`: the `#[repr(C)]` mirrors of the
-//! kernels' parameter structs, one uploaded table buffer per context, and the launch geometry.
+//! kernels' parameter structs (`bytemuck::Pod`, passed by value), one uploaded table buffer per
+//! context, and the launch geometry.
 
 use std::sync::Arc;
 
+use bytemuck::{Pod, Zeroable};
 use modarith::Modulus;
-use poly_cuda::cudarc::driver::{
-    CudaFunction, CudaSlice, CudaStream, DevicePtr, DevicePtrMut, DeviceRepr, LaunchConfig, PushKernelArg,
-};
+use poly_cuda::cudarc::driver::{CudaSlice, CudaStream, DevicePtr, DevicePtrMut, LaunchConfig};
+use poly_cuda::kernel::{THREADS, address, address_mut, linear_config};
 use poly_cuda::{GpuDevice, GpuError};
 
 use super::Result;
 use crate::BaseConverter;
 use crate::word::PlainModulus;
 
-/// Threads per block of every kernel of `kernels/rns.cu` (`RNS_THREADS` there).
-const THREADS: u32 = 256;
+// Threads per block of every kernel of `kernels/rns.cu`: `poly_cuda::kernel::THREADS`, which
+// `RNS_THREADS` there equals.
 /// The conversion kernels aim for at least this many blocks per launch (an H100 holds about
 /// 1000 blocks of 256 threads at once), splitting the output limbs into groups when the
 /// coefficient tiles alone are too few.
@@ -31,7 +32,7 @@ pub(crate) const MAX_STRIDE_BLOCKS: usize = 1 << 16;
 
 /// Mirror of `ConvertParams` in `kernels/rns.cu`: device addresses as `u64`, 0 for null.
 #[repr(C)]
-#[derive(Debug, Clone, Copy, Default)]
+#[derive(Debug, Clone, Copy, Default, Pod, Zeroable)]
 pub(crate) struct ConvertParams {
     pub input: u64,
     pub redundant_input: u64,
@@ -64,7 +65,7 @@ pub(crate) struct ConvertParams {
 
 /// Mirror of `MontgomeryParams` in `kernels/rns.cu`.
 #[repr(C)]
-#[derive(Debug, Clone, Copy, Default)]
+#[derive(Debug, Clone, Copy, Default, Pod, Zeroable)]
 pub(crate) struct MontgomeryParams {
     pub input: u64,
     pub output: u64,
@@ -83,7 +84,7 @@ pub(crate) struct MontgomeryParams {
 
 /// Mirror of `BehzDecryptParams` in `kernels/rns.cu`.
 #[repr(C)]
-#[derive(Debug, Clone, Copy, Default)]
+#[derive(Debug, Clone, Copy, Default, Pod, Zeroable)]
 pub(crate) struct BehzDecryptParams {
     pub input: u64,
     pub addend: u64,
@@ -107,7 +108,7 @@ pub(crate) struct BehzDecryptParams {
 
 /// Mirror of `HpsDecryptParams` in `kernels/rns.cu`.
 #[repr(C)]
-#[derive(Debug, Clone, Copy, Default)]
+#[derive(Debug, Clone, Copy, Default, Pod, Zeroable)]
 pub(crate) struct HpsDecryptParams {
     pub input: u64,
     pub addend: u64,
@@ -124,21 +125,13 @@ pub(crate) struct HpsDecryptParams {
     pub lanes: u32,
 }
 
-// The kernels read these structs byte for byte: their sizes are those of the C structs.
+// The kernels read these structs byte for byte, laid out as the C structs of kernels/rns.cu
+// (same field order and types; u64 for pointers): their sizes are those of the C structs
+// (`Pod` already rules out padding).
 const _: () = assert!(size_of::<ConvertParams>() == 21 * 8 + 6 * 4);
 const _: () = assert!(size_of::<MontgomeryParams>() == 11 * 8 + 2 * 4);
 const _: () = assert!(size_of::<BehzDecryptParams>() == 19 * 8 + 2 * 4);
 const _: () = assert!(size_of::<HpsDecryptParams>() == 12 * 8 + 2 * 4);
-
-// SAFETY: plain `#[repr(C)]` structs of integers, laid out exactly as the C structs of
-// kernels/rns.cu (same field order and types; u64 for pointers), passed by value.
-unsafe impl DeviceRepr for ConvertParams {}
-// SAFETY: as above.
-unsafe impl DeviceRepr for MontgomeryParams {}
-// SAFETY: as above.
-unsafe impl DeviceRepr for BehzDecryptParams {}
-// SAFETY: as above.
-unsafe impl DeviceRepr for HpsDecryptParams {}
 
 /// `{p, floor(2^128 / p) high, low}`: `modarith::Modulus` as the kernels read it.
 pub(crate) fn modulus_words(m: &Modulus) -> [u64; 3] {
@@ -190,7 +183,7 @@ impl HostTables {
             .stream()
             .clone_htod(&words)
             .map_err(|e| GpuError::Driver { call: "cuMemcpyHtoDAsync (rns tables)", reason: e.to_string() })?;
-        let base = buffer.device_ptr(device.stream()).0;
+        let base = address(&buffer, device.stream());
         Ok(DeviceTables { base, buffer })
     }
 }
@@ -280,20 +273,27 @@ impl ConverterLayout {
     }
 }
 
+poly_cuda::kernel_set! {
+    /// The kernels of `kernels/rns.cu`, loaded once per device.
+    pub(crate) struct RnsModule(hegpu_kernels::RNS) {
+        rns_fast_convert,
+        rns_exact_convert,
+        rns_shenoy_kumaresan,
+        rns_behz_extend,
+        rns_behz_floor,
+        rns_mod_down,
+        rns_hps_scale,
+        rns_behz_montgomery,
+        rns_behz_decrypt,
+        rns_hps_decrypt,
+    }
+}
+
 /// The kernels of `kernels/rns.cu` and the stream they run on.
 #[derive(Debug, Clone)]
 pub(crate) struct RnsKernels {
     pub stream: Arc<CudaStream>,
-    fast: CudaFunction,
-    exact: CudaFunction,
-    shenoy_kumaresan: CudaFunction,
-    behz_extend: CudaFunction,
-    behz_floor: CudaFunction,
-    mod_down: CudaFunction,
-    hps_scale: CudaFunction,
-    montgomery: CudaFunction,
-    behz_decrypt: CudaFunction,
-    hps_decrypt: CudaFunction,
+    functions: Arc<RnsModule>,
 }
 
 /// The conversion kernels (one template of `kernels/rns.cu` each).
@@ -310,21 +310,7 @@ pub(crate) enum ConvertKernel {
 
 impl RnsKernels {
     pub(crate) fn load(device: &GpuDevice) -> Result<Self> {
-        let registry = device.kernels();
-        let function = |name: &'static str| registry.function("rns", name);
-        Ok(Self {
-            stream: Arc::clone(device.stream()),
-            fast: function("rns_fast_convert")?,
-            exact: function("rns_exact_convert")?,
-            shenoy_kumaresan: function("rns_shenoy_kumaresan")?,
-            behz_extend: function("rns_behz_extend")?,
-            behz_floor: function("rns_behz_floor")?,
-            mod_down: function("rns_mod_down")?,
-            hps_scale: function("rns_hps_scale")?,
-            montgomery: function("rns_behz_montgomery")?,
-            behz_decrypt: function("rns_behz_decrypt")?,
-            hps_decrypt: function("rns_hps_decrypt")?,
-        })
+        Ok(Self { stream: Arc::clone(device.stream()), functions: device.kernel_set::<RnsModule>()? })
     }
 
     /// Whether `stream` is the stream these kernels run on (that of the device the tables
@@ -339,8 +325,7 @@ impl RnsKernels {
         if !self.owns(buffer.stream()) {
             return Err(GpuError::WrongContext.into());
         }
-        let (address, _sync) = buffer.device_ptr(&self.stream);
-        Ok(address)
+        Ok(address(buffer, &self.stream))
     }
 
     /// The device address of a buffer this context may write (same condition).
@@ -348,9 +333,7 @@ impl RnsKernels {
         if !self.owns(buffer.stream()) {
             return Err(GpuError::WrongContext.into());
         }
-        let stream = Arc::clone(&self.stream);
-        let (address, _sync) = buffer.device_ptr_mut(&stream);
-        Ok(address)
+        Ok(address_mut(buffer, &self.stream))
     }
 
     /// A fresh device buffer of `len` words that the caller's kernels fill completely.
@@ -396,20 +379,21 @@ impl RnsKernels {
             block_dim: (THREADS, 1, 1),
             shared_mem_bytes: (((k + 2) << log_tile) * 8) as u32,
         };
-        let function = match kernel {
-            ConvertKernel::Fast => &self.fast,
-            ConvertKernel::Exact => &self.exact,
-            ConvertKernel::ShenoyKumaresan => &self.shenoy_kumaresan,
-            ConvertKernel::BehzExtend => &self.behz_extend,
-            ConvertKernel::BehzFloor => &self.behz_floor,
-            ConvertKernel::ModDown => &self.mod_down,
-            ConvertKernel::HpsScale => &self.hps_scale,
+        let functions = &*self.functions;
+        let kernel = match kernel {
+            ConvertKernel::Fast => &functions.rns_fast_convert,
+            ConvertKernel::Exact => &functions.rns_exact_convert,
+            ConvertKernel::ShenoyKumaresan => &functions.rns_shenoy_kumaresan,
+            ConvertKernel::BehzExtend => &functions.rns_behz_extend,
+            ConvertKernel::BehzFloor => &functions.rns_behz_floor,
+            ConvertKernel::ModDown => &functions.rns_mod_down,
+            ConvertKernel::HpsScale => &functions.rns_hps_scale,
         };
-        let mut builder = self.stream.launch_builder(function);
-        builder.arg(&params);
+        let mut builder = kernel.builder(&self.stream);
+        builder.arg_pod(&params);
         // SAFETY: the argument is the kernel's one by-value ConvertParams; the caller vouches
         // for its addresses; the grid covers ceil(n / tile) tiles and every output limb group.
-        unsafe { builder.launch(config) }.map_err(launch_error("rns conversion kernel"))?;
+        unsafe { builder.launch(config) }?;
         Ok(())
     }
 
@@ -418,11 +402,11 @@ impl RnsKernels {
     /// # Safety
     /// As [`convert`](Self::convert), for `MontgomeryParams`.
     pub(crate) unsafe fn montgomery(&self, params: MontgomeryParams) -> Result<()> {
-        let mut builder = self.stream.launch_builder(&self.montgomery);
-        builder.arg(&params);
+        let mut builder = self.functions.rns_behz_montgomery.builder(&self.stream);
+        builder.arg_pod(&params);
         let config = stride_config(params.l as usize * params.n as usize);
         // SAFETY: forwarded to the caller; the kernel is grid-stride over l * n values.
-        unsafe { builder.launch(config) }.map_err(launch_error("rns_behz_montgomery"))?;
+        unsafe { builder.launch(config) }?;
         Ok(())
     }
 
@@ -431,11 +415,11 @@ impl RnsKernels {
     /// # Safety
     /// As [`convert`](Self::convert), for `BehzDecryptParams`.
     pub(crate) unsafe fn behz_decrypt(&self, params: BehzDecryptParams) -> Result<()> {
-        let mut builder = self.stream.launch_builder(&self.behz_decrypt);
-        builder.arg(&params);
+        let mut builder = self.functions.rns_behz_decrypt.builder(&self.stream);
+        builder.arg_pod(&params);
         // SAFETY: forwarded to the caller; `lanes` threads per coefficient, block-stride over n.
         let threads = (params.n as usize).saturating_mul(params.lanes.max(1) as usize);
-        unsafe { builder.launch(stride_config(threads)) }.map_err(launch_error("rns_behz_decrypt"))?;
+        unsafe { builder.launch(stride_config(threads)) }?;
         Ok(())
     }
 
@@ -444,11 +428,11 @@ impl RnsKernels {
     /// # Safety
     /// As [`convert`](Self::convert), for `HpsDecryptParams`.
     pub(crate) unsafe fn hps_decrypt(&self, params: HpsDecryptParams) -> Result<()> {
-        let mut builder = self.stream.launch_builder(&self.hps_decrypt);
-        builder.arg(&params);
+        let mut builder = self.functions.rns_hps_decrypt.builder(&self.stream);
+        builder.arg_pod(&params);
         // SAFETY: forwarded to the caller; `lanes` threads per coefficient, block-stride over n.
         let threads = (params.n as usize).saturating_mul(params.lanes.max(1) as usize);
-        unsafe { builder.launch(stride_config(threads)) }.map_err(launch_error("rns_hps_decrypt"))?;
+        unsafe { builder.launch(stride_config(threads)) }?;
         Ok(())
     }
 }
@@ -464,11 +448,7 @@ pub(crate) fn decrypt_lanes(k: usize) -> u32 {
     }
 }
 
+/// The grid of the grid-stride kernels over `items` threads.
 fn stride_config(items: usize) -> LaunchConfig {
-    let blocks = items.div_ceil(THREADS as usize).clamp(1, MAX_STRIDE_BLOCKS);
-    LaunchConfig { grid_dim: (blocks as u32, 1, 1), block_dim: (THREADS, 1, 1), shared_mem_bytes: 0 }
-}
-
-fn launch_error(kernel: &'static str) -> impl FnOnce(poly_cuda::cudarc::driver::DriverError) -> super::GpuRnsError {
-    move |e| GpuError::Driver { call: kernel, reason: format!("launch failed: {e}") }.into()
+    linear_config(items, MAX_STRIDE_BLOCKS)
 }

@@ -1,14 +1,17 @@
 //! Locating nvcc, reading the shared nvcc flags and compiling the CUDA kernels.
 //!
-//! Standard library only: `crates/poly-cuda/build.rs` includes this file as a module,
-//! and so does `xtask` (through `#[path = "../../crates/poly-cuda/build_support.rs"]`),
-//! so that `cargo build --features cuda` and `cargo xtask kernels` compile the kernels
-//! with the same compiler and the same flags.
+//! Standard library only: `kernels/build.rs` (the `hegpu-kernels` crate) includes this file as
+//! a module, and so does `xtask` (through `#[path = "../../kernels/build_support.rs"]`), so
+//! that `cargo build --features cuda` and `cargo xtask kernels` compile the kernels with the
+//! same compiler and the same flags.
+//!
+//! Paths are relative to the kernels directory (`kernels/` of the workspace, or the root of a
+//! packaged `hegpu-kernels` crate), which holds the `.cu` files, `include/` and `nvcc.flags`.
 //!
 //! API (all errors are human-readable `String`s):
 //! - [`find_nvcc`]: the nvcc to use, searched in a fixed order.
-//! - [`nvcc_flags`]: the arguments listed in `kernels/nvcc.flags`, include paths made absolute.
-//! - [`kernel_sources`]: every `kernels/*.cu`, sorted by file name.
+//! - [`nvcc_flags`]: the arguments listed in `nvcc.flags`, include paths made absolute.
+//! - [`kernel_sources`]: every `*.cu` of the kernels directory, sorted by file name.
 //! - [`module_name`]: the module name of a kernel source (`kernels/ntt.cu` -> `ntt`).
 //! - [`compile_fatbin`]: one `.cu` file to one fatbin (SASS and PTX for the targets in the flags).
 //!
@@ -21,40 +24,27 @@
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-/// The file, relative to the workspace root, that lists nvcc's arguments.
-pub const FLAGS_FILE: &str = "kernels/nvcc.flags";
+/// The file, in the kernels directory, that lists nvcc's arguments.
+pub const FLAGS_FILE: &str = "nvcc.flags";
 
-/// The folder, relative to the workspace root, that holds the `.cu` sources.
+/// The kernels directory relative to the workspace root (for xtask).
 pub const KERNELS_DIR: &str = "kernels";
 
 /// Where `cargo xtask setup-cuda` installs the pinned pip nvcc, relative to the workspace root.
 pub const PIP_NVCC: &str = ".cuda/pip/nvidia/cu13/bin/nvcc";
-
-/// The workspace root, two levels above a crate's manifest directory (`crates/<name>`).
-pub fn workspace_root_from_manifest_dir(manifest_dir: &Path) -> Result<PathBuf, String> {
-    let root = manifest_dir
-        .parent()
-        .and_then(Path::parent)
-        .ok_or_else(|| format!("{} has no grandparent directory", manifest_dir.display()))?;
-    if !root.join(FLAGS_FILE).is_file() {
-        return Err(format!(
-            "{} not found: is {} the workspace root?",
-            root.join(FLAGS_FILE).display(),
-            root.display()
-        ));
-    }
-    Ok(root.to_path_buf())
-}
 
 /// The nvcc to use, the first of:
 /// 1. `$NVCC` (must exist),
 /// 2. `$CUDA_PATH/bin/nvcc`,
 /// 3. `nvcc` on `PATH`,
 /// 4. `/usr/local/cuda/bin/nvcc`,
-/// 5. `<workspace_root>/.cuda/pip/nvidia/cu13/bin/nvcc` (made by `cargo xtask setup-cuda`).
+/// 5. `.cuda/pip/nvidia/cu13/bin/nvcc` (made by `cargo xtask setup-cuda` in the workspace root)
+///    in `start` or the nearest of its ancestors that has one: `start` is the kernels crate's
+///    directory, whose parent is the workspace root (or, for a crate that `cargo package`
+///    unpacked under `target/package/`, an ancestor of it).
 ///
 /// The error lists every place looked at and names `cargo xtask setup-cuda`.
-pub fn find_nvcc(workspace_root: &Path) -> Result<PathBuf, String> {
+pub fn find_nvcc(start: &Path) -> Result<PathBuf, String> {
     let mut tried = Vec::new();
     if let Some(explicit) = std::env::var_os("NVCC") {
         let path = PathBuf::from(explicit);
@@ -85,12 +75,15 @@ pub fn find_nvcc(workspace_root: &Path) -> Result<PathBuf, String> {
         }
     }
     tried.push("nvcc on PATH".to_string());
-    for path in [PathBuf::from("/usr/local/cuda/bin/nvcc"), workspace_root.join(PIP_NVCC)] {
-        if path.is_file() {
-            return Ok(path);
-        }
-        tried.push(path.display().to_string());
+    let system = PathBuf::from("/usr/local/cuda/bin/nvcc");
+    if system.is_file() {
+        return Ok(system);
     }
+    tried.push(system.display().to_string());
+    if let Some(path) = pip_nvcc(start) {
+        return Ok(path);
+    }
+    tried.push(format!("{PIP_NVCC} in {} and its ancestors", start.display()));
     Err(format!(
         "no CUDA compiler (nvcc) found; looked at: {}. Run `cargo xtask setup-cuda` to install the pinned \
          nvcc 13.0.88, or set NVCC to an nvcc binary",
@@ -98,18 +91,23 @@ pub fn find_nvcc(workspace_root: &Path) -> Result<PathBuf, String> {
     ))
 }
 
-/// The arguments in `kernels/nvcc.flags`: one argument per line, blank lines and
+/// [`PIP_NVCC`] under `start` or under the nearest ancestor of `start` that has it.
+fn pip_nvcc(start: &Path) -> Option<PathBuf> {
+    start.ancestors().map(|dir| dir.join(PIP_NVCC)).find(|path| path.is_file())
+}
+
+/// The arguments in `<kernels_dir>/nvcc.flags`: one argument per line, blank lines and
 /// everything after `#` ignored, surrounding whitespace trimmed. Relative include
-/// directories (`-I<dir>` or `-I <dir>`) are taken relative to the workspace root and
-/// returned absolute, so nvcc can run from any directory.
-pub fn nvcc_flags(workspace_root: &Path) -> Result<Vec<String>, String> {
-    let path = workspace_root.join(FLAGS_FILE);
+/// directories (`-I<dir>` or `-I <dir>`) are taken relative to `kernels_dir` and returned
+/// absolute, so nvcc can run from any directory.
+pub fn nvcc_flags(kernels_dir: &Path) -> Result<Vec<String>, String> {
+    let path = kernels_dir.join(FLAGS_FILE);
     let text = std::fs::read_to_string(&path).map_err(|e| format!("cannot read {}: {e}", path.display()))?;
-    parse_flags(&text, workspace_root)
+    parse_flags(&text, kernels_dir)
 }
 
 /// Parses the text of an nvcc flags file (see [`nvcc_flags`]).
-pub fn parse_flags(text: &str, workspace_root: &Path) -> Result<Vec<String>, String> {
+pub fn parse_flags(text: &str, base: &Path) -> Result<Vec<String>, String> {
     let mut flags = Vec::new();
     let mut include_next = false;
     for (line_no, raw) in text.lines().enumerate() {
@@ -121,13 +119,13 @@ pub fn parse_flags(text: &str, workspace_root: &Path) -> Result<Vec<String>, Str
             return Err(format!("{FLAGS_FILE}:{}: one argument per line, got {line:?}", line_no + 1));
         }
         if include_next {
-            flags.push(absolute(line, workspace_root));
+            flags.push(absolute(line, base));
             include_next = false;
         } else if line == "-I" {
             flags.push(line.to_string());
             include_next = true;
         } else if let Some(dir) = line.strip_prefix("-I") {
-            flags.push(format!("-I{}", absolute(dir.trim(), workspace_root)));
+            flags.push(format!("-I{}", absolute(dir.trim(), base)));
         } else {
             flags.push(line.to_string());
         }
@@ -138,18 +136,18 @@ pub fn parse_flags(text: &str, workspace_root: &Path) -> Result<Vec<String>, Str
     Ok(flags)
 }
 
-fn absolute(dir: &str, workspace_root: &Path) -> String {
+fn absolute(dir: &str, base: &Path) -> String {
     let path = Path::new(dir);
-    if path.is_absolute() { dir.to_string() } else { workspace_root.join(path).display().to_string() }
+    if path.is_absolute() { dir.to_string() } else { base.join(path).display().to_string() }
 }
 
-/// Every `kernels/*.cu` file, sorted by file name (headers under `kernels/include` are not sources).
-pub fn kernel_sources(workspace_root: &Path) -> Result<Vec<PathBuf>, String> {
-    let dir = workspace_root.join(KERNELS_DIR);
-    let entries = std::fs::read_dir(&dir).map_err(|e| format!("cannot list {}: {e}", dir.display()))?;
+/// Every `*.cu` file of `kernels_dir`, sorted by file name (headers under `include/` are not
+/// sources).
+pub fn kernel_sources(kernels_dir: &Path) -> Result<Vec<PathBuf>, String> {
+    let entries = std::fs::read_dir(kernels_dir).map_err(|e| format!("cannot list {}: {e}", kernels_dir.display()))?;
     let mut sources = Vec::new();
     for entry in entries {
-        let path = entry.map_err(|e| format!("cannot list {}: {e}", dir.display()))?.path();
+        let path = entry.map_err(|e| format!("cannot list {}: {e}", kernels_dir.display()))?.path();
         if path.is_file() && path.extension().is_some_and(|ext| ext == "cu") {
             sources.push(path);
         }
@@ -204,15 +202,37 @@ mod tests {
 
     #[test]
     fn flags_are_one_per_line_with_comments_and_absolute_includes() {
-        let root = Path::new("/ws");
-        let text = "# comment\n-O3   # trailing\n\n-I kernels/include\n-I\n/abs/inc\n-Irel\n--gencode=arch=compute_90,code=sm_90\n";
+        let root = Path::new("/ws/kernels");
+        let text =
+            "# comment\n-O3   # trailing\n\n-I include\n-I\n/abs/inc\n-Irel\n--gencode=arch=compute_90,code=sm_90\n";
         let flags = parse_flags(text, root).unwrap();
         assert_eq!(
             flags,
-            ["-O3", "-I/ws/kernels/include", "-I", "/abs/inc", "-I/ws/rel", "--gencode=arch=compute_90,code=sm_90"]
+            [
+                "-O3",
+                "-I/ws/kernels/include",
+                "-I",
+                "/abs/inc",
+                "-I/ws/kernels/rel",
+                "--gencode=arch=compute_90,code=sm_90"
+            ]
         );
         assert!(parse_flags("-O3 -lineinfo\n", root).unwrap_err().contains("one argument per line"));
         assert!(parse_flags("-I\n", root).unwrap_err().contains("no directory"));
+    }
+
+    #[test]
+    fn the_pip_nvcc_is_found_in_the_nearest_ancestor() {
+        let dir = std::env::temp_dir().join(format!("hegpu_kernels_pip_nvcc_{}", std::process::id()));
+        let nested = dir.join("target/package/hegpu-kernels-0.1.0");
+        std::fs::create_dir_all(&nested).unwrap();
+        assert_eq!(pip_nvcc(&nested), None);
+        let nvcc = dir.join(PIP_NVCC);
+        std::fs::create_dir_all(nvcc.parent().unwrap()).unwrap();
+        std::fs::write(&nvcc, "").unwrap();
+        assert_eq!(pip_nvcc(&nested), Some(nvcc.clone()));
+        assert_eq!(pip_nvcc(&dir), Some(nvcc));
+        std::fs::remove_dir_all(&dir).unwrap();
     }
 
     #[test]
@@ -225,10 +245,10 @@ mod tests {
 
     #[test]
     fn kernel_sources_are_the_sorted_cu_files() {
-        let dir = std::env::temp_dir().join(format!("poly_cuda_build_support_{}", std::process::id()));
-        std::fs::create_dir_all(dir.join("kernels/include")).unwrap();
+        let dir = std::env::temp_dir().join(format!("hegpu_kernels_build_support_{}", std::process::id()));
+        std::fs::create_dir_all(dir.join("include")).unwrap();
         for name in ["b.cu", "a.cu", "notes.txt", "include/h.cuh"] {
-            std::fs::write(dir.join("kernels").join(name), "").unwrap();
+            std::fs::write(dir.join(name), "").unwrap();
         }
         let sources = kernel_sources(&dir).unwrap();
         let names: Vec<_> = sources.iter().map(|p| p.file_name().unwrap().to_str().unwrap().to_string()).collect();

@@ -1,0 +1,259 @@
+//! Kernel handles and the one launch path of every GPU crate.
+//!
+//! The kernels are compiled by the `hegpu-kernels` crate (re-exported as
+//! [`crate::hegpu_kernels`]), one [`Module`] per `.cu` file. The crate that
+//! launches a module's kernels loads that module, once per device: this crate its own
+//! (`ntt`, `dgt`, `elementwise`, `sampling`) when the device opens, other crates theirs on
+//! first use through [`GpuDevice::kernel_set`](crate::GpuDevice::kernel_set).
+//!
+//! A module's kernels are reached through a [`KernelSet`]: a struct with one [`Kernel`]
+//! field per kernel, written with [`kernel_set!`](crate::kernel_set). Every name is looked
+//! up once, when the module is loaded (a misspelt name is a [`GpuError::KernelLoad`] naming
+//! it), and code names a kernel by a field, which the compiler checks. A launch is one field
+//! access: no lookup, lock or allocation beyond cudarc's own.
+//!
+//! Every launch goes through [`Kernel::builder`] and [`Launch::launch`], which turns a
+//! failure into [`GpuError::Driver`] naming the kernel. A parameter struct passed by value is
+//! a `bytemuck::Pod` type pushed with [`Launch::arg_pod`].
+
+use std::sync::Arc;
+
+use bytemuck::{Pod, TransparentWrapper};
+use cudarc::driver::{
+    CudaContext, CudaFunction, CudaModule, CudaStream, DevicePtr, DevicePtrMut, DeviceRepr, DriverError, LaunchArgs,
+    LaunchConfig, PushKernelArg,
+};
+use cudarc::nvrtc::Ptx;
+use hegpu_kernels::Module;
+
+use crate::error::{GpuError, Result};
+
+/// Threads per block of the one-dimensional kernels of every crate: the element-wise,
+/// sampling and DGT product kernels, `bfv.cu`'s, and those of `rns.cu` and `keyswitch.cu`,
+/// whose `__launch_bounds__` (`RNS_THREADS`, `KS_THREADS`) must equal it.
+pub const THREADS: u32 = 256;
+
+/// Largest grid y (and z) dimension.
+pub const MAX_GRID_Y: usize = 65_535;
+
+/// One kernel of a loaded module: its name (for errors) and its function handle.
+#[derive(Debug, Clone)]
+pub struct Kernel {
+    name: &'static str,
+    function: CudaFunction,
+}
+
+impl Kernel {
+    /// The kernel's `extern "C"` name.
+    pub fn name(&self) -> &'static str {
+        self.name
+    }
+
+    /// The cudarc function handle.
+    pub fn function(&self) -> &CudaFunction {
+        &self.function
+    }
+
+    /// A launch of this kernel on `stream`: push the arguments, then [`Launch::launch`].
+    pub fn builder<'a>(&'a self, stream: &'a CudaStream) -> Launch<'a> {
+        Launch { name: self.name, args: stream.launch_builder(&self.function) }
+    }
+}
+
+/// The arguments of one launch of a [`Kernel`] (cudarc's `LaunchArgs`, with the kernel's name
+/// for the error).
+#[derive(Debug)]
+pub struct Launch<'a> {
+    name: &'static str,
+    args: LaunchArgs<'a>,
+}
+
+/// A by-value kernel parameter of a `Pod` type: what cudarc's `DeviceRepr` asks of one.
+#[derive(TransparentWrapper)]
+#[repr(transparent)]
+struct PodArg<T>(T);
+
+// SAFETY: the driver copies a by-value parameter's bytes; a `Pod` type has no padding, no
+// pointers the compiler tracks and no invalid bit patterns, and `PodArg` has its layout.
+unsafe impl<T: Pod> DeviceRepr for PodArg<T> {}
+
+impl<'a> Launch<'a> {
+    /// Pushes the next argument, as cudarc's `LaunchArgs::arg` (a device buffer, or a reference
+    /// to a scalar passed by value).
+    pub fn arg<T>(&mut self, value: T) -> &mut Self
+    where
+        LaunchArgs<'a>: PushKernelArg<T>,
+    {
+        self.args.arg(value);
+        self
+    }
+
+    /// Pushes a parameter struct passed by value (`kernel(const Params p)`): its bytes, which
+    /// must be laid out as the C struct (same fields in the same order; device addresses as
+    /// `u64`).
+    pub fn arg_pod<T: Pod>(&mut self, value: &'a T) -> &mut Self {
+        self.args.arg(PodArg::wrap_ref(value));
+        self
+    }
+
+    /// Queues the kernel with `config`. A failure is [`GpuError::Driver`] naming the kernel.
+    ///
+    /// # Safety
+    /// As cudarc's `LaunchArgs::launch`: the pushed arguments must match the kernel's
+    /// parameters in number, order and type, and every memory access the kernel makes with
+    /// these arguments and this grid must be to live device memory it may use (each launch
+    /// site says why in its `// SAFETY:` comment).
+    pub unsafe fn launch(&mut self, config: LaunchConfig) -> Result<()> {
+        // SAFETY: forwarded to the caller.
+        match unsafe { self.args.launch(config) } {
+            Ok(_) => Ok(()),
+            Err(error) => Err(launch_error(self.name, error)),
+        }
+    }
+}
+
+fn launch_error(kernel: &'static str, error: DriverError) -> GpuError {
+    GpuError::Driver { call: kernel, reason: format!("launch failed: {error}") }
+}
+
+/// A [`Module`] loaded into one CUDA context.
+#[derive(Debug)]
+pub struct LoadedModule {
+    name: &'static str,
+    module: Arc<CudaModule>,
+}
+
+impl LoadedModule {
+    /// Loads `module`'s fatbin into `context`. Errors: [`GpuError::KernelLoad`] when the
+    /// device cannot run it (an architecture below sm_80 or a driver older than CUDA 13.0).
+    pub fn load(context: &Arc<CudaContext>, module: Module) -> Result<Self> {
+        let loaded = context.load_module(Ptx::from_binary(module.fatbin().to_vec())).map_err(|e| {
+            GpuError::KernelLoad { module: module.name().to_string(), function: "*".to_string(), reason: e.to_string() }
+        })?;
+        Ok(Self { name: module.name(), module: loaded })
+    }
+
+    /// The module name.
+    pub fn name(&self) -> &'static str {
+        self.name
+    }
+
+    /// The kernel `name` of this module. Errors: [`GpuError::KernelLoad`] naming it when the
+    /// module has no such `extern "C"` kernel.
+    pub fn kernel(&self, name: &'static str) -> Result<Kernel> {
+        let function = self.module.load_function(name).map_err(|e| GpuError::KernelLoad {
+            module: self.name.to_string(),
+            function: name.to_string(),
+            reason: e.to_string(),
+        })?;
+        Ok(Kernel { name, function })
+    }
+}
+
+/// The kernels of one module that a crate launches, looked up once per device. Written with
+/// [`kernel_set!`](crate::kernel_set); held by the device ([`GpuDevice::kernel_set`](crate::GpuDevice::kernel_set)).
+pub trait KernelSet: Sized + Send + Sync + 'static {
+    /// The module the kernels belong to.
+    const MODULE: Module;
+
+    /// Looks up every kernel in `module` (loaded from [`Self::MODULE`]).
+    fn from_module(module: &LoadedModule) -> Result<Self>;
+
+    /// Loads [`Self::MODULE`] into `context` and looks up every kernel.
+    fn load(context: &Arc<CudaContext>) -> Result<Self> {
+        Self::from_module(&LoadedModule::load(context, Self::MODULE)?)
+    }
+}
+
+/// A [`KernelSet`](crate::kernel::KernelSet): a struct with one public
+/// [`Kernel`](crate::kernel::Kernel) field per listed kernel, each named as the `extern "C"`
+/// kernel it holds.
+///
+/// ```ignore
+/// poly_cuda::kernel_set! {
+///     /// The kernels of `kernels/bfv.cu`.
+///     struct BfvKernels(poly_cuda::hegpu_kernels::BFV) { bfv_scale_plaintext, bfv_lift_plaintext }
+/// }
+/// let kernels = device.kernel_set::<BfvKernels>()?;
+/// let mut launch = kernels.bfv_scale_plaintext.builder(device.stream());
+/// ```
+#[macro_export]
+macro_rules! kernel_set {
+    (
+        $(#[$meta:meta])*
+        $vis:vis struct $name:ident($module:expr) { $($kernel:ident),+ $(,)? }
+    ) => {
+        $(#[$meta])*
+        #[derive(Debug)]
+        $vis struct $name {
+            $(
+                #[doc = concat!("`", stringify!($kernel), "`")]
+                pub $kernel: $crate::kernel::Kernel,
+            )+
+        }
+
+        impl $crate::kernel::KernelSet for $name {
+            const MODULE: $crate::hegpu_kernels::Module = $module;
+
+            fn from_module(module: &$crate::kernel::LoadedModule) -> $crate::Result<Self> {
+                Ok(Self { $($kernel: module.kernel(stringify!($kernel))?,)+ })
+            }
+        }
+    };
+}
+
+/// The device address of `buffer` on `stream`, as a kernel takes it inside a parameter struct
+/// or more than once (cudarc wants a distinct borrow per buffer argument).
+///
+/// cudarc's event guard is dropped at once: [`GpuDevice`](crate::GpuDevice) turns event
+/// tracking off (all work runs on its one in-order stream), so the guard records nothing.
+pub fn address<T, B: DevicePtr<T>>(buffer: &B, stream: &CudaStream) -> u64 {
+    buffer.device_ptr(stream).0
+}
+
+/// [`address`] of a buffer the kernel writes.
+pub fn address_mut<T, B: DevicePtrMut<T>>(buffer: &mut B, stream: &CudaStream) -> u64 {
+    buffer.device_ptr_mut(stream).0
+}
+
+/// The grid of a one-dimensional launch over `items` threads in blocks of [`THREADS`]: at
+/// least one block, at most `max_blocks` (grid-stride kernels loop over the rest).
+pub fn linear_config(items: usize, max_blocks: usize) -> LaunchConfig {
+    let blocks = items.div_ceil(THREADS as usize).clamp(1, max_blocks.max(1));
+    LaunchConfig {
+        grid_dim: (u32::try_from(blocks).unwrap_or(u32::MAX), 1, 1),
+        block_dim: (THREADS, 1, 1),
+        shared_mem_bytes: 0,
+    }
+}
+
+/// The modules this crate launches, loaded when a device opens.
+#[derive(Debug)]
+pub(crate) struct PolyKernels {
+    pub(crate) ntt: crate::launch::NttKernels,
+    pub(crate) dgt: crate::dgt::DgtKernels,
+    pub(crate) elementwise: crate::launch::ElementwiseKernels,
+    pub(crate) sampling: crate::sampling::SamplingKernels,
+}
+
+impl PolyKernels {
+    pub(crate) fn load(context: &Arc<CudaContext>) -> Result<Self> {
+        Ok(Self {
+            ntt: crate::launch::NttKernels::load(context)?,
+            dgt: crate::dgt::DgtKernels::load(context)?,
+            elementwise: crate::launch::ElementwiseKernels::load(context)?,
+            sampling: crate::sampling::SamplingKernels::load(context)?,
+        })
+    }
+}
+
+kernel_set! {
+    /// The test kernel of `kernels/modarith_test.cu` (`tests/modarith.rs`), loaded on first use.
+    pub struct ModarithTestKernels(hegpu_kernels::MODARITH_TEST) { modarith_test }
+}
+
+kernel_set! {
+    /// The busy-wait kernel of `kernels/timing.cu` that GPU benchmarks queue their timed calls
+    /// behind, loaded on first use.
+    pub struct TimingKernels(hegpu_kernels::TIMING) { spin_wait }
+}
