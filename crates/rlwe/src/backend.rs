@@ -199,6 +199,15 @@ impl RlweBackend for poly_cuda::GpuBackend {
         poly.forward_to_new().be()
     }
 
+    /// One kernel (`kernels/rlwe.cu`), after a small upload of the inverses of the last prime.
+    fn rescale_by_last_prime(
+        &self,
+        input: &poly_cuda::DevicePoly<Coeff>,
+        target: &poly_cuda::GpuContext,
+    ) -> Result<poly_cuda::DevicePoly<Coeff>> {
+        gpu_rescale_by_last_prime(self, input, target)
+    }
+
     /// One device-to-device copy of the prefix.
     fn drop_limbs<R: Representation>(
         &self,
@@ -227,6 +236,62 @@ impl RlweBackend for poly_cuda::GpuBackend {
     ) -> Result<poly_cuda::DevicePoly<Coeff>> {
         a.inverse_of_product(b).be()
     }
+}
+
+#[cfg(feature = "cuda")]
+poly_cuda::kernel_set! {
+    /// The kernels of `kernels/rlwe.cu`, loaded once per device.
+    struct RlweKernels(poly_cuda::hegpu_kernels::RLWE) { rlwe_rescale_by_last }
+}
+
+#[cfg(feature = "cuda")]
+fn gpu_rescale_by_last_prime(
+    backend: &poly_cuda::GpuBackend,
+    input: &poly_cuda::DevicePoly<Coeff>,
+    target: &poly_cuda::GpuContext,
+) -> Result<poly_cuda::DevicePoly<Coeff>> {
+    use poly_cuda::GpuError;
+    let device = backend.device();
+    if !std::sync::Arc::ptr_eq(input.context().device(), device) || !std::sync::Arc::ptr_eq(target.device(), device) {
+        return Err(crate::RlweError::from_backend(GpuError::WrongContext));
+    }
+    let (from, to) = (input.context().ring(), target.ring());
+    let limbs_out = to.num_limbs();
+    let prefix = from.moduli().iter().zip(to.moduli()).all(|(a, b)| a.value() == b.value());
+    if !prefix || from.num_limbs() != limbs_out + 1 || from.degree() != to.degree() {
+        return Err(crate::RlweError::Poly(poly::PolyError::ContextMismatch));
+    }
+    let last = from.moduli()[limbs_out].value();
+    let mut inverses = Vec::with_capacity(2 * limbs_out);
+    for qi in to.moduli() {
+        let inv = qi.inv(qi.reduce(last))?;
+        inverses.extend_from_slice(&[inv, qi.shoup(inv)]);
+    }
+    let stream = device.stream();
+    let inverses = stream
+        .clone_htod(&inverses)
+        .map_err(|e| crate::RlweError::from_backend(GpuError::driver("cuMemcpyHtoDAsync", e)))?;
+    let n = to.degree();
+    // SAFETY: the kernel writes every one of the limbs_out N words before anything reads them.
+    let mut out = unsafe { stream.alloc::<u64>(n * limbs_out) }
+        .map_err(|e| crate::RlweError::from_backend(GpuError::alloc(n * limbs_out * size_of::<u64>(), e)))?;
+    let kernels = device.kernel_set::<RlweKernels>().be()?;
+    let (log_n, limbs_arg) = (n.trailing_zeros() as i32, limbs_out as i32);
+    let mut builder = kernels.rlwe_rescale_by_last.builder(stream);
+    builder
+        .arg(&mut out)
+        .arg(input.device_buffer())
+        .arg(input.context().moduli_table())
+        .arg(&inverses)
+        .arg(&log_n)
+        .arg(&limbs_arg);
+    // SAFETY: matches `rlwe_rescale_by_last` (u64* out, const u64* in, const Modulus* moduli,
+    // const u64* inverses, int log_n, int limbs_out) in kernels/rlwe.cu: `out` holds limbs_out N
+    // words, `in` (limbs_out + 1) N canonical words (a DevicePoly of the input ring, checked
+    // above to be the output's primes plus one), the input's moduli table limbs_out + 1 triples,
+    // `inverses` 2 limbs_out words; N = 2^log_n. Every buffer is on the device's one stream.
+    unsafe { builder.launch(poly_cuda::kernel::linear_config(n, u32::MAX as usize)) }.be()?;
+    poly_cuda::DevicePoly::from_device_buffer(target, out).be()
 }
 
 /// The RNS layer's own errors as [`crate::RlweError::Rns`], device errors as [`crate::RlweError::Backend`].

@@ -1,0 +1,35 @@
+// The RLWE core's kernels (crates/rlwe), bit-exact with its host code.
+#include <cstdint>
+
+#include "modarith.cuh"
+
+using modarith::Modulus;
+using modarith::u64;
+
+// Rescaling by the last prime (crates/rlwe/src/chain.rs, rescale_by_last_prime_host): for
+// `in` over q_0 .. q_l (limb-major [limbs_out + 1][N]) and `out` over q_0 .. q_{l-1}
+// ([limbs_out][N]): out[i N + j] = (x_i - r) * q_l^{-1} mod q_i, r the centered residue of
+// x_l = in[l N + j] modulo q_l (x_l - q_l when x_l > floor(q_l / 2)), i.e. round(x / q_l).
+//
+// `moduli`: the input ring's table (limbs_out + 1 entries, the last q_l); `inverses`: limbs_out
+// pairs {q_l^{-1} mod q_i, shoup of it}. One thread per coefficient (grid stride): it reads
+// x_l once and writes every limb (coalesced per limb).
+extern "C" __global__ void rlwe_rescale_by_last(u64* __restrict__ out, const u64* __restrict__ in,
+                                                const Modulus* __restrict__ moduli,
+                                                const u64* __restrict__ inverses, int log_n, int limbs_out) {
+    const u64 n = 1ull << log_n;
+    const Modulus last = moduli[limbs_out];
+    const u64 half = last.p >> 1;
+    for (u64 j = (u64)blockIdx.x * blockDim.x + threadIdx.x; j < n; j += (u64)gridDim.x * blockDim.x) {
+        const u64 x_last = in[((u64)limbs_out << log_n) + j];
+        const bool negative = x_last > half;
+        for (int i = 0; i < limbs_out; ++i) {
+            const Modulus mi = moduli[i];
+            u64 r = modarith::reduce(x_last, mi);
+            if (negative) r = modarith::sub(r, modarith::reduce(last.p, mi), mi.p);
+            const u64 x = in[((u64)i << log_n) + j];
+            out[((u64)i << log_n) + j] =
+                modarith::mul_shoup(modarith::sub(x, r, mi.p), inverses[2 * i], inverses[2 * i + 1], mi.p);
+        }
+    }
+}
