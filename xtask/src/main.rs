@@ -7,6 +7,7 @@ mod bench;
 mod bundle;
 mod ci;
 mod cuda;
+mod gpu_tests;
 mod kernels;
 mod setup_cuda;
 mod test;

@@ -47,8 +47,8 @@ pub use backend::GpuBackend;
 pub use context::GpuContext;
 #[cfg(feature = "cuda")]
 pub use device::{
-    GpuDevice, KERNEL_MODULES, KernelRegistry, REQUIRE_GPU_ENV, STAGING_MAX_WORDS, device_count, driver_available,
-    open_device_or_skip,
+    GpuDevice, KERNEL_MODULES, KernelRegistry, REQUIRE_GPU_ENV, SKIP_LOG_ENV, STAGING_MAX_WORDS, device_count,
+    driver_available, open_device_or_skip,
 };
 #[cfg(feature = "cuda")]
 pub use device_poly::{DevicePoly, DevicePolyBatch};
