@@ -339,7 +339,7 @@ mod tests {
     #[test]
     fn run_sh_runs_the_device_check_first_and_requires_a_device() {
         let script = RUN_SH.replace("@DEVICE_CHECK@", DEVICE_CHECK);
-        assert!(!script.contains('@'), "a placeholder was left in run.sh");
+        assert!(!script.contains("@DEVICE_CHECK@"), "a placeholder was left in run.sh");
         let check = script.find(&format!("device_check=\"$here/tests/{DEVICE_CHECK}\"")).unwrap();
         let tests = script.find("for binary in \"${test_binaries[@]}\"").unwrap();
         assert!(check < tests);
