@@ -1,7 +1,7 @@
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 //! GPU against CPU, bit for bit: with the same seeds, keys, ciphertexts and every evaluated
 //! ciphertext are equal on both backends, for fixed cases and random ones (proptest over the
-//! presets up to `N = 2^14`, variants, transforms and seeds; `poly-cuda/tests/common/gpu_cases.rs`);
+//! batching presets up to `N = 2^14`, variants, transforms and seeds; `poly-cuda/tests/common/gpu_cases.rs`);
 //! random circuits of every preset's depth and the squaring chains behind the documented depths.
 //! Needs feature `cuda`; skips, saying so, when no device is found.
 
@@ -30,12 +30,16 @@ mod on_device {
         Seed::from(core::array::from_fn(|i| byte ^ salt[i % 8]))
     }
 
-    /// A random case of a session: a preset of `N <= 2^14` (the CPU reference of larger ones
-    /// takes too long per case), a variant, a transform and a seed salt.
+    /// A random case of a session: a preset with batching (the sessions encode slots and
+    /// rotate them) of `N <= 2^14` (the CPU reference of larger ones takes too long per case), a
+    /// variant, a transform and a seed salt.
     fn random_session() -> impl Strategy<Value = (Preset, MulVariant, TransformKind, u64)> {
         let presets: Vec<Preset> = Preset::all()
             .into_iter()
-            .filter(|preset| preset_params(*preset, MulVariant::Hps, TransformKind::Ntt).degree() <= 1 << 14)
+            .filter(|preset| {
+                let params = preset_params(*preset, MulVariant::Hps, TransformKind::Ntt);
+                params.degree() <= 1 << 14 && BatchEncoder::new(&params).is_ok()
+            })
             .collect();
         let variants = prop_oneof![Just(MulVariant::Hps), Just(MulVariant::Behz)];
         let transforms =

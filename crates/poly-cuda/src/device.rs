@@ -31,10 +31,7 @@ pub fn driver_available() -> bool {
 /// driver's message) when the driver is installed but fails to initialize for another reason
 /// (a driver older than the embedded kernels need, a broken installation).
 pub fn device_count() -> Result<usize> {
-    match initialize_driver(0)? {
-        Some(count) => Ok(count),
-        None => Ok(0),
-    }
+    Ok(initialize_driver(0)?.unwrap_or(0))
 }
 
 /// Whether a driver status means the machine has no CUDA device (so GPU work may be skipped)

@@ -1,8 +1,9 @@
 //! The GPU RNS operations (`rns::gpu`) against the CPU code of this crate, word for word:
 //! fast, exact and Shenoy-Kumaresan conversions, every BEHZ and HPS step, ModUp (both
-//! extensions, every digit, several digit sizes) and ModDown, over random parameter sets
-//! (N = 2^10 .. 2^16 and a few degrees that are not multiples of the kernels' tile, 1 .. 32
-//! primes of 20 .. 62 bits, sources of up to 200 primes, random plaintext moduli), random
+//! extensions, every digit, several digit sizes) and ModDown, over random parameter sets drawn
+//! by proptest (`poly-cuda/tests/common/gpu_cases.rs`; N = 2^10 .. 2^16, 1 .. 32 primes of
+//! 20 .. 62 bits, random plaintext moduli, digit sizes, transforms, extensions) and fixed edge
+//! shapes (degrees that are not multiples of the kernels' tile, sources of up to 200 primes), random
 //! inputs, inputs with extreme residues and inputs inside the fixed-point windows. Then the
 //! polynomial methods against the CPU wrappers, bad inputs (lengths, digits, rings, streams:
 //! errors, outputs untouched) and the table cache. Batched key switching (`kernels/keyswitch.cu`:
@@ -26,7 +27,7 @@ use num_bigint::{BigInt, BigUint};
 use num_integer::Integer;
 use poly::{Coeff, Eval, Poly, RingContext, TransformKind};
 use poly_cuda::cudarc::driver::CudaSlice;
-use poly_cuda::{DevicePoly, DevicePolyBatch, GpuContext, GpuError};
+use poly_cuda::{DevicePoly, DevicePolyBatch, GpuContext, GpuDevice, GpuError};
 use proptest::prelude::*;
 use rand::rngs::StdRng;
 use rand::{Rng, SeedableRng};
@@ -36,11 +37,11 @@ use rns::{BaseConverter, BehzContext, Extension, HpsContext, KeySwitchContext, R
 /// Committed failing cases of this file's random tests (see `gpu_cases.rs`).
 const REGRESSIONS: Regressions = Regressions { text: include_str!("gpu.proptest-regressions"), source: file!() };
 
-fn upload(device: &poly_cuda::GpuDevice, values: &[u64]) -> CudaSlice<u64> {
+fn upload(device: &GpuDevice, values: &[u64]) -> CudaSlice<u64> {
     device.stream().clone_htod(values).unwrap()
 }
 
-fn download(device: &poly_cuda::GpuDevice, buffer: &CudaSlice<u64>) -> Vec<u64> {
+fn download(device: &GpuDevice, buffer: &CudaSlice<u64>) -> Vec<u64> {
     let values = device.stream().clone_dtoh(buffer).unwrap();
     device.synchronize().unwrap();
     values
@@ -48,7 +49,7 @@ fn download(device: &poly_cuda::GpuDevice, buffer: &CudaSlice<u64>) -> Vec<u64> 
 
 /// A device buffer of `len` copies of a word no residue of these tests takes.
 const SENTINEL: u64 = 0xdead_beef_dead_beef;
-fn sentinel(device: &poly_cuda::GpuDevice, len: usize) -> CudaSlice<u64> {
+fn sentinel(device: &GpuDevice, len: usize) -> CudaSlice<u64> {
     upload(device, &vec![SENTINEL; len])
 }
 
@@ -128,7 +129,7 @@ fn degree() -> impl Strategy<Value = usize> {
 
 /// Fast and exact conversion of an input with extremes and values near `A/2` planted.
 fn check_conversion(
-    device: &poly_cuda::GpuDevice,
+    device: &GpuDevice,
     degree: usize,
     (from_len, from_bits): (usize, u32),
     (to_len, to_bits): (usize, u32),

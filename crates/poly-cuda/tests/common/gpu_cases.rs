@@ -127,7 +127,8 @@ where
     match outcome {
         Ok(()) => {}
         Err(TestError::Fail(reason, value)) => panic!(
-            "{name}: a random case failed (seed {seed}; PROPTEST_RNG_SEED={seed} draws the same cases): {reason}\n\
+            "{name}: a case failed (a committed regression, or a random case of seed {seed}: \
+             PROPTEST_RNG_SEED={seed} draws the same cases; its `cc` line is printed above): {reason}\n\
              shrunk case: {value:#?}"
         ),
         Err(TestError::Abort(reason)) => panic!("{name}: proptest gave up (seed {seed}): {reason}"),
