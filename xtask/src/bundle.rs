@@ -19,17 +19,13 @@ use std::process::Command;
 use anyhow::{Context, Result, bail};
 
 use crate::cuda;
+use crate::gpu_tests::{
+    self, ALL_GPU_TEST_PACKAGES, DEVICE_CHECK, Executable, GPU_TEST_PREFIX, executables_from_messages,
+};
 use crate::util::{cargo, display, project_root, run, run_capture, section, workspace_packages};
 
 /// The device tool carries at most 64 MiB; leave room for the rest of the tree.
 const MAX_BUNDLE_BYTES: u64 = 64 * 1024 * 1024;
-/// Packages whose test binaries are not GPU tests.
-const NOT_GPU_TEST_PACKAGES: [&str; 2] = ["benches", "hegpu"];
-/// Packages all of whose test binaries are GPU tests (the GPU backend itself).
-const ALL_GPU_TEST_PACKAGES: [&str; 1] = ["poly-cuda"];
-/// Elsewhere, an integration test is a GPU test when its name starts with this
-/// (`crates/rns/tests/gpu_behz.rs`); the other binaries are CPU tests and stay here.
-const GPU_TEST_PREFIX: &str = "gpu";
 /// The package holding the GPU benchmark binaries (`benches/src/bin/*`).
 const BENCH_PACKAGE: &str = "benches";
 
@@ -56,21 +52,6 @@ fn pack_payload(bundle: &Path) -> Result<u64> {
     Ok(std::fs::metadata(&payload)?.len())
 }
 
-/// A built executable and the name it gets in the bundle.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Executable {
-    pub bundle_name: String,
-    pub path: PathBuf,
-    pub package: String,
-    /// The target name, `lib` for a library's unit tests.
-    pub target: String,
-}
-
-/// Whether a test binary runs GPU tests, by the convention of [`GPU_TEST_PREFIX`].
-pub fn is_gpu_test(exe: &Executable) -> bool {
-    ALL_GPU_TEST_PACKAGES.contains(&exe.package.as_str()) || exe.target.starts_with(GPU_TEST_PREFIX)
-}
-
 pub fn run_command(options: &Options) -> Result<()> {
     let root = project_root();
     section("bundle: GPU test and benchmark binaries into .gpu/");
@@ -78,28 +59,11 @@ pub fn run_command(options: &Options) -> Result<()> {
     println!("nvcc: {}", nvcc.display());
 
     let packages = workspace_packages()?;
-    let names_by_manifest: BTreeMap<PathBuf, String> =
-        packages.iter().map(|p| (p.manifest_path.clone(), p.name.clone())).collect();
-    let test_packages: Vec<String> = packages
-        .iter()
-        .filter(|p| p.has_cuda_feature && !NOT_GPU_TEST_PACKAGES.contains(&p.name.as_str()))
-        .map(|p| p.name.clone())
-        .collect();
-    if test_packages.is_empty() {
-        bail!("no workspace package with a `cuda` feature has GPU tests to bundle");
-    }
-
-    let mut test_build = cargo();
-    test_build.args(["test", "--release", "--no-run", "--message-format=json-render-diagnostics"]);
-    test_build.args(crate::util::cuda_package_args(&test_packages));
-    let built = executables_from_messages(&run_capture(&mut test_build)?, &names_by_manifest, true)?;
-    let (tests, cpu_tests): (Vec<Executable>, Vec<Executable>) =
-        built.into_iter().partition(|exe| options.all_tests || is_gpu_test(exe));
-    if !cpu_tests.is_empty() {
-        let names: Vec<&str> = cpu_tests.iter().map(|e| e.bundle_name.as_str()).collect();
+    let tests = gpu_tests::build(true, options.all_tests)?;
+    if !options.all_tests {
         println!(
-            "not bundled (CPU tests: not in {ALL_GPU_TEST_PACKAGES:?} and not named {GPU_TEST_PREFIX}*; --all-tests adds them): {}",
-            names.join(", ")
+            "bundled: the GPU tests (every test of {ALL_GPU_TEST_PACKAGES:?}, elsewhere tests/{GPU_TEST_PREFIX}*.rs); \
+             --all-tests adds the CPU tests of the `cuda` packages"
         );
     }
 
@@ -114,7 +78,14 @@ pub fn run_command(options: &Options) -> Result<()> {
         let mut bench_build = cargo();
         bench_build.args(["build", "--release", "--bins", "--message-format=json-render-diagnostics", "-p"]);
         bench_build.args([BENCH_PACKAGE, "--features", &format!("{BENCH_PACKAGE}/cuda")]);
-        executables_from_messages(&run_capture(&mut bench_build)?, &names_by_manifest, false)?
+        let dirs: BTreeMap<PathBuf, (String, PathBuf)> = packages
+            .iter()
+            .map(|p| {
+                let dir = p.manifest_path.parent().map(Path::to_path_buf).unwrap_or_default();
+                (p.manifest_path.clone(), (p.name.clone(), dir))
+            })
+            .collect();
+        executables_from_messages(&run_capture(&mut bench_build)?, &dirs, false)?
     };
 
     let bundle = root.join(".gpu");
@@ -124,7 +95,7 @@ pub fn run_command(options: &Options) -> Result<()> {
     let mut total = 0;
     total += install(&tests, &bundle.join("tests"), !options.no_strip)?;
     total += install(&benches, &bundle.join("bench"), !options.no_strip)?;
-    write_file(&bundle.join("run.sh"), RUN_SH, true)?;
+    write_file(&bundle.join("run.sh"), &RUN_SH.replace("@DEVICE_CHECK@", DEVICE_CHECK), true)?;
     write_file(&bundle.join("MANIFEST.txt"), &manifest(&root, &nvcc, &tests, &benches), false)?;
     let unpacked = total;
     total = pack_payload(&bundle)?;
@@ -152,44 +123,6 @@ pub fn run_command(options: &Options) -> Result<()> {
 
 fn mib(bytes: u64) -> f64 {
     bytes as f64 / (1024.0 * 1024.0)
-}
-
-/// The executables in cargo's `--message-format=json` output: test harnesses when
-/// `want_tests`, else plain binaries. Named `<package>--<target>` (`lib` for unit tests).
-pub fn executables_from_messages(
-    messages: &str,
-    names_by_manifest: &BTreeMap<PathBuf, String>,
-    want_tests: bool,
-) -> Result<Vec<Executable>> {
-    let mut found = Vec::new();
-    for line in messages.lines().filter(|l| l.starts_with('{')) {
-        let message: serde_json::Value = serde_json::from_str(line).context("cargo printed an invalid JSON message")?;
-        if message["reason"] != "compiler-artifact" {
-            continue;
-        }
-        let Some(executable) = message["executable"].as_str() else { continue };
-        if message["profile"]["test"].as_bool() != Some(want_tests) {
-            continue;
-        }
-        let target = &message["target"];
-        let kinds: Vec<&str> =
-            target["kind"].as_array().map(|k| k.iter().filter_map(|v| v.as_str()).collect()).unwrap_or_default();
-        if !want_tests && !kinds.contains(&"bin") {
-            continue;
-        }
-        let manifest = PathBuf::from(message["manifest_path"].as_str().unwrap_or_default());
-        let package = names_by_manifest.get(&manifest).cloned().unwrap_or_else(|| "unknown".to_owned());
-        let target_name = if kinds.contains(&"lib") { "lib" } else { target["name"].as_str().unwrap_or("unknown") };
-        found.push(Executable {
-            bundle_name: format!("{package}--{target_name}"),
-            path: PathBuf::from(executable),
-            package: package.clone(),
-            target: target_name.to_owned(),
-        });
-    }
-    found.sort_by(|a, b| a.bundle_name.cmp(&b.bundle_name));
-    found.dedup_by(|a, b| a.bundle_name == b.bundle_name);
-    Ok(found)
 }
 
 /// Copies (and strips) the executables into `dir`; returns the bytes written.
@@ -252,17 +185,24 @@ const RUN_SH: &str = r#"#!/usr/bin/env bash
 #
 #   bash .gpu/run.sh [--sanitize] [--racecheck] [--no-tests] [--no-bench] [-- ARGS for the test binaries]
 #
-# 1. every test binary in tests/ (a failure does not stop the rest);
+# 0. the device check (tests/@DEVICE_CHECK@): without a usable CUDA device nothing else runs and
+#    the script fails (a GPU machine whose driver or device is broken must not pass);
+# 1. every other test binary in tests/ (a failure does not stop the rest), with --show-output so
+#    that passing tests print their random cases' seeds ("gpu cases: ..." lines, repeated in
+#    the summary; PROPTEST_RNG_SEED=<seed> draws the same cases again);
 # 2. with --sanitize (or SANITIZE=1): compute-sanitizer --tool memcheck over each test binary,
 #    with --racecheck (or RACECHECK=1) also --tool racecheck; SANITIZER_TEST_ARGS is given to the
 #    test binaries there (e.g. a filter, to keep sizes small; a binary whose tests are all
 #    filtered out makes no CUDA call, which --require-cuda-init no accepts);
-# 3. every benchmark binary in bench/ (BENCH_ARGS is given to each).
+# 3. every benchmark binary in bench/ (BENCH_ARGS is given to each); each checks its outputs
+#    against the CPU reference before timing and fails on a mismatch.
 # Logs go to $OUT if set (else .gpu/logs): device.txt, tests.log, sanitizer.log, bench.log,
 # summary.txt. STEP_TIMEOUT (seconds, default 300) bounds each binary. The summary comes last.
+# A failing random case prints a `cc <hex>` line: add it to the test's
+# tests/<file>.proptest-regressions in the workspace and commit it to replay it in every run.
 set -uo pipefail
-# On the GPU machine a missing device is a failure, not a skip (poly_cuda::open_device_or_skip).
-export HEGPU_REQUIRE_GPU="${HEGPU_REQUIRE_GPU:-1}"
+# On the GPU machine a missing device is a failure, never a skip (poly_cuda::open_device_or_skip).
+export HEGPU_REQUIRE_GPU=1
 
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 if [[ -f "$here/payload.tar.xz" ]]; then
@@ -322,13 +262,41 @@ step() {
 } | tee "$log_dir/device.txt"
 
 shopt -s nullglob
-test_binaries=("$here"/tests/*)
+device_check="$here/tests/@DEVICE_CHECK@"
+test_binaries=()
+for binary in "$here"/tests/*; do
+  if [[ "$binary" != "$device_check" ]]; then test_binaries+=("$binary"); fi
+done
 bench_binaries=("$here"/bench/*)
 
+write_summary() {
+  {
+    echo
+    echo "=== summary"
+    for line in "${summary[@]}"; do echo "$line"; done
+    if [[ -f "$log_dir/tests.log" ]]; then
+      grep -h '^gpu cases:' "$log_dir/tests.log" | sort -u
+    fi
+    echo "$passed passed, $failed failed"
+  } | tee "$log_dir/summary.txt"
+}
+
+: >"$log_dir/tests.log"
+if [[ -x "$device_check" ]]; then
+  step "device check $(basename "$device_check")" "$log_dir/tests.log" "$device_check" --show-output
+else
+  failed=$((failed + 1))
+  summary+=("FAIL  device check (tests/@DEVICE_CHECK@ is not in the bundle)")
+fi
+if ((failed > 0)); then
+  summary+=("STOP  no usable CUDA device (the device check's output above says why): nothing else was run")
+  write_summary
+  exit 1
+fi
+
 if ((run_tests)); then
-  : >"$log_dir/tests.log"
   for binary in "${test_binaries[@]}"; do
-    step "test $(basename "$binary")" "$log_dir/tests.log" "$binary" "${test_args[@]}"
+    step "test $(basename "$binary")" "$log_dir/tests.log" "$binary" --show-output "${test_args[@]}"
   done
 fi
 
@@ -360,12 +328,7 @@ if ((run_bench)); then
   done
 fi
 
-{
-  echo
-  echo "=== summary"
-  for line in "${summary[@]}"; do echo "$line"; done
-  echo "$passed passed, $failed failed"
-} | tee "$log_dir/summary.txt"
+write_summary
 ((failed == 0))
 "#;
 
@@ -374,37 +337,13 @@ mod tests {
     use super::*;
 
     #[test]
-    fn picks_test_executables_and_names_them_by_package_and_target() {
-        let manifest = PathBuf::from("/w/crates/poly-cuda/Cargo.toml");
-        let names = BTreeMap::from([(manifest.clone(), "poly-cuda".to_owned())]);
-        let messages = [
-            r#"{"reason":"compiler-artifact","manifest_path":"/w/crates/poly-cuda/Cargo.toml","target":{"kind":["lib"],"name":"poly_cuda"},"profile":{"test":true},"executable":"/t/release/deps/poly_cuda-abc"}"#,
-            r#"{"reason":"compiler-artifact","manifest_path":"/w/crates/poly-cuda/Cargo.toml","target":{"kind":["test"],"name":"ntt"},"profile":{"test":true},"executable":"/t/release/deps/ntt-def"}"#,
-            r#"{"reason":"compiler-artifact","manifest_path":"/w/crates/poly-cuda/Cargo.toml","target":{"kind":["lib"],"name":"poly_cuda"},"profile":{"test":false},"executable":null}"#,
-            r#"{"reason":"build-finished","success":true}"#,
-            "   Compiling something (a line that is not JSON)",
-        ]
-        .join("\n");
-        let found = executables_from_messages(&messages, &names, true).unwrap();
-        let names_found: Vec<(&str, &str, &str)> =
-            found.iter().map(|e| (e.bundle_name.as_str(), e.package.as_str(), e.target.as_str())).collect();
-        assert_eq!(names_found, [("poly-cuda--lib", "poly-cuda", "lib"), ("poly-cuda--ntt", "poly-cuda", "ntt")]);
-        assert_eq!(found[0].path, PathBuf::from("/t/release/deps/poly_cuda-abc"));
-        assert!(executables_from_messages(&messages, &names, false).unwrap().is_empty());
-    }
-
-    #[test]
-    fn gpu_tests_are_poly_cuda_or_named_gpu() {
-        let exe = |package: &str, target: &str| Executable {
-            bundle_name: format!("{package}--{target}"),
-            path: PathBuf::new(),
-            package: package.into(),
-            target: target.into(),
-        };
-        assert!(is_gpu_test(&exe("poly-cuda", "lib")));
-        assert!(is_gpu_test(&exe("poly-cuda", "ntt")));
-        assert!(is_gpu_test(&exe("rns", "gpu_behz")));
-        assert!(!is_gpu_test(&exe("rns", "behz")));
-        assert!(!is_gpu_test(&exe("bfv", "lib")));
+    fn run_sh_runs_the_device_check_first_and_requires_a_device() {
+        let script = RUN_SH.replace("@DEVICE_CHECK@", DEVICE_CHECK);
+        assert!(!script.contains("@DEVICE_CHECK@"), "a placeholder was left in run.sh");
+        let check = script.find(&format!("device_check=\"$here/tests/{DEVICE_CHECK}\"")).unwrap();
+        let tests = script.find("for binary in \"${test_binaries[@]}\"").unwrap();
+        assert!(check < tests);
+        assert!(script.contains("export HEGPU_REQUIRE_GPU=1\n"));
+        assert!(script.contains("--show-output"));
     }
 }

@@ -7,6 +7,7 @@ mod bench;
 mod bundle;
 mod ci;
 mod cuda;
+mod gpu_tests;
 mod kernels;
 mod setup_cuda;
 mod test;
@@ -21,8 +22,12 @@ const HELP: &str = "\
 cargo xtask <command> [options]
 
 commands:
-  test [--cpu-only]        every CPU test of the workspace, then the GPU tests (packages with a
-                           `cuda` feature) when nvcc is found; GPU tests skip at run time without a device
+  test [--cpu-only]        every test of the workspace (CPU), then, when nvcc is found, the GPU tests built
+                           with `cuda` (poly-cuda's and the tests/gpu*.rs elsewhere; CPU tests run once).
+                           A GPU test without a device (no driver, or none reported) skips and is counted
+                           as skipped, by name (it records itself in the file HEGPU_SKIP_LOG names);
+                           a device that cannot be used fails. Ends with `tests: N passed, N failed,
+                           N skipped` (skipped = #[ignore]d + no device)
   ci [--cpu-only]          cargo fmt --check, clippy -D warnings (also with `cuda` when nvcc is found),
                            the kernel report, `cargo package` of every crate (the packaged GPU crates
                            built with `cuda`), the quickstart example, then `cargo xtask test`
@@ -31,11 +36,13 @@ commands:
                            compile kernels/*.cu with the shared flags and -Xptxas -v; print registers,
                            shared memory and spills per kernel (default sm_90)
   test-gpu [--release] [-- TEST-ARGS]
-                           build with `cuda` and run the GPU tests (on a GPU machine that has cargo)
+                           build with `cuda` and run the GPU tests with a device required
+                           (HEGPU_REQUIRE_GPU=1; the device check runs first): fails without a usable device
   bundle [--no-bench] [--no-strip] [--all-tests]
                            build the GPU test and benchmark binaries (release, `cuda`), strip them, and
                            put them with run.sh into .gpu/ for a GPU machine without cargo; GPU tests
-                           are poly-cuda's and every `tests/gpu*.rs` of the other `cuda` crates
+                           are poly-cuda's and every `tests/gpu*.rs` of the other `cuda` crates; run.sh
+                           fails without a usable device
   bench [--table-only] [-- CRITERION-ARGS]
                            run the criterion CPU benchmarks, then print the transform table
   help                     this text

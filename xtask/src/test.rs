@@ -1,13 +1,14 @@
-//! `cargo xtask test`: the README's test command. Every CPU test of the workspace, then,
-//! when nvcc is available, the packages with a `cuda` feature built with it. GPU tests
-//! skip at run time, saying so, when no device exists, so this passes on any machine.
+//! `cargo xtask test`: the README's test command. Every test of the workspace (`cargo test
+//! --workspace`, no `cuda`), then, when nvcc is available, the GPU test binaries built with
+//! `cuda` (`gpu_tests`: poly-cuda's and the `tests/gpu*.rs` of the other `cuda` packages;
+//! the CPU tests are not run twice). Without a device the GPU tests skip and are counted as
+//! skipped, by name; a device that is there but cannot be used fails them.
 
-use anyhow::Result;
+use anyhow::{Result, bail};
 
 use crate::cuda;
-use crate::util::{
-    TestTotals, cargo, cuda_package_args, cuda_packages, nvidia_device_present, project_root, run_tests, section,
-};
+use crate::gpu_tests::{self, BinaryRun};
+use crate::util::{TestTotals, cargo, project_root, run_tests, section};
 
 #[derive(Debug, Default)]
 pub struct Options {
@@ -15,40 +16,58 @@ pub struct Options {
     pub cpu_only: bool,
 }
 
-/// Runs the tests; returns the totals over every test binary (the summary's last line).
+/// Runs the tests; returns the totals over every test binary (the summary's last line). An
+/// error, after the summary, when a test failed.
 pub fn run_command(options: &Options) -> Result<TestTotals> {
-    section("test: CPU tests of the whole workspace");
-    let mut totals = run_tests(cargo().args(["test", "--workspace", "--no-fail-fast"]))?;
+    section("test: every test of the workspace (CPU; GPU tests need feature `cuda`)");
+    let cpu = run_tests(cargo().args(["test", "--workspace", "--no-fail-fast"]))?;
 
-    section("test: GPU tests (feature `cuda`)");
-    let gpu_summary = if options.cpu_only {
-        "GPU tests were not built: --cpu-only was given".to_owned()
+    let mut gpu_runs: Vec<BinaryRun> = Vec::new();
+    let gpu_note = if options.cpu_only {
+        Some("GPU tests were not built: --cpu-only was given".to_owned())
     } else {
         match cuda::find_nvcc(&project_root()) {
-            Err(why) => format!(
+            Err(why) => Some(format!(
                 "GPU tests were not built: {why:#}.\n  Install the pinned compiler with `cargo xtask setup-cuda` to build them."
-            ),
+            )),
             Ok(nvcc) => {
-                let packages = cuda_packages()?;
-                if packages.is_empty() {
-                    "GPU tests were not built: no workspace package has a `cuda` feature yet".to_owned()
-                } else {
-                    println!("nvcc: {}", nvcc.display());
-                    totals
-                        .merge(run_tests(cargo().args(["test", "--no-fail-fast"]).args(cuda_package_args(&packages)))?);
-                    let device = if nvidia_device_present() {
-                        "an NVIDIA device is present, so they ran on it"
-                    } else {
-                        "no NVIDIA device here, so their GPU parts skipped at run time"
-                    };
-                    format!("GPU tests of {} were built with nvcc and passed; {device}", packages.join(", "))
+                section("test: GPU tests (feature `cuda`)");
+                println!("nvcc: {}", nvcc.display());
+                for exe in gpu_tests::build(false, false)? {
+                    gpu_runs.push(gpu_tests::run_binary(&exe, &[], false)?);
                 }
+                None
             }
         }
     };
+
+    let mut gpu = TestTotals::default();
+    for run in &gpu_runs {
+        gpu.merge(run.totals);
+    }
+    let mut totals = cpu;
+    totals.merge(gpu);
     section("test: summary");
-    println!("CPU tests: passed");
-    println!("{gpu_summary}");
+    println!("CPU tests (cargo test --workspace): {}", cpu.detail_line());
+    match gpu_note {
+        Some(note) => println!("{note}"),
+        None => {
+            println!("GPU tests ({} binaries built with `cuda`): {}", gpu_runs.len(), gpu.detail_line());
+            if gpu.skipped > 0 {
+                println!(
+                    "skipped: {} GPU tests found no CUDA device here (no driver, or the driver reports none) and checked nothing:",
+                    gpu.skipped
+                );
+                for line in gpu_tests::skipped_lines(&gpu_runs) {
+                    println!("{line}");
+                }
+            }
+        }
+    }
+    let failed_binaries: Vec<&str> = gpu_runs.iter().filter(|r| !r.success).map(|r| r.name.as_str()).collect();
     println!("tests: {}", totals.closing_line());
+    if !failed_binaries.is_empty() {
+        bail!("GPU test binaries failed: {}", failed_binaries.join(", "));
+    }
     Ok(totals)
 }

@@ -1,39 +1,54 @@
-//! `cargo xtask test-gpu`: builds the packages with a `cuda` feature and runs their tests,
-//! on a GPU machine that has cargo. Unlike `test`, a missing nvcc is an error, and a
-//! missing device is reported loudly (the tests themselves would only skip).
+//! `cargo xtask test-gpu`: on a GPU machine that has cargo, builds the GPU test binaries with
+//! `cuda` and runs them with a device required (`HEGPU_REQUIRE_GPU=1`). Unlike `test`, a
+//! missing nvcc is an error, and so is a missing or unusable device: the device check
+//! (`crates/poly-cuda/tests/device.rs`) runs first and stops the command when it fails.
 
 use anyhow::{Result, bail};
 
 use crate::cuda;
-use crate::util::{cargo, cuda_package_args, cuda_packages, nvidia_device_present, project_root, run, section};
+use crate::gpu_tests::{self, DEVICE_CHECK};
+use crate::util::{project_root, section};
 
 #[derive(Debug, Default)]
 pub struct Options {
     /// Build in release mode (faster GPU tests, slower build).
     pub release: bool,
-    /// Passed to the test binaries after `--`.
+    /// Passed to the test binaries after `--` (not to the device check).
     pub test_args: Vec<String>,
 }
 
 pub fn run_command(options: &Options) -> Result<()> {
-    section("test-gpu: GPU tests (feature `cuda`)");
+    section("test-gpu: GPU tests (feature `cuda`), a device required");
     let nvcc = cuda::find_nvcc(&project_root())
         .map_err(|why| anyhow::anyhow!("{why:#}; run `cargo xtask setup-cuda` first"))?;
     println!("nvcc: {}", nvcc.display());
-    if !nvidia_device_present() {
-        println!("WARNING: no NVIDIA device found (no /dev/nvidiactl, no working nvidia-smi): GPU tests will skip");
+    let binaries = gpu_tests::build(options.release, false)?;
+    let Some(check) = binaries.iter().find(|exe| exe.bundle_name == DEVICE_CHECK) else {
+        bail!("the device check {DEVICE_CHECK} was not built");
+    };
+    let checked = gpu_tests::run_binary(check, &[], true)?;
+    if !checked.success || checked.totals.passed == 0 {
+        bail!("no usable CUDA device: the device check {DEVICE_CHECK} failed (its output above says why)");
     }
-    let packages = cuda_packages()?;
-    if packages.is_empty() {
-        bail!("no workspace package has a `cuda` feature");
+    let mut totals = checked.totals;
+    let mut failed = Vec::new();
+    for exe in binaries.iter().filter(|exe| exe.bundle_name != DEVICE_CHECK) {
+        let run = gpu_tests::run_binary(exe, &options.test_args, true)?;
+        totals.merge(run.totals);
+        if !run.success {
+            failed.push(run.name);
+        }
     }
-    let mut cmd = cargo();
-    cmd.arg("test").args(cuda_package_args(&packages));
-    if options.release {
-        cmd.arg("--release");
+    section("test-gpu: summary");
+    println!("GPU tests ({} binaries): {}", binaries.len(), totals.detail_line());
+    println!("tests: {}", totals.closing_line());
+    if !failed.is_empty() {
+        bail!("GPU test binaries failed: {}", failed.join(", "));
     }
-    if !options.test_args.is_empty() {
-        cmd.arg("--").args(&options.test_args);
+    // A device is required, so no test may have skipped; a skip here means the tests and this
+    // command disagree about HEGPU_REQUIRE_GPU.
+    if totals.skipped > 0 {
+        bail!("{} GPU tests skipped although a device is required", totals.skipped);
     }
-    run(&mut cmd)
+    Ok(())
 }

@@ -50,12 +50,16 @@ pub fn run(cmd: &mut Command) -> Result<()> {
     Ok(())
 }
 
-/// Counts from libtest's `test result:` lines, summed over every test binary of a run.
+/// Test counts summed over test binaries: libtest's `test result:` lines, and the GPU tests
+/// that skipped for want of a device (see `gpu_tests`).
 #[derive(Debug, Default, Clone, Copy, PartialEq, Eq)]
 pub struct TestTotals {
     pub passed: u64,
     pub failed: u64,
+    /// `#[ignore]`d tests.
     pub ignored: u64,
+    /// GPU tests that found no device and checked nothing.
+    pub skipped: u64,
 }
 
 impl TestTotals {
@@ -84,15 +88,26 @@ impl TestTotals {
         self.passed += other.passed;
         self.failed += other.failed;
         self.ignored += other.ignored;
+        self.skipped += other.skipped;
     }
 
-    /// The closing line CI reads: `N passed, N failed, N skipped` (skipped = ignored).
+    /// The closing line CI reads: `N passed, N failed, N skipped`, where skipped counts the
+    /// ignored tests and the GPU tests that found no device.
     pub fn closing_line(&self) -> String {
-        format!("{} passed, {} failed, {} skipped", self.passed, self.failed, self.ignored)
+        format!("{} passed, {} failed, {} skipped", self.passed, self.failed, self.ignored + self.skipped)
+    }
+
+    /// The counts with the kinds of skip apart: `N passed, N failed, N ignored, N skipped (no device)`.
+    pub fn detail_line(&self) -> String {
+        format!(
+            "{} passed, {} failed, {} ignored, {} skipped (no device)",
+            self.passed, self.failed, self.ignored, self.skipped
+        )
     }
 }
 
-/// Runs a `cargo test` command, echoing its output, and sums its `test result:` lines.
+/// Runs a `cargo test` command, echoing its output, and sums its `test result:` lines; an
+/// error when it fails.
 pub fn run_tests(cmd: &mut Command) -> Result<TestTotals> {
     use std::io::{BufRead, BufReader};
     let shown = display(cmd);
@@ -135,6 +150,8 @@ pub struct WorkspacePackage {
     pub has_cuda_feature: bool,
     /// Names of the package's `[[bench]]` targets.
     pub bench_targets: Vec<String>,
+    /// Names of the package's integration test targets (`tests/*.rs`).
+    pub test_targets: Vec<String>,
 }
 
 pub fn workspace_packages() -> Result<Vec<WorkspacePackage>> {
@@ -147,17 +164,20 @@ pub fn workspace_packages() -> Result<Vec<WorkspacePackage>> {
         let manifest_path =
             PathBuf::from(package["manifest_path"].as_str().context("a package without a manifest path")?);
         let has_cuda_feature = package["features"].get("cuda").is_some();
-        let bench_targets = package["targets"]
-            .as_array()
-            .map(|targets| {
-                targets
-                    .iter()
-                    .filter(|t| t["kind"].as_array().is_some_and(|k| k.iter().any(|k| k == "bench")))
-                    .filter_map(|t| t["name"].as_str().map(str::to_owned))
-                    .collect()
-            })
-            .unwrap_or_default();
-        result.push(WorkspacePackage { name, manifest_path, has_cuda_feature, bench_targets });
+        let targets_of_kind = |kind: &str| -> Vec<String> {
+            package["targets"]
+                .as_array()
+                .map(|targets| {
+                    targets
+                        .iter()
+                        .filter(|t| t["kind"].as_array().is_some_and(|k| k.iter().any(|k| k == kind)))
+                        .filter_map(|t| t["name"].as_str().map(str::to_owned))
+                        .collect()
+                })
+                .unwrap_or_default()
+        };
+        let (bench_targets, test_targets) = (targets_of_kind("bench"), targets_of_kind("test"));
+        result.push(WorkspacePackage { name, manifest_path, has_cuda_feature, bench_targets, test_targets });
     }
     Ok(result)
 }
@@ -182,15 +202,6 @@ pub fn cuda_package_args(packages: &[String]) -> Vec<String> {
     args.push("--features".to_owned());
     args.push(packages.iter().map(|p| format!("{p}/cuda")).collect::<Vec<_>>().join(","));
     args
-}
-
-/// Whether an NVIDIA device looks present (device node or a working `nvidia-smi`).
-/// Only used for messages: the GPU tests decide for themselves at run time.
-pub fn nvidia_device_present() -> bool {
-    if Path::new("/dev/nvidiactl").exists() {
-        return true;
-    }
-    Command::new("nvidia-smi").arg("-L").stdout(Stdio::null()).stderr(Stdio::null()).status().is_ok_and(|s| s.success())
 }
 
 #[cfg(test)]
@@ -218,8 +229,11 @@ mod tests {
         ));
         assert!(totals.add_result_line("test result: FAILED. 3 passed; 2 failed; 0 ignored; 0 measured"));
         assert!(!totals.add_result_line("running 5 tests"));
-        assert_eq!(totals, TestTotals { passed: 15, failed: 2, ignored: 1 });
+        assert_eq!(totals, TestTotals { passed: 15, failed: 2, ignored: 1, skipped: 0 });
         assert_eq!(totals.closing_line(), "15 passed, 2 failed, 1 skipped");
+        totals.merge(TestTotals { passed: 1, failed: 0, ignored: 0, skipped: 4 });
+        assert_eq!(totals.closing_line(), "16 passed, 2 failed, 5 skipped");
+        assert_eq!(totals.detail_line(), "16 passed, 2 failed, 1 ignored, 4 skipped (no device)");
     }
 
     #[test]

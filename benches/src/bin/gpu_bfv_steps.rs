@@ -13,6 +13,9 @@
 //!   host's cost of queueing the work: API calls, allocations, checks).
 //!
 //! Inputs are random residues, rotated over 4 sets per step so the L2 cache does not hold them.
+//! Before any timing, each timed step's output is computed once and compared with the CPU
+//! reference (`poly`, `rns`, the known plaintext for BFV's decryption); a mismatch stops the
+//! benchmark with an error (exit status 2).
 //!
 //! `gpu_bfv_steps [--runs R] [--sets LIST]` (sets: names as printed, comma-separated).
 
@@ -38,6 +41,18 @@ fn random_poly(ring: &Arc<RingContext>, rng: &mut StdRng) -> BoxResult<Poly<Coef
     let n = ring.degree();
     let values: Vec<u64> = (0..ring.poly_len()).map(|i| rng.gen_range(0..ring.moduli()[i / n].value())).collect();
     Ok(Poly::from_limbs(ring, values)?)
+}
+
+/// `Ok` when the GPU's words equal the CPU reference's; else an error naming the step and the
+/// first mismatch (a benchmark of a wrong result is worthless).
+fn check(step: &str, gpu: &[u64], cpu: &[u64]) -> BoxResult<()> {
+    if gpu.len() != cpu.len() {
+        return Err(format!("{step}: {} words from the GPU, {} from the CPU reference", gpu.len(), cpu.len()).into());
+    }
+    match gpu.iter().zip(cpu).position(|(g, c)| g != c) {
+        None => Ok(()),
+        Some(at) => Err(format!("{step}: word {at} differs: GPU {}, CPU reference {}", gpu[at], cpu[at]).into()),
+    }
 }
 
 /// Median microseconds of `op` timed three ways: (call, device, host).
@@ -129,17 +144,36 @@ fn steps_for(
     let ring = params.ring_q();
     let context = GpuContext::new(device, ring)?;
     let mut rng = StdRng::seed_from_u64(0x5eed);
-    let upload = |rng: &mut StdRng| -> BoxResult<DevicePoly<Coeff>> {
-        Ok(DevicePoly::upload(&context, &random_poly(ring, rng)?)?)
+    let hosts =
+        |rng: &mut StdRng| -> BoxResult<Vec<Poly<Coeff>>> { (0..ROTATION).map(|_| random_poly(ring, rng)).collect() };
+    let upload_all = |polys: &[Poly<Coeff>]| -> BoxResult<Vec<DevicePoly<Coeff>>> {
+        polys.iter().map(|p| Ok(DevicePoly::upload(&context, p)?)).collect()
     };
-    let c0: Vec<DevicePoly<Coeff>> = (0..ROTATION).map(|_| upload(&mut rng)).collect::<BoxResult<_>>()?;
-    let c1: Vec<DevicePoly<Coeff>> = (0..ROTATION).map(|_| upload(&mut rng)).collect::<BoxResult<_>>()?;
-    let secret: DevicePoly<Eval> = upload(&mut rng)?.forward()?;
+    let (host_c0, host_c1) = (hosts(&mut rng)?, hosts(&mut rng)?);
+    let (c0, c1) = (upload_all(&host_c0)?, upload_all(&host_c1)?);
+    let host_secret = random_poly(ring, &mut rng)?.forward()?;
+    let secret: DevicePoly<Eval> = DevicePoly::upload(&context, &host_secret)?;
     let products: Vec<DevicePoly<Eval>> = c1.iter().map(|c| Ok(c.duplicate()?.forward()?)).collect::<BoxResult<_>>()?;
     let set = format!("{} ({}+{})", preset.name(), params.ciphertext_moduli().len(), params.special_moduli().len());
     let mut push = |step: &'static str, (call, device_us, host): (f64, f64, f64)| {
         rows.push(Row { set: set.clone(), variant: variant.name(), step, call, device: device_us, host });
     };
+
+    // Every timed step's output once against the CPU reference, before anything is timed.
+    let cpu_forward = host_c1[0].clone().forward()?;
+    let cpu_product = cpu_forward.mul(&host_secret)?;
+    check("zero poly", &DevicePoly::<Coeff>::zero(&context)?.to_vec()?, &vec![0; ring.poly_len()])?;
+    check("Add", &c0[0].add(&c1[1])?.to_vec()?, host_c0[0].add(&host_c1[1])?.as_slice())?;
+    check("forward", &c1[0].duplicate()?.forward()?.to_vec()?, cpu_forward.as_slice())?;
+    check("forward_to_new", &c1[0].forward_to_new()?.to_vec()?, cpu_forward.as_slice())?;
+    let mut product = products[0].duplicate()?;
+    product.mul_assign(&secret)?;
+    check("product by s", &product.to_vec()?, cpu_product.as_slice())?;
+    check("inverse", &products[0].duplicate()?.inverse()?.to_vec()?, host_c1[0].as_slice())?;
+    let mut sum = c1[0].duplicate()?;
+    sum.add_assign(&c0[0])?;
+    let cpu_sum = host_c1[0].add(&host_c0[0])?;
+    check("add c0 in place", &sum.to_vec()?, cpu_sum.as_slice())?;
 
     // Steps shared by both variants (run once, under HPS).
     if variant == MulVariant::Hps {
@@ -188,12 +222,12 @@ fn steps_for(
                 Ok(())
             })?,
         );
-        let words: Vec<_> = (0..ROTATION)
-            .map(|_| {
-                let values: Vec<u64> = (0..ring.degree()).map(|_| rng.r#gen()).collect();
-                device.stream().clone_htod(&values)
-            })
-            .collect::<Result<_, _>>()?;
+        let host_words: Vec<Vec<u64>> =
+            (0..ROTATION).map(|_| (0..ring.degree()).map(|_| rng.r#gen()).collect()).collect();
+        let words: Vec<_> =
+            host_words.iter().map(|values| device.stream().clone_htod(values)).collect::<Result<_, _>>()?;
+        check("download (staged)", &device.download_words(&words[0])?, &host_words[0])?;
+        check("download (pageable)", &device.download_words_pageable(&words[0])?, &host_words[0])?;
         push(
             "download N words (staged, pinned)",
             time_both(device, runs, |i| {
@@ -213,6 +247,21 @@ fn steps_for(
         MulTables::Hps(hps) => Decryptor::Hps(GpuHps::cached(device, hps)?),
         MulTables::Behz(behz) => Decryptor::Behz(GpuBehz::cached(device, behz)?),
     };
+    // The CPU's decryption scale-and-round of `words` (limb-major over q).
+    let cpu_scale_round = |words: &[u64]| -> BoxResult<Vec<u64>> {
+        let mut out = vec![0u64; ring.degree()];
+        match params.multiplication_tables() {
+            MulTables::Hps(hps) => hps.decrypt_scale_round(words, &mut out)?,
+            MulTables::Behz(behz) => behz.decrypt_scale_round(words, &mut out)?,
+        }
+        Ok(out)
+    };
+    check(
+        "Decrypt 5: scale-and-round + download",
+        &decryptor.decrypt(&c0[0])?,
+        &cpu_scale_round(host_c0[0].as_slice())?,
+    )?;
+    check("Decrypt 4+5 fused", &decryptor.decrypt_sum(&c1[0], &c0[0])?, &cpu_scale_round(cpu_sum.as_slice())?)?;
     // Decrypt as the bfv crate runs it, against its device part alone (the same kernels into a
     // device buffer, no host copy) and the host work on its output.
     {
@@ -227,6 +276,9 @@ fn steps_for(
         let ciphertexts: Vec<_> = (0..ROTATION)
             .map(|i| bfv_context.encrypt_with_seed(&plaintext, &pk, &seed(10 + i as u8)))
             .collect::<Result<_, _>>()?;
+        check("bfv decrypt", bfv_context.decrypt(&ciphertexts[0], &sk)?.coefficients(), &values)?;
+        let resident = bfv_context.decrypt_resident(&ciphertexts[0], &sk)?.to_plaintext()?;
+        check("bfv decrypt_resident", resident.coefficients(), &values)?;
         push(
             "Decrypt (bfv::BfvContext::decrypt, whole)",
             time_both(device, runs, |i| {
@@ -249,6 +301,18 @@ fn steps_for(
             })?,
         );
         let mut plain_out = device.stream().alloc_zeros::<u64>(ring.degree())?;
+        match &decryptor {
+            Decryptor::Hps(gpu) => gpu.decrypt_scale_round(c0[0].device_buffer(), &mut plain_out)?,
+            Decryptor::Behz(gpu) => gpu.decrypt_scale_round(c0[0].device_buffer(), &mut plain_out)?,
+        }
+        check("scale-and-round alone", &device.download_words(&plain_out)?, &cpu_scale_round(host_c0[0].as_slice())?)?;
+        let x = c1[0].forward_to_new()?.inverse_of_product(&secret)?;
+        match &decryptor {
+            Decryptor::Hps(gpu) => gpu.decrypt_scale_round(x.device_buffer(), &mut plain_out)?,
+            Decryptor::Behz(gpu) => gpu.decrypt_scale_round(x.device_buffer(), &mut plain_out)?,
+        }
+        let cpu_device_part = cpu_scale_round(cpu_product.clone().inverse()?.as_slice())?;
+        check("Decrypt device part", &device.download_words(&plain_out)?, &cpu_device_part)?;
         push(
             "scale-and-round alone into a device buffer",
             time_both(device, runs, |i| {
@@ -286,6 +350,14 @@ fn steps_for(
             && let Ok(encoder) = bfv::BatchEncoder::new(&params)
         {
             let slots: Vec<u64> = (0..ring.degree() as u64).map(|i| (i * 5 + 3) % t).collect();
+            let encoded = encoder.encode(&slots)?;
+            check(
+                "encode_resident",
+                encoder.encode_resident(&bfv_context, &slots)?.to_plaintext()?.coefficients(),
+                encoded.coefficients(),
+            )?;
+            let decoded = encoder.decode_resident(&bfv_context, &bfv_context.upload_plaintext(&encoded)?)?;
+            check("decode_resident", &decoded, &encoder.decode(&encoded)?)?;
             push(
                 "batch encode on the host (BatchEncoder::encode)",
                 time_both(device, runs, |_| {

@@ -17,6 +17,9 @@
 //! products: the lazy Shoup products of the base-conversion inner products, `N` times the
 //! source limbs times the output rows.
 //!
+//! Before timing a set, each timed step's output is computed once and compared with the CPU
+//! reference (`rns`); a mismatch stops the benchmark with an error (exit status 1).
+//!
 //! Usage: `gpu_rns [--runs R] [--quick]` (`--quick`: N = 2^12 and 2^16 only). Prints a
 //! markdown table on stdout.
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
@@ -28,7 +31,7 @@ use poly::{Coeff, Poly, RingContext, TransformKind};
 use poly_cuda::cudarc::driver::CudaSlice;
 use poly_cuda::{DevicePoly, GpuContext, GpuDevice};
 use rand::{Rng, SeedableRng};
-use rns::gpu::{GpuBehz, GpuHps, GpuKeySwitch};
+use rns::gpu::{GpuBehz, GpuDecryption, GpuHps, GpuKeySwitch};
 use rns::{BehzContext, Extension, HpsContext, KeySwitchContext};
 
 /// Bytes that one rotation of inputs should span, well beyond the H100's 50 MB L2.
@@ -82,8 +85,9 @@ impl Bench<'_> {
         (ring, gpu)
     }
 
-    /// `count` device copies of one random polynomial of `ring` (count from the rotation).
-    fn inputs(&mut self, ring: &Arc<RingContext>, gpu: &GpuContext) -> Vec<DevicePoly<Coeff>> {
+    /// `count` device copies of one random polynomial of `ring` (count from the rotation), and
+    /// that polynomial on the host.
+    fn inputs(&mut self, ring: &Arc<RingContext>, gpu: &GpuContext) -> (Poly<Coeff>, Vec<DevicePoly<Coeff>>) {
         let n = ring.degree();
         let mut values = Vec::with_capacity(ring.poly_len());
         for m in ring.moduli() {
@@ -92,7 +96,7 @@ impl Bench<'_> {
         let host = Poly::<Coeff>::from_limbs(ring, values).unwrap();
         let first = DevicePoly::upload(gpu, &host).unwrap();
         let rotation = ROTATION_BYTES.div_ceil(ring.poly_len() * 8).clamp(2, self.runs);
-        (0..rotation).map(|_| first.duplicate().unwrap()).collect()
+        (host, (0..rotation).map(|_| first.duplicate().unwrap()).collect())
     }
 
     /// Times `op` over the rotating inputs: warm-up, then primed and unprimed rounds.
@@ -120,7 +124,7 @@ impl Bench<'_> {
         (results.pop().unwrap(), call)
     }
 
-    fn bench_set(&mut self, set: &ParameterSet, rows: &mut Vec<Row>) {
+    fn bench_set(&mut self, set: &ParameterSet, rows: &mut Vec<Row>) -> Result<(), String> {
         let n = 1usize << set.log_n;
         let two_n = 2 * n as u64;
         let mut taken = Vec::new();
@@ -131,13 +135,32 @@ impl Bench<'_> {
         let label = format!("2^{} {} ({})", set.log_n, k, s);
         let word = 8usize;
         let (q_ring, q_gpu) = self.ring(n, &q);
-        let q_inputs = self.inputs(&q_ring, &q_gpu);
+        let (q_host, q_inputs) = self.inputs(&q_ring, &q_gpu);
+        let q_words = q_host.as_slice();
+        let q_input = &q_inputs[0];
 
         // HPS.
         let hps = HpsContext::with_generated_moduli(n, &q, t).unwrap();
         let gpu_hps = GpuHps::cached(self.device, &hps).unwrap();
         let l = hps.p().len();
         let (q_p_ring, q_p_gpu) = self.ring(n, &hps.q_p().unwrap().values());
+        let (wide_host, wide) = self.inputs(&q_p_ring, &q_p_gpu);
+        // Each timed step's output once against the CPU reference before it is timed.
+        let mut cpu_plain = vec![0u64; n];
+        hps.decrypt_scale_round(q_words, &mut cpu_plain).unwrap();
+        check(
+            &label,
+            "HPS extend",
+            gpu_hps.extend_poly(q_input, &q_p_gpu).unwrap().to_vec().unwrap(),
+            hps.extend_poly(&q_host, &q_p_ring).unwrap().as_slice(),
+        )?;
+        check(
+            &label,
+            "HPS scale down",
+            gpu_hps.scale_down_poly(&wide[0], &q_gpu).unwrap().to_vec().unwrap(),
+            hps.scale_down_poly(&wide_host, &q_ring).unwrap().as_slice(),
+        )?;
+        check(&label, "HPS decrypt", gpu_hps.decrypt_poly(q_input).unwrap(), &cpu_plain)?;
         let (gpu, call) = self.time(&q_inputs, |x| drop(gpu_hps.extend_poly(x, &q_p_gpu).unwrap()));
         rows.push(Row {
             set: label.clone(),
@@ -147,7 +170,6 @@ impl Bench<'_> {
             bytes: (2 * k + l) * n * word,
             products: n * k * l,
         });
-        let wide = self.inputs(&q_p_ring, &q_p_gpu);
         let (gpu, call) = self.time(&wide, |x| drop(gpu_hps.scale_down_poly(x, &q_gpu).unwrap()));
         rows.push(Row {
             set: label.clone(),
@@ -159,6 +181,8 @@ impl Bench<'_> {
         });
         drop(wide);
         let mut plain: CudaSlice<u64> = self.device.stream().alloc_zeros(n).unwrap();
+        gpu_hps.decrypt_scale_round(q_input.device_buffer(), &mut plain).unwrap();
+        check(&label, "HPS decrypt (kernel)", self.device.download_words(&plain).unwrap(), &cpu_plain)?;
         let (gpu, call) = self.time(&q_inputs, |x| gpu_hps.decrypt_scale_round(x.device_buffer(), &mut plain).unwrap());
         rows.push(Row {
             set: label.clone(),
@@ -174,6 +198,22 @@ impl Bench<'_> {
         let gpu_behz = GpuBehz::cached(self.device, &behz).unwrap();
         let bsk = behz.bsk().len();
         let (q_bsk_ring, q_bsk_gpu) = self.ring(n, &behz.q_bsk().unwrap().values());
+        let (wide_host, wide) = self.inputs(&q_bsk_ring, &q_bsk_gpu);
+        behz.decrypt_scale_round(q_words, &mut cpu_plain).unwrap();
+        check(
+            &label,
+            "BEHZ extend",
+            gpu_behz.extend_poly(q_input, &q_bsk_gpu).unwrap().to_vec().unwrap(),
+            behz.extend_poly(&q_host, &q_bsk_ring).unwrap().as_slice(),
+        )?;
+        check(
+            &label,
+            "BEHZ scale down",
+            gpu_behz.scale_down_poly(&wide[0], &q_gpu).unwrap().to_vec().unwrap(),
+            behz.scale_down_poly(&wide_host, &q_ring).unwrap().as_slice(),
+        )?;
+        gpu_behz.decrypt_scale_round(q_input.device_buffer(), &mut plain).unwrap();
+        check(&label, "BEHZ decrypt (kernel)", self.device.download_words(&plain).unwrap(), &cpu_plain)?;
         let (gpu, call) = self.time(&q_inputs, |x| drop(gpu_behz.extend_poly(x, &q_bsk_gpu).unwrap()));
         rows.push(Row {
             set: label.clone(),
@@ -183,7 +223,6 @@ impl Bench<'_> {
             bytes: (2 * k + bsk) * n * word,
             products: n * k * (bsk + 1),
         });
-        let wide = self.inputs(&q_bsk_ring, &q_bsk_gpu);
         let (gpu, call) = self.time(&wide, |x| drop(gpu_behz.scale_down_poly(x, &q_gpu).unwrap()));
         rows.push(Row {
             set: label.clone(),
@@ -211,6 +250,26 @@ impl Bench<'_> {
         let gpu_ks = GpuKeySwitch::cached(self.device, &key_switch).unwrap();
         let digits = key_switch.num_digits();
         let (ks_ring, ks_gpu) = self.ring(n, &key_switch.q_p().unwrap().values());
+        let (wide_host, wide) = self.inputs(&ks_ring, &ks_gpu);
+        for digit in 0..digits {
+            check(
+                &label,
+                &format!("ModUp digit {digit}"),
+                gpu_ks.mod_up_poly(q_input, digit, Extension::Exact, &ks_gpu).unwrap().to_vec().unwrap(),
+                key_switch.mod_up_poly(&q_host, digit, Extension::Exact, &ks_ring).unwrap().as_slice(),
+            )?;
+        }
+        let mut all_digits = self.device.stream().alloc_zeros::<u64>(digits * (k + s) * n).unwrap();
+        gpu_ks.mod_up_all(q_input.device_buffer(), Extension::Exact, &mut all_digits).unwrap();
+        let mut cpu_all = vec![0u64; digits * (k + s) * n];
+        key_switch.mod_up_all(q_words, Extension::Exact, &mut cpu_all).unwrap();
+        check(&label, "ModUp all, batched", self.device.download_words(&all_digits).unwrap(), &cpu_all)?;
+        check(
+            &label,
+            "ModDown",
+            gpu_ks.mod_down_poly(&wide[0], &q_gpu).unwrap().to_vec().unwrap(),
+            key_switch.mod_down_poly(&wide_host, &q_ring).unwrap().as_slice(),
+        )?;
         let (gpu, call) = self.time(&q_inputs, |x| drop(gpu_ks.mod_up_poly(x, 0, Extension::Exact, &ks_gpu).unwrap()));
         rows.push(Row {
             set: label.clone(),
@@ -235,7 +294,6 @@ impl Bench<'_> {
         });
         // Key switching's batched path: every digit into one [digits][q u P][N] buffer (one
         // launch for one-prime digits), the buffer reused across calls.
-        let mut all_digits = self.device.stream().alloc_zeros::<u64>(digits * (k + s) * n).unwrap();
         let (gpu, call) =
             self.time(&q_inputs, |x| gpu_ks.mod_up_all(x.device_buffer(), Extension::Exact, &mut all_digits).unwrap());
         drop(all_digits);
@@ -247,7 +305,6 @@ impl Bench<'_> {
             bytes: digits * (digit_size + k + s) * n * word,
             products: n * k * (k - digit_size + s),
         });
-        let wide = self.inputs(&ks_ring, &ks_gpu);
         let (gpu, call) = self.time(&wide, |x| drop(gpu_ks.mod_down_poly(x, &q_gpu).unwrap()));
         rows.push(Row {
             set: label.clone(),
@@ -257,7 +314,19 @@ impl Bench<'_> {
             bytes: (2 * k + s) * n * word,
             products: n * s * k,
         });
-        eprintln!("done: {label} (HPS |P| = {l}, BEHZ |B_sk| = {bsk}, {digits} digits)");
+        eprintln!("done: {label} (HPS |P| = {l}, BEHZ |B_sk| = {bsk}, {digits} digits; outputs checked)");
+        Ok(())
+    }
+}
+
+/// `Ok` when the GPU's words equal the CPU reference's, else the step and the first mismatch.
+fn check(set: &str, step: &str, gpu: Vec<u64>, cpu: &[u64]) -> Result<(), String> {
+    if gpu.len() != cpu.len() {
+        return Err(format!("{set}, {step}: {} words from the GPU, {} from the CPU", gpu.len(), cpu.len()));
+    }
+    match gpu.iter().zip(cpu).position(|(g, c)| g != c) {
+        None => Ok(()),
+        Some(at) => Err(format!("{set}, {step}: word {at} differs: GPU {}, CPU {}", gpu[at], cpu[at])),
     }
 }
 
@@ -282,7 +351,10 @@ fn main() {
     let mut bench = Bench { device: &device, runs, rng: rand::rngs::StdRng::seed_from_u64(1) };
     let mut rows = Vec::new();
     for set in SETS.iter().filter(|set| !quick || set.log_n == 12 || set.log_n == 16) {
-        bench.bench_set(set, &mut rows);
+        if let Err(mismatch) = bench.bench_set(set, &mut rows) {
+            eprintln!("gpu_rns: wrong output, nothing timed is valid: {mismatch}");
+            std::process::exit(1);
+        }
     }
 
     println!("## rns GPU steps on {}", device.name());

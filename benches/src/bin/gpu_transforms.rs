@@ -13,6 +13,9 @@
 //! transform = one read and one write of the polynomial (`16 L N`, the one-pass floor;
 //! twiddle reads are not counted); product = two reads and one write (`24 L N`).
 //!
+//! Before timing a shape, each timed operation's output is computed once and compared with the
+//! CPU reference (`poly`); a mismatch stops the benchmark with an error (exit status 1).
+//!
 //! Usage: `gpu_transforms [--runs R] [--quick] [--shapes 16x32,12x3] [--transforms ntt,dgt,hdgt]`
 //! (`--quick`: fewer shapes, for smoke tests; `--shapes`: only these `log2(N)` x limbs shapes;
 //! `--transforms`: which transforms, default all three).
@@ -40,6 +43,25 @@ struct Row {
     bytes: usize,
 }
 
+/// The outputs of the timed operations (forward, inverse, evaluation-domain product) on `host`,
+/// once, against the CPU reference; an error naming the first mismatch.
+fn check_outputs(gpu: &GpuContext, host: &Poly<Coeff>, label: &str) -> Result<(), String> {
+    let eval = DevicePoly::upload(gpu, host).unwrap().forward().unwrap();
+    let cpu_eval = host.clone().forward().unwrap();
+    if eval.download().unwrap() != cpu_eval {
+        return Err(format!("{label}: the GPU forward transform differs from the CPU's"));
+    }
+    if eval.duplicate().unwrap().inverse().unwrap().download().unwrap() != *host {
+        return Err(format!("{label}: the GPU inverse transform does not give the input back"));
+    }
+    let mut product = eval.duplicate().unwrap();
+    product.mul_assign(&eval).unwrap();
+    if product.download().unwrap() != cpu_eval.mul(&cpu_eval).unwrap() {
+        return Err(format!("{label}: the GPU evaluation-domain product differs from the CPU's"));
+    }
+    Ok(())
+}
+
 fn bench_shape(
     device: &Arc<GpuDevice>,
     transform: TransformKind,
@@ -47,7 +69,7 @@ fn bench_shape(
     limbs: usize,
     runs: usize,
     rows: &mut Vec<Row>,
-) {
+) -> Result<(), String> {
     let n = 1usize << log_n;
     let primes = modarith::generate_ntt_primes(60, 2 * n as u64, limbs, &[]).unwrap();
     let ring: Arc<RingContext> = RingContext::new(n, &primes, transform).unwrap();
@@ -60,6 +82,7 @@ fn bench_shape(
     let poly_bytes = ring.poly_len() * 8;
     let rotation = ROTATION_BYTES.div_ceil(poly_bytes).clamp(2, runs);
     let host = Poly::<Coeff>::from_limbs(&ring, values).unwrap();
+    check_outputs(&gpu, &host, &format!("{} N = 2^{log_n}, {limbs} limbs", transform.name()))?;
     let first = DevicePoly::upload(&gpu, &host).unwrap();
     let mut coeffs: Vec<DevicePoly<Coeff>> = (0..rotation).map(|_| first.duplicate().unwrap()).collect();
 
@@ -115,6 +138,7 @@ fn bench_shape(
     }
     let [mul_gpu, mul_call]: [Vec<f64>; 2] = mul_timings.try_into().unwrap();
     rows.push(Row { log_n, limbs, op: op("mul (eval)"), samples: mul_gpu, call: mul_call, bytes: 3 * poly_bytes });
+    Ok(())
 }
 
 fn main() {
@@ -170,7 +194,10 @@ fn main() {
     let mut rows = Vec::new();
     for (log_n, limbs) in shapes {
         for &transform in &transforms {
-            bench_shape(&device, transform, log_n, limbs, runs, &mut rows);
+            if let Err(mismatch) = bench_shape(&device, transform, log_n, limbs, runs, &mut rows) {
+                eprintln!("gpu_transforms: wrong output, nothing timed is valid: {mismatch}");
+                std::process::exit(1);
+            }
             eprintln!("done: {} N = 2^{log_n}, {limbs} limbs", transform.name());
         }
     }

@@ -1,8 +1,9 @@
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 //! Random circuits up to each preset's documented depth on the CPU backend (see
-//! `common/mod.rs` for the circuits). The presets' rings of `N >= 2^15` and the deep seed sets
-//! at `N = 2^14` run in `#[ignore]`d tests (minutes on a CPU); `gpu.rs` runs every preset with
-//! every variant and transform on a GPU.
+//! `common/mod.rs` for the circuits). The circuits of the presets' rings of `N >= 2^15` and of
+//! the deep seed sets at `N = 2^14` run in `#[ignore]`d tests (minutes on a CPU); `gpu.rs` runs
+//! every preset with every variant and transform on a GPU, and `presets.rs` checks every preset
+//! on the CPU with one multiplication (and the depth margin up to `N = 2^15`).
 
 mod common;
 

@@ -1,21 +1,50 @@
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 //! GPU against CPU, bit for bit: with the same seeds, keys, ciphertexts and every evaluated
-//! ciphertext are equal on both backends. Needs feature `cuda`; skips, saying so, when no
-//! device is found.
+//! ciphertext are equal on both backends, for fixed cases and random ones (proptest over the
+//! batching presets up to `N = 2^14`, variants, transforms and seeds; `poly-cuda/tests/common/gpu_cases.rs`);
+//! random circuits of every preset's depth and the squaring chains behind the documented depths.
+//! Needs feature `cuda`; skips, saying so, when no device is found.
 
 #[cfg(feature = "cuda")]
 mod common;
+#[cfg(feature = "cuda")]
+#[path = "../../poly-cuda/tests/common/gpu_cases.rs"]
+mod gpu_cases;
 
 #[cfg(feature = "cuda")]
 mod on_device {
     use bfv::{BatchEncoder, BfvBackend, BfvContext, Ciphertext, MulVariant, Preset};
     use poly::{CpuBackend, Seed, TransformKind};
     use poly_cuda::GpuBackend;
+    use proptest::prelude::*;
 
-    use crate::common::{COMBINATIONS, preset_params, run_circuit};
+    use crate::common::{COMBINATIONS, preset_params, run_circuit, squaring_chain};
+    use crate::gpu_cases::{self, Regressions};
 
-    fn seed(byte: u8) -> Seed {
-        Seed::from([byte; 32])
+    /// Committed failing cases of this file's random tests (see `gpu_cases.rs`).
+    const REGRESSIONS: Regressions = Regressions { text: include_str!("gpu.proptest-regressions"), source: file!() };
+
+    /// The seed `[byte; 32]` with `salt`'s bytes xored in (salt 0: `[byte; 32]`).
+    fn salted(byte: u8, salt: u64) -> Seed {
+        let salt = salt.to_le_bytes();
+        Seed::from(core::array::from_fn(|i| byte ^ salt[i % 8]))
+    }
+
+    /// A random case of a session: a preset with batching (the sessions encode slots and
+    /// rotate them) of `N <= 2^14` (the CPU reference of larger ones takes too long per case), a
+    /// variant, a transform and a seed salt.
+    fn random_session() -> impl Strategy<Value = (Preset, MulVariant, TransformKind, u64)> {
+        let presets: Vec<Preset> = Preset::all()
+            .into_iter()
+            .filter(|preset| {
+                let params = preset_params(*preset, MulVariant::Hps, TransformKind::Ntt);
+                params.degree() <= 1 << 14 && BatchEncoder::new(&params).is_ok()
+            })
+            .collect();
+        let variants = prop_oneof![Just(MulVariant::Hps), Just(MulVariant::Behz)];
+        let transforms =
+            prop_oneof![Just(TransformKind::Ntt), Just(TransformKind::Dgt), Just(TransformKind::HierarchicalDgt)];
+        (proptest::sample::select(presets), variants, transforms, any::<u64>())
     }
 
     /// Everything a small session computes, downloaded to the host.
@@ -24,9 +53,10 @@ mod on_device {
         preset: Preset,
         variant: MulVariant,
         transform: TransformKind,
+        salt: u64,
     ) -> Vec<Vec<u64>> {
-        let params =
-            preset.builder().unwrap().allow_insecure(true).variant(variant).transform(transform).build().unwrap();
+        let seed = |byte: u8| salted(byte, salt);
+        let params = preset_params(preset, variant, transform);
         let context = BfvContext::new(backend.clone(), &params).unwrap();
         let encoder = BatchEncoder::new(&params).unwrap();
         let t = params.plaintext_modulus();
@@ -34,8 +64,8 @@ mod on_device {
         let sk = context.secret_key_from_seed(&seed(1)).unwrap();
         let pk = context.public_key_from_seed(&sk, &seed(2)).unwrap();
         let rk = context.relin_key_from_seed(&sk, &seed(3)).unwrap();
-        let a: Vec<u64> = (0..n).map(|i| (i * 31 + 5) % t).collect();
-        let b: Vec<u64> = (0..n).map(|i| (i * i + 1) % t).collect();
+        let a: Vec<u64> = (0..n).map(|i| (i * 31 + 5 + salt % 1000) % t).collect();
+        let b: Vec<u64> = (0..n).map(|i| (i * i + 1 + salt % 997) % t).collect();
         let ca = context.encrypt_with_seed(&encoder.encode(&a).unwrap(), &pk, &seed(4)).unwrap();
         let cb = context.encrypt_with_seed(&encoder.encode(&b).unwrap(), &pk, &seed(5)).unwrap();
         let sym = context
@@ -123,13 +153,10 @@ mod on_device {
         out
     }
 
-    /// The GPU backend, or `None` when `poly_cuda::open_device_or_skip` says to skip (no
-    /// driver or no device, and `HEGPU_REQUIRE_GPU` unset). Any other failure fails the test.
+    /// The GPU backend, or `None` when this test is skipped (no driver or no device, and
+    /// `HEGPU_REQUIRE_GPU` unset; see `gpu_cases::device`). Any other failure fails the test.
     fn gpu_backend() -> Option<GpuBackend> {
-        match poly_cuda::open_device_or_skip(0) {
-            Ok(device) => device.map(GpuBackend::from_device),
-            Err(error) => panic!("the GPU tests cannot run: {error}"),
-        }
+        gpu_cases::device().map(GpuBackend::from_device)
     }
 
     /// The device plaintext scaling and lift (`kernels/bfv.cu`) equal the host's word for word,
@@ -178,6 +205,22 @@ mod on_device {
         }
     }
 
+    /// Every output of `session` on the CPU and on the GPU, compared.
+    fn compare_sessions(gpu: &GpuBackend, preset: Preset, variant: MulVariant, transform: TransformKind, salt: u64) {
+        let on_cpu = session(CpuBackend, preset, variant, transform, salt);
+        let on_gpu = session(gpu.clone(), preset, variant, transform, salt);
+        assert_eq!(on_cpu.len(), on_gpu.len());
+        for (index, (c, g)) in on_cpu.iter().zip(&on_gpu).enumerate() {
+            assert!(
+                c == g,
+                "{} {variant:?} {transform:?} (salt {salt}): output {index} differs between CPU and GPU",
+                preset.name()
+            );
+        }
+        eprintln!("{} {variant:?} {transform:?}: GPU = CPU on {} outputs", preset.name(), on_cpu.len());
+    }
+
+    /// Fixed cases: both variants and every transform, one special prime and hybrid digits.
     #[test]
     fn gpu_equals_cpu_bit_for_bit() {
         let Some(gpu) = gpu_backend() else { return };
@@ -189,18 +232,17 @@ mod on_device {
             (Preset::Phantom { log_degree: 14, hybrid: false }, MulVariant::Behz, TransformKind::Ntt),
         ];
         for (preset, variant, transform) in cases {
-            let on_cpu = session(CpuBackend, preset, variant, transform);
-            let on_gpu = session(gpu.clone(), preset, variant, transform);
-            assert_eq!(on_cpu.len(), on_gpu.len());
-            for (index, (c, g)) in on_cpu.iter().zip(&on_gpu).enumerate() {
-                assert!(
-                    c == g,
-                    "{} {variant:?} {transform:?}: output {index} differs between CPU and GPU",
-                    preset.name()
-                );
-            }
-            eprintln!("{} {variant:?} {transform:?}: GPU = CPU on {} outputs", preset.name(), on_cpu.len());
+            compare_sessions(&gpu, preset, variant, transform, 0);
         }
+    }
+
+    /// 8 random cases (`random_session`).
+    #[test]
+    fn gpu_equals_cpu_on_random_sessions() {
+        let Some(gpu) = gpu_backend() else { return };
+        gpu_cases::check(8, REGRESSIONS, random_session(), |(preset, variant, transform, salt)| {
+            compare_sessions(&gpu, preset, variant, transform, salt);
+        });
     }
 
     /// Galois keys, rotated ciphertexts (rows left and right, the row swap, a composition,
@@ -211,14 +253,16 @@ mod on_device {
         preset: Preset,
         variant: MulVariant,
         transform: TransformKind,
+        salt: u64,
     ) -> Vec<Vec<u64>> {
+        let seed = |byte: u8| salted(byte, salt);
         let params = preset_params(preset, variant, transform);
         let context = BfvContext::new(backend.clone(), &params).unwrap();
         let encoder = BatchEncoder::new(&params).unwrap();
         let t = params.plaintext_modulus();
         let n = params.degree();
         let row = n / 2;
-        let values: Vec<u64> = (0..n as u64).map(|i| (i * i * 7 + 3 * i + 1) % t).collect();
+        let values: Vec<u64> = (0..n as u64).map(|i| (i * i * 7 + 3 * i + 1 + salt % 1009) % t).collect();
         let rotated_plain = |steps: usize| -> Vec<u64> {
             values.chunks_exact(row).flat_map(|half| (0..row).map(move |i| half[(i + steps) % row])).collect()
         };
@@ -260,6 +304,21 @@ mod on_device {
         out
     }
 
+    /// Rotation outputs on the CPU and on the GPU, compared.
+    fn compare_rotations(gpu: &GpuBackend, preset: Preset, variant: MulVariant, transform: TransformKind, salt: u64) {
+        let on_cpu = rotation_session(CpuBackend, preset, variant, transform, salt);
+        let on_gpu = rotation_session(gpu.clone(), preset, variant, transform, salt);
+        assert_eq!(on_cpu.len(), on_gpu.len());
+        for (index, (c, g)) in on_cpu.iter().zip(&on_gpu).enumerate() {
+            assert!(
+                c == g,
+                "{} {variant:?} {transform:?} (salt {salt}): rotation output {index} differs between CPU and GPU",
+                preset.name()
+            );
+        }
+        eprintln!("{} {variant:?} {transform:?}: rotations GPU = CPU on {} outputs", preset.name(), on_cpu.len());
+    }
+
     /// Galois keys and rotated ciphertexts from the GPU equal the CPU's word for word with the
     /// same seeds: NTT presets of both variants (one special prime and hybrid), DGT and HDGT.
     #[test]
@@ -273,24 +332,29 @@ mod on_device {
             (Preset::Phantom { log_degree: 14, hybrid: true }, MulVariant::Behz, TransformKind::HierarchicalDgt),
         ];
         for (preset, variant, transform) in cases {
-            let on_cpu = rotation_session(CpuBackend, preset, variant, transform);
-            let on_gpu = rotation_session(gpu.clone(), preset, variant, transform);
-            assert_eq!(on_cpu.len(), on_gpu.len());
-            for (index, (c, g)) in on_cpu.iter().zip(&on_gpu).enumerate() {
-                assert!(
-                    c == g,
-                    "{} {variant:?} {transform:?}: rotation output {index} differs between CPU and GPU",
-                    preset.name()
-                );
-            }
-            eprintln!("{} {variant:?} {transform:?}: rotations GPU = CPU on {} outputs", preset.name(), on_cpu.len());
+            compare_rotations(&gpu, preset, variant, transform, 0);
         }
+    }
+
+    /// 6 random cases (`random_session`).
+    #[test]
+    fn gpu_rotations_equal_cpu_on_random_sessions() {
+        let Some(gpu) = gpu_backend() else { return };
+        gpu_cases::check(6, REGRESSIONS, random_session(), |(preset, variant, transform, salt)| {
+            compare_rotations(&gpu, preset, variant, transform, salt);
+        });
     }
 
     /// Random circuits of each preset's documented depth, three ciphertexts wide, with every
     /// variant and transform (NTT, DGT, HDGT), for the presets whose degree `select` accepts.
+    /// The circuits are drawn from a random seed, printed (`PROPTEST_RNG_SEED` sets it).
     fn circuits_on_gpu(select: impl Fn(usize) -> bool) {
         let Some(gpu) = gpu_backend() else { return };
+        let base = gpu_cases::run_seed();
+        eprintln!(
+            "gpu cases: {}: circuits of seed {base} + preset index (PROPTEST_RNG_SEED={base} draws them again)",
+            gpu_cases::test_name()
+        );
         for (index, preset) in Preset::all().into_iter().enumerate() {
             let degree = preset_params(preset, MulVariant::Hps, TransformKind::Ntt).degree();
             if !select(degree) {
@@ -300,7 +364,7 @@ mod on_device {
             for (variant, transform) in COMBINATIONS {
                 let params = preset_params(preset, variant, transform);
                 let start = std::time::Instant::now();
-                let budget = run_circuit(gpu.clone(), &params, depth, 3, index as u64);
+                let budget = run_circuit(gpu.clone(), &params, depth, 3, base.wrapping_add(index as u64));
                 eprintln!(
                     "{} {variant:?} {transform:?}: depth {depth} ok, budget left {budget}, {:.2} s",
                     preset.name(),
@@ -320,39 +384,17 @@ mod on_device {
         circuits_on_gpu(|n| n >= 1 << 15);
     }
 
-    /// The measurement behind [`Preset::depth`]: the longest chain of squarings (each
-    /// relinearized) of a fresh encryption of `-1` that decrypts correctly with a positive
-    /// budget must be at least the documented depth plus one level of margin (depth-1 sets:
-    /// the chain is one level).
+    /// The measurement behind [`Preset::depth`] on the GPU, for every preset (the CPU runs the
+    /// presets it can afford, in `presets.rs`): see `common::squaring_chain`.
     #[test]
     fn gpu_squaring_chains_exceed_every_documented_depth() {
         let Some(gpu) = gpu_backend() else { return };
         for preset in Preset::all() {
-            let params = preset.builder().unwrap().allow_insecure(true).build().unwrap();
-            let context = BfvContext::new(gpu.clone(), &params).unwrap();
-            let encoder = bfv::CoefficientEncoder::new(&params);
-            let t = params.plaintext_modulus();
-            let sk = context.secret_key_from_seed(&seed(1)).unwrap();
-            let pk = context.public_key_from_seed(&sk, &seed(2)).unwrap();
-            let rk = context.relin_key_from_seed(&sk, &seed(3)).unwrap();
-            let mut ct = context.encrypt_with_seed(&encoder.encode(&[t - 1]).unwrap(), &pk, &seed(4)).unwrap();
-            let mut chain = 0u32;
-            let mut expected = t - 1;
-            loop {
-                ct = context.square_relin(&ct, &rk).unwrap();
-                expected = (u128::from(expected) * u128::from(expected) % u128::from(t)) as u64;
-                let decrypted = encoder.decode(&context.decrypt(&ct, &sk).unwrap()).unwrap();
-                let correct = decrypted[0] == expected && decrypted[1..].iter().all(|&v| v == 0);
-                if !correct || context.noise_budget(&ct, &sk).is_err() || chain > 80 {
-                    break;
-                }
-                chain += 1;
-            }
+            let chain = squaring_chain(gpu.clone(), preset);
             let documented = preset.depth().unwrap();
             eprintln!("{}: squaring chain {chain}, documented depth {documented}", preset.name());
-            // One level of margin, except where the chain itself is one level long.
             assert!(
-                chain > documented || (chain == 1 && documented == 1),
+                crate::common::chain_leaves_margin(chain, documented),
                 "{}: chain {chain}, documented depth {documented}",
                 preset.name()
             );

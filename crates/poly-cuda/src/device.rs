@@ -3,7 +3,8 @@
 use std::any::{Any, TypeId};
 use std::sync::{Arc, Mutex, PoisonError};
 
-use cudarc::driver::{CudaContext, CudaSlice, CudaStream, DeviceRepr, PinnedHostSlice};
+use cudarc::driver::sys::CUresult;
+use cudarc::driver::{CudaContext, CudaSlice, CudaStream, DeviceRepr, DriverError, PinnedHostSlice};
 
 use crate::error::{GpuError, Result};
 use crate::kernel::{KernelSet, PolyKernels};
@@ -15,13 +16,50 @@ pub fn driver_available() -> bool {
     unsafe { cudarc::driver::sys::is_culib_present() }
 }
 
-/// The number of CUDA devices, or why there is none.
+/// The number of CUDA devices: 0 when the driver reports none. Errors:
+/// [`GpuError::DriverNotLoadable`] without a driver; [`GpuError::DeviceUnusable`] (with the
+/// driver's message) when the driver is installed but fails to initialize for another reason
+/// (a driver older than the embedded kernels need, a broken installation).
 pub fn device_count() -> Result<usize> {
+    Ok(initialize_driver(0)?.unwrap_or(0))
+}
+
+/// Whether a driver status means the machine has no CUDA device (so GPU work may be skipped)
+/// rather than a device or driver that is there but broken (which must be an error).
+fn means_no_device(code: CUresult) -> bool {
+    code == CUresult::CUDA_ERROR_NO_DEVICE
+}
+
+/// Whether a driver status means that only the CUDA stub library is installed: no driver.
+fn means_no_driver(code: CUresult) -> bool {
+    code == CUresult::CUDA_ERROR_STUB_LIBRARY
+}
+
+/// `cuInit`, then the device count: `Ok(None)` when the driver reports no device, `Ok(Some(n))`
+/// with `n >= 1`, or the error that says why the driver cannot be used (`ordinal` names the
+/// device asked for, for the message).
+fn initialize_driver(ordinal: usize) -> Result<Option<usize>> {
     if !driver_available() {
         return Err(GpuError::DriverNotLoadable);
     }
-    let count = CudaContext::device_count().map_err(|e| GpuError::NoDevice { ordinal: 0, reason: e.to_string() })?;
-    Ok(usize::try_from(count).unwrap_or(0))
+    let classify = |error: DriverError| {
+        if means_no_driver(error.0) {
+            GpuError::DriverNotLoadable
+        } else {
+            GpuError::DeviceUnusable { ordinal, reason: error.to_string() }
+        }
+    };
+    match cudarc::driver::result::init() {
+        Ok(()) => {}
+        Err(error) if means_no_device(error.0) => return Ok(None),
+        Err(error) => return Err(classify(error)),
+    }
+    let count = match cudarc::driver::result::device::get_count() {
+        Ok(count) => usize::try_from(count).unwrap_or(0),
+        Err(error) if means_no_device(error.0) => 0,
+        Err(error) => return Err(classify(error)),
+    };
+    Ok((count > 0).then_some(count))
 }
 
 /// Kernel sets of other crates on one device, by type: each loaded once, on first use.
@@ -61,14 +99,21 @@ const STAGING_MIN_WORDS: usize = 1 << 16;
 impl GpuDevice {
     /// Opens device `ordinal`: creates (retains) its primary context, a stream, and loads
     /// this crate's kernel modules (`ntt`, `dgt`, `elementwise`, `sampling`). Errors: [`GpuError::DriverNotLoadable`] without a driver,
-    /// [`GpuError::NoDevice`] when the ordinal does not exist, [`GpuError::KernelLoad`] when
-    /// the device cannot run the embedded kernels (an architecture below sm_80 or a driver
-    /// older than CUDA 13.0).
+    /// [`GpuError::NoDevice`] when the driver reports no device at all,
+    /// [`GpuError::NoSuchDevice`] when there are devices but not this ordinal,
+    /// [`GpuError::DeviceUnusable`] with the driver's message for every other failure to
+    /// initialize the driver or create the context (driver too old, device busy or in an
+    /// exclusive mode, out of memory), [`GpuError::KernelLoad`] when the device cannot run the
+    /// embedded kernels (an architecture below sm_80 or a driver older than CUDA 13.0).
     pub fn new(ordinal: usize) -> Result<Arc<Self>> {
-        if !driver_available() {
-            return Err(GpuError::DriverNotLoadable);
+        let Some(count) = initialize_driver(ordinal)? else {
+            return Err(GpuError::NoDevice { reason: "the CUDA driver reports no device".to_string() });
+        };
+        if ordinal >= count {
+            return Err(GpuError::NoSuchDevice { ordinal, count });
         }
-        let context = CudaContext::new(ordinal).map_err(|e| GpuError::NoDevice { ordinal, reason: e.to_string() })?;
+        let context =
+            CudaContext::new(ordinal).map_err(|e| GpuError::DeviceUnusable { ordinal, reason: e.to_string() })?;
         // One in-order stream carries all work, so cudarc's per-buffer event tracking would
         // only add two event records per kernel argument. Turned off before any allocation.
         // SAFETY: nothing has been allocated or launched in this context by us yet, and every
@@ -296,21 +341,66 @@ fn keep_pool_memory(context: &Arc<CudaContext>) -> Result<()> {
 
 /// Environment variable that turns "no GPU here" into an error for [`open_device_or_skip`]:
 /// set it (to anything but `0`) on a GPU machine, so that GPU tests that cannot find the
-/// device fail instead of skipping. `.gpu/run.sh` sets it.
+/// device fail instead of skipping. `.gpu/run.sh` and `cargo xtask test-gpu` set it.
 pub const REQUIRE_GPU_ENV: &str = "HEGPU_REQUIRE_GPU";
 
+/// Environment variable naming a file to which [`open_device_or_skip`] appends one line per
+/// skip: the name of the current thread, which libtest names after the running test. This is
+/// how `cargo xtask test` counts a GPU test that found no device as skipped, not passed.
+pub const SKIP_LOG_ENV: &str = "HEGPU_SKIP_LOG";
+
 /// Opens device `ordinal` for tests and benchmarks that must run anywhere: `Ok(None)` (after
-/// printing why to stderr) when the machine has no CUDA driver or no device, unless
-/// [`REQUIRE_GPU_ENV`] is set, in which case that is an error too. Any other failure to open
-/// an existing device is an error.
+/// printing why to stderr, and recording the skip in [`SKIP_LOG_ENV`]'s file when that is
+/// set) only when the machine has no CUDA driver or the driver reports no device, and
+/// [`REQUIRE_GPU_ENV`] is not set. Every other failure to open a device (driver too old,
+/// device busy, out of memory, no such ordinal) is an error, as is a missing device when
+/// [`REQUIRE_GPU_ENV`] is set: a broken GPU machine must not look like one without a GPU.
 pub fn open_device_or_skip(ordinal: usize) -> Result<Option<Arc<GpuDevice>>> {
     let required = std::env::var(REQUIRE_GPU_ENV).is_ok_and(|v| !v.is_empty() && v != "0");
     match GpuDevice::new(ordinal) {
         Ok(device) => Ok(Some(device)),
         Err(error @ (GpuError::DriverNotLoadable | GpuError::NoDevice { .. })) if !required => {
-            eprintln!("skipping GPU work: {error} (set {REQUIRE_GPU_ENV}=1 to make this an error)");
+            let current = std::thread::current();
+            let name = current.name().unwrap_or("unnamed thread");
+            eprintln!("skipped {name}: no CUDA device: {error} (set {REQUIRE_GPU_ENV}=1 to make this an error)");
+            record_skip(name)?;
             Ok(None)
         }
         Err(error) => Err(error),
+    }
+}
+
+/// Appends `name` and a newline to the file named by [`SKIP_LOG_ENV`], if set. One `write` of
+/// a short line to a file opened for appending: lines of parallel tests do not interleave.
+fn record_skip(name: &str) -> Result<()> {
+    use std::io::Write;
+    let Some(path) = std::env::var_os(SKIP_LOG_ENV) else { return Ok(()) };
+    let failed =
+        |e: std::io::Error| GpuError::SkipLog { path: path.to_string_lossy().into_owned(), reason: e.to_string() };
+    let mut file = std::fs::OpenOptions::new().create(true).append(true).open(&path).map_err(failed)?;
+    file.write_all(format!("{name}\n").as_bytes()).map_err(failed)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Only "no device" and "only the stub library" let GPU work be skipped; the failures of a
+    /// machine that has a GPU are errors.
+    #[test]
+    fn only_a_missing_device_or_driver_counts_as_absent() {
+        assert!(means_no_device(CUresult::CUDA_ERROR_NO_DEVICE));
+        assert!(means_no_driver(CUresult::CUDA_ERROR_STUB_LIBRARY));
+        for broken in [
+            CUresult::CUDA_ERROR_COMPAT_NOT_SUPPORTED_ON_DEVICE,
+            CUresult::CUDA_ERROR_DEVICE_UNAVAILABLE,
+            CUresult::CUDA_ERROR_OUT_OF_MEMORY,
+            CUresult::CUDA_ERROR_NOT_INITIALIZED,
+            CUresult::CUDA_ERROR_INVALID_DEVICE,
+            CUresult::CUDA_ERROR_SYSTEM_DRIVER_MISMATCH,
+            CUresult::CUDA_ERROR_UNKNOWN,
+        ] {
+            assert!(!means_no_device(broken) && !means_no_driver(broken), "{broken:?}");
+        }
     }
 }

@@ -10,9 +10,20 @@ pub enum GpuError {
     /// The CUDA driver library (`libcuda.so`) could not be loaded: no NVIDIA driver here.
     #[error("the CUDA driver library could not be loaded (is an NVIDIA driver installed?)")]
     DriverNotLoadable,
-    /// The driver loaded but there is no usable device with this ordinal.
-    #[error("no CUDA device {ordinal}: {reason}")]
-    NoDevice { ordinal: usize, reason: String },
+    /// The driver loaded and reports no CUDA device at all.
+    #[error("no CUDA device: {reason}")]
+    NoDevice { reason: String },
+    /// There are devices, but not one with this ordinal.
+    #[error("no CUDA device {ordinal}: the driver reports {count}")]
+    NoSuchDevice { ordinal: usize, count: usize },
+    /// The driver is installed and a device may be there, but initializing the driver or
+    /// creating the device's context failed (driver too old, device busy or in an exclusive
+    /// compute mode, out of memory, ...): the driver's message says which.
+    #[error("CUDA device {ordinal} could not be used: {reason}")]
+    DeviceUnusable { ordinal: usize, reason: String },
+    /// A skipped GPU test could not be recorded in the skip log (`HEGPU_SKIP_LOG`).
+    #[error("could not record a skipped GPU test in {path}: {reason}")]
+    SkipLog { path: String, reason: String },
     /// A device allocation failed for lack of memory.
     #[error("out of device memory allocating {bytes} bytes")]
     OutOfMemory { bytes: usize },

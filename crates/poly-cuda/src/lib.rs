@@ -51,7 +51,9 @@ pub use backend::GpuBackend;
 #[cfg(feature = "cuda")]
 pub use context::GpuContext;
 #[cfg(feature = "cuda")]
-pub use device::{GpuDevice, REQUIRE_GPU_ENV, STAGING_MAX_WORDS, device_count, driver_available, open_device_or_skip};
+pub use device::{
+    GpuDevice, REQUIRE_GPU_ENV, SKIP_LOG_ENV, STAGING_MAX_WORDS, device_count, driver_available, open_device_or_skip,
+};
 #[cfg(feature = "cuda")]
 pub use device_poly::{DevicePoly, DevicePolyBatch};
 #[cfg(feature = "cuda")]

@@ -1,7 +1,8 @@
 //! GPU DGT and hierarchical DGT against the CPU reference (`poly::dgt::DgtPlan`,
 //! `poly::hdgt::HdgtPlan`), bit-exact: forward, inverse, round trips and the Gaussian
-//! evaluation-domain product, over degrees 2^10..2^17 (and small ones), 1..64 limbs, prime
-//! sizes, seeds, batches and every HDGT split the kernels accept; errors for bad input.
+//! evaluation-domain product: random cases (proptest, `common/gpu_cases.rs`: degrees 2^3..2^17,
+//! 1..64 limbs, prime sizes, plans and splits, batches, data) and fixed ones (every degree, every
+//! HDGT split the kernels accept, small shapes of every kernel); errors for bad input.
 //! Skips, saying why, when there is no CUDA driver or device.
 #![cfg(feature = "cuda")]
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
@@ -17,9 +18,11 @@ use poly::{Coeff, Eval, Poly, PolyError, RingContext, TransformKind};
 use poly_cuda::cudarc::driver::CudaSlice;
 use poly_cuda::dgt::{MAX_FLAT_DEGREE, MAX_SUB_TRANSFORM};
 use poly_cuda::{DevicePoly, DevicePolyBatch, DgtSchedule, GpuContext, GpuDevice, GpuDgtPlan, GpuError};
-use rand::Rng;
+use proptest::prelude::*;
 use rand::rngs::StdRng;
+use rand::{Rng, SeedableRng};
 
+use common::gpu_cases::{self, Regressions};
 use common::{device, first_difference, ring};
 
 /// `count` distinct primes `1 mod 2N` of `bits` bits.
@@ -194,29 +197,55 @@ fn every_split_matches_cpu() {
     }
 }
 
+/// Committed failing cases of this file's random tests (see `common/gpu_cases.rs`).
+const REGRESSIONS: Regressions = Regressions { text: include_str!("dgt.proptest-regressions"), source: file!() };
+
+/// How a random case builds its GPU plan: the flat/default schedule of a DGT plan, the HDGT's
+/// default split, or a random split with both sides at most `MAX_SUB_TRANSFORM`.
+#[derive(Debug, Clone, Copy)]
+enum Plan {
+    Dgt,
+    HdgtDefault,
+    /// `log2` of the rows; the columns are `N / 2 / rows` (clamped into the valid range).
+    HdgtSplit(u32),
+}
+
+/// 16 random cases: `N = 2^3..2^17` (at most 16 limbs from 2^16: the CPU reference's time),
+/// prime sizes, 1..3 polynomials, every kind of plan.
 #[test]
 fn random_parameters_match_cpu() {
     let Some(device) = device() else { return };
-    let mut rng = common::rng("random_parameters_match_cpu", 0xd67_0003);
-    for case in 0..12 {
-        let log_n = rng.gen_range(10..=17u32);
+    let strategy = (3u32..=17).prop_flat_map(|log_n| {
+        let max_limbs = if log_n >= 16 { 16usize } else { 64 };
+        let plan = prop_oneof![Just(Plan::Dgt), Just(Plan::HdgtDefault), (0..log_n).prop_map(Plan::HdgtSplit)];
+        (Just(log_n), 1..=max_limbs, (log_n + 12).max(20)..=61, plan, 1usize..=3, any::<u64>())
+    });
+    gpu_cases::check(16, REGRESSIONS, strategy, |(log_n, limbs, bits, plan, polys, seed)| {
+        let mut rng = StdRng::seed_from_u64(seed);
         let n = 1usize << log_n;
-        // Up to 64 limbs, fewer at the largest degrees to bound the CPU reference's time.
-        let limbs = rng.gen_range(1..=if log_n >= 16 { 16 } else { 64 });
-        let bits = rng.gen_range(log_n + 12..=61);
         let moduli = primes(n, bits, limbs);
-        let hierarchical = rng.gen_bool(0.5);
         let dgt: Vec<DgtPlan> = moduli.iter().map(|&m| DgtPlan::new(m, n).unwrap()).collect();
-        let gpu = if hierarchical {
-            let hdgt: Vec<HdgtPlan> = moduli.iter().map(|&m| HdgtPlan::new(m, n).unwrap()).collect();
-            GpuDgtPlan::hierarchical(&device, &hdgt).unwrap()
-        } else {
-            GpuDgtPlan::new(&device, &dgt).unwrap()
+        let gpu = match plan {
+            Plan::Dgt => GpuDgtPlan::new(&device, &dgt).unwrap(),
+            Plan::HdgtDefault => {
+                let hdgt: Vec<HdgtPlan> = moduli.iter().map(|&m| HdgtPlan::new(m, n).unwrap()).collect();
+                GpuDgtPlan::hierarchical(&device, &hdgt).unwrap()
+            }
+            Plan::HdgtSplit(log_rows) => {
+                // Both sides of the split within one block's sub-transform.
+                let log_half = log_n - 1;
+                let log_max = MAX_SUB_TRANSFORM.trailing_zeros();
+                let log_rows = log_rows.clamp(log_half.saturating_sub(log_max), log_half.min(log_max));
+                let (rows, cols) = (1usize << log_rows, (n / 2) >> log_rows);
+                let hdgt: Vec<HdgtPlan> =
+                    moduli.iter().map(|&m| HdgtPlan::with_split(m, n, rows, cols).unwrap()).collect();
+                GpuDgtPlan::hierarchical(&device, &hdgt).unwrap()
+            }
         };
-        let label = format!("case {case}: N = 2^{log_n}, {limbs} limbs of {bits} bits, {:?}", gpu.schedule());
-        check_plan(&device, &gpu, &dgt, 1, &mut rng, &label);
-        check_products(&device, &gpu, 1, &mut rng, &label);
-    }
+        let label = format!("N = 2^{log_n}, {limbs} limbs of {bits} bits, {polys} polys, {:?}", gpu.schedule());
+        check_plan(&device, &gpu, &dgt, polys, &mut rng, &label);
+        check_products(&device, &gpu, polys, &mut rng, &label);
+    });
 }
 
 /// Through the public polynomial API: `GpuContext` of a DGT or HDGT ring, `DevicePoly` and

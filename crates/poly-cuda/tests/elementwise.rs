@@ -1,5 +1,6 @@
 //! GPU element-wise operations, automorphisms and the `Backend` implementation against the
-//! CPU reference, bit-exact; errors for bad input. Skips, saying why, without a CUDA device.
+//! CPU reference, bit-exact, on fixed shapes and random ones (proptest, `common/gpu_cases.rs`);
+//! errors for bad input. Skips, saying why, without a CUDA device.
 #![cfg(feature = "cuda")]
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
@@ -9,9 +10,11 @@ use std::sync::Arc;
 
 use poly::{Backend, Coeff, CpuBackend, Eval, Poly, PolyError, RingContext, TransformKind};
 use poly_cuda::{DevicePoly, GpuBackend, GpuContext, GpuDevice, GpuError};
-use rand::Rng;
+use proptest::prelude::*;
 use rand::rngs::StdRng;
+use rand::{Rng, SeedableRng};
 
+use common::gpu_cases::{self, Regressions};
 use common::{device, ring};
 
 /// Every element-wise operation on one ring, GPU against CPU.
@@ -94,17 +97,28 @@ fn gaussian_products_match_cpu_in_dgt_contexts() {
     }
 }
 
+/// Committed failing cases of this file's random tests (see `common/gpu_cases.rs`).
+const REGRESSIONS: Regressions =
+    Regressions { text: include_str!("elementwise.proptest-regressions"), source: file!() };
+
+/// 12 random cases: `N = 2^10..2^17`, at most 2^20 values, prime sizes up to 62 bits, every
+/// transform (Gaussian products in DGT rings).
 #[test]
 fn random_shapes_match_cpu() {
     let Some(device) = device() else { return };
-    let base: u64 = std::env::var("POLY_CUDA_TEST_SEED").ok().and_then(|s| s.parse().ok()).unwrap_or(0xe1e0_0003);
-    for case in 0..4u64 {
-        let mut rng = common::rng("random_shapes_match_cpu", base + case);
-        let log_n = rng.gen_range(10..=17u32);
-        let limbs = rng.gen_range(1..=(64usize).min((1 << 20) >> log_n).max(1));
-        let ring = ring(log_n, limbs, rng.gen_range(log_n + 12..=62), TransformKind::Ntt);
-        check_elementwise(&device, &ring, &mut rng);
-    }
+    let strategy = (10u32..=17).prop_flat_map(|log_n| {
+        let max_limbs = 64usize.min((1 << 20) >> log_n).max(1);
+        let transform = prop_oneof![
+            2 => Just(TransformKind::Ntt),
+            1 => Just(TransformKind::Dgt),
+            1 => Just(TransformKind::HierarchicalDgt)
+        ];
+        (Just(log_n), 1..=max_limbs, log_n + 12..=62, transform, any::<u64>())
+    });
+    gpu_cases::check(12, REGRESSIONS, strategy, |(log_n, limbs, bits, transform, seed)| {
+        let mut rng = StdRng::seed_from_u64(seed);
+        check_elementwise(&device, &ring(log_n, limbs, bits, transform), &mut rng);
+    });
 }
 
 /// A small computation written once against the `Backend` trait.

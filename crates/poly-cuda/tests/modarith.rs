@@ -1,14 +1,21 @@
 //! Every helper of `kernels/include/modarith.cuh` against its `modarith::Modulus` namesake on
-//! random inputs (kernel `modarith_test` in `kernels/modarith_test.cu`). Skips, saying why,
+//! random inputs (kernel `modarith_test` in `kernels/modarith_test.cu`), for fixed primes and
+//! random ones (proptest, `common/gpu_cases.rs`). Skips, saying why,
 //! without a CUDA device.
 #![cfg(feature = "cuda")]
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
 mod common;
 
+use std::sync::Arc;
+
+use common::gpu_cases::{self, Regressions};
 use modarith::Modulus;
+use poly_cuda::GpuDevice;
 use poly_cuda::cudarc::driver::{LaunchConfig, PushKernelArg};
-use rand::Rng;
+use proptest::prelude::*;
+use rand::rngs::StdRng;
+use rand::{Rng, SeedableRng};
 
 const OUTPUTS: usize = 14;
 const NAMES: [&str; OUTPUTS] = [
@@ -40,13 +47,94 @@ struct DeviceModulus {
 // SAFETY: plain-old-data with the layout of `struct Modulus` in modarith.cuh.
 unsafe impl poly_cuda::cudarc::driver::DeviceRepr for DeviceModulus {}
 
+/// Runs kernel `modarith_test` on `COUNT` random inputs for `p` (extremes planted) and compares
+/// every output with `modarith::Modulus`.
+fn check_prime(device: &Arc<GpuDevice>, p: u64, rng: &mut StdRng) {
+    let stream = device.stream();
+    let kernel =
+        device.kernel_set::<poly_cuda::kernel::ModarithTestKernels>().unwrap().modarith_test.function().clone();
+    let Ok(m) = Modulus::new(p) else { panic!("{p} is not a prime") };
+    let below = |rng: &mut StdRng, bound: u64| -> Vec<u64> {
+        let mut v: Vec<u64> = (0..COUNT).map(|_| rng.gen_range(0..bound)).collect();
+        // Extremes first.
+        v[0] = 0;
+        v[1] = bound - 1;
+        v
+    };
+    let canon_a = below(rng, p);
+    let canon_b = below(rng, p);
+    let lazy_a = below(rng, 2 * p);
+    let lazy_b = below(rng, 2 * p);
+    let lazy4 = below(rng, 4 * p);
+    let mut raw_x: Vec<u64> = (0..COUNT).map(|_| rng.r#gen()).collect();
+    let mut raw_y: Vec<u64> = (0..COUNT).map(|_| rng.r#gen()).collect();
+    // Products of canonical values (the case mul is used for) and u64::MAX extremes.
+    for i in 0..COUNT / 4 {
+        raw_x[i] %= p;
+        raw_y[i] %= p;
+    }
+    raw_x[COUNT - 1] = u64::MAX;
+    raw_y[COUNT - 1] = u64::MAX;
+
+    let upload = |v: &Vec<u64>| stream.clone_htod(v).unwrap();
+    let (ca, cb, la, lb, l4, x, y) = (
+        upload(&canon_a),
+        upload(&canon_b),
+        upload(&lazy_a),
+        upload(&lazy_b),
+        upload(&lazy4),
+        upload(&raw_x),
+        upload(&raw_y),
+    );
+    let mut out = stream.alloc_zeros::<u64>(COUNT * OUTPUTS).unwrap();
+    let (hi, lo) = m.barrett_constant();
+    let dm = DeviceModulus { p, barrett_hi: hi, barrett_lo: lo };
+    let count = COUNT as i32;
+    let mut launch = stream.launch_builder(&kernel);
+    launch.arg(&ca).arg(&cb).arg(&la).arg(&lb).arg(&l4).arg(&x).arg(&y).arg(&dm).arg(&mut out).arg(&count);
+    unsafe { launch.launch(LaunchConfig::for_num_elems(COUNT as u32)) }.unwrap();
+    let got = stream.clone_dtoh(&out).unwrap();
+    stream.synchronize().unwrap();
+
+    for i in 0..COUNT {
+        let (a, b, la, lb, l4, x, y) = (canon_a[i], canon_b[i], lazy_a[i], lazy_b[i], lazy4[i], raw_x[i], raw_y[i]);
+        let ws = m.shoup(b);
+        let wide = (y as u128) << 64 | x as u128;
+        let expected = [
+            m.add(a, b),
+            m.sub(a, b),
+            m.neg(a),
+            m.reduce_u128(wide),
+            m.reduce(x),
+            m.mul(x, y),
+            ws,
+            m.mul_shoup_lazy(x, b, ws),
+            m.mul_shoup(x, b, ws),
+            m.add_lazy(la, lb),
+            m.sub_lazy(la, lb),
+            m.reduce_from_2p(la),
+            m.reduce_from_4p_to_2p(l4),
+            m.reduce_from_4p(l4),
+        ];
+        // The reference itself against exact arithmetic, so that a shared mistake shows.
+        assert_eq!(expected[3] as u128, wide % p as u128);
+        assert_eq!(expected[6], ((b as u128) << 64).div_euclid(p as u128) as u64);
+        for (f, name) in NAMES.iter().enumerate() {
+            assert_eq!(
+                got[i * OUTPUTS + f],
+                expected[f],
+                "{name} differs for p = {p}, input {i}: a={a} b={b} la={la} lb={lb} l4={l4} x={x} y={y}"
+            );
+        }
+    }
+}
+
+const COUNT: usize = 1 << 14;
+
 #[test]
 fn device_helpers_match_modarith() {
     let Some(device) = common::device() else { return };
     let mut rng = common::rng("device_helpers_match_modarith", 0x3a1_0001);
-    let stream = device.stream();
-    let kernel =
-        device.kernel_set::<poly_cuda::kernel::ModarithTestKernels>().unwrap().modarith_test.function().clone();
     let primes = [
         3u64,
         65537,
@@ -55,81 +143,25 @@ fn device_helpers_match_modarith() {
         modarith::generate_ntt_primes(62, 1 << 18, 1, &[]).unwrap()[0],
         4_611_686_018_427_387_847, // the largest prime below 2^62
     ];
-    const COUNT: usize = 1 << 14;
     for p in primes {
-        let Ok(m) = Modulus::new(p) else { panic!("{p} is not a prime") };
-        let below = |rng: &mut rand::rngs::StdRng, bound: u64| -> Vec<u64> {
-            let mut v: Vec<u64> = (0..COUNT).map(|_| rng.gen_range(0..bound)).collect();
-            // Extremes first.
-            v[0] = 0;
-            v[1] = bound - 1;
-            v
-        };
-        let canon_a = below(&mut rng, p);
-        let canon_b = below(&mut rng, p);
-        let lazy_a = below(&mut rng, 2 * p);
-        let lazy_b = below(&mut rng, 2 * p);
-        let lazy4 = below(&mut rng, 4 * p);
-        let mut raw_x: Vec<u64> = (0..COUNT).map(|_| rng.r#gen()).collect();
-        let mut raw_y: Vec<u64> = (0..COUNT).map(|_| rng.r#gen()).collect();
-        // Products of canonical values (the case mul is used for) and u64::MAX extremes.
-        for i in 0..COUNT / 4 {
-            raw_x[i] %= p;
-            raw_y[i] %= p;
-        }
-        raw_x[COUNT - 1] = u64::MAX;
-        raw_y[COUNT - 1] = u64::MAX;
-
-        let upload = |v: &Vec<u64>| stream.clone_htod(v).unwrap();
-        let (ca, cb, la, lb, l4, x, y) = (
-            upload(&canon_a),
-            upload(&canon_b),
-            upload(&lazy_a),
-            upload(&lazy_b),
-            upload(&lazy4),
-            upload(&raw_x),
-            upload(&raw_y),
-        );
-        let mut out = stream.alloc_zeros::<u64>(COUNT * OUTPUTS).unwrap();
-        let (hi, lo) = m.barrett_constant();
-        let dm = DeviceModulus { p, barrett_hi: hi, barrett_lo: lo };
-        let count = COUNT as i32;
-        let mut launch = stream.launch_builder(&kernel);
-        launch.arg(&ca).arg(&cb).arg(&la).arg(&lb).arg(&l4).arg(&x).arg(&y).arg(&dm).arg(&mut out).arg(&count);
-        unsafe { launch.launch(LaunchConfig::for_num_elems(COUNT as u32)) }.unwrap();
-        let got = stream.clone_dtoh(&out).unwrap();
-        stream.synchronize().unwrap();
-
-        for i in 0..COUNT {
-            let (a, b, la, lb, l4, x, y) = (canon_a[i], canon_b[i], lazy_a[i], lazy_b[i], lazy4[i], raw_x[i], raw_y[i]);
-            let ws = m.shoup(b);
-            let wide = (y as u128) << 64 | x as u128;
-            let expected = [
-                m.add(a, b),
-                m.sub(a, b),
-                m.neg(a),
-                m.reduce_u128(wide),
-                m.reduce(x),
-                m.mul(x, y),
-                ws,
-                m.mul_shoup_lazy(x, b, ws),
-                m.mul_shoup(x, b, ws),
-                m.add_lazy(la, lb),
-                m.sub_lazy(la, lb),
-                m.reduce_from_2p(la),
-                m.reduce_from_4p_to_2p(l4),
-                m.reduce_from_4p(l4),
-            ];
-            // The reference itself against exact arithmetic, so that a shared mistake shows.
-            assert_eq!(expected[3] as u128, wide % p as u128);
-            assert_eq!(expected[6], ((b as u128) << 64).div_euclid(p as u128) as u64);
-            for (f, name) in NAMES.iter().enumerate() {
-                assert_eq!(
-                    got[i * OUTPUTS + f],
-                    expected[f],
-                    "{name} differs for p = {p}, input {i}: a={a} b={b} la={la} lb={lb} l4={l4} x={x} y={y}"
-                );
-            }
-        }
+        check_prime(&device, p, &mut rng);
     }
+}
+
+/// Committed failing cases of this file's random tests (see `common/gpu_cases.rs`).
+const REGRESSIONS: Regressions = Regressions { text: include_str!("modarith.proptest-regressions"), source: file!() };
+
+/// 16 random primes of 2 to 62 bits (the first prime at or above a random value of that size).
+#[test]
+fn device_helpers_match_modarith_for_random_primes() {
+    let Some(device) = common::device() else { return };
+    gpu_cases::check(16, REGRESSIONS, (2u32..=62, any::<u64>(), any::<u64>()), |(bits, start, seed)| {
+        let low = 1u64 << (bits - 1);
+        let mut p = low | (start & (low - 1)) | 1;
+        while !modarith::is_prime(p) {
+            // Past the top of this size, continue from its bottom (a prime exists in between).
+            p = if p + 2 >= low << 1 { low | 1 } else { p + 2 };
+        }
+        check_prime(&device, p, &mut StdRng::seed_from_u64(seed));
+    });
 }

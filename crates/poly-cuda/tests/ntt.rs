@@ -1,7 +1,8 @@
-//! GPU NTT against the CPU reference (`poly`'s `Poly::forward` / `Poly::inverse`), bit-exact,
-//! over random degrees 2^10..2^17, 1..64 limbs, prime sizes and seeds; the same for the fused
-//! entry points `DevicePoly::forward_to_new` and `DevicePoly::inverse_of_product` (and their
-//! DGT fallbacks). Skips, saying why, when there is no CUDA driver or device.
+//! GPU NTT against the CPU reference (`poly`'s `Poly::forward` / `Poly::inverse`), bit-exact:
+//! random cases (proptest, `common/gpu_cases.rs`: degrees 2^10..2^17, 1..64 limbs, prime sizes,
+//! data) and fixed edge cases (every degree, the largest shapes and primes); the same for the
+//! fused entry points `DevicePoly::forward_to_new` and `DevicePoly::inverse_of_product` (and
+//! their DGT fallbacks). Skips, saying why, when there is no CUDA driver or device.
 #![cfg(feature = "cuda")]
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
@@ -11,9 +12,11 @@ use std::sync::Arc;
 
 use poly::{Coeff, Eval, Poly, PolyError, RingContext, TransformKind};
 use poly_cuda::{DevicePoly, DevicePolyBatch, GpuContext, GpuDevice, GpuError};
-use rand::Rng;
+use proptest::prelude::*;
 use rand::rngs::StdRng;
+use rand::{Rng, SeedableRng};
 
+use common::gpu_cases::{self, Regressions};
 use common::{device, first_difference, ring};
 
 /// Forward on the GPU equals forward on the CPU; inverse on the GPU of that equals the input;
@@ -58,22 +61,28 @@ fn every_degree_matches_cpu() {
     }
 }
 
+/// Committed failing cases of this file's random tests (see `common/gpu_cases.rs`).
+const REGRESSIONS: Regressions = Regressions { text: include_str!("ntt.proptest-regressions"), source: file!() };
+
+/// A random ring shape: `(log N, limbs, prime bits, data seed)` with `N = 2^10..2^17`, at most
+/// 2^21 values (so the CPU reference stays quick) and enough bits for `limbs` primes `1 mod 2N`.
+fn random_shape() -> impl Strategy<Value = (u32, usize, u32, u64)> {
+    (10u32..=17).prop_flat_map(|log_n| {
+        let max_limbs = 64usize.min((1 << 21) >> log_n).max(1);
+        (Just(log_n), 1..=max_limbs, log_n + 12..=61, any::<u64>())
+    })
+}
+
+/// 16 random cases.
 #[test]
 fn random_parameters_match_cpu() {
     let Some(device) = device() else { return };
-    let base: u64 = std::env::var("POLY_CUDA_TEST_SEED").ok().and_then(|s| s.parse().ok()).unwrap_or(0x5eed_0002);
-    for case in 0..10u64 {
-        let mut rng = common::rng("random_parameters_match_cpu", base + case);
-        let log_n = rng.gen_range(10..=17u32);
-        // Keep each case at most 2^21 values so the CPU reference stays quick.
-        let max_limbs = (64usize).min((1 << 21) >> log_n).max(1);
-        let limbs = rng.gen_range(1..=max_limbs);
-        // Enough bits for `limbs` primes = 1 mod 2N.
-        let bits = rng.gen_range(log_n + 12..=61);
+    gpu_cases::check(16, REGRESSIONS, random_shape(), |(log_n, limbs, bits, seed)| {
+        let mut rng = StdRng::seed_from_u64(seed);
         let ring = ring(log_n, limbs, bits, TransformKind::Ntt);
         let values = common::random_values(&ring, &mut rng);
-        check_round_trip(&device, &ring, values, &format!("case {case}: N = 2^{log_n}, {limbs} limbs of {bits} bits"));
-    }
+        check_round_trip(&device, &ring, values, &format!("N = 2^{log_n}, {limbs} limbs of {bits} bits"));
+    });
 }
 
 #[test]
@@ -191,20 +200,21 @@ fn fused_entry_points_match_cpu_at_every_degree() {
     }
 }
 
+/// 16 random cases, over every transform (DGT and HDGT rings take the unfused fallbacks).
 #[test]
 fn fused_entry_points_random_parameters_match_cpu() {
     let Some(device) = device() else { return };
-    let base: u64 = std::env::var("POLY_CUDA_TEST_SEED").ok().and_then(|s| s.parse().ok()).unwrap_or(0x5eed_0102);
-    for case in 0..10u64 {
-        let mut rng = common::rng("fused_entry_points_random_parameters_match_cpu", base + case);
-        let log_n = rng.gen_range(10..=17u32);
-        // At most 2^21 values per case keeps the CPU reference quick.
-        let limbs = rng.gen_range(1..=(64usize).min((1 << 21) >> log_n).max(1));
-        // Enough bits for `limbs` primes = 1 mod 2N.
-        let bits = rng.gen_range(log_n + 12..=61);
-        let ring = ring(log_n, limbs, bits, TransformKind::Ntt);
-        check_fused(&device, &ring, &mut rng, &format!("case {case}: N = 2^{log_n}, {limbs} limbs of {bits} bits"));
-    }
+    let transform = prop_oneof![
+        2 => Just(TransformKind::Ntt),
+        1 => Just(TransformKind::Dgt),
+        1 => Just(TransformKind::HierarchicalDgt)
+    ];
+    gpu_cases::check(16, REGRESSIONS, (random_shape(), transform), |((log_n, limbs, bits, seed), transform)| {
+        let mut rng = StdRng::seed_from_u64(seed);
+        let ring = ring(log_n, limbs, bits, transform);
+        let label = format!("{} N = 2^{log_n}, {limbs} limbs of {bits} bits", transform.name());
+        check_fused(&device, &ring, &mut rng, &label);
+    });
 }
 
 #[test]

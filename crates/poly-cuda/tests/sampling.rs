@@ -1,6 +1,7 @@
 //! Device sampling against the CPU reference (`poly::sampling`), bit-exact: the device ChaCha20
 //! block function against RFC 8439 and `poly::sampling::chacha20_block`, and every distribution
-//! over degrees 2^10..2^17, 1..64 limbs, prime sizes, seeds and polynomial indices. Skips, saying
+//! over fixed shapes and random ones (proptest, `common/gpu_cases.rs`: degrees 2^10..2^17, 1..64
+//! limbs, prime sizes, transforms, seeds and polynomial indices). Skips, saying
 //! why, when there is no CUDA driver or device.
 #![cfg(feature = "cuda")]
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
@@ -14,7 +15,9 @@ use poly::{Backend, Coeff, CpuBackend, Eval, Poly, PolyError, Representation, Ri
 use poly_cuda::sampling::chacha20_keystream;
 use poly_cuda::{DevicePoly, GpuBackend, GpuContext, GpuDevice, GpuError};
 
+use common::gpu_cases::{self, Regressions};
 use common::{device, first_difference, ring};
+use proptest::prelude::*;
 
 fn test_seed(tag: u8) -> Seed {
     Seed::from(core::array::from_fn(|k| (k as u8).wrapping_mul(37).wrapping_add(tag)))
@@ -120,6 +123,37 @@ fn cbd_matches_cpu() {
     for_each_shape(&device, |label, ring, gpu, seed, index| {
         let cpu = Poly::sample_cbd(ring, seed, index).unwrap();
         check(label, ring, &DevicePoly::sample_cbd(gpu, seed, index).unwrap(), &cpu);
+    });
+}
+
+/// Committed failing cases of this file's random tests (see `common/gpu_cases.rs`).
+const REGRESSIONS: Regressions = Regressions { text: include_str!("sampling.proptest-regressions"), source: file!() };
+
+/// 16 random cases of every distribution: `N = 2^10..2^17` (at most 2^21 values), prime sizes,
+/// every transform, random seeds and polynomial indices (the extremes more often).
+#[test]
+fn random_shapes_sample_like_cpu() {
+    let Some(device) = device() else { return };
+    let strategy = (10u32..=17).prop_flat_map(|log_n| {
+        let max_limbs = 64usize.min((1 << 21) >> log_n).max(1);
+        let transform =
+            prop_oneof![Just(TransformKind::Ntt), Just(TransformKind::Dgt), Just(TransformKind::HierarchicalDgt)];
+        let index = prop_oneof![1 => Just(0), 1 => Just(MAX_POLY_INDEX), 4 => 0..=MAX_POLY_INDEX];
+        (Just(log_n), 1..=max_limbs, log_n + 12..=61, transform, any::<[u8; 32]>(), index)
+    });
+    gpu_cases::check(16, REGRESSIONS, strategy, |(log_n, limbs, bits, transform, seed, index)| {
+        let ring = ring(log_n, limbs, bits, transform);
+        let gpu = GpuContext::new(&device, &ring).unwrap();
+        let seed = Seed::from(seed);
+        let label = format!("{} N = 2^{log_n}, {limbs} limbs of {bits} bits, index {index:#x}", transform.name());
+        let cpu = Poly::<Coeff>::sample_uniform(&ring, &seed, index).unwrap();
+        check(&label, &ring, &DevicePoly::<Coeff>::sample_uniform(&gpu, &seed, index).unwrap(), &cpu);
+        let cpu = Poly::<Eval>::sample_uniform(&ring, &seed, index).unwrap();
+        check(&label, &ring, &DevicePoly::<Eval>::sample_uniform(&gpu, &seed, index).unwrap(), &cpu);
+        let cpu = Poly::sample_ternary(&ring, &seed, index).unwrap();
+        check(&label, &ring, &DevicePoly::sample_ternary(&gpu, &seed, index).unwrap(), &cpu);
+        let cpu = Poly::sample_cbd(&ring, &seed, index).unwrap();
+        check(&label, &ring, &DevicePoly::sample_cbd(&gpu, &seed, index).unwrap(), &cpu);
     });
 }
 

@@ -1,8 +1,9 @@
 //! The GPU RNS operations (`rns::gpu`) against the CPU code of this crate, word for word:
 //! fast, exact and Shenoy-Kumaresan conversions, every BEHZ and HPS step, ModUp (both
-//! extensions, every digit, several digit sizes) and ModDown, over random parameter sets
-//! (N = 2^10 .. 2^16 and a few degrees that are not multiples of the kernels' tile, 1 .. 32
-//! primes of 20 .. 62 bits, sources of up to 200 primes, random plaintext moduli), random
+//! extensions, every digit, several digit sizes) and ModDown, over random parameter sets drawn
+//! by proptest (`poly-cuda/tests/common/gpu_cases.rs`; N = 2^10 .. 2^16, 1 .. 32 primes of
+//! 20 .. 62 bits, random plaintext moduli, digit sizes, transforms, extensions) and fixed edge
+//! shapes (degrees that are not multiples of the kernels' tile, sources of up to 200 primes), random
 //! inputs, inputs with extreme residues and inputs inside the fixed-point windows. Then the
 //! polynomial methods against the CPU wrappers, bad inputs (lengths, digits, rings, streams:
 //! errors, outputs untouched) and the table cache. Batched key switching (`kernels/keyswitch.cu`:
@@ -15,30 +16,26 @@
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
 mod common;
+#[path = "../../poly-cuda/tests/common/gpu_cases.rs"]
+mod gpu_cases;
 
-use std::sync::{Arc, OnceLock};
+use std::sync::Arc;
 
 use common::{big, primes, random_poly};
+use gpu_cases::{Regressions, device};
 use num_bigint::{BigInt, BigUint};
 use num_integer::Integer;
 use poly::{Coeff, Eval, Poly, RingContext, TransformKind};
 use poly_cuda::cudarc::driver::CudaSlice;
 use poly_cuda::{DevicePoly, DevicePolyBatch, GpuContext, GpuDevice, GpuError};
+use proptest::prelude::*;
 use rand::rngs::StdRng;
 use rand::{Rng, SeedableRng};
 use rns::gpu::{GpuBaseConverter, GpuBehz, GpuDecryption, GpuHps, GpuKeySwitch, GpuRnsError, GpuShenoyKumaresan};
 use rns::{BaseConverter, BehzContext, Extension, HpsContext, KeySwitchContext, RnsBase, RnsError, ShenoyKumaresan};
 
-/// The device every test of this binary shares, or `None` after printing why the GPU tests
-/// are skipped (no driver or no device, unless `HEGPU_REQUIRE_GPU` is set: then that fails).
-/// Any other failure to open the device is a test failure.
-fn device() -> Option<Arc<GpuDevice>> {
-    static DEVICE: OnceLock<Result<Option<Arc<GpuDevice>>, GpuError>> = OnceLock::new();
-    match DEVICE.get_or_init(|| poly_cuda::open_device_or_skip(0)) {
-        Ok(device) => device.clone(),
-        Err(error) => panic!("the GPU tests cannot run: {error}"),
-    }
-}
+/// Committed failing cases of this file's random tests (see `gpu_cases.rs`).
+const REGRESSIONS: Regressions = Regressions { text: include_str!("gpu.proptest-regressions"), source: file!() };
 
 fn upload(device: &GpuDevice, values: &[u64]) -> CudaSlice<u64> {
     device.stream().clone_htod(values).unwrap()
@@ -72,10 +69,10 @@ fn assert_same(label: &str, gpu: &[u64], cpu: &[u64], degree: usize) {
     }
 }
 
-/// `count` distinct NTT primes for degree `degree`, of a random size in 20..=62 bits (larger
-/// when there are not enough of that size), none in `exclude`.
-fn random_primes(rng: &mut StdRng, degree: usize, count: usize, exclude: &[u64]) -> Vec<u64> {
-    let mut bits = rng.gen_range(20..=62u32);
+/// `count` distinct NTT primes for degree `degree` of `bits` bits (more when there are not
+/// enough of that size), none in `exclude`.
+fn primes_of(bits: u32, degree: usize, count: usize, exclude: &[u64]) -> Vec<u64> {
+    let mut bits = bits;
     loop {
         match modarith::generate_ntt_primes(bits, 2 * degree as u64, count, exclude) {
             Ok(found) => return found,
@@ -83,6 +80,16 @@ fn random_primes(rng: &mut StdRng, degree: usize, count: usize, exclude: &[u64])
             Err(error) => panic!("no {count} primes for N = {degree}: {error}"),
         }
     }
+}
+
+/// As [`primes_of`], of a random size in 20..=62 bits.
+fn random_primes(rng: &mut StdRng, degree: usize, count: usize, exclude: &[u64]) -> Vec<u64> {
+    primes_of(rng.gen_range(20..=62u32), degree, count, exclude)
+}
+
+/// Prime sizes of the random cases.
+fn prime_bits() -> impl Strategy<Value = u32> {
+    20u32..=62
 }
 
 /// A random polynomial over `base` with extreme residues (0, 1, m - 1) planted.
@@ -110,59 +117,79 @@ fn near_half(product: &BigUint, count: usize) -> Vec<BigUint> {
     (0..count as u64).map(|d| product / 2u32 + d).collect()
 }
 
-/// Degrees: mostly powers of two 2^10..2^16 (smaller ones more often), sometimes a degree
-/// that leaves a partial tile.
-fn random_degree(rng: &mut StdRng) -> usize {
-    match rng.gen_range(0..10) {
-        0 => 1 << 16,
-        1 | 2 => 1 << rng.gen_range(13..=15),
-        3..=7 => 1 << rng.gen_range(10..=12),
-        _ => 1 << 10,
-    }
+/// Degrees: powers of two 2^10..2^16, the smaller ones more often.
+fn degree() -> impl Strategy<Value = usize> {
+    prop_oneof![
+        1 => Just(1usize << 16),
+        2 => (13u32..=15).prop_map(|log_n| 1usize << log_n),
+        5 => (10u32..=12).prop_map(|log_n| 1usize << log_n),
+        2 => Just(1usize << 10),
+    ]
 }
 
+/// Fast and exact conversion of an input with extremes and values near `A/2` planted.
+fn check_conversion(
+    device: &GpuDevice,
+    degree: usize,
+    (from_len, from_bits): (usize, u32),
+    (to_len, to_bits): (usize, u32),
+    rng: &mut StdRng,
+) {
+    let ntt_degree = degree.next_power_of_two().max(8);
+    let from = RnsBase::new(&primes_of(from_bits, ntt_degree, from_len, &[])).unwrap();
+    let to = RnsBase::new(&primes_of(to_bits, ntt_degree, to_len, &from.values())).unwrap();
+    let converter = BaseConverter::new(&from, &to).unwrap();
+    let gpu = GpuBaseConverter::new(device, &converter).unwrap();
+    assert_eq!((gpu.from_len(), gpu.to_len()), (from_len, to_len));
+    let mut input = edgy_poly(&from, degree, rng);
+    plant(&from, degree, &mut input, &near_half(from.product(), 8.min(degree)));
+    let label = format!("N = {degree}, {from_len} primes of {from_bits} bits -> {to_len} of {to_bits}");
+    let device_input = upload(device, &input);
+    let mut expected = vec![0u64; to_len * degree];
+    let mut output = sentinel(device, to_len * degree);
+    converter.fast_convert(&input, &mut expected).unwrap();
+    gpu.fast_convert(&device_input, &mut output).unwrap();
+    assert_same(&format!("{label}, fast"), &download(device, &output), &expected, degree);
+    converter.exact_convert(&input, &mut expected).unwrap();
+    gpu.exact_convert(&device_input, &mut output).unwrap();
+    assert_same(&format!("{label}, exact"), &download(device, &output), &expected, degree);
+}
+
+/// 16 random cases: `(degree, |A|, |C|)` with 1..32 and 1..33 primes of random sizes.
 #[test]
 fn base_conversions_match_the_cpu() {
     let Some(device) = device() else { return };
+    let strategy = (degree(), (1usize..=32, prime_bits()), (1usize..=33, prime_bits()), any::<u64>());
+    gpu_cases::check(16, REGRESSIONS, strategy, |(degree, from, to, seed)| {
+        check_conversion(&device, degree, from, to, &mut StdRng::seed_from_u64(seed));
+    });
+}
+
+/// Sources that take the smaller tiles of the kernels (more than 62 and more than 126 primes)
+/// and degrees that are not multiples of the tile.
+#[test]
+fn base_conversions_of_edge_shapes_match_the_cpu() {
+    let Some(device) = device() else { return };
     let mut rng = StdRng::seed_from_u64(1);
-    // (degree, |A|, |C|): random shapes, plus sources that take the smaller tiles of the
-    // kernels (more than 62 and more than 126 primes) and degrees that are not multiples of
-    // the tile.
-    let mut shapes: Vec<(usize, usize, usize)> =
-        (0..14).map(|_| (random_degree(&mut rng), rng.gen_range(1..=32), rng.gen_range(1..=33))).collect();
-    shapes.extend([(1 << 10, 100, 40), (1 << 10, 200, 56), (100, 5, 7), (8, 3, 2), (1000, 70, 3), (1 << 16, 32, 33)]);
-    for (case, &(degree, from_len, to_len)) in shapes.iter().enumerate() {
-        let ntt_degree = degree.next_power_of_two().max(8);
-        let from = RnsBase::new(&random_primes(&mut rng, ntt_degree, from_len, &[])).unwrap();
-        let to = RnsBase::new(&random_primes(&mut rng, ntt_degree, to_len, &from.values())).unwrap();
-        let converter = BaseConverter::new(&from, &to).unwrap();
-        let gpu = GpuBaseConverter::new(&device, &converter).unwrap();
-        assert_eq!((gpu.from_len(), gpu.to_len()), (from_len, to_len));
-        let mut input = edgy_poly(&from, degree, &mut rng);
-        plant(&from, degree, &mut input, &near_half(from.product(), 8.min(degree)));
-        let label = format!("case {case}: N = {degree}, {from_len} -> {to_len} primes");
-        let device_input = upload(&device, &input);
-        let mut expected = vec![0u64; to_len * degree];
-        let mut output = sentinel(&device, to_len * degree);
-        converter.fast_convert(&input, &mut expected).unwrap();
-        gpu.fast_convert(&device_input, &mut output).unwrap();
-        assert_same(&format!("{label}, fast"), &download(&device, &output), &expected, degree);
-        converter.exact_convert(&input, &mut expected).unwrap();
-        gpu.exact_convert(&device_input, &mut output).unwrap();
-        assert_same(&format!("{label}, exact"), &download(&device, &output), &expected, degree);
+    let shapes = [(1 << 10, 100, 40), (1 << 10, 200, 56), (100, 5, 7), (8, 3, 2), (1000, 70, 3), (1 << 16, 32, 33)];
+    for (degree, from_len, to_len) in shapes {
+        let (from_bits, to_bits) = (rng.gen_range(20..=62), rng.gen_range(20..=62));
+        check_conversion(&device, degree, (from_len, from_bits), (to_len, to_bits), &mut rng);
     }
 }
 
+/// 12 random cases: `|B|` 1..34 and `|C|` 1..32 primes of random sizes, degrees that are
+/// powers of two or not (300).
 #[test]
 fn shenoy_kumaresan_matches_the_cpu() {
     let Some(device) = device() else { return };
-    let mut rng = StdRng::seed_from_u64(2);
-    for case in 0..10 {
-        let degree = if case == 9 { 300 } else { random_degree(&mut rng) };
+    let degrees = prop_oneof![9 => degree(), 1 => Just(300usize)];
+    let strategy = (degrees, (1usize..=34, prime_bits()), (1usize..=32, prime_bits()), any::<u64>());
+    gpu_cases::check(12, REGRESSIONS, strategy, |(degree, (b_len, b_bits), (c_len, c_bits), seed)| {
+        let mut rng = StdRng::seed_from_u64(seed);
         let ntt_degree = degree.next_power_of_two();
-        let (b_len, c_len) = (rng.gen_range(1..=34), rng.gen_range(1..=32));
-        let b = RnsBase::new(&random_primes(&mut rng, ntt_degree, b_len, &[])).unwrap();
-        let c = RnsBase::new(&random_primes(&mut rng, ntt_degree, c_len, &b.values())).unwrap();
+        let b = RnsBase::new(&primes_of(b_bits, ntt_degree, b_len, &[])).unwrap();
+        let c = RnsBase::new(&primes_of(c_bits, ntt_degree, c_len, &b.values())).unwrap();
         let mut taken = b.values();
         taken.extend(c.values());
         let m_sk = modarith::Modulus::new(primes(62, ntt_degree, 1, &taken)[0]).unwrap();
@@ -176,49 +203,52 @@ fn shenoy_kumaresan_matches_the_cpu() {
         conversion.convert(&input, &mut expected).unwrap();
         let mut output = sentinel(&device, c_len * degree);
         gpu.convert(&upload(&device, &input), &mut output).unwrap();
-        let label = format!("case {case}: N = {degree}, |B| = {b_len}, |C| = {c_len}");
+        let label = format!("N = {degree}, |B| = {b_len}, |C| = {c_len}");
         assert_same(&label, &download(&device, &output), &expected, degree);
-    }
+    });
 }
 
 /// A random plaintext modulus: small, a power of two, word-sized, or a batching-sized prime.
-fn random_plain_modulus(rng: &mut StdRng) -> u64 {
-    match rng.gen_range(0..5) {
-        0 => 2,
-        1 => 1 << rng.gen_range(1..=30),
-        2 => {
-            let bits = rng.gen_range(2..=40);
-            rng.gen_range(2..1 << bits)
-        }
-        3 => 65537,
-        _ => rng.gen_range(3..1 << 20) | 1,
-    }
+fn plain_modulus() -> impl Strategy<Value = u64> {
+    prop_oneof![
+        Just(2u64),
+        (1u32..=30).prop_map(|bits| 1u64 << bits),
+        (2u32..=40).prop_flat_map(|bits| 2u64..1 << bits),
+        Just(65537u64),
+        (3u64..1 << 20).prop_map(|t| t | 1),
+    ]
 }
 
-/// Random q (1..=32 primes) and t coprime to q.
-fn random_q_and_t(rng: &mut StdRng, degree: usize, max_primes: usize) -> (Vec<u64>, u64) {
-    let count = rng.gen_range(1..=max_primes);
-    let q = random_primes(rng, degree, count, &[]);
-    loop {
-        let t = random_plain_modulus(rng);
-        if q.iter().all(|&p| p.gcd(&t) == 1) {
-            return (q, t);
-        }
+/// `t`, or the next value coprime to every prime of `q`.
+fn coprime_to(q: &[u64], mut t: u64) -> u64 {
+    while !q.iter().all(|&p| p.gcd(&t) == 1) {
+        t += 1;
     }
+    t
 }
 
+/// A random BEHZ/HPS case: degree, `q` (1..24 primes, 1..32 at 2^16, of one random size), `t`,
+/// data seed.
+fn scaling_case() -> impl Strategy<Value = (usize, usize, u32, u64, u64)> {
+    degree().prop_flat_map(|degree| {
+        let max_primes = if degree == 1 << 16 { 32usize } else { 24 };
+        (Just(degree), 1..=max_primes, prime_bits(), plain_modulus(), any::<u64>())
+    })
+}
+
+/// 12 random cases (`scaling_case`): every step of BEHZ.
 #[test]
 fn behz_steps_match_the_cpu() {
     let Some(device) = device() else { return };
-    let mut rng = StdRng::seed_from_u64(3);
-    for case in 0..12 {
-        let degree = random_degree(&mut rng);
-        let (q, t) = random_q_and_t(&mut rng, degree, if degree == 1 << 16 { 32 } else { 24 });
+    gpu_cases::check(12, REGRESSIONS, scaling_case(), |(degree, count, bits, t, seed)| {
+        let mut rng = StdRng::seed_from_u64(seed);
+        let q = primes_of(bits, degree, count, &[]);
+        let t = coprime_to(&q, t);
         let behz = BehzContext::with_generated_moduli(degree, &q, t).unwrap();
         let gpu = GpuBehz::new(&device, &behz).unwrap();
         let (q_base, bsk) = (behz.q(), behz.bsk());
         let (k, l) = (q_base.len(), bsk.len());
-        let label = format!("case {case}: N = {degree}, {k} primes, t = {t}, |B_sk| = {l}");
+        let label = format!("N = {degree}, {k} primes of {bits} bits, t = {t}, |B_sk| = {l}");
         let input = edgy_poly(q_base, degree, &mut rng);
         let device_input = upload(&device, &input);
 
@@ -266,7 +296,7 @@ fn behz_steps_match_the_cpu() {
             gpu.bsk_to_q(&upload(&device, &source), &mut output).unwrap();
             assert_same(&format!("{label}, {what}"), &download(&device, &output), &expected, degree);
         }
-    }
+    });
 }
 
 /// Integers `x` with `t x mod q = (q + 1)/2 + d`: just above one half after scaling, inside
@@ -282,18 +312,19 @@ fn near_half_scaled(q: &RnsBase, t: u64, count: usize) -> Vec<BigUint> {
         .collect()
 }
 
+/// 12 random cases (`scaling_case`): every step of HPS.
 #[test]
 fn hps_steps_match_the_cpu() {
     let Some(device) = device() else { return };
-    let mut rng = StdRng::seed_from_u64(4);
-    for case in 0..12 {
-        let degree = random_degree(&mut rng);
-        let (q, t) = random_q_and_t(&mut rng, degree, if degree == 1 << 16 { 32 } else { 24 });
+    gpu_cases::check(12, REGRESSIONS, scaling_case(), |(degree, count, bits, t, seed)| {
+        let mut rng = StdRng::seed_from_u64(seed);
+        let q = primes_of(bits, degree, count, &[]);
+        let t = coprime_to(&q, t);
         let hps = HpsContext::with_generated_moduli(degree, &q, t).unwrap();
         let gpu = GpuHps::new(&device, &hps).unwrap();
         let (q_base, p_base) = (hps.q(), hps.p());
         let (k, l) = (q_base.len(), p_base.len());
-        let label = format!("case {case}: N = {degree}, {k} primes, t = {t}, |P| = {l}");
+        let label = format!("N = {degree}, {k} primes of {bits} bits, t = {t}, |P| = {l}");
 
         let mut input = edgy_poly(q_base, degree, &mut rng);
         plant(q_base, degree, &mut input, &near_half_scaled(q_base, t, 16));
@@ -328,74 +359,106 @@ fn hps_steps_match_the_cpu() {
         hps.scale_round_to_p(&input, &mut expected).unwrap();
         gpu.scale_round_to_p(&upload(&device, &input), &mut output).unwrap();
         assert_same(&format!("{label}, scale into P"), &download(&device, &output), &expected, degree);
+    });
+}
+
+/// How a random key-switching case sizes its digits.
+#[derive(Debug, Clone, Copy)]
+enum Digits {
+    /// One prime per digit (SEAL's method).
+    OnePrime,
+    /// A random digit size (the raw draw, reduced modulo the number of primes).
+    Random(usize),
+    /// Digits of as many primes as there are special primes (hybrid key switching).
+    OfSpecialSize,
+}
+
+fn digits() -> impl Strategy<Value = Digits> {
+    prop_oneof![Just(Digits::OnePrime), any::<usize>().prop_map(Digits::Random), Just(Digits::OfSpecialSize)]
+}
+
+impl Digits {
+    fn size(self, primes: usize, special: usize) -> usize {
+        match self {
+            Digits::OnePrime => 1,
+            Digits::Random(raw) => 1 + raw % primes,
+            Digits::OfSpecialSize => special.min(primes),
+        }
     }
 }
 
+/// 10 random cases: 1..32 primes, 1..8 special primes, random sizes and digits; ModUp of every
+/// digit (both extensions), of all digits at once, and ModDown.
 #[test]
 fn key_switching_matches_the_cpu() {
     let Some(device) = device() else { return };
-    let mut rng = StdRng::seed_from_u64(5);
-    for case in 0..10 {
-        let degree = random_degree(&mut rng);
-        let k = rng.gen_range(1..=32);
-        let q = random_primes(&mut rng, degree, k, &[]);
-        let special_count = rng.gen_range(1..=8);
-        let special = random_primes(&mut rng, degree, special_count, &q);
-        let digit_size = match case % 3 {
-            0 => 1,
-            1 => rng.gen_range(1..=k),
-            _ => special.len().min(k),
-        };
-        let key_switch = KeySwitchContext::new(degree, &q, &special, digit_size).unwrap();
-        let gpu = GpuKeySwitch::new(&device, &key_switch).unwrap();
-        assert_eq!(gpu.num_digits(), key_switch.num_digits());
-        let q_base = key_switch.q();
-        let q_p = key_switch.q_p().unwrap();
-        let l = special.len();
-        let label = format!("case {case}: N = {degree}, {k} primes, {l} special, digits of {digit_size}");
+    let strategy = (degree(), (1usize..=32, prime_bits()), (1usize..=8, prime_bits()), digits(), any::<u64>());
+    gpu_cases::check(
+        10,
+        REGRESSIONS,
+        strategy,
+        |(degree, (k, q_bits), (special_count, special_bits), digits, seed)| {
+            let mut rng = StdRng::seed_from_u64(seed);
+            let q = primes_of(q_bits, degree, k, &[]);
+            let special = primes_of(special_bits, degree, special_count, &q);
+            let digit_size = digits.size(k, special.len());
+            let key_switch = KeySwitchContext::new(degree, &q, &special, digit_size).unwrap();
+            let gpu = GpuKeySwitch::new(&device, &key_switch).unwrap();
+            assert_eq!(gpu.num_digits(), key_switch.num_digits());
+            let q_base = key_switch.q();
+            let q_p = key_switch.q_p().unwrap();
+            let l = special.len();
+            let label = format!("N = {degree}, {k} primes, {l} special, digits of {digit_size}");
 
-        let mut input = edgy_poly(q_base, degree, &mut rng);
-        let digit_product: BigUint = q[key_switch.digit_range(0).unwrap()].iter().map(|&p| BigUint::from(p)).product();
-        let first_digit = RnsBase::new(&q[key_switch.digit_range(0).unwrap()]).unwrap();
-        // Digit 0 next to Q_0 / 2 (the exact extension's window), as integers below q.
-        let near: Vec<BigUint> = near_half(&digit_product, 8);
-        let mut digit_input = vec![0u64; first_digit.len() * degree];
-        plant(&first_digit, degree, &mut digit_input, &near);
-        for index in 0..near.len().min(degree) {
-            for limb in 0..first_digit.len() {
-                input[limb * degree + index] = digit_input[limb * degree + index];
+            let mut input = edgy_poly(q_base, degree, &mut rng);
+            let digit_product: BigUint =
+                q[key_switch.digit_range(0).unwrap()].iter().map(|&p| BigUint::from(p)).product();
+            let first_digit = RnsBase::new(&q[key_switch.digit_range(0).unwrap()]).unwrap();
+            // Digit 0 next to Q_0 / 2 (the exact extension's window), as integers below q.
+            let near: Vec<BigUint> = near_half(&digit_product, 8);
+            let mut digit_input = vec![0u64; first_digit.len() * degree];
+            plant(&first_digit, degree, &mut digit_input, &near);
+            for index in 0..near.len().min(degree) {
+                for limb in 0..first_digit.len() {
+                    input[limb * degree + index] = digit_input[limb * degree + index];
+                }
             }
-        }
-        let device_input = upload(&device, &input);
-        for extension in [Extension::Fast, Extension::Exact] {
-            for digit in 0..key_switch.num_digits() {
-                let mut expected = vec![0u64; q_p.len() * degree];
-                let mut output = sentinel(&device, q_p.len() * degree);
-                key_switch.mod_up(&input, digit, extension, &mut expected).unwrap();
-                gpu.mod_up(&device_input, digit, extension, &mut output).unwrap();
-                let what = format!("{label}, ModUp {extension:?} digit {digit}");
-                assert_same(&what, &download(&device, &output), &expected, degree);
+            let device_input = upload(&device, &input);
+            for extension in [Extension::Fast, Extension::Exact] {
+                for digit in 0..key_switch.num_digits() {
+                    let mut expected = vec![0u64; q_p.len() * degree];
+                    let mut output = sentinel(&device, q_p.len() * degree);
+                    key_switch.mod_up(&input, digit, extension, &mut expected).unwrap();
+                    gpu.mod_up(&device_input, digit, extension, &mut output).unwrap();
+                    let what = format!("{label}, ModUp {extension:?} digit {digit}");
+                    assert_same(&what, &download(&device, &output), &expected, degree);
+                }
+                let all = key_switch.num_digits() * q_p.len() * degree;
+                let mut expected = vec![0u64; all];
+                let mut output = sentinel(&device, all);
+                key_switch.mod_up_all(&input, extension, &mut expected).unwrap();
+                gpu.mod_up_all(&device_input, extension, &mut output).unwrap();
+                assert_same(
+                    &format!("{label}, ModUp {extension:?} all"),
+                    &download(&device, &output),
+                    &expected,
+                    degree,
+                );
             }
-            let all = key_switch.num_digits() * q_p.len() * degree;
-            let mut expected = vec![0u64; all];
-            let mut output = sentinel(&device, all);
-            key_switch.mod_up_all(&input, extension, &mut expected).unwrap();
-            gpu.mod_up_all(&device_input, extension, &mut output).unwrap();
-            assert_same(&format!("{label}, ModUp {extension:?} all"), &download(&device, &output), &expected, degree);
-        }
 
-        let mut input = edgy_poly(&q_p, degree, &mut rng);
-        // P limbs next to P / 2 (the exact conversion's window).
-        let p_base = key_switch.p();
-        let mut p_part = input[k * degree..].to_vec();
-        plant(p_base, degree, &mut p_part, &near_half(p_base.product(), 8));
-        input[k * degree..].copy_from_slice(&p_part);
-        let mut expected = vec![0u64; k * degree];
-        let mut output = sentinel(&device, k * degree);
-        key_switch.mod_down(&input, &mut expected).unwrap();
-        gpu.mod_down(&upload(&device, &input), &mut output).unwrap();
-        assert_same(&format!("{label}, ModDown"), &download(&device, &output), &expected, degree);
-    }
+            let mut input = edgy_poly(&q_p, degree, &mut rng);
+            // P limbs next to P / 2 (the exact conversion's window).
+            let p_base = key_switch.p();
+            let mut p_part = input[k * degree..].to_vec();
+            plant(p_base, degree, &mut p_part, &near_half(p_base.product(), 8));
+            input[k * degree..].copy_from_slice(&p_part);
+            let mut expected = vec![0u64; k * degree];
+            let mut output = sentinel(&device, k * degree);
+            key_switch.mod_down(&input, &mut expected).unwrap();
+            gpu.mod_down(&upload(&device, &input), &mut output).unwrap();
+            assert_same(&format!("{label}, ModDown"), &download(&device, &output), &expected, degree);
+        },
+    );
 }
 
 /// A polynomial of `ring` with uniform residues.
@@ -702,92 +765,105 @@ fn batch_words(batch: &DevicePolyBatch<Eval>) -> Vec<u64> {
 /// (some cases end with a one-prime digit), NTT, DGT and hierarchical DGT rings, random degrees,
 /// prime counts and sizes, inputs with the lift's edge values, chunks of 1, of a random size
 /// and all digits at once.
+/// 12 random cases; the random draws: degree (2^14 and 2^15 among them), 1..12 primes, one
+/// special prime (every digit one prime), hybrid digits, or random digits (some cases end with a
+/// one-prime digit); transform; extension.
 #[test]
 fn batched_key_switching_matches_the_cpu() {
     let Some(device) = device() else { return };
-    let mut rng = StdRng::seed_from_u64(10);
-    for case in 0..12 {
-        let degree = match case {
-            0 => 1 << 15,
-            1 => 1 << 14,
-            _ => 1 << rng.gen_range(10..=13),
-        };
-        let k = rng.gen_range(1..=12);
-        let q = random_primes(&mut rng, degree, k, &[]);
-        let (special_count, digit_size) = match case % 3 {
-            0 => (1, 1),
-            1 => {
-                let special = rng.gen_range(2..=4usize).min(k.max(2));
-                (special, special.min(k))
-            }
-            _ => (rng.gen_range(1..=3), rng.gen_range(1..=k)),
-        };
-        let special = random_primes(&mut rng, degree, special_count, &q);
-        let transform = TransformKind::ALL[(case / 3) % 3];
-        let extension = if case % 4 == 3 { Extension::Fast } else { Extension::Exact };
-        let key_switch = KeySwitchContext::new(degree, &q, &special, digit_size).unwrap();
-        let digits = key_switch.num_digits();
-        let label = format!(
-            "case {case}: N = {degree}, {k} primes, {special_count} special, digits of {digit_size} ({digits}), \
+    let degrees = prop_oneof![
+        1 => Just(1usize << 15),
+        1 => Just(1usize << 14),
+        4 => (10u32..=13).prop_map(|log_n| 1usize << log_n),
+    ];
+    let shapes = (1usize..=12).prop_flat_map(|k| {
+        let hybrid = (2usize..=4).prop_map(move |special| (special.min(k.max(2)), Digits::OfSpecialSize));
+        let random = (1usize..=3, any::<usize>()).prop_map(|(special, raw)| (special, Digits::Random(raw)));
+        (Just(k), prop_oneof![Just((1usize, Digits::OnePrime)), hybrid, random])
+    });
+    let transforms =
+        prop_oneof![Just(TransformKind::Ntt), Just(TransformKind::Dgt), Just(TransformKind::HierarchicalDgt)];
+    let extensions = prop_oneof![3 => Just(Extension::Exact), 1 => Just(Extension::Fast)];
+    let strategy = (degrees, shapes, prime_bits(), transforms, extensions, any::<u64>());
+    gpu_cases::check(
+        12,
+        REGRESSIONS,
+        strategy,
+        |(degree, (k, (special_count, digits)), bits, transform, extension, seed)| {
+            let mut rng = StdRng::seed_from_u64(seed);
+            let q = primes_of(bits, degree, k, &[]);
+            let special = random_primes(&mut rng, degree, special_count, &q);
+            let digit_size = digits.size(k, special_count);
+            let key_switch = KeySwitchContext::new(degree, &q, &special, digit_size).unwrap();
+            let digits = key_switch.num_digits();
+            let label = format!(
+                "N = {degree}, {k} primes, {special_count} special, digits of {digit_size} ({digits}), \
              {transform:?}, {extension:?}"
-        );
-        let gpu = GpuKeySwitch::new(&device, &key_switch).unwrap();
-        let q_ring = RingContext::new(degree, &q, transform).unwrap();
-        let q_p_ring = RingContext::new(degree, &key_switch.q_p().unwrap().values(), transform).unwrap();
-        let (q_gpu, q_p_gpu) =
-            (GpuContext::new(&device, &q_ring).unwrap(), GpuContext::new(&device, &q_p_ring).unwrap());
+            );
+            let gpu = GpuKeySwitch::new(&device, &key_switch).unwrap();
+            let q_ring = RingContext::new(degree, &q, transform).unwrap();
+            let q_p_ring = RingContext::new(degree, &key_switch.q_p().unwrap().values(), transform).unwrap();
+            let (q_gpu, q_p_gpu) =
+                (GpuContext::new(&device, &q_ring).unwrap(), GpuContext::new(&device, &q_p_ring).unwrap());
 
-        let input = lift_edges(key_switch.q(), degree, &mut rng);
-        let device_input = DevicePoly::<Coeff>::from_limbs(&q_gpu, &input).unwrap();
-        let stride = q_p_ring.poly_len();
+            let input = lift_edges(key_switch.q(), degree, &mut rng);
+            let device_input = DevicePoly::<Coeff>::from_limbs(&q_gpu, &input).unwrap();
+            let stride = q_p_ring.poly_len();
 
-        let mut expected = vec![0u64; digits * stride];
-        let mut output = sentinel(&device, digits * stride);
-        key_switch.mod_up_all(&input, extension, &mut expected).unwrap();
-        gpu.mod_up_all(device_input.device_buffer(), extension, &mut output).unwrap();
-        assert_same(&format!("{label}, ModUp all"), &download(&device, &output), &expected, degree);
+            let mut expected = vec![0u64; digits * stride];
+            let mut output = sentinel(&device, digits * stride);
+            key_switch.mod_up_all(&input, extension, &mut expected).unwrap();
+            gpu.mod_up_all(device_input.device_buffer(), extension, &mut output).unwrap();
+            assert_same(&format!("{label}, ModUp all"), &download(&device, &output), &expected, degree);
 
-        let key: Vec<(Poly<Eval>, Poly<Eval>)> = (0..digits)
-            .map(|_| (random_eval_poly(&q_p_ring, &mut rng), random_eval_poly(&q_p_ring, &mut rng)))
-            .collect();
-        let device_key: Vec<_> = key
-            .iter()
-            .map(|(b, a)| (DevicePoly::upload(&q_p_gpu, b).unwrap(), DevicePoly::upload(&q_p_gpu, a).unwrap()))
-            .collect();
-        let expected = cpu_key_switch_sums(&key_switch, &q_p_ring, &input, extension, &key, None);
-        let sums = gpu.key_switch_accumulate(&device_input, &device_key, extension, &q_p_gpu).unwrap();
-        assert_eq!(sums.len(), 2);
-        assert_same(&format!("{label}, key switching sums"), &batch_words(&sums), &expected, degree);
-        for chunk in [1, rng.gen_range(1..=digits), digits + 3] {
-            let sums =
-                gpu.key_switch_accumulate_in_chunks(&device_input, &device_key, extension, &q_p_gpu, chunk).unwrap();
-            assert_same(&format!("{label}, chunks of {chunk}"), &batch_words(&sums), &expected, degree);
-        }
-        // Both sums back to coefficients (one inverse transform of the batch), then ModDown.
-        let down = gpu.mod_down_batch(&sums.inverse().unwrap(), &q_gpu).unwrap();
-        for (index, sum) in expected.chunks_exact(stride).enumerate() {
-            let coefficients = Poly::<Eval>::from_slice(&q_p_ring, sum).unwrap().inverse().unwrap();
-            let mut cpu = vec![0u64; key_switch.q().len() * degree];
-            key_switch.mod_down(coefficients.as_slice(), &mut cpu).unwrap();
-            assert_same(&format!("{label}, ModDown of sum {index}"), &down[index].to_vec().unwrap(), &cpu, degree);
-        }
+            let key: Vec<(Poly<Eval>, Poly<Eval>)> = (0..digits)
+                .map(|_| (random_eval_poly(&q_p_ring, &mut rng), random_eval_poly(&q_p_ring, &mut rng)))
+                .collect();
+            let device_key: Vec<_> = key
+                .iter()
+                .map(|(b, a)| (DevicePoly::upload(&q_p_gpu, b).unwrap(), DevicePoly::upload(&q_p_gpu, a).unwrap()))
+                .collect();
+            let expected = cpu_key_switch_sums(&key_switch, &q_p_ring, &input, extension, &key, None);
+            let sums = gpu.key_switch_accumulate(&device_input, &device_key, extension, &q_p_gpu).unwrap();
+            assert_eq!(sums.len(), 2);
+            assert_same(&format!("{label}, key switching sums"), &batch_words(&sums), &expected, degree);
+            for chunk in [1, rng.gen_range(1..=digits), digits + 3] {
+                let sums = gpu
+                    .key_switch_accumulate_in_chunks(&device_input, &device_key, extension, &q_p_gpu, chunk)
+                    .unwrap();
+                assert_same(&format!("{label}, chunks of {chunk}"), &batch_words(&sums), &expected, degree);
+            }
+            // Both sums back to coefficients (one inverse transform of the batch), then ModDown.
+            let down = gpu.mod_down_batch(&sums.inverse().unwrap(), &q_gpu).unwrap();
+            for (index, sum) in expected.chunks_exact(stride).enumerate() {
+                let coefficients = Poly::<Eval>::from_slice(&q_p_ring, sum).unwrap().inverse().unwrap();
+                let mut cpu = vec![0u64; key_switch.q().len() * degree];
+                key_switch.mod_down(coefficients.as_slice(), &mut cpu).unwrap();
+                assert_same(&format!("{label}, ModDown of sum {index}"), &down[index].to_vec().unwrap(), &cpu, degree);
+            }
 
-        // The slice inner product, adding to random sums, over the transformed ModUp above.
-        let initial = (random_eval_poly(&q_p_ring, &mut rng), random_eval_poly(&q_p_ring, &mut rng));
-        let expected = cpu_key_switch_sums(&key_switch, &q_p_ring, &input, extension, &key, Some(initial.clone()));
-        let mut extended = vec![0u64; digits * stride];
-        key_switch.mod_up_all(&input, extension, &mut extended).unwrap();
-        let transformed: Vec<u64> = extended
-            .chunks_exact(stride)
-            .flat_map(|chunk| Poly::<Coeff>::from_slice(&q_p_ring, chunk).unwrap().forward().unwrap().into_vec())
-            .collect();
-        let mut initial_words = initial.0.into_vec();
-        initial_words.extend(initial.1.into_vec());
-        let mut sums = upload(&device, &initial_words);
-        let keys: Vec<_> = device_key.iter().map(|(b, a)| (b.device_buffer(), a.device_buffer())).collect();
-        gpu.inner_product(transform, &upload(&device, &transformed), &keys, true, &mut sums).unwrap();
-        assert_same(&format!("{label}, inner product (accumulating)"), &download(&device, &sums), &expected, degree);
-    }
+            // The slice inner product, adding to random sums, over the transformed ModUp above.
+            let initial = (random_eval_poly(&q_p_ring, &mut rng), random_eval_poly(&q_p_ring, &mut rng));
+            let expected = cpu_key_switch_sums(&key_switch, &q_p_ring, &input, extension, &key, Some(initial.clone()));
+            let mut extended = vec![0u64; digits * stride];
+            key_switch.mod_up_all(&input, extension, &mut extended).unwrap();
+            let transformed: Vec<u64> = extended
+                .chunks_exact(stride)
+                .flat_map(|chunk| Poly::<Coeff>::from_slice(&q_p_ring, chunk).unwrap().forward().unwrap().into_vec())
+                .collect();
+            let mut initial_words = initial.0.into_vec();
+            initial_words.extend(initial.1.into_vec());
+            let mut sums = upload(&device, &initial_words);
+            let keys: Vec<_> = device_key.iter().map(|(b, a)| (b.device_buffer(), a.device_buffer())).collect();
+            gpu.inner_product(transform, &upload(&device, &transformed), &keys, true, &mut sums).unwrap();
+            assert_same(
+                &format!("{label}, inner product (accumulating)"),
+                &download(&device, &sums),
+                &expected,
+                degree,
+            );
+        },
+    );
 }
 
 /// The slice inner product with more digits than one launch takes (`MAX_DIGITS_PER_LAUNCH`):

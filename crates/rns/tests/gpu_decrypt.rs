@@ -4,31 +4,32 @@
 //! `decrypt_poly` of the sum `[a + b]_q`, word for word, over random degrees, prime counts,
 //! plaintext moduli and inputs (random, and sums that wrap past `q_i` in every limb); the
 //! staged download (`GpuDevice::download_words`) against the pageable one; and rejected
-//! inputs of the wrong ring.
+//! inputs of the wrong ring. The random cases are proptest's (`poly-cuda/tests/common/gpu_cases.rs`).
 //!
 //! Skips, saying why, when there is no CUDA driver or device.
 #![cfg(feature = "cuda")]
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
 mod common;
+#[path = "../../poly-cuda/tests/common/gpu_cases.rs"]
+mod gpu_cases;
 
 use std::sync::Arc;
 
 use common::random_poly;
+use gpu_cases::{Regressions, device};
 use num_integer::Integer;
 use poly::{Coeff, Poly, RingContext, TransformKind};
-use poly_cuda::{DevicePoly, GpuContext, GpuDevice};
+use poly_cuda::{DevicePoly, GpuContext};
+use proptest::prelude::*;
 use rand::rngs::StdRng;
 use rand::{Rng, SeedableRng};
 use rns::gpu::{GpuBehz, GpuDecryption, GpuHps, GpuRnsError};
 use rns::{BehzContext, HpsContext, RnsBase, RnsError};
 
-fn device() -> Option<Arc<GpuDevice>> {
-    match poly_cuda::open_device_or_skip(0) {
-        Ok(device) => device,
-        Err(error) => panic!("the GPU tests cannot run: {error}"),
-    }
-}
+/// Committed failing cases of this file's random tests (see `gpu_cases.rs`).
+const REGRESSIONS: Regressions =
+    Regressions { text: include_str!("gpu_decrypt.proptest-regressions"), source: file!() };
 
 fn ring(degree: usize, primes: &[u64]) -> Arc<RingContext> {
     RingContext::new(degree, primes, TransformKind::Ntt).unwrap()
@@ -65,35 +66,32 @@ fn wrapping_partner(ring: &Arc<RingContext>, a: &Poly<Coeff>, rng: &mut StdRng) 
     Poly::from_limbs(ring, values).unwrap()
 }
 
+/// 12 random cases: `N = 2^10..2^15`, 1..6 primes (1..16 from 2^14) of 30..60 bits, `t` small,
+/// `2`, `65537` or of 32..40 bits; the addend random or chosen so that the sum wraps past `q_i`.
 #[test]
 fn fused_decryption_equals_the_cpu_on_the_sum() {
     let Some(device) = device() else { return };
-    let mut rng = StdRng::seed_from_u64(0xdec);
-    for case in 0..12 {
-        let degree = 1usize << rng.gen_range(10..=15);
-        let k = rng.gen_range(1..=if degree >= 1 << 14 { 16 } else { 6 });
-        let bits = rng.gen_range(30..=60);
+    let strategy = (10u32..=15).prop_flat_map(|log_n| {
+        let max_primes = if log_n >= 14 { 16usize } else { 6 };
+        let t = prop_oneof![Just(2u64), Just(65537u64), 1u64 << 32..1 << 40, 3u64..1 << 30];
+        (Just(1usize << log_n), 1..=max_primes, 30u32..=60, t, any::<bool>(), any::<u64>())
+    });
+    gpu_cases::check(12, REGRESSIONS, strategy, |(degree, k, bits, t, wrapping, seed)| {
+        let mut rng = StdRng::seed_from_u64(seed);
         let q = modarith::generate_ntt_primes(bits, 2 * degree as u64, k, &[]).unwrap();
-        let t = loop {
-            let t: u64 = match rng.gen_range(0..4) {
-                0 => 2,
-                1 => 65537,
-                2 => rng.gen_range(1u64 << 32..1 << 40),
-                _ => rng.gen_range(3..1u64 << 30),
-            };
-            if q.iter().all(|&p| p.gcd(&t) == 1) {
-                break t;
-            }
-        };
-        let label = format!("case {case}: N = {degree}, {k} primes of {bits} bits, t = {t}");
+        let mut t = t;
+        while !q.iter().all(|&p| p.gcd(&t) == 1) {
+            t += 1;
+        }
+        let label = format!("N = {degree}, {k} primes of {bits} bits, t = {t}");
         let q_ring = ring(degree, &q);
         let q_gpu = GpuContext::new(&device, &q_ring).unwrap();
         let base = RnsBase::new(&q).unwrap();
         let a = Poly::from_limbs(&q_ring, random_poly(&base, degree, &mut rng)).unwrap();
-        let b = if case % 2 == 0 {
-            Poly::from_limbs(&q_ring, random_poly(&base, degree, &mut rng)).unwrap()
-        } else {
+        let b = if wrapping {
             wrapping_partner(&q_ring, &a, &mut rng)
+        } else {
+            Poly::from_limbs(&q_ring, random_poly(&base, degree, &mut rng)).unwrap()
         };
         let sum = sum_mod_q(&q_ring, &a, &b);
         let (a_gpu, b_gpu) = (DevicePoly::upload(&q_gpu, &a).unwrap(), DevicePoly::upload(&q_gpu, &b).unwrap());
@@ -114,7 +112,7 @@ fn fused_decryption_equals_the_cpu_on_the_sum() {
         // The inputs are untouched.
         assert_eq!(a_gpu.download().unwrap(), a, "{label}");
         assert_eq!(b_gpu.download().unwrap(), b, "{label}");
-    }
+    });
 }
 
 #[test]

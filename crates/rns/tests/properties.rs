@@ -9,6 +9,7 @@ use common::*;
 use num_bigint::BigInt;
 use num_integer::Integer;
 use proptest::prelude::*;
+use proptest::test_runner::FileFailurePersistence;
 use rns::{BaseConverter, BehzContext, Extension, HpsContext, KeySwitchContext, RnsBase};
 
 const DEGREE: usize = 8;
@@ -18,7 +19,13 @@ fn q_primes(bits: u32, count: usize) -> Vec<u64> {
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig { cases: 48, failure_persistence: None, ..ProptestConfig::default() })]
+    // Failures are saved to `tests/properties.proptest-regressions` (commit that file): they
+    // are replayed first by every later run.
+    #![proptest_config(ProptestConfig {
+        cases: 48,
+        failure_persistence: Some(Box::new(FileFailurePersistence::WithSource("proptest-regressions"))),
+        ..ProptestConfig::default()
+    })]
 
     #[test]
     fn fast_and_exact_conversions(bits in 20u32..=62, count in 1usize..=6, to_bits in 20u32..=62, to_count in 1usize..=6, seed: u64) {

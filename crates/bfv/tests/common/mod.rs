@@ -1,5 +1,7 @@
 //! Random circuits up to a preset's depth, checked against plaintext arithmetic, on any
-//! backend (used by `circuits.rs` on the CPU and `gpu.rs` on the GPU).
+//! backend (used by `circuits.rs` on the CPU and `gpu.rs` on the GPU); one multiplication of
+//! each preset and the squaring chains behind the documented depths (`presets.rs` on the CPU,
+//! `gpu.rs` on the GPU).
 //!
 //! A circuit of depth `d` keeps `width` (2 or 3) ciphertexts per level. Each new value is
 //! `relin((x_a op x_b) [* c] * x_c)` (or a square), with `op` one of add, sub, plaintext add,
@@ -242,3 +244,73 @@ pub const COMBINATIONS: [(MulVariant, TransformKind); 4] = [
     (MulVariant::Hps, TransformKind::HierarchicalDgt),
     (MulVariant::Behz, TransformKind::Ntt),
 ];
+
+fn seed(byte: u8) -> Seed {
+    Seed::from([byte; 32])
+}
+
+/// The longest chain of squarings (each relinearized) of a fresh encryption of `-1` under the
+/// preset as it ships (its own variant and transform) that decrypts correctly with a positive
+/// budget: the measurement behind [`Preset::depth`]. Stops after 80 levels.
+pub fn squaring_chain<B: BfvBackend>(backend: B, preset: Preset) -> u32 {
+    let params = preset.builder().unwrap().allow_insecure(true).build().unwrap();
+    let context = BfvContext::new(backend, &params).unwrap();
+    let encoder = CoefficientEncoder::new(&params);
+    let t = params.plaintext_modulus();
+    let sk = context.secret_key_from_seed(&seed(1)).unwrap();
+    let pk = context.public_key_from_seed(&sk, &seed(2)).unwrap();
+    let rk = context.relin_key_from_seed(&sk, &seed(3)).unwrap();
+    let mut ct = context.encrypt_with_seed(&encoder.encode(&[t - 1]).unwrap(), &pk, &seed(4)).unwrap();
+    let mut chain = 0u32;
+    let mut expected = t - 1;
+    loop {
+        ct = context.square_relin(&ct, &rk).unwrap();
+        expected = (u128::from(expected) * u128::from(expected) % u128::from(t)) as u64;
+        let decrypted = encoder.decode(&context.decrypt(&ct, &sk).unwrap()).unwrap();
+        let correct = decrypted[0] == expected && decrypted[1..].iter().all(|&v| v == 0);
+        if !correct || context.noise_budget(&ct, &sk).is_err() || chain > 80 {
+            break;
+        }
+        chain += 1;
+    }
+    chain
+}
+
+/// Whether a squaring chain leaves the documented depth one level of margin (depth-1 sets: the
+/// chain is one level).
+pub fn chain_leaves_margin(chain: u32, documented: u32) -> bool {
+    chain > documented || (chain == 1 && documented == 1)
+}
+
+/// Key generation (secret, public, relinearization keys), two encryptions, one multiplication
+/// with relinearization and decryption under the preset with `variant` and `transform`; checks
+/// the decrypted product against plaintext arithmetic and returns the product's noise budget.
+pub fn multiply_once<B: BfvBackend>(
+    backend: B,
+    preset: Preset,
+    variant: MulVariant,
+    transform: TransformKind,
+    data_seed: u64,
+) -> u32 {
+    let params = preset_params(preset, variant, transform);
+    let context = BfvContext::new(backend, &params).unwrap();
+    let reference = Reference::new(&params);
+    let n = params.degree();
+    let mut rng = StdRng::seed_from_u64(data_seed);
+    let mut seed_bytes = [0u8; 32];
+    let mut next_seed = |rng: &mut StdRng| {
+        rng.fill(&mut seed_bytes);
+        Seed::from(seed_bytes)
+    };
+    let sk = context.secret_key_from_seed(&next_seed(&mut rng)).unwrap();
+    let pk = context.public_key_from_seed(&sk, &next_seed(&mut rng)).unwrap();
+    let rk = context.relin_key_from_seed(&sk, &next_seed(&mut rng)).unwrap();
+    let (a, b) = (reference.random(&mut rng, n), reference.random(&mut rng, n));
+    let ca = context.encrypt_with_seed(&reference.encode(&a), &pk, &next_seed(&mut rng)).unwrap();
+    let cb = context.encrypt_with_seed(&reference.encode(&b), &pk, &next_seed(&mut rng)).unwrap();
+    let product = context.mul_relin(&ca, &cb, &rk).unwrap();
+    let decrypted = reference.decode(&context.decrypt(&product, &sk).unwrap());
+    let name = preset.name();
+    assert!(decrypted == reference.mul(&a, &b), "{name} {variant:?} {transform:?}: the product decrypted wrongly");
+    context.noise_budget(&product, &sk).unwrap_or_else(|e| panic!("{name} {variant:?} {transform:?}: {e}"))
+}

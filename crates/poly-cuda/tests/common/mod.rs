@@ -1,24 +1,16 @@
-//! Shared helpers of the GPU tests: the device (or why there is none), random rings and
-//! polynomials.
+//! Shared helpers of the GPU tests: the device (or why there is none) and random cases
+//! (`gpu_cases.rs`, shared with `rns` and `bfv`), random rings and polynomials.
 #![allow(dead_code)]
 
-use std::sync::{Arc, OnceLock};
+use std::sync::Arc;
 
 use poly::{Poly, Representation, RingContext, TransformKind};
-use poly_cuda::{GpuDevice, GpuError};
 use rand::rngs::StdRng;
 use rand::{Rng, SeedableRng};
 
-/// The device every test of this binary shares, or `None` when the GPU tests are skipped
-/// (no driver, no device, and `HEGPU_REQUIRE_GPU` unset; `poly_cuda::open_device_or_skip`
-/// prints why). Any other failure to open the device is a test failure.
-pub fn device() -> Option<Arc<GpuDevice>> {
-    static DEVICE: OnceLock<Result<Option<Arc<GpuDevice>>, GpuError>> = OnceLock::new();
-    match DEVICE.get_or_init(|| poly_cuda::open_device_or_skip(0)) {
-        Ok(device) => device.clone(),
-        Err(error) => panic!("GPU tests need the CUDA device, which could not be opened: {error}"),
-    }
-}
+pub mod gpu_cases;
+
+pub use gpu_cases::device;
 
 /// A ring of degree `2^log_n` with `limbs` distinct NTT primes of `bits` bits.
 pub fn ring(log_n: u32, limbs: usize, bits: u32, transform: TransformKind) -> Arc<RingContext> {
