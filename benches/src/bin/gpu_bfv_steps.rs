@@ -244,8 +244,8 @@ fn steps_for(
         );
     }
     let decryptor = match params.multiplication_tables() {
-        MulTables::Hps(hps) => Decryptor::Hps(GpuHps::cached(device, hps)?),
-        MulTables::Behz(behz) => Decryptor::Behz(GpuBehz::cached(device, behz)?),
+        MulTables::Hps(hps) => Decryptor::Hps(std::sync::Arc::new(GpuHps::new(device, hps)?)),
+        MulTables::Behz(behz) => Decryptor::Behz(std::sync::Arc::new(GpuBehz::new(device, behz)?)),
     };
     // The CPU's decryption scale-and-round of `words` (limb-major over q).
     let cpu_scale_round = |words: &[u64]| -> BoxResult<Vec<u64>> {
@@ -321,16 +321,6 @@ fn steps_for(
                     Decryptor::Behz(gpu) => {
                         gpu.decrypt_scale_round(c0[i % ROTATION].device_buffer(), &mut plain_out)?
                     }
-                }
-                Ok(())
-            })?,
-        );
-        push(
-            "tables lookup (GpuHps/GpuBehz::cached)",
-            time_both(device, runs, |_| {
-                match params.multiplication_tables() {
-                    MulTables::Hps(hps) => drop(GpuHps::cached(device, hps)?),
-                    MulTables::Behz(behz) => drop(GpuBehz::cached(device, behz)?),
                 }
                 Ok(())
             })?,

@@ -141,7 +141,7 @@ impl Bench<'_> {
 
         // HPS.
         let hps = HpsContext::with_generated_moduli(n, &q, t).unwrap();
-        let gpu_hps = GpuHps::cached(self.device, &hps).unwrap();
+        let gpu_hps = GpuHps::new(self.device, &hps).unwrap();
         let l = hps.p().len();
         let (q_p_ring, q_p_gpu) = self.ring(n, &hps.q_p().unwrap().values());
         let (wide_host, wide) = self.inputs(&q_p_ring, &q_p_gpu);
@@ -195,7 +195,7 @@ impl Bench<'_> {
 
         // BEHZ.
         let behz = BehzContext::with_generated_moduli(n, &q, t).unwrap();
-        let gpu_behz = GpuBehz::cached(self.device, &behz).unwrap();
+        let gpu_behz = GpuBehz::new(self.device, &behz).unwrap();
         let bsk = behz.bsk().len();
         let (q_bsk_ring, q_bsk_gpu) = self.ring(n, &behz.q_bsk().unwrap().values());
         let (wide_host, wide) = self.inputs(&q_bsk_ring, &q_bsk_gpu);
@@ -247,7 +247,7 @@ impl Bench<'_> {
         // Key switching: digits of |P| primes (one prime per digit when |P| = 1, SEAL-style).
         let digit_size = s.min(k);
         let key_switch = KeySwitchContext::new(n, &q, &special, digit_size).unwrap();
-        let gpu_ks = GpuKeySwitch::cached(self.device, &key_switch).unwrap();
+        let gpu_ks = GpuKeySwitch::new(self.device, &key_switch).unwrap();
         let digits = key_switch.num_digits();
         let (ks_ring, ks_gpu) = self.ring(n, &key_switch.q_p().unwrap().values());
         let (wide_host, wide) = self.inputs(&ks_ring, &ks_gpu);

@@ -485,7 +485,7 @@ fn polynomial_methods_match_the_cpu_wrappers() {
         let input = DevicePoly::upload(&q_gpu, &host).unwrap();
 
         let behz = BehzContext::with_generated_moduli(degree, &q, t).unwrap();
-        let gpu = GpuBehz::cached(&device, &behz).unwrap();
+        let gpu = GpuBehz::new(&device, &behz).unwrap();
         let q_bsk_ring = ring_over(&behz.q_bsk().unwrap(), degree);
         let q_bsk_gpu = GpuContext::new(&device, &q_bsk_ring).unwrap();
         let extended = gpu.extend_poly(&input, &q_bsk_gpu).unwrap();
@@ -499,7 +499,7 @@ fn polynomial_methods_match_the_cpu_wrappers() {
         assert_eq!(decrypted, behz.decrypt_poly(&host).unwrap(), "{label}: BEHZ decryption");
 
         let hps = HpsContext::with_generated_moduli(degree, &q, t).unwrap();
-        let gpu = GpuHps::cached(&device, &hps).unwrap();
+        let gpu = GpuHps::new(&device, &hps).unwrap();
         let q_p_ring = ring_over(&hps.q_p().unwrap(), degree);
         let q_p_gpu = GpuContext::new(&device, &q_p_ring).unwrap();
         let extended = gpu.extend_poly(&input, &q_p_gpu).unwrap();
@@ -514,7 +514,7 @@ fn polynomial_methods_match_the_cpu_wrappers() {
 
         let special = random_primes(&mut rng, degree, (k / 2).max(1), &q);
         let key_switch = KeySwitchContext::new(degree, &q, &special, special.len().min(k)).unwrap();
-        let gpu = GpuKeySwitch::cached(&device, &key_switch).unwrap();
+        let gpu = GpuKeySwitch::new(&device, &key_switch).unwrap();
         let ks_ring = ring_over(&key_switch.q_p().unwrap(), degree);
         let ks_gpu = GpuContext::new(&device, &ks_ring).unwrap();
         for digit in 0..key_switch.num_digits() {
@@ -631,31 +631,6 @@ fn bad_inputs_are_rejected_and_leave_outputs_untouched() {
     let ks_gpu = GpuContext::new(&device, &ks_ring).unwrap();
     let error = gpu_ks.mod_up_poly(&poly, 5, Extension::Exact, &ks_gpu).unwrap_err();
     assert_eq!(error, GpuRnsError::Rns(RnsError::DigitOutOfRange { digit: 5, count: 2 }));
-}
-
-#[test]
-fn cache_uploads_each_context_once_per_device() {
-    let Some(device) = device() else { return };
-    let mut rng = StdRng::seed_from_u64(8);
-    let degree = 1 << 11;
-    let q = random_primes(&mut rng, degree, 2, &[]);
-    let hps = HpsContext::with_generated_moduli(degree, &q, 17).unwrap();
-    let first = GpuHps::cached(&device, &hps).unwrap();
-    let again = GpuHps::cached(&device, &hps.clone()).unwrap();
-    assert!(Arc::ptr_eq(&first, &again), "an equal context reuses the uploaded tables");
-    let other_t = HpsContext::with_generated_moduli(degree, &q, 19).unwrap();
-    let other = GpuHps::cached(&device, &other_t).unwrap();
-    assert!(!Arc::ptr_eq(&first, &other), "another t is another context");
-    assert!(rns::gpu::cache_len() >= 2);
-    let behz = BehzContext::with_generated_moduli(degree, &q, 17).unwrap();
-    let behz_first = GpuBehz::cached(&device, &behz).unwrap();
-    assert!(Arc::ptr_eq(&behz_first, &GpuBehz::cached(&device, &behz).unwrap()));
-    let special = random_primes(&mut rng, degree, 1, &q);
-    let key_switch = KeySwitchContext::new(degree, &q, &special, 1).unwrap();
-    let ks_first = GpuKeySwitch::cached(&device, &key_switch).unwrap();
-    assert!(Arc::ptr_eq(&ks_first, &GpuKeySwitch::cached(&device, &key_switch).unwrap()));
-    let other_digits = KeySwitchContext::new(degree, &q, &special, 2).unwrap();
-    assert!(!Arc::ptr_eq(&ks_first, &GpuKeySwitch::cached(&device, &other_digits).unwrap()));
 }
 
 /// Every kernel once on small shapes (partial tiles, one limb, many limbs): the run for

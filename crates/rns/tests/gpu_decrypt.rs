@@ -97,14 +97,14 @@ fn fused_decryption_equals_the_cpu_on_the_sum() {
         let (a_gpu, b_gpu) = (DevicePoly::upload(&q_gpu, &a).unwrap(), DevicePoly::upload(&q_gpu, &b).unwrap());
 
         let hps = HpsContext::with_generated_moduli(degree, &q, t).unwrap();
-        let gpu = GpuHps::cached(&device, &hps).unwrap();
+        let gpu = GpuHps::new(&device, &hps).unwrap();
         let expected = hps.decrypt_poly(&sum).unwrap();
         assert_eq!(gpu.decrypt_sum_poly(&a_gpu, &b_gpu).unwrap(), expected, "{label}: HPS");
         let resident = gpu.decrypt_sum_resident(&a_gpu, &b_gpu).unwrap();
         assert_eq!(device.download_words(&resident).unwrap(), expected, "{label}: HPS, resident");
 
         let behz = BehzContext::with_generated_moduli(degree, &q, t).unwrap();
-        let gpu = GpuBehz::cached(&device, &behz).unwrap();
+        let gpu = GpuBehz::new(&device, &behz).unwrap();
         let expected = behz.decrypt_poly(&sum).unwrap();
         assert_eq!(gpu.decrypt_sum_poly(&a_gpu, &b_gpu).unwrap(), expected, "{label}: BEHZ");
         let resident = gpu.decrypt_sum_resident(&a_gpu, &b_gpu).unwrap();
@@ -126,11 +126,11 @@ fn fused_decryption_rejects_an_addend_of_another_ring() {
     let short = DevicePoly::<Coeff>::zero(&short_gpu).unwrap();
     let is_context_error = |e: &GpuRnsError| matches!(e, GpuRnsError::Rns(RnsError::ContextMismatch { .. }));
     let hps = HpsContext::with_generated_moduli(degree, &q, 65537).unwrap();
-    let gpu = GpuHps::cached(&device, &hps).unwrap();
+    let gpu = GpuHps::new(&device, &hps).unwrap();
     assert!(gpu.decrypt_sum_poly(&input, &short).is_err_and(|e| is_context_error(&e)));
     assert!(gpu.decrypt_sum_poly(&short, &input).is_err_and(|e| is_context_error(&e)));
     let behz = BehzContext::with_generated_moduli(degree, &q, 65537).unwrap();
-    let gpu = GpuBehz::cached(&device, &behz).unwrap();
+    let gpu = GpuBehz::new(&device, &behz).unwrap();
     assert!(gpu.decrypt_sum_poly(&input, &short).is_err_and(|e| is_context_error(&e)));
     assert!(gpu.decrypt_sum_resident(&input, &short).is_err_and(|e| is_context_error(&e)));
     assert!(gpu.decrypt_sum_resident(&short, &input).is_err_and(|e| is_context_error(&e)));

@@ -11,10 +11,8 @@
 //! - [`GpuDecryption`]: decryption's scale-and-round, one trait for both variants.
 //!
 //! Each type is made from the CPU context (`new`), uploading its tables once, in one
-//! allocation. [`GpuBehz::cached`], [`GpuHps::cached`] and [`GpuKeySwitch::cached`] keep the
-//! uploaded tables in a small process-wide cache keyed by the device and the context's
-//! defining parameters, so that a caller holding only the CPU context (the BFV backend hook)
-//! uploads them once per device.
+//! allocation; its owner keeps it (the schemes prepare theirs once per context: `rlwe`'s
+//! key-switching tables, `bfv`'s multiplication tables), so no call looks tables up.
 //!
 //! Every type has slice methods (device buffers on the device's stream, the lengths and names
 //! of the CPU methods) and, where the CPU has them, polynomial methods on
@@ -31,16 +29,14 @@ mod hps;
 mod keyswitch;
 mod launch;
 
-use std::sync::{Arc, Mutex, PoisonError, Weak};
-
 pub use behz::GpuBehz;
 pub use convert::{GpuBaseConverter, GpuShenoyKumaresan};
 pub use hps::GpuHps;
 pub use keyswitch::GpuKeySwitch;
-use poly_cuda::{GpuContext, GpuDevice, GpuError};
+use poly_cuda::{GpuContext, GpuError};
 use thiserror::Error;
 
-use crate::{BehzContext, HpsContext, KeySwitchContext, RnsError};
+use crate::RnsError;
 use launch::RnsKernels;
 
 /// Errors of the GPU RNS operations: those of the CPU layer (bad lengths, mismatched rings,
@@ -232,119 +228,4 @@ fn resident_decryption<D: ScaleAndRound>(
     // of `addend`), whose rings were checked against q.
     unsafe { decryption.decrypt_raw(input_address, addend_address, output_address) }?;
     Ok(output)
-}
-
-/// Tables kept by the cache.
-#[derive(Debug, Clone)]
-enum CachedTables {
-    Behz(Arc<GpuBehz>),
-    Hps(Arc<GpuHps>),
-    KeySwitch(Arc<GpuKeySwitch>),
-}
-
-#[derive(Debug)]
-struct CacheEntry {
-    device: Weak<GpuDevice>,
-    key: Vec<u64>,
-    tables: CachedTables,
-}
-
-/// Most contexts the cache keeps; the least recently used goes first.
-const CACHE_CAPACITY: usize = 16;
-
-/// Uploaded tables by (device, defining parameters), most recently used last. Entries of
-/// devices that are gone are dropped at the next lookup (their memory is freed then).
-static CACHE: Mutex<Vec<CacheEntry>> = Mutex::new(Vec::new());
-
-/// The tables for `key` on `device` from the cache, or made by `make` and cached.
-fn cached(device: &Arc<GpuDevice>, key: Vec<u64>, make: impl FnOnce() -> Result<CachedTables>) -> Result<CachedTables> {
-    let mut entries = CACHE.lock().unwrap_or_else(PoisonError::into_inner);
-    entries.retain(|entry| entry.device.strong_count() > 0);
-    let position =
-        entries.iter().position(|entry| core::ptr::eq(entry.device.as_ptr(), Arc::as_ptr(device)) && entry.key == key);
-    if let Some(position) = position {
-        let entry = entries.remove(position);
-        let tables = entry.tables.clone();
-        entries.push(entry);
-        return Ok(tables);
-    }
-    let tables = make()?;
-    if entries.len() >= CACHE_CAPACITY {
-        entries.remove(0);
-    }
-    entries.push(CacheEntry { device: Arc::downgrade(device), key, tables: tables.clone() });
-    Ok(tables)
-}
-
-/// Drops every cached table (their device memory is freed in stream order).
-pub fn clear_cache() {
-    CACHE.lock().unwrap_or_else(PoisonError::into_inner).clear();
-}
-
-/// Number of contexts in the cache (all devices).
-pub fn cache_len() -> usize {
-    let mut entries = CACHE.lock().unwrap_or_else(PoisonError::into_inner);
-    entries.retain(|entry| entry.device.strong_count() > 0);
-    entries.len()
-}
-
-fn cache_mismatch() -> GpuRnsError {
-    // Keys start with a tag per kind, so an entry of another kind cannot match.
-    GpuError::Unsupported { what: "an RNS table cache entry of another kind".to_string() }.into()
-}
-
-/// `[tag, degree, len(a), a.., len(b), b.., extra..]`: a context's defining parameters. Each
-/// context's tables are a deterministic function of the arguments of its constructor, so equal
-/// keys mean equal tables.
-fn cache_key(tag: u64, degree: usize, bases: &[&[u64]], extra: &[u64]) -> Vec<u64> {
-    let mut key = vec![tag, degree as u64];
-    for base in bases {
-        key.push(base.len() as u64);
-        key.extend_from_slice(base);
-    }
-    key.extend_from_slice(extra);
-    key
-}
-
-impl GpuBehz {
-    /// The tables of `behz` on `device`, uploaded on first use and then taken from the cache
-    /// (keyed by the device and by `N`, `q`, `B`, `m_sk`, `m~`, `gamma`, `t`).
-    pub fn cached(device: &Arc<GpuDevice>, behz: &BehzContext) -> Result<Arc<Self>> {
-        let key = cache_key(
-            1,
-            behz.degree(),
-            &[&behz.q().values(), &behz.b().values()],
-            &[behz.m_sk().value(), behz.m_tilde().value(), behz.gamma().value(), behz.plain_modulus().value()],
-        );
-        match cached(device, key, || Ok(CachedTables::Behz(Arc::new(Self::new(device, behz)?))))? {
-            CachedTables::Behz(tables) => Ok(tables),
-            _ => Err(cache_mismatch()),
-        }
-    }
-}
-
-impl GpuHps {
-    /// The tables of `hps` on `device`, uploaded on first use and then taken from the cache
-    /// (keyed by the device and by `N`, `q`, `P`, `t`).
-    pub fn cached(device: &Arc<GpuDevice>, hps: &HpsContext) -> Result<Arc<Self>> {
-        let key = cache_key(2, hps.degree(), &[&hps.q().values(), &hps.p().values()], &[hps.plain_modulus().value()]);
-        match cached(device, key, || Ok(CachedTables::Hps(Arc::new(Self::new(device, hps)?))))? {
-            CachedTables::Hps(tables) => Ok(tables),
-            _ => Err(cache_mismatch()),
-        }
-    }
-}
-
-impl GpuKeySwitch {
-    /// The tables of `key_switch` on `device`, uploaded on first use and then taken from the
-    /// cache (keyed by the device and by `N`, `q`, `P` and the digit size).
-    pub fn cached(device: &Arc<GpuDevice>, key_switch: &KeySwitchContext) -> Result<Arc<Self>> {
-        let digit_size = key_switch.digit_range(0)?.len() as u64;
-        let key =
-            cache_key(3, key_switch.degree(), &[&key_switch.q().values(), &key_switch.p().values()], &[digit_size]);
-        match cached(device, key, || Ok(CachedTables::KeySwitch(Arc::new(Self::new(device, key_switch)?))))? {
-            CachedTables::KeySwitch(tables) => Ok(tables),
-            _ => Err(cache_mismatch()),
-        }
-    }
 }
