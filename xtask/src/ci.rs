@@ -2,11 +2,11 @@
 //! nvcc is available), the kernel resource report, the packaging check, the quickstart example,
 //! and `cargo xtask test` (the README's test command), whose totals end the output.
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 use anyhow::{Context, Result};
 
-use crate::util::{cargo, cuda_package_args, cuda_packages, project_root, run, run_capture, section};
+use crate::util::{cargo, cuda_package_args, cuda_packages, project_root, run, run_capture, section, target_dir};
 use crate::{cuda, kernels, test};
 
 #[derive(Debug, Default)]
@@ -72,6 +72,7 @@ const KERNELS_PACKAGE: &str = "hegpu-kernels";
 #[derive(Debug)]
 struct Publishable {
     name: String,
+    version: String,
     has_cuda_feature: bool,
     /// The package whose manifest is the workspace root (the `hegpu` facade).
     is_root: bool,
@@ -90,9 +91,11 @@ fn publishable_packages(root: &Path) -> Result<Vec<Publishable>> {
             continue;
         }
         let name = package["name"].as_str().context("a package without a name in cargo metadata")?.to_owned();
+        let version = package["version"].as_str().context("a package without a version in cargo metadata")?.to_owned();
         let manifest = package["manifest_path"].as_str().context("a package without a manifest path")?;
         result.push(Publishable {
             name,
+            version,
             has_cuda_feature: package["features"].get("cuda").is_some(),
             is_root: Path::new(manifest) == root_manifest,
         });
@@ -110,14 +113,23 @@ fn publishable_packages(root: &Path) -> Result<Vec<Publishable>> {
 /// profiles would rebuild every dependency (and the kernels) optimized, for a crate of
 /// re-exports whose crates are built here. `hegpu-kernels` is verified without `cuda` and
 /// built with it as the packaged GPU crates' dependency, so nvcc runs once.
-fn package_check(nvcc: Option<&Path>) -> Result<()> {
+///
+/// Every run builds from scratch (about two minutes on two cores): cargo takes a registry
+/// package's earlier build, and its earlier unpacked sources, as those of any tarball of the
+/// same version, so a second run would otherwise check the first run's kernels.
+pub fn package_check(nvcc: Option<&Path>) -> Result<()> {
     let root = project_root();
     let packages = publishable_packages(&root)?;
     let started = std::time::Instant::now();
+    let target = target_dir().join("package-check");
+    if target.exists() {
+        std::fs::remove_dir_all(&target).with_context(|| format!("could not remove {}", target.display()))?;
+    }
+    remove_unpacked_workspace_crates(&packages)?;
 
     section("ci: cargo package (every publishable crate)");
     let mut list = cargo();
-    list.args(["package", "--no-verify", "--allow-dirty"]);
+    list.args(["package", "--no-verify", "--allow-dirty", "--target-dir"]).arg(&target);
     for package in &packages {
         list.args(["-p", &package.name]);
     }
@@ -138,7 +150,7 @@ fn package_check(nvcc: Option<&Path>) -> Result<()> {
         "ci: build the packaged crates, the GPU crates with `cuda`"
     });
     let mut verify = cargo();
-    verify.args(["package", "--allow-dirty"]);
+    verify.args(["package", "--allow-dirty", "--target-dir"]).arg(&target);
     for package in &built {
         verify.args(["-p", &package.name]);
     }
@@ -152,5 +164,33 @@ fn package_check(nvcc: Option<&Path>) -> Result<()> {
     }
     run(&mut verify)?;
     println!("packaging check: {} s", started.elapsed().as_secs());
+    Ok(())
+}
+
+/// Removes the copies of the workspace's crates that cargo unpacked from the verification's
+/// local registry into `$CARGO_HOME/registry/src/-<hash>/` (local registries are the
+/// directories whose name starts with `-`; crates.io's is `index.crates.io-<hash>`). Cargo
+/// unpacks them again from the new tarballs; it would otherwise reuse them as they are.
+fn remove_unpacked_workspace_crates(packages: &[Publishable]) -> Result<()> {
+    let cargo_home = match std::env::var_os("CARGO_HOME") {
+        Some(home) => PathBuf::from(home),
+        None => match std::env::var_os("HOME") {
+            Some(home) => PathBuf::from(home).join(".cargo"),
+            None => return Ok(()),
+        },
+    };
+    let Ok(sources) = std::fs::read_dir(cargo_home.join("registry").join("src")) else { return Ok(()) };
+    for source in sources.flatten() {
+        if !source.file_name().to_string_lossy().starts_with('-') {
+            continue;
+        }
+        for package in packages {
+            let unpacked = source.path().join(format!("{}-{}", package.name, package.version));
+            if unpacked.is_dir() {
+                std::fs::remove_dir_all(&unpacked)
+                    .with_context(|| format!("could not remove {}", unpacked.display()))?;
+            }
+        }
+    }
     Ok(())
 }

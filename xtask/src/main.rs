@@ -31,6 +31,8 @@ commands:
   ci [--cpu-only]          cargo fmt --check, clippy -D warnings (also with `cuda` when nvcc is found),
                            the kernel report, `cargo package` of every crate (the packaged GPU crates
                            built with `cuda`), the quickstart example, then `cargo xtask test`
+  package [--cpu-only]     `cargo package` of every crate, then the packaged crates built from their
+                           tarballs, the GPU crates with `cuda` when nvcc is found (part of `ci`)
   setup-cuda [--force]     pip-install the pinned CUDA 13.0 compiler into .cuda/pip (idempotent)
   kernels [--arch sm_XY] [FILE.cu ...]
                            compile kernels/*.cu with the shared flags and -Xptxas -v; print registers,
@@ -99,6 +101,12 @@ fn dispatch(args: &[String]) -> Result<()> {
             no_passthrough(&passthrough)?;
             let given = flags(command, options, &["--cpu-only"])?;
             ci::run_command(&ci::Options { cpu_only: !given.is_empty() })
+        }
+        "package" => {
+            no_passthrough(&passthrough)?;
+            let given = flags(command, options, &["--cpu-only"])?;
+            let nvcc = if given.is_empty() { cuda::find_nvcc(&util::project_root()).ok() } else { None };
+            ci::package_check(nvcc.as_deref())
         }
         "setup-cuda" => {
             no_passthrough(&passthrough)?;
