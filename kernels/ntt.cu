@@ -36,8 +36,8 @@
 // LOG_R does not divide LOG_M, the round nearest to the top bits (the first forward round,
 // the last inverse round) does only LOG_M mod LOG_R stages.
 //
-// Bank conflicts (64-bit words, 16 per 128-byte wavefront; see the faster-ntt paper in
-// seeds/): STRIDED blocks hold 16 columns and store element (column cc, k) at k*16 + cc, so
+// Bank conflicts (64-bit words, 16 per 128-byte wavefront; see Al Badawi et al.'s faster GPU
+// NTT, docs/anchors.md): STRIDED blocks hold 16 columns and store element (column cc, k) at k*16 + cc, so
 // the 16 threads of a half-warp, which differ in cc only, touch 16 consecutive words.
 // CONTIGUOUS blocks pad one word after every 16 (index a + a/16), which makes the words of
 // a half-warp distinct modulo 16 for every window.

@@ -2,7 +2,7 @@
 //! `<workspace>/.cuda/pip` (git-ignored), where `build_support` finds it.
 //!
 //! The four packages are pinned together: a newer `nvidia-nvvm` emits PTX that the
-//! CUDA 13.0 driver of the GPU machines rejects (see `/work/shared/GPU.md`).
+//! CUDA 13.0 driver of the GPU machines rejects (docs/anchors.md, "The GPU machine").
 
 use std::path::{Path, PathBuf};
 use std::process::Command;

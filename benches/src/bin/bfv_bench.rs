@@ -1,7 +1,7 @@
 //! BFV benchmark: KeyGen, Encrypt (public key), Decrypt, Add, Mul+Relin and (batching sets)
 //! Rotate rows by one slot of the `bfv` crate
 //! on the GPU (`poly_cuda::GpuBackend`, feature `cuda`) and on the CPU reference backend, next
-//! to Phantom's published H100 medians (`/work/shared/ANCHORS.md`) or the seed papers' own
+//! to Phantom's published H100 medians (docs/anchors.md) or the seed papers' own
 //! GPU numbers, and next to fhe.rs 0.1.1 (CPU, one thread) run in the same process.
 //!
 //! Parameter sets (the `bfv` presets):
@@ -125,7 +125,7 @@ type Timings = [Option<Stat>; 8];
 /// Which published numbers a set is compared with.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Family {
-    /// Phantom on an H100 (ANCHORS.md).
+    /// Phantom on an H100 (docs/anchors.md).
     Phantom,
     /// spog (Alves et al.) Table 1, BPAVR setup, on a V100.
     SpogBpavr,
@@ -219,7 +219,7 @@ fn all_sets() -> Vec<BenchSet> {
 
 /// The published median (microseconds) for `op` on `set` in `variant`, if there is one.
 ///
-/// Phantom: ANCHORS.md (no KeyGen). spog Table 1: BPAVR decryption and multiplication at
+/// Phantom: docs/anchors.md (no KeyGen). spog Table 1: BPAVR decryption and multiplication at
 /// `log N = 12..15`; BVMA encryption, decryption, addition, multiplication at `11..14`.
 /// GPU-FV Table 5 (P100): all five at `11..14`. The papers' "Hom. Mul." is our Mul+Relin.
 fn reference_us(set: &BenchSet, variant: MulVariant, op: Op) -> Option<f64> {
@@ -995,7 +995,7 @@ fn run() -> BoxResult<bool> {
     println!();
     let phantom: Vec<&Measured> = measured.iter().filter(|m| m.set.family == Family::Phantom).collect();
     let seeds: Vec<&Measured> = measured.iter().filter(|m| m.set.family != Family::Phantom).collect();
-    print_table("Phantom's parameter sets (reference: Phantom on an H100, ANCHORS.md)", &phantom);
+    print_table("Phantom's parameter sets (reference: Phantom on an H100, docs/anchors.md)", &phantom);
     print_table(
         "The seed papers' parameter sets (reference: the paper's own GPU, older than ours: spog Table 1, GPU-FV Table 5; \
          their Hom. Mul. against our Mul+Relin)",

@@ -2,7 +2,7 @@
 //! transform of `c_1`, product by `s`, inverse transform, addition of `c_0`, scale-and-round,
 //! download of the `N` plaintext words; and the fused path: scale-and-round with the addition
 //! of `c_0` inside), one ciphertext Add's polynomial addition, and the device allocation and
-//! download costs under them, at Phantom's parameter sets (ANCHORS.md), both variants.
+//! download costs under them, at Phantom's parameter sets (docs/anchors.md), both variants.
 //!
 //! Each step is timed two ways, median of `--runs` (default 200) after warm-up:
 //! - **call**: CUDA events around the call with a stream synchronize before the end event

@@ -1,8 +1,8 @@
 //! GPU benchmark: the RNS steps of `rns::gpu` (HPS and BEHZ extension, scale-down and
-//! decryption; ModUp and ModDown) at the parameter sets of `/work/shared/ANCHORS.md`
+//! decryption; ModUp and ModDown) at the parameter sets of docs/anchors.md
 //! (N = 2^12, 3 primes ... N = 2^16, 32 primes, with one special prime or hybrid digits).
 //!
-//! Method (as `gpu_transforms`; /work/shared/GPU.md): CUDA events around each call, warm-up
+//! Method (as `gpu_transforms`): CUDA events around each call, warm-up
 //! first, the median of at least `--runs` (default 200) calls; inputs rotate over enough
 //! polynomials that one rotation spans about 100 MB (twice the H100's L2), random canonical
 //! values. "GPU us" queues the calls behind a kernel that keeps the GPU busy for a few

@@ -2,7 +2,7 @@
 //! product of `poly-cuda`, for N = 2^12 .. 2^17 with 1, 8, 32 and 64 limbs (and N = 2^12 with
 //! 3 limbs).
 //!
-//! Method (docs: /work/shared/GPU.md): CUDA events around each call, warm-up first, the median
+//! Method (docs/anchors.md, docs/performance.md): CUDA events around each call, warm-up first, the median
 //! of at least `--runs` (default 200) calls; inputs rotate over enough polynomials that they
 //! do not fit in L2 (about 100 MB per rotation), random canonical values, never zeros.
 //! Two timings per operation: "GPU us" queues the calls behind a kernel that keeps the GPU busy
