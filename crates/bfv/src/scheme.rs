@@ -66,8 +66,7 @@ impl<B: BfvBackend> BfvContext<B> {
         self.check(plaintext.params(), "plaintext")?;
         self.check_key(public_key.params(), "public key")?;
         let scaled = plaintext.scaled_on(self)?;
-        let [mut c0, c1] = self.core.encrypt_zero_with_seed(public_key, seed)?;
-        self.backend.add_assign(&mut c0, &scaled).be()?;
+        let [c0, c1] = self.core.encrypt_with_seed(public_key, Some(&scaled), seed)?;
         Ok(Ciphertext { params: Arc::clone(&self.params), polys: vec![c0, c1], level: self.top_level() })
     }
 
@@ -93,8 +92,8 @@ impl<B: BfvBackend> BfvContext<B> {
     ) -> Result<SeededCiphertext<B>> {
         self.check(plaintext.params(), "plaintext")?;
         self.check_key(secret.params(), "secret key")?;
-        let mut c0 = self.core.encrypt_zero_symmetric(secret, public_seed, error_seed)?;
-        self.backend.add_assign(&mut c0, &plaintext.scaled_on(self)?).be()?;
+        let scaled = plaintext.scaled_on(self)?;
+        let c0 = self.core.encrypt_symmetric(secret, Some(scaled), public_seed, error_seed)?;
         Ok(SeededCiphertext { params: Arc::clone(&self.params), c0, public_seed: public_seed.clone() })
     }
 

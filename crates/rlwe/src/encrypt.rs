@@ -1,6 +1,6 @@
-//! Encryptions of zero, the part of encryption every RLWE scheme shares; a scheme adds its
-//! encoding of the message (BFV: `round(q m / t)` to `c_0`; BGV: `m` itself, with the error
-//! scale `t`).
+//! Encryption, the part every RLWE scheme shares: an encryption of zero to which the scheme's
+//! encoding of its message is added in `c_0` (BFV: `round(q m / t)`; BGV: `m` itself, with the
+//! error scale `t`).
 //!
 //! Randomness (indices of the seeds): public-key encryption: ternary 0 (`u`), binomial 0 and 1
 //! (`e_1`, `e_2`); secret-key encryption: uniform 0 of the public seed (`a`, coefficient
@@ -15,26 +15,39 @@ use crate::error::BackendResult;
 use crate::keys::{PublicKey, SecretKey};
 
 impl<B: RlweBackend> RlweContext<B> {
-    /// A public-key encryption of zero with the randomness of `seed` (keep it secret):
-    /// `(c_0, c_1) = (b u + E e_1, a u + E e_2)` over `q`, coefficient representation.
-    pub fn encrypt_zero_with_seed(&self, public_key: &PublicKey<B>, seed: &Seed) -> Result<[B::Poly<Coeff>; 2]> {
+    /// A public-key encryption with the randomness of `seed` (keep it secret):
+    /// `(c_0, c_1) = (b u + E e_1 + M, a u + E e_2)` over `q`, coefficient representation, where
+    /// `M` is `message` (the scheme's encoding of its plaintext over `q`: BFV's `round(q m / t)`,
+    /// BGV's `m`), or zero for `None`. `M` is added right after `c_0` is formed, while `c_0` is
+    /// still in cache.
+    pub fn encrypt_with_seed(
+        &self,
+        public_key: &PublicKey<B>,
+        message: Option<&B::Poly<Coeff>>,
+        seed: &Seed,
+    ) -> Result<[B::Poly<Coeff>; 2]> {
         self.check(public_key.params(), "public key")?;
         let backend = &self.backend;
         let (b, a) = public_key.polys();
         let u: B::Poly<Eval> = backend.forward(backend.sample_ternary(&self.ring_q, seed, 0).be()?).be()?;
         let mut c0 = backend.inverse(backend.mul(b, &u).be()?).be()?;
         backend.add_assign(&mut c0, &self.sample_error(&self.ring_q, seed, 0)?).be()?;
+        if let Some(message) = message {
+            backend.add_assign(&mut c0, message).be()?;
+        }
         let mut c1 = backend.inverse(backend.mul(a, &u).be()?).be()?;
         backend.add_assign(&mut c1, &self.sample_error(&self.ring_q, seed, 1)?).be()?;
         Ok([c0, c1])
     }
 
-    /// The `c_0 = E e - a s` of a secret-key encryption of zero (`c_1 = a`, uniform from
+    /// The `c_0 = M + E e - a s` of a secret-key encryption (`c_1 = a`, uniform from
     /// `public_seed`, travels as that seed: [`expand_uniform`](Self::expand_uniform)), `e` from
-    /// `error_seed` (keep it secret). Over `q`, coefficient representation.
-    pub fn encrypt_zero_symmetric(
+    /// `error_seed` (keep it secret), `M` the scheme's encoding of its plaintext over `q` (taken
+    /// over as `c_0`'s storage) or zero for `None`. Over `q`, coefficient representation.
+    pub fn encrypt_symmetric(
         &self,
         secret: &SecretKey<B>,
+        message: Option<B::Poly<Coeff>>,
         public_seed: &Seed,
         error_seed: &Seed,
     ) -> Result<B::Poly<Coeff>> {
@@ -42,7 +55,14 @@ impl<B: RlweBackend> RlweContext<B> {
         let backend = &self.backend;
         let a_eval = backend.forward(self.expand_uniform(public_seed)?).be()?;
         let a_s = backend.inverse_of_product(a_eval, secret.s_q())?;
-        let mut c0 = self.sample_error(&self.ring_q, error_seed, 0)?;
+        let error = self.sample_error(&self.ring_q, error_seed, 0)?;
+        let mut c0 = match message {
+            Some(mut message) => {
+                backend.add_assign(&mut message, &error).be()?;
+                message
+            }
+            None => error,
+        };
         backend.sub_assign(&mut c0, &a_s).be()?;
         Ok(c0)
     }

@@ -147,11 +147,16 @@ pub fn run_circuit<B: BfvBackend>(
             let a = rng.gen_range(0..width);
             let b = (a + rng.gen_range(1..width)) % width;
             let ((xa, va), (xb, vb)) = (&level[a], &level[b]);
-            // x - x would be the noiseless zero ciphertext and make the rest of the circuit
-            // trivial: subtract only distinct ciphertexts.
-            let distinct = context.download(xa).unwrap() != context.download(xb).unwrap();
+            // x - x and x + (-x) would be the noiseless zero ciphertext and make the rest of the
+            // circuit trivial (two entries of a level can be y and -y: width 2 draws the same
+            // pair, a + b = b + a, and one of the two products may be negated): subtract only
+            // distinct ciphertexts, add only ciphertexts that are not each other's negation.
+            let (da, db) = (context.download(xa).unwrap(), context.download(xb).unwrap());
+            let same = da == db;
+            let opposite = da == context.download(&context.negate(xb).unwrap()).unwrap();
             let (mut z, mut vz) = match rng.gen_range(0..4) {
-                1 if !distinct => (context.add(xa, xb).unwrap(), reference.add(va, vb)),
+                1 if same => (context.add(xa, xb).unwrap(), reference.add(va, vb)),
+                0 if opposite => (context.sub(xa, xb).unwrap(), reference.add(va, &reference.neg(vb))),
                 0 => (context.add(xa, xb).unwrap(), reference.add(va, vb)),
                 1 => (context.sub(xa, xb).unwrap(), reference.add(va, &reference.neg(vb))),
                 // Plaintext operands from the host or already on the backend, at random.
