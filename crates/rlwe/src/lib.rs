@@ -10,7 +10,8 @@
 //!   and the Galois elements (galois_key.rs);
 //! - [`keyswitch`]: the one key-switching algorithm (ModUp, inner product, ModDown);
 //! - [`chain`]: the modulus chain (levels, rescaling by the last prime, dropping limbs);
-//! - encryptions of zero (encrypt.rs), with an error scale of 1 (BFV) or `t` (BGV);
+//! - encryption (encrypt.rs): an encryption of zero plus the scheme's message term, with an
+//!   error scale of 1 (BFV) or `t` (BGV);
 //! - [`slots`]: the SIMD slot layout of the batch encoders;
 //! - [`framing`]: the byte-encoding header (with the scheme tag) and its reader.
 #![cfg_attr(test, allow(clippy::unwrap_used, clippy::expect_used, clippy::panic))]
