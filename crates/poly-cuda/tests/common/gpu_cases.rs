@@ -26,7 +26,7 @@ use std::any::Any;
 use std::fmt::Debug;
 use std::sync::{Arc, Mutex, PoisonError};
 
-use poly_cuda::GpuDevice;
+use poly_cuda::{GpuDevice, GpuError};
 
 use proptest::strategy::Strategy;
 use proptest::test_runner::{
@@ -47,6 +47,9 @@ pub fn device() -> Option<Arc<GpuDevice>> {
             Some(device)
         }
         Ok(None) => None,
+        Err(error @ (GpuError::DriverNotLoadable | GpuError::NoDevice { .. })) => {
+            panic!("GPU tests need the CUDA device ({} is set): {error}", poly_cuda::REQUIRE_GPU_ENV)
+        }
         Err(error) => panic!("GPU tests need the CUDA device, which could not be opened: {error}"),
     }
 }
