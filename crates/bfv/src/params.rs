@@ -317,38 +317,27 @@ pub fn batching_prime(bits: u32, degree: usize) -> Result<u64> {
 /// Builds and validates [`BfvParameters`].
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct BfvParametersBuilder {
-    degree: usize,
-    ciphertext_moduli: ModuliChoice,
-    special_moduli: ModuliChoice,
+    /// The core's values: degree, primes, transform, the security opt-out.
+    core: RlweParametersBuilder,
     plaintext_modulus: u64,
     variant: MulVariant,
-    transform: TransformKind,
-    allow_insecure: bool,
 }
 
 impl BfvParametersBuilder {
     /// A builder for degree `degree` with no moduli yet, `t = 2`, HPS and the NTT.
     pub fn new(degree: usize) -> Self {
-        Self {
-            degree,
-            ciphertext_moduli: ModuliChoice::Bits(Vec::new()),
-            special_moduli: ModuliChoice::Bits(Vec::new()),
-            plaintext_modulus: 2,
-            variant: MulVariant::Hps,
-            transform: TransformKind::Ntt,
-            allow_insecure: false,
-        }
+        Self { core: RlweParametersBuilder::new(degree), plaintext_modulus: 2, variant: MulVariant::Hps }
     }
 
     /// Ciphertext primes by bit size (one prime per entry).
     pub fn ciphertext_moduli_bits(mut self, bits: &[u32]) -> Self {
-        self.ciphertext_moduli = ModuliChoice::Bits(bits.to_vec());
+        self.core = self.core.ciphertext(ModuliChoice::Bits(bits.to_vec()));
         self
     }
 
     /// Explicit ciphertext primes.
     pub fn ciphertext_moduli(mut self, primes: &[u64]) -> Self {
-        self.ciphertext_moduli = ModuliChoice::Explicit(primes.to_vec());
+        self.core = self.core.ciphertext(ModuliChoice::Explicit(primes.to_vec()));
         self
     }
 
@@ -356,13 +345,13 @@ impl BfvParametersBuilder {
     /// switching (one digit per ciphertext prime); `k` of them give hybrid key switching with
     /// digits of `k` ciphertext primes each.
     pub fn special_moduli_bits(mut self, bits: &[u32]) -> Self {
-        self.special_moduli = ModuliChoice::Bits(bits.to_vec());
+        self.core = self.core.special(ModuliChoice::Bits(bits.to_vec()));
         self
     }
 
     /// Explicit special primes.
     pub fn special_moduli(mut self, primes: &[u64]) -> Self {
-        self.special_moduli = ModuliChoice::Explicit(primes.to_vec());
+        self.core = self.core.special(ModuliChoice::Explicit(primes.to_vec()));
         self
     }
 
@@ -380,13 +369,13 @@ impl BfvParametersBuilder {
 
     /// The transform of the evaluation representation.
     pub fn transform(mut self, transform: TransformKind) -> Self {
-        self.transform = transform;
+        self.core = self.core.transform(transform);
         self
     }
 
     /// Accepts parameters beyond the 128-bit table (for benchmarks and the seeds' sets).
     pub fn allow_insecure(mut self, allow: bool) -> Self {
-        self.allow_insecure = allow;
+        self.core = self.core.allow_insecure(allow);
         self
     }
 
@@ -400,11 +389,7 @@ impl BfvParametersBuilder {
     /// `q`, or `q <= 2 t (42 N + 21 + t)` (a fresh ciphertext might not decrypt); `log2(Q * P)` beyond the 128-bit table without
     /// [`allow_insecure`](Self::allow_insecure).
     pub fn build(&self) -> Result<Arc<BfvParameters>> {
-        let core = RlweParametersBuilder::new(self.degree)
-            .ciphertext(self.ciphertext_moduli.clone())
-            .special(self.special_moduli.clone())
-            .transform(self.transform)
-            .allow_insecure(self.allow_insecure);
+        let core = &self.core;
         let moduli = core.moduli()?;
         let (degree, ciphertext) = (moduli.degree, &moduli.ciphertext);
         let q: BigUint = ciphertext.iter().map(|&p| BigUint::from(p)).product();
