@@ -108,7 +108,7 @@ trait ScaleAndRound {
 /// `decrypt_poly` (HPS: fixed point into `Z_t`; BEHZ: with `gamma`).
 pub trait GpuDecryption: Send + Sync + core::fmt::Debug {
     /// The `N` plaintext coefficients in `[0, t)` of `input` (over `q`), written by the kernel
-    /// straight into mapped host memory ([`GpuDevice::collect_words`]; waits for the stream).
+    /// straight into mapped host memory ([`poly_cuda::GpuDevice::collect_words`]; waits for the stream).
     /// Errors: [`RnsError::ContextMismatch`] unless `input`'s ring is `q` at this degree,
     /// [`GpuError::WrongContext`] for another device.
     fn decrypt_poly(&self, input: &poly_cuda::DevicePoly<poly::Coeff>) -> Result<Vec<u64>>;
@@ -199,7 +199,7 @@ fn decryption_inputs<D: ScaleAndRound>(
 
 /// Decryption's scale-and-round of `[input + addend]_q` (of `input` without `addend`), the
 /// kernel writing its `N` words straight into the device's mapped staging memory
-/// ([`GpuDevice::collect_words`]); waits for the stream.
+/// ([`poly_cuda::GpuDevice::collect_words`]); waits for the stream.
 fn collect_decryption<D: ScaleAndRound>(
     decryption: &D,
     input: &poly_cuda::DevicePoly<poly::Coeff>,
