@@ -12,8 +12,7 @@
 //! Every binary embeds the same kernel fatbins, so one solid xz archive (64 MiB dictionary)
 //! is several times smaller than the binaries: about 9 MiB for 70 MiB of them.
 
-use std::collections::BTreeMap;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::Command;
 
 use anyhow::{Context, Result, bail};
@@ -78,13 +77,7 @@ pub fn run_command(options: &Options) -> Result<()> {
         let mut bench_build = cargo();
         bench_build.args(["build", "--release", "--bins", "--message-format=json-render-diagnostics", "-p"]);
         bench_build.args([BENCH_PACKAGE, "--features", &format!("{BENCH_PACKAGE}/cuda")]);
-        let dirs: BTreeMap<PathBuf, (String, PathBuf)> = packages
-            .iter()
-            .map(|p| {
-                let dir = p.manifest_path.parent().map(Path::to_path_buf).unwrap_or_default();
-                (p.manifest_path.clone(), (p.name.clone(), dir))
-            })
-            .collect();
+        let dirs = crate::gpu_tests::package_dirs(&packages);
         executables_from_messages(&run_capture(&mut bench_build)?, &dirs, false)?
     };
 

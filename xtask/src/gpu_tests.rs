@@ -69,17 +69,23 @@ pub fn gpu_target_args(package: &WorkspacePackage, all_tests: bool) -> Option<Ve
     (!args.is_empty()).then_some(args)
 }
 
-/// Builds the GPU test binaries with feature `cuda` (`--release` when asked; every test binary
-/// of the `cuda` packages with `all_tests`) and returns them, sorted by bundle name.
-pub fn build(release: bool, all_tests: bool) -> Result<Vec<Executable>> {
-    let packages = workspace_packages()?;
-    let dirs: BTreeMap<PathBuf, (String, PathBuf)> = packages
+/// Each package's manifest path -> (name, directory): what `executables_from_messages` needs
+/// to name an executable and find where it runs.
+pub(crate) fn package_dirs(packages: &[crate::util::WorkspacePackage]) -> BTreeMap<PathBuf, (String, PathBuf)> {
+    packages
         .iter()
         .map(|p| {
             let dir = p.manifest_path.parent().map(Path::to_path_buf).unwrap_or_default();
             (p.manifest_path.clone(), (p.name.clone(), dir))
         })
-        .collect();
+        .collect()
+}
+
+/// Builds the GPU test binaries with feature `cuda` (`--release` when asked; every test binary
+/// of the `cuda` packages with `all_tests`) and returns them, sorted by bundle name.
+pub fn build(release: bool, all_tests: bool) -> Result<Vec<Executable>> {
+    let packages = workspace_packages()?;
+    let dirs = package_dirs(&packages);
     let mut found = Vec::new();
     for package in &packages {
         let Some(targets) = gpu_target_args(package, all_tests) else { continue };
