@@ -6,30 +6,38 @@
 using modarith::Modulus;
 using modarith::u64;
 
-// Rescaling by the last prime (crates/rlwe/src/chain.rs, rescale_by_last_prime_host): for
-// `in` over q_0 .. q_l (limb-major [limbs_out + 1][N]) and `out` over q_0 .. q_{l-1}
-// ([limbs_out][N]): out[i N + j] = (x_i - r) * q_l^{-1} mod q_i, r the centered residue of
-// x_l = in[l N + j] modulo q_l (x_l - q_l when x_l > floor(q_l / 2)), i.e. round(x / q_l).
+// Rescaling by the last prime (crates/rlwe/src/chain.rs, rescale_by_last_prime_host) with an
+// error scale E (1 for BFV, t for BGV): for `in` over q_0 .. q_l (limb-major [limbs_out + 1][N])
+// and `out` over q_0 .. q_{l-1} ([limbs_out][N]): out[i N + j] = (x_i - E r) * q_l^{-1} mod q_i,
+// r the centered residue of x_l E^{-1} modulo q_l (x_l = in[l N + j]; the residue minus q_l when
+// above floor(q_l / 2)). For E = 1 (`scaled` = 0) that is round(x / q_l), and the two
+// multiplications by E and E^{-1} are skipped.
 //
-// `moduli`: the input ring's table (limbs_out + 1 entries, the last q_l); `inverses`: limbs_out
-// pairs {q_l^{-1} mod q_i, shoup of it}. One thread per coefficient (grid stride): it reads
-// x_l once and writes every limb (coalesced per limb).
+// `moduli`: the input ring's table (limbs_out + 1 entries, the last q_l); `constants`:
+// limbs_out pairs {q_l^{-1} mod q_i, shoup}, one pair {E^{-1} mod q_l, shoup}, limbs_out pairs
+// {E mod q_i, shoup}. One thread per coefficient (grid stride): it reads x_l once and writes
+// every limb (coalesced per limb).
 extern "C" __global__ void rlwe_rescale_by_last(u64* __restrict__ out, const u64* __restrict__ in,
                                                 const Modulus* __restrict__ moduli,
-                                                const u64* __restrict__ inverses, int log_n, int limbs_out) {
+                                                const u64* __restrict__ constants, int log_n, int limbs_out,
+                                                int scaled) {
     const u64 n = 1ull << log_n;
     const Modulus last = moduli[limbs_out];
     const u64 half = last.p >> 1;
+    const u64* scale_inv = constants + 2 * limbs_out;
+    const u64* scale = scale_inv + 2;
     for (u64 j = (u64)blockIdx.x * blockDim.x + threadIdx.x; j < n; j += (u64)gridDim.x * blockDim.x) {
-        const u64 x_last = in[((u64)limbs_out << log_n) + j];
+        u64 x_last = in[((u64)limbs_out << log_n) + j];
+        if (scaled) x_last = modarith::mul_shoup(x_last, scale_inv[0], scale_inv[1], last.p);
         const bool negative = x_last > half;
         for (int i = 0; i < limbs_out; ++i) {
             const Modulus mi = moduli[i];
             u64 r = modarith::reduce(x_last, mi);
             if (negative) r = modarith::sub(r, modarith::reduce(last.p, mi), mi.p);
+            if (scaled) r = modarith::mul_shoup(r, scale[2 * i], scale[2 * i + 1], mi.p);
             const u64 x = in[((u64)i << log_n) + j];
             out[((u64)i << log_n) + j] =
-                modarith::mul_shoup(modarith::sub(x, r, mi.p), inverses[2 * i], inverses[2 * i + 1], mi.p);
+                modarith::mul_shoup(modarith::sub(x, r, mi.p), constants[2 * i], constants[2 * i + 1], mi.p);
         }
     }
 }

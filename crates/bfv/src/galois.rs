@@ -132,7 +132,7 @@ impl<B: BfvBackend> BfvContext<B> {
             return self.duplicate(ciphertext);
         }
         let key = keys.switching_key(element).ok_or(BfvError::MissingGaloisKey { operation, element })?;
-        let [out_c0, switched_a] = self.core.apply_galois_pair(c0, c1, element, key)?;
+        let [out_c0, switched_a] = self.core.apply_galois_pair(c0, c1, element, key, self.top_level())?;
         Ok(Ciphertext { params: Arc::clone(&self.params), polys: vec![out_c0, switched_a], level: self.top_level() })
     }
 }

@@ -342,6 +342,29 @@ impl<R: Representation> DevicePolyBatch<R> {
     }
 }
 
+impl<R: Representation> DevicePolyBatch<R> {
+    /// Multiplies limb `i` of every polynomial by `scalars[i]` (one scalar per limb of the
+    /// context, each below its prime), as [`DevicePoly::scalar_mul_per_limb_assign`]; one
+    /// launch for the whole batch.
+    pub fn scalar_mul_per_limb_assign(&mut self, scalars: &[u64]) -> Result<()> {
+        let moduli = self.context.ring().moduli();
+        if scalars.len() != moduli.len() {
+            return Err(PolyError::LengthMismatch { expected: moduli.len(), actual: scalars.len() }.into());
+        }
+        let mut table = Vec::with_capacity(2 * scalars.len());
+        for (limb, (&c, m)) in scalars.iter().zip(moduli).enumerate() {
+            if c >= m.value() {
+                return Err(PolyError::CoefficientOutOfRange { limb, index: 0, value: c, modulus: m.value() }.into());
+            }
+            table.extend_from_slice(&[c, m.shoup(c)]);
+        }
+        let table = self.context.device().upload(&table)?;
+        // The kernel finds each value's limb modulo the context's limb count: the batch's
+        // polynomials follow one another.
+        launch::scalar_mul_assign(&self.context, &mut self.data, &table)
+    }
+}
+
 impl DevicePolyBatch<Coeff> {
     /// The forward transform of every polynomial (see [`DevicePoly::forward`]).
     pub fn forward(mut self) -> Result<DevicePolyBatch<Eval>> {

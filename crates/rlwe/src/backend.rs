@@ -65,14 +65,43 @@ pub trait RlweBackend: Backend + Clone {
         self.inverse(a).be()
     }
 
-    /// `round(input / q_l)` over `target` (the primes of `input` but its last one, `q_l`),
-    /// coefficient representation: [`crate::chain::rescale_by_last_prime_host`]'s words. The
-    /// provided method computes them on the host (download, compute, upload).
-    fn rescale_by_last_prime(&self, input: &Self::Poly<Coeff>, target: &Self::Context) -> Result<Self::Poly<Coeff>> {
+    /// `(input - E r) / q_l` over `target` (the primes of `input` but its last one, `q_l`),
+    /// `E = error_scale` (`round(input / q_l)` for `E = 1`), coefficient representation:
+    /// [`crate::chain::rescale_by_last_prime_host`]'s words. The provided method computes them
+    /// on the host (download, compute, upload).
+    fn rescale_by_last_prime(
+        &self,
+        input: &Self::Poly<Coeff>,
+        target: &Self::Context,
+        error_scale: u64,
+    ) -> Result<Self::Poly<Coeff>> {
         let host = self.download(input).be()?;
-        let output = crate::chain::rescale_by_last_prime_host(&host, self.ring(target))?;
+        let output = crate::chain::rescale_by_last_prime_host(&host, self.ring(target), error_scale)?;
         self.upload(target, &output).be()
     }
+
+    /// The limbs of `input` whose primes are `target`'s, as a polynomial of `target`, whose
+    /// primes must be a subsequence of `input`'s (in order): a key over `q P` restricted to
+    /// `q_l P`. Either representation (both are per prime). The provided method goes through
+    /// the host; errors with [`poly::PolyError::ContextMismatch`] for another degree or a prime
+    /// of `target` not found in order.
+    fn select_limbs<R: Representation>(&self, input: &Self::Poly<R>, target: &Self::Context) -> Result<Self::Poly<R>> {
+        let host = self.download(input).be()?;
+        let ring = self.ring(target);
+        let runs = limb_runs(host.context(), ring)?;
+        let n = ring.degree();
+        let mut words = Vec::with_capacity(ring.poly_len());
+        for (from, _, count) in runs {
+            words.extend_from_slice(&host.as_slice()[from * n..(from + count) * n]);
+        }
+        let selected = Poly::<R>::from_limbs(ring, words)?;
+        self.upload(target, &selected).be()
+    }
+
+    /// Multiplies limb `i` of both key-switching sums by `scalars[i]` (one per prime of
+    /// `q u P`, each below its prime): the `E^-1` of a ModDown that keeps the error a
+    /// multiple of `E` (keyswitch.rs).
+    fn scale_sums(&self, sums: &mut Self::KeySwitchSums, scalars: &[u64]) -> Result<()>;
 
     /// The first limbs of `input` as a polynomial of `target` (whose primes are a prefix of
     /// `input`'s), in either representation (both are per prime). The provided method goes
@@ -143,6 +172,13 @@ impl RlweBackend for CpuBackend {
         Ok([down(&sums[0])?, down(&sums[1])?])
     }
 
+    fn scale_sums(&self, sums: &mut [Poly<Coeff>; 2], scalars: &[u64]) -> Result<()> {
+        for sum in sums {
+            sum.scalar_mul_per_limb_assign(scalars)?;
+        }
+        Ok(())
+    }
+
     fn zeroize<R: Representation>(&self, poly: &mut Poly<R>) -> Result<()> {
         use zeroize::Zeroize;
         // Take the storage out and clear it with volatile writes (the zeroize crate).
@@ -204,8 +240,43 @@ impl RlweBackend for poly_cuda::GpuBackend {
         &self,
         input: &poly_cuda::DevicePoly<Coeff>,
         target: &poly_cuda::GpuContext,
+        error_scale: u64,
     ) -> Result<poly_cuda::DevicePoly<Coeff>> {
-        gpu_rescale_by_last_prime(self, input, target)
+        gpu_rescale_by_last_prime(self, input, target, error_scale)
+    }
+
+    /// One device-to-device copy per run of consecutive limbs (two for a key over `q P`
+    /// restricted to `q_l P`).
+    fn select_limbs<R: Representation>(
+        &self,
+        input: &poly_cuda::DevicePoly<R>,
+        target: &poly_cuda::GpuContext,
+    ) -> Result<poly_cuda::DevicePoly<R>> {
+        use poly_cuda::GpuError;
+        if !std::sync::Arc::ptr_eq(input.context().device(), target.device()) {
+            return Err(crate::RlweError::from_backend(GpuError::WrongContext));
+        }
+        let ring = target.ring();
+        let runs = limb_runs(input.context().ring(), ring)?;
+        let n = ring.degree();
+        let stream = target.device().stream();
+        // SAFETY: the runs cover every limb of the output (limb_runs checked that the target's
+        // primes are found, in order), and each is written by a copy below before any read.
+        let mut out = unsafe { stream.alloc::<u64>(ring.poly_len()) }
+            .map_err(|e| crate::RlweError::from_backend(GpuError::alloc(ring.poly_len() * size_of::<u64>(), e)))?;
+        for (from, to, count) in runs {
+            let source = input.device_buffer().slice(from * n..(from + count) * n);
+            let mut destination = out.slice_mut(to * n..(to + count) * n);
+            stream
+                .memcpy_dtod(&source, &mut destination)
+                .map_err(|e| crate::RlweError::from_backend(GpuError::driver("cuMemcpyDtoDAsync", e)))?;
+        }
+        poly_cuda::DevicePoly::from_device_buffer(target, out).be()
+    }
+
+    /// One launch over both sums.
+    fn scale_sums(&self, sums: &mut poly_cuda::DevicePolyBatch<Coeff>, scalars: &[u64]) -> Result<()> {
+        sums.scalar_mul_per_limb_assign(scalars).be()
     }
 
     /// One device-to-device copy of the prefix.
@@ -249,6 +320,7 @@ fn gpu_rescale_by_last_prime(
     backend: &poly_cuda::GpuBackend,
     input: &poly_cuda::DevicePoly<Coeff>,
     target: &poly_cuda::GpuContext,
+    error_scale: u64,
 ) -> Result<poly_cuda::DevicePoly<Coeff>> {
     use poly_cuda::GpuError;
     let device = backend.device();
@@ -261,11 +333,20 @@ fn gpu_rescale_by_last_prime(
     if !prefix || from.num_limbs() != limbs_out + 1 || from.degree() != to.degree() {
         return Err(crate::RlweError::Poly(poly::PolyError::ContextMismatch));
     }
-    let last = from.moduli()[limbs_out].value();
-    let mut inverses = Vec::with_capacity(2 * limbs_out);
+    let last_modulus = &from.moduli()[limbs_out];
+    let last = last_modulus.value();
+    let scale_inv = crate::chain::scale_inverse(last_modulus, error_scale)?;
+    // limbs_out pairs {q_l^-1 mod q_i, shoup}, then {E^-1 mod q_l, shoup}, then limbs_out
+    // pairs {E mod q_i, shoup}.
+    let mut inverses = Vec::with_capacity(4 * limbs_out + 2);
     for qi in to.moduli() {
         let inv = qi.inv(qi.reduce(last))?;
         inverses.extend_from_slice(&[inv, qi.shoup(inv)]);
+    }
+    inverses.extend_from_slice(&[scale_inv, last_modulus.shoup(scale_inv)]);
+    for qi in to.moduli() {
+        let scale = qi.reduce(error_scale);
+        inverses.extend_from_slice(&[scale, qi.shoup(scale)]);
     }
     let stream = device.stream();
     let inverses = stream
@@ -276,7 +357,7 @@ fn gpu_rescale_by_last_prime(
     let mut out = unsafe { stream.alloc::<u64>(n * limbs_out) }
         .map_err(|e| crate::RlweError::from_backend(GpuError::alloc(n * limbs_out * size_of::<u64>(), e)))?;
     let kernels = device.kernel_set::<RlweKernels>().be()?;
-    let (log_n, limbs_arg) = (n.trailing_zeros() as i32, limbs_out as i32);
+    let (log_n, limbs_arg, scaled) = (n.trailing_zeros() as i32, limbs_out as i32, i32::from(error_scale != 1));
     let mut builder = kernels.rlwe_rescale_by_last.builder(stream);
     builder
         .arg(&mut out)
@@ -284,14 +365,38 @@ fn gpu_rescale_by_last_prime(
         .arg(input.context().moduli_table())
         .arg(&inverses)
         .arg(&log_n)
-        .arg(&limbs_arg);
+        .arg(&limbs_arg)
+        .arg(&scaled);
     // SAFETY: matches `rlwe_rescale_by_last` (u64* out, const u64* in, const Modulus* moduli,
-    // const u64* inverses, int log_n, int limbs_out) in kernels/rlwe.cu: `out` holds limbs_out N
-    // words, `in` (limbs_out + 1) N canonical words (a DevicePoly of the input ring, checked
-    // above to be the output's primes plus one), the input's moduli table limbs_out + 1 triples,
-    // `inverses` 2 limbs_out words; N = 2^log_n. Every buffer is on the device's one stream.
+    // const u64* constants, int log_n, int limbs_out, int scaled) in kernels/rlwe.cu: `out` holds
+    // limbs_out N words, `in` (limbs_out + 1) N canonical words (a DevicePoly of the input ring,
+    // checked above to be the output's primes plus one), the input's moduli table limbs_out + 1
+    // triples, `constants` 4 limbs_out + 2 words; N = 2^log_n. Every buffer is on the device's
+    // one stream.
     unsafe { builder.launch(poly_cuda::kernel::linear_config(n, u32::MAX as usize)) }.be()?;
     poly_cuda::DevicePoly::from_device_buffer(target, out).be()
+}
+
+/// The runs of consecutive limbs that take `target`'s primes out of `from`'s: `(first limb in
+/// from, first limb in target, count)`. Errors with [`poly::PolyError::ContextMismatch`] for
+/// another degree or a prime of `target` not found in `from` after the previous one.
+fn limb_runs(from: &poly::RingContext, target: &poly::RingContext) -> Result<Vec<(usize, usize, usize)>> {
+    let mismatch = || crate::RlweError::Poly(poly::PolyError::ContextMismatch);
+    if from.degree() != target.degree() {
+        return Err(mismatch());
+    }
+    let mut runs: Vec<(usize, usize, usize)> = Vec::new();
+    let mut next = 0usize;
+    for (to, m) in target.moduli().iter().enumerate() {
+        let offset = from.moduli()[next..].iter().position(|f| f.value() == m.value()).ok_or_else(mismatch)?;
+        let at = next + offset;
+        match runs.last_mut() {
+            Some((start, first_to, count)) if *start + *count == at && *first_to + *count == to => *count += 1,
+            _ => runs.push((at, to, 1)),
+        }
+        next = at + 1;
+    }
+    Ok(runs)
 }
 
 /// The RNS layer's own errors as [`crate::RlweError::Rns`], device errors as [`crate::RlweError::Backend`].

@@ -24,6 +24,9 @@ pub struct RlweContext<B: RlweBackend> {
     pub(crate) error_scale: u64,
     /// The backend contexts of the levels below the top, prepared on first use (chain.rs).
     pub(crate) levels: Vec<std::sync::OnceLock<B::Context>>,
+    /// The key-switching tables of the levels below the top as the backend uses them, with the
+    /// backend context of `R_{q_l P}`, prepared on first use (keyswitch.rs).
+    pub(crate) key_switch_levels: Vec<std::sync::OnceLock<(B::KeySwitchTables, B::Context)>>,
 }
 
 impl<B: RlweBackend> fmt::Debug for RlweContext<B> {
@@ -52,7 +55,18 @@ impl<B: RlweBackend> RlweContext<B> {
         let gadgets = (0..tables.num_digits()).map(|j| tables.gadget_factor(j)).collect::<rns::Result<_>>()?;
         let key_switch = backend.prepare_key_switch(tables)?;
         let levels = (0..params.ciphertext_moduli().len()).map(|_| std::sync::OnceLock::new()).collect();
-        Ok(Self { backend, params: Arc::clone(params), ring_q, ring_qp, gadgets, key_switch, error_scale, levels })
+        let key_switch_levels = (0..params.ciphertext_moduli().len()).map(|_| std::sync::OnceLock::new()).collect();
+        Ok(Self {
+            backend,
+            params: Arc::clone(params),
+            ring_q,
+            ring_qp,
+            gadgets,
+            key_switch,
+            error_scale,
+            levels,
+            key_switch_levels,
+        })
     }
 
     /// The backend.

@@ -173,17 +173,18 @@ impl<B: RlweBackend> RlweContext<B> {
     /// `sigma_g` of a two-polynomial ciphertext `(c_0, c_1)` over `q` (coefficient
     /// representation): `(sigma_g(c_0) + ks_b, ks_a)` with `[ks_b, ks_a]` the key switching
     /// ([`switch_key`](Self::switch_key)) of `sigma_g(c_1)` from `s(x^g)` to `s` with `key`
-    /// (the caller picks the key for `g` and checks `g`).
+    /// (the caller picks the key for `g` and checks `g`), the pair being at level `level`.
     pub fn apply_galois_pair(
         &self,
         c0: &B::Poly<Coeff>,
         c1: &B::Poly<Coeff>,
         element: u64,
         key: &KeySwitchingKey<B>,
+        level: usize,
     ) -> Result<[B::Poly<Coeff>; 2]> {
         let backend = &self.backend;
         let permuted_c1 = backend.automorphism(c1, element).be()?;
-        let [switched_b, switched_a] = self.switch_key(&permuted_c1, key)?;
+        let [switched_b, switched_a] = self.switch_key_at_level(&permuted_c1, key, level)?;
         let mut out_c0 = backend.automorphism(c0, element).be()?;
         backend.add_assign(&mut out_c0, &switched_b).be()?;
         Ok([out_c0, switched_a])

@@ -8,7 +8,7 @@
 //! both of index `first_index + j` of the key's seed.
 
 use core::fmt;
-use std::sync::Arc;
+use std::sync::{Arc, OnceLock};
 
 use poly::{Eval, Seed};
 
@@ -23,6 +23,8 @@ pub struct KeySwitchingKey<B: RlweBackend> {
     params: Arc<RlweParameters>,
     digits: Vec<EvalPair<B>>,
     error_scale: u64,
+    /// The digits of the levels below the top, restricted to `q_l P`, made on first use.
+    levels: Vec<OnceLock<Vec<EvalPair<B>>>>,
 }
 
 impl<B: RlweBackend> fmt::Debug for KeySwitchingKey<B> {
@@ -39,7 +41,39 @@ impl<B: RlweBackend> KeySwitchingKey<B> {
     /// [`rns::RnsError::LengthMismatch`] unless there is one pair per digit of the parameters.
     pub fn from_digits(context: &RlweContext<B>, digits: Vec<EvalPair<B>>) -> Result<Self> {
         check_digit_count(&context.params, digits.len())?;
-        Ok(Self { params: Arc::clone(&context.params), digits, error_scale: context.error_scale })
+        Ok(Self::assemble(&context.params, digits, context.error_scale))
+    }
+
+    fn assemble(params: &Arc<RlweParameters>, digits: Vec<EvalPair<B>>, error_scale: u64) -> Self {
+        let levels = (0..params.max_level()).map(|_| OnceLock::new()).collect();
+        Self { params: Arc::clone(params), digits, error_scale, levels }
+    }
+
+    /// The pairs of level `level`: the first `ceil((level + 1) / digit_size)` digits with their
+    /// limbs of `q_l P` (the top level's are [`digits`](Self::digits)). Made on first use with
+    /// `context`'s backend and kept: a lower level costs its share of the key's memory once.
+    pub fn digits_at_level(&self, context: &RlweContext<B>, level: usize) -> Result<&[EvalPair<B>]> {
+        context.check(&self.params, "key-switching key")?;
+        self.params.check_level(level)?;
+        if level == self.params.max_level() {
+            return Ok(&self.digits);
+        }
+        let cell = &self.levels[level];
+        if cell.get().is_none() {
+            let (_, ring_qp) = context.key_switch_at_level(level)?;
+            let count = self.params.digit_count_at_level(level);
+            let backend = context.backend();
+            let restricted = self.digits[..count]
+                .iter()
+                .map(|(b, a)| Ok((backend.select_limbs(b, ring_qp)?, backend.select_limbs(a, ring_qp)?)))
+                .collect::<Result<Vec<_>>>()?;
+            let _ = cell.set(restricted);
+        }
+        cell.get().map(Vec::as_slice).ok_or(RlweError::InvalidParameter {
+            name: "level",
+            value: level as u64,
+            requirement: "the key's digits there could not be made".to_string(),
+        })
     }
 
     /// The pairs `(b_j, a_j)`, one per digit.
@@ -93,6 +127,6 @@ impl<B: RlweBackend> RlweContext<B> {
             scaled_target.zeroize()?;
             digits.push((b, a));
         }
-        Ok(KeySwitchingKey { params: Arc::clone(&self.params), digits, error_scale: self.error_scale })
+        Ok(KeySwitchingKey::assemble(&self.params, digits, self.error_scale))
     }
 }

@@ -12,6 +12,7 @@
 use poly::Coeff;
 
 use crate::backend::RlweBackend;
+use crate::error::BackendResult;
 use crate::context::RlweContext;
 use crate::key_switching_key::{KeySwitchingKey, check_digit_count};
 use crate::{Result, RlweError};
@@ -23,14 +24,66 @@ impl<B: RlweBackend> RlweContext<B> {
     /// Errors with [`RlweError::ParameterMismatch`] for a key of other parameters or of
     /// another error scale; nothing is computed then.
     pub fn switch_key(&self, input: &B::Poly<Coeff>, key: &KeySwitchingKey<B>) -> Result<[B::Poly<Coeff>; 2]> {
+        self.switch_key_at_level(input, key, self.params.max_level())
+    }
+
+    /// [`switch_key`](Self::switch_key) for `input` at level `level` (over `q_0 .. q_level`):
+    /// the tables of that level and the key's digits restricted to `q_level P` (both made on
+    /// first use, chain.rs). The result is at the same level.
+    ///
+    /// With an error scale `E != 1` (BGV) ModDown keeps the error a multiple of `E`: it
+    /// subtracts `E [x E^-1]_P` instead of `[x]_P`, computed as `E ModDown(E^-1 x)` (the sums
+    /// scaled by `E^-1` per prime of `q_l P`, the result by `E`), so the message is unchanged.
+    pub fn switch_key_at_level(
+        &self,
+        input: &B::Poly<Coeff>,
+        key: &KeySwitchingKey<B>,
+        level: usize,
+    ) -> Result<[B::Poly<Coeff>; 2]> {
         self.check(key.params(), "key-switching key")?;
         if key.error_scale() != self.error_scale {
             return Err(RlweError::ParameterMismatch { what: "key-switching key (error scale)" });
         }
         check_digit_count(&self.params, key.digits().len())?;
-        let tables = self.params.key_switch_tables();
-        let sums = self.backend.mod_up_inner_product(tables, &self.key_switch, input, key.digits(), &self.ring_qp)?;
-        self.backend.mod_down_sums(tables, &self.key_switch, sums, &self.ring_q)
+        let digits = key.digits_at_level(self, level)?;
+        let ring_q = self.context_at_level(level)?;
+        let (tables, prepared, ring_qp) = if level == self.params.max_level() {
+            (self.params.key_switch_tables(), &self.key_switch, &self.ring_qp)
+        } else {
+            let (prepared, ring_qp) = self.key_switch_at_level(level)?;
+            (&self.params.key_switch_at_level(level)?.tables, prepared, ring_qp)
+        };
+        let mut sums = self.backend.mod_up_inner_product(tables, prepared, input, digits, ring_qp)?;
+        if self.error_scale == 1 {
+            return self.backend.mod_down_sums(tables, prepared, sums, ring_q);
+        }
+        let mut inverses = Vec::with_capacity(tables.q().len() + tables.p().len());
+        for m in tables.q().moduli().iter().chain(tables.p().moduli()) {
+            inverses.push(crate::chain::scale_inverse(m, self.error_scale)?);
+        }
+        self.backend.scale_sums(&mut sums, &inverses)?;
+        let mut down = self.backend.mod_down_sums(tables, prepared, sums, ring_q)?;
+        for poly in &mut down {
+            self.backend.scalar_mul_assign(poly, self.error_scale).be()?;
+        }
+        Ok(down)
+    }
+
+    /// The backend's key-switching tables of level `level` below the top and the backend
+    /// context of `R_{q_l P}` (prepared on first use).
+    pub(crate) fn key_switch_at_level(&self, level: usize) -> Result<&(B::KeySwitchTables, B::Context)> {
+        let cell = &self.key_switch_levels[level];
+        if cell.get().is_none() {
+            let tables = self.params.key_switch_at_level(level)?;
+            let prepared = self.backend.prepare_key_switch(&tables.tables)?;
+            let ring_qp = self.backend.context(&tables.ring_qp).be()?;
+            let _ = cell.set((prepared, ring_qp));
+        }
+        cell.get().ok_or(RlweError::InvalidParameter {
+            name: "level",
+            value: level as u64,
+            requirement: "its key-switching tables could not be prepared".to_string(),
+        })
     }
 }
 
@@ -96,6 +149,55 @@ mod tests {
                     if expected == digits && actual == digits - 1),
                 "{error}"
             );
+        }
+    }
+    /// At every level and with error scales 1 (BFV) and `t` (BGV, prime and power of two), the
+    /// switched pair satisfies `ks_b + ks_a s = c s^2 + E e` over `q_l` with a small `e`
+    /// (checked on the big-integer centered values: divisible by `E`, and `|e|` far below
+    /// `q_l`), for one and several special primes; a level above the top is refused.
+    #[test]
+    fn switch_key_at_every_level_keeps_the_error_a_small_multiple_of_the_scale() {
+        use num_bigint::BigInt;
+        use num_traits::{Signed, Zero};
+        let degree = 1024;
+        for special in [1usize, 2] {
+            let params = RlweParametersBuilder::new(degree)
+                .ciphertext(ModuliChoice::Bits(vec![50, 45, 45, 40, 40]))
+                .special(ModuliChoice::Bits(vec![55; special]))
+                .transform(TransformKind::Ntt)
+                .allow_insecure(true)
+                .build()
+                .unwrap();
+            for scale in [1u64, 65537, 1 << 16] {
+                let context = RlweContext::new(CpuBackend, &params, scale).unwrap();
+                let sk = context.secret_key_from_seed(&Seed::from([3; 32])).unwrap();
+                let rk = context.relinearization_key_from_seed(&sk, &Seed::from([4; 32])).unwrap();
+                let mut rng = StdRng::seed_from_u64(scale + special as u64);
+                for level in 0..=params.max_level() {
+                    let ring = params.ring_at_level(level).unwrap();
+                    let mut words = Vec::with_capacity(ring.poly_len());
+                    for m in ring.moduli() {
+                        words.extend((0..degree).map(|_| rng.gen_range(0..m.value())));
+                    }
+                    let input = Poly::<Coeff>::from_limbs(&ring, words).unwrap();
+                    let [b, a] = context.switch_key_at_level(&input, rk.key_switching_key(), level).unwrap();
+                    let s = context.drop_to_level(sk.s_q(), level).unwrap();
+                    let s2 = s.mul(&s).unwrap();
+                    let mut phase = a.forward().unwrap().mul(&s).unwrap().inverse().unwrap();
+                    phase.add_assign(&b).unwrap();
+                    phase.sub_assign(&input.forward().unwrap().mul(&s2).unwrap().inverse().unwrap()).unwrap();
+                    let base = rns::RnsBase::new(&ring.moduli().iter().map(|m| m.value()).collect::<Vec<_>>()).unwrap();
+                    let bound = BigInt::from(1u64 << 40) * BigInt::from(scale);
+                    for (j, e) in base.reconstruct_poly_centered(phase.as_slice()).unwrap().into_iter().enumerate() {
+                        let what = format!("{special} special, scale {scale}, level {level}, coefficient {j}");
+                        assert!((&e % BigInt::from(scale)).is_zero(), "{what}: {e} not a multiple of the scale");
+                        assert!(e.abs() < bound, "{what}: {e} too large");
+                    }
+                }
+                let ring = params.ring_q();
+                let input = Poly::<Coeff>::zero(ring);
+                assert!(context.switch_key_at_level(&input, rk.key_switching_key(), params.max_level() + 1).is_err());
+            }
         }
     }
 }

@@ -161,6 +161,7 @@ impl RlweParametersBuilder {
             ring_qp,
             q,
             levels: (0..ciphertext_len).map(|_| std::sync::OnceLock::new()).collect(),
+            key_switch_levels: (0..ciphertext_len).map(|_| std::sync::OnceLock::new()).collect(),
         }))
     }
 
@@ -249,6 +250,8 @@ pub struct RlweParameters {
     q: BigUint,
     /// The rings of the levels below the top, built on first use (chain.rs).
     pub(crate) levels: Vec<std::sync::OnceLock<Arc<RingContext>>>,
+    /// The key-switching tables of the levels below the top, built on first use (chain.rs).
+    pub(crate) key_switch_levels: Vec<std::sync::OnceLock<crate::chain::LevelKeySwitch>>,
 }
 
 impl core::fmt::Debug for RlweParameters {
