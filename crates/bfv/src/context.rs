@@ -179,6 +179,24 @@ impl<B: BfvBackend> BfvContext<B> {
         Ok(Ciphertext { params: Arc::clone(&self.params), polys, level: self.top_level() })
     }
 
+    /// A ciphertext of these parameters at `level` from polynomials already on the backend, each
+    /// over the ring of that level in the coefficient representation (a constructor for schemes
+    /// built on this one: BGV's scheme switching). Errors with
+    /// [`BfvError::InvalidCiphertextSize`] for fewer than two polynomials and with
+    /// [`BfvError::InvalidParameter`] above the top level. The rings are the caller's promise:
+    /// a polynomial of another ring makes the next operation fail with a context mismatch.
+    pub fn ciphertext_from_polys(&self, polys: Vec<B::Poly<Coeff>>, level: usize) -> Result<Ciphertext<B>> {
+        if polys.len() < 2 {
+            return Err(BfvError::InvalidCiphertextSize {
+                operation: "ciphertext_from_polys",
+                expected: "at least 2",
+                actual: polys.len(),
+            });
+        }
+        self.params.core().check_level(level)?;
+        Ok(Ciphertext { params: Arc::clone(&self.params), polys, level })
+    }
+
     /// A copy of `ciphertext` in fresh storage.
     pub fn duplicate(&self, ciphertext: &Ciphertext<B>) -> Result<Ciphertext<B>> {
         self.check(&ciphertext.params, "ciphertext")?;

@@ -19,7 +19,8 @@ impl<B: RlweBackend> RlweContext<B> {
     /// `(c_0, c_1) = (b u + E e_1 + M, a u + E e_2)` over `q`, coefficient representation, where
     /// `M` is `message` (the scheme's encoding of its plaintext over `q`: BFV's `round(q m / t)`,
     /// BGV's `m`), or zero for `None`. `M` is added right after `c_0` is formed, while `c_0` is
-    /// still in cache.
+    /// still in cache. Errors with [`crate::RlweError::ParameterMismatch`] for a key of other
+    /// parameters or another error scale.
     pub fn encrypt_with_seed(
         &self,
         public_key: &PublicKey<B>,
@@ -27,6 +28,9 @@ impl<B: RlweBackend> RlweContext<B> {
         seed: &Seed,
     ) -> Result<[B::Poly<Coeff>; 2]> {
         self.check(public_key.params(), "public key")?;
+        if public_key.error_scale() != self.error_scale {
+            return Err(crate::RlweError::ParameterMismatch { what: "public key (error scale)" });
+        }
         let backend = &self.backend;
         let (b, a) = public_key.polys();
         let u: B::Poly<Eval> = backend.forward(backend.sample_ternary(&self.ring_q, seed, 0).be()?).be()?;

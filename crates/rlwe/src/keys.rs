@@ -65,11 +65,14 @@ impl<B: RlweBackend> SecretKey<B> {
     }
 }
 
-/// The public key `(b, a)` over `q`, evaluation representation: `b = -(a s + e)`.
+/// The public key `(b, a)` over `q`, evaluation representation: `b = -(a s + E e)` with the
+/// error scale `E` of the context that made it (1 for BFV, `t` for BGV), which it records:
+/// encryption refuses a key of another scale.
 pub struct PublicKey<B: RlweBackend> {
     params: Arc<RlweParameters>,
     b: B::Poly<Eval>,
     a: B::Poly<Eval>,
+    error_scale: u64,
 }
 
 impl<B: RlweBackend> fmt::Debug for PublicKey<B> {
@@ -82,7 +85,12 @@ impl<B: RlweBackend> PublicKey<B> {
     /// A public key of `context` from `(b, a)` over `q`, evaluation representation (a
     /// decoder's constructor).
     pub fn from_polys(context: &RlweContext<B>, b: B::Poly<Eval>, a: B::Poly<Eval>) -> Self {
-        Self { params: Arc::clone(&context.params), b, a }
+        Self { params: Arc::clone(&context.params), b, a, error_scale: context.error_scale }
+    }
+
+    /// The factor of the key's error (1 for BFV, `t` for BGV).
+    pub fn error_scale(&self) -> u64 {
+        self.error_scale
     }
 
     /// `b` and `a`.
@@ -169,6 +177,6 @@ impl<B: RlweBackend> RlweContext<B> {
         let mut b = backend.mul(&a, &secret.s_q).be()?;
         backend.add_assign(&mut b, &e).be()?;
         backend.neg_assign(&mut b).be()?;
-        Ok(PublicKey { params: Arc::clone(&self.params), b, a })
+        Ok(PublicKey { params: Arc::clone(&self.params), b, a, error_scale: self.error_scale })
     }
 }

@@ -1,0 +1,218 @@
+//! [`BgvBackend`]: what a backend runs for BGV beyond the RLWE core and the shared plaintext
+//! lift of bfv ([`bfv::BfvBackend::embed_plaintext`], the centered lift of `[0, t)` into each
+//! prime): the exact reduction of a decryption phase to `Z_t`
+//! ([`DecryptionTables::reduce_host`]; one kernel on the GPU, `kernels/bgv.cu`).
+
+use modarith::Modulus;
+use poly::{Coeff, CpuBackend, Poly};
+
+use crate::{BgvError, Result};
+
+/// The constants of decryption at one level (primes `q_0 .. q_l`): `(q/q_i)^{-1} mod q_i`
+/// with Shoup companions, `(q/q_i) mod t`, `q mod t`, and `t` with its Barrett constant.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct DecryptionTables {
+    moduli: Vec<Modulus>,
+    /// Per limb: `(q/q_i)^{-1} mod q_i`, its Shoup companion, `(q/q_i) mod t`.
+    per_limb: Vec<u64>,
+    q_mod_t: u64,
+    t: u64,
+    /// `floor(2^128 / t)` as `(high, low)`.
+    t_barrett: (u64, u64),
+}
+
+impl DecryptionTables {
+    /// The tables of the primes `moduli` and plaintext modulus `2 <= t < 2^60`. Errors with
+    /// [`BgvError::InvalidParameter`] for another `t`, and as [`rns::RnsBase::new`] for the
+    /// primes.
+    pub fn new(moduli: &[u64], t: u64) -> Result<Self> {
+        if !(2..1u64 << crate::params::MAX_PLAINTEXT_BITS).contains(&t) {
+            return Err(BgvError::InvalidParameter {
+                name: "plaintext modulus t",
+                value: t,
+                requirement: "must satisfy 2 <= t < 2^60".to_string(),
+            });
+        }
+        let base = rns::RnsBase::new(moduli)?;
+        let mut per_limb = Vec::with_capacity(3 * moduli.len());
+        for (i, m) in base.moduli().iter().enumerate() {
+            let punctured_mod_t = (&base.punctured_products()[i] % t).iter_u64_digits().next().unwrap_or(0);
+            per_limb.extend_from_slice(&[
+                base.punctured_inverses()[i],
+                m.shoup(base.punctured_inverses()[i]),
+                punctured_mod_t,
+            ]);
+        }
+        let q_mod_t = (base.product() % t).iter_u64_digits().next().unwrap_or(0);
+        // floor(2^128 / t); one more than floor((2^128 - 1) / t) exactly when t divides 2^128.
+        let barrett = u128::MAX / u128::from(t) + u128::from(u128::MAX % u128::from(t) == u128::from(t) - 1);
+        Ok(Self {
+            moduli: base.moduli().to_vec(),
+            per_limb,
+            q_mod_t,
+            t,
+            t_barrett: ((barrett >> 64) as u64, barrett as u64),
+        })
+    }
+
+    /// The number of primes.
+    pub fn num_limbs(&self) -> usize {
+        self.moduli.len()
+    }
+
+    /// Per limb `(q/q_i)^{-1} mod q_i`, its Shoup companion and `(q/q_i) mod t`.
+    pub fn per_limb(&self) -> &[u64] {
+        &self.per_limb
+    }
+
+    /// `q mod t`.
+    pub fn q_mod_t(&self) -> u64 {
+        self.q_mod_t
+    }
+
+    /// `t` and `floor(2^128 / t)` as `(t, high, low)`.
+    pub fn plaintext_barrett(&self) -> (u64, u64, u64) {
+        (self.t, self.t_barrett.0, self.t_barrett.1)
+    }
+
+    /// `[x_c]_t f^{-1} mod t` per coefficient of `phase` (limb-major over these primes, degree
+    /// `N`), `x_c` the centered representative modulo `q`, `f^{-1}` = `correction_inv`: the
+    /// reference of the GPU kernel `bgv_reduce_phase` (kernels/bgv.cu), step for step.
+    ///
+    /// `round(sum_i y_i / q_i)` is taken in 0.128 fixed point (`y_i floor(2^128 / q_i)`), which
+    /// is exact unless `x` is within `L 2^-64 q` of `+-q/2`: only a phase whose noise has
+    /// spent its budget comes there. Errors with [`poly::PolyError::LengthMismatch`] for a
+    /// phase of another length.
+    pub fn reduce_host(&self, phase: &[u64], degree: usize, correction_inv: u64) -> Result<Vec<u64>> {
+        let limbs = self.moduli.len();
+        if phase.len() != limbs * degree {
+            return Err(poly::PolyError::LengthMismatch { expected: limbs * degree, actual: phase.len() }.into());
+        }
+        let t = u128::from(self.t);
+        let mut out = Vec::with_capacity(degree);
+        for j in 0..degree {
+            let (mut fraction, mut carries, mut acc) = (0u128, 0u64, 0u128);
+            for (i, m) in self.moduli.iter().enumerate() {
+                let row = &self.per_limb[3 * i..3 * i + 3];
+                let y = m.mul_shoup(phase[i * degree + j], row[0], row[1]);
+                let (hi, lo) = m.barrett_constant();
+                let term = (u128::from(y * hi) << 64) + u128::from(y) * u128::from(lo);
+                let (sum, overflow) = fraction.overflowing_add(term);
+                fraction = sum;
+                carries += u64::from(overflow);
+                acc = (acc + u128::from(y) % t * u128::from(row[2])) % t;
+            }
+            let v = u128::from(carries) + (fraction >> 127);
+            let r = (acc + t - v % t * u128::from(self.q_mod_t) % t) % t;
+            out.push((r * u128::from(correction_inv) % t) as u64);
+        }
+        Ok(out)
+    }
+}
+
+/// A backend BGV runs on: the core's and bfv's steps, and the phase reduction.
+pub trait BgvBackend: bfv::BfvBackend {
+    /// [`DecryptionTables`] as this backend uses them (uploaded on a device).
+    type Decryption: Send + Sync;
+
+    /// Prepares `tables` (uploads them on a device).
+    fn prepare_decryption(&self, tables: &DecryptionTables) -> Result<Self::Decryption>;
+
+    /// [`DecryptionTables::reduce_host`] of `phase` (over the tables' primes), on the
+    /// backend; the `N` words come back to the host.
+    fn reduce_phase(
+        &self,
+        tables: &DecryptionTables,
+        prepared: &Self::Decryption,
+        phase: &Self::Poly<Coeff>,
+        correction_inv: u64,
+    ) -> Result<Vec<u64>>;
+}
+
+impl BgvBackend for CpuBackend {
+    type Decryption = ();
+
+    fn prepare_decryption(&self, _tables: &DecryptionTables) -> Result<()> {
+        Ok(())
+    }
+
+    fn reduce_phase(
+        &self,
+        tables: &DecryptionTables,
+        _prepared: &(),
+        phase: &Poly<Coeff>,
+        correction_inv: u64,
+    ) -> Result<Vec<u64>> {
+        tables.reduce_host(phase.as_slice(), phase.context().degree(), correction_inv)
+    }
+}
+
+#[cfg(feature = "cuda")]
+poly_cuda::kernel_set! {
+    /// The kernels of `kernels/bgv.cu`, loaded once per device.
+    struct BgvKernels(poly_cuda::hegpu_kernels::BGV) { bgv_reduce_phase }
+}
+
+/// One kernel per decryption, then `N` words to the host.
+#[cfg(feature = "cuda")]
+impl BgvBackend for poly_cuda::GpuBackend {
+    type Decryption = poly_cuda::cudarc::driver::CudaSlice<u64>;
+
+    fn prepare_decryption(&self, tables: &DecryptionTables) -> Result<Self::Decryption> {
+        let stream = self.device().stream();
+        stream
+            .clone_htod(tables.per_limb())
+            .map_err(|e| BgvError::from_backend(poly_cuda::GpuError::driver("cuMemcpyHtoDAsync", e)))
+    }
+
+    fn reduce_phase(
+        &self,
+        tables: &DecryptionTables,
+        prepared: &Self::Decryption,
+        phase: &poly_cuda::DevicePoly<Coeff>,
+        correction_inv: u64,
+    ) -> Result<Vec<u64>> {
+        use poly_cuda::GpuError;
+        let device = self.device();
+        let context = phase.context();
+        if !std::sync::Arc::ptr_eq(context.device(), device) {
+            return Err(BgvError::from_backend(GpuError::WrongContext));
+        }
+        let ring = context.ring();
+        let (n, limbs) = (ring.degree(), ring.num_limbs());
+        let same_primes = limbs == tables.num_limbs()
+            && ring.moduli().iter().zip(&tables.moduli).all(|(a, b)| a.value() == b.value());
+        if !same_primes || prepared.len() != 3 * limbs {
+            return Err(poly::PolyError::ContextMismatch.into());
+        }
+        let stream = device.stream();
+        // SAFETY: the kernel writes all N words before anything reads them.
+        let mut out = unsafe { stream.alloc::<u64>(n) }
+            .map_err(|e| BgvError::from_backend(GpuError::alloc(n * size_of::<u64>(), e)))?;
+        let kernels = device.kernel_set::<BgvKernels>().map_err(BgvError::from_backend)?;
+        let (t, t_hi, t_lo) = tables.plaintext_barrett();
+        let (q_mod_t, log_n, limbs_arg) = (tables.q_mod_t(), n.trailing_zeros() as i32, limbs as i32);
+        let mut builder = kernels.bgv_reduce_phase.builder(stream);
+        builder
+            .arg(&mut out)
+            .arg(phase.device_buffer())
+            .arg(context.moduli_table())
+            .arg(prepared)
+            .arg(&t)
+            .arg(&t_hi)
+            .arg(&t_lo)
+            .arg(&q_mod_t)
+            .arg(&correction_inv)
+            .arg(&log_n)
+            .arg(&limbs_arg);
+        // SAFETY: matches `bgv_reduce_phase(u64* out, const u64* in, const Modulus* moduli,
+        // const u64* tables, u64 t, u64 t_barrett_hi, u64 t_barrett_lo, u64 q_mod_t, u64 correction_inv, int log_n, int
+        // limbs)` in kernels/bgv.cu: `out` holds N words, `in` L N canonical words (a DevicePoly
+        // of the ring whose primes are the tables', checked above), the moduli table L triples,
+        // `tables` 3 L words (checked); 2 <= t < 2^60 (DecryptionTables::new) and
+        // correction_inv, q_mod_t < t. Every buffer is on the device's one stream.
+        unsafe { builder.launch(poly_cuda::kernel::linear_config(n, u32::MAX as usize)) }
+            .map_err(BgvError::from_backend)?;
+        device.download_words(&out).map_err(BgvError::from_backend)
+    }
+}

@@ -1,0 +1,303 @@
+//! [`BgvContext`]: BGV parameters prepared on one backend, and the types that live there:
+//! keys (the core's, made with error scale `t`) and ciphertexts ([`Ciphertext`],
+//! [`SeededCiphertext`]).
+//!
+//! Conventions: the polynomials of a ciphertext at level `l` are in the coefficient
+//! representation over `q_l = q_0 .. q_l`, and `(c_0, ..., c_k)` with correction factor `f`
+//! decrypts as `[c_0 + c_1 s + ... + c_k s^k]_{q_l} f^{-1} mod t`.
+//!
+//! Randomness, as in bfv: every sampled polynomial comes from `(seed, index)` pairs through the
+//! backend's samplers, so the same seeds give the same keys and ciphertexts on every backend.
+
+use core::fmt;
+use std::sync::{Arc, OnceLock};
+
+use bfv::PlaintextScaling;
+use poly::{Coeff, Poly, Seed};
+use rlwe::RlweContext;
+
+use crate::backend::{BgvBackend, DecryptionTables};
+use crate::{BgvError, BgvParameters, Result};
+
+pub use rlwe::{PublicKey, SecretKey};
+
+/// The relinearization key: the core's key-switching key from `s^2` to `s` (errors times `t`).
+pub type RelinKey<B> = rlwe::RelinearizationKey<B>;
+
+/// Converts a backend's error into [`BgvError`].
+pub(crate) trait BackendResult<T> {
+    fn be(self) -> Result<T>;
+}
+
+impl<T, E: std::error::Error + Send + Sync + 'static> BackendResult<T> for core::result::Result<T, E> {
+    fn be(self) -> Result<T> {
+        self.map_err(BgvError::from_backend)
+    }
+}
+
+/// When a multiplication switches its operands down the modulus chain.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum ModSwitching {
+    /// Only when asked ([`BgvContext::mod_switch_to_next`], [`BgvContext::mod_switch_to`]).
+    #[default]
+    Manual,
+    /// Before every multiplication (and squaring) at a level above 0, both operands are switched
+    /// one level down first, as SEAL's and HElib's automatic modes do: the noise is brought back
+    /// to the rounding floor before it is squared, so each prime buys one level of depth.
+    Auto,
+}
+
+/// What a binary operation does with ciphertexts at different levels.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum LevelPolicy {
+    /// The higher one is switched down to the other's level first.
+    #[default]
+    BringDown,
+    /// [`BgvError::LevelMismatch`].
+    Strict,
+}
+
+/// The constants of one level: the plaintext lift into its primes, decryption's tables (host
+/// and backend), and `q_l^{-1} mod t` (the factor modulus switching from `l` multiplies the
+/// correction factor by).
+pub(crate) struct LevelTables<B: BgvBackend> {
+    pub(crate) scaling: PlaintextScaling,
+    pub(crate) decryption: DecryptionTables,
+    pub(crate) prepared: B::Decryption,
+    pub(crate) last_prime_inv_mod_t: u64,
+}
+
+/// BGV parameters prepared on a backend: the RLWE core's context with error scale `t` and the
+/// constants of each level (made on first use). All scheme operations are its methods.
+pub struct BgvContext<B: BgvBackend> {
+    pub(crate) backend: B,
+    pub(crate) params: Arc<BgvParameters>,
+    pub(crate) core: RlweContext<B>,
+    pub(crate) levels: Vec<OnceLock<LevelTables<B>>>,
+    pub(crate) mod_switching: ModSwitching,
+    pub(crate) level_policy: LevelPolicy,
+}
+
+impl<B: BgvBackend> fmt::Debug for BgvContext<B> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("BgvContext")
+            .field("backend", &self.backend.name())
+            .field("params", &self.params)
+            .field("mod_switching", &self.mod_switching)
+            .field("level_policy", &self.level_policy)
+            .finish()
+    }
+}
+
+impl<B: BgvBackend> BgvContext<B> {
+    /// Prepares `params` on `backend` (for a GPU: uploads the transform tables of `q` and `qP`
+    /// and the top level's decryption tables), with [`ModSwitching::Manual`] and
+    /// [`LevelPolicy::BringDown`].
+    pub fn new(backend: B, params: &Arc<BgvParameters>) -> Result<Self> {
+        let core = RlweContext::new(backend.clone(), params.core(), params.plaintext_modulus())?;
+        let levels = (0..params.ciphertext_moduli().len()).map(|_| OnceLock::new()).collect();
+        let context = Self {
+            backend,
+            params: Arc::clone(params),
+            core,
+            levels,
+            mod_switching: ModSwitching::default(),
+            level_policy: LevelPolicy::default(),
+        };
+        context.level_tables(context.top_level())?;
+        Ok(context)
+    }
+
+    /// This context with `mode` for the multiplications.
+    pub fn with_mod_switching(mut self, mode: ModSwitching) -> Self {
+        self.mod_switching = mode;
+        self
+    }
+
+    /// This context with `policy` for operations between levels.
+    pub fn with_level_policy(mut self, policy: LevelPolicy) -> Self {
+        self.level_policy = policy;
+        self
+    }
+
+    /// The backend.
+    pub fn backend(&self) -> &B {
+        &self.backend
+    }
+
+    /// The parameters.
+    pub fn params(&self) -> &Arc<BgvParameters> {
+        &self.params
+    }
+
+    /// The RLWE core's context (keys, key switching, encryptions of zero), error scale `t`.
+    pub fn core(&self) -> &RlweContext<B> {
+        &self.core
+    }
+
+    /// The top level of the modulus chain, `L - 1`.
+    pub fn top_level(&self) -> usize {
+        self.params.max_level()
+    }
+
+    /// The constants of `level` (made on first use).
+    pub(crate) fn level_tables(&self, level: usize) -> Result<&LevelTables<B>> {
+        self.params.core().check_level(level)?;
+        let cell = &self.levels[level];
+        if cell.get().is_none() {
+            let ring = self.params.core().ring_at_level(level)?;
+            let primes = &self.params.ciphertext_moduli()[..=level];
+            let t = self.params.plaintext_modulus();
+            // The lift ignores the scaling's delta (BFV's floor(q/t)): ones, each below its prime.
+            let delta = vec![1u64; primes.len()];
+            let q_mod_t = rns::RnsBase::new(primes)?.product_mod(t);
+            let scaling = PlaintextScaling::new(ring.moduli(), &delta, q_mod_t, t)?;
+            let decryption = DecryptionTables::new(primes, t)?;
+            let prepared = self.backend.prepare_decryption(&decryption)?;
+            let last = primes[level] % t;
+            let last_prime_inv_mod_t = inverse_mod(last, t).ok_or(BgvError::InvalidParameter {
+                name: "plaintext modulus t",
+                value: t,
+                requirement: "must be coprime to every ciphertext prime".to_string(),
+            })?;
+            let _ = cell.set(LevelTables { scaling, decryption, prepared, last_prime_inv_mod_t });
+        }
+        cell.get().ok_or(BgvError::InvalidParameter {
+            name: "level",
+            value: level as u64,
+            requirement: "its tables could not be prepared".to_string(),
+        })
+    }
+
+    /// Errors with [`BgvError::ParameterMismatch`] unless `other` equals these parameters.
+    pub(crate) fn check(&self, other: &Arc<BgvParameters>, what: &'static str) -> Result<()> {
+        if Arc::ptr_eq(&self.params, other) || *self.params == **other {
+            Ok(())
+        } else {
+            Err(BgvError::ParameterMismatch { what })
+        }
+    }
+
+    /// Errors with [`BgvError::ParameterMismatch`] unless a key's core parameters are this
+    /// context's.
+    pub(crate) fn check_key(&self, other: &Arc<rlwe::RlweParameters>, what: &'static str) -> Result<()> {
+        Ok(self.core.check(other, what)?)
+    }
+
+    /// Copies `ciphertext` to the host: its polynomials over `q_l`, coefficient representation.
+    pub fn download(&self, ciphertext: &Ciphertext<B>) -> Result<Vec<Poly<Coeff>>> {
+        self.check(&ciphertext.params, "ciphertext")?;
+        ciphertext.polys.iter().map(|p| self.backend.download(p).be()).collect()
+    }
+
+    /// A copy of `ciphertext` in fresh storage.
+    pub fn duplicate(&self, ciphertext: &Ciphertext<B>) -> Result<Ciphertext<B>> {
+        self.check(&ciphertext.params, "ciphertext")?;
+        let polys = ciphertext.polys.iter().map(|p| self.backend.duplicate(p).be()).collect::<Result<Vec<_>>>()?;
+        Ok(Ciphertext { params: Arc::clone(&ciphertext.params), polys, ..*ciphertext })
+    }
+
+    /// Expands a seeded ciphertext: regenerates `c_1 = a` from the public seed.
+    pub fn expand(&self, seeded: &SeededCiphertext<B>) -> Result<Ciphertext<B>> {
+        self.check(&seeded.params, "seeded ciphertext")?;
+        let c0 = self.backend.duplicate(&seeded.c0).be()?;
+        let c1 = self.core.expand_uniform(&seeded.public_seed)?;
+        Ok(self.ciphertext(vec![c0, c1], self.top_level(), 1))
+    }
+
+    /// A ciphertext of these parameters.
+    pub(crate) fn ciphertext(&self, polys: Vec<B::Poly<Coeff>>, level: usize, correction: u64) -> Ciphertext<B> {
+        Ciphertext { params: Arc::clone(&self.params), polys, level, correction }
+    }
+}
+
+/// `a^{-1} mod m` for `a` coprime to `m >= 2` (extended Euclid), or `None`.
+pub(crate) fn inverse_mod(a: u64, m: u64) -> Option<u64> {
+    let (mut r0, mut r1) = (i128::from(m), i128::from(a % m));
+    let (mut s0, mut s1) = (0i128, 1i128);
+    while r1 != 0 {
+        let q = r0 / r1;
+        (r0, r1) = (r1, r0 - q * r1);
+        (s0, s1) = (s1, s0 - q * s1);
+    }
+    (r0 == 1).then(|| s0.rem_euclid(i128::from(m)) as u64)
+}
+
+/// A BGV ciphertext: `k + 1 >= 2` polynomials over `q_l` in the coefficient representation on
+/// the backend, its level `l` and its correction factor `f` (module docs).
+pub struct Ciphertext<B: BgvBackend> {
+    pub(crate) params: Arc<BgvParameters>,
+    pub(crate) polys: Vec<B::Poly<Coeff>>,
+    pub(crate) level: usize,
+    pub(crate) correction: u64,
+}
+
+impl<B: BgvBackend> fmt::Debug for Ciphertext<B> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Ciphertext")
+            .field("degree", &self.params.degree())
+            .field("size", &self.polys.len())
+            .field("level", &self.level)
+            .field("correction", &self.correction)
+            .field("polys", &self.polys)
+            .finish()
+    }
+}
+
+impl<B: BgvBackend> Ciphertext<B> {
+    /// The level: the polynomials are over the first `level + 1` ciphertext primes.
+    pub fn level(&self) -> usize {
+        self.level
+    }
+
+    /// The correction factor `f` in `[1, t)`: the phase is `f m + t e`.
+    pub fn correction_factor(&self) -> u64 {
+        self.correction
+    }
+
+    /// The number of polynomials.
+    pub fn size(&self) -> usize {
+        self.polys.len()
+    }
+
+    /// The parameters.
+    pub fn params(&self) -> &Arc<BgvParameters> {
+        &self.params
+    }
+
+    /// The polynomials `c_0, c_1, ...` on the backend.
+    pub fn polys(&self) -> &[B::Poly<Coeff>] {
+        &self.polys
+    }
+}
+
+/// A symmetric ciphertext whose uniform half travels as its seed (as bfv's): `c_0` and the
+/// public seed of `c_1 = a`, at the top level with correction factor 1.
+pub struct SeededCiphertext<B: BgvBackend> {
+    pub(crate) params: Arc<BgvParameters>,
+    pub(crate) c0: B::Poly<Coeff>,
+    pub(crate) public_seed: Seed,
+}
+
+impl<B: BgvBackend> fmt::Debug for SeededCiphertext<B> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("SeededCiphertext").field("degree", &self.params.degree()).field("c0", &self.c0).finish()
+    }
+}
+
+impl<B: BgvBackend> SeededCiphertext<B> {
+    /// `c_0` on the backend.
+    pub fn c0(&self) -> &B::Poly<Coeff> {
+        &self.c0
+    }
+
+    /// The public seed of `c_1`.
+    pub fn public_seed(&self) -> &Seed {
+        &self.public_seed
+    }
+
+    /// The parameters.
+    pub fn params(&self) -> &Arc<BgvParameters> {
+        &self.params
+    }
+}

@@ -1,0 +1,337 @@
+//! Evaluation: additions, plaintext operations, multiplication with relinearization, and the
+//! modulus chain.
+//!
+//! Levels: a binary operation on ciphertexts at different levels switches the higher one down
+//! ([`LevelPolicy::BringDown`]) or refuses ([`LevelPolicy::Strict`]). Correction factors: a sum
+//! needs one factor; when they differ the second operand is multiplied by the integer
+//! `k = [f_a f_b^{-1}]_t` (centered, `|k| <= t/2`), which multiplies its noise by `|k|` (SEAL
+//! balances the same way). Products multiply the factors; modulus switching from level `l`
+//! multiplies the factor by `q_l^{-1} mod t` (chain.rs of the core keeps the error a
+//! multiple of `t`).
+
+
+use poly::{Coeff, Eval};
+
+use crate::backend::BgvBackend;
+use crate::context::{BackendResult, BgvContext, Ciphertext, LevelPolicy, ModSwitching, RelinKey};
+use crate::{BgvError, Plaintext, Result};
+
+impl<B: BgvBackend> BgvContext<B> {
+    /// Errors unless `ciphertext` belongs to these parameters.
+    pub(crate) fn check_ciphertext(&self, ciphertext: &Ciphertext<B>) -> Result<()> {
+        self.check(&ciphertext.params, "ciphertext")
+    }
+
+    /// `a` and `b` at one level (the lower one) under the context's level policy.
+    fn aligned<'a>(
+        &self,
+        a: &'a Ciphertext<B>,
+        b: &'a Ciphertext<B>,
+        operation: &'static str,
+    ) -> Result<(Operand<'a, B>, Operand<'a, B>)> {
+        self.check_ciphertext(a)?;
+        self.check_ciphertext(b)?;
+        if a.level == b.level {
+            return Ok((Operand::Borrowed(a), Operand::Borrowed(b)));
+        }
+        if self.level_policy == LevelPolicy::Strict {
+            return Err(BgvError::LevelMismatch { operation, expected: a.level, actual: b.level });
+        }
+        if a.level > b.level {
+            Ok((Operand::Owned(self.mod_switch_to(a, b.level)?), Operand::Borrowed(b)))
+        } else {
+            Ok((Operand::Borrowed(a), Operand::Owned(self.mod_switch_to(b, a.level)?)))
+        }
+    }
+
+    /// The polynomials of `b` with its correction factor made `target`: multiplied by
+    /// `k = [target f_b^{-1}]_t` (centered) unless the factors already agree.
+    fn polys_with_factor(&self, b: &Ciphertext<B>, target: u64) -> Result<Option<Vec<B::Poly<Coeff>>>> {
+        if b.correction == target {
+            return Ok(None);
+        }
+        let t = self.params.plaintext_modulus();
+        let inv = crate::context::inverse_mod(b.correction, t).ok_or(BgvError::InvalidParameter {
+            name: "correction factor",
+            value: b.correction,
+            requirement: "must be invertible modulo t".to_string(),
+        })?;
+        let k = (u128::from(target) * u128::from(inv) % u128::from(t)) as u64;
+        let mut out = Vec::with_capacity(b.polys.len());
+        for poly in &b.polys {
+            out.push(self.scaled_by_centered(poly, k)?);
+        }
+        Ok(Some(out))
+    }
+
+    /// `poly` times the integer `[k]_t` centered in `(-t/2, t/2]`.
+    pub(crate) fn scaled_by_centered<R: poly::Representation>(
+        &self,
+        poly: &B::Poly<R>,
+        k: u64,
+    ) -> Result<B::Poly<R>> {
+        let t = self.params.plaintext_modulus();
+        let backend = &self.backend;
+        if k > t / 2 {
+            let mut out = backend.scalar_mul(poly, t - k).be()?;
+            backend.neg_assign(&mut out).be()?;
+            Ok(out)
+        } else {
+            backend.scalar_mul(poly, k).be()
+        }
+    }
+
+    fn add_or_sub(&self, a: &Ciphertext<B>, b: &Ciphertext<B>, subtract: bool) -> Result<Ciphertext<B>> {
+        let operation = if subtract { "sub" } else { "add" };
+        let (a, b) = self.aligned(a, b, operation)?;
+        let rescaled = self.polys_with_factor(&b, a.correction)?;
+        let b_polys: &[B::Poly<Coeff>] = rescaled.as_deref().unwrap_or(&b.polys);
+        let backend = &self.backend;
+        let (long, short, flip) =
+            if a.polys.len() >= b_polys.len() { (&a.polys[..], &b_polys[..], false) } else { (&b_polys[..], &a.polys[..], true) };
+        let mut polys = Vec::with_capacity(long.len());
+        for (i, p) in long.iter().enumerate() {
+            let mut out = backend.duplicate(p).be()?;
+            // With `long` = b under subtraction, out = -b_i (+ a_i).
+            if flip && subtract {
+                backend.neg_assign(&mut out).be()?;
+            }
+            if let Some(q) = short.get(i) {
+                if subtract && !flip {
+                    backend.sub_assign(&mut out, q).be()?;
+                } else {
+                    backend.add_assign(&mut out, q).be()?;
+                }
+            }
+            polys.push(out);
+        }
+        Ok(self.ciphertext(polys, a.level, a.correction))
+    }
+
+    /// `a + b` (sizes may differ; levels and correction factors are brought together).
+    pub fn add(&self, a: &Ciphertext<B>, b: &Ciphertext<B>) -> Result<Ciphertext<B>> {
+        self.add_or_sub(a, b, false)
+    }
+
+    /// `a - b`.
+    pub fn sub(&self, a: &Ciphertext<B>, b: &Ciphertext<B>) -> Result<Ciphertext<B>> {
+        self.add_or_sub(a, b, true)
+    }
+
+    /// `a += b` in place, for operands of one level and one correction factor with `a` at least
+    /// as large as `b` (Phantom's `add_inplace`); otherwise as [`add`](Self::add). `a` is left
+    /// as it was on error.
+    pub fn add_assign(&self, a: &mut Ciphertext<B>, b: &Ciphertext<B>) -> Result<()> {
+        self.check_ciphertext(a)?;
+        self.check_ciphertext(b)?;
+        if a.level != b.level || a.correction != b.correction || a.polys.len() < b.polys.len() {
+            *a = self.add(a, b)?;
+            return Ok(());
+        }
+        for (x, y) in a.polys.iter_mut().zip(&b.polys) {
+            self.backend.add_assign(x, y).be()?;
+        }
+        Ok(())
+    }
+
+    /// `-a`.
+    pub fn negate(&self, a: &Ciphertext<B>) -> Result<Ciphertext<B>> {
+        self.check_ciphertext(a)?;
+        let polys = a.polys.iter().map(|p| self.backend.neg(p).be()).collect::<Result<Vec<_>>>()?;
+        Ok(self.ciphertext(polys, a.level, a.correction))
+    }
+
+    fn add_plain_signed(&self, a: &Ciphertext<B>, plaintext: &Plaintext, subtract: bool) -> Result<Ciphertext<B>> {
+        self.check_ciphertext(a)?;
+        let message = self.lift(plaintext, a.level, a.correction)?;
+        let mut out = self.duplicate(a)?;
+        let c0 = out.polys.first_mut().ok_or(BgvError::InvalidCiphertextSize {
+            operation: "plaintext addition",
+            expected: "at least 2",
+            actual: 0,
+        })?;
+        if subtract {
+            self.backend.sub_assign(c0, &message).be()?;
+        } else {
+            self.backend.add_assign(c0, &message).be()?;
+        }
+        Ok(out)
+    }
+
+    /// `a + m`: `f m` (the ciphertext's correction factor) added to `c_0`.
+    pub fn add_plain(&self, a: &Ciphertext<B>, plaintext: &Plaintext) -> Result<Ciphertext<B>> {
+        self.add_plain_signed(a, plaintext, false)
+    }
+
+    /// `a - m`.
+    pub fn sub_plain(&self, a: &Ciphertext<B>, plaintext: &Plaintext) -> Result<Ciphertext<B>> {
+        self.add_plain_signed(a, plaintext, true)
+    }
+
+    /// `a * m`: every polynomial times `m` lifted centered (noise times at most `N t / 2`).
+    pub fn mul_plain(&self, a: &Ciphertext<B>, plaintext: &Plaintext) -> Result<Ciphertext<B>> {
+        self.check_ciphertext(a)?;
+        let message = self.backend.forward(self.lift(plaintext, a.level, 1)?).be()?;
+        let mut polys = Vec::with_capacity(a.polys.len());
+        for p in &a.polys {
+            polys.push(self.backend.inverse_of_product(self.backend.forward_copy(p)?, &message)?);
+        }
+        Ok(self.ciphertext(polys, a.level, a.correction))
+    }
+
+    /// Under [`ModSwitching::Auto`], `a` switched one level down when above level 0.
+    fn auto_switched<'a>(&self, a: Operand<'a, B>) -> Result<Operand<'a, B>> {
+        if self.mod_switching == ModSwitching::Auto && a.level > 0 {
+            return Ok(Operand::Owned(self.mod_switch_to_next(&a)?));
+        }
+        Ok(a)
+    }
+
+    /// The tensor product of two-polynomial ciphertexts: `(c_0 d_0, c_0 d_1 + c_1 d_0, c_1 d_1)`
+    /// over `q_l` (no scaling: BGV's message is in the low digits), correction `f_a f_b`.
+    /// Under [`ModSwitching::Auto`] both operands go one level down first. Errors with
+    /// [`BgvError::InvalidCiphertextSize`] unless both have two polynomials.
+    pub fn mul(&self, a: &Ciphertext<B>, b: &Ciphertext<B>) -> Result<Ciphertext<B>> {
+        let (a, b) = self.aligned(a, b, "mul")?;
+        let (a, b) = (self.auto_switched(a)?, self.auto_switched(b)?);
+        let backend = &self.backend;
+        let (a0, a1) = two_polys(&a, "multiplication")?;
+        let (b0, b1) = two_polys(&b, "multiplication")?;
+        let (a0, a1) = (backend.forward_copy(a0)?, backend.forward_copy(a1)?);
+        let (b0, b1) = (backend.forward_copy(b0)?, backend.forward_copy(b1)?);
+        let mut e1: B::Poly<Eval> = backend.mul(&a0, &b1).be()?;
+        backend.mul_add_assign(&mut e1, &a1, &b0).be()?;
+        let e0 = backend.inverse_of_product(a0, &b0)?;
+        let e2 = backend.inverse_of_product(a1, &b1)?;
+        let e1 = backend.inverse(e1).be()?;
+        let correction = self.mul_factors(a.correction, b.correction);
+        Ok(self.ciphertext(vec![e0, e1, e2], a.level, correction))
+    }
+
+    /// `a^2`: `(c_0^2, 2 c_0 c_1, c_1^2)` (two forward transforms).
+    pub fn square(&self, a: &Ciphertext<B>) -> Result<Ciphertext<B>> {
+        self.check_ciphertext(a)?;
+        let a = self.auto_switched(Operand::Borrowed(a))?;
+        let backend = &self.backend;
+        let (a0, a1) = two_polys(&a, "squaring")?;
+        let (a0, a1) = (backend.forward_copy(a0)?, backend.forward_copy(a1)?);
+        let mut e1: B::Poly<Eval> = backend.mul(&a0, &a1).be()?;
+        let copy = backend.duplicate(&e1).be()?;
+        backend.add_assign(&mut e1, &copy).be()?;
+        let e0 = backend.inverse_of_product(backend.duplicate(&a0).be()?, &a0)?;
+        let e2 = backend.inverse_of_product(backend.duplicate(&a1).be()?, &a1)?;
+        let e1 = backend.inverse(e1).be()?;
+        let correction = self.mul_factors(a.correction, a.correction);
+        Ok(self.ciphertext(vec![e0, e1, e2], a.level, correction))
+    }
+
+    fn mul_factors(&self, x: u64, y: u64) -> u64 {
+        (u128::from(x) * u128::from(y) % u128::from(self.params.plaintext_modulus())) as u64
+    }
+
+    /// A three-polynomial ciphertext back to two: `c_2` key-switched from `s^2` to `s` at the
+    /// ciphertext's level (the core's `switch_key_at_level`, which keeps the error a multiple
+    /// of `t`). A two-polynomial ciphertext comes back as a copy.
+    pub fn relinearize(&self, a: &Ciphertext<B>, key: &RelinKey<B>) -> Result<Ciphertext<B>> {
+        self.check_ciphertext(a)?;
+        self.check_key(key.params(), "relinearization key")?;
+        match a.polys.len() {
+            2 => self.duplicate(a),
+            3 => {
+                let [down_b, down_a] = self.core.switch_key_at_level(&a.polys[2], key.key_switching_key(), a.level)?;
+                let backend = &self.backend;
+                let mut c0 = backend.duplicate(&a.polys[0]).be()?;
+                backend.add_assign(&mut c0, &down_b).be()?;
+                let mut c1 = backend.duplicate(&a.polys[1]).be()?;
+                backend.add_assign(&mut c1, &down_a).be()?;
+                Ok(self.ciphertext(vec![c0, c1], a.level, a.correction))
+            }
+            other => Err(BgvError::InvalidCiphertextSize { operation: "relinearization", expected: "2 or 3", actual: other }),
+        }
+    }
+
+    /// [`mul`](Self::mul) then [`relinearize`](Self::relinearize).
+    pub fn mul_relin(&self, a: &Ciphertext<B>, b: &Ciphertext<B>, key: &RelinKey<B>) -> Result<Ciphertext<B>> {
+        self.check_key(key.params(), "relinearization key")?;
+        self.relinearize_owned(self.mul(a, b)?, key)
+    }
+
+    /// [`square`](Self::square) then [`relinearize`](Self::relinearize).
+    pub fn square_relin(&self, a: &Ciphertext<B>, key: &RelinKey<B>) -> Result<Ciphertext<B>> {
+        self.check_key(key.params(), "relinearization key")?;
+        self.relinearize_owned(self.square(a)?, key)
+    }
+
+    fn relinearize_owned(&self, mut a: Ciphertext<B>, key: &RelinKey<B>) -> Result<Ciphertext<B>> {
+        if a.polys.len() != 3 {
+            return self.relinearize(&a, key);
+        }
+        let [down_b, down_a] = self.core.switch_key_at_level(&a.polys[2], key.key_switching_key(), a.level)?;
+        a.polys.truncate(2);
+        self.backend.add_assign(&mut a.polys[0], &down_b).be()?;
+        self.backend.add_assign(&mut a.polys[1], &down_a).be()?;
+        Ok(a)
+    }
+
+    /// `ciphertext` one level down: each polynomial `(c - t r) / q_l` with `r` the centered
+    /// `[c t^{-1}]_{q_l}` (the core's rescale with error scale `t`), the correction factor
+    /// times `q_l^{-1} mod t`. The noise shrinks by about `log2 q_l` bits down to the rounding
+    /// floor `t (1 + N) / 2`. Errors with [`BgvError::Core`] at level 0.
+    pub fn mod_switch_to_next(&self, ciphertext: &Ciphertext<B>) -> Result<Ciphertext<B>> {
+        self.check_ciphertext(ciphertext)?;
+        let level = ciphertext.level;
+        let polys = ciphertext
+            .polys
+            .iter()
+            .map(|poly| Ok(self.core.mod_switch_to_next_poly(poly, level)?))
+            .collect::<Result<Vec<_>>>()?;
+        let factor = self.level_tables(level)?.last_prime_inv_mod_t;
+        Ok(self.ciphertext(polys, level - 1, self.mul_factors(ciphertext.correction, factor)))
+    }
+
+    /// `ciphertext` switched down to `level` (a copy at its own level). Errors with
+    /// [`BgvError::LevelMismatch`] for a level above the ciphertext's.
+    pub fn mod_switch_to(&self, ciphertext: &Ciphertext<B>, level: usize) -> Result<Ciphertext<B>> {
+        self.check_ciphertext(ciphertext)?;
+        if level > ciphertext.level {
+            return Err(BgvError::LevelMismatch {
+                operation: "mod_switch_to (only down the chain)",
+                expected: ciphertext.level,
+                actual: level,
+            });
+        }
+        let mut current = self.duplicate(ciphertext)?;
+        while current.level > level {
+            current = self.mod_switch_to_next(&current)?;
+        }
+        Ok(current)
+    }
+}
+
+/// A ciphertext operand: the caller's, or a switched-down copy.
+enum Operand<'a, B: BgvBackend> {
+    Borrowed(&'a Ciphertext<B>),
+    Owned(Ciphertext<B>),
+}
+
+impl<B: BgvBackend> core::ops::Deref for Operand<'_, B> {
+    type Target = Ciphertext<B>;
+
+    fn deref(&self) -> &Ciphertext<B> {
+        match self {
+            Operand::Borrowed(c) => c,
+            Operand::Owned(c) => c,
+        }
+    }
+}
+
+/// `(c_0, c_1)` of a two-polynomial ciphertext.
+fn two_polys<'a, B: BgvBackend>(
+    a: &'a Ciphertext<B>,
+    operation: &'static str,
+) -> Result<(&'a B::Poly<Coeff>, &'a B::Poly<Coeff>)> {
+    match a.polys.as_slice() {
+        [c0, c1] => Ok((c0, c1)),
+        other => Err(BgvError::InvalidCiphertextSize { operation, expected: "2", actual: other.len() }),
+    }
+}

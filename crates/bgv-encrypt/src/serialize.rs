@@ -1,0 +1,151 @@
+//! Byte encodings of BGV ciphertexts and keys: the core's framing (`rlwe::framing`) with the
+//! tag "BGV", so a BFV encoding is refused here and the other way round (their keys differ:
+//! BGV's errors are multiples of `t`).
+//!
+//! Kinds and bodies as bfv's (1 = ciphertext, 2 = seeded ciphertext, 3 = public key,
+//! 4 = relinearization key, 5 = Galois keys, 6 = secret key), except that a full ciphertext's
+//! body begins with its correction factor:
+//!
+//! ```text
+//! kind 1:  8 bytes        the correction factor f (1 <= f < t, invertible modulo t)
+//!          8 k (l+1) N    c_0, c_1, ... over q_l, coefficient representation
+//! kind 2:  32 bytes       the public seed, then 8 L N: c_0 over q (factor 1, top level)
+//! ```
+//!
+//! **The bytes of a secret key are the secret itself** (see bfv's serialize docs). Decoding
+//! checks every field against the context and every word against its prime, and errors
+//! (never panics): [`BgvError::Malformed`] (bad magic, version, kind, truncated or trailing
+//! bytes, counts the input cannot hold, a correction factor that is not invertible modulo
+//! `t`), [`BgvError::ParameterMismatch`]-like core errors for other parameters, and
+//! [`BgvError::Poly`]-like core errors for a word not below its prime.
+
+use std::sync::Arc;
+
+use poly::Seed;
+use rlwe::framing::{Frame, Kind, Reader, Scheme};
+
+use crate::backend::BgvBackend;
+use crate::context::{BgvContext, Ciphertext, PublicKey, RelinKey, SecretKey, SeededCiphertext, inverse_mod};
+use crate::{BgvError, GaloisKeys, Result};
+
+const fn kind(code: u8, leveled: bool, noun: &'static str) -> Kind {
+    Kind { code, key: false, leveled, bytes: "ciphertext bytes", encoded: "encoded ciphertext", noun }
+}
+
+/// A full ciphertext, at any level.
+const CIPHERTEXT: Kind = kind(1, true, "full ciphertext");
+/// A seeded ciphertext, at the top level.
+const SEEDED: Kind = kind(2, false, "seeded ciphertext");
+
+impl<B: BgvBackend> BgvContext<B> {
+    /// The framing of this context's objects.
+    fn frame(&self) -> Frame<'_> {
+        Frame { scheme: Scheme::Bgv, params: self.params.core(), plaintext_modulus: self.params.plaintext_modulus() }
+    }
+
+    fn poly_bytes_at(&self, level: usize) -> usize {
+        self.params.degree().saturating_mul(level + 1).saturating_mul(8)
+    }
+
+    /// The bytes of `ciphertext` at its level, with its correction factor.
+    pub fn ciphertext_to_bytes(&self, ciphertext: &Ciphertext<B>) -> Result<Vec<u8>> {
+        self.check_ciphertext(ciphertext)?;
+        let body = 8 + ciphertext.polys.len().saturating_mul(self.poly_bytes_at(ciphertext.level));
+        let mut out = self.frame().header(CIPHERTEXT, ciphertext.level, ciphertext.polys.len(), body)?;
+        out.extend_from_slice(&ciphertext.correction.to_le_bytes());
+        for poly in &ciphertext.polys {
+            self.core.append_poly(&mut out, poly)?;
+        }
+        Ok(out)
+    }
+
+    /// The ciphertext encoded in `bytes`, at the level its header names (module docs).
+    pub fn ciphertext_from_bytes(&self, bytes: &[u8]) -> Result<Ciphertext<B>> {
+        let mut reader = Reader::new(bytes, CIPHERTEXT);
+        let (count, level) = self.frame().read_header(&mut reader, CIPHERTEXT)?;
+        if count < 2 {
+            return Err(BgvError::InvalidCiphertextSize { operation: "decoding", expected: "at least 2", actual: count });
+        }
+        if count > bytes.len() / self.poly_bytes_at(level).max(1) {
+            return Err(BgvError::Core(
+                reader.malformed(format!("{count} polynomials do not fit in {} bytes", bytes.len())),
+            ));
+        }
+        let correction = reader.u64()?;
+        let t = self.params.plaintext_modulus();
+        if correction == 0 || correction >= t || inverse_mod(correction, t).is_none() {
+            return Err(BgvError::Core(reader.malformed(format!(
+                "correction factor {correction} is not an invertible residue modulo t = {t}"
+            ))));
+        }
+        let ring = self.params.core().ring_at_level(level)?;
+        let device = self.core.context_at_level(level)?;
+        let polys =
+            (0..count).map(|_| self.core.read_poly(&mut reader, &ring, device)).collect::<rlwe::Result<Vec<_>>>()?;
+        reader.finish()?;
+        Ok(self.ciphertext(polys, level, correction))
+    }
+
+    /// The bytes of a seeded ciphertext: the public seed and `c_0`.
+    pub fn seeded_to_bytes(&self, seeded: &SeededCiphertext<B>) -> Result<Vec<u8>> {
+        self.check(&seeded.params, "seeded ciphertext")?;
+        let mut out = self.frame().header(SEEDED, self.top_level(), 1, 32 + self.poly_bytes_at(self.top_level()))?;
+        out.extend_from_slice(seeded.public_seed.as_bytes());
+        self.core.append_poly(&mut out, &seeded.c0)?;
+        Ok(out)
+    }
+
+    /// The seeded ciphertext encoded in `bytes`.
+    pub fn seeded_from_bytes(&self, bytes: &[u8]) -> Result<SeededCiphertext<B>> {
+        let mut reader = Reader::new(bytes, SEEDED);
+        let (count, _) = self.frame().read_header(&mut reader, SEEDED)?;
+        if count != 1 {
+            return Err(BgvError::Core(reader.malformed(format!("a seeded ciphertext has 1 polynomial, not {count}"))));
+        }
+        let mut seed = [0u8; 32];
+        seed.copy_from_slice(reader.take(32)?);
+        let c0 = self.core.read_poly(&mut reader, self.params.ring_q(), self.core.ring_q())?;
+        reader.finish()?;
+        Ok(SeededCiphertext { params: Arc::clone(&self.params), c0, public_seed: Seed::from(seed) })
+    }
+
+    /// The bytes of a public key.
+    pub fn public_key_to_bytes(&self, key: &PublicKey<B>) -> Result<Vec<u8>> {
+        Ok(self.core.public_key_to_bytes(self.frame(), key)?)
+    }
+
+    /// The public key encoded in `bytes`.
+    pub fn public_key_from_bytes(&self, bytes: &[u8]) -> Result<PublicKey<B>> {
+        Ok(self.core.public_key_from_bytes(self.frame(), bytes)?)
+    }
+
+    /// The bytes of a relinearization key.
+    pub fn relin_key_to_bytes(&self, key: &RelinKey<B>) -> Result<Vec<u8>> {
+        Ok(self.core.relin_key_to_bytes(self.frame(), key)?)
+    }
+
+    /// The relinearization key encoded in `bytes`.
+    pub fn relin_key_from_bytes(&self, bytes: &[u8]) -> Result<RelinKey<B>> {
+        Ok(self.core.relin_key_from_bytes(self.frame(), bytes)?)
+    }
+
+    /// The bytes of Galois keys.
+    pub fn galois_keys_to_bytes(&self, keys: &GaloisKeys<B>) -> Result<Vec<u8>> {
+        Ok(self.core.galois_keys_to_bytes(self.frame(), keys)?)
+    }
+
+    /// The Galois keys encoded in `bytes`.
+    pub fn galois_keys_from_bytes(&self, bytes: &[u8]) -> Result<GaloisKeys<B>> {
+        Ok(self.core.galois_keys_from_bytes(self.frame(), bytes)?)
+    }
+
+    /// **The secret itself**: the bytes of a secret key (never send them to the evaluator).
+    pub fn secret_key_to_bytes(&self, key: &SecretKey<B>) -> Result<Vec<u8>> {
+        Ok(self.core.secret_key_to_bytes(self.frame(), key)?)
+    }
+
+    /// The secret key encoded in `bytes`.
+    pub fn secret_key_from_bytes(&self, bytes: &[u8]) -> Result<SecretKey<B>> {
+        Ok(self.core.secret_key_from_bytes(self.frame(), bytes)?)
+    }
+}
