@@ -41,9 +41,11 @@ pub enum ModSwitching {
     /// Only when asked ([`BgvContext::mod_switch_to_next`], [`BgvContext::mod_switch_to`]).
     #[default]
     Manual,
-    /// Before every multiplication (and squaring) at a level above 0, both operands are switched
-    /// one level down first, as SEAL's and HElib's automatic modes do: the noise is brought back
-    /// to the rounding floor before it is squared, so each prime buys one level of depth.
+    /// Before a multiplication (or squaring), every operand that is itself a product (of a
+    /// multiplication, or a sum or rotation of one) and above level 0 is switched one level
+    /// down first, as the automatic modes of HElib and OpenFHE do: the noise of a product is
+    /// brought back to the rounding floor `t (1 + N) / 2` before it is squared, so each prime
+    /// buys about one level of depth, and fresh ciphertexts keep their level.
     Auto,
 }
 
@@ -207,7 +209,7 @@ impl<B: BgvBackend> BgvContext<B> {
 
     /// A ciphertext of these parameters.
     pub(crate) fn ciphertext(&self, polys: Vec<B::Poly<Coeff>>, level: usize, correction: u64) -> Ciphertext<B> {
-        Ciphertext { params: Arc::clone(&self.params), polys, level, correction }
+        Ciphertext { params: Arc::clone(&self.params), polys, level, correction, product: false }
     }
 }
 
@@ -230,6 +232,9 @@ pub struct Ciphertext<B: BgvBackend> {
     pub(crate) polys: Vec<B::Poly<Coeff>>,
     pub(crate) level: usize,
     pub(crate) correction: u64,
+    /// Whether this is a product not yet switched down: under [`ModSwitching::Auto`] the next
+    /// multiplication switches it one level down first. Not part of the byte encoding.
+    pub(crate) product: bool,
 }
 
 impl<B: BgvBackend> fmt::Debug for Ciphertext<B> {
@@ -239,6 +244,7 @@ impl<B: BgvBackend> fmt::Debug for Ciphertext<B> {
             .field("size", &self.polys.len())
             .field("level", &self.level)
             .field("correction", &self.correction)
+            .field("product", &self.product)
             .field("polys", &self.polys)
             .finish()
     }

@@ -105,7 +105,9 @@ impl<B: BgvBackend> BgvContext<B> {
             }
             polys.push(out);
         }
-        Ok(self.ciphertext(polys, a.level, a.correction))
+        let mut out = self.ciphertext(polys, a.level, a.correction);
+        out.product = a.product || b.product;
+        Ok(out)
     }
 
     /// `a + b` (sizes may differ; levels and correction factors are brought together).
@@ -138,7 +140,9 @@ impl<B: BgvBackend> BgvContext<B> {
     pub fn negate(&self, a: &Ciphertext<B>) -> Result<Ciphertext<B>> {
         self.check_ciphertext(a)?;
         let polys = a.polys.iter().map(|p| self.backend.neg(p).be()).collect::<Result<Vec<_>>>()?;
-        Ok(self.ciphertext(polys, a.level, a.correction))
+        let mut out = self.ciphertext(polys, a.level, a.correction);
+        out.product = a.product;
+        Ok(out)
     }
 
     fn add_plain_signed(&self, a: &Ciphertext<B>, plaintext: &Plaintext, subtract: bool) -> Result<Ciphertext<B>> {
@@ -168,7 +172,8 @@ impl<B: BgvBackend> BgvContext<B> {
         self.add_plain_signed(a, plaintext, true)
     }
 
-    /// `a * m`: every polynomial times `m` lifted centered (noise times at most `N t / 2`).
+    /// `a * m`: every polynomial times `m` lifted centered (noise times at most `N t / 2`, the
+    /// `L1` norm of the centered plaintext).
     pub fn mul_plain(&self, a: &Ciphertext<B>, plaintext: &Plaintext) -> Result<Ciphertext<B>> {
         self.check_ciphertext(a)?;
         let message = self.backend.forward(self.lift(plaintext, a.level, 1)?).be()?;
@@ -176,12 +181,17 @@ impl<B: BgvBackend> BgvContext<B> {
         for p in &a.polys {
             polys.push(self.backend.inverse_of_product(self.backend.forward_copy(p)?, &message)?);
         }
-        Ok(self.ciphertext(polys, a.level, a.correction))
+        // Not counted as a product by the automatic switching: the noise grows by the
+        // plaintext's L1 norm, small for a constant, about a product's for a general batch
+        // plaintext (switch down by hand after those).
+        let mut out = self.ciphertext(polys, a.level, a.correction);
+        out.product = a.product;
+        Ok(out)
     }
 
-    /// Under [`ModSwitching::Auto`], `a` switched one level down when above level 0.
+    /// Under [`ModSwitching::Auto`], a product above level 0 switched one level down.
     fn auto_switched<'a>(&self, a: Operand<'a, B>) -> Result<Operand<'a, B>> {
-        if self.mod_switching == ModSwitching::Auto && a.level > 0 {
+        if self.mod_switching == ModSwitching::Auto && a.product && a.level > 0 {
             return Ok(Operand::Owned(self.mod_switch_to_next(&a)?));
         }
         Ok(a)
@@ -192,8 +202,10 @@ impl<B: BgvBackend> BgvContext<B> {
     /// Under [`ModSwitching::Auto`] both operands go one level down first. Errors with
     /// [`BgvError::InvalidCiphertextSize`] unless both have two polynomials.
     pub fn mul(&self, a: &Ciphertext<B>, b: &Ciphertext<B>) -> Result<Ciphertext<B>> {
-        let (a, b) = self.aligned(a, b, "mul")?;
-        let (a, b) = (self.auto_switched(a)?, self.auto_switched(b)?);
+        self.check_ciphertext(a)?;
+        self.check_ciphertext(b)?;
+        let (a, b) = (self.auto_switched(Operand::Borrowed(a))?, self.auto_switched(Operand::Borrowed(b))?);
+        let (a, b) = self.aligned(&a, &b, "mul")?;
         let backend = &self.backend;
         let (a0, a1) = two_polys(&a, "multiplication")?;
         let (b0, b1) = two_polys(&b, "multiplication")?;
@@ -205,7 +217,7 @@ impl<B: BgvBackend> BgvContext<B> {
         let e2 = backend.inverse_of_product(a1, &b1)?;
         let e1 = backend.inverse(e1).be()?;
         let correction = self.mul_factors(a.correction, b.correction);
-        Ok(self.ciphertext(vec![e0, e1, e2], a.level, correction))
+        Ok(self.product(vec![e0, e1, e2], a.level, correction))
     }
 
     /// `a^2`: `(c_0^2, 2 c_0 c_1, c_1^2)` (two forward transforms).
@@ -222,7 +234,13 @@ impl<B: BgvBackend> BgvContext<B> {
         let e2 = backend.inverse_of_product(backend.duplicate(&a1).be()?, &a1)?;
         let e1 = backend.inverse(e1).be()?;
         let correction = self.mul_factors(a.correction, a.correction);
-        Ok(self.ciphertext(vec![e0, e1, e2], a.level, correction))
+        Ok(self.product(vec![e0, e1, e2], a.level, correction))
+    }
+
+    fn product(&self, polys: Vec<B::Poly<Coeff>>, level: usize, correction: u64) -> Ciphertext<B> {
+        let mut out = self.ciphertext(polys, level, correction);
+        out.product = true;
+        out
     }
 
     fn mul_factors(&self, x: u64, y: u64) -> u64 {
@@ -244,7 +262,9 @@ impl<B: BgvBackend> BgvContext<B> {
                 backend.add_assign(&mut c0, &down_b).be()?;
                 let mut c1 = backend.duplicate(&a.polys[1]).be()?;
                 backend.add_assign(&mut c1, &down_a).be()?;
-                Ok(self.ciphertext(vec![c0, c1], a.level, a.correction))
+                let mut out = self.ciphertext(vec![c0, c1], a.level, a.correction);
+                out.product = a.product;
+                Ok(out)
             }
             other => Err(BgvError::InvalidCiphertextSize { operation: "relinearization", expected: "2 or 3", actual: other }),
         }

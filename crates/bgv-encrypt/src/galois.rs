@@ -66,6 +66,8 @@ impl<B: BgvBackend> BgvContext<B> {
         }
         let key = keys.switching_key(element).ok_or(BgvError::MissingGaloisKey { operation, element })?;
         let [out_c0, switched_a] = self.core.apply_galois_pair(c0, c1, element, key, ciphertext.level)?;
-        Ok(self.ciphertext(vec![out_c0, switched_a], ciphertext.level, ciphertext.correction))
+        let mut out = self.ciphertext(vec![out_c0, switched_a], ciphertext.level, ciphertext.correction);
+        out.product = ciphertext.product;
+        Ok(out)
     }
 }

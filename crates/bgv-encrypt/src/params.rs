@@ -20,8 +20,7 @@ use crate::{BgvError, Result};
 /// Barrett with 64-bit words).
 pub const MAX_PLAINTEXT_BITS: u32 = 60;
 
-/// Named parameter sets. Sets beyond the 128-bit table build only after
-/// [`BgvParametersBuilder::allow_insecure`] (none of these is beyond it).
+/// Named parameter sets, within the HE Standard's 128-bit table except Phantom's `N = 65536`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum Preset {
     /// 128-bit classical security (HE Standard table): `N = 2^12..2^17`, 20-bit batching `t`,
@@ -34,7 +33,8 @@ pub enum Preset {
     /// Phantom's BGV sets (its `bgv_bench`; docs/anchors.md): `N = 4096`: `35 x 2` + special
     /// `38`; `N = 8192`: `54 x 3` + `56`; `N = 16384`: `36 x 8` + `37, 37, 38, 38`;
     /// `N = 32768`: `36 x 16` + `38 x 7, 39`; `N = 65536`: `36 x 32` + `39 x 15, 40`. 20-bit
-    /// batching `t`, NTT.
+    /// batching `t`, NTT. The `N = 65536` set (1777 bits) exceeds the 128-bit table (1747
+    /// bits): it builds as Phantom runs it, marked insecure ([`BgvParameters::is_secure_128`]).
     Phantom {
         /// `log2 N`, 12..=16.
         log_degree: u32,
@@ -96,10 +96,12 @@ impl Preset {
             Preset::Secure { log_degree } | Preset::Phantom { log_degree } => log_degree,
         };
         let degree = 1usize << log_degree;
+        let beyond_the_table = matches!(self, Preset::Phantom { log_degree: 16 });
         Ok(BgvParametersBuilder::new(degree)
             .ciphertext_moduli_bits(&ciphertext)
             .special_moduli_bits(&special)
-            .plaintext_modulus(batching_prime(20, degree)?))
+            .plaintext_modulus(batching_prime(20, degree)?)
+            .allow_insecure(beyond_the_table))
     }
 
     /// The parameters of this preset.
@@ -272,6 +274,34 @@ impl BgvParameters {
     /// The top level `L - 1`.
     pub fn max_level(&self) -> usize {
         self.core.max_level()
+    }
+
+    /// The multiplicative depth a typical circuit reaches under [`crate::ModSwitching::Auto`]
+    /// (products switched down one level before they are multiplied again), from a noise
+    /// model in bits with `n = log2 N`: a fresh phase `t (e u + e_1 + e_2 s)` has about
+    /// `log2 t + n/2 + 2.5` bits, the floor left by a switch `t (r_0 + r_1 s)` about
+    /// `log2 t + n/2 + 2`, a product of noises `a` and `b` about `a + b + n/2 + 1`, and a
+    /// switch from level `l` subtracts `log2 q_l` down to the floor (plus one bit of rounding).
+    /// A multiplication counts while its noise stays 2 bits below `log2 q_l`. Tests check
+    /// random circuits of this depth on every preset.
+    pub fn estimated_depth(&self) -> usize {
+        let n = (self.degree() as f64).log2();
+        let log_t = (self.plaintext_modulus as f64).log2();
+        let bits: Vec<f64> = self.ciphertext_moduli().iter().map(|&q| (q as f64).log2()).collect();
+        let q_bits = |level: usize| bits[..=level].iter().sum::<f64>();
+        let floor = log_t + n / 2.0 + 2.0;
+        let (mut level, mut noise, mut product, mut depth) = (self.max_level(), log_t + n / 2.0 + 2.5, false, 0);
+        loop {
+            if product && level > 0 {
+                noise = (noise - bits[level]).max(floor) + 1.0;
+                level -= 1;
+            }
+            let next = 2.0 * noise + n / 2.0 + 1.0;
+            if next >= q_bits(level) - 2.0 {
+                return depth;
+            }
+            (noise, product, depth) = (next, true, depth + 1);
+        }
     }
 
     /// `R_q` at the top level.

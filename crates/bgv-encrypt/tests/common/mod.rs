@@ -1,0 +1,137 @@
+//! Test bodies shared by the CPU tests and the GPU tests (generic over the backend).
+#![allow(dead_code, clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+
+use std::sync::Arc;
+
+use bgv_encrypt::{
+    BatchEncoder, BgvBackend, BgvContext, BgvParameters, BgvParametersBuilder, Ciphertext, GaloisKeys, ModSwitching,
+    RelinKey, SecretKey,
+};
+use poly::Seed;
+use rand::rngs::StdRng;
+use rand::{Rng, SeedableRng};
+
+pub fn seed(byte: u8) -> Seed {
+    Seed::from([byte; 32])
+}
+
+/// Small parameters: `N = 2^log_n`, ciphertext primes of `bits`, `special` special primes, `t`.
+pub fn small_params(log_n: u32, bits: &[u32], special: &[u32], t: u64) -> Arc<BgvParameters> {
+    BgvParametersBuilder::new(1 << log_n)
+        .ciphertext_moduli_bits(bits)
+        .special_moduli_bits(special)
+        .plaintext_modulus(t)
+        .allow_insecure(true)
+        .build()
+        .unwrap()
+}
+
+/// A context's keys from fixed seeds.
+pub struct Keys<B: BgvBackend> {
+    pub secret: SecretKey<B>,
+    pub public: bgv_encrypt::PublicKey<B>,
+    pub relin: RelinKey<B>,
+    pub galois: GaloisKeys<B>,
+}
+
+pub fn keys<B: BgvBackend>(context: &BgvContext<B>) -> Keys<B> {
+    let secret = context.secret_key_from_seed(&seed(1)).unwrap();
+    let public = context.public_key_from_seed(&secret, &seed(2)).unwrap();
+    let relin = context.relin_key_from_seed(&secret, &seed(3)).unwrap();
+    let elements = [context.galois_element_for_row_rotation(1), context.galois_element_for_row_swap()];
+    let galois = context.galois_keys_from_seed(&secret, &elements, &seed(4)).unwrap();
+    Keys { secret, public, relin, galois }
+}
+
+pub fn random_slots(rng: &mut StdRng, n: usize, t: u64) -> Vec<u64> {
+    (0..n).map(|_| rng.gen_range(0..t)).collect()
+}
+
+/// Slot-wise arithmetic modulo `t`.
+pub fn slot_op(a: &[u64], b: &[u64], t: u64, op: fn(u128, u128, u128) -> u128) -> Vec<u64> {
+    a.iter().zip(b).map(|(&x, &y)| op(u128::from(x), u128::from(y), u128::from(t)) as u64).collect()
+}
+
+pub fn add_mod(x: u128, y: u128, t: u128) -> u128 {
+    (x + y) % t
+}
+pub fn sub_mod(x: u128, y: u128, t: u128) -> u128 {
+    (x + t - y) % t
+}
+pub fn mul_mod(x: u128, y: u128, t: u128) -> u128 {
+    x * y % t
+}
+
+/// Both rows rotated left by one (`new[i] = old[i + 1]` within a row).
+pub fn rotate_rows_left(values: &[u64]) -> Vec<u64> {
+    let row = values.len() / 2;
+    let mut out = Vec::with_capacity(values.len());
+    for r in 0..2 {
+        let base = r * row;
+        out.extend((0..row).map(|i| values[base + (i + 1) % row]));
+    }
+    out
+}
+
+/// A random circuit of `depth` multiplications (with additions, subtractions, plaintext
+/// operations and rotations between them) under [`ModSwitching::Auto`] (or manual switching
+/// after each product when `manual`), checked slot by slot against plaintext arithmetic after
+/// every step, and the noise budget positive at the end. Returns the final level.
+pub fn random_circuit<B: BgvBackend>(backend: B, params: &Arc<BgvParameters>, depth: usize, rng_seed: u64, manual: bool) -> usize {
+    let mode = if manual { ModSwitching::Manual } else { ModSwitching::Auto };
+    let context = BgvContext::new(backend, params).unwrap().with_mod_switching(mode);
+    let k = keys(&context);
+    let encoder = BatchEncoder::new(params).unwrap();
+    let (n, t) = (params.degree(), params.plaintext_modulus());
+    let mut rng = StdRng::seed_from_u64(rng_seed);
+    let encrypt = |rng: &mut StdRng, index: u8| {
+        let values = random_slots(rng, n, t);
+        let ct = context.encrypt_with_seed(&encoder.encode(&values).unwrap(), &k.public, &seed(10 + index)).unwrap();
+        (ct, values)
+    };
+    let check = |ct: &Ciphertext<B>, want: &[u64], step: &str| {
+        let got = encoder.decode(&context.decrypt(ct, &k.secret).unwrap()).unwrap();
+        assert!(got == want, "{step}: level {}, wrong slots (first {:?} vs {:?})", ct.level(), &got[..4], &want[..4]);
+    };
+    let (mut acc, mut acc_values) = encrypt(&mut rng, 0);
+    for step in 0..depth {
+        let (other, other_values) = encrypt(&mut rng, 1 + step as u8);
+        // A linear step first: one of add, sub, plaintext add/mul, rotation.
+        match rng.gen_range(0..5) {
+            0 => {
+                acc = context.add(&acc, &other).unwrap();
+                acc_values = slot_op(&acc_values, &other_values, t, add_mod);
+            }
+            1 => {
+                acc = context.sub(&acc, &other).unwrap();
+                acc_values = slot_op(&acc_values, &other_values, t, sub_mod);
+            }
+            2 => {
+                let plain = random_slots(&mut rng, n, t);
+                acc = context.add_plain(&acc, &encoder.encode(&plain).unwrap()).unwrap();
+                acc_values = slot_op(&acc_values, &plain, t, add_mod);
+            }
+            3 => {
+                // A small constant in every slot: the plaintext polynomial is that constant, so
+                // the noise grows by its size only (a general plaintext costs about a product).
+                let constant = rng.gen_range(0..4);
+                let plain = vec![constant; n];
+                acc = context.mul_plain(&acc, &encoder.encode(&plain).unwrap()).unwrap();
+                acc_values = slot_op(&acc_values, &plain, t, mul_mod);
+            }
+            _ => {
+                acc = context.rotate_rows(&acc, 1, &k.galois).unwrap();
+                acc_values = rotate_rows_left(&acc_values);
+            }
+        }
+        check(&acc, &acc_values, &format!("step {step} (linear)"));
+        acc = context.mul_relin(&acc, &other, &k.relin).unwrap();
+        acc_values = slot_op(&acc_values, &other_values, t, mul_mod);
+        if manual && acc.level() > 0 {
+            acc = context.mod_switch_to_next(&acc).unwrap();
+        }
+        check(&acc, &acc_values, &format!("step {step} (product)"));
+    }
+    assert!(context.noise_budget(&acc, &k.secret).unwrap() > 0);
+    acc.level()
+}
