@@ -216,3 +216,56 @@ impl BgvBackend for poly_cuda::GpuBackend {
         device.download_words(&out).map_err(BgvError::from_backend)
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use num_bigint::{BigInt, BigUint};
+    use num_traits::{One, Signed, Zero};
+    use rand::{Rng, SeedableRng, rngs::StdRng};
+
+    use super::DecryptionTables;
+
+    /// `reduce_host` equals `(x mod t) f^{-1} mod t` computed with big integers, `x` the
+    /// centered value of the residues, for random `x` up to `q/2 - q 2^-20` in magnitude and
+    /// the edges 0, +-1, +-(that bound); bases of 1 to 12 primes of 30 to 61 bits; `t` prime,
+    /// a power of two, 3 and just below 2^60; correction factors 1 and random.
+    #[test]
+    fn reduce_host_is_the_centered_value_modulo_t() {
+        let mut rng = StdRng::seed_from_u64(11);
+        let degree = 64;
+        for (count, bits) in [(1usize, 61u32), (3, 50), (5, 30), (12, 61)] {
+            let moduli = modarith::generate_ntt_primes(bits, 2 * degree as u64, count, &[]).unwrap();
+            let q: BigInt = moduli.iter().map(|&p| BigInt::from(p)).product();
+            let bound: BigInt = &q / 2 - (&q >> 20u32);
+            for t in [65537u64, 1 << 16, 3, (1 << 60) - 93] {
+                let tables = DecryptionTables::new(&moduli, t).unwrap();
+                let mut values: Vec<BigInt> = vec![BigInt::zero(), BigInt::one(), -BigInt::one(), bound.clone(), -&bound];
+                while values.len() < degree {
+                    let words: Vec<u64> = (0..count + 1).map(|_| rng.r#gen::<u64>()).collect();
+                    let wide = BigInt::from(BigUint::from_slice(
+                        &words.iter().flat_map(|w| [*w as u32, (w >> 32) as u32]).collect::<Vec<_>>(),
+                    ));
+                    values.push(wide % (&bound * 2) - &bound);
+                }
+                let mut phase = vec![0u64; count * degree];
+                for (j, x) in values.iter().enumerate() {
+                    for (i, &p) in moduli.iter().enumerate() {
+                        let r = ((x % BigInt::from(p)) + BigInt::from(p)) % BigInt::from(p);
+                        phase[i * degree + j] = r.iter_u64_digits().next().unwrap_or(0);
+                    }
+                }
+                for correction in [1u64, 2, t - 1] {
+                    let Some(inv) = crate::context::inverse_mod(correction, t) else { continue };
+                    let got = tables.reduce_host(&phase, degree, inv).unwrap();
+                    for (j, x) in values.iter().enumerate() {
+                        let tb = BigInt::from(t);
+                        let m = ((x % &tb) + &tb) % &tb * BigInt::from(inv) % &tb;
+                        assert_eq!(BigInt::from(got[j]), m, "{count} x {bits} bits, t {t}, f {correction}, x {x}");
+                        assert!(!m.is_negative());
+                    }
+                }
+            }
+        }
+        assert!(DecryptionTables::new(&[12289], 1).is_err());
+    }
+}

@@ -1,6 +1,8 @@
 //! Test bodies shared by the CPU tests and the GPU tests (generic over the backend).
 #![allow(dead_code, clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
+pub mod switching;
+
 use std::sync::Arc;
 
 use bgv_encrypt::{

@@ -1,0 +1,45 @@
+//! Scheme switching between BFV and BGV under one secret key, on the CPU: part of a circuit in
+//! one scheme, the rest in the other, both directions, at the top level and below it.
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+
+mod common;
+
+use bgv_encrypt::{BatchEncoder, BgvContext, BgvError};
+use common::*;
+use poly::CpuBackend;
+
+#[test]
+fn bfv_then_bgv_and_back_on_the_cpu() {
+    common::switching::bfv_bgv_round_trips(CpuBackend, 1);
+}
+
+/// A BFV context of another ring or another `t` is refused with a typed error.
+#[test]
+fn switching_refuses_other_rings_and_plaintext_moduli() {
+    let params = small_params(12, &[50, 50, 50], &[55], 65537);
+    let context = BgvContext::new(CpuBackend, &params).unwrap();
+    let k = keys(&context);
+    for (primes, t) in [(vec![50u32, 50, 51], 65537u64), (vec![50, 50, 50], 40961)] {
+        let bfv_params = if primes == [50, 50, 50] {
+            bfv::BfvParametersBuilder::new(4096)
+                .ciphertext_moduli(params.ciphertext_moduli())
+                .special_moduli(params.special_moduli())
+                .plaintext_modulus(t)
+                .allow_insecure(true)
+                .build()
+                .unwrap()
+        } else {
+            bfv::BfvParametersBuilder::new(4096)
+                .ciphertext_moduli_bits(&primes)
+                .special_moduli_bits(&[55])
+                .plaintext_modulus(t)
+                .allow_insecure(true)
+                .build()
+                .unwrap()
+        };
+        let bfv_context = bfv::BfvContext::new(CpuBackend, &bfv_params).unwrap();
+        let encoder = BatchEncoder::new(&params).unwrap();
+        let ct = context.encrypt(&encoder.encode(&[1, 2]).unwrap(), &k.public).unwrap();
+        assert!(matches!(context.to_bfv(&bfv_context, &ct), Err(BgvError::ParameterMismatch { .. }) | Err(BgvError::Core(_))));
+    }
+}
