@@ -1,10 +1,12 @@
-//! Quickstart, in two parts, on the GPU when built with `--features cuda` and a device is
+//! Quickstart, in three parts, on the GPU when built with `--features cuda` and a device is
 //! present, otherwise on the CPU (it says which):
 //!
 //! 1. BFV: key generation, encryption of two vectors (batched into slots), homomorphic
 //!    multiplication and relinearization, decryption, for both RNS variants (HPS and BEHZ);
 //!    the result is checked against the slot-wise product and printed with the noise budget.
-//! 2. The ring layer: for each transform (NTT, DGT, hierarchical DGT), two random polynomials
+//! 2. BGV: the same multiplication, then a switch down the modulus chain, decryption at the
+//!    lower level, and the product switched to BFV under the same secret key.
+//! 3. The ring layer: for each transform (NTT, DGT, hierarchical DGT), two random polynomials
 //!    multiplied in the evaluation domain and checked against the schoolbook convolution.
 //!
 //! Run with `cargo run --release --example quickstart`. Exits non-zero on any mismatch.
@@ -14,7 +16,7 @@ use std::process::ExitCode;
 use std::time::{Duration, Instant};
 
 use hegpu::prelude::*;
-use hegpu::{modarith, poly};
+use hegpu::{bgv, modarith, poly};
 
 const DEGREE: usize = 4096;
 const PRIME_BITS: u32 = 50;
@@ -127,12 +129,65 @@ fn bfv_demo<B: BfvBackend>(backend: &B) -> Result<bool, Box<dyn Error>> {
     Ok(all_ok)
 }
 
-/// Both parts of the quickstart on `backend`.
-fn run<B: BfvBackend>(backend: &B, seed: &Seed) -> Result<bool, Box<dyn Error>> {
+/// BGV: a multiplication, a modulus switch, decryption at the lower level, and the product
+/// switched to BFV (same ring, same `t`, same secret key); `Ok(false)` if a result is wrong.
+fn bgv_demo<B: BgvBackend>(backend: &B) -> Result<bool, Box<dyn Error>> {
+    let params = bgv::Preset::Secure { log_degree: 13 }.build()?;
+    let context = BgvContext::new(backend.clone(), &params)?;
+    let encoder = bgv::BatchEncoder::new(&params)?;
+    let t = params.plaintext_modulus();
+    let secret = context.generate_secret_key()?;
+    let public = context.generate_public_key(&secret)?;
+    let relin = context.generate_relin_key(&secret)?;
+
+    let x: Vec<u64> = (1..=SHOWN as u64).collect();
+    let y: Vec<u64> = (1..=SHOWN as u64).map(|v| 1000 * v + 7).collect();
+    let cx = context.encrypt(&encoder.encode(&x)?, &public)?;
+    let cy = context.encrypt(&encoder.encode(&y)?, &public)?;
+    let start = Instant::now();
+    let product = context.mul_relin(&cx, &cy, &relin)?;
+    backend.synchronize()?;
+    let multiply = start.elapsed();
+    let lower = context.mod_switch_to_next(&product)?;
+    let slots = encoder.decode(&context.decrypt(&lower, &secret)?)?;
+    let budget = context.noise_budget(&lower, &secret)?;
+
+    // The same ring as a BFV parameter set, and the product moved there.
+    let bfv_params = hegpu::bfv::BfvParametersBuilder::new(params.degree())
+        .ciphertext_moduli(params.ciphertext_moduli())
+        .special_moduli(params.special_moduli())
+        .plaintext_modulus(t)
+        .build()?;
+    let bfv_context = BfvContext::new(backend.clone(), &bfv_params)?;
+    let in_bfv = context.to_bfv(&bfv_context, &lower)?;
+    let bfv_slots = BatchEncoder::new(&bfv_params)?.decode(&bfv_context.decrypt(&in_bfv, &secret)?)?;
+
+    let expected: Vec<u64> = x.iter().zip(&y).map(|(&a, &b)| a * b % t).collect();
+    let ok = slots.get(..SHOWN) == Some(&expected[..]) && slots[SHOWN..].iter().all(|&v| v == 0);
+    let bfv_ok = bfv_slots == slots;
+    println!(
+        "  BGV      N = {}, {} primes, t = {t}: mul+relin {:.1} ms, then switched to level {}",
+        params.degree(),
+        params.ciphertext_moduli().len(),
+        multiply.as_secs_f64() * 1e3,
+        lower.level()
+    );
+    println!(
+        "    dec(x*y)= {:?}  {} (noise budget left: {budget} bits); as BFV: {}",
+        &slots[..SHOWN],
+        if ok { "ok" } else { "MISMATCH" },
+        if bfv_ok { "same slots" } else { "MISMATCH" }
+    );
+    Ok(ok && bfv_ok)
+}
+
+/// Every part of the quickstart on `backend`.
+fn run<B: BgvBackend>(backend: &B, seed: &Seed) -> Result<bool, Box<dyn Error>> {
     println!("{} backend", backend.name());
     let bfv_ok = bfv_demo(backend)?;
+    let bgv_ok = bgv_demo(backend)?;
     let ring_ok = check_backend(backend, seed)?;
-    Ok(bfv_ok && ring_ok)
+    Ok(bfv_ok && bgv_ok && ring_ok)
 }
 
 #[cfg(feature = "cuda")]

@@ -239,7 +239,8 @@ mod tests {
             let bound: BigInt = &q / 2 - (&q >> 20u32);
             for t in [65537u64, 1 << 16, 3, (1 << 60) - 93] {
                 let tables = DecryptionTables::new(&moduli, t).unwrap();
-                let mut values: Vec<BigInt> = vec![BigInt::zero(), BigInt::one(), -BigInt::one(), bound.clone(), -&bound];
+                let mut values: Vec<BigInt> =
+                    vec![BigInt::zero(), BigInt::one(), -BigInt::one(), bound.clone(), -&bound];
                 while values.len() < degree {
                     let words: Vec<u64> = (0..count + 1).map(|_| rng.r#gen::<u64>()).collect();
                     let wide = BigInt::from(BigUint::from_slice(

@@ -9,7 +9,6 @@
 //! multiplies the factor by `q_l^{-1} mod t` (chain.rs of the core keeps the error a
 //! multiple of `t`).
 
-
 use poly::{Coeff, Eval};
 
 use crate::backend::BgvBackend;
@@ -65,11 +64,7 @@ impl<B: BgvBackend> BgvContext<B> {
     }
 
     /// `poly` times the integer `[k]_t` centered in `(-t/2, t/2]`.
-    pub(crate) fn scaled_by_centered<R: poly::Representation>(
-        &self,
-        poly: &B::Poly<R>,
-        k: u64,
-    ) -> Result<B::Poly<R>> {
+    pub(crate) fn scaled_by_centered<R: poly::Representation>(&self, poly: &B::Poly<R>, k: u64) -> Result<B::Poly<R>> {
         let t = self.params.plaintext_modulus();
         let backend = &self.backend;
         if k > t / 2 {
@@ -88,7 +83,7 @@ impl<B: BgvBackend> BgvContext<B> {
         let b_polys: &[B::Poly<Coeff>] = rescaled.as_deref().unwrap_or(&b.polys);
         let backend = &self.backend;
         let (long, short, flip) =
-            if a.polys.len() >= b_polys.len() { (&a.polys[..], &b_polys[..], false) } else { (&b_polys[..], &a.polys[..], true) };
+            if a.polys.len() >= b_polys.len() { (&a.polys[..], b_polys, false) } else { (b_polys, &a.polys[..], true) };
         let mut polys = Vec::with_capacity(long.len());
         for (i, p) in long.iter().enumerate() {
             let mut out = backend.duplicate(p).be()?;
@@ -266,7 +261,9 @@ impl<B: BgvBackend> BgvContext<B> {
                 out.product = a.product;
                 Ok(out)
             }
-            other => Err(BgvError::InvalidCiphertextSize { operation: "relinearization", expected: "2 or 3", actual: other }),
+            other => {
+                Err(BgvError::InvalidCiphertextSize { operation: "relinearization", expected: "2 or 3", actual: other })
+            }
         }
     }
 
@@ -345,11 +342,11 @@ impl<B: BgvBackend> core::ops::Deref for Operand<'_, B> {
     }
 }
 
+/// The two polynomials of a ciphertext.
+type PolyPair<'a, B> = (&'a <B as poly::Backend>::Poly<Coeff>, &'a <B as poly::Backend>::Poly<Coeff>);
+
 /// `(c_0, c_1)` of a two-polynomial ciphertext.
-fn two_polys<'a, B: BgvBackend>(
-    a: &'a Ciphertext<B>,
-    operation: &'static str,
-) -> Result<(&'a B::Poly<Coeff>, &'a B::Poly<Coeff>)> {
+fn two_polys<'a, B: BgvBackend>(a: &'a Ciphertext<B>, operation: &'static str) -> Result<PolyPair<'a, B>> {
     match a.polys.as_slice() {
         [c0, c1] => Ok((c0, c1)),
         other => Err(BgvError::InvalidCiphertextSize { operation, expected: "2", actual: other.len() }),

@@ -34,7 +34,12 @@ impl<B: BgvBackend> BgvContext<B> {
     /// `sigma_g` of a two-polynomial ciphertext at its level (`g = 1`: a copy). Errors:
     /// [`BgvError::ParameterMismatch`], an invalid element (the core's error),
     /// [`BgvError::InvalidCiphertextSize`] unless two polynomials, [`BgvError::MissingGaloisKey`].
-    pub fn apply_galois(&self, ciphertext: &Ciphertext<B>, element: u64, keys: &GaloisKeys<B>) -> Result<Ciphertext<B>> {
+    pub fn apply_galois(
+        &self,
+        ciphertext: &Ciphertext<B>,
+        element: u64,
+        keys: &GaloisKeys<B>,
+    ) -> Result<Ciphertext<B>> {
         self.galois_with(ciphertext, element, keys, "apply_galois")
     }
 

@@ -58,7 +58,9 @@ mod serialize;
 mod switching;
 
 pub use backend::{BgvBackend, DecryptionTables};
-pub use context::{BgvContext, Ciphertext, LevelPolicy, ModSwitching, PublicKey, RelinKey, SecretKey, SeededCiphertext};
+pub use context::{
+    BgvContext, Ciphertext, LevelPolicy, ModSwitching, PublicKey, RelinKey, SecretKey, SeededCiphertext,
+};
 pub use encoding::{BatchEncoder, CoefficientEncoder, Plaintext};
 pub use error::BgvError;
 pub use params::{BgvParameters, BgvParametersBuilder, Preset};

@@ -79,7 +79,12 @@ impl<B: BgvBackend> BgvContext<B> {
                 .collect::<Vec<_>>();
             &scaled
         };
-        Ok(self.backend.embed_plaintext(ring, &tables.scaling, PlaintextEmbedding::Lifted, PlaintextWords::Host(words))?)
+        Ok(self.backend.embed_plaintext(
+            ring,
+            &tables.scaling,
+            PlaintextEmbedding::Lifted,
+            PlaintextWords::Host(words),
+        )?)
     }
 
     /// Encrypts `plaintext` under `public_key` with a fresh OS seed.
@@ -188,8 +193,9 @@ impl<B: BgvBackend> BgvContext<B> {
         })?;
         let coefficients = self.backend.reduce_phase(&tables.decryption, &tables.prepared, &phase, correction_inv)?;
         if coefficients.len() != self.params.degree() {
-            return Err(poly::PolyError::LengthMismatch { expected: self.params.degree(), actual: coefficients.len() }
-                .into());
+            return Err(
+                poly::PolyError::LengthMismatch { expected: self.params.degree(), actual: coefficients.len() }.into()
+            );
         }
         Ok(Plaintext::from_reduced(&self.params, coefficients))
     }

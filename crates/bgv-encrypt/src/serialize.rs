@@ -64,7 +64,11 @@ impl<B: BgvBackend> BgvContext<B> {
         let mut reader = Reader::new(bytes, CIPHERTEXT);
         let (count, level) = self.frame().read_header(&mut reader, CIPHERTEXT)?;
         if count < 2 {
-            return Err(BgvError::InvalidCiphertextSize { operation: "decoding", expected: "at least 2", actual: count });
+            return Err(BgvError::InvalidCiphertextSize {
+                operation: "decoding",
+                expected: "at least 2",
+                actual: count,
+            });
         }
         if count > bytes.len() / self.poly_bytes_at(level).max(1) {
             return Err(BgvError::Core(
@@ -74,9 +78,9 @@ impl<B: BgvBackend> BgvContext<B> {
         let correction = reader.u64()?;
         let t = self.params.plaintext_modulus();
         if correction == 0 || correction >= t || inverse_mod(correction, t).is_none() {
-            return Err(BgvError::Core(reader.malformed(format!(
-                "correction factor {correction} is not an invertible residue modulo t = {t}"
-            ))));
+            return Err(BgvError::Core(
+                reader.malformed(format!("correction factor {correction} is not an invertible residue modulo t = {t}")),
+            ));
         }
         let ring = self.params.core().ring_at_level(level)?;
         let device = self.core.context_at_level(level)?;

@@ -75,7 +75,11 @@ fn modulus_switching_keeps_the_plaintext_and_the_budget_follows_theory() {
             let q_bits: f64 = params.ciphertext_moduli()[..=next.level()].iter().map(|&q| (q as f64).log2()).sum();
             let floor = (q_bits - (t as f64 * (1.0 + n)).log2()).floor() as u32;
             let after = context.noise_budget(&next, &k.secret).unwrap();
-            assert!(after + 1 >= before.min(floor), "t = {t}, level {}: budget {before} -> {after}, floor {floor}", next.level());
+            assert!(
+                after + 1 >= before.min(floor),
+                "t = {t}, level {}: budget {before} -> {after}, floor {floor}",
+                next.level()
+            );
             ct = next;
         }
         assert!(context.mod_switch_to(&ct, 2).is_err());
@@ -87,9 +91,10 @@ fn modulus_switching_keeps_the_plaintext_and_the_budget_follows_theory() {
 /// switching and with manual switching after every product.
 #[test]
 fn random_circuits_reach_the_estimated_depth() {
-    for (i, preset) in [Preset::Secure { log_degree: 12 }, Preset::Secure { log_degree: 13 }, Preset::Phantom { log_degree: 12 }]
-        .into_iter()
-        .enumerate()
+    for (i, preset) in
+        [Preset::Secure { log_degree: 12 }, Preset::Secure { log_degree: 13 }, Preset::Phantom { log_degree: 12 }]
+            .into_iter()
+            .enumerate()
     {
         let params = preset.build().unwrap();
         let depth = params.estimated_depth();
@@ -125,7 +130,10 @@ fn operations_between_levels_and_below_the_top() {
         assert_eq!(encoder.decode(&context.decrypt(&sum, &k.secret).unwrap()).unwrap(), slot_op(&a, &b, t, add_mod));
         let product = context.mul_relin(x, y, &k.relin).unwrap();
         assert_eq!(product.level(), 1);
-        assert_eq!(encoder.decode(&context.decrypt(&product, &k.secret).unwrap()).unwrap(), slot_op(&a, &b, t, mul_mod));
+        assert_eq!(
+            encoder.decode(&context.decrypt(&product, &k.secret).unwrap()).unwrap(),
+            slot_op(&a, &b, t, mul_mod)
+        );
     }
     let difference = context.sub(&ca, &low).unwrap();
     assert_eq!(encoder.decode(&context.decrypt(&difference, &k.secret).unwrap()).unwrap(), slot_op(&a, &b, t, sub_mod));
@@ -177,14 +185,26 @@ fn bad_input_gives_typed_errors() {
         .unwrap();
     let bfv_context = bfv::BfvContext::new(CpuBackend, &bfv_params).unwrap();
     let bfv_public = bfv_context.public_key_from_seed(&k.secret, &seed(2)).unwrap();
-    assert!(matches!(context.encrypt(&plain, &bfv_public), Err(BgvError::Core(rlwe::RlweError::ParameterMismatch { .. }))));
+    assert!(matches!(
+        context.encrypt(&plain, &bfv_public),
+        Err(BgvError::Core(rlwe::RlweError::ParameterMismatch { .. }))
+    ));
     // Parameters.
-    let t_even = BgvParametersBuilder::new(4096).ciphertext_moduli_bits(&[40]).special_moduli_bits(&[40]).plaintext_modulus(1 << 61);
+    let t_even = BgvParametersBuilder::new(4096)
+        .ciphertext_moduli_bits(&[40])
+        .special_moduli_bits(&[40])
+        .plaintext_modulus(1 << 61);
     assert!(matches!(t_even.build(), Err(BgvError::InvalidParameter { .. })));
     let primes = params.ciphertext_moduli().to_vec();
-    let shares = BgvParametersBuilder::new(4096).ciphertext_moduli(&primes).special_moduli_bits(&[45]).plaintext_modulus(primes[0]);
+    let shares = BgvParametersBuilder::new(4096)
+        .ciphertext_moduli(&primes)
+        .special_moduli_bits(&[45])
+        .plaintext_modulus(primes[0]);
     assert!(matches!(shares.build(), Err(BgvError::InvalidParameter { .. })));
-    let insecure = BgvParametersBuilder::new(4096).ciphertext_moduli_bits(&[60, 60]).special_moduli_bits(&[60]).plaintext_modulus(65537);
+    let insecure = BgvParametersBuilder::new(4096)
+        .ciphertext_moduli_bits(&[60, 60])
+        .special_moduli_bits(&[60])
+        .plaintext_modulus(65537);
     assert!(insecure.build().is_err());
     let mut rng = StdRng::seed_from_u64(3);
     let too_big: Vec<u64> = (0..4097).map(|_| rng.gen_range(0..2)).collect();
@@ -207,4 +227,14 @@ fn presets_build_secure() {
     unique.dedup();
     assert_eq!(unique, names);
     assert!(Preset::Secure { log_degree: 18 }.build().is_err());
+}
+
+/// The GPU comparison's session (tests/gpu.rs) on the CPU: it runs, and the same seeds give
+/// the same words twice (the comparison would be meaningless otherwise).
+#[test]
+fn sessions_are_deterministic() {
+    let params = small_params(11, &[50, 45, 45], &[55, 55], 1 << 16);
+    let first = session(CpuBackend, &params, 3);
+    assert_eq!(first, session(CpuBackend, &params, 3));
+    assert_ne!(first, session(CpuBackend, &params, 4));
 }

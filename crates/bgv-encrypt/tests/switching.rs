@@ -40,6 +40,9 @@ fn switching_refuses_other_rings_and_plaintext_moduli() {
         let bfv_context = bfv::BfvContext::new(CpuBackend, &bfv_params).unwrap();
         let encoder = BatchEncoder::new(&params).unwrap();
         let ct = context.encrypt(&encoder.encode(&[1, 2]).unwrap(), &k.public).unwrap();
-        assert!(matches!(context.to_bfv(&bfv_context, &ct), Err(BgvError::ParameterMismatch { .. }) | Err(BgvError::Core(_))));
+        assert!(matches!(
+            context.to_bfv(&bfv_context, &ct),
+            Err(BgvError::ParameterMismatch { .. }) | Err(BgvError::Core(_))
+        ));
     }
 }

@@ -12,8 +12,8 @@
 use poly::Coeff;
 
 use crate::backend::RlweBackend;
-use crate::error::BackendResult;
 use crate::context::RlweContext;
+use crate::error::BackendResult;
 use crate::key_switching_key::{KeySwitchingKey, check_digit_count};
 use crate::{Result, RlweError};
 

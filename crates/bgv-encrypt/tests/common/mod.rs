@@ -6,8 +6,8 @@ pub mod switching;
 use std::sync::Arc;
 
 use bgv_encrypt::{
-    BatchEncoder, BgvBackend, BgvContext, BgvParameters, BgvParametersBuilder, Ciphertext, GaloisKeys, ModSwitching,
-    RelinKey, SecretKey,
+    BatchEncoder, BgvBackend, BgvContext, BgvError, BgvParameters, BgvParametersBuilder, Ciphertext,
+    CoefficientEncoder, GaloisKeys, ModSwitching, RelinKey, SecretKey,
 };
 use poly::Seed;
 use rand::rngs::StdRng;
@@ -79,7 +79,13 @@ pub fn rotate_rows_left(values: &[u64]) -> Vec<u64> {
 /// operations and rotations between them) under [`ModSwitching::Auto`] (or manual switching
 /// after each product when `manual`), checked slot by slot against plaintext arithmetic after
 /// every step, and the noise budget positive at the end. Returns the final level.
-pub fn random_circuit<B: BgvBackend>(backend: B, params: &Arc<BgvParameters>, depth: usize, rng_seed: u64, manual: bool) -> usize {
+pub fn random_circuit<B: BgvBackend>(
+    backend: B,
+    params: &Arc<BgvParameters>,
+    depth: usize,
+    rng_seed: u64,
+    manual: bool,
+) -> usize {
     let mode = if manual { ModSwitching::Manual } else { ModSwitching::Auto };
     let context = BgvContext::new(backend, params).unwrap().with_mod_switching(mode);
     let k = keys(&context);
@@ -136,4 +142,77 @@ pub fn random_circuit<B: BgvBackend>(backend: B, params: &Arc<BgvParameters>, de
     }
     assert!(context.noise_budget(&acc, &k.secret).unwrap() > 0);
     acc.level()
+}
+
+/// The seed `[byte; 32]` with `salt`'s bytes xored in.
+pub fn salted(byte: u8, salt: u64) -> Seed {
+    let salt = salt.to_le_bytes();
+    Seed::from(core::array::from_fn(|i| byte ^ salt[i % 8]))
+}
+
+/// Everything a session computes, downloaded to the host.
+pub fn session<B: BgvBackend>(backend: B, params: &Arc<BgvParameters>, salt: u64) -> Vec<Vec<u64>> {
+    let seed = |byte: u8| salted(byte, salt);
+    let context = BgvContext::new(backend.clone(), params).unwrap();
+    let encoder = CoefficientEncoder::new(params);
+    let (n, t) = (params.degree() as u64, params.plaintext_modulus());
+    let sk = context.secret_key_from_seed(&seed(1)).unwrap();
+    let pk = context.public_key_from_seed(&sk, &seed(2)).unwrap();
+    let rk = context.relin_key_from_seed(&sk, &seed(3)).unwrap();
+    let elements = [context.galois_element_for_row_rotation(1), context.galois_element_for_row_swap()];
+    let gk = context.galois_keys_from_seed(&sk, &elements, &seed(9)).unwrap();
+    let a = encoder.encode(&(0..n).map(|i| (i * 31 + 5 + salt % 1000) % t).collect::<Vec<_>>()).unwrap();
+    let b = encoder.encode(&(0..n).map(|i| (i * i + 1 + salt % 997) % t).collect::<Vec<_>>()).unwrap();
+    let small = encoder.encode(&[2, 1]).unwrap();
+    let ca = context.encrypt_with_seed(&a, &pk, &seed(4)).unwrap();
+    let cb = context.encrypt_with_seed(&b, &pk, &seed(5)).unwrap();
+    let sym = context.expand(&context.encrypt_symmetric_with_seeds(&b, &sk, &seed(6), &seed(7)).unwrap()).unwrap();
+    let product = context.mul(&ca, &cb).unwrap();
+    let relin = context.relinearize(&product, &rk).unwrap();
+    let square = context.square_relin(&sym, &rk).unwrap();
+    let mixed =
+        context.mul_plain(&context.add_plain(&context.sub(&relin, &square).unwrap(), &a).unwrap(), &small).unwrap();
+    let mut cts: Vec<Ciphertext<B>> = vec![ca, cb, sym, product, relin, square, mixed];
+    // Down the chain: switched ciphertexts, and at each level a relinearized product, a
+    // rotation, a row swap and a sum with a top-level ciphertext of another factor.
+    let mut low = context.duplicate(&cts[4]).unwrap();
+    while low.level() > 0 {
+        low = context.mod_switch_to_next(&low).unwrap();
+        let fresh = context.encrypt_with_seed(&b, &pk, &seed(10 + low.level() as u8)).unwrap();
+        cts.push(context.mul_relin(&low, &fresh, &rk).unwrap());
+        cts.push(context.rotate_rows(&low, 1, &gk).unwrap());
+        cts.push(context.rotate_columns(&low, &gk).unwrap());
+        cts.push(context.add(&fresh, &low).unwrap());
+        cts.push(context.duplicate(&low).unwrap());
+    }
+    // Scheme switching both ways.
+    let bfv_params = switching::bfv_twin(params);
+    let bfv_context = bfv::BfvContext::new(backend.clone(), &bfv_params).unwrap();
+    let bfv_ct = context.to_bfv(&bfv_context, &cts[4]).unwrap();
+    cts.push(context.from_bfv(&bfv_context, &bfv_ct).unwrap());
+
+    let mut out = Vec::new();
+    let (pk_b, pk_a) = pk.polys();
+    out.push(backend.download(pk_b).unwrap().into_vec());
+    out.push(backend.download(pk_a).unwrap().into_vec());
+    for (kb, ka) in rk.digits().iter().chain(gk.key(elements[0]).unwrap()) {
+        out.push(backend.download(kb).unwrap().into_vec());
+        out.push(backend.download(ka).unwrap().into_vec());
+    }
+    for p in bfv_context.download(&bfv_ct).unwrap() {
+        out.push(p.into_vec());
+    }
+    for ct in &cts {
+        out.push(vec![ct.level() as u64, ct.correction_factor()]);
+        for p in context.download(ct).unwrap() {
+            out.push(p.into_vec());
+        }
+        out.push(context.decrypt(ct, &sk).unwrap().coefficients().to_vec());
+        out.push(match context.noise_budget(ct, &sk) {
+            Ok(budget) => vec![u64::from(budget)],
+            Err(BgvError::NoiseBudgetExhausted { noise_bits, .. }) => vec![1 << 20, noise_bits],
+            Err(other) => panic!("{other}"),
+        });
+    }
+    out
 }

@@ -1,0 +1,177 @@
+//! BGV on the GPU at Phantom's BGV sets (its `bgv_bench`: `N = 4096, 16384, 32768, 65536`
+//! with its prime sizes and special-prime counts, a 20-bit batching `t`): Encrypt (host
+//! plaintext to a device ciphertext), Decrypt (device ciphertext to a host plaintext), Add (out
+//! of place, a copy plus the sum: what Phantom's `add_inplace` timing covers with its copy of
+//! the operand), Add in place, Mul+Relin (at the top level, as Phantom), Rotate rows by one.
+//!
+//! Each call is timed with CUDA events on the device's stream around the call (the end event
+//! recorded when the call returns, as Phantom's benchmark does), rounds interleaved (one call
+//! of each operation per round), medians of `--runs` (default 100; 30 at `N = 65536`) after
+//! warm-up calls. Every result is decrypted and checked against slot arithmetic; a wrong one
+//! prints `MISMATCH` and the exit code is 1.
+//!
+//! `bgv_bench [--runs N] [--sets 4096,16384,...]`; prints one table row per set and operation:
+//! `BGV <N> <op> median_us min_us max_us`.
+
+use std::process::ExitCode;
+use std::sync::Arc;
+
+use bgv_encrypt::{BatchEncoder, BgvContext, Preset};
+use poly_cuda::GpuBackend;
+use poly_cuda::cudarc::driver::sys::CUevent_flags;
+
+type BoxResult<T> = Result<T, Box<dyn std::error::Error>>;
+
+const OPS: [&str; 6] = ["Encrypt", "Decrypt", "Add", "AddInPlace", "MulRelin", "Rotate"];
+
+struct Options {
+    runs: usize,
+    sets: Vec<u32>,
+}
+
+fn parse_options() -> BoxResult<Options> {
+    let mut options = Options { runs: 100, sets: vec![12, 14, 15, 16] };
+    let mut args = std::env::args().skip(1);
+    while let Some(arg) = args.next() {
+        match arg.as_str() {
+            "--runs" => options.runs = args.next().ok_or("--runs needs a number")?.parse()?,
+            "--sets" => {
+                let list = args.next().ok_or("--sets needs a list of degrees")?;
+                options.sets = list
+                    .split(',')
+                    .map(|n| n.trim().parse::<usize>().map(|n| n.trailing_zeros()))
+                    .collect::<Result<_, _>>()?;
+            }
+            other => return Err(format!("unknown argument {other}").into()),
+        }
+    }
+    Ok(options)
+}
+
+/// Times `op` between two events on `device`'s stream; microseconds.
+fn timed<T>(device: &Arc<poly_cuda::GpuDevice>, op: impl FnOnce() -> BoxResult<T>) -> BoxResult<(T, f64)> {
+    let stream = device.stream();
+    let flags = Some(CUevent_flags::CU_EVENT_DEFAULT);
+    let start = stream.record_event(flags)?;
+    let out = op()?;
+    let end = stream.record_event(flags)?;
+    stream.synchronize()?;
+    Ok((out, f64::from(start.elapsed_ms(&end)?) * 1e3))
+}
+
+fn stats(mut samples: Vec<f64>) -> (f64, f64, f64) {
+    samples.sort_by(f64::total_cmp);
+    (samples[samples.len() / 2], samples[0], samples[samples.len() - 1])
+}
+
+/// One set: every operation timed, results checked. Returns the mismatches.
+fn bench_set(gpu: &GpuBackend, log_degree: u32, runs: usize) -> BoxResult<Vec<String>> {
+    let params = Preset::Phantom { log_degree }.build()?;
+    let n = params.degree();
+    let t = params.plaintext_modulus();
+    let context = BgvContext::new(gpu.clone(), &params)?;
+    let secret = context.generate_secret_key()?;
+    let public = context.generate_public_key(&secret)?;
+    let relin = context.generate_relin_key(&secret)?;
+    let galois = context.generate_galois_keys(&secret, &[context.galois_element_for_row_rotation(1)])?;
+    let encoder = BatchEncoder::new(&params)?;
+    let mut state = 0x5eed ^ n as u64;
+    let mut next = move || {
+        state ^= state << 13;
+        state ^= state >> 7;
+        state ^= state << 17;
+        state % t
+    };
+    let a: Vec<u64> = (0..n).map(|_| next()).collect();
+    let b: Vec<u64> = (0..n).map(|_| next()).collect();
+    let (pa, pb) = (encoder.encode(&a)?, encoder.encode(&b)?);
+    let ca = context.encrypt(&pa, &public)?;
+    let cb = context.encrypt(&pb, &public)?;
+    let device = Arc::clone(gpu.device());
+    let mut samples: Vec<Vec<f64>> = vec![Vec::new(); OPS.len()];
+    let warmup = 5;
+    for round in 0..warmup + runs {
+        let mut record = |index: usize, us: f64| {
+            if round >= warmup {
+                samples[index].push(us);
+            }
+        };
+        let (x, us) = timed(&device, || Ok(context.encrypt(&pa, &public)?))?;
+        record(0, us);
+        drop(x);
+        let (x, us) = timed(&device, || Ok(context.decrypt(&ca, &secret)?))?;
+        record(1, us);
+        drop(x);
+        let (x, us) = timed(&device, || Ok(context.add(&ca, &cb)?))?;
+        record(2, us);
+        drop(x);
+        let mut target = context.duplicate(&ca)?;
+        let ((), us) = timed(&device, || Ok(context.add_assign(&mut target, &cb)?))?;
+        record(3, us);
+        drop(target);
+        let (x, us) = timed(&device, || Ok(context.mul_relin(&ca, &cb, &relin)?))?;
+        record(4, us);
+        drop(x);
+        let (x, us) = timed(&device, || Ok(context.rotate_rows(&ca, 1, &galois)?))?;
+        record(5, us);
+        drop(x);
+    }
+    for (op, s) in OPS.iter().zip(samples) {
+        let (median, min, max) = stats(s);
+        println!("BGV {n} {op} {median:.1} {min:.1} {max:.1}");
+    }
+
+    let mut mismatches = Vec::new();
+    let decode = |ct: &bgv_encrypt::Ciphertext<GpuBackend>| -> BoxResult<Vec<u64>> {
+        Ok(encoder.decode(&context.decrypt(ct, &secret)?)?)
+    };
+    let sum: Vec<u64> = a.iter().zip(&b).map(|(x, y)| (x + y) % t).collect();
+    let product: Vec<u64> =
+        a.iter().zip(&b).map(|(&x, &y)| (u128::from(x) * u128::from(y) % u128::from(t)) as u64).collect();
+    let row = n / 2;
+    let rotated: Vec<u64> = (0..n).map(|i| a[(i / row) * row + (i % row + 1) % row]).collect();
+    let mut in_place = context.duplicate(&ca)?;
+    context.add_assign(&mut in_place, &cb)?;
+    for (what, got, want) in [
+        ("decrypt(encrypt(a))", decode(&ca)?, a.clone()),
+        ("a + b", decode(&context.add(&ca, &cb)?)?, sum.clone()),
+        ("a += b", decode(&in_place)?, sum),
+        ("mul_relin(a, b)", decode(&context.mul_relin(&ca, &cb, &relin)?)?, product),
+        ("rotate_rows(a, 1)", decode(&context.rotate_rows(&ca, 1, &galois)?)?, rotated),
+    ] {
+        if got != want {
+            mismatches.push(format!("N = {n}: {what} decrypted wrong"));
+        }
+    }
+    Ok(mismatches)
+}
+
+fn main() -> ExitCode {
+    let run = || -> BoxResult<bool> {
+        let options = parse_options()?;
+        let gpu = GpuBackend::new(0)?;
+        println!(
+            "# bgv_bench: GPU {}; medians of {} runs (30 at N = 65536), microseconds",
+            gpu.device().name(),
+            options.runs
+        );
+        println!("# scheme N op median_us min_us max_us");
+        let mut ok = true;
+        for &log_degree in &options.sets {
+            let runs = if log_degree >= 16 { options.runs.min(30) } else { options.runs };
+            for why in bench_set(&gpu, log_degree, runs)? {
+                println!("MISMATCH {why}");
+                ok = false;
+            }
+        }
+        Ok(ok)
+    };
+    match run() {
+        Ok(true) => ExitCode::SUCCESS,
+        Ok(false) => ExitCode::from(1),
+        Err(error) => {
+            eprintln!("bgv_bench: {error}");
+            ExitCode::from(2)
+        }
+    }
+}
