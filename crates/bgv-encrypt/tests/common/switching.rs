@@ -7,12 +7,13 @@ use rand::rngs::StdRng;
 
 use super::*;
 
-/// BFV parameters over the ring of `params` with its `t`.
+/// BFV parameters over the ring of `params` (its primes and transform) with its `t`.
 pub fn bfv_twin(params: &BgvParameters) -> std::sync::Arc<bfv::BfvParameters> {
     bfv::BfvParametersBuilder::new(params.degree())
         .ciphertext_moduli(params.ciphertext_moduli())
         .special_moduli(params.special_moduli())
         .plaintext_modulus(params.plaintext_modulus())
+        .transform(params.transform())
         .allow_insecure(true)
         .build()
         .unwrap()
