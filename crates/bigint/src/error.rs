@@ -25,9 +25,9 @@ pub enum BigIntError {
     /// A device operand of another length than the operation expects.
     #[error("device operand `{what}` has {found} limbs, expected {expected}")]
     LimbCount { what: &'static str, found: usize, expected: usize },
-    /// A device operand or modulus that belongs to another device.
-    #[error("operand `{what}` lives on another device")]
-    WrongDevice { what: &'static str },
+    /// A residue of another modulus than the operation's.
+    #[error("operand `{what}` is a residue of another modulus")]
+    WrongModulus { what: &'static str },
     /// A failure of the GPU layer (driver, memory, kernel loading).
     #[cfg(feature = "cuda")]
     #[error("GPU: {0}")]
