@@ -409,3 +409,38 @@ extern "C" __global__ void bigint_select(u64* out, const u64* keep, const u64* t
         out[m * out_limbs + j] = negative ? keep[m * in_stride + j] : take[m * in_stride + j];
     }
 }
+
+// Linear combinations of a table of residues (Gentry-Halevi Encrypt's windows): member y gets
+// the limb sums of offset + sum_{i < width} coeffs[y width + i] table[i], coefficients in
+// [-127, 127], table rows of `limbs` words, offset (a multiple of the modulus that keeps the
+// sum non-negative) of offset_limbs words; out_limbs per member. Grid: x over limbs (grid
+// stride), y over members.
+extern "C" __global__ void bigint_lincomb(u64* lo_out, i64* hi_out, const u64* __restrict__ table,
+                                          const signed char* __restrict__ coeffs, const u64* __restrict__ offset,
+                                          u32 width, u32 limbs, u32 offset_limbs, u32 out_limbs) {
+    const u64 m = blockIdx.y;
+    const signed char* c = coeffs + m * width;
+    for (u64 j = (u64)blockIdx.x * blockDim.x + threadIdx.x; j < out_limbs; j += (u64)gridDim.x * blockDim.x) {
+        u64 p_lo = j < offset_limbs ? offset[j] : 0, p_hi = 0, n_lo = 0, n_hi = 0;
+        if (j < limbs) {
+            for (u32 i = 0; i < width; ++i) {
+                const int k = c[i];
+                if (k == 0) continue;
+                const u64 v = table[(u64)i * limbs + j];
+                const u64 mag = (u64)(k < 0 ? -k : k);
+                const u64 plo = v * mag, phi = __umul64hi(v, mag);
+                if (k > 0) {
+                    p_lo += plo;
+                    p_hi += phi + (p_lo < plo ? 1 : 0);
+                } else {
+                    n_lo += plo;
+                    n_hi += phi + (n_lo < plo ? 1 : 0);
+                }
+            }
+        }
+        const u64 lo = p_lo - n_lo;
+        const u64 borrow = p_lo < n_lo ? 1 : 0;
+        lo_out[m * out_limbs + j] = lo;
+        hi_out[m * out_limbs + j] = (i64)(p_hi - n_hi - borrow);
+    }
+}

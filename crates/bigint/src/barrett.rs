@@ -38,7 +38,8 @@ impl BarrettModulus {
         let shape = MulShape::for_bits(k + 2, k + 2)?;
         let mu_big = BigUint::from(&BigNat::power_of_two(2 * k)) / BigUint::from(m);
         let mu = BigNat::from(&mu_big);
-        let plan = NttPlan::new(shape.log_n()).ok_or(BigIntError::TooLarge { bits: k, max: crate::MAX_OPERAND_BITS })?;
+        let plan =
+            NttPlan::new(shape.log_n()).ok_or(BigIntError::TooLarge { bits: k, max: crate::MAX_OPERAND_BITS })?;
         let m_hat = transform(m.limbs(), 0, shape.digits(k), shape, &plan);
         let mu_hat = transform(mu.limbs(), 0, shape.digits(mu.bits()), shape, &plan);
         Ok(Self { m: m.clone(), k, mu, shape, plan, m_hat, mu_hat })

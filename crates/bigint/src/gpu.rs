@@ -31,7 +31,7 @@ poly_cuda::kernel_set! {
     /// The kernels of `kernels/bigint.cu`, loaded once per device.
     pub struct BigintKernels(poly_cuda::hegpu_kernels::BIGINT) {
         bigint_split, bigint_ntt_fwd_group, bigint_ntt_inv_group, bigint_pointwise, bigint_gather,
-        bigint_sum, bigint_carry_block, bigint_carry_blocks, bigint_carry_apply, bigint_select
+        bigint_sum, bigint_carry_block, bigint_carry_blocks, bigint_carry_apply, bigint_select, bigint_lincomb
     }
 }
 
@@ -82,7 +82,8 @@ struct CarryParams {
     blocks: u32,
 }
 
-const _: () = assert!(size_of::<SplitParams>() == 48 && size_of::<GatherParams>() == 56 && size_of::<CarryParams>() == 56);
+const _: () =
+    assert!(size_of::<SplitParams>() == 48 && size_of::<GatherParams>() == 56 && size_of::<CarryParams>() == 56);
 
 /// NTT tables of one length on the device.
 #[derive(Debug)]
@@ -174,6 +175,22 @@ impl GpuResidue {
     }
 }
 
+/// A table of residues of one modulus on the device (`count` rows of `limbs()` limbs), for
+/// [`GpuBigInt::linear_combinations_mod`].
+#[derive(Debug)]
+pub struct GpuTable {
+    data: CudaSlice<u64>,
+    count: usize,
+    modulus: u64,
+}
+
+impl GpuTable {
+    /// Rows.
+    pub fn count(&self) -> usize {
+        self.count
+    }
+}
+
 /// A device with the big-integer kernels.
 #[derive(Debug)]
 pub struct GpuBigInt {
@@ -237,7 +254,8 @@ impl GpuBigInt {
         if let Some(plan) = plans.iter().find(|p| p.log_n == log_n) {
             return Ok(Arc::clone(plan));
         }
-        let host = NttPlan::new(log_n).ok_or(BigIntError::TooLarge { bits: 1 << log_n, max: crate::MAX_OPERAND_BITS })?;
+        let host =
+            NttPlan::new(log_n).ok_or(BigIntError::TooLarge { bits: 1 << log_n, max: crate::MAX_OPERAND_BITS })?;
         let plan = Arc::new(GpuPlan {
             log_n,
             forward: self.upload_words(host.forward_table())?,
@@ -654,7 +672,13 @@ impl GpuBigInt {
 
     /// Barrett reduction of `members` values `t` (`t_limbs` each, every one below `2^(2k)`):
     /// `m.limbs()` limbs per member.
-    fn reduce_members(&self, m: &GpuModulus, t: &CudaSlice<u64>, t_limbs: usize, members: usize) -> Result<CudaSlice<u64>> {
+    fn reduce_members(
+        &self,
+        m: &GpuModulus,
+        t: &CudaSlice<u64>,
+        t_limbs: usize,
+        members: usize,
+    ) -> Result<CudaSlice<u64>> {
         let host = &m.host;
         let (k, shape) = (host.bits(), host.shape());
         let plan = self.plan(shape.log_n())?;
@@ -791,5 +815,80 @@ impl GpuBigInt {
         let (wrapped, _) = self.resolve(&lo, &hi, limbs, 1)?;
         let out = self.select(&wrapped, &diff, &top, limbs, limbs, 1)?;
         Ok(GpuResidue { value: GpuNat { limbs: out }, modulus: m.id })
+    }
+
+    /// `rows` (each below `m`) as a device table. Errors: [`BigIntError::NotReduced`],
+    /// [`BigIntError::Batch`] for no rows.
+    pub fn upload_table(&self, m: &GpuModulus, rows: &[BigNat]) -> Result<GpuTable> {
+        if rows.is_empty() {
+            return Err(BigIntError::Batch { reason: "an empty table".to_string() });
+        }
+        let limbs = m.limbs();
+        let mut words = Vec::with_capacity(rows.len() * limbs);
+        for row in rows {
+            m.host.check_reduced("table row", row)?;
+            words.extend(row.limbs_padded(limbs));
+        }
+        Ok(GpuTable { data: self.upload_words(&words)?, count: rows.len(), modulus: m.id })
+    }
+
+    /// For each member `y`: `sum_{i < width} coeffs[y width + i] table[i] mod m`, `width =
+    /// table.count()`, coefficients in `-127 ..= 127`, all members in one launch sequence.
+    /// Errors: a table of another modulus, `coeffs` not a non-empty multiple of the width.
+    pub fn linear_combinations_mod(&self, m: &GpuModulus, table: &GpuTable, coeffs: &[i8]) -> Result<Vec<GpuResidue>> {
+        if table.modulus != m.id {
+            return Err(BigIntError::WrongModulus { what: "table" });
+        }
+        let width = table.count;
+        if coeffs.is_empty() || coeffs.len() % width != 0 || coeffs.contains(&i8::MIN) {
+            return Err(BigIntError::Batch {
+                reason: format!("{} coefficients for rows of {width} (in -127..=127)", coeffs.len()),
+            });
+        }
+        let members = coeffs.len() / width;
+        let limbs = m.limbs();
+        // The offset 127 width m keeps every sum non-negative; sums stay below 255 width m,
+        // far below 2^(2k) for the Barrett reduction.
+        let scale = BigNat::from_u64(127 * width as u64);
+        let offset = crate::mul::mul(m.host.modulus(), &scale)?;
+        let offset_limbs = offset.limbs().len().max(1);
+        let out_limbs = limbs + 2;
+        let offset_words = self.upload_words(&offset.limbs_padded(offset_limbs))?;
+        let coefficient_bytes: Vec<u8> = coeffs.iter().map(|&c| c as u8).collect();
+        let coefficient_words = self
+            .device
+            .stream()
+            .clone_htod(&coefficient_bytes)
+            .map_err(|e| BigIntError::Gpu(GpuError::driver("cuMemcpyHtoDAsync", e)))?;
+        // SAFETY: bigint_lincomb writes out_limbs words per member of both.
+        let lo = unsafe { self.alloc::<u64>(out_limbs * members) }?;
+        // SAFETY: as above.
+        let hi = unsafe { self.alloc::<i64>(out_limbs * members) }?;
+        let stream = self.device.stream();
+        let addresses = [
+            address(&lo, stream),
+            address(&hi, stream),
+            address(&table.data, stream),
+            address(&coefficient_words, stream),
+            address(&offset_words, stream),
+        ];
+        let sizes = [u32_of(width, "width")?, u32_of(limbs, "limbs")?, u32_of(offset_limbs, "limbs")?, u32_of(out_limbs, "limbs")?];
+        let config = self.grid(out_limbs, members)?;
+        let mut launch = self.kernels.bigint_lincomb.builder(stream);
+        for a in &addresses {
+            launch.arg(a);
+        }
+        for s in &sizes {
+            launch.arg(s);
+        }
+        // SAFETY: reads width coefficients per member (members * width bytes), rows i < width of
+        // the table (width * limbs words) at limbs j < limbs, offset words < offset_limbs; writes
+        // out_limbs words per member of lo and hi.
+        unsafe { launch.launch(config) }?;
+        let (sums, _) = self.resolve(&lo, &hi, out_limbs, members)?;
+        let reduced = self.reduce_members(m, &sums, out_limbs, members)?;
+        (0..members)
+            .map(|i| Ok(GpuResidue { value: GpuNat { limbs: self.copy_out(&reduced, i * limbs, limbs)? }, modulus: m.id }))
+            .collect()
     }
 }

@@ -92,7 +92,8 @@ pub fn extract_bits(limbs: &[u64], position: u64, digit_bits: u32) -> u64 {
     let word = (position / 64) as usize;
     let shift = (position % 64) as u32;
     let lo = limbs.get(word).map_or(0, |&w| w >> shift);
-    let hi = if shift != 0 && shift + digit_bits > 64 { limbs.get(word + 1).map_or(0, |&w| w << (64 - shift)) } else { 0 };
+    let hi =
+        if shift != 0 && shift + digit_bits > 64 { limbs.get(word + 1).map_or(0, |&w| w << (64 - shift)) } else { 0 };
     let mask = if digit_bits >= 64 { u64::MAX } else { (1u64 << digit_bits) - 1 };
     (lo | hi) & mask
 }

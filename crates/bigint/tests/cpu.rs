@@ -24,7 +24,8 @@ fn ones(bits: u64) -> BigUint {
 
 /// Edge operands of about `bits` bits.
 fn edges(bits: u64, rng: &mut ChaCha8Rng) -> Vec<BigUint> {
-    let mut v = vec![BigUint::zero(), BigUint::one(), ones(bits), BigUint::one() << (bits - 1), ones(64), ones(bits / 2 + 1)];
+    let mut v =
+        vec![BigUint::zero(), BigUint::one(), ones(bits), BigUint::one() << (bits - 1), ones(64), ones(bits / 2 + 1)];
     // All-ones limbs with a single zero bit in the middle: carries stop there.
     v.push(ones(bits) ^ (BigUint::one() << (bits / 2)));
     v.push((BigUint::one() << bits) + 1u32);

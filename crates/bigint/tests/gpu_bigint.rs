@@ -98,7 +98,10 @@ fn random_squares_and_batches_equal_cpu() {
         let limbs = bits.div_ceil(64) as usize;
         let xs: Vec<BigNat> = (0..members).map(|i| operand((kind + i as u8) % 6, bits, &mut rng)).collect();
         let ys: Vec<BigNat> = (0..members).map(|i| operand((kind + 2 * i as u8) % 6, bits / 2 + 2, &mut rng)).collect();
-        let (bx, by) = (gpu.upload_batch(&xs, limbs).unwrap(), gpu.upload_batch(&ys, (bits / 2 + 2).div_ceil(64) as usize).unwrap());
+        let (bx, by) = (
+            gpu.upload_batch(&xs, limbs).unwrap(),
+            gpu.upload_batch(&ys, (bits / 2 + 2).div_ceil(64) as usize).unwrap(),
+        );
         let got = gpu.download_batch(&gpu.mul_batch(&bx, &by).unwrap()).unwrap();
         for ((x, y), p) in xs.iter().zip(&ys).zip(&got) {
             assert!(*p == bigint::mul(x, y).unwrap(), "batch member");
@@ -120,7 +123,8 @@ fn check_modular(gpu: &GpuBigInt, m: &BigNat, rng: &mut ChaCha8Rng) {
     let dm = gpu.modulus(&host).unwrap();
     let mb = BigUint::from(m);
     let top = BigNat::from(&(&mb - 1u32));
-    let values = [BigNat::from(&rng.gen_biguint_below(&mb)), BigNat::from(&rng.gen_biguint_below(&mb)), top, BigNat::zero()];
+    let values =
+        [BigNat::from(&rng.gen_biguint_below(&mb)), BigNat::from(&rng.gen_biguint_below(&mb)), top, BigNat::zero()];
     for (i, a) in values.iter().enumerate() {
         let b = &values[(i + 1) % values.len()];
         let (ga, gb) = (gpu.upload_residue(&dm, a).unwrap(), gpu.upload_residue(&dm, b).unwrap());

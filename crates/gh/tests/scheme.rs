@@ -116,3 +116,21 @@ fn bad_inputs_are_typed_errors() {
     let ok = pk.ciphertext(ours.value().clone()).unwrap();
     assert_eq!(ok, ours);
 }
+
+/// The seed's "small" setting (n = 2048, |d| about 790,000 bits) on the CPU: too slow for CI
+/// (key generation takes tens of seconds); run with `--ignored`.
+#[test]
+#[ignore = "key generation needs a modular inverse modulo d that num-bigint computes in O(n^2) (minutes): run with --ignored"]
+fn small_setting_encrypts_and_decrypts() {
+    let start = std::time::Instant::now();
+    let (pk, sk) = keygen(&GhParams::small(), 7).unwrap();
+    eprintln!("small keygen: {:?}, |d| = {} bits", start.elapsed(), pk.modulus().bits());
+    assert!((780_000..=800_000).contains(&pk.modulus().bits()));
+    let mut rng = ChaCha8Rng::seed_from_u64(8);
+    for bit in [0u8, 1, 1, 0] {
+        let start = std::time::Instant::now();
+        let ct = pk.encrypt(bit, &mut rng).unwrap();
+        eprintln!("encrypt: {:?}", start.elapsed());
+        assert_eq!(sk.decrypt(&pk, &ct).unwrap(), bit);
+    }
+}
