@@ -840,7 +840,7 @@ impl GpuBigInt {
             return Err(BigIntError::WrongModulus { what: "table" });
         }
         let width = table.count;
-        if coeffs.is_empty() || coeffs.len() % width != 0 || coeffs.contains(&i8::MIN) {
+        if coeffs.is_empty() || !coeffs.len().is_multiple_of(width) || coeffs.contains(&i8::MIN) {
             return Err(BigIntError::Batch {
                 reason: format!("{} coefficients for rows of {width} (in -127..=127)", coeffs.len()),
             });
@@ -872,7 +872,12 @@ impl GpuBigInt {
             address(&coefficient_words, stream),
             address(&offset_words, stream),
         ];
-        let sizes = [u32_of(width, "width")?, u32_of(limbs, "limbs")?, u32_of(offset_limbs, "limbs")?, u32_of(out_limbs, "limbs")?];
+        let sizes = [
+            u32_of(width, "width")?,
+            u32_of(limbs, "limbs")?,
+            u32_of(offset_limbs, "limbs")?,
+            u32_of(out_limbs, "limbs")?,
+        ];
         let config = self.grid(out_limbs, members)?;
         let mut launch = self.kernels.bigint_lincomb.builder(stream);
         for a in &addresses {
@@ -888,7 +893,9 @@ impl GpuBigInt {
         let (sums, _) = self.resolve(&lo, &hi, out_limbs, members)?;
         let reduced = self.reduce_members(m, &sums, out_limbs, members)?;
         (0..members)
-            .map(|i| Ok(GpuResidue { value: GpuNat { limbs: self.copy_out(&reduced, i * limbs, limbs)? }, modulus: m.id }))
+            .map(|i| {
+                Ok(GpuResidue { value: GpuNat { limbs: self.copy_out(&reduced, i * limbs, limbs)? }, modulus: m.id })
+            })
             .collect()
     }
 }

@@ -151,7 +151,7 @@ impl BigNat {
     pub fn low_bits(&self, bits: u64) -> Self {
         let words = bits.div_ceil(64) as usize;
         let mut out: Vec<u64> = self.limbs.iter().take(words).copied().collect();
-        if bits % 64 != 0
+        if !bits.is_multiple_of(64)
             && let Some(top) = out.get_mut((bits / 64) as usize)
         {
             *top &= (1u64 << (bits % 64)) - 1;

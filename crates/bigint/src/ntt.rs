@@ -123,10 +123,10 @@ mod tests {
     fn cyclic(a: &[u64], b: &[u64]) -> Vec<u64> {
         let n = a.len();
         let mut out = vec![0u64; n];
-        for i in 0..n {
-            for j in 0..n {
+        for (i, &x) in a.iter().enumerate() {
+            for (j, &y) in b.iter().enumerate() {
                 let k = (i + j) % n;
-                out[k] = field::add(out[k], field::mul(a[i], b[j]));
+                out[k] = field::add(out[k], field::mul(x, y));
             }
         }
         out

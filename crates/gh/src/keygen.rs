@@ -209,9 +209,10 @@ pub(crate) fn lattice(v: &[BigInt]) -> Result<Lattice> {
     let bound_bits = (norm_sq.bits() as usize * n).div_ceil(2) + 2;
     let count = bound_bits.div_ceil(PRIME_BITS as usize - 1);
     let primes = modarith::generate_ntt_primes(PRIME_BITS, 2 * n as u64, count, &[])?;
-    let limbs: Vec<(bool, Vec<u64>)> = v.iter().map(|c| (c.sign() == Sign::Minus, c.magnitude().to_u64_digits())).collect();
+    let limbs: Vec<(bool, Vec<u64>)> =
+        v.iter().map(|c| (c.sign() == Sign::Minus, c.magnitude().to_u64_digits())).collect();
     let mut d_res = Vec::with_capacity(count);
-    let mut w_res = vec![Vec::with_capacity(count); W_COEFFICIENTS];
+    let mut w_res: Vec<Vec<u64>> = (0..W_COEFFICIENTS).map(|_| Vec::with_capacity(count)).collect();
     for &q in &primes {
         let plan = Negacyclic::new(q, n)?;
         let modulus = &plan.q;

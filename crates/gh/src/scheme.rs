@@ -185,7 +185,11 @@ impl PublicKey {
                 }
             }
             let block = BigNat::from(&modulo(&sum, d.magnitude()));
-            y = if j + 1 == a.len() / window { block } else { self.d.add_mod(&self.d.mul_mod(&y, &r_window)?, &block)? };
+            y = if j + 1 == a.len() / window {
+                block
+            } else {
+                self.d.add_mod(&self.d.mul_mod(&y, &r_window)?, &block)?
+            };
         }
         Ok(Ciphertext { key: self.id, c: y })
     }

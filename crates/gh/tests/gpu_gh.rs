@@ -22,8 +22,7 @@ const REGRESSIONS: Regressions = Regressions { text: include_str!("gpu_gh.propte
 fn encrypt_decrypt_add_mul_equal_cpu() {
     let Some(device) = device() else { return };
     let (pk, sk) = keygen(&GhParams::toy(), 11).unwrap();
-    let gpus: Vec<GpuGh> =
-        [1, 8, 64].iter().map(|&w| GpuGh::new(device.clone(), &pk, Some(&sk), w).unwrap()).collect();
+    let gpus: Vec<GpuGh> = [1, 8, 64].iter().map(|&w| GpuGh::new(device.clone(), &pk, Some(&sk), w).unwrap()).collect();
     gpu_cases::check(24, REGRESSIONS, (any::<u64>(), 0u8..2, 0u8..2, 0usize..3), |(seed, b1, b2, which)| {
         let gpu = &gpus[which];
         let mut rng = ChaCha8Rng::seed_from_u64(seed);
