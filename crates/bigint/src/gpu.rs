@@ -1,0 +1,901 @@
+//! Big integers on the GPU (feature `cuda`): the same multiplication, carries, Barrett
+//! reduction and modular operations as the CPU reference, in the kernels of
+//! `kernels/bigint.cu` (its header comment draws the data flow). Results equal the CPU's word
+//! for word: every step computes exact integers or exact field elements.
+//!
+//! - [`GpuBigInt`]: a device with this crate's kernels and the NTT tables of each length used.
+//! - [`GpuNat`]: an unsigned integer of a fixed number of limbs in device memory;
+//!   [`GpuNatBatch`]: many of the same length in one buffer, multiplied by one launch sequence
+//!   ([`GpuBigInt::mul_batch`]).
+//! - [`GpuModulus`]: a [`BarrettModulus`] on the device (the modulus, and the transforms of `m`
+//!   and `mu`); [`GpuResidue`]: a value reduced modulo one of them, tagged with it, so that
+//!   operands of another modulus are refused ([`BigIntError::WrongModulus`] names them).
+//!
+//! All work is queued on the device's one stream; downloads wait for it.
+
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex, PoisonError};
+
+use bytemuck::{Pod, Zeroable};
+use poly_cuda::cudarc::driver::{CudaSlice, DeviceRepr, LaunchConfig};
+use poly_cuda::kernel::{MAX_GRID_Y, THREADS, address, linear_config};
+use poly_cuda::{GpuDevice, GpuError};
+
+use crate::barrett::BarrettModulus;
+use crate::error::{BigIntError, Result};
+use crate::mul::MulShape;
+use crate::nat::BigNat;
+use crate::ntt::NttPlan;
+
+poly_cuda::kernel_set! {
+    /// The kernels of `kernels/bigint.cu`, loaded once per device.
+    pub struct BigintKernels(poly_cuda::hegpu_kernels::BIGINT) {
+        bigint_split, bigint_ntt_fwd_group, bigint_ntt_inv_group, bigint_pointwise, bigint_gather,
+        bigint_sum, bigint_carry_block, bigint_carry_blocks, bigint_carry_apply, bigint_select, bigint_lincomb
+    }
+}
+
+/// Grid-stride kernels use at most this many blocks in x.
+const MAX_BLOCKS: usize = 4096;
+/// Largest group of NTT stages done in shared memory: 2^11 words, 16 KiB per block.
+const MAX_GROUP_LOG: u32 = 11;
+
+#[repr(C)]
+#[derive(Clone, Copy, Pod, Zeroable)]
+struct SplitParams {
+    input: u64,
+    out: u64,
+    bit_offset: u64,
+    in_limbs: u32,
+    in_stride: u32,
+    digit_bits: u32,
+    count: u32,
+    n: u32,
+    pad: u32,
+}
+
+#[repr(C)]
+#[derive(Clone, Copy, Pod, Zeroable)]
+struct GatherParams {
+    coeffs: u64,
+    minuend: u64,
+    lo: u64,
+    hi: u64,
+    n: u32,
+    digit_bits: u32,
+    out_limbs: u32,
+    minuend_limbs: u32,
+    minuend_stride: u32,
+    pad: u32,
+}
+
+#[repr(C)]
+#[derive(Clone, Copy, Pod, Zeroable)]
+struct CarryParams {
+    lo: u64,
+    hi: u64,
+    out: u64,
+    state: u64,
+    agg: u64,
+    top: u64,
+    limbs: u32,
+    blocks: u32,
+}
+
+const _: () =
+    assert!(size_of::<SplitParams>() == 48 && size_of::<GatherParams>() == 56 && size_of::<CarryParams>() == 56);
+
+/// NTT tables of one length on the device.
+#[derive(Debug)]
+struct GpuPlan {
+    log_n: u32,
+    forward: CudaSlice<u64>,
+    inverse: CudaSlice<u64>,
+    n_inv: u64,
+}
+
+/// An unsigned integer of a fixed number of 64-bit limbs (little-endian) in device memory.
+#[derive(Debug)]
+pub struct GpuNat {
+    limbs: CudaSlice<u64>,
+}
+
+impl GpuNat {
+    /// Number of limbs.
+    pub fn len(&self) -> usize {
+        self.limbs.len()
+    }
+
+    /// Whether it has no limb.
+    pub fn is_empty(&self) -> bool {
+        self.limbs.is_empty()
+    }
+
+    /// The device buffer.
+    pub fn buffer(&self) -> &CudaSlice<u64> {
+        &self.limbs
+    }
+}
+
+/// `count` unsigned integers of `len` limbs each, member `i` at `i * len`.
+#[derive(Debug)]
+pub struct GpuNatBatch {
+    data: CudaSlice<u64>,
+    count: usize,
+    len: usize,
+}
+
+impl GpuNatBatch {
+    /// Members.
+    pub fn count(&self) -> usize {
+        self.count
+    }
+
+    /// Limbs per member.
+    pub fn limbs(&self) -> usize {
+        self.len
+    }
+}
+
+static NEXT_MODULUS_ID: AtomicU64 = AtomicU64::new(1);
+
+/// A Barrett modulus on the device.
+#[derive(Debug)]
+pub struct GpuModulus {
+    id: u64,
+    host: BarrettModulus,
+    m: CudaSlice<u64>,
+    m_hat: CudaSlice<u64>,
+    mu_hat: CudaSlice<u64>,
+}
+
+impl GpuModulus {
+    /// The host modulus.
+    pub fn host(&self) -> &BarrettModulus {
+        &self.host
+    }
+
+    /// Limbs of a residue.
+    pub fn limbs(&self) -> usize {
+        self.host.limbs()
+    }
+}
+
+/// A value below a [`GpuModulus`], `limbs()` limbs on the device, tagged with its modulus.
+#[derive(Debug)]
+pub struct GpuResidue {
+    value: GpuNat,
+    modulus: u64,
+}
+
+impl GpuResidue {
+    /// The value's limbs.
+    pub fn value(&self) -> &GpuNat {
+        &self.value
+    }
+}
+
+/// A table of residues of one modulus on the device (`count` rows of `limbs()` limbs), for
+/// [`GpuBigInt::linear_combinations_mod`].
+#[derive(Debug)]
+pub struct GpuTable {
+    data: CudaSlice<u64>,
+    count: usize,
+    modulus: u64,
+}
+
+impl GpuTable {
+    /// Rows.
+    pub fn count(&self) -> usize {
+        self.count
+    }
+}
+
+/// A device with the big-integer kernels.
+#[derive(Debug)]
+pub struct GpuBigInt {
+    device: Arc<GpuDevice>,
+    kernels: Arc<BigintKernels>,
+    plans: Mutex<Vec<Arc<GpuPlan>>>,
+}
+
+fn u32_of(value: usize, what: &'static str) -> Result<u32> {
+    u32::try_from(value).map_err(|_| BigIntError::Batch { reason: format!("{what} = {value} exceeds 2^32") })
+}
+
+impl GpuBigInt {
+    /// Loads the kernels on `device`.
+    pub fn new(device: Arc<GpuDevice>) -> Result<Self> {
+        let kernels = device.kernel_set::<BigintKernels>()?;
+        Ok(Self { device, kernels, plans: Mutex::new(Vec::new()) })
+    }
+
+    /// The device.
+    pub fn device(&self) -> &Arc<GpuDevice> {
+        &self.device
+    }
+
+    /// `len` uninitialized device words.
+    ///
+    /// # Safety
+    /// Every word must be written before it is read.
+    unsafe fn alloc<T: DeviceRepr>(&self, len: usize) -> Result<CudaSlice<T>> {
+        // SAFETY: forwarded to the caller.
+        unsafe { self.device.stream().alloc::<T>(len.max(1)) }
+            .map_err(|e| BigIntError::Gpu(GpuError::alloc(len * size_of::<T>(), e)))
+    }
+
+    fn upload_words(&self, words: &[u64]) -> Result<CudaSlice<u64>> {
+        self.device.stream().clone_htod(words).map_err(|e| BigIntError::Gpu(GpuError::driver("cuMemcpyHtoDAsync", e)))
+    }
+
+    fn copy_into(&self, src: &CudaSlice<u64>, dst: &mut CudaSlice<u64>, offset: usize) -> Result<()> {
+        let len = src.len();
+        let mut view = dst.slice_mut(offset..offset + len);
+        self.device
+            .stream()
+            .memcpy_dtod(src, &mut view)
+            .map_err(|e| BigIntError::Gpu(GpuError::driver("cuMemcpyDtoDAsync", e)))
+    }
+
+    fn copy_out(&self, src: &CudaSlice<u64>, offset: usize, len: usize) -> Result<CudaSlice<u64>> {
+        // SAFETY: the copy below writes all `len` words.
+        let mut out = unsafe { self.alloc::<u64>(len) }?;
+        let view = src.slice(offset..offset + len);
+        self.device
+            .stream()
+            .memcpy_dtod(&view, &mut out)
+            .map_err(|e| BigIntError::Gpu(GpuError::driver("cuMemcpyDtoDAsync", e)))?;
+        Ok(out)
+    }
+
+    fn plan(&self, log_n: u32) -> Result<Arc<GpuPlan>> {
+        let mut plans = self.plans.lock().unwrap_or_else(PoisonError::into_inner);
+        if let Some(plan) = plans.iter().find(|p| p.log_n == log_n) {
+            return Ok(Arc::clone(plan));
+        }
+        let host =
+            NttPlan::new(log_n).ok_or(BigIntError::TooLarge { bits: 1 << log_n, max: crate::MAX_OPERAND_BITS })?;
+        let plan = Arc::new(GpuPlan {
+            log_n,
+            forward: self.upload_words(host.forward_table())?,
+            inverse: self.upload_words(host.inverse_table())?,
+            n_inv: host.n_inv(),
+        });
+        plans.push(Arc::clone(&plan));
+        Ok(plan)
+    }
+
+    /// `x` as a device integer of `limbs` limbs. Errors: [`BigIntError::LimbCount`] when `x`
+    /// needs more.
+    pub fn upload(&self, x: &BigNat, limbs: usize) -> Result<GpuNat> {
+        if x.limbs().len() > limbs || limbs == 0 {
+            return Err(BigIntError::LimbCount { what: "x", found: x.limbs().len(), expected: limbs });
+        }
+        Ok(GpuNat { limbs: self.upload_words(&x.limbs_padded(limbs))? })
+    }
+
+    /// The value of `x`, after all queued work.
+    pub fn download(&self, x: &GpuNat) -> Result<BigNat> {
+        Ok(BigNat::from_limbs(self.device.download_words(&x.limbs)?))
+    }
+
+    /// `xs` as one batch of `limbs` limbs each. Errors: [`BigIntError::LimbCount`] for a member
+    /// that needs more, [`BigIntError::Batch`] for an empty list.
+    pub fn upload_batch(&self, xs: &[BigNat], limbs: usize) -> Result<GpuNatBatch> {
+        if xs.is_empty() || limbs == 0 {
+            return Err(BigIntError::Batch { reason: "an empty batch or zero limbs".to_string() });
+        }
+        let mut words = Vec::with_capacity(xs.len() * limbs);
+        for x in xs {
+            if x.limbs().len() > limbs {
+                return Err(BigIntError::LimbCount { what: "batch member", found: x.limbs().len(), expected: limbs });
+            }
+            words.extend(x.limbs_padded(limbs));
+        }
+        Ok(GpuNatBatch { data: self.upload_words(&words)?, count: xs.len(), len: limbs })
+    }
+
+    /// The members of `batch`.
+    pub fn download_batch(&self, batch: &GpuNatBatch) -> Result<Vec<BigNat>> {
+        let words = self.device.download_words(&batch.data)?;
+        Ok(words.chunks(batch.len).take(batch.count).map(|c| BigNat::from_limbs(c.to_vec())).collect())
+    }
+
+    // ---- launch helpers (every one queues on the device's stream) ----
+
+    fn grid(&self, items: usize, members: usize) -> Result<LaunchConfig> {
+        if members == 0 || members > MAX_GRID_Y {
+            return Err(BigIntError::Batch { reason: format!("{members} members (1 ..= {MAX_GRID_Y})") });
+        }
+        let mut config = linear_config(items, MAX_BLOCKS);
+        config.grid_dim.1 = members as u32;
+        Ok(config)
+    }
+
+    /// Digits of `floor(src / 2^bit_offset)` for every member: `members x n` words.
+    #[allow(clippy::too_many_arguments)]
+    fn split(
+        &self,
+        src: &CudaSlice<u64>,
+        src_limbs: usize,
+        src_stride: usize,
+        bit_offset: u64,
+        shape: MulShape,
+        count: u64,
+        members: usize,
+    ) -> Result<CudaSlice<u64>> {
+        let n = shape.len();
+        // SAFETY: bigint_split writes all n words of every member.
+        let out = unsafe { self.alloc::<u64>(n * members) }?;
+        let stream = self.device.stream();
+        let params = SplitParams {
+            input: address(src, stream),
+            out: address(&out, stream),
+            bit_offset,
+            in_limbs: u32_of(src_limbs, "limbs")?,
+            in_stride: u32_of(src_stride, "stride")?,
+            digit_bits: shape.digit_bits(),
+            count: u32_of(count.min(n as u64) as usize, "digits")?,
+            n: u32_of(n, "n")?,
+            pad: 0,
+        };
+        let config = self.grid(n, members)?;
+        let mut launch = self.kernels.bigint_split.builder(stream);
+        launch.arg_pod(&params);
+        // SAFETY: bigint_split(SplitParams) reads words < in_limbs of each member of `src`
+        // (members * src_stride words, src_limbs <= src_stride) and writes n words per member of
+        // `out` (members * n words); grid y = members.
+        unsafe { launch.launch(config) }?;
+        Ok(out)
+    }
+
+    /// Forward (or inverse) transform of every member of `data` (`members x n` words).
+    fn ntt(&self, data: &mut CudaSlice<u64>, plan: &GpuPlan, members: usize, inverse: bool) -> Result<()> {
+        let log_n = plan.log_n;
+        if log_n == 0 {
+            return Ok(());
+        }
+        if members > MAX_GRID_Y {
+            return Err(BigIntError::Batch { reason: format!("{members} members") });
+        }
+        // Groups of at most MAX_GROUP_LOG stages; the first takes the remainder.
+        let groups_count = log_n.div_ceil(MAX_GROUP_LOG);
+        let first = log_n - MAX_GROUP_LOG * (groups_count - 1);
+        let mut groups = Vec::with_capacity(groups_count as usize);
+        let mut s0 = 0;
+        for i in 0..groups_count {
+            let g = if i == 0 { first } else { MAX_GROUP_LOG };
+            groups.push((s0, g));
+            s0 += g;
+        }
+        if inverse {
+            groups.reverse();
+        }
+        let stream = self.device.stream();
+        let data_address = address(data, stream);
+        let table = address(if inverse { &plan.inverse } else { &plan.forward }, stream);
+        let kernel = if inverse { &self.kernels.bigint_ntt_inv_group } else { &self.kernels.bigint_ntt_fwd_group };
+        for (s0, g) in groups {
+            let lw = log_n - s0 - g;
+            let log_c = lw.min(MAX_GROUP_LOG - g);
+            let per_block = 1usize << (g + log_c);
+            let config = LaunchConfig {
+                grid_dim: (u32_of((1usize << log_n) / per_block, "blocks")?, members as u32, 1),
+                block_dim: (THREADS, 1, 1),
+                shared_mem_bytes: (per_block * size_of::<u64>()) as u32,
+            };
+            let mut launch = kernel.builder(stream);
+            launch.arg(&data_address).arg(&table).arg(&log_n).arg(&s0).arg(&g).arg(&log_c);
+            // SAFETY: the kernel reads and writes the n words of member blockIdx.y of `data`
+            // (members * n words): block x covers n / per_block disjoint index sets of
+            // per_block words each, staged in per_block words of dynamic shared memory; it reads
+            // the table (n words) at indices h + j < n.
+            unsafe { launch.launch(config) }?;
+        }
+        Ok(())
+    }
+
+    /// `out[i] = out[i] * other[i] * scale` per member (`other_stride` 0: one vector for all).
+    fn pointwise(
+        &self,
+        data: &mut CudaSlice<u64>,
+        other: &CudaSlice<u64>,
+        other_stride: usize,
+        scale: u64,
+        n: usize,
+        members: usize,
+    ) -> Result<()> {
+        let stream = self.device.stream();
+        let (out, b) = (address(data, stream), address(other, stream));
+        let (n32, a_stride, b_stride) = (u32_of(n, "n")?, u32_of(n, "n")?, u32_of(other_stride, "stride")?);
+        let config = self.grid(n, members)?;
+        let mut launch = self.kernels.bigint_pointwise.builder(stream);
+        launch.arg(&out).arg(&out).arg(&b).arg(&scale).arg(&n32).arg(&a_stride).arg(&b_stride);
+        // SAFETY: reads and writes members * n words of `data`, reads n words per member of
+        // `other` at member * other_stride (other holds that many: callers pass stride 0 for a
+        // single vector of n words, else members * n words).
+        unsafe { launch.launch(config) }?;
+        Ok(())
+    }
+
+    /// Limb sums of the coefficients (`members x n`), optionally subtracted from a minuend.
+    #[allow(clippy::too_many_arguments)]
+    fn gather(
+        &self,
+        coeffs: &CudaSlice<u64>,
+        n: usize,
+        digit_bits: u32,
+        out_limbs: usize,
+        minuend: Option<(&CudaSlice<u64>, usize, usize)>,
+        members: usize,
+    ) -> Result<(CudaSlice<u64>, CudaSlice<i64>)> {
+        // SAFETY: bigint_gather writes all out_limbs words of each member of both.
+        let lo = unsafe { self.alloc::<u64>(out_limbs * members) }?;
+        // SAFETY: as above.
+        let hi = unsafe { self.alloc::<i64>(out_limbs * members) }?;
+        let stream = self.device.stream();
+        let (minuend_address, minuend_limbs, minuend_stride) =
+            minuend.map_or((0, 0, 0), |(t, limbs, stride)| (address(t, stream), limbs, stride));
+        let params = GatherParams {
+            coeffs: address(coeffs, stream),
+            minuend: minuend_address,
+            lo: address(&lo, stream),
+            hi: address(&hi, stream),
+            n: u32_of(n, "n")?,
+            digit_bits,
+            out_limbs: u32_of(out_limbs, "limbs")?,
+            minuend_limbs: u32_of(minuend_limbs, "limbs")?,
+            minuend_stride: u32_of(minuend_stride, "stride")?,
+            pad: 0,
+        };
+        let config = self.grid(out_limbs, members)?;
+        let mut launch = self.kernels.bigint_gather.builder(stream);
+        launch.arg_pod(&params);
+        // SAFETY: reads coefficients k < n of each member (members * n words), minuend words
+        // < minuend_limbs at member * minuend_stride (the minuend holds members * stride words),
+        // writes out_limbs words per member of lo and hi (members * out_limbs each).
+        unsafe { launch.launch(config) }?;
+        Ok((lo, hi))
+    }
+
+    /// `a + sign * b` as limb sums (`out_limbs` per member).
+    #[allow(clippy::too_many_arguments)]
+    fn sum(
+        &self,
+        a: (&CudaSlice<u64>, usize, usize),
+        b: (&CudaSlice<u64>, usize, usize),
+        out_limbs: usize,
+        sign: i32,
+        members: usize,
+    ) -> Result<(CudaSlice<u64>, CudaSlice<i64>)> {
+        // SAFETY: bigint_sum writes all out_limbs words of each member of both.
+        let lo = unsafe { self.alloc::<u64>(out_limbs * members) }?;
+        // SAFETY: as above.
+        let hi = unsafe { self.alloc::<i64>(out_limbs * members) }?;
+        let stream = self.device.stream();
+        let (lo_address, hi_address) = (address(&lo, stream), address(&hi, stream));
+        let (a_address, b_address) = (address(a.0, stream), address(b.0, stream));
+        let out32 = u32_of(out_limbs, "limbs")?;
+        let (a_limbs, a_stride) = (u32_of(a.1, "limbs")?, u32_of(a.2, "stride")?);
+        let (b_limbs, b_stride) = (u32_of(b.1, "limbs")?, u32_of(b.2, "stride")?);
+        let config = self.grid(out_limbs, members)?;
+        let mut launch = self.kernels.bigint_sum.builder(stream);
+        launch
+            .arg(&lo_address)
+            .arg(&hi_address)
+            .arg(&a_address)
+            .arg(&b_address)
+            .arg(&out32)
+            .arg(&a_limbs)
+            .arg(&a_stride)
+            .arg(&b_limbs)
+            .arg(&b_stride)
+            .arg(&sign);
+        // SAFETY: reads words < a_limbs (b_limbs) at member * a_stride (b_stride) of a (b), which
+        // hold that many per member (stride 0: one operand), writes out_limbs words per member.
+        unsafe { launch.launch(config) }?;
+        Ok((lo, hi))
+    }
+
+    /// Canonical limbs of the limb sums, and per member what lies above them.
+    fn resolve(
+        &self,
+        lo: &CudaSlice<u64>,
+        hi: &CudaSlice<i64>,
+        limbs: usize,
+        members: usize,
+    ) -> Result<(CudaSlice<u64>, CudaSlice<i64>)> {
+        let blocks = limbs.div_ceil(THREADS as usize);
+        // SAFETY: bigint_carry_block writes every limb of `out` and `state` and every block map
+        // of `agg`; bigint_carry_blocks writes `top` of every member.
+        let out = unsafe { self.alloc::<u64>(limbs * members) }?;
+        // SAFETY: as above.
+        let state = unsafe { self.alloc::<u8>(limbs * members) }?;
+        // SAFETY: as above.
+        let agg = unsafe { self.alloc::<u32>(blocks * members) }?;
+        // SAFETY: as above.
+        let top = unsafe { self.alloc::<i64>(members) }?;
+        let stream = self.device.stream();
+        let params = CarryParams {
+            lo: address(lo, stream),
+            hi: address(hi, stream),
+            out: address(&out, stream),
+            state: address(&state, stream),
+            agg: address(&agg, stream),
+            top: address(&top, stream),
+            limbs: u32_of(limbs, "limbs")?,
+            blocks: u32_of(blocks, "blocks")?,
+        };
+        if members == 0 || members > MAX_GRID_Y || limbs == 0 {
+            return Err(BigIntError::Batch { reason: format!("{members} members of {limbs} limbs") });
+        }
+        let per_limb = LaunchConfig {
+            grid_dim: (params.blocks, members as u32, 1),
+            block_dim: (THREADS, 1, 1),
+            shared_mem_bytes: 0,
+        };
+        let scan = LaunchConfig { grid_dim: (1, members as u32, 1), block_dim: (THREADS, 1, 1), shared_mem_bytes: 0 };
+        let mut launch = self.kernels.bigint_carry_block.builder(stream);
+        launch.arg_pod(&params);
+        // SAFETY: one thread per limb (j < limbs checked in the kernel), 256 per block, one block
+        // map per block: reads lo/hi (members * limbs each), writes out/state (members * limbs)
+        // and agg (members * blocks).
+        unsafe { launch.launch(per_limb) }?;
+        let mut launch = self.kernels.bigint_carry_blocks.builder(stream);
+        launch.arg_pod(&params);
+        // SAFETY: one block per member reads and rewrites its `blocks` maps of agg, reads its last
+        // two limbs of lo/hi (limbs >= 1), writes its top word.
+        unsafe { launch.launch(scan) }?;
+        let mut launch = self.kernels.bigint_carry_apply.builder(stream);
+        launch.arg_pod(&params);
+        // SAFETY: the geometry of bigint_carry_block: reads state and agg, rewrites out.
+        unsafe { launch.launch(per_limb) }?;
+        Ok((out, top))
+    }
+
+    /// Per member: `top < 0 ? keep : take`, `out_limbs` of each (`in_stride` per member).
+    fn select(
+        &self,
+        keep: &CudaSlice<u64>,
+        take: &CudaSlice<u64>,
+        top: &CudaSlice<i64>,
+        in_stride: usize,
+        out_limbs: usize,
+        members: usize,
+    ) -> Result<CudaSlice<u64>> {
+        // SAFETY: bigint_select writes out_limbs words of every member.
+        let out = unsafe { self.alloc::<u64>(out_limbs * members) }?;
+        let stream = self.device.stream();
+        let addresses = [address(&out, stream), address(keep, stream), address(take, stream), address(top, stream)];
+        let (out32, stride32) = (u32_of(out_limbs, "limbs")?, u32_of(in_stride, "stride")?);
+        let config = self.grid(out_limbs, members)?;
+        let mut launch = self.kernels.bigint_select.builder(stream);
+        launch.arg(&addresses[0]).arg(&addresses[1]).arg(&addresses[2]).arg(&addresses[3]).arg(&out32).arg(&stride32);
+        // SAFETY: reads out_limbs <= in_stride words per member of keep and take (members *
+        // in_stride words each) and one top word per member; writes members * out_limbs words.
+        unsafe { launch.launch(config) }?;
+        Ok(out)
+    }
+
+    // ---- products ----
+
+    /// Products of `members` pairs: `a` members of `a_limbs`, `b` of `b_limbs` (None: squares);
+    /// `a_limbs + b_limbs` limbs per product.
+    fn products(
+        &self,
+        a: &CudaSlice<u64>,
+        a_limbs: usize,
+        b: Option<(&CudaSlice<u64>, usize)>,
+        members: usize,
+    ) -> Result<(CudaSlice<u64>, usize)> {
+        let b_limbs = b.map_or(a_limbs, |(_, l)| l);
+        let (bits_a, bits_b) = (64 * a_limbs as u64, 64 * b_limbs as u64);
+        let shape = MulShape::for_bits(bits_a, bits_b)?;
+        let plan = self.plan(shape.log_n())?;
+        let n = shape.len();
+        let mut fa = self.split(a, a_limbs, a_limbs, 0, shape, shape.digits(bits_a), members)?;
+        self.ntt(&mut fa, &plan, members, false)?;
+        match b {
+            Some((b, b_limbs)) => {
+                let mut fb = self.split(b, b_limbs, b_limbs, 0, shape, shape.digits(bits_b), members)?;
+                self.ntt(&mut fb, &plan, members, false)?;
+                self.pointwise(&mut fa, &fb, n, plan.n_inv, n, members)?;
+            }
+            None => {
+                let copy = self.copy_out(&fa, 0, fa.len())?;
+                self.pointwise(&mut fa, &copy, n, plan.n_inv, n, members)?;
+            }
+        }
+        self.ntt(&mut fa, &plan, members, true)?;
+        let out_limbs = a_limbs + b_limbs;
+        let (lo, hi) = self.gather(&fa, n, shape.digit_bits(), out_limbs, None, members)?;
+        let (out, _) = self.resolve(&lo, &hi, out_limbs, members)?;
+        Ok((out, out_limbs))
+    }
+
+    /// `a * b`, of `a.len() + b.len()` limbs.
+    pub fn mul(&self, a: &GpuNat, b: &GpuNat) -> Result<GpuNat> {
+        let (out, _) = self.products(&a.limbs, a.len(), Some((&b.limbs, b.len())), 1)?;
+        Ok(GpuNat { limbs: out })
+    }
+
+    /// `a^2`, of `2 a.len()` limbs, with one forward transform.
+    pub fn square(&self, a: &GpuNat) -> Result<GpuNat> {
+        let (out, _) = self.products(&a.limbs, a.len(), None, 1)?;
+        Ok(GpuNat { limbs: out })
+    }
+
+    /// Member-wise products of two batches of the same count, in one launch sequence.
+    /// Errors: [`BigIntError::Batch`] when the counts differ.
+    pub fn mul_batch(&self, a: &GpuNatBatch, b: &GpuNatBatch) -> Result<GpuNatBatch> {
+        if a.count != b.count {
+            return Err(BigIntError::Batch { reason: format!("{} members times {}", a.count, b.count) });
+        }
+        let (data, len) = self.products(&a.data, a.len, Some((&b.data, b.len)), a.count)?;
+        Ok(GpuNatBatch { data, count: a.count, len })
+    }
+
+    // ---- modular arithmetic ----
+
+    /// `m` on the device: its limbs and the transforms of `m` and `mu`.
+    pub fn modulus(&self, m: &BarrettModulus) -> Result<GpuModulus> {
+        Ok(GpuModulus {
+            id: NEXT_MODULUS_ID.fetch_add(1, Ordering::Relaxed),
+            host: m.clone(),
+            m: self.upload_words(&m.modulus().limbs_padded(m.limbs()))?,
+            m_hat: self.upload_words(m.m_hat())?,
+            mu_hat: self.upload_words(m.mu_hat())?,
+        })
+    }
+
+    /// `x < m` on the device. Errors: [`BigIntError::NotReduced`] unless `x < m`.
+    pub fn upload_residue(&self, m: &GpuModulus, x: &BigNat) -> Result<GpuResidue> {
+        m.host.check_reduced("x", x)?;
+        Ok(GpuResidue { value: self.upload(x, m.limbs())?, modulus: m.id })
+    }
+
+    /// The value of `x`.
+    pub fn download_residue(&self, x: &GpuResidue) -> Result<BigNat> {
+        self.download(&x.value)
+    }
+
+    fn check(&self, m: &GpuModulus, what: &'static str, x: &GpuResidue) -> Result<()> {
+        if x.modulus != m.id {
+            return Err(BigIntError::WrongModulus { what });
+        }
+        if x.value.len() != m.limbs() {
+            return Err(BigIntError::LimbCount { what, found: x.value.len(), expected: m.limbs() });
+        }
+        Ok(())
+    }
+
+    /// Barrett reduction of `members` values `t` (`t_limbs` each, every one below `2^(2k)`):
+    /// `m.limbs()` limbs per member.
+    fn reduce_members(
+        &self,
+        m: &GpuModulus,
+        t: &CudaSlice<u64>,
+        t_limbs: usize,
+        members: usize,
+    ) -> Result<CudaSlice<u64>> {
+        let host = &m.host;
+        let (k, shape) = (host.bits(), host.shape());
+        let plan = self.plan(shape.log_n())?;
+        let n = shape.len();
+        let mut q1 = self.split(t, t_limbs, t_limbs, k - 1, shape, shape.digits(k + 1), members)?;
+        self.ntt(&mut q1, &plan, members, false)?;
+        self.pointwise(&mut q1, &m.mu_hat, 0, plan.n_inv, n, members)?;
+        self.ntt(&mut q1, &plan, members, true)?;
+        let q2_limbs = (2 * k + 3).div_ceil(64) as usize;
+        let (lo, hi) = self.gather(&q1, n, shape.digit_bits(), q2_limbs, None, members)?;
+        let (q2, _) = self.resolve(&lo, &hi, q2_limbs, members)?;
+        let mut q3 = self.split(&q2, q2_limbs, q2_limbs, k + 1, shape, shape.digits(k + 1), members)?;
+        self.ntt(&mut q3, &plan, members, false)?;
+        self.pointwise(&mut q3, &m.m_hat, 0, plan.n_inv, n, members)?;
+        self.ntt(&mut q3, &plan, members, true)?;
+        let r_limbs = (k + 2).div_ceil(64) as usize;
+        let (lo, hi) = self.gather(&q3, n, shape.digit_bits(), r_limbs, Some((t, t_limbs, t_limbs)), members)?;
+        let (mut r, _) = self.resolve(&lo, &hi, r_limbs, members)?;
+        let m_limbs = m.limbs();
+        for round in 0..2 {
+            let (lo, hi) = self.sum((&r, r_limbs, r_limbs), (&m.m, m_limbs, 0), r_limbs, -1, members)?;
+            let (diff, top) = self.resolve(&lo, &hi, r_limbs, members)?;
+            let out_limbs = if round == 1 { m_limbs } else { r_limbs };
+            r = self.select(&r, &diff, &top, r_limbs, out_limbs, members)?;
+        }
+        Ok(r)
+    }
+
+    /// `t mod m` for a `t` of at most `2 m.limbs()` limbs whose value is below `2^(2k)` (`k` the
+    /// modulus' bits; a product of two residues is). Errors: [`BigIntError::LimbCount`] for a
+    /// longer `t`.
+    pub fn reduce(&self, m: &GpuModulus, t: &GpuNat) -> Result<GpuResidue> {
+        if t.len() > 2 * m.limbs() {
+            return Err(BigIntError::LimbCount { what: "t", found: t.len(), expected: 2 * m.limbs() });
+        }
+        let r = self.reduce_members(m, &t.limbs, t.len(), 1)?;
+        Ok(GpuResidue { value: GpuNat { limbs: r }, modulus: m.id })
+    }
+
+    /// `a b mod m`. Errors: operands of another modulus or length.
+    pub fn mul_mod(&self, m: &GpuModulus, a: &GpuResidue, b: &GpuResidue) -> Result<GpuResidue> {
+        self.check(m, "a", a)?;
+        self.check(m, "b", b)?;
+        let t = self.modular_products(m, &a.value.limbs, Some(&b.value.limbs), 1)?;
+        Ok(GpuResidue { value: GpuNat { limbs: t }, modulus: m.id })
+    }
+
+    /// `a^2 mod m`.
+    pub fn square_mod(&self, m: &GpuModulus, a: &GpuResidue) -> Result<GpuResidue> {
+        self.check(m, "a", a)?;
+        let t = self.modular_products(m, &a.value.limbs, None, 1)?;
+        Ok(GpuResidue { value: GpuNat { limbs: t }, modulus: m.id })
+    }
+
+    /// `a_i b_i mod m` for every `i`, in one launch sequence. Errors: lists of different or
+    /// zero lengths, operands of another modulus.
+    pub fn mul_mod_batch(&self, m: &GpuModulus, a: &[&GpuResidue], b: &[&GpuResidue]) -> Result<Vec<GpuResidue>> {
+        if a.len() != b.len() || a.is_empty() {
+            return Err(BigIntError::Batch { reason: format!("{} members times {}", a.len(), b.len()) });
+        }
+        for x in a.iter().chain(b) {
+            self.check(m, "batch member", x)?;
+        }
+        let limbs = m.limbs();
+        let gather = |xs: &[&GpuResidue]| -> Result<CudaSlice<u64>> {
+            // SAFETY: every member is copied in below.
+            let mut all = unsafe { self.alloc::<u64>(xs.len() * limbs) }?;
+            for (i, x) in xs.iter().enumerate() {
+                self.copy_into(&x.value.limbs, &mut all, i * limbs)?;
+            }
+            Ok(all)
+        };
+        let (all_a, all_b) = (gather(a)?, gather(b)?);
+        let out = self.modular_products(m, &all_a, Some(&all_b), a.len())?;
+        (0..a.len())
+            .map(|i| Ok(GpuResidue { value: GpuNat { limbs: self.copy_out(&out, i * limbs, limbs)? }, modulus: m.id }))
+            .collect()
+    }
+
+    /// Reduced products (squares for `b = None`) of `members` residues each.
+    fn modular_products(
+        &self,
+        m: &GpuModulus,
+        a: &CudaSlice<u64>,
+        b: Option<&CudaSlice<u64>>,
+        members: usize,
+    ) -> Result<CudaSlice<u64>> {
+        let host = &m.host;
+        let (k, shape, limbs) = (host.bits(), host.shape(), m.limbs());
+        let plan = self.plan(shape.log_n())?;
+        let n = shape.len();
+        let mut fa = self.split(a, limbs, limbs, 0, shape, shape.digits(k), members)?;
+        self.ntt(&mut fa, &plan, members, false)?;
+        match b {
+            Some(b) => {
+                let mut fb = self.split(b, limbs, limbs, 0, shape, shape.digits(k), members)?;
+                self.ntt(&mut fb, &plan, members, false)?;
+                self.pointwise(&mut fa, &fb, n, plan.n_inv, n, members)?;
+            }
+            None => {
+                let copy = self.copy_out(&fa, 0, fa.len())?;
+                self.pointwise(&mut fa, &copy, n, plan.n_inv, n, members)?;
+            }
+        }
+        self.ntt(&mut fa, &plan, members, true)?;
+        let t_limbs = 2 * limbs;
+        let (lo, hi) = self.gather(&fa, n, shape.digit_bits(), t_limbs, None, members)?;
+        let (t, _) = self.resolve(&lo, &hi, t_limbs, members)?;
+        self.reduce_members(m, &t, t_limbs, members)
+    }
+
+    /// `a + b mod m`.
+    pub fn add_mod(&self, m: &GpuModulus, a: &GpuResidue, b: &GpuResidue) -> Result<GpuResidue> {
+        self.check(m, "a", a)?;
+        self.check(m, "b", b)?;
+        let limbs = m.limbs();
+        let wide = (m.host.bits() + 1).div_ceil(64) as usize;
+        let (lo, hi) = self.sum((&a.value.limbs, limbs, limbs), (&b.value.limbs, limbs, limbs), wide, 1, 1)?;
+        let (s, _) = self.resolve(&lo, &hi, wide, 1)?;
+        let (lo, hi) = self.sum((&s, wide, wide), (&m.m, limbs, 0), wide, -1, 1)?;
+        let (diff, top) = self.resolve(&lo, &hi, wide, 1)?;
+        let out = self.select(&s, &diff, &top, wide, limbs, 1)?;
+        Ok(GpuResidue { value: GpuNat { limbs: out }, modulus: m.id })
+    }
+
+    /// `a - b mod m`.
+    pub fn sub_mod(&self, m: &GpuModulus, a: &GpuResidue, b: &GpuResidue) -> Result<GpuResidue> {
+        self.check(m, "a", a)?;
+        self.check(m, "b", b)?;
+        let limbs = m.limbs();
+        let (lo, hi) = self.sum((&a.value.limbs, limbs, limbs), (&b.value.limbs, limbs, limbs), limbs, -1, 1)?;
+        let (diff, top) = self.resolve(&lo, &hi, limbs, 1)?;
+        let (lo, hi) = self.sum((&diff, limbs, limbs), (&m.m, limbs, 0), limbs, 1, 1)?;
+        let (wrapped, _) = self.resolve(&lo, &hi, limbs, 1)?;
+        let out = self.select(&wrapped, &diff, &top, limbs, limbs, 1)?;
+        Ok(GpuResidue { value: GpuNat { limbs: out }, modulus: m.id })
+    }
+
+    /// `rows` (each below `m`) as a device table. Errors: [`BigIntError::NotReduced`],
+    /// [`BigIntError::Batch`] for no rows.
+    pub fn upload_table(&self, m: &GpuModulus, rows: &[BigNat]) -> Result<GpuTable> {
+        if rows.is_empty() {
+            return Err(BigIntError::Batch { reason: "an empty table".to_string() });
+        }
+        let limbs = m.limbs();
+        let mut words = Vec::with_capacity(rows.len() * limbs);
+        for row in rows {
+            m.host.check_reduced("table row", row)?;
+            words.extend(row.limbs_padded(limbs));
+        }
+        Ok(GpuTable { data: self.upload_words(&words)?, count: rows.len(), modulus: m.id })
+    }
+
+    /// For each member `y`: `sum_{i < width} coeffs[y width + i] table[i] mod m`, `width =
+    /// table.count()`, coefficients in `-127 ..= 127`, all members in one launch sequence.
+    /// Errors: a table of another modulus, `coeffs` not a non-empty multiple of the width.
+    pub fn linear_combinations_mod(&self, m: &GpuModulus, table: &GpuTable, coeffs: &[i8]) -> Result<Vec<GpuResidue>> {
+        if table.modulus != m.id {
+            return Err(BigIntError::WrongModulus { what: "table" });
+        }
+        let width = table.count;
+        if coeffs.is_empty() || !coeffs.len().is_multiple_of(width) || coeffs.contains(&i8::MIN) {
+            return Err(BigIntError::Batch {
+                reason: format!("{} coefficients for rows of {width} (in -127..=127)", coeffs.len()),
+            });
+        }
+        let members = coeffs.len() / width;
+        let limbs = m.limbs();
+        // The offset 127 width m keeps every sum non-negative; sums stay below 255 width m,
+        // far below 2^(2k) for the Barrett reduction.
+        let scale = BigNat::from_u64(127 * width as u64);
+        let offset = crate::mul::mul(m.host.modulus(), &scale)?;
+        let offset_limbs = offset.limbs().len().max(1);
+        let out_limbs = limbs + 2;
+        let offset_words = self.upload_words(&offset.limbs_padded(offset_limbs))?;
+        let coefficient_bytes: Vec<u8> = coeffs.iter().map(|&c| c as u8).collect();
+        let coefficient_words = self
+            .device
+            .stream()
+            .clone_htod(&coefficient_bytes)
+            .map_err(|e| BigIntError::Gpu(GpuError::driver("cuMemcpyHtoDAsync", e)))?;
+        // SAFETY: bigint_lincomb writes out_limbs words per member of both.
+        let lo = unsafe { self.alloc::<u64>(out_limbs * members) }?;
+        // SAFETY: as above.
+        let hi = unsafe { self.alloc::<i64>(out_limbs * members) }?;
+        let stream = self.device.stream();
+        let addresses = [
+            address(&lo, stream),
+            address(&hi, stream),
+            address(&table.data, stream),
+            address(&coefficient_words, stream),
+            address(&offset_words, stream),
+        ];
+        let sizes = [
+            u32_of(width, "width")?,
+            u32_of(limbs, "limbs")?,
+            u32_of(offset_limbs, "limbs")?,
+            u32_of(out_limbs, "limbs")?,
+        ];
+        let config = self.grid(out_limbs, members)?;
+        let mut launch = self.kernels.bigint_lincomb.builder(stream);
+        for a in &addresses {
+            launch.arg(a);
+        }
+        for s in &sizes {
+            launch.arg(s);
+        }
+        // SAFETY: reads width coefficients per member (members * width bytes), rows i < width of
+        // the table (width * limbs words) at limbs j < limbs, offset words < offset_limbs; writes
+        // out_limbs words per member of lo and hi.
+        unsafe { launch.launch(config) }?;
+        let (sums, _) = self.resolve(&lo, &hi, out_limbs, members)?;
+        let reduced = self.reduce_members(m, &sums, out_limbs, members)?;
+        (0..members)
+            .map(|i| {
+                Ok(GpuResidue { value: GpuNat { limbs: self.copy_out(&reduced, i * limbs, limbs)? }, modulus: m.id })
+            })
+            .collect()
+    }
+}
