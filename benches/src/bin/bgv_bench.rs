@@ -22,7 +22,8 @@ use poly_cuda::cudarc::driver::sys::CUevent_flags;
 
 type BoxResult<T> = Result<T, Box<dyn std::error::Error>>;
 
-const OPS: [&str; 6] = ["Encrypt", "Decrypt", "Add", "AddInPlace", "MulRelin", "Rotate"];
+const OPS: [&str; 10] =
+    ["Encrypt", "Decrypt", "Add", "AddInPlace", "MulRelin", "Rotate", "Mul", "Relinearize", "ModSwitch", "Square"];
 
 struct Options {
     runs: usize,
@@ -114,6 +115,18 @@ fn bench_set(gpu: &GpuBackend, log_degree: u32, runs: usize) -> BoxResult<Vec<St
         drop(x);
         let (x, us) = timed(&device, || Ok(context.rotate_rows(&ca, 1, &galois)?))?;
         record(5, us);
+        drop(x);
+        // The parts of Mul+Relin, and modulus switching.
+        let (product, us) = timed(&device, || Ok(context.mul(&ca, &cb)?))?;
+        record(6, us);
+        let (x, us) = timed(&device, || Ok(context.relinearize(&product, &relin)?))?;
+        record(7, us);
+        drop((x, product));
+        let (x, us) = timed(&device, || Ok(context.mod_switch_to_next(&ca)?))?;
+        record(8, us);
+        drop(x);
+        let (x, us) = timed(&device, || Ok(context.square(&ca)?))?;
+        record(9, us);
         drop(x);
     }
     for (op, s) in OPS.iter().zip(samples) {
