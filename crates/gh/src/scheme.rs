@@ -62,7 +62,7 @@ impl Ciphertext {
 }
 
 /// Generates a key pair from `seed` (deterministic). Errors: [`GhError::KeyGeneration`] when no
-/// `v` in [`ATTEMPTS`] tries gives a lattice of the required form (`r^n = -1 mod d`, an odd
+/// `v` in 16 tries (`ATTEMPTS`) gives a lattice of the required form (`r^n = -1 mod d`, an odd
 /// `w_i`, `w_1` invertible modulo `d`).
 pub fn keygen(params: &GhParams, seed: u64) -> Result<(PublicKey, SecretKey)> {
     let mut rng = ChaCha20Rng::seed_from_u64(seed);

@@ -1,0 +1,29 @@
+//! Rings `Z_p[x]/Phi_m(x)` for odd `m` (HElib's rings; `m` need not be a power of two), on the
+//! CPU: the reference the GPU kernels will be checked against.
+//!
+//! - [`cyclotomic_polynomial`]: `Phi_m` with exact integer arithmetic (`x^m - 1` divided by
+//!   `Phi_d` for every proper divisor `d` of `m`);
+//! - [`bluestein_primes`]: primes `p = 1 mod m` and `= 1 mod 2M` (`M` the power-of-two length
+//!   of the convolution);
+//! - [`BluesteinPlan`]: the length-`m` DFT `X_k = sum_j x_j w^(jk)` (`w` a primitive `m`-th
+//!   root modulo `p`) as a convolution (Bluestein's chirp-z algorithm: `jk = (j^2 + k^2 -
+//!   (k - j)^2) / 2`), computed with one negacyclic NTT of length `M >= 2m - 1` (the linear
+//!   convolution needs no wrap-around below index `2m - 1`), so the GPU can reuse its
+//!   power-of-two NTT kernels;
+//! - [`CyclotomicRing`]: the evaluation representation of `Z_p[x]/Phi_m` at the `phi(m)`
+//!   primitive `m`-th roots (the DFT at indices coprime to `m`), its inverse (the inverse DFT of
+//!   the evaluations with zeros elsewhere, reduced modulo `Phi_m`), and products.
+#![cfg_attr(test, allow(clippy::unwrap_used, clippy::expect_used, clippy::panic))]
+
+mod bluestein;
+mod error;
+mod polynomial;
+mod ring;
+
+pub use bluestein::{BluesteinPlan, bluestein_length, bluestein_primes};
+pub use error::CyclotomicError;
+pub use polynomial::{cyclotomic_polynomial, euler_phi, prime_factors};
+pub use ring::CyclotomicRing;
+
+/// Result type of this crate.
+pub type Result<T> = core::result::Result<T, CyclotomicError>;

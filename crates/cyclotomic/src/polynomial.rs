@@ -1,0 +1,113 @@
+//! Cyclotomic polynomials and the arithmetic of `m`.
+
+use crate::{CyclotomicError, Result};
+
+/// The distinct prime factors of `m >= 1`, increasing.
+pub fn prime_factors(mut m: u64) -> Vec<u64> {
+    let mut factors = Vec::new();
+    let mut d = 2u64;
+    while d.saturating_mul(d) <= m {
+        if m.is_multiple_of(d) {
+            factors.push(d);
+            while m.is_multiple_of(d) {
+                m /= d;
+            }
+        }
+        d += 1;
+    }
+    if m > 1 {
+        factors.push(m);
+    }
+    factors
+}
+
+/// Euler's totient `phi(m)`.
+pub fn euler_phi(m: u64) -> u64 {
+    prime_factors(m).iter().fold(m, |acc, &p| acc / p * (p - 1))
+}
+
+/// The largest `m` accepted (transforms of this length fit the 2^17-point NTTs with room).
+pub const MAX_M: u64 = 1 << 17;
+
+/// `Phi_m(x)`, coefficients from the constant term up (degree `phi(m)`, monic), for
+/// `1 <= m <= 2^17`, by `Phi_m = prod_{d | m} (x^d - 1)^{mu(m / d)}`: the factors with
+/// `mu = 1` multiplied, then those with `mu = -1` divided out exactly (each a sparse binomial,
+/// `O(m)` per factor), in 128-bit integers. Errors with [`CyclotomicError::InvalidParameter`]
+/// outside that range and with [`CyclotomicError::CoefficientOverflow`] if a coefficient of the
+/// result leaves `i64` (none does for `m <= 2^17` with few prime factors; checked anyway).
+pub fn cyclotomic_polynomial(m: u64) -> Result<Vec<i64>> {
+    if !(1..=MAX_M).contains(&m) {
+        return Err(CyclotomicError::InvalidParameter {
+            name: "m",
+            value: m,
+            requirement: format!("must be in 1..={MAX_M}"),
+        });
+    }
+    let primes = prime_factors(m);
+    // Square-free divisors e of m (as products of a subset of the primes): d = m / e has
+    // mu(m / d) = mu(e) = (-1)^|subset|.
+    let (mut multiply, mut divide) = (Vec::new(), Vec::new());
+    for subset in 0u32..(1 << primes.len()) {
+        let e: u64 = primes.iter().enumerate().filter(|(i, _)| subset >> i & 1 == 1).map(|(_, &p)| p).product();
+        if subset.count_ones() % 2 == 0 { multiply.push(m / e) } else { divide.push(m / e) }
+    }
+    let mut poly: Vec<i128> = vec![1];
+    for d in multiply {
+        // poly * (x^d - 1)
+        let d = d as usize;
+        let mut next = vec![0i128; poly.len() + d];
+        for (i, &c) in poly.iter().enumerate() {
+            next[i] -= c;
+            next[i + d] += c;
+        }
+        poly = next;
+    }
+    for d in divide {
+        // poly / (x^d - 1), exact: q_i = -r_i + q_{i - d}, read from the top.
+        let d = d as usize;
+        let degree = poly.len() - 1;
+        let mut q = vec![0i128; degree + 1 - d];
+        for i in (0..q.len()).rev() {
+            q[i] = poly[i + d] + if i + 2 * d <= degree { q[i + d] } else { 0 };
+        }
+        poly = q;
+    }
+    poly.into_iter().map(|c| i64::try_from(c).map_err(|_| CyclotomicError::CoefficientOverflow { m })).collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Known polynomials (Phi_15, and Phi_105, the first with a coefficient -2), degrees equal
+    /// to phi(m), and x^m - 1 the product of Phi_d over the divisors (checked by evaluation at
+    /// small integers with i128).
+    #[test]
+    fn cyclotomic_polynomials_are_right() {
+        assert_eq!(cyclotomic_polynomial(1).unwrap(), vec![-1, 1]);
+        assert_eq!(cyclotomic_polynomial(3).unwrap(), vec![1, 1, 1]);
+        assert_eq!(cyclotomic_polynomial(15).unwrap(), vec![1, -1, 0, 1, -1, 1, 0, -1, 1]);
+        let phi105 = cyclotomic_polynomial(105).unwrap();
+        assert_eq!(phi105.len() - 1, 48);
+        assert_eq!(phi105[7], -2);
+        assert_eq!(*phi105.iter().min().unwrap(), -2);
+        for m in [1u64, 5, 9, 21, 45, 63, 91, 127, 255, 315, 1023, 4369] {
+            let phi = cyclotomic_polynomial(m).unwrap();
+            assert_eq!(phi.len() as u64 - 1, euler_phi(m), "m = {m}");
+            for x in [2i128, 3, -2] {
+                // Modulo 2^128 (wrapping): evaluation is a ring homomorphism there too.
+                let eval =
+                    |p: &[i64]| p.iter().rev().fold(0i128, |acc, &c| acc.wrapping_mul(x).wrapping_add(i128::from(c)));
+                let mut product = 1i128;
+                for d in (1..=m).filter(|d| m.is_multiple_of(*d)) {
+                    product = product.wrapping_mul(eval(&cyclotomic_polynomial(d).unwrap()));
+                }
+                assert_eq!(product, x.wrapping_pow(m as u32).wrapping_sub(1), "m = {m}, x = {x}");
+            }
+        }
+        assert!(cyclotomic_polynomial(0).is_err());
+        assert!(cyclotomic_polynomial(MAX_M + 1).is_err());
+        assert_eq!(prime_factors(4369), vec![17, 257]);
+        assert_eq!(euler_phi(4369), 16 * 256);
+    }
+}
