@@ -30,7 +30,7 @@ pub fn bluestein_primes(bits: u32, m: u64, count: usize) -> Result<Vec<u64>> {
         });
     }
     let step = m * 2 * bluestein_length(m as usize) as u64;
-    if bits > 62 || bits < 2 || (1u64 << bits) <= step {
+    if !(2..=62).contains(&bits) || (1u64 << bits) <= step {
         return Err(CyclotomicError::InvalidParameter {
             name: "bits",
             value: u64::from(bits),
