@@ -7,6 +7,7 @@ mod bench;
 mod bundle;
 mod ci;
 mod cuda;
+mod fuzz;
 mod gpu_tests;
 mod kernels;
 mod setup_cuda;
@@ -47,6 +48,10 @@ commands:
                            fails without a usable device
   bench [--table-only] [-- CRITERION-ARGS]
                            run the criterion CPU benchmarks, then print the transform table
+  fuzz [--seconds N] [TARGET ...]
+                           build the cargo-fuzz targets of fuzz/ (cargo +nightly fuzz) and run each
+                           for N seconds (default 60), one at a time: decode_bfv, decode_bgv, params,
+                           helpers, ops_bfv; reproducers go to fuzz/artifacts/<target>/
   help                     this text
 ";
 
@@ -145,6 +150,10 @@ fn dispatch(args: &[String]) -> Result<()> {
         "bench" => {
             let given = flags(command, options, &["--table-only"])?;
             bench::run_command(&bench::Options { table_only: !given.is_empty(), bench_args: passthrough })
+        }
+        "fuzz" => {
+            no_passthrough(&passthrough)?;
+            fuzz::run_command(&fuzz::parse(options)?)
         }
         "help" | "--help" | "-h" => {
             print!("{HELP}");

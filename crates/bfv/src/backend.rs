@@ -68,8 +68,18 @@ impl RnsStep<'_> {
 
     /// Runs the step on host slices (limb-major, `N` values per limb): `input` over the
     /// input basis, `output` over the output basis. Errors (from `rns`) on wrong lengths or
-    /// non-canonical values; `output` is untouched then.
+    /// non-canonical values; `output` is untouched then. `degree` must be the tables' degree
+    /// (checked first, with the lengths: nothing is allocated for another degree).
     pub fn apply(&self, degree: usize, input: &[u64], output: &mut [u64]) -> Result<()> {
+        let (table_degree, input_limbs, output_limbs) = match self {
+            RnsStep::HpsExtend(hps) => (hps.degree(), hps.q().len(), hps.q().len() + hps.p().len()),
+            RnsStep::HpsScaleDown(hps) => (hps.degree(), hps.q().len() + hps.p().len(), hps.q().len()),
+            RnsStep::BehzExtend(behz) => (behz.degree(), behz.q().len(), behz.q().len() + behz.bsk().len()),
+            RnsStep::BehzScaleDown(behz) => (behz.degree(), behz.q().len() + behz.bsk().len(), behz.q().len()),
+        };
+        check_degree("RNS step degree", table_degree, degree)?;
+        check_input_len("RNS step input", input_limbs, degree, input.len())?;
+        check_input_len("RNS step output", output_limbs, degree, output.len())?;
         match self {
             RnsStep::HpsExtend(hps) => {
                 let q_len = hps.q().len() * degree;
@@ -116,13 +126,40 @@ impl RnsStep<'_> {
     }
 }
 
+/// Errors with [`rns::RnsError::LengthMismatch`] unless `degree` is the tables' degree.
+fn check_degree(what: &'static str, expected: usize, degree: usize) -> Result<()> {
+    if degree == expected {
+        return Ok(());
+    }
+    Err(BfvError::Rns(rns::RnsError::LengthMismatch { what, expected, actual: degree }))
+}
+
+/// Errors with [`rns::RnsError::LengthMismatch`] unless `actual == limbs * degree` (the
+/// product computed without overflow: a degree near `usize::MAX` is an error, not a wrap).
+fn check_input_len(what: &'static str, limbs: usize, degree: usize, actual: usize) -> Result<()> {
+    match limbs.checked_mul(degree) {
+        Some(expected) if expected == actual => Ok(()),
+        Some(expected) => Err(BfvError::Rns(rns::RnsError::LengthMismatch { what, expected, actual })),
+        None => Err(BfvError::Rns(rns::RnsError::LengthMismatch { what, expected: usize::MAX, actual })),
+    }
+}
+
 fn length_error(what: &'static str, input: usize, output: usize) -> BfvError {
     BfvError::Rns(rns::RnsError::LengthMismatch { what, expected: input, actual: output })
 }
 
 /// Decryption's scale-and-round on host values: `N` values `round(t x / q) mod t` (HPS) or
 /// BEHZ's `gamma` variant of it, for `input` over `q`.
+///
+/// Errors (as [`BfvError::Rns`]) before allocating anything unless `degree` is the tables'
+/// degree and `input` holds `q`'s limbs of `degree` values each.
 pub fn decrypt_scale_host(tables: &MulTables, degree: usize, input: &[u64]) -> Result<Vec<u64>> {
+    let (table_degree, q_limbs) = match tables {
+        MulTables::Hps(hps) => (hps.degree(), hps.q().len()),
+        MulTables::Behz(behz) => (behz.degree(), behz.q().len()),
+    };
+    check_degree("decryption scale-and-round", table_degree, degree)?;
+    check_input_len("decryption scale-and-round input", q_limbs, degree, input.len())?;
     let mut output = vec![0u64; degree];
     match tables {
         MulTables::Hps(hps) => hps.decrypt_scale_round(input, &mut output)?,
@@ -217,7 +254,8 @@ impl PlaintextScaling {
     /// `[floor(q/t)]_{q_i} m_j + floor(((q mod t) m_j + ceil(t/2)) / t) mod q_i` (SEAL's
     /// formula: exactly `round(q m / t)` for even `t`; for odd `t` it rounds up from a
     /// fraction of `(t - 1) / 2t`, so at most one above `round(q m / t)`). Errors with
-    /// [`poly::PolyError::LengthMismatch`] unless there are `N` coefficients and one delta per limb.
+    /// [`poly::PolyError::LengthMismatch`] unless there are `N` coefficients and one delta per limb,
+    /// and with [`BfvError::PlaintextOutOfRange`] on a coefficient not below `t`.
     pub fn scale_host(&self, ring: &std::sync::Arc<poly::RingContext>, coefficients: &[u64]) -> Result<Poly<Coeff>> {
         let n = ring.degree();
         if coefficients.len() != n {
@@ -229,6 +267,7 @@ impl PlaintextScaling {
                 actual: self.delta_table.len() / 2,
             }));
         }
+        check_below_t(coefficients, self.plaintext_modulus)?;
         let fixes: Vec<u64> = coefficients.iter().map(|&m| self.rounding_term(m)).collect();
         let mut data = Vec::with_capacity(ring.poly_len());
         for (modulus, delta) in ring.moduli().iter().zip(self.delta_table.chunks_exact(2)) {
@@ -257,11 +296,26 @@ impl PlaintextScaling {
     /// representation, on the host: limb `i`, coefficient `j` is `m_j mod q_i` for
     /// `m_j <= floor(t/2)` and `-(t - m_j) mod q_i` above (the operand of a plaintext
     /// multiplication). Errors with [`poly::PolyError::LengthMismatch`] unless there are `N`
-    /// coefficients.
+    /// coefficients, and with [`BfvError::PlaintextOutOfRange`] on a coefficient not below `t`.
     pub fn lift_host(&self, ring: &std::sync::Arc<poly::RingContext>, coefficients: &[u64]) -> Result<Poly<Coeff>> {
         let t = self.plaintext_modulus;
+        if coefficients.len() != ring.degree() {
+            return Err(BfvError::Poly(poly::PolyError::LengthMismatch {
+                expected: ring.degree(),
+                actual: coefficients.len(),
+            }));
+        }
+        check_below_t(coefficients, t)?;
         let centered: Vec<i64> = coefficients.iter().map(|&m| crate::encoding::center(m, t)).collect();
         Ok(Poly::from_signed_coeffs(ring, &centered)?)
+    }
+}
+
+/// Errors with [`BfvError::PlaintextOutOfRange`] naming the first coefficient not below `t`.
+fn check_below_t(coefficients: &[u64], t: u64) -> Result<()> {
+    match coefficients.iter().position(|&m| m >= t) {
+        Some(index) => Err(BfvError::PlaintextOutOfRange { index, value: coefficients[index], modulus: t }),
+        None => Ok(()),
     }
 }
 
@@ -814,6 +868,79 @@ mod tests {
                 }
             }
         }
+    }
+
+    /// Both variants' tables, `N = 1024`, two 50-bit primes, `t = 65537`.
+    fn tables() -> [MulTables; 2] {
+        let primes = modarith::generate_ntt_primes(50, 2048, 2, &[]).unwrap();
+        [
+            MulTables::Hps(Box::new(HpsContext::with_generated_moduli(1024, &primes, 65_537).unwrap())),
+            MulTables::Behz(Box::new(BehzContext::with_generated_moduli(1024, &primes, 65_537).unwrap())),
+        ]
+    }
+
+    /// A declared degree that is not the tables' (the issue's `1 << 40`: the process aborted
+    /// allocating 8 TiB; `usize::MAX`: "capacity overflow") is a typed error, before anything
+    /// is allocated, and quickly.
+    #[test]
+    fn decrypt_scale_host_checks_the_degree_before_allocating() {
+        for tables in tables() {
+            let start = std::time::Instant::now();
+            for degree in [1usize << 40, usize::MAX, usize::MAX / 2 + 1, 0, 512, 2048] {
+                assert!(matches!(decrypt_scale_host(&tables, degree, &[]), Err(BfvError::Rns(_))), "degree {degree}");
+            }
+            assert!(decrypt_scale_host(&tables, 1024, &[0; 1024]).is_err());
+            assert!(decrypt_scale_host(&tables, 1024, &[0; 2049]).is_err());
+            assert_eq!(decrypt_scale_host(&tables, 1024, &[0; 2048]).unwrap(), vec![0; 1024]);
+            assert!(start.elapsed() < std::time::Duration::from_secs(5));
+        }
+    }
+
+    /// Every RNS step refuses a degree other than its tables' (huge ones included) and wrong
+    /// lengths with a typed error, leaving the output untouched.
+    #[test]
+    fn rns_steps_check_degree_and_lengths_before_allocating() {
+        for tables in tables() {
+            for step in [extend_step(&tables), scale_down_step(&tables)] {
+                let mut output = [7u64; 4];
+                for degree in [1usize << 40, usize::MAX, 0, 1] {
+                    assert!(matches!(step.apply(degree, &[], &mut output), Err(BfvError::Rns(_))), "degree {degree}");
+                }
+                assert_eq!(output, [7; 4]);
+                let input_limbs = match step {
+                    RnsStep::HpsExtend(_) | RnsStep::BehzExtend(_) => 2,
+                    _ => 2 + tables.auxiliary_moduli().len(),
+                };
+                let input = vec![0u64; input_limbs * 1024];
+                let mut output = vec![0u64; step.output_limbs() * 1024];
+                assert!(step.apply(1024, &input[1..], &mut output).is_err());
+                assert!(step.apply(1024, &input, &mut output[1..]).is_err());
+                step.apply(1024, &input, &mut output).unwrap();
+                assert!(output.iter().all(|&v| v == 0));
+            }
+        }
+    }
+
+    /// A coefficient not below `t` is refused by `lift_host` and `scale_host` with
+    /// `PlaintextOutOfRange` naming it (`lift_host` underflowed in `center`: a panic with
+    /// overflow checks, garbage without).
+    #[test]
+    fn lift_and_scale_refuse_coefficients_not_below_t() {
+        let primes = modarith::generate_ntt_primes(50, 2048, 2, &[]).unwrap();
+        let ring = RingContext::new(1024, &primes, TransformKind::Ntt).unwrap();
+        let scaling = PlaintextScaling::new(ring.moduli(), &[1, 1], 0, 17).unwrap();
+        for bad in [17u64, 18, 1 << 63, u64::MAX] {
+            let mut m = vec![3u64; 1024];
+            m[5] = bad;
+            for embedding in [PlaintextEmbedding::Lifted, PlaintextEmbedding::Scaled] {
+                match scaling.embed_host(&ring, embedding, &m) {
+                    Err(BfvError::PlaintextOutOfRange { index: 5, value, modulus: 17 }) => assert_eq!(value, bad),
+                    other => panic!("{embedding:?} of {bad}: {other:?}"),
+                }
+            }
+        }
+        assert!(scaling.lift_host(&ring, &[0; 1023]).is_err());
+        assert!(scaling.lift_host(&ring, &[16; 1024]).is_ok());
     }
 
     #[test]

@@ -19,7 +19,7 @@ use std::sync::Arc;
 use num_bigint::BigUint;
 use poly::{Coeff, Poly, Seed};
 
-use rlwe::RlweContext;
+use rlwe::{KeySetId, RlweContext};
 
 use crate::backend::{BfvBackend, PlaintextEmbedding, PlaintextScaling, PlaintextWords};
 use crate::{BfvError, BfvParameters, Result};
@@ -176,7 +176,7 @@ impl<B: BfvBackend> BfvContext<B> {
         }
         let polys =
             polys.iter().map(|p| self.backend.upload(self.core.ring_q(), p).be()).collect::<Result<Vec<_>>>()?;
-        Ok(Ciphertext { params: Arc::clone(&self.params), polys, level: self.top_level() })
+        Ok(Ciphertext { params: Arc::clone(&self.params), polys, level: self.top_level(), key_set: None })
     }
 
     /// A ciphertext of these parameters at `level` from polynomials already on the backend, each
@@ -194,14 +194,19 @@ impl<B: BfvBackend> BfvContext<B> {
             });
         }
         self.params.core().check_level(level)?;
-        Ok(Ciphertext { params: Arc::clone(&self.params), polys, level })
+        Ok(Ciphertext { params: Arc::clone(&self.params), polys, level, key_set: None })
     }
 
     /// A copy of `ciphertext` in fresh storage.
     pub fn duplicate(&self, ciphertext: &Ciphertext<B>) -> Result<Ciphertext<B>> {
         self.check(&ciphertext.params, "ciphertext")?;
         let polys = ciphertext.polys.iter().map(|p| self.backend.duplicate(p).be()).collect::<Result<Vec<_>>>()?;
-        Ok(Ciphertext { params: Arc::clone(&ciphertext.params), polys, level: ciphertext.level })
+        Ok(Ciphertext {
+            params: Arc::clone(&ciphertext.params),
+            polys,
+            level: ciphertext.level,
+            key_set: ciphertext.key_set,
+        })
     }
 
     /// Expands a seeded ciphertext: regenerates `c_1 = a` from the public seed.
@@ -209,7 +214,23 @@ impl<B: BfvBackend> BfvContext<B> {
         self.check(&seeded.params, "seeded ciphertext")?;
         let c0 = self.backend.duplicate(&seeded.c0).be()?;
         let c1 = self.backend.sample_uniform::<Coeff>(self.core.ring_q(), &seeded.public_seed, 0).be()?;
-        Ok(Ciphertext { params: Arc::clone(&self.params), polys: vec![c0, c1], level: self.top_level() })
+        Ok(Ciphertext {
+            params: Arc::clone(&self.params),
+            polys: vec![c0, c1],
+            level: self.top_level(),
+            key_set: seeded.key_set,
+        })
+    }
+
+    /// The key set of the result of an operation on operands of key sets `first` and `second`
+    /// ([`rlwe::KeySetId::combine`]): errors with [`BfvError::KeySetMismatch`] (naming `what`,
+    /// the second) when they differ.
+    pub(crate) fn key_set_of(
+        first: Option<KeySetId>,
+        second: Option<KeySetId>,
+        what: &'static str,
+    ) -> Result<Option<KeySetId>> {
+        Ok(KeySetId::combine(first, second, what)?)
     }
 }
 
@@ -227,6 +248,8 @@ pub struct Ciphertext<B: BfvBackend> {
     /// The level in the modulus chain: the polynomials are over the first `level + 1`
     /// ciphertext primes (the top level, `L - 1`, unless modulus-switched down).
     pub(crate) level: usize,
+    /// The key set of the key it was encrypted under ([`KeySetId`]; `None`: unknown).
+    pub(crate) key_set: Option<KeySetId>,
 }
 
 impl<B: BfvBackend> fmt::Debug for Ciphertext<B> {
@@ -261,6 +284,20 @@ impl<B: BfvBackend> Ciphertext<B> {
     pub fn polys(&self) -> &[B::Poly<Coeff>] {
         &self.polys
     }
+
+    /// The identifier of the key set it is encrypted under ([`KeySetId`]): operations with a
+    /// key or ciphertext of another key set are refused with [`BfvError::KeySetMismatch`].
+    /// `None` for a ciphertext built from polynomials or decoded from version-1 bytes.
+    pub fn key_set(&self) -> Option<KeySetId> {
+        self.key_set
+    }
+
+    /// The ciphertext with the key-set identifier `key_set` (for a ciphertext built from
+    /// polynomials: [`BfvContext::upload`], [`BfvContext::ciphertext_from_polys`]).
+    pub fn with_key_set(mut self, key_set: Option<KeySetId>) -> Self {
+        self.key_set = key_set;
+        self
+    }
 }
 
 /// A symmetric (secret-key) ciphertext whose uniform half travels as its seed: `c_0` and the
@@ -270,6 +307,7 @@ pub struct SeededCiphertext<B: BfvBackend> {
     pub(crate) params: Arc<BfvParameters>,
     pub(crate) c0: B::Poly<Coeff>,
     pub(crate) public_seed: Seed,
+    pub(crate) key_set: Option<KeySetId>,
 }
 
 impl<B: BfvBackend> fmt::Debug for SeededCiphertext<B> {
@@ -287,6 +325,11 @@ impl<B: BfvBackend> SeededCiphertext<B> {
     /// The public seed of `c_1`.
     pub fn public_seed(&self) -> &Seed {
         &self.public_seed
+    }
+
+    /// The identifier of the key set it is encrypted under ([`KeySetId`]).
+    pub fn key_set(&self) -> Option<KeySetId> {
+        self.key_set
     }
 
     /// The parameters.

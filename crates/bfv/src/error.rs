@@ -32,6 +32,10 @@ pub enum BfvError {
     /// Operands (ciphertexts, keys, plaintexts) were made under different parameters.
     #[error("{what} belongs to different BFV parameters")]
     ParameterMismatch { what: &'static str },
+    /// Operands of different key sets (a ciphertext and a relinearization or Galois key of
+    /// another secret key, two ciphertexts under different keys): see [`rlwe::KeySetId`].
+    #[error("{what} belongs to key set {actual:016x}, the operation's other operand to key set {expected:016x}")]
+    KeySetMismatch { what: &'static str, expected: u64, actual: u64 },
     /// A ciphertext has the wrong number of polynomials for the operation.
     #[error("{operation} needs a ciphertext of {expected} polynomials, got {actual}")]
     InvalidCiphertextSize { operation: &'static str, expected: &'static str, actual: usize },
@@ -90,6 +94,7 @@ impl From<rlwe::RlweError> for BfvError {
             E::ParameterMismatch { what } => BfvError::ParameterMismatch { what },
             E::InvalidGaloisElement { element, two_n } => BfvError::InvalidGaloisElement { element, two_n },
             E::Malformed { what, reason } => BfvError::Malformed { what, reason },
+            E::KeySetMismatch { what, expected, actual } => BfvError::KeySetMismatch { what, expected, actual },
             other => BfvError::Backend(Box::new(other)),
         }
     }

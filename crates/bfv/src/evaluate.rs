@@ -39,6 +39,7 @@ impl<B: BfvBackend> BfvContext<B> {
         self.check(&a.params, "ciphertext")?;
         self.check(&b.params, "ciphertext")?;
         self.check_same_level(a, b, if subtract { "sub" } else { "add" })?;
+        let key_set = Self::key_set_of(a.key_set, b.key_set, "ciphertext")?;
         let backend = &self.backend;
         let size = a.polys.len().max(b.polys.len());
         let mut polys = Vec::with_capacity(size);
@@ -53,7 +54,7 @@ impl<B: BfvBackend> BfvContext<B> {
             };
             polys.push(poly);
         }
-        Ok(Ciphertext { params: Arc::clone(&self.params), polys, level: a.level })
+        Ok(Ciphertext { params: Arc::clone(&self.params), polys, level: a.level, key_set })
     }
 
     /// `a <- a + b` (`a` grows to `b`'s size if smaller). On error `a` is unchanged.
@@ -62,9 +63,11 @@ impl<B: BfvBackend> BfvContext<B> {
             self.check(&a.params, "ciphertext")?;
             self.check(&b.params, "ciphertext")?;
             self.check_same_level(a, b, "add_assign")?;
+            let key_set = Self::key_set_of(a.key_set, b.key_set, "ciphertext")?;
             for (x, y) in a.polys.iter_mut().zip(&b.polys) {
                 self.backend.add_assign(x, y).be()?;
             }
+            a.key_set = key_set;
             Ok(())
         } else {
             *a = self.add(a, b)?;
@@ -76,7 +79,7 @@ impl<B: BfvBackend> BfvContext<B> {
     pub fn negate(&self, a: &Ciphertext<B>) -> Result<Ciphertext<B>> {
         self.check(&a.params, "ciphertext")?;
         let polys = a.polys.iter().map(|p| self.backend.neg(p).be()).collect::<Result<Vec<_>>>()?;
-        Ok(Ciphertext { params: Arc::clone(&self.params), polys, level: a.level })
+        Ok(Ciphertext { params: Arc::clone(&self.params), polys, level: a.level, key_set: a.key_set })
     }
 
     /// `a + m`: adds `round(q m / t)` to `c_0`.
@@ -122,7 +125,7 @@ impl<B: BfvBackend> BfvContext<B> {
             .iter()
             .map(|c| Ok(backend.inverse_of_product(backend.forward_copy(c)?, &m)?))
             .collect::<Result<Vec<_>>>()?;
-        Ok(Ciphertext { params: Arc::clone(&self.params), polys, level: self.top_level() })
+        Ok(Ciphertext { params: Arc::clone(&self.params), polys, level: self.top_level(), key_set: a.key_set })
     }
 
     /// A polynomial over `q` extended to the tensor ring and transformed.
@@ -148,6 +151,7 @@ impl<B: BfvBackend> BfvContext<B> {
         self.check_ciphertext(b, "multiplication")?;
         self.check_size(a, "multiplication", "2", a.polys.len() == 2)?;
         self.check_size(b, "multiplication", "2", b.polys.len() == 2)?;
+        let key_set = Self::key_set_of(a.key_set, b.key_set, "ciphertext")?;
         let backend = &self.backend;
         let (a0, a1) = (self.extend_for_product(&a.polys[0])?, self.extend_for_product(&a.polys[1])?);
         let (b0, b1) = (self.extend_for_product(&b.polys[0])?, self.extend_for_product(&b.polys[1])?);
@@ -156,7 +160,7 @@ impl<B: BfvBackend> BfvContext<B> {
         backend.mul_add_assign(&mut d1, &a1, &b0).be()?;
         let d2 = backend.mul(&a1, &b1).be()?;
         let polys = vec![self.scale_down_product(d0)?, self.scale_down_product(d1)?, self.scale_down_product(d2)?];
-        Ok(Ciphertext { params: Arc::clone(&self.params), polys, level: self.top_level() })
+        Ok(Ciphertext { params: Arc::clone(&self.params), polys, level: self.top_level(), key_set })
     }
 
     /// `a * a` for a ciphertext of size 2 (three transforms fewer than [`mul`](Self::mul)).
@@ -170,7 +174,7 @@ impl<B: BfvBackend> BfvContext<B> {
         backend.scalar_mul_assign(&mut d1, 2).be()?;
         let d2 = backend.mul(&a1, &a1).be()?;
         let polys = vec![self.scale_down_product(d0)?, self.scale_down_product(d1)?, self.scale_down_product(d2)?];
-        Ok(Ciphertext { params: Arc::clone(&self.params), polys, level: self.top_level() })
+        Ok(Ciphertext { params: Arc::clone(&self.params), polys, level: self.top_level(), key_set: a.key_set })
     }
 
     /// Relinearizes a ciphertext of size 3 to size 2 by key switching `c_2` from `s^2` to `s`:
@@ -184,22 +188,26 @@ impl<B: BfvBackend> BfvContext<B> {
         self.check_ciphertext(a, "relinearization")?;
         self.check_key(key.params(), "relinearization key")?;
         self.check_size(a, "relinearization", "3", a.polys.len() == 3)?;
+        let key_set = Self::key_set_of(a.key_set, key.key_set(), "relinearization key")?;
         let backend = &self.backend;
         let [down_b, down_a] = self.core.switch_key(&a.polys[2], key.key_switching_key())?;
         let c0 = backend.add(&a.polys[0], &down_b).be()?;
         let c1 = backend.add(&a.polys[1], &down_a).be()?;
-        Ok(Ciphertext { params: Arc::clone(&self.params), polys: vec![c0, c1], level: self.top_level() })
+        Ok(Ciphertext { params: Arc::clone(&self.params), polys: vec![c0, c1], level: self.top_level(), key_set })
     }
 
     /// [`mul`](Self::mul) followed by [`relinearize`](Self::relinearize).
     pub fn mul_relin(&self, a: &Ciphertext<B>, b: &Ciphertext<B>, key: &RelinKey<B>) -> Result<Ciphertext<B>> {
         self.check_key(key.params(), "relinearization key")?;
+        let operands = Self::key_set_of(a.key_set, b.key_set, "ciphertext")?;
+        Self::key_set_of(operands, key.key_set(), "relinearization key")?;
         self.relinearize(&self.mul(a, b)?, key)
     }
 
     /// [`square`](Self::square) followed by [`relinearize`](Self::relinearize).
     pub fn square_relin(&self, a: &Ciphertext<B>, key: &RelinKey<B>) -> Result<Ciphertext<B>> {
         self.check_key(key.params(), "relinearization key")?;
+        Self::key_set_of(a.key_set, key.key_set(), "relinearization key")?;
         self.relinearize(&self.square(a)?, key)
     }
 }

@@ -128,11 +128,17 @@ impl<B: BfvBackend> BfvContext<B> {
         let [c0, c1] = ciphertext.polys.as_slice() else {
             return Err(BfvError::InvalidCiphertextSize { operation, expected: "2", actual: ciphertext.polys.len() });
         };
+        let key_set = Self::key_set_of(ciphertext.key_set, keys.key_set(), "Galois keys")?;
         if element == 1 {
             return self.duplicate(ciphertext);
         }
         let key = keys.switching_key(element).ok_or(BfvError::MissingGaloisKey { operation, element })?;
         let [out_c0, switched_a] = self.core.apply_galois_pair(c0, c1, element, key, self.top_level())?;
-        Ok(Ciphertext { params: Arc::clone(&self.params), polys: vec![out_c0, switched_a], level: self.top_level() })
+        Ok(Ciphertext {
+            params: Arc::clone(&self.params),
+            polys: vec![out_c0, switched_a],
+            level: self.top_level(),
+            key_set,
+        })
     }
 }

@@ -58,7 +58,12 @@ impl<B: BfvBackend> BfvContext<B> {
             .iter()
             .map(|poly| Ok(self.core.mod_switch_to_next_poly(poly, level)?))
             .collect::<Result<Vec<_>>>()?;
-        Ok(Ciphertext { params: std::sync::Arc::clone(&self.params), polys, level: level - 1 })
+        Ok(Ciphertext {
+            params: std::sync::Arc::clone(&self.params),
+            polys,
+            level: level - 1,
+            key_set: ciphertext.key_set,
+        })
     }
 
     /// `ciphertext` switched down to `level` (a copy at its own level). Errors with

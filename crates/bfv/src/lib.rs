@@ -66,6 +66,7 @@ pub use error::BfvError;
 pub use galois::GaloisKeys;
 pub use params::{BfvParameters, BfvParametersBuilder, ModuliChoice, MulTables, MulVariant, Preset};
 pub use resident::{PlaintextOperand, ResidentPlaintext};
+pub use rlwe::KeySetId;
 
 /// Result type of this crate.
 pub type Result<T> = core::result::Result<T, BfvError>;

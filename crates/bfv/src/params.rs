@@ -142,14 +142,20 @@ impl Preset {
 
     /// A short name such as `"Secure(N=4096)"` or `"Phantom(N=16384, hybrid)"`.
     pub fn name(&self) -> String {
+        // `N = 2^log_degree` as a number while it fits a u64, as `2^log_degree` beyond (a
+        // preset outside the table still has a name; `spec` refuses it).
+        let degree = |log_degree: u32| match 1u64.checked_shl(log_degree) {
+            Some(n) => n.to_string(),
+            None => format!("2^{log_degree}"),
+        };
         match *self {
-            Preset::Secure { log_degree } => format!("Secure(N={})", 1u64 << log_degree),
+            Preset::Secure { log_degree } => format!("Secure(N={})", degree(log_degree)),
             Preset::Phantom { log_degree, hybrid } => {
-                format!("Phantom(N={}{})", 1u64 << log_degree, if hybrid { ", hybrid" } else { "" })
+                format!("Phantom(N={}{})", degree(log_degree), if hybrid { ", hybrid" } else { "" })
             }
-            Preset::SpogBpavr { log_degree } => format!("SpogBpavr(N={})", 1u64 << log_degree),
-            Preset::SpogBvma { log_degree } => format!("SpogBvma(N={})", 1u64 << log_degree),
-            Preset::GpuFv { log_degree } => format!("GpuFv(N={})", 1u64 << log_degree),
+            Preset::SpogBpavr { log_degree } => format!("SpogBpavr(N={})", degree(log_degree)),
+            Preset::SpogBvma { log_degree } => format!("SpogBvma(N={})", degree(log_degree)),
+            Preset::GpuFv { log_degree } => format!("GpuFv(N={})", degree(log_degree)),
         }
     }
 
@@ -610,6 +616,20 @@ impl BfvParameters {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A preset of any `log_degree` has a name: `2^log_degree` beyond 63 (it used to shift
+    /// out of range: a panic with overflow checks, `N=1` without), the number below.
+    #[test]
+    fn preset_names_never_overflow() {
+        assert_eq!(Preset::Secure { log_degree: 64 }.name(), "Secure(N=2^64)");
+        assert_eq!(Preset::Phantom { log_degree: u32::MAX, hybrid: true }.name(), "Phantom(N=2^4294967295, hybrid)");
+        assert_eq!(Preset::GpuFv { log_degree: 63 }.name(), format!("GpuFv(N={})", 1u64 << 63));
+        assert_eq!(Preset::SpogBvma { log_degree: 12 }.name(), "SpogBvma(N=4096)");
+        for log_degree in [64, 100, u32::MAX] {
+            assert!(Preset::SpogBpavr { log_degree }.build().is_err());
+            assert!(Preset::SpogBpavr { log_degree }.depth().is_err());
+        }
+    }
 
     #[test]
     fn every_preset_builds_or_needs_the_opt_out() {

@@ -67,7 +67,12 @@ impl<B: BfvBackend> BfvContext<B> {
         self.check_key(public_key.params(), "public key")?;
         let scaled = plaintext.scaled_on(self)?;
         let [c0, c1] = self.core.encrypt_with_seed(public_key, Some(&scaled), seed)?;
-        Ok(Ciphertext { params: Arc::clone(&self.params), polys: vec![c0, c1], level: self.top_level() })
+        Ok(Ciphertext {
+            params: Arc::clone(&self.params),
+            polys: vec![c0, c1],
+            level: self.top_level(),
+            key_set: public_key.key_set(),
+        })
     }
 
     /// Encrypts `plaintext` under the secret key with fresh OS seeds.
@@ -94,7 +99,12 @@ impl<B: BfvBackend> BfvContext<B> {
         self.check_key(secret.params(), "secret key")?;
         let scaled = plaintext.scaled_on(self)?;
         let c0 = self.core.encrypt_symmetric(secret, Some(scaled), public_seed, error_seed)?;
-        Ok(SeededCiphertext { params: Arc::clone(&self.params), c0, public_seed: public_seed.clone() })
+        Ok(SeededCiphertext {
+            params: Arc::clone(&self.params),
+            c0,
+            public_seed: public_seed.clone(),
+            key_set: secret.key_set(),
+        })
     }
 
     /// `(c_0, v)` with `v = c_1 + c_2 s + ... + c_k s^(k-1)` over the ciphertext's level in the
@@ -137,6 +147,7 @@ impl<B: BfvBackend> BfvContext<B> {
     ) -> Result<LevelSecret<'a, B>> {
         self.check(&ciphertext.params, "ciphertext")?;
         self.check_key(secret.params(), "secret key")?;
+        Self::key_set_of(ciphertext.key_set, secret.key_set(), "secret key")?;
         self.secret_at_level(secret, ciphertext.level)
     }
 

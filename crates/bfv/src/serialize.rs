@@ -13,7 +13,7 @@
 //!
 //! ```text
 //! 8 bytes  "HEGPUBFV"
-//! 1 byte   format version (1)
+//! 1 byte   format version (2; version 1, without the final key set, is still read)
 //! 1 byte   kind: 1 = ciphertext, 2 = seeded ciphertext, 3 = public key,
 //!          4 = relinearization key, 5 = Galois keys, 6 = secret key
 //! 4 bytes  N
@@ -38,6 +38,8 @@
 //!          8 2 d (L+K) N  its b_0, a_0, b_1, a_1, ... over qP, evaluation representation
 //! kind 6:  8 L N          s over q, evaluation representation
 //!          8 (L+K) N      s over qP, evaluation representation
+//! -- every kind, last (version 2):
+//! 8 bytes  the key set's identifier (`rlwe::KeySetId`; 0 for none)
 //! ```
 //!
 //! The ciphertext kinds (1 and 2) have no special primes nor transform in their header.
@@ -56,7 +58,7 @@ use poly::Seed;
 use crate::backend::BfvBackend;
 use crate::context::{BfvContext, Ciphertext, PublicKey, RelinKey, SecretKey, SeededCiphertext};
 use crate::galois::GaloisKeys;
-use rlwe::framing::{Frame, Kind, Reader, Scheme};
+use rlwe::framing::{Frame, Kind, Reader, Scheme, append_key_set};
 
 use crate::{BfvError, Result};
 
@@ -104,6 +106,7 @@ impl<B: BfvBackend> BfvContext<B> {
         for poly in &ciphertext.polys {
             self.core.append_poly(&mut out, poly)?;
         }
+        append_key_set(&mut out, ciphertext.key_set);
         Ok(out)
     }
 
@@ -129,8 +132,8 @@ impl<B: BfvBackend> BfvContext<B> {
         let device = self.core.context_at_level(level)?;
         let polys =
             (0..count).map(|_| self.core.read_poly(&mut reader, &ring, device)).collect::<rlwe::Result<Vec<_>>>()?;
-        reader.finish()?;
-        Ok(Ciphertext { params: Arc::clone(&self.params), polys, level })
+        let key_set = reader.finish_with_key_set()?;
+        Ok(Ciphertext { params: Arc::clone(&self.params), polys, level, key_set })
     }
 
     /// The bytes of a seeded ciphertext: `c_0` and the public seed, about half a ciphertext.
@@ -139,6 +142,7 @@ impl<B: BfvBackend> BfvContext<B> {
         let mut out = self.header(SEEDED, 1, 32 + self.poly_bytes_at(self.top_level()))?;
         out.extend_from_slice(seeded.public_seed.as_bytes());
         self.core.append_poly(&mut out, &seeded.c0)?;
+        append_key_set(&mut out, seeded.key_set);
         Ok(out)
     }
 
@@ -154,8 +158,8 @@ impl<B: BfvBackend> BfvContext<B> {
         seed.copy_from_slice(reader.take(32)?);
         let public_seed = Seed::from(seed);
         let c0 = self.core.read_poly(&mut reader, self.params.ring_q(), self.core.ring_q())?;
-        reader.finish()?;
-        Ok(SeededCiphertext { params: Arc::clone(&self.params), c0, public_seed })
+        let key_set = reader.finish_with_key_set()?;
+        Ok(SeededCiphertext { params: Arc::clone(&self.params), c0, public_seed, key_set })
     }
 
     /// The bytes of `key` (kind 3: `b`, `a` over `q`, evaluation representation; see the

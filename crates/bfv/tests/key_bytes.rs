@@ -26,6 +26,9 @@ fn key_header_len(params: &BfvParameters) -> usize {
     8 + 1 + 1 + 4 + 4 + 8 * params.ciphertext_moduli().len() + 8 + 4 + 4 + 8 * params.special_moduli().len() + 1
 }
 
+/// The key set's identifier that ends every encoding (format version 2).
+const KEY_SET: usize = 8;
+
 /// Every key of one context, with the bytes of each.
 struct Keys {
     context: BfvContext<CpuBackend>,
@@ -90,10 +93,10 @@ fn round_trip(params: &Arc<BfvParameters>) {
     let (q_bytes, qp_bytes) = (8 * params.ring_q().poly_len(), 8 * params.ring_qp().poly_len());
     let digits = params.key_switch_tables().num_digits();
     assert_eq!(relin.digits().len(), digits, "{label}");
-    assert_eq!(keys.public_bytes.len(), header + 2 * q_bytes, "{label}");
-    assert_eq!(keys.relin_bytes.len(), header + digits * 2 * qp_bytes, "{label}");
-    assert_eq!(keys.galois_bytes.len(), header + galois.len() * (8 + digits * 2 * qp_bytes), "{label}");
-    assert_eq!(keys.secret_bytes.len(), header + q_bytes + qp_bytes, "{label}");
+    assert_eq!(keys.public_bytes.len(), header + 2 * q_bytes + KEY_SET, "{label}");
+    assert_eq!(keys.relin_bytes.len(), header + digits * 2 * qp_bytes + KEY_SET, "{label}");
+    assert_eq!(keys.galois_bytes.len(), header + galois.len() * (8 + digits * 2 * qp_bytes) + KEY_SET, "{label}");
+    assert_eq!(keys.secret_bytes.len(), header + q_bytes + qp_bytes + KEY_SET, "{label}");
 
     // Public key: the same polynomials.
     let public_back = context.public_key_from_bytes(&keys.public_bytes).unwrap();
@@ -209,7 +212,7 @@ fn empty_galois_keys_round_trip() {
     let secret = context.secret_key_from_seed(&seed(1)).unwrap();
     let empty = context.galois_keys_from_seed(&secret, &[], &seed(4)).unwrap();
     let bytes = context.galois_keys_to_bytes(&empty).unwrap();
-    assert_eq!(bytes.len(), key_header_len(&params));
+    assert_eq!(bytes.len(), key_header_len(&params) + KEY_SET);
     assert!(context.galois_keys_from_bytes(&bytes).unwrap().is_empty());
 }
 
@@ -258,7 +261,9 @@ fn truncated_trailing_and_bad_header_bytes_are_malformed() {
         bad_magic[0] ^= 1;
         assert!(is_malformed(decode(&bad_magic)), "{name} magic");
         let mut bad_version = bytes.clone();
-        bad_version[8] = 2;
+        bad_version[8] = 3;
+        assert!(is_malformed(decode(&bad_version)), "{name} version");
+        bad_version[8] = 0;
         assert!(is_malformed(decode(&bad_version)), "{name} version");
         let mut unknown_transform = bytes.clone();
         unknown_transform[header - 1] = 3;
@@ -479,7 +484,8 @@ fn bad_galois_elements_are_rejected() {
     let mut fewer = keys.galois_bytes.clone();
     fewer[count_offset..count_offset + 4].copy_from_slice(&2u32.to_le_bytes());
     assert!(is_malformed(context.galois_keys_from_bytes(&fewer)));
-    assert!(context.galois_keys_from_bytes(&fewer[..element_offset(2)]).is_ok());
+    let key_set = &fewer[fewer.len() - KEY_SET..];
+    assert!(context.galois_keys_from_bytes(&[&fewer[..element_offset(2)], key_set].concat()).is_ok());
 }
 
 #[test]

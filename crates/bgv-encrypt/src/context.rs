@@ -14,7 +14,7 @@ use std::sync::{Arc, OnceLock};
 
 use bfv::PlaintextScaling;
 use poly::{Coeff, Poly, Seed};
-use rlwe::RlweContext;
+use rlwe::{KeySetId, RlweContext};
 
 use crate::backend::{BgvBackend, DecryptionTables};
 use crate::{BgvError, BgvParameters, Result};
@@ -204,12 +204,29 @@ impl<B: BgvBackend> BgvContext<B> {
         self.check(&seeded.params, "seeded ciphertext")?;
         let c0 = self.backend.duplicate(&seeded.c0).be()?;
         let c1 = self.core.expand_uniform(&seeded.public_seed)?;
-        Ok(self.ciphertext(vec![c0, c1], self.top_level(), 1))
+        Ok(self.ciphertext(vec![c0, c1], self.top_level(), 1, seeded.key_set))
     }
 
     /// A ciphertext of these parameters.
-    pub(crate) fn ciphertext(&self, polys: Vec<B::Poly<Coeff>>, level: usize, correction: u64) -> Ciphertext<B> {
-        Ciphertext { params: Arc::clone(&self.params), polys, level, correction, product: false }
+    pub(crate) fn ciphertext(
+        &self,
+        polys: Vec<B::Poly<Coeff>>,
+        level: usize,
+        correction: u64,
+        key_set: Option<KeySetId>,
+    ) -> Ciphertext<B> {
+        Ciphertext { params: Arc::clone(&self.params), polys, level, correction, product: false, key_set }
+    }
+
+    /// The key set of the result of an operation on operands of key sets `first` and `second`
+    /// ([`rlwe::KeySetId::combine`]): errors with `rlwe::RlweError::KeySetMismatch` (as
+    /// [`BgvError::Core`], naming `what`, the second) when they differ.
+    pub(crate) fn key_set_of(
+        first: Option<KeySetId>,
+        second: Option<KeySetId>,
+        what: &'static str,
+    ) -> Result<Option<KeySetId>> {
+        Ok(KeySetId::combine(first, second, what)?)
     }
 }
 
@@ -235,6 +252,8 @@ pub struct Ciphertext<B: BgvBackend> {
     /// Whether this is a product not yet switched down: under [`ModSwitching::Auto`] the next
     /// multiplication switches it one level down first. Not part of the byte encoding.
     pub(crate) product: bool,
+    /// The key set of the key it was encrypted under ([`KeySetId`]; `None`: unknown).
+    pub(crate) key_set: Option<KeySetId>,
 }
 
 impl<B: BgvBackend> fmt::Debug for Ciphertext<B> {
@@ -275,6 +294,12 @@ impl<B: BgvBackend> Ciphertext<B> {
     pub fn polys(&self) -> &[B::Poly<Coeff>] {
         &self.polys
     }
+
+    /// The identifier of the key set it is encrypted under ([`KeySetId`]): operations with a
+    /// key or ciphertext of another key set are refused (`rlwe::RlweError::KeySetMismatch`).
+    pub fn key_set(&self) -> Option<KeySetId> {
+        self.key_set
+    }
 }
 
 /// A symmetric ciphertext whose uniform half travels as its seed (as bfv's): `c_0` and the
@@ -283,6 +308,7 @@ pub struct SeededCiphertext<B: BgvBackend> {
     pub(crate) params: Arc<BgvParameters>,
     pub(crate) c0: B::Poly<Coeff>,
     pub(crate) public_seed: Seed,
+    pub(crate) key_set: Option<KeySetId>,
 }
 
 impl<B: BgvBackend> fmt::Debug for SeededCiphertext<B> {
@@ -295,6 +321,11 @@ impl<B: BgvBackend> SeededCiphertext<B> {
     /// `c_0` on the backend.
     pub fn c0(&self) -> &B::Poly<Coeff> {
         &self.c0
+    }
+
+    /// The identifier of the key set it is encrypted under ([`KeySetId`]).
+    pub fn key_set(&self) -> Option<KeySetId> {
+        self.key_set
     }
 
     /// The public seed of `c_1`.

@@ -78,6 +78,7 @@ impl<B: BgvBackend> BgvContext<B> {
 
     fn add_or_sub(&self, a: &Ciphertext<B>, b: &Ciphertext<B>, subtract: bool) -> Result<Ciphertext<B>> {
         let operation = if subtract { "sub" } else { "add" };
+        let key_set = Self::key_set_of(a.key_set, b.key_set, "ciphertext")?;
         let (a, b) = self.aligned(a, b, operation)?;
         let rescaled = self.polys_with_factor(&b, a.correction)?;
         let b_polys: &[B::Poly<Coeff>] = rescaled.as_deref().unwrap_or(&b.polys);
@@ -100,7 +101,7 @@ impl<B: BgvBackend> BgvContext<B> {
             }
             polys.push(out);
         }
-        let mut out = self.ciphertext(polys, a.level, a.correction);
+        let mut out = self.ciphertext(polys, a.level, a.correction, key_set);
         out.product = a.product || b.product;
         Ok(out)
     }
@@ -125,9 +126,11 @@ impl<B: BgvBackend> BgvContext<B> {
             *a = self.add(a, b)?;
             return Ok(());
         }
+        let key_set = Self::key_set_of(a.key_set, b.key_set, "ciphertext")?;
         for (x, y) in a.polys.iter_mut().zip(&b.polys) {
             self.backend.add_assign(x, y).be()?;
         }
+        a.key_set = key_set;
         Ok(())
     }
 
@@ -135,7 +138,7 @@ impl<B: BgvBackend> BgvContext<B> {
     pub fn negate(&self, a: &Ciphertext<B>) -> Result<Ciphertext<B>> {
         self.check_ciphertext(a)?;
         let polys = a.polys.iter().map(|p| self.backend.neg(p).be()).collect::<Result<Vec<_>>>()?;
-        let mut out = self.ciphertext(polys, a.level, a.correction);
+        let mut out = self.ciphertext(polys, a.level, a.correction, a.key_set);
         out.product = a.product;
         Ok(out)
     }
@@ -179,7 +182,7 @@ impl<B: BgvBackend> BgvContext<B> {
         // Not counted as a product by the automatic switching: the noise grows by the
         // plaintext's L1 norm, small for a constant, about a product's for a general batch
         // plaintext (switch down by hand after those).
-        let mut out = self.ciphertext(polys, a.level, a.correction);
+        let mut out = self.ciphertext(polys, a.level, a.correction, a.key_set);
         out.product = a.product;
         Ok(out)
     }
@@ -199,6 +202,7 @@ impl<B: BgvBackend> BgvContext<B> {
     pub fn mul(&self, a: &Ciphertext<B>, b: &Ciphertext<B>) -> Result<Ciphertext<B>> {
         self.check_ciphertext(a)?;
         self.check_ciphertext(b)?;
+        let key_set = Self::key_set_of(a.key_set, b.key_set, "ciphertext")?;
         let (a, b) = (self.auto_switched(Operand::Borrowed(a))?, self.auto_switched(Operand::Borrowed(b))?);
         let (a, b) = self.aligned(&a, &b, "mul")?;
         let backend = &self.backend;
@@ -212,7 +216,7 @@ impl<B: BgvBackend> BgvContext<B> {
         let e2 = backend.inverse_of_product(a1, &b1)?;
         let e1 = backend.inverse(e1).be()?;
         let correction = self.mul_factors(a.correction, b.correction);
-        Ok(self.product(vec![e0, e1, e2], a.level, correction))
+        Ok(self.product(vec![e0, e1, e2], a.level, correction, key_set))
     }
 
     /// `a^2`: `(c_0^2, 2 c_0 c_1, c_1^2)` (two forward transforms).
@@ -229,11 +233,17 @@ impl<B: BgvBackend> BgvContext<B> {
         let e2 = backend.inverse_of_product(backend.duplicate(&a1).be()?, &a1)?;
         let e1 = backend.inverse(e1).be()?;
         let correction = self.mul_factors(a.correction, a.correction);
-        Ok(self.product(vec![e0, e1, e2], a.level, correction))
+        Ok(self.product(vec![e0, e1, e2], a.level, correction, a.key_set))
     }
 
-    fn product(&self, polys: Vec<B::Poly<Coeff>>, level: usize, correction: u64) -> Ciphertext<B> {
-        let mut out = self.ciphertext(polys, level, correction);
+    fn product(
+        &self,
+        polys: Vec<B::Poly<Coeff>>,
+        level: usize,
+        correction: u64,
+        key_set: Option<rlwe::KeySetId>,
+    ) -> Ciphertext<B> {
+        let mut out = self.ciphertext(polys, level, correction, key_set);
         out.product = true;
         out
     }
@@ -248,6 +258,7 @@ impl<B: BgvBackend> BgvContext<B> {
     pub fn relinearize(&self, a: &Ciphertext<B>, key: &RelinKey<B>) -> Result<Ciphertext<B>> {
         self.check_ciphertext(a)?;
         self.check_key(key.params(), "relinearization key")?;
+        let key_set = Self::key_set_of(a.key_set, key.key_set(), "relinearization key")?;
         match a.polys.len() {
             2 => self.duplicate(a),
             3 => {
@@ -257,7 +268,7 @@ impl<B: BgvBackend> BgvContext<B> {
                 backend.add_assign(&mut c0, &down_b).be()?;
                 let mut c1 = backend.duplicate(&a.polys[1]).be()?;
                 backend.add_assign(&mut c1, &down_a).be()?;
-                let mut out = self.ciphertext(vec![c0, c1], a.level, a.correction);
+                let mut out = self.ciphertext(vec![c0, c1], a.level, a.correction, key_set);
                 out.product = a.product;
                 Ok(out)
             }
@@ -270,12 +281,15 @@ impl<B: BgvBackend> BgvContext<B> {
     /// [`mul`](Self::mul) then [`relinearize`](Self::relinearize).
     pub fn mul_relin(&self, a: &Ciphertext<B>, b: &Ciphertext<B>, key: &RelinKey<B>) -> Result<Ciphertext<B>> {
         self.check_key(key.params(), "relinearization key")?;
+        let operands = Self::key_set_of(a.key_set, b.key_set, "ciphertext")?;
+        Self::key_set_of(operands, key.key_set(), "relinearization key")?;
         self.relinearize_owned(self.mul(a, b)?, key)
     }
 
     /// [`square`](Self::square) then [`relinearize`](Self::relinearize).
     pub fn square_relin(&self, a: &Ciphertext<B>, key: &RelinKey<B>) -> Result<Ciphertext<B>> {
         self.check_key(key.params(), "relinearization key")?;
+        Self::key_set_of(a.key_set, key.key_set(), "relinearization key")?;
         self.relinearize_owned(self.square(a)?, key)
     }
 
@@ -283,6 +297,7 @@ impl<B: BgvBackend> BgvContext<B> {
         if a.polys.len() != 3 {
             return self.relinearize(&a, key);
         }
+        a.key_set = Self::key_set_of(a.key_set, key.key_set(), "relinearization key")?;
         let [down_b, down_a] = self.core.switch_key_at_level(&a.polys[2], key.key_switching_key(), a.level)?;
         a.polys.truncate(2);
         self.backend.add_assign(&mut a.polys[0], &down_b).be()?;
@@ -303,7 +318,7 @@ impl<B: BgvBackend> BgvContext<B> {
             .map(|poly| Ok(self.core.mod_switch_to_next_poly(poly, level)?))
             .collect::<Result<Vec<_>>>()?;
         let factor = self.level_tables(level)?.last_prime_inv_mod_t;
-        Ok(self.ciphertext(polys, level - 1, self.mul_factors(ciphertext.correction, factor)))
+        Ok(self.ciphertext(polys, level - 1, self.mul_factors(ciphertext.correction, factor), ciphertext.key_set))
     }
 
     /// `ciphertext` switched down to `level` (a copy at its own level). Errors with

@@ -69,9 +69,10 @@ impl<B: BgvBackend> BgvContext<B> {
         if element == 1 {
             return self.duplicate(ciphertext);
         }
+        let key_set = Self::key_set_of(ciphertext.key_set, keys.key_set(), "Galois keys")?;
         let key = keys.switching_key(element).ok_or(BgvError::MissingGaloisKey { operation, element })?;
         let [out_c0, switched_a] = self.core.apply_galois_pair(c0, c1, element, key, ciphertext.level)?;
-        let mut out = self.ciphertext(vec![out_c0, switched_a], ciphertext.level, ciphertext.correction);
+        let mut out = self.ciphertext(vec![out_c0, switched_a], ciphertext.level, ciphertext.correction, key_set);
         out.product = ciphertext.product;
         Ok(out)
     }

@@ -106,7 +106,7 @@ impl<B: BgvBackend> BgvContext<B> {
         self.check_key(public_key.params(), "public key")?;
         let message = self.lift(plaintext, self.top_level(), 1)?;
         let [c0, c1] = self.core.encrypt_with_seed(public_key, Some(&message), seed)?;
-        Ok(self.ciphertext(vec![c0, c1], self.top_level(), 1))
+        Ok(self.ciphertext(vec![c0, c1], self.top_level(), 1, public_key.key_set()))
     }
 
     /// Encrypts `plaintext` under the secret key with fresh OS seeds.
@@ -126,7 +126,12 @@ impl<B: BgvBackend> BgvContext<B> {
         self.check_key(secret.params(), "secret key")?;
         let message = self.lift(plaintext, self.top_level(), 1)?;
         let c0 = self.core.encrypt_symmetric(secret, Some(message), public_seed, error_seed)?;
-        Ok(SeededCiphertext { params: Arc::clone(&self.params), c0, public_seed: public_seed.clone() })
+        Ok(SeededCiphertext {
+            params: Arc::clone(&self.params),
+            c0,
+            public_seed: public_seed.clone(),
+            key_set: secret.key_set(),
+        })
     }
 
     /// The secret at `level`.
@@ -143,6 +148,7 @@ impl<B: BgvBackend> BgvContext<B> {
     /// in the evaluation representation).
     pub(crate) fn phase(&self, ciphertext: &Ciphertext<B>, secret: &SecretKey<B>) -> Result<B::Poly<Coeff>> {
         self.check(&ciphertext.params, "ciphertext")?;
+        Self::key_set_of(ciphertext.key_set, secret.key_set(), "secret key")?;
         let s = self.secret_at_level(secret, ciphertext.level)?;
         let backend = &self.backend;
         let polys = &ciphertext.polys;

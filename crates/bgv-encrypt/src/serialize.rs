@@ -10,6 +10,8 @@
 //! kind 1:  8 bytes        the correction factor f (1 <= f < t, invertible modulo t)
 //!          8 k (l+1) N    c_0, c_1, ... over q_l, coefficient representation
 //! kind 2:  32 bytes       the public seed, then 8 L N: c_0 over q (factor 1, top level)
+//! every kind, last (format version 2): 8 bytes, the key set's identifier (`rlwe::KeySetId`,
+//! 0 for none; version 1 has none)
 //! ```
 //!
 //! **The bytes of a secret key are the secret itself** (see bfv's serialize docs). Decoding
@@ -22,7 +24,7 @@
 use std::sync::Arc;
 
 use poly::Seed;
-use rlwe::framing::{Frame, Kind, Reader, Scheme};
+use rlwe::framing::{Frame, Kind, Reader, Scheme, append_key_set};
 
 use crate::backend::BgvBackend;
 use crate::context::{BgvContext, Ciphertext, PublicKey, RelinKey, SecretKey, SeededCiphertext, inverse_mod};
@@ -56,6 +58,7 @@ impl<B: BgvBackend> BgvContext<B> {
         for poly in &ciphertext.polys {
             self.core.append_poly(&mut out, poly)?;
         }
+        append_key_set(&mut out, ciphertext.key_set);
         Ok(out)
     }
 
@@ -86,8 +89,8 @@ impl<B: BgvBackend> BgvContext<B> {
         let device = self.core.context_at_level(level)?;
         let polys =
             (0..count).map(|_| self.core.read_poly(&mut reader, &ring, device)).collect::<rlwe::Result<Vec<_>>>()?;
-        reader.finish()?;
-        Ok(self.ciphertext(polys, level, correction))
+        let key_set = reader.finish_with_key_set()?;
+        Ok(self.ciphertext(polys, level, correction, key_set))
     }
 
     /// The bytes of a seeded ciphertext: the public seed and `c_0`.
@@ -96,6 +99,7 @@ impl<B: BgvBackend> BgvContext<B> {
         let mut out = self.frame().header(SEEDED, self.top_level(), 1, 32 + self.poly_bytes_at(self.top_level()))?;
         out.extend_from_slice(seeded.public_seed.as_bytes());
         self.core.append_poly(&mut out, &seeded.c0)?;
+        append_key_set(&mut out, seeded.key_set);
         Ok(out)
     }
 
@@ -109,8 +113,8 @@ impl<B: BgvBackend> BgvContext<B> {
         let mut seed = [0u8; 32];
         seed.copy_from_slice(reader.take(32)?);
         let c0 = self.core.read_poly(&mut reader, self.params.ring_q(), self.core.ring_q())?;
-        reader.finish()?;
-        Ok(SeededCiphertext { params: Arc::clone(&self.params), c0, public_seed: Seed::from(seed) })
+        let key_set = reader.finish_with_key_set()?;
+        Ok(SeededCiphertext { params: Arc::clone(&self.params), c0, public_seed: Seed::from(seed), key_set })
     }
 
     /// The bytes of a public key.

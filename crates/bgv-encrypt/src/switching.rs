@@ -50,7 +50,7 @@ impl<B: BgvBackend> BgvContext<B> {
         let polys =
             ciphertext.polys().iter().map(|p| self.backend.scalar_mul(p, t).be()).collect::<Result<Vec<_>>>()?;
         let level = ciphertext.level();
-        Ok(self.ciphertext(polys, level, self.bfv_correction(level)?))
+        Ok(self.ciphertext(polys, level, self.bfv_correction(level)?, ciphertext.key_set()))
     }
 
     /// The BFV ciphertext (of `bfv`) of the plaintext of `ciphertext`, under the same secret key
@@ -82,6 +82,6 @@ impl<B: BgvBackend> BgvContext<B> {
             .iter()
             .map(|p| self.backend.scalar_mul_per_limb(p, &scalars).be())
             .collect::<Result<Vec<_>>>()?;
-        Ok(bfv.ciphertext_from_polys(polys, level)?)
+        Ok(bfv.ciphertext_from_polys(polys, level)?.with_key_set(ciphertext.key_set))
     }
 }

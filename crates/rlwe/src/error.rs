@@ -44,6 +44,17 @@ pub enum RlweError {
         /// The table's bound at this degree (0 outside the table).
         max_bits: u64,
     },
+    /// Two objects of different key sets (a ciphertext and a relinearization key of another
+    /// secret key, ...): see [`crate::KeySetId`].
+    #[error("{what} belongs to key set {actual:016x}, the operation's other operand to key set {expected:016x}")]
+    KeySetMismatch {
+        /// The operand that does not match.
+        what: &'static str,
+        /// The key set of the other operand.
+        expected: u64,
+        /// The key set of `what`.
+        actual: u64,
+    },
     /// A key or ciphertext of other parameters.
     #[error("{what} belongs to different parameters")]
     ParameterMismatch {

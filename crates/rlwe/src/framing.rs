@@ -17,14 +17,24 @@
 //! 4 bytes  K (number of special primes)
 //! 8 K      the special primes p_0 .. p_{K-1}
 //! 1 byte   transform: 0 = NTT, 1 = DGT, 2 = hierarchical DGT
+//! -- the body (the scheme's), then, from format version 2 on:
+//! 8 bytes  the key set's identifier (`crate::KeySetId`; 0 for none)
 //! ```
+//!
+//! Decoders read versions 1 (no identifier: the object carries none) and 2.
 
 use poly::TransformKind;
 
-use crate::{Result, RlweError, RlweParameters};
+use crate::{KeySetId, Result, RlweError, RlweParameters};
 
-/// The format version.
-pub const VERSION: u8 = 1;
+/// The format version written (2: with the key set's identifier at the end).
+pub const VERSION: u8 = 2;
+
+/// The oldest format version read (1: no key set's identifier).
+pub const MIN_VERSION: u8 = 1;
+
+/// The bytes of the key set's identifier at the end of an encoding (version 2).
+pub const KEY_SET_BYTES: usize = 8;
 
 /// The scheme whose object an encoding holds (the last three bytes of the magic).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -107,7 +117,8 @@ impl Frame<'_> {
     pub fn header(&self, kind: Kind, level: usize, count: usize, body: usize) -> Result<Vec<u8>> {
         self.params.check_level(level)?;
         let params = self.params;
-        let mut out = Vec::with_capacity(self.header_len(kind, level).saturating_add(body));
+        let mut out =
+            Vec::with_capacity(self.header_len(kind, level).saturating_add(body).saturating_add(KEY_SET_BYTES));
         out.extend_from_slice(self.scheme.magic());
         out.push(VERSION);
         out.push(kind.code);
@@ -136,9 +147,10 @@ impl Frame<'_> {
             return Err(reader.malformed(format!("not a {} {} (bad magic)", self.scheme.name(), kind.noun)));
         }
         let version = reader.u8()?;
-        if version != VERSION {
+        if !(MIN_VERSION..=VERSION).contains(&version) {
             return Err(reader.malformed(format!("unknown format version {version}")));
         }
+        reader.version = version;
         let code = reader.u8()?;
         if code != kind.code {
             return Err(reader.malformed(format!("kind {code} is not a {}", kind.noun)));
@@ -190,12 +202,14 @@ pub struct Reader<'a> {
     offset: usize,
     /// The `what` of its errors.
     what: &'static str,
+    /// The format version of the header read ([`VERSION`] until then).
+    version: u8,
 }
 
 impl<'a> Reader<'a> {
     /// A reader of `bytes` holding an encoding of `kind`.
     pub fn new(bytes: &'a [u8], kind: Kind) -> Self {
-        Self { bytes, offset: 0, what: kind.bytes }
+        Self { bytes, offset: 0, what: kind.bytes, version: VERSION }
     }
 
     /// [`RlweError::Malformed`] with this reader's subject.
@@ -251,6 +265,14 @@ impl<'a> Reader<'a> {
         Ok(())
     }
 
+    /// The key set's identifier that ends an encoding of version 2 (none in version 1), then
+    /// [`finish`](Self::finish).
+    pub fn finish_with_key_set(&mut self) -> Result<Option<KeySetId>> {
+        let key_set = if self.version >= 2 { KeySetId::from_u64(self.u64()?) } else { None };
+        self.finish()?;
+        Ok(key_set)
+    }
+
     /// Errors unless every byte has been read.
     pub fn finish(&self) -> Result<()> {
         if self.offset == self.bytes.len() {
@@ -259,6 +281,11 @@ impl<'a> Reader<'a> {
             Err(self.malformed(format!("{} trailing bytes", self.remaining())))
         }
     }
+}
+
+/// Appends the key set's identifier that ends an encoding (0 for none).
+pub fn append_key_set(out: &mut Vec<u8>, key_set: Option<KeySetId>) {
+    out.extend_from_slice(&KeySetId::to_u64(key_set).to_le_bytes());
 }
 
 /// Appends `words` as little-endian bytes.

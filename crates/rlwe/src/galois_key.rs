@@ -20,7 +20,7 @@ use crate::context::RlweContext;
 use crate::error::BackendResult;
 use crate::key_switching_key::KeySwitchingKey;
 use crate::keys::{SecretKey, SecretScratch};
-use crate::{Result, RlweError, RlweParameters};
+use crate::{KeySetId, Result, RlweError, RlweParameters};
 
 /// The generator of the row rotations: `x -> x^3` rotates both rows left by one slot.
 const ROW_GENERATOR: u64 = 3;
@@ -69,6 +69,7 @@ fn galois_first_index(element: u64) -> u64 {
 pub struct GaloisKeys<B: RlweBackend> {
     params: Arc<RlweParameters>,
     keys: BTreeMap<u64, KeySwitchingKey<B>>,
+    key_set: Option<KeySetId>,
 }
 
 impl<B: RlweBackend> fmt::Debug for GaloisKeys<B> {
@@ -83,13 +84,30 @@ impl<B: RlweBackend> fmt::Debug for GaloisKeys<B> {
 impl<B: RlweBackend> GaloisKeys<B> {
     /// Galois keys of `context` from one key per element (a decoder's constructor). Errors
     /// with [`RlweError::InvalidGaloisElement`] for an element that is even or not below `2N`,
-    /// and [`RlweError::ParameterMismatch`] for a key of other parameters.
+    /// [`RlweError::ParameterMismatch`] for a key of other parameters and
+    /// [`RlweError::KeySetMismatch`] for keys of different key sets.
     pub fn from_keys(context: &RlweContext<B>, keys: BTreeMap<u64, KeySwitchingKey<B>>) -> Result<Self> {
+        let mut key_set = None;
         for (&element, key) in &keys {
             check_galois_element(context.params.degree(), element)?;
             context.check(key.params(), "Galois key")?;
+            key_set = KeySetId::combine(key_set, key.key_set(), "Galois key")?;
         }
-        Ok(Self { params: Arc::clone(&context.params), keys })
+        Ok(Self { params: Arc::clone(&context.params), keys, key_set })
+    }
+
+    /// The keys with the key-set identifier `key_set`, every element's key included (a
+    /// decoder's).
+    pub fn with_key_set(mut self, key_set: Option<KeySetId>) -> Self {
+        self.keys =
+            core::mem::take(&mut self.keys).into_iter().map(|(g, key)| (g, key.with_key_set(key_set))).collect();
+        self.key_set = key_set;
+        self
+    }
+
+    /// The identifier of the secret key's key set ([`KeySetId`]).
+    pub fn key_set(&self) -> Option<KeySetId> {
+        self.key_set
     }
 
     /// The Galois elements that have a key, in increasing order.
@@ -167,7 +185,7 @@ impl<B: RlweBackend> RlweContext<B> {
             }
             secret_coefficients.zeroize()?;
         }
-        Ok(GaloisKeys { params: Arc::clone(&self.params), keys })
+        Ok(GaloisKeys { params: Arc::clone(&self.params), keys, key_set: secret.key_set() })
     }
 
     /// `sigma_g` of a two-polynomial ciphertext `(c_0, c_1)` over `q` (coefficient

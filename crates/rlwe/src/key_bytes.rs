@@ -13,7 +13,7 @@ use zeroize::Zeroizing;
 use crate::backend::{EvalPair, RlweBackend};
 use crate::context::RlweContext;
 use crate::error::BackendResult;
-use crate::framing::{Frame, Kind, Reader, append_words};
+use crate::framing::{Frame, Kind, Reader, append_key_set, append_words};
 use crate::galois_key::{GaloisKeys, check_galois_element};
 use crate::key_switching_key::KeySwitchingKey;
 use crate::keys::{PublicKey, SecretKey};
@@ -120,6 +120,7 @@ impl<B: RlweBackend> RlweContext<B> {
         let (b, a) = key.polys();
         self.append_poly(&mut out, b)?;
         self.append_poly(&mut out, a)?;
+        append_key_set(&mut out, key.key_set());
         Ok(out)
     }
 
@@ -136,8 +137,8 @@ impl<B: RlweBackend> RlweContext<B> {
         let ring = self.params.ring_q();
         let b = self.read_poly(&mut reader, ring, &self.ring_q)?;
         let a = self.read_poly(&mut reader, ring, &self.ring_q)?;
-        reader.finish()?;
-        Ok(PublicKey::from_polys(self, b, a))
+        let key_set = reader.finish_with_key_set()?;
+        Ok(PublicKey::from_polys(self, b, a).with_key_set(key_set))
     }
 
     /// The bytes of `key` (kind 4: its digit pairs `(b_j, a_j)` over `qP`, evaluation
@@ -148,6 +149,7 @@ impl<B: RlweBackend> RlweContext<B> {
         let mut out =
             frame.header(RELIN_KEY, self.params.max_level(), key.digits().len(), self.key_switching_key_bytes())?;
         self.append_key_switching_key(&mut out, key.digits())?;
+        append_key_set(&mut out, key.key_set());
         Ok(out)
     }
 
@@ -165,8 +167,10 @@ impl<B: RlweBackend> RlweContext<B> {
             );
         }
         let digits = self.read_key_switching_key(&mut reader)?;
-        reader.finish()?;
-        Ok(RelinearizationKey::from_key_switching_key(KeySwitchingKey::from_digits(self, digits)?))
+        let key_set = reader.finish_with_key_set()?;
+        Ok(RelinearizationKey::from_key_switching_key(
+            KeySwitchingKey::from_digits(self, digits)?.with_key_set(key_set),
+        ))
     }
 
     /// The bytes of `keys` (kind 5: the number of elements, then for each element in
@@ -184,6 +188,7 @@ impl<B: RlweBackend> RlweContext<B> {
             out.extend_from_slice(&element.to_le_bytes());
             self.append_key_switching_key(&mut out, digits)?;
         }
+        append_key_set(&mut out, keys.key_set());
         Ok(out)
     }
 
@@ -218,8 +223,8 @@ impl<B: RlweBackend> RlweContext<B> {
             previous = Some(element);
             keys.insert(element, KeySwitchingKey::from_digits(self, self.read_key_switching_key(&mut reader)?)?);
         }
-        reader.finish()?;
-        GaloisKeys::from_keys(self, keys)
+        let key_set = reader.finish_with_key_set()?;
+        Ok(GaloisKeys::from_keys(self, keys)?.with_key_set(key_set))
     }
 
     /// **The secret itself**: the bytes of `key` (kind 6: `s` over `q` and over `qP`,
@@ -240,6 +245,7 @@ impl<B: RlweBackend> RlweContext<B> {
         )?);
         self.append_secret_poly(&mut out, key.s_q())?;
         self.append_secret_poly(&mut out, key.s_qp())?;
+        append_key_set(&mut out, key.key_set());
         Ok(core::mem::take(&mut *out))
     }
 
@@ -266,7 +272,7 @@ impl<B: RlweBackend> RlweContext<B> {
         };
         // Dropping the key on an error below overwrites both polynomials.
         let key = SecretKey::from_polys(self, s_q, s_qp);
-        reader.finish()?;
-        Ok(key)
+        let key_set = reader.finish_with_key_set()?;
+        Ok(key.with_key_set(key_set))
     }
 }

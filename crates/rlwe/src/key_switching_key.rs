@@ -16,13 +16,14 @@ use crate::backend::{EvalPair, RlweBackend};
 use crate::context::RlweContext;
 use crate::error::BackendResult;
 use crate::keys::{SecretKey, SecretScratch};
-use crate::{Result, RlweError, RlweParameters};
+use crate::{KeySetId, Result, RlweError, RlweParameters};
 
 /// A key-switching key: one pair `(b_j, a_j)` over `qP` per digit (module docs).
 pub struct KeySwitchingKey<B: RlweBackend> {
     params: Arc<RlweParameters>,
     digits: Vec<EvalPair<B>>,
     error_scale: u64,
+    key_set: Option<KeySetId>,
     /// The digits of the levels below the top, restricted to `q_l P`, made on first use.
     levels: Vec<OnceLock<Vec<EvalPair<B>>>>,
 }
@@ -39,14 +40,31 @@ impl<B: RlweBackend> fmt::Debug for KeySwitchingKey<B> {
 impl<B: RlweBackend> KeySwitchingKey<B> {
     /// A key of `context` from its digits (a decoder's constructor). Errors with
     /// [`rns::RnsError::LengthMismatch`] unless there is one pair per digit of the parameters.
+    /// It carries no key-set identifier until [`with_key_set`](Self::with_key_set) gives it one.
     pub fn from_digits(context: &RlweContext<B>, digits: Vec<EvalPair<B>>) -> Result<Self> {
         check_digit_count(&context.params, digits.len())?;
-        Ok(Self::assemble(&context.params, digits, context.error_scale))
+        Ok(Self::assemble(&context.params, digits, context.error_scale, None))
     }
 
-    fn assemble(params: &Arc<RlweParameters>, digits: Vec<EvalPair<B>>, error_scale: u64) -> Self {
+    fn assemble(
+        params: &Arc<RlweParameters>,
+        digits: Vec<EvalPair<B>>,
+        error_scale: u64,
+        key_set: Option<KeySetId>,
+    ) -> Self {
         let levels = (0..params.max_level()).map(|_| OnceLock::new()).collect();
-        Self { params: Arc::clone(params), digits, error_scale, levels }
+        Self { params: Arc::clone(params), digits, error_scale, key_set, levels }
+    }
+
+    /// The key with the key-set identifier `key_set` (a decoder's).
+    pub fn with_key_set(mut self, key_set: Option<KeySetId>) -> Self {
+        self.key_set = key_set;
+        self
+    }
+
+    /// The identifier of the key set of the secret key it switches to ([`KeySetId`]).
+    pub fn key_set(&self) -> Option<KeySetId> {
+        self.key_set
     }
 
     /// The pairs of level `level`: the first `ceil((level + 1) / digit_size)` digits with their
@@ -127,6 +145,6 @@ impl<B: RlweBackend> RlweContext<B> {
             scaled_target.zeroize()?;
             digits.push((b, a));
         }
-        Ok(KeySwitchingKey::assemble(&self.params, digits, self.error_scale))
+        Ok(KeySwitchingKey::assemble(&self.params, digits, self.error_scale, secret.key_set()))
     }
 }

@@ -16,7 +16,7 @@ use poly::{Eval, Representation, Seed};
 use crate::backend::RlweBackend;
 use crate::context::RlweContext;
 use crate::error::BackendResult;
-use crate::{Result, RlweParameters};
+use crate::{KeySetId, Result, RlweParameters};
 
 /// The secret key `s` (ternary), in the evaluation representation over `q` and over `qP`.
 /// Both polynomials are overwritten with zeros when the key is dropped.
@@ -25,6 +25,7 @@ pub struct SecretKey<B: RlweBackend> {
     backend: B,
     s_q: B::Poly<Eval>,
     s_qp: B::Poly<Eval>,
+    key_set: Option<KeySetId>,
 }
 
 impl<B: RlweBackend> fmt::Debug for SecretKey<B> {
@@ -44,9 +45,22 @@ impl<B: RlweBackend> Drop for SecretKey<B> {
 impl<B: RlweBackend> SecretKey<B> {
     /// A secret key of `context` from its two polynomials (a decoder's constructor: `s_q`
     /// over `q` and `s_qp` over `qP`, evaluation representation, of the same ternary `s`; the
-    /// caller has checked them). They are zeroized when the key is dropped.
+    /// caller has checked them). They are zeroized when the key is dropped. The key carries no
+    /// key-set identifier until [`with_key_set`](Self::with_key_set) gives it one.
     pub fn from_polys(context: &RlweContext<B>, s_q: B::Poly<Eval>, s_qp: B::Poly<Eval>) -> Self {
-        Self { params: Arc::clone(&context.params), backend: context.backend.clone(), s_q, s_qp }
+        Self { params: Arc::clone(&context.params), backend: context.backend.clone(), s_q, s_qp, key_set: None }
+    }
+
+    /// The key with the key-set identifier `key_set` (a decoder's).
+    pub fn with_key_set(mut self, key_set: Option<KeySetId>) -> Self {
+        self.key_set = key_set;
+        self
+    }
+
+    /// The key set's identifier ([`KeySetId`]): drawn from the seed at generation, carried by
+    /// every key and ciphertext made with this key.
+    pub fn key_set(&self) -> Option<KeySetId> {
+        self.key_set
     }
 
     /// The parameters.
@@ -73,6 +87,7 @@ pub struct PublicKey<B: RlweBackend> {
     b: B::Poly<Eval>,
     a: B::Poly<Eval>,
     error_scale: u64,
+    key_set: Option<KeySetId>,
 }
 
 impl<B: RlweBackend> fmt::Debug for PublicKey<B> {
@@ -84,8 +99,21 @@ impl<B: RlweBackend> fmt::Debug for PublicKey<B> {
 impl<B: RlweBackend> PublicKey<B> {
     /// A public key of `context` from `(b, a)` over `q`, evaluation representation (a
     /// decoder's constructor).
+    /// It carries no key-set identifier until [`with_key_set`](Self::with_key_set) gives it one.
     pub fn from_polys(context: &RlweContext<B>, b: B::Poly<Eval>, a: B::Poly<Eval>) -> Self {
-        Self { params: Arc::clone(&context.params), b, a, error_scale: context.error_scale }
+        Self { params: Arc::clone(&context.params), b, a, error_scale: context.error_scale, key_set: None }
+    }
+
+    /// The key with the key-set identifier `key_set` (a decoder's).
+    pub fn with_key_set(mut self, key_set: Option<KeySetId>) -> Self {
+        self.key_set = key_set;
+        self
+    }
+
+    /// The identifier of the secret key's key set ([`KeySetId`]); ciphertexts encrypted with
+    /// this key carry it.
+    pub fn key_set(&self) -> Option<KeySetId> {
+        self.key_set
     }
 
     /// The factor of the key's error (1 for BFV, `t` for BGV).
@@ -158,7 +186,8 @@ impl<B: RlweBackend> RlweContext<B> {
         let backend = &self.backend;
         let s_q = backend.forward(backend.sample_ternary(&self.ring_q, seed, 0).be()?).be()?;
         let s_qp = backend.forward(backend.sample_ternary(&self.ring_qp, seed, 0).be()?).be()?;
-        Ok(SecretKey { params: Arc::clone(&self.params), backend: backend.clone(), s_q, s_qp })
+        let key_set = Some(KeySetId::from_seed(seed));
+        Ok(SecretKey { params: Arc::clone(&self.params), backend: backend.clone(), s_q, s_qp, key_set })
     }
 
     /// A public key for `secret` from a fresh OS seed.
@@ -177,6 +206,7 @@ impl<B: RlweBackend> RlweContext<B> {
         let mut b = backend.mul(&a, &secret.s_q).be()?;
         backend.add_assign(&mut b, &e).be()?;
         backend.neg_assign(&mut b).be()?;
-        Ok(PublicKey { params: Arc::clone(&self.params), b, a, error_scale: self.error_scale })
+        let key_set = secret.key_set;
+        Ok(PublicKey { params: Arc::clone(&self.params), b, a, error_scale: self.error_scale, key_set })
     }
 }

@@ -44,6 +44,11 @@ impl<B: RlweBackend> RelinearizationKey<B> {
     pub fn params(&self) -> &Arc<RlweParameters> {
         self.key.params()
     }
+
+    /// The identifier of the secret key's key set ([`crate::KeySetId`]).
+    pub fn key_set(&self) -> Option<crate::KeySetId> {
+        self.key.key_set()
+    }
 }
 
 impl<B: RlweBackend> RlweContext<B> {

@@ -289,11 +289,13 @@ impl RnsBase {
     /// Checks that `data` is a limb-major polynomial over this base with `degree`
     /// coefficients per limb and canonical residues.
     pub fn check_poly(&self, data: &[u64], degree: usize, what: &'static str) -> Result<()> {
-        let expected = self.len() * degree;
-        if data.len() != expected {
-            return Err(RnsError::LengthMismatch { what, expected, actual: data.len() });
+        // A degree whose product with the limb count overflows cannot match any slice; a zero
+        // degree is no polynomial (and `chunks_exact(0)` would panic).
+        match self.len().checked_mul(degree) {
+            Some(expected) if expected == data.len() && degree > 0 => self.check_canonical(data, degree, what),
+            Some(expected) => Err(RnsError::LengthMismatch { what, expected, actual: data.len() }),
+            None => Err(RnsError::LengthMismatch { what, expected: usize::MAX, actual: data.len() }),
         }
-        self.check_canonical(data, degree, what)
     }
 
     /// Like [`check_poly`](Self::check_poly) for any degree: returns `N = data.len() / k`,

@@ -115,4 +115,9 @@ fn invalid_bases_and_inputs_are_rejected() {
     data[8 + 5] = p[1] + rng.gen_range(0..100);
     assert!(matches!(a.check_poly(&data, 8, "test"), Err(RnsError::CoefficientOutOfRange { limb: 1, index: 5, .. })));
     assert!(matches!(a.sub_base(1..3), Err(RnsError::InvalidParameter { .. })));
+    // A degree whose product with the limb count overflows, and a zero degree, are length
+    // errors (they overflowed, and `chunks_exact(0)` panicked, before).
+    assert!(matches!(a.check_poly(&data, usize::MAX, "test"), Err(RnsError::LengthMismatch { .. })));
+    assert!(matches!(a.check_poly(&data, usize::MAX / 2 + 1, "test"), Err(RnsError::LengthMismatch { .. })));
+    assert!(matches!(a.check_poly(&[], 0, "test"), Err(RnsError::LengthMismatch { .. })));
 }

@@ -1,0 +1,168 @@
+//! Shared pieces of the fuzz targets: small contexts built once, valid encodings of every
+//! object to mutate, and the mutation of an encoding by the fuzzer's bytes.
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+
+use std::sync::{Arc, OnceLock};
+
+use poly::{CpuBackend, Seed};
+
+pub fn seed(byte: u8) -> Seed {
+    Seed::from([byte; 32])
+}
+
+/// The bytes to decode: the raw input (first byte even), or one of `valid` (chosen by the
+/// second byte) edited by the rest: pairs (position, xor) and, by the third byte, a cut or
+/// an extension, so that the deep checks (words, counts, trailers) are reached quickly.
+pub fn input_bytes(data: &[u8], valid: &[Vec<u8>]) -> Vec<u8> {
+    let Some((&mode, rest)) = data.split_first() else { return Vec::new() };
+    if mode % 2 == 0 || valid.is_empty() {
+        return rest.to_vec();
+    }
+    let Some((&which, rest)) = rest.split_first() else { return Vec::new() };
+    let mut bytes = valid[which as usize % valid.len()].clone();
+    let Some((&shape, rest)) = rest.split_first() else { return bytes };
+    for pair in rest.chunks_exact(4) {
+        if bytes.is_empty() {
+            break;
+        }
+        let position = u32::from_le_bytes([pair[0], pair[1], pair[2], 0]) as usize % bytes.len();
+        bytes[position] ^= pair[3];
+    }
+    match shape % 4 {
+        1 => {
+            let cut = (usize::from(shape) * 7919) % (bytes.len() + 1);
+            bytes.truncate(cut);
+        }
+        2 => bytes.extend_from_slice(&rest[..rest.len().min(16)]),
+        _ => {}
+    }
+    bytes
+}
+
+pub struct BfvFixture {
+    pub context: bfv::BfvContext<CpuBackend>,
+    pub valid: Vec<Vec<u8>>,
+}
+
+/// BFV at `N = 1024`, two 30-bit primes and one special prime, `t = 65537`.
+pub fn bfv_fixture() -> &'static BfvFixture {
+    static FIXTURE: OnceLock<BfvFixture> = OnceLock::new();
+    FIXTURE.get_or_init(|| {
+        let params: Arc<bfv::BfvParameters> = bfv::BfvParametersBuilder::new(1024)
+            .ciphertext_moduli_bits(&[30, 30])
+            .special_moduli_bits(&[31])
+            .plaintext_modulus(65537)
+            .allow_insecure(true)
+            .build()
+            .unwrap();
+        let context = bfv::BfvContext::new(CpuBackend, &params).unwrap();
+        let secret = context.secret_key_from_seed(&seed(1)).unwrap();
+        let public = context.public_key_from_seed(&secret, &seed(2)).unwrap();
+        let relin = context.relin_key_from_seed(&secret, &seed(3)).unwrap();
+        let galois = context
+            .galois_keys_from_seed(
+                &secret,
+                &[context.galois_element_for_row_rotation(1), context.galois_element_for_row_swap()],
+                &seed(4),
+            )
+            .unwrap();
+        let encoder = bfv::BatchEncoder::new(&params).unwrap();
+        let plain = encoder.encode(&[1, 2, 3]).unwrap();
+        let ct = context.encrypt_with_seed(&plain, &public, &seed(5)).unwrap();
+        let low = context.mod_switch_to_next(&ct).unwrap();
+        let seeded = context.encrypt_symmetric_with_seeds(&plain, &secret, &seed(6), &seed(7)).unwrap();
+        let valid = vec![
+            context.ciphertext_to_bytes(&ct).unwrap(),
+            context.ciphertext_to_bytes(&low).unwrap(),
+            context.seeded_to_bytes(&seeded).unwrap(),
+            context.public_key_to_bytes(&public).unwrap(),
+            context.relin_key_to_bytes(&relin).unwrap(),
+            context.galois_keys_to_bytes(&galois).unwrap(),
+            context.secret_key_to_bytes(&secret).unwrap(),
+        ];
+        BfvFixture { context, valid }
+    })
+}
+
+pub struct BgvFixture {
+    pub context: bgv_encrypt::BgvContext<CpuBackend>,
+    pub valid: Vec<Vec<u8>>,
+}
+
+/// BGV at `N = 1024`, two 30-bit primes and one special prime, `t = 65537`.
+pub fn bgv_fixture() -> &'static BgvFixture {
+    static FIXTURE: OnceLock<BgvFixture> = OnceLock::new();
+    FIXTURE.get_or_init(|| {
+        let params = bgv_encrypt::BgvParametersBuilder::new(1024)
+            .ciphertext_moduli_bits(&[30, 30])
+            .special_moduli_bits(&[31])
+            .plaintext_modulus(65537)
+            .allow_insecure(true)
+            .build()
+            .unwrap();
+        let context = bgv_encrypt::BgvContext::new(CpuBackend, &params).unwrap();
+        let secret = context.secret_key_from_seed(&seed(1)).unwrap();
+        let public = context.public_key_from_seed(&secret, &seed(2)).unwrap();
+        let relin = context.relin_key_from_seed(&secret, &seed(3)).unwrap();
+        let galois =
+            context.galois_keys_from_seed(&secret, &[context.galois_element_for_row_rotation(1)], &seed(4)).unwrap();
+        let encoder = bgv_encrypt::BatchEncoder::new(&params).unwrap();
+        let plain = encoder.encode(&[1, 2, 3]).unwrap();
+        let ct = context.encrypt_with_seed(&plain, &public, &seed(5)).unwrap();
+        let low = context.mod_switch_to_next(&ct).unwrap();
+        let seeded = context.encrypt_symmetric_with_seeds(&plain, &secret, &seed(6), &seed(7)).unwrap();
+        let valid = vec![
+            context.ciphertext_to_bytes(&ct).unwrap(),
+            context.ciphertext_to_bytes(&low).unwrap(),
+            context.seeded_to_bytes(&seeded).unwrap(),
+            context.public_key_to_bytes(&public).unwrap(),
+            context.relin_key_to_bytes(&relin).unwrap(),
+            context.galois_keys_to_bytes(&galois).unwrap(),
+            context.secret_key_to_bytes(&secret).unwrap(),
+        ];
+        BgvFixture { context, valid }
+    })
+}
+
+/// HPS and BEHZ tables at `N = 1024` over the BFV fixture's primes, `t = 65537`.
+pub fn rns_tables() -> &'static (rns::HpsContext, rns::BehzContext) {
+    static TABLES: OnceLock<(rns::HpsContext, rns::BehzContext)> = OnceLock::new();
+    TABLES.get_or_init(|| {
+        let q = bfv_fixture().context.params().ciphertext_moduli().to_vec();
+        (
+            rns::HpsContext::with_generated_moduli(1024, &q, 65537).unwrap(),
+            rns::BehzContext::with_generated_moduli(1024, &q, 65537).unwrap(),
+        )
+    })
+}
+
+pub struct OpsFixture {
+    pub context: bfv::BfvContext<CpuBackend>,
+    pub encoder: bfv::BatchEncoder,
+    pub secret: bfv::SecretKey<CpuBackend>,
+    pub public: bfv::PublicKey<CpuBackend>,
+    pub relin: bfv::RelinKey<CpuBackend>,
+    pub galois: bfv::GaloisKeys<CpuBackend>,
+}
+
+/// BFV for operation sequences: `N = 1024`, three 50-bit primes, `t = 12289` (batching).
+pub fn ops_fixture() -> &'static OpsFixture {
+    static FIXTURE: OnceLock<OpsFixture> = OnceLock::new();
+    FIXTURE.get_or_init(|| {
+        let params = bfv::BfvParametersBuilder::new(1024)
+            .ciphertext_moduli_bits(&[50, 50, 50])
+            .special_moduli_bits(&[51])
+            .plaintext_modulus(12289)
+            .allow_insecure(true)
+            .build()
+            .unwrap();
+        let context = bfv::BfvContext::new(CpuBackend, &params).unwrap();
+        let encoder = bfv::BatchEncoder::new(&params).unwrap();
+        let secret = context.secret_key_from_seed(&seed(1)).unwrap();
+        let public = context.public_key_from_seed(&secret, &seed(2)).unwrap();
+        let relin = context.relin_key_from_seed(&secret, &seed(3)).unwrap();
+        let galois =
+            context.galois_keys_from_seed(&secret, &[context.galois_element_for_row_rotation(1)], &seed(4)).unwrap();
+        OpsFixture { context, encoder, secret, public, relin, galois }
+    })
+}
