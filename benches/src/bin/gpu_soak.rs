@@ -11,6 +11,9 @@ use std::process::ExitCode;
 use poly_cuda::GpuBackend;
 
 type BoxResult<T> = Result<T, Box<dyn std::error::Error>>;
+/// One soak step, and one check (whether a product decrypts right).
+type Step = Box<dyn FnMut() -> BoxResult<()>>;
+type Check = Box<dyn FnMut() -> BoxResult<bool>>;
 
 /// Host resident set size in KiB (`VmRSS` of /proc/self/status), 0 if unknown.
 fn host_rss_kib() -> u64 {
@@ -49,7 +52,7 @@ fn run() -> BoxResult<bool> {
     let device = std::sync::Arc::clone(gpu.device());
     let values: Vec<u64> = (0..1u64 << 14).map(|i| (i * 31 + 7) % 65_000).collect();
     // One step (a product, dropped) and one check (decryption of a product against the slots).
-    let (mut step, mut check): (Box<dyn FnMut() -> BoxResult<()>>, Box<dyn FnMut() -> BoxResult<bool>>);
+    let (mut step, mut check): (Step, Check);
     let expected: Vec<u64>;
     match scheme.as_str() {
         "bfv" => {
