@@ -14,6 +14,7 @@
 pub mod error;
 mod keygen;
 pub mod params;
+pub mod recrypt;
 pub mod scheme;
 
 #[cfg(feature = "cuda")]
@@ -21,4 +22,5 @@ pub mod gpu;
 
 pub use error::{GhError, Result};
 pub use params::GhParams;
+pub use recrypt::{RecryptKey, RecryptParams, recrypt_keygen};
 pub use scheme::{Ciphertext, PublicKey, SecretKey, keygen};

@@ -1,0 +1,525 @@
+//! Recrypt: the squashed decryption circuit evaluated homomorphically (Gentry and Halevi,
+//! "Implementing Gentry's fully-homomorphic encryption scheme", EUROCRYPT 2011, sections 6
+//! and 7; the GPU organisation of Wang, Hu, Chen, Huang and Sunar, "Accelerating fully
+//! homomorphic encryption using GPU", HPEC 2012).
+//!
+//! **Squashing.** The secret `w` (the odd coefficient `w_i` of [`crate::SecretKey`]) is split as
+//! `w = sum_{k < s} x_k R^{l_k} mod d`: the public key carries `s` random `x_k` (the last one
+//! solved for), a small odd prime `R` prime to `d`, and for each block `k` the encrypted
+//! indicator of `l_k` in `0 .. S`, in the two-hot encoding: `m` bits `eta_{k,0 .. m-1}` with
+//! `C(m, 2) >= S`, exactly two set, `eta_a = eta_b = 1` for the `l_k`-th pair `a < b` (pairs in
+//! lexicographic order), so that `sigma_{k,l} = eta_a eta_b`.
+//!
+//! **Decryption, squashed.** With `z_k = c x_k R^{l_k} mod d` (in `[0, d)`),
+//! `sum_k z_k = c w mod d`, and `[c w]_d = sum_k z_k - d N` with `N = round(sum_k z_k / d)`, so
+//! the bit is `parity(sum_k z_k) xor (d odd and N odd)`. `N` is rounded from the `p`-bit
+//! truncations `f_k = floor(2^p z_k / d)`: their sum is below the true one by less than
+//! `s 2^-p <= 1/2 - 2^-p` (`p = bits(s) + 1`), and the true sum is within `|[c w]_d| / d` of
+//! `N`; so `N = floor(sum_k f_k 2^-p + 1/2)` while the noise `|[c w]_d|` is below `d 2^-p`.
+//!
+//! **Recrypt.** For every block `k` and every `l < S` the factor `y_{k,l} = c x_k R^l mod d`
+//! is computed in the clear (one product `c x_k`, then products by the small `R`), with its
+//! low bit and its `p` fraction bits `floor(2^p y / d)`. Each bit of `z_k` is then
+//! `sum_l sigma_{k,l} bit(y_{k,l}) = sum_a eta_a (sum_{b > a, bit(y_{k,(a,b)}) = 1} eta_b)`,
+//! one homomorphic product per `a` (all of them independent: one batch). The `s` fraction
+//! numbers and the constant `1/2` are added by the grade-school method, column by column from
+//! the lowest: bit `j` of a column's Hamming weight is its elementary symmetric polynomial
+//! `e_{2^j}` modulo 2 and goes to the column `j` places up; of the units column only the parity
+//! (a sum) is needed. The result, `sum_k lsb(z_k) + [d odd] N`, is a fresh-ish encryption of
+//! the bit whose noise depends only on the circuit, not on the input's.
+//!
+//! The circuit is written once over [`Evaluator`]: the CPU's ciphertexts ([`PublicKey`]), the
+//! GPU's ([`crate::gpu::GpuGh`]), and in tests plain bits and polynomial degrees.
+
+use bigint::BigNat;
+use num_bigint::{BigUint, RandBigInt};
+use num_traits::{ToPrimitive, Zero};
+use rand::Rng;
+
+use crate::error::{GhError, Result};
+use crate::params::GhParams;
+use crate::scheme::{Ciphertext, PublicKey, SecretKey};
+
+/// The squashing parameters: `s` blocks (the sparse subset's size), `S` values per block.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct RecryptParams {
+    s: usize,
+    big_s: usize,
+    m: usize,
+    precision: u32,
+}
+
+impl RecryptParams {
+    /// `s` in `2 ..= 64`, `S` in `2 ..= 4096`.
+    pub fn new(s: usize, big_s: usize) -> Result<Self> {
+        if !(2..=64).contains(&s) {
+            return Err(GhError::BadParameters { reason: format!("s = {s} is outside 2 ..= 64") });
+        }
+        if !(2..=4096).contains(&big_s) {
+            return Err(GhError::BadParameters { reason: format!("S = {big_s} is outside 2 ..= 4096") });
+        }
+        let mut m = 2;
+        while m * (m - 1) / 2 < big_s {
+            m += 1;
+        }
+        let precision = usize::BITS - s.leading_zeros() + 1;
+        Ok(Self { s, big_s, m, precision })
+    }
+
+    /// Gentry and Halevi's choice for every setting: `s = 15`, `S = 512` (`m = 33`, `p = 5`) for
+    /// [`GhParams::small`] and larger; `s = 4`, `S = 16` (`m = 7`, `p = 4`) below (CI).
+    pub fn for_setting(params: &GhParams) -> Self {
+        if params.n() >= 2048 {
+            Self { s: 15, big_s: 512, m: 33, precision: 5 }
+        } else {
+            Self { s: 4, big_s: 16, m: 7, precision: 4 }
+        }
+    }
+
+    /// Blocks `s`.
+    pub fn s(&self) -> usize {
+        self.s
+    }
+
+    /// Values per block `S`.
+    pub fn big_s(&self) -> usize {
+        self.big_s
+    }
+
+    /// Bits `m` of the two-hot encoding of a position.
+    pub fn m(&self) -> usize {
+        self.m
+    }
+
+    /// Fraction bits `p` kept of each `z_k / d`.
+    pub fn precision(&self) -> u32 {
+        self.precision
+    }
+
+    /// The pair `(a, b)`, `a < b`, of position `l` (lexicographic order).
+    pub fn pair(&self, l: usize) -> (usize, usize) {
+        let mut rest = l;
+        for a in 0..self.m {
+            let row = self.m - 1 - a;
+            if rest < row {
+                return (a, a + 1 + rest);
+            }
+            rest -= row;
+        }
+        (self.m, self.m)
+    }
+}
+
+/// The public part of the squashed key: `R`, the `x_k` and the encrypted two-hot indicators.
+#[derive(Debug, Clone)]
+pub struct RecryptKey {
+    key: u64,
+    params: RecryptParams,
+    radix: u32,
+    x: Vec<BigUint>,
+    eta: Vec<Vec<Ciphertext>>,
+}
+
+impl RecryptKey {
+    /// The id of the key pair.
+    pub fn key_id(&self) -> u64 {
+        self.key
+    }
+
+    /// The squashing parameters.
+    pub fn params(&self) -> &RecryptParams {
+        &self.params
+    }
+
+    /// `R`.
+    pub fn radix(&self) -> u32 {
+        self.radix
+    }
+
+    /// The `x_k`.
+    pub fn x(&self) -> &[BigUint] {
+        &self.x
+    }
+
+    /// The encrypted indicator bits, `s` rows of `m`.
+    pub fn eta(&self) -> &[Vec<Ciphertext>] {
+        &self.eta
+    }
+}
+
+/// Generates the squashed key of `(pk, sk)` with fresh randomness: Errors: a secret key of
+/// another pair, a `d` with no small prime `R` prime to it.
+pub fn recrypt_keygen<G: Rng>(
+    pk: &PublicKey,
+    sk: &SecretKey,
+    params: RecryptParams,
+    rng: &mut G,
+) -> Result<RecryptKey> {
+    let positions: Vec<usize> = (0..params.s).map(|_| rng.gen_range(0..params.big_s)).collect();
+    recrypt_keygen_at(pk, sk, params, &positions, rng)
+}
+
+/// [`recrypt_keygen`] with the secret positions `l_k` given (tests).
+pub(crate) fn recrypt_keygen_at<G: Rng>(
+    pk: &PublicKey,
+    sk: &SecretKey,
+    params: RecryptParams,
+    positions: &[usize],
+    rng: &mut G,
+) -> Result<RecryptKey> {
+    if sk.id() != pk.id() {
+        return Err(GhError::WrongKey { what: "secret key", found: sk.id(), expected: pk.id() });
+    }
+    if positions.len() != params.s || positions.iter().any(|&l| l >= params.big_s) {
+        return Err(GhError::BadParameters { reason: format!("{} positions below S needed", params.s) });
+    }
+    let d = BigUint::from(pk.modulus().modulus());
+    let radix =
+        [3u32, 5, 7, 11, 13, 17, 19, 23, 29, 31].into_iter().find(|&r| !(&d % r).is_zero()).ok_or_else(|| {
+            GhError::KeyGeneration { attempts: 1, reason: "d is divisible by every prime R <= 31".to_string() }
+        })?;
+    let r_inv = small_inverse(radix, &d)?;
+    let w = BigUint::from(sk.w());
+    let mut x = Vec::with_capacity(params.s);
+    let mut sum = BigUint::zero();
+    for &l in &positions[..params.s - 1] {
+        let xk = rng.gen_biguint_below(&d);
+        sum = (sum + &xk * BigUint::from(radix).modpow(&BigUint::from(l), &d)) % &d;
+        x.push(xk);
+    }
+    let last = positions[params.s - 1];
+    let rest = (&w + &d - sum) % &d;
+    x.push(rest * r_inv.modpow(&BigUint::from(last), &d) % &d);
+    let mut eta = Vec::with_capacity(params.s);
+    for &l in positions {
+        let (a, b) = params.pair(l);
+        let row = (0..params.m).map(|i| pk.encrypt(u8::from(i == a || i == b), rng)).collect::<Result<Vec<_>>>()?;
+        eta.push(row);
+    }
+    Ok(RecryptKey { key: pk.id(), params, radix, x, eta })
+}
+
+/// `r^-1 mod d` for a small `r` prime to `d`: `(j d + 1) / r` with `j = -d^-1 mod r`.
+fn small_inverse(r: u32, d: &BigUint) -> Result<BigUint> {
+    let dr = (d % r).to_u64().unwrap_or(0);
+    let r64 = u64::from(r);
+    let j = (1..r64)
+        .find(|&j| (j * dr + 1) % r64 == 0)
+        .ok_or_else(|| GhError::BadParameters { reason: format!("R = {r} is not prime to d") })?;
+    Ok((d * j + 1u32) / r)
+}
+
+/// What the circuit needs of the ciphertext, in the clear: for each block `k` and position `l`,
+/// the low bit and the `p` fraction bits of `y_{k,l} = c x_k R^l mod d`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Factors {
+    /// `s` rows of `S` values: bit 0 the low bit of `y`, bits `1 ..= p` `floor(2^p y / d)`.
+    pub bits: Vec<Vec<u32>>,
+}
+
+/// The factors of ciphertext value `c` (below `d`) under `key` (CPU).
+pub fn factors(pk: &PublicKey, key: &RecryptKey, c: &BigNat) -> Result<Factors> {
+    let d = BigUint::from(pk.modulus().modulus());
+    let c = BigUint::from(c);
+    let p = key.params.precision;
+    let mut bits = Vec::with_capacity(key.params.s);
+    for xk in &key.x {
+        let mut y = &c * xk % &d;
+        let mut row = Vec::with_capacity(key.params.big_s);
+        for _ in 0..key.params.big_s {
+            let fraction = ((&y << p) / &d).to_u32().unwrap_or(0);
+            row.push(u32::from(y.bit(0)) | (fraction << 1));
+            y = y * key.radix;
+            // y R < R d: a small quotient, by subtraction.
+            while y >= d {
+                y -= &d;
+            }
+        }
+        bits.push(row);
+    }
+    Ok(Factors { bits })
+}
+
+/// Homomorphic bit operations the circuit is written over.
+pub trait Evaluator {
+    /// An encrypted (or plain) bit.
+    type Bit;
+    /// XOR.
+    fn add(&self, a: &Self::Bit, b: &Self::Bit) -> Result<Self::Bit>;
+    /// AND of each pair, independent products (a batch).
+    fn mul_many(&self, pairs: &[(&Self::Bit, &Self::Bit)]) -> Result<Vec<Self::Bit>>;
+    /// The noiseless encryption of a constant bit.
+    fn constant(&self, bit: u8) -> Result<Self::Bit>;
+}
+
+/// Sums a list; `None` when empty (a single item is added to the constant 0: an owned copy).
+fn sum<E: Evaluator>(e: &E, items: &[&E::Bit]) -> Result<Option<E::Bit>> {
+    let mut acc = match items {
+        [] => return Ok(None),
+        [only] => return Ok(Some(e.add(only, &e.constant(0)?)?)),
+        [a, b, ..] => e.add(a, b)?,
+    };
+    for item in &items[2..] {
+        acc = e.add(&acc, item)?;
+    }
+    Ok(Some(acc))
+}
+
+/// The squashed decryption circuit over `e`: `eta` the `s x m` encrypted indicator bits,
+/// `factors` the ciphertext's clear factors, `d_odd` whether `d` is odd.
+pub fn evaluate<E: Evaluator>(
+    e: &E,
+    params: &RecryptParams,
+    eta: &[Vec<E::Bit>],
+    factors: &Factors,
+    d_odd: bool,
+) -> Result<E::Bit> {
+    let (s, m, p) = (params.s, params.m, params.precision as usize);
+    if eta.len() != s || eta.iter().any(|row| row.len() != m) || factors.bits.len() != s {
+        return Err(GhError::BadParameters { reason: "indicator or factors of another shape".to_string() });
+    }
+    // Selection: for block k and bit position q (0 the low bit, 1..=p the fraction bits from
+    // the most significant), sum_a eta_a (sum_{b > a, bit set} eta_b).
+    let mut inner: Vec<(usize, usize, usize, E::Bit)> = Vec::new();
+    for (k, row) in factors.bits.iter().enumerate() {
+        if row.len() != params.big_s {
+            return Err(GhError::BadParameters { reason: "factors of another shape".to_string() });
+        }
+        for q in 0..=p {
+            let shift = if q == 0 { 0 } else { p + 1 - q };
+            for a in 0..m {
+                let chosen: Vec<&E::Bit> = (0..params.big_s)
+                    .filter(|&l| (row[l] >> shift) & 1 == 1)
+                    .filter_map(|l| {
+                        let (pa, pb) = params.pair(l);
+                        (pa == a).then_some(&eta[k][pb])
+                    })
+                    .collect();
+                if let Some(x) = sum(e, &chosen)? {
+                    inner.push((k, q, a, x));
+                }
+            }
+        }
+    }
+    let pairs: Vec<(&E::Bit, &E::Bit)> = inner.iter().map(|(k, _, a, x)| (&eta[*k][*a], x)).collect();
+    let products = e.mul_many(&pairs)?;
+    // bits[k][q]: the encrypted bit q of z_k.
+    let mut grouped: Vec<Vec<Vec<&E::Bit>>> = vec![vec![Vec::new(); p + 1]; s];
+    for ((k, q, _, _), x) in inner.iter().zip(&products) {
+        grouped[*k][*q].push(x);
+    }
+    let mut low: Vec<&E::Bit> = Vec::new();
+    // columns[i]: bits of weight 2^-(p - i) for i < p, 2^0 at i = p.
+    let mut columns: Vec<Vec<E::Bit>> = (0..=p).map(|_| Vec::new()).collect();
+    let mut low_bits = Vec::new();
+    for block in &grouped {
+        if let Some(x) = sum(e, &block[0])? {
+            low_bits.push(x);
+        }
+        for q in 1..=p {
+            if let Some(x) = sum(e, &block[q])? {
+                // Fraction bit q has weight 2^-q: column p - q.
+                columns[p - q].push(x);
+            }
+        }
+    }
+    low.extend(low_bits.iter());
+    // + 1/2.
+    columns[p - 1].push(e.constant(1)?);
+    for i in 0..p {
+        let column = std::mem::take(&mut columns[i]);
+        // Bits j of the Hamming weight with i + j <= p.
+        let max_j = p - i;
+        let mut top = 1usize;
+        while top * 2 <= column.len() && (top * 2).trailing_zeros() as usize <= max_j {
+            top *= 2;
+        }
+        let symmetric = elementary_symmetric(e, &column, top)?;
+        for (j, x) in symmetric.into_iter().enumerate() {
+            if let Some(x) = x {
+                columns[i + j].push(x);
+            }
+        }
+    }
+    let units: Vec<&E::Bit> = columns[p].iter().collect();
+    let n_odd = sum(e, &units)?;
+    let mut result: Vec<&E::Bit> = low;
+    if d_odd && let Some(n) = &n_odd {
+        result.push(n);
+    }
+    match sum(e, &result)? {
+        Some(x) => Ok(x),
+        None => e.constant(0),
+    }
+}
+
+/// `e_1, e_2, e_4, .., e_top` of `xs` (entry `j` is `e_{2^j}`; `None` where it is zero).
+fn elementary_symmetric<E: Evaluator>(e: &E, xs: &[E::Bit], top: usize) -> Result<Vec<Option<E::Bit>>> {
+    // table[k] = e_k of the prefix, k = 1 ..= top.
+    let mut table: Vec<Option<E::Bit>> = (0..=top).map(|_| None).collect();
+    for x in xs {
+        let ks: Vec<usize> = (2..=top).rev().filter(|&k| table[k - 1].is_some()).collect();
+        let pairs: Vec<(&E::Bit, &E::Bit)> =
+            ks.iter().filter_map(|&k| table[k - 1].as_ref().map(|prev| (x, prev))).collect();
+        let products = if pairs.is_empty() { Vec::new() } else { e.mul_many(&pairs)? };
+        for (&k, product) in ks.iter().zip(products) {
+            table[k] = Some(match table[k].take() {
+                Some(old) => e.add(&old, &product)?,
+                None => product,
+            });
+        }
+        table[1] = Some(match table[1].take() {
+            Some(old) => e.add(&old, x)?,
+            None => sum(e, &[x])?.ok_or_else(|| GhError::BadParameters { reason: "empty sum".to_string() })?,
+        });
+    }
+    let mut out = Vec::new();
+    let mut k = 1;
+    while k <= top {
+        out.push(table[k].take());
+        k *= 2;
+    }
+    Ok(out)
+}
+
+impl Evaluator for PublicKey {
+    type Bit = Ciphertext;
+
+    fn add(&self, a: &Ciphertext, b: &Ciphertext) -> Result<Ciphertext> {
+        PublicKey::add(self, a, b)
+    }
+
+    fn mul_many(&self, pairs: &[(&Ciphertext, &Ciphertext)]) -> Result<Vec<Ciphertext>> {
+        pairs.iter().map(|(a, b)| self.mul(a, b)).collect()
+    }
+
+    fn constant(&self, bit: u8) -> Result<Ciphertext> {
+        if bit > 1 {
+            return Err(GhError::NotABit { value: bit });
+        }
+        self.ciphertext(BigNat::from_u64(u64::from(bit)))
+    }
+}
+
+impl PublicKey {
+    fn check_recrypt_key(&self, key: &RecryptKey) -> Result<()> {
+        if key.key != self.id() {
+            return Err(GhError::WrongKey { what: "recrypt key", found: key.key, expected: self.id() });
+        }
+        Ok(())
+    }
+
+    /// Recrypt (CPU): a ciphertext of the same bit as `ct` with the noise of the decryption
+    /// circuit. Errors: a ciphertext or recrypt key of another key pair.
+    pub fn recrypt(&self, key: &RecryptKey, ct: &Ciphertext) -> Result<Ciphertext> {
+        self.check("ciphertext", ct)?;
+        self.check_recrypt_key(key)?;
+        let factors = factors(self, key, ct.value())?;
+        evaluate(self, &key.params, &key.eta, &factors, self.modulus().modulus().bit(0))
+    }
+
+    /// The factors of `ct` for `key` (checked as [`PublicKey::recrypt`]).
+    pub fn recrypt_factors(&self, key: &RecryptKey, ct: &Ciphertext) -> Result<Factors> {
+        self.check("ciphertext", ct)?;
+        self.check_recrypt_key(key)?;
+        factors(self, key, ct.value())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::keygen;
+    use rand::SeedableRng;
+    use rand_chacha::ChaCha8Rng;
+
+    /// Plain bits.
+    struct Plain;
+    impl Evaluator for Plain {
+        type Bit = u8;
+        fn add(&self, a: &u8, b: &u8) -> Result<u8> {
+            Ok(a ^ b)
+        }
+        fn mul_many(&self, pairs: &[(&u8, &u8)]) -> Result<Vec<u8>> {
+            Ok(pairs.iter().map(|(a, b)| *a & *b).collect())
+        }
+        fn constant(&self, bit: u8) -> Result<u8> {
+            Ok(bit)
+        }
+    }
+
+    /// Polynomial degrees (0 for constants).
+    struct Degree;
+    impl Evaluator for Degree {
+        type Bit = u32;
+        fn add(&self, a: &u32, b: &u32) -> Result<u32> {
+            Ok(*a.max(b))
+        }
+        fn mul_many(&self, pairs: &[(&u32, &u32)]) -> Result<Vec<u32>> {
+            Ok(pairs.iter().map(|(a, b)| *a + *b).collect())
+        }
+        fn constant(&self, _: u8) -> Result<u32> {
+            Ok(0)
+        }
+    }
+
+    #[test]
+    fn pairs_enumerate_distinct_two_hot_codes() {
+        for (s, big_s) in [(4, 16), (15, 512), (2, 2)] {
+            let p = RecryptParams::new(s, big_s).unwrap();
+            let mut seen = std::collections::HashSet::new();
+            for l in 0..big_s {
+                let (a, b) = p.pair(l);
+                assert!(a < b && b < p.m(), "{l}: {a} {b}");
+                assert!(seen.insert((a, b)));
+            }
+            assert!(s < 1 << (p.precision() - 1), "s 2^-p < 1/2");
+        }
+        assert_eq!(RecryptParams::new(15, 512).unwrap(), RecryptParams::for_setting(&GhParams::small()));
+        assert_eq!(RecryptParams::new(4, 16).unwrap(), RecryptParams::for_setting(&GhParams::toy()));
+    }
+
+    /// The circuit over plain bits, with the true indicator, is Decrypt (toy setting): this
+    /// checks the squashing and the grade-school addition independently of the noise.
+    #[test]
+    fn the_circuit_in_the_clear_is_decryption() {
+        let params = GhParams::toy();
+        let (pk, sk) = keygen(&params, 5).unwrap();
+        for (s, big_s) in [(4, 16), (7, 40), (15, 60)] {
+            let rp = RecryptParams::new(s, big_s).unwrap();
+            let mut rng = ChaCha8Rng::seed_from_u64(s as u64);
+            let positions: Vec<usize> = (0..s).map(|_| rng.gen_range(0..big_s)).collect();
+            let key = recrypt_keygen_at(&pk, &sk, rp, &positions, &mut rng).unwrap();
+            // sum x_k R^l_k = w mod d, checked with num-bigint.
+            let d = BigUint::from(pk.modulus().modulus());
+            let total = key.x.iter().zip(&positions).fold(BigUint::zero(), |acc, (x, &l)| {
+                (acc + x * BigUint::from(key.radix).modpow(&BigUint::from(l), &d)) % &d
+            });
+            assert_eq!(total, BigUint::from(sk.w()));
+            let eta: Vec<Vec<u8>> = positions
+                .iter()
+                .map(|&l| {
+                    let (a, b) = rp.pair(l);
+                    (0..rp.m()).map(|i| u8::from(i == a || i == b)).collect()
+                })
+                .collect();
+            for case in 0..40 {
+                let bit = (case % 2) as u8;
+                let mut ct = pk.encrypt(bit, &mut rng).unwrap();
+                if case % 3 == 0 {
+                    let other = pk.encrypt(1, &mut rng).unwrap();
+                    ct = pk.mul(&ct, &other).unwrap();
+                }
+                let f = factors(&pk, &key, ct.value()).unwrap();
+                let got = evaluate(&Plain, &rp, &eta, &f, d.bit(0)).unwrap();
+                assert_eq!(got, bit, "s {s}, case {case}");
+            }
+            let degree_eta = vec![vec![1u32; rp.m()]; s];
+            let ct = pk.encrypt(1, &mut rng).unwrap();
+            let f = factors(&pk, &key, ct.value()).unwrap();
+            let degree = evaluate(&Degree, &rp, &degree_eta, &f, true).unwrap();
+            eprintln!("s = {s}, S = {big_s}: degree {degree}");
+            assert!(degree >= 2);
+        }
+    }
+}
