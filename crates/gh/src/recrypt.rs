@@ -204,7 +204,7 @@ fn small_inverse(r: u32, d: &BigUint) -> Result<BigUint> {
     let dr = (d % r).to_u64().unwrap_or(0);
     let r64 = u64::from(r);
     let j = (1..r64)
-        .find(|&j| (j * dr + 1) % r64 == 0)
+        .find(|&j| (j * dr + 1).is_multiple_of(r64))
         .ok_or_else(|| GhError::BadParameters { reason: format!("R = {r} is not prime to d") })?;
     Ok((d * j + 1u32) / r)
 }
@@ -229,7 +229,7 @@ pub fn factors(pk: &PublicKey, key: &RecryptKey, c: &BigNat) -> Result<Factors> 
         for _ in 0..key.params.big_s {
             let fraction = ((&y << p) / &d).to_u32().unwrap_or(0);
             row.push(u32::from(y.bit(0)) | (fraction << 1));
-            y = y * key.radix;
+            y *= key.radix;
             // y R < R d: a small quotient, by subtraction.
             while y >= d {
                 y -= &d;
