@@ -217,25 +217,36 @@ pub struct Factors {
     pub bits: Vec<Vec<u32>>,
 }
 
-/// The factors of ciphertext value `c` (below `d`) under `key` (CPU).
+/// The factors of ciphertext value `c` (below `d`) under `key` (CPU; the blocks on scoped
+/// threads, one each, as many at a time as the machine has cores).
 pub fn factors(pk: &PublicKey, key: &RecryptKey, c: &BigNat) -> Result<Factors> {
     let d = BigUint::from(pk.modulus().modulus());
     let c = BigUint::from(c);
-    let p = key.params.precision;
-    let mut bits = Vec::with_capacity(key.params.s);
-    for xk in &key.x {
+    let (p, big_s, radix) = (key.params.precision, key.params.big_s, key.radix);
+    let block = |xk: &BigUint| -> Vec<u32> {
         let mut y = &c * xk % &d;
-        let mut row = Vec::with_capacity(key.params.big_s);
-        for _ in 0..key.params.big_s {
+        let mut row = Vec::with_capacity(big_s);
+        for _ in 0..big_s {
             let fraction = ((&y << p) / &d).to_u32().unwrap_or(0);
             row.push(u32::from(y.bit(0)) | (fraction << 1));
-            y *= key.radix;
+            y *= radix;
             // y R < R d: a small quotient, by subtraction.
             while y >= d {
                 y -= &d;
             }
         }
-        bits.push(row);
+        row
+    };
+    let threads = std::thread::available_parallelism().map(usize::from).unwrap_or(1).max(1);
+    let mut bits = Vec::with_capacity(key.params.s);
+    for chunk in key.x.chunks(threads) {
+        let rows: Vec<Option<Vec<u32>>> = std::thread::scope(|scope| {
+            let handles: Vec<_> = chunk.iter().map(|xk| scope.spawn(|| block(xk))).collect();
+            handles.into_iter().map(|h| h.join().ok()).collect()
+        });
+        for row in rows {
+            bits.push(row.ok_or_else(|| GhError::BadParameters { reason: "a factor thread failed".to_string() })?);
+        }
     }
     Ok(Factors { bits })
 }
@@ -267,6 +278,7 @@ fn sum<E: Evaluator>(e: &E, items: &[&E::Bit]) -> Result<Option<E::Bit>> {
 
 /// The squashed decryption circuit over `e`: `eta` the `s x m` encrypted indicator bits,
 /// `factors` the ciphertext's clear factors, `d_odd` whether `d` is odd.
+/// [`selected_bits`], then [`add_up`].
 pub fn evaluate<E: Evaluator>(
     e: &E,
     params: &RecryptParams,
@@ -274,56 +286,86 @@ pub fn evaluate<E: Evaluator>(
     factors: &Factors,
     d_odd: bool,
 ) -> Result<E::Bit> {
-    let (s, m, p) = (params.s, params.m, params.precision as usize);
-    if eta.len() != s || eta.iter().any(|row| row.len() != m) || factors.bits.len() != s {
-        return Err(GhError::BadParameters { reason: "indicator or factors of another shape".to_string() });
+    let bits = selected_bits(e, params, eta, factors)?;
+    add_up(e, params, bits, d_odd)
+}
+
+fn check_factors(params: &RecryptParams, factors: &Factors) -> Result<()> {
+    if factors.bits.len() != params.s || factors.bits.iter().any(|row| row.len() != params.big_s) {
+        return Err(GhError::BadParameters { reason: "factors of another shape".to_string() });
     }
-    // Selection: for block k and bit position q (0 the low bit, 1..=p the fraction bits from
-    // the most significant), sum_a eta_a (sum_{b > a, bit set} eta_b).
+    Ok(())
+}
+
+/// Which positions `l` have bit `q` of their factor set (`q = 0` the low bit, `q = 1 ..= p`
+/// the fraction bits from the most significant), for one block.
+pub fn positions_with_bit(params: &RecryptParams, row: &[u32], q: usize) -> Vec<usize> {
+    let p = params.precision as usize;
+    let shift = if q == 0 { 0 } else { p + 1 - q };
+    (0..row.len().min(params.big_s)).filter(|&l| (row[l] >> shift) & 1 == 1).collect()
+}
+
+/// The encrypted bits of each `z_k`: `s` rows of `p + 1` (`None` for a known zero), bit `q`
+/// as in [`positions_with_bit`]; each `sum_a eta_a (sum_{b > a, bit set} eta_b)`, the products
+/// of all blocks in one batch.
+pub fn selected_bits<E: Evaluator>(
+    e: &E,
+    params: &RecryptParams,
+    eta: &[Vec<E::Bit>],
+    factors: &Factors,
+) -> Result<Vec<Vec<Option<E::Bit>>>> {
+    let (s, m, p) = (params.s, params.m, params.precision as usize);
+    if eta.len() != s || eta.iter().any(|row| row.len() != m) {
+        return Err(GhError::BadParameters { reason: "an indicator of another shape".to_string() });
+    }
+    check_factors(params, factors)?;
     let mut inner: Vec<(usize, usize, usize, E::Bit)> = Vec::new();
     for (k, row) in factors.bits.iter().enumerate() {
-        if row.len() != params.big_s {
-            return Err(GhError::BadParameters { reason: "factors of another shape".to_string() });
-        }
         for q in 0..=p {
-            let shift = if q == 0 { 0 } else { p + 1 - q };
-            for a in 0..m {
-                let chosen: Vec<&E::Bit> = (0..params.big_s)
-                    .filter(|&l| (row[l] >> shift) & 1 == 1)
-                    .filter_map(|l| {
-                        let (pa, pb) = params.pair(l);
-                        (pa == a).then_some(&eta[k][pb])
-                    })
-                    .collect();
-                if let Some(x) = sum(e, &chosen)? {
+            let mut by_a: Vec<Vec<&E::Bit>> = vec![Vec::new(); m];
+            for l in positions_with_bit(params, row, q) {
+                let (a, b) = params.pair(l);
+                by_a[a].push(&eta[k][b]);
+            }
+            for (a, chosen) in by_a.iter().enumerate() {
+                if let Some(x) = sum(e, chosen)? {
                     inner.push((k, q, a, x));
                 }
             }
         }
     }
     let pairs: Vec<(&E::Bit, &E::Bit)> = inner.iter().map(|(k, _, a, x)| (&eta[*k][*a], x)).collect();
-    let products = e.mul_many(&pairs)?;
-    // bits[k][q]: the encrypted bit q of z_k.
+    let products = if pairs.is_empty() { Vec::new() } else { e.mul_many(&pairs)? };
     let mut grouped: Vec<Vec<Vec<&E::Bit>>> = vec![vec![Vec::new(); p + 1]; s];
     for ((k, q, _, _), x) in inner.iter().zip(&products) {
         grouped[*k][*q].push(x);
     }
-    let mut low: Vec<&E::Bit> = Vec::new();
+    grouped.iter().map(|block| block.iter().map(|items| sum(e, items)).collect()).collect()
+}
+
+/// The grade-school addition: from the encrypted bits of the `z_k` (as [`selected_bits`]),
+/// `sum_k lsb(z_k) + [d odd] N`, `N = floor(sum_k f_k 2^-p + 1/2)`.
+pub fn add_up<E: Evaluator>(
+    e: &E,
+    params: &RecryptParams,
+    bits: Vec<Vec<Option<E::Bit>>>,
+    d_odd: bool,
+) -> Result<E::Bit> {
+    let p = params.precision as usize;
+    if bits.len() != params.s || bits.iter().any(|row| row.len() != p + 1) {
+        return Err(GhError::BadParameters { reason: "bits of another shape".to_string() });
+    }
+    let mut low: Vec<E::Bit> = Vec::new();
     // columns[i]: bits of weight 2^-(p - i) for i < p, 2^0 at i = p.
     let mut columns: Vec<Vec<E::Bit>> = (0..=p).map(|_| Vec::new()).collect();
-    let mut low_bits = Vec::new();
-    for block in &grouped {
-        if let Some(x) = sum(e, &block[0])? {
-            low_bits.push(x);
-        }
-        for q in 1..=p {
-            if let Some(x) = sum(e, &block[q])? {
+    for block in bits {
+        for (q, x) in block.into_iter().enumerate() {
+            if let Some(x) = x {
                 // Fraction bit q has weight 2^-q: column p - q.
-                columns[p - q].push(x);
+                if q == 0 { low.push(x) } else { columns[p - q].push(x) }
             }
         }
     }
-    low.extend(low_bits.iter());
     // + 1/2.
     columns[p - 1].push(e.constant(1)?);
     for i in 0..p {
@@ -343,7 +385,7 @@ pub fn evaluate<E: Evaluator>(
     }
     let units: Vec<&E::Bit> = columns[p].iter().collect();
     let n_odd = sum(e, &units)?;
-    let mut result: Vec<&E::Bit> = low;
+    let mut result: Vec<&E::Bit> = low.iter().collect();
     if d_odd && let Some(n) = &n_odd {
         result.push(n);
     }
