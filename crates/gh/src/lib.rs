@@ -22,5 +22,5 @@ pub mod gpu;
 
 pub use error::{GhError, Result};
 pub use params::GhParams;
-pub use recrypt::{RecryptKey, RecryptParams, recrypt_keygen};
+pub use recrypt::{RecryptKey, RecryptParams, recrypt_keygen, recrypt_keygen_with};
 pub use scheme::{Ciphertext, PublicKey, SecretKey, keygen};

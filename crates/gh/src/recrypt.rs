@@ -147,25 +147,39 @@ impl RecryptKey {
     }
 }
 
-/// Generates the squashed key of `(pk, sk)` with fresh randomness: Errors: a secret key of
-/// another pair, a `d` with no small prime `R` prime to it.
+/// Generates the squashed key of `(pk, sk)` with fresh randomness (the indicator bits
+/// encrypted by [`PublicKey::encrypt`]). Errors: a secret key of another pair, a `d` with no
+/// small prime `R` prime to it.
 pub fn recrypt_keygen<G: Rng>(
     pk: &PublicKey,
     sk: &SecretKey,
     params: RecryptParams,
     rng: &mut G,
 ) -> Result<RecryptKey> {
-    let positions: Vec<usize> = (0..params.s).map(|_| rng.gen_range(0..params.big_s)).collect();
-    recrypt_keygen_at(pk, sk, params, &positions, rng)
+    recrypt_keygen_with(pk, sk, params, rng, |bit, rng| pk.encrypt(bit, rng))
 }
 
-/// [`recrypt_keygen`] with the secret positions `l_k` given (tests).
+/// [`recrypt_keygen`] with the `s m` indicator bits encrypted by `encrypt` (for instance on
+/// the GPU, whose Encrypt is the CPU's bit for bit; it must return ciphertexts of `pk`).
+pub fn recrypt_keygen_with<G: Rng>(
+    pk: &PublicKey,
+    sk: &SecretKey,
+    params: RecryptParams,
+    rng: &mut G,
+    encrypt: impl FnMut(u8, &mut G) -> Result<Ciphertext>,
+) -> Result<RecryptKey> {
+    let positions: Vec<usize> = (0..params.s).map(|_| rng.gen_range(0..params.big_s)).collect();
+    recrypt_keygen_at(pk, sk, params, &positions, rng, encrypt)
+}
+
+/// [`recrypt_keygen_with`] with the secret positions `l_k` given (tests).
 pub(crate) fn recrypt_keygen_at<G: Rng>(
     pk: &PublicKey,
     sk: &SecretKey,
     params: RecryptParams,
     positions: &[usize],
     rng: &mut G,
+    mut encrypt: impl FnMut(u8, &mut G) -> Result<Ciphertext>,
 ) -> Result<RecryptKey> {
     if sk.id() != pk.id() {
         return Err(GhError::WrongKey { what: "secret key", found: sk.id(), expected: pk.id() });
@@ -178,35 +192,43 @@ pub(crate) fn recrypt_keygen_at<G: Rng>(
         [3u32, 5, 7, 11, 13, 17, 19, 23, 29, 31].into_iter().find(|&r| !(&d % r).is_zero()).ok_or_else(|| {
             GhError::KeyGeneration { attempts: 1, reason: "d is divisible by every prime R <= 31".to_string() }
         })?;
-    let r_inv = small_inverse(radix, &d)?;
     let w = BigUint::from(sk.w());
     let mut x = Vec::with_capacity(params.s);
     let mut sum = BigUint::zero();
+    // R^l has at most S log2(R) bits: products by it reduce with a short quotient.
     for &l in &positions[..params.s - 1] {
         let xk = rng.gen_biguint_below(&d);
-        sum = (sum + &xk * BigUint::from(radix).modpow(&BigUint::from(l), &d)) % &d;
+        sum = (sum + &xk * BigUint::from(radix).pow(l as u32) % &d) % &d;
         x.push(xk);
     }
     let last = positions[params.s - 1];
-    let rest = (&w + &d - sum) % &d;
-    x.push(rest * r_inv.modpow(&BigUint::from(last), &d) % &d);
+    let rest = BigNat::from(&((&w + &d - sum) % &d));
+    let inv = BigNat::from(&small_inverse(&BigUint::from(radix).pow(last as u32), &d)?);
+    x.push(BigUint::from(&pk.modulus().mul_mod(&rest, &inv)?));
     let mut eta = Vec::with_capacity(params.s);
     for &l in positions {
         let (a, b) = params.pair(l);
-        let row = (0..params.m).map(|i| pk.encrypt(u8::from(i == a || i == b), rng)).collect::<Result<Vec<_>>>()?;
+        let mut row = Vec::with_capacity(params.m);
+        for i in 0..params.m {
+            let ct = encrypt(u8::from(i == a || i == b), rng)?;
+            pk.check("indicator ciphertext", &ct)?;
+            row.push(ct);
+        }
         eta.push(row);
     }
     Ok(RecryptKey { key: pk.id(), params, radix, x, eta })
 }
 
-/// `r^-1 mod d` for a small `r` prime to `d`: `(j d + 1) / r` with `j = -d^-1 mod r`.
-fn small_inverse(r: u32, d: &BigUint) -> Result<BigUint> {
-    let dr = (d % r).to_u64().unwrap_or(0);
-    let r64 = u64::from(r);
-    let j = (1..r64)
-        .find(|&j| (j * dr + 1).is_multiple_of(r64))
-        .ok_or_else(|| GhError::BadParameters { reason: format!("R = {r} is not prime to d") })?;
-    Ok((d * j + 1u32) / r)
+/// `q^-1 mod d` for a `q` much shorter than `d` and prime to it: `(j d + 1) / q` with
+/// `j = -d^-1 mod q` (an inverse modulo the short `q`).
+fn small_inverse(q: &BigUint, d: &BigUint) -> Result<BigUint> {
+    let not_prime = || GhError::BadParameters { reason: "R is not prime to d".to_string() };
+    if q == &BigUint::from(1u32) {
+        return Ok(BigUint::from(1u32) % d);
+    }
+    let d_inv = crate::keygen::inverse(&(d % q), q).ok_or_else(not_prime)?;
+    let j = (q - d_inv) % q;
+    Ok((d * j + 1u32) / q)
 }
 
 /// What the circuit needs of the ciphertext, in the clear: for each block `k` and position `l`,
@@ -531,7 +553,7 @@ mod tests {
             let rp = RecryptParams::new(s, big_s).unwrap();
             let mut rng = ChaCha8Rng::seed_from_u64(s as u64);
             let positions: Vec<usize> = (0..s).map(|_| rng.gen_range(0..big_s)).collect();
-            let key = recrypt_keygen_at(&pk, &sk, rp, &positions, &mut rng).unwrap();
+            let key = recrypt_keygen_at(&pk, &sk, rp, &positions, &mut rng, |bit, rng| pk.encrypt(bit, rng)).unwrap();
             // sum x_k R^l_k = w mod d, checked with num-bigint.
             let d = BigUint::from(pk.modulus().modulus());
             let total = key.x.iter().zip(&positions).fold(BigUint::zero(), |acc, (x, &l)| {
