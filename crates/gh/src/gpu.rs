@@ -202,15 +202,15 @@ impl GpuGh {
     /// sigma_{k,l}`, one linear combination per block.
     fn selected_bits(&self, key: &GpuRecryptKey, factors: &Factors) -> Result<Vec<Vec<Option<GpuCiphertext>>>> {
         let params = key.cpu.params();
-        let (big_s, p) = (params.big_s(), params.precision() as usize);
+        let big_s = params.big_s();
         if factors.bits.len() != params.s() || key.sigma.len() != params.s() {
             return Err(GhError::BadParameters { reason: "factors of another shape".to_string() });
         }
         let mut out = Vec::with_capacity(params.s());
         for (row, table) in factors.bits.iter().zip(&key.sigma) {
             let mut coeffs = Vec::new();
-            let mut present = Vec::with_capacity(p + 1);
-            for q in 0..=p {
+            let mut present = Vec::with_capacity(params.factor_bits());
+            for q in 0..params.factor_bits() {
                 let positions = positions_with_bit(params, row, q);
                 present.push(!positions.is_empty());
                 if !positions.is_empty() {
@@ -227,7 +227,7 @@ impl GpuGh {
                 self.big.linear_combinations_mod(&self.modulus, table, &coeffs)?
             }
             .into_iter();
-            let mut bits = Vec::with_capacity(p + 1);
+            let mut bits = Vec::with_capacity(params.factor_bits());
             for here in present {
                 bits.push(if here { sums.next().map(|c| GpuCiphertext { key: self.pk.id(), c }) } else { None });
             }

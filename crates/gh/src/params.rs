@@ -36,9 +36,9 @@ impl GhParams {
 
     /// The CI setting of Recrypt: `n = 32`, `t = 256` (`d` of about 8,200 bits), window 8. The
     /// squashed decryption circuit ([`crate::RecryptParams::for_setting`]: `s = 4`, `S = 16`,
-    /// `p = 4`) has degree 24 in the encrypted indicator bits; [`GhParams::toy`]'s `t = 64` is
+    /// `p = 3`) has degree 14 in the encrypted indicator bits; [`GhParams::toy`]'s `t = 64` is
     /// too small for it, here a recrypted ciphertext keeps about 250 bits of margin below
-    /// `d / 2`, enough for a further multiplication.
+    /// `d / 2`, enough for further multiplications.
     pub fn toy_recrypt() -> Self {
         Self { name: "toy-recrypt", n: 32, t: 256, window: 8 }
     }

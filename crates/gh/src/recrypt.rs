@@ -12,17 +12,19 @@
 //!
 //! **Decryption, squashed.** With `z_k = c x_k R^{l_k} mod d` (in `[0, d)`),
 //! `sum_k z_k = c w mod d`, and `[c w]_d = sum_k z_k - d N` with `N = round(sum_k z_k / d)`, so
-//! the bit is `parity(sum_k z_k) xor (d odd and N odd)`. `N` is rounded from the `p`-bit
-//! truncations `f_k = floor(2^p z_k / d)`: their sum is below the true one by less than
-//! `s 2^-p <= 1/2 - 2^-p` (`p = bits(s) + 1`), and the true sum is within `|[c w]_d| / d` of
-//! `N`; so `N = floor(sum_k f_k 2^-p + 1/2)` while the noise `|[c w]_d|` is below `d 2^-p`.
+//! the bit is `parity(sum_k z_k) xor (d odd and N odd)`. `N` is rounded from the roundings
+//! `f_k = round(2^p z_k / d)` in `[0, 2^p]` (`p` fraction bits and a units bit, set only for
+//! `f_k = 2^p`): their sum differs from the true one by at most `s 2^-(p+1) <= 1/2 - 2^-(p+1)`
+//! (`p = bits(s)`, Gentry and Halevi's `ceil(log2(s + 1))`), and the true sum is within
+//! `|[c w]_d| / d` of `N`; so `N = floor(sum_k f_k 2^-p + 1/2)` while the noise `|[c w]_d|` is
+//! below `d 2^-(p+1)`.
 //!
 //! **Recrypt.** For every block `k` and every `l < S` the factor `y_{k,l} = c x_k R^l mod d`
 //! is computed in the clear (one product `c x_k`, then products by the small `R`), with its
-//! low bit and its `p` fraction bits `floor(2^p y / d)`. Each bit of `z_k` is then
+//! low bit and its rounding `round(2^p y / d)` (`p + 1` bits). Each bit of `z_k` is then
 //! `sum_l sigma_{k,l} bit(y_{k,l}) = sum_a eta_a (sum_{b > a, bit(y_{k,(a,b)}) = 1} eta_b)`,
-//! one homomorphic product per `a` (all of them independent: one batch). The `s` fraction
-//! numbers and the constant `1/2` are added by the grade-school method, column by column from
+//! one homomorphic product per `a` (all of them independent: one batch). The `s` numbers
+//! `f_k 2^-p` and the constant `1/2` are added by the grade-school method, column by column from
 //! the lowest: bit `j` of a column's Hamming weight is its elementary symmetric polynomial
 //! `e_{2^j}` modulo 2 and goes to the column `j` places up; of the units column only the parity
 //! (a sum) is needed. The result, `sum_k lsb(z_k) + [d odd] N`, is a fresh-ish encryption of
@@ -62,18 +64,24 @@ impl RecryptParams {
         while m * (m - 1) / 2 < big_s {
             m += 1;
         }
-        let precision = usize::BITS - s.leading_zeros() + 1;
+        let precision = usize::BITS - s.leading_zeros();
         Ok(Self { s, big_s, m, precision })
     }
 
-    /// Gentry and Halevi's choice for every setting: `s = 15`, `S = 512` (`m = 33`, `p = 5`) for
-    /// [`GhParams::small`] and larger; `s = 4`, `S = 16` (`m = 7`, `p = 4`) below (CI).
+    /// Gentry and Halevi's choice for [`GhParams::small`] and larger: `s = 15`, `S = 512`
+    /// (`m = 33`, `p = 4`; the circuit has degree 30 in the indicator bits); below (CI)
+    /// `s = 4`, `S = 16` (`m = 7`, `p = 3`, degree 14).
     pub fn for_setting(params: &GhParams) -> Self {
         if params.n() >= 2048 {
-            Self { s: 15, big_s: 512, m: 33, precision: 5 }
+            Self { s: 15, big_s: 512, m: 33, precision: 4 }
         } else {
-            Self { s: 4, big_s: 16, m: 7, precision: 4 }
+            Self { s: 4, big_s: 16, m: 7, precision: 3 }
         }
+    }
+
+    /// Bits kept of each factor: the low bit, `p` fraction bits, the units bit of the rounding.
+    pub fn factor_bits(&self) -> usize {
+        self.precision as usize + 2
     }
 
     /// Blocks `s`.
@@ -91,7 +99,7 @@ impl RecryptParams {
         self.m
     }
 
-    /// Fraction bits `p` kept of each `z_k / d`.
+    /// Fraction bits `p` of the rounding of each `z_k / d`.
     pub fn precision(&self) -> u32 {
         self.precision
     }
@@ -232,10 +240,10 @@ fn small_inverse(q: &BigUint, d: &BigUint) -> Result<BigUint> {
 }
 
 /// What the circuit needs of the ciphertext, in the clear: for each block `k` and position `l`,
-/// the low bit and the `p` fraction bits of `y_{k,l} = c x_k R^l mod d`.
+/// the low bit and the rounding `round(2^p y / d)` of `y_{k,l} = c x_k R^l mod d`.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Factors {
-    /// `s` rows of `S` values: bit 0 the low bit of `y`, bits `1 ..= p` `floor(2^p y / d)`.
+    /// `s` rows of `S` values: bit 0 the low bit of `y`, bits `1 ..= p + 1` `round(2^p y / d)`.
     pub bits: Vec<Vec<u32>>,
 }
 
@@ -245,11 +253,13 @@ pub fn factors(pk: &PublicKey, key: &RecryptKey, c: &BigNat) -> Result<Factors> 
     let d = BigUint::from(pk.modulus().modulus());
     let c = BigUint::from(c);
     let (p, big_s, radix) = (key.params.precision, key.params.big_s, key.radix);
+    let twice_d: BigUint = &d << 1u32;
     let block = |xk: &BigUint| -> Vec<u32> {
         let mut y = &c * xk % &d;
         let mut row = Vec::with_capacity(big_s);
         for _ in 0..big_s {
-            let fraction = ((&y << p) / &d).to_u32().unwrap_or(0);
+            // round(2^p y / d) = floor((2^(p+1) y + d) / 2d), at most 2^p.
+            let fraction = (((&y << (p + 1)) + &d) / &twice_d).to_u32().unwrap_or(0);
             row.push(u32::from(y.bit(0)) | (fraction << 1));
             y *= radix;
             // y R < R d: a small quotient, by subtraction.
@@ -320,14 +330,18 @@ fn check_factors(params: &RecryptParams, factors: &Factors) -> Result<()> {
 }
 
 /// Which positions `l` have bit `q` of their factor set (`q = 0` the low bit, `q = 1 ..= p`
-/// the fraction bits from the most significant), for one block.
+/// the fraction bits of weight `2^-q`, `q = p + 1` the units bit), for one block.
 pub fn positions_with_bit(params: &RecryptParams, row: &[u32], q: usize) -> Vec<usize> {
     let p = params.precision as usize;
-    let shift = if q == 0 { 0 } else { p + 1 - q };
+    let shift = match q {
+        0 => 0,
+        q if q <= p => p + 1 - q,
+        _ => p + 1,
+    };
     (0..row.len().min(params.big_s)).filter(|&l| (row[l] >> shift) & 1 == 1).collect()
 }
 
-/// The encrypted bits of each `z_k`: `s` rows of `p + 1` (`None` for a known zero), bit `q`
+/// The encrypted bits of each `z_k`: `s` rows of `p + 2` (`None` for a known zero), bit `q`
 /// as in [`positions_with_bit`]; each `sum_a eta_a (sum_{b > a, bit set} eta_b)`, the products
 /// of all blocks in one batch.
 pub fn selected_bits<E: Evaluator>(
@@ -336,14 +350,14 @@ pub fn selected_bits<E: Evaluator>(
     eta: &[Vec<E::Bit>],
     factors: &Factors,
 ) -> Result<Vec<Vec<Option<E::Bit>>>> {
-    let (s, m, p) = (params.s, params.m, params.precision as usize);
+    let (s, m) = (params.s, params.m);
     if eta.len() != s || eta.iter().any(|row| row.len() != m) {
         return Err(GhError::BadParameters { reason: "an indicator of another shape".to_string() });
     }
     check_factors(params, factors)?;
     let mut inner: Vec<(usize, usize, usize, E::Bit)> = Vec::new();
     for (k, row) in factors.bits.iter().enumerate() {
-        for q in 0..=p {
+        for q in 0..params.factor_bits() {
             let mut by_a: Vec<Vec<&E::Bit>> = vec![Vec::new(); m];
             for l in positions_with_bit(params, row, q) {
                 let (a, b) = params.pair(l);
@@ -358,7 +372,7 @@ pub fn selected_bits<E: Evaluator>(
     }
     let pairs: Vec<(&E::Bit, &E::Bit)> = inner.iter().map(|(k, _, a, x)| (&eta[*k][*a], x)).collect();
     let products = if pairs.is_empty() { Vec::new() } else { e.mul_many(&pairs)? };
-    let mut grouped: Vec<Vec<Vec<&E::Bit>>> = vec![vec![Vec::new(); p + 1]; s];
+    let mut grouped: Vec<Vec<Vec<&E::Bit>>> = vec![vec![Vec::new(); params.factor_bits()]; s];
     for ((k, q, _, _), x) in inner.iter().zip(&products) {
         grouped[*k][*q].push(x);
     }
@@ -366,7 +380,8 @@ pub fn selected_bits<E: Evaluator>(
 }
 
 /// The grade-school addition: from the encrypted bits of the `z_k` (as [`selected_bits`]),
-/// `sum_k lsb(z_k) + [d odd] N`, `N = floor(sum_k f_k 2^-p + 1/2)`.
+/// `sum_k lsb(z_k) + [d odd] N`, `N = floor(sum_k f_k 2^-p + 1/2)`: only the parity of `N`
+/// is needed, so of the units column only the sum.
 pub fn add_up<E: Evaluator>(
     e: &E,
     params: &RecryptParams,
@@ -374,7 +389,7 @@ pub fn add_up<E: Evaluator>(
     d_odd: bool,
 ) -> Result<E::Bit> {
     let p = params.precision as usize;
-    if bits.len() != params.s || bits.iter().any(|row| row.len() != p + 1) {
+    if bits.len() != params.s || bits.iter().any(|row| row.len() != params.factor_bits()) {
         return Err(GhError::BadParameters { reason: "bits of another shape".to_string() });
     }
     let mut low: Vec<E::Bit> = Vec::new();
@@ -383,8 +398,12 @@ pub fn add_up<E: Evaluator>(
     for block in bits {
         for (q, x) in block.into_iter().enumerate() {
             if let Some(x) = x {
-                // Fraction bit q has weight 2^-q: column p - q.
-                if q == 0 { low.push(x) } else { columns[p - q].push(x) }
+                // Bit q of f_k 2^-p has weight 2^-q (q <= p) or 1 (q = p + 1): column p - q or p.
+                match q {
+                    0 => low.push(x),
+                    q if q <= p => columns[p - q].push(x),
+                    _ => columns[p].push(x),
+                }
             }
         }
     }
@@ -527,6 +546,48 @@ mod tests {
         }
     }
 
+    /// Counts products and additions.
+    #[derive(Default)]
+    struct Count {
+        products: std::cell::Cell<usize>,
+        batches: std::cell::Cell<usize>,
+        additions: std::cell::Cell<usize>,
+    }
+    impl Evaluator for Count {
+        type Bit = ();
+        fn add(&self, _: &(), _: &()) -> Result<()> {
+            self.additions.set(self.additions.get() + 1);
+            Ok(())
+        }
+        fn mul_many(&self, pairs: &[(&(), &())]) -> Result<Vec<()>> {
+            self.products.set(self.products.get() + pairs.len());
+            self.batches.set(self.batches.get() + 1);
+            Ok(vec![(); pairs.len()])
+        }
+        fn constant(&self, _: u8) -> Result<()> {
+            Ok(())
+        }
+    }
+
+    /// The grade-school addition's cost with every bit present (the small setting's shape).
+    #[test]
+    fn grade_school_cost_of_the_small_setting() {
+        let rp = RecryptParams::for_setting(&GhParams::small());
+        let count = Count::default();
+        let bits = vec![vec![Some(()); rp.factor_bits()]; rp.s()];
+        add_up(&count, &rp, bits, true).unwrap();
+        eprintln!(
+            "s = 15, p = 4: {} products in {} batches, {} additions",
+            count.products.get(),
+            count.batches.get(),
+            count.additions.get()
+        );
+        assert!(count.products.get() > 100 && count.products.get() < 2000);
+        let degree = add_up(&Degree, &rp, vec![vec![Some(2u32); 6]; 15], true).unwrap();
+        eprintln!("degree {degree}");
+        assert_eq!(degree, 2 * 15);
+    }
+
     #[test]
     fn pairs_enumerate_distinct_two_hot_codes() {
         for (s, big_s) in [(4, 16), (15, 512), (2, 2)] {
@@ -537,7 +598,7 @@ mod tests {
                 assert!(a < b && b < p.m(), "{l}: {a} {b}");
                 assert!(seen.insert((a, b)));
             }
-            assert!(s < 1 << (p.precision() - 1), "s 2^-p < 1/2");
+            assert!(s < 1 << p.precision(), "s 2^-(p+1) < 1/2");
         }
         assert_eq!(RecryptParams::new(15, 512).unwrap(), RecryptParams::for_setting(&GhParams::small()));
         assert_eq!(RecryptParams::new(4, 16).unwrap(), RecryptParams::for_setting(&GhParams::toy()));
@@ -583,7 +644,8 @@ mod tests {
             let f = factors(&pk, &key, ct.value()).unwrap();
             let degree = evaluate(&Degree, &rp, &degree_eta, &f, true).unwrap();
             eprintln!("s = {s}, S = {big_s}: degree {degree}");
-            assert!(degree >= 2);
+            // At most 2 (2^p - 1): 14 for s = 4 and 7, 30 for s = 15.
+            assert!(degree >= 8 && degree <= 2 * ((1 << rp.precision()) - 1), "degree {degree}");
         }
     }
 }
