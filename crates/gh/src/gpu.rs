@@ -20,18 +20,20 @@ use poly_cuda::GpuDevice;
 use rand::Rng;
 
 use crate::error::{GhError, Result};
-use crate::recrypt::{Evaluator, Factors, RecryptKey, add_up, factors, positions_with_bit};
+use crate::recrypt::{Evaluator, Factors, RecryptKey, add_up, factors_from_starts, positions_with_bit};
 use crate::scheme::{Ciphertext, PublicKey, SecretKey, decrypted_bit};
 
 /// Products per `mul_mod_batch` launch sequence.
 const BATCH: usize = 64;
 
 /// A squashed key on the device: per block, the table of the `S` selectors
-/// `sigma_{k,l} = eta_{k,a} eta_{k,b}` (encrypted, degree 2).
+/// `sigma_{k,l} = eta_{k,a} eta_{k,b}` (encrypted, degree 2; the `eta_{k,l}` themselves in the
+/// one-hot encoding), and the `x_k`.
 #[derive(Debug)]
 pub struct GpuRecryptKey {
     cpu: RecryptKey,
     sigma: Vec<GpuTable>,
+    x: Vec<GpuResidue>,
 }
 
 impl GpuRecryptKey {
@@ -185,6 +187,11 @@ impl GpuGh {
         let mut sigma = Vec::with_capacity(params.s());
         for row in key.eta() {
             let eta = row.iter().map(|ct| self.upload(ct)).collect::<Result<Vec<_>>>()?;
+            if params.is_one_hot() {
+                let refs: Vec<&GpuResidue> = eta.iter().map(|ct| &ct.c).collect();
+                sigma.push(self.big.table_from_residues(&self.modulus, &refs)?);
+                continue;
+            }
             let pairs: Vec<(usize, usize)> = (0..params.big_s()).map(|l| params.pair(l)).collect();
             let mut products = Vec::with_capacity(pairs.len());
             for chunk in pairs.chunks(BATCH) {
@@ -195,7 +202,12 @@ impl GpuGh {
             let refs: Vec<&GpuResidue> = products.iter().collect();
             sigma.push(self.big.table_from_residues(&self.modulus, &refs)?);
         }
-        Ok(GpuRecryptKey { cpu: key.clone(), sigma })
+        let x = key
+            .x()
+            .iter()
+            .map(|xk| self.big.upload_residue(&self.modulus, &BigNat::from(xk)))
+            .collect::<core::result::Result<Vec<_>, _>>()?;
+        Ok(GpuRecryptKey { cpu: key.clone(), sigma, x })
     }
 
     /// The encrypted bits of the `z_k`: for block `k` and bit `q`, `sum_{l: bit q set}
@@ -241,9 +253,21 @@ impl GpuGh {
     pub fn recrypt(&self, key: &GpuRecryptKey, ct: &GpuCiphertext) -> Result<GpuCiphertext> {
         self.check("ciphertext", ct)?;
         self.check_recrypt_key(&key.cpu)?;
-        let c = self.big.download_residue(&ct.c)?;
-        let factors = factors(&self.pk, &key.cpu, &c)?;
+        let factors = self.recrypt_factors(key, ct)?;
         self.recrypt_with_factors(key, &factors)
+    }
+
+    /// The clear factors of `ct` (as [`PublicKey::recrypt_factors`]): the starts `c x_k mod d`
+    /// as one batch of products on the device, downloaded, then the steps by `R` on CPU threads.
+    pub fn recrypt_factors(&self, key: &GpuRecryptKey, ct: &GpuCiphertext) -> Result<Factors> {
+        self.check("ciphertext", ct)?;
+        self.check_recrypt_key(&key.cpu)?;
+        let cs: Vec<&GpuResidue> = key.x.iter().map(|_| &ct.c).collect();
+        let xs: Vec<&GpuResidue> = key.x.iter().collect();
+        let starts = self.big.mul_mod_batch(&self.modulus, &cs, &xs)?;
+        let starts =
+            starts.iter().map(|y| self.big.download_residue(y)).collect::<core::result::Result<Vec<_>, _>>()?;
+        factors_from_starts(&self.pk, &key.cpu, &starts)
     }
 
     /// The homomorphic part of Recrypt, from the clear factors ([`PublicKey::recrypt_factors`]).

@@ -49,6 +49,7 @@ pub struct RecryptParams {
     big_s: usize,
     m: usize,
     precision: u32,
+    one_hot: bool,
 }
 
 impl RecryptParams {
@@ -65,7 +66,19 @@ impl RecryptParams {
             m += 1;
         }
         let precision = usize::BITS - s.leading_zeros();
-        Ok(Self { s, big_s, m, precision })
+        Ok(Self { s, big_s, m, precision, one_hot: false })
+    }
+
+    /// These parameters with the one-hot encoding: `m = S` encrypted bits per block, one set,
+    /// `sigma_{k,l} = eta_{k,l}` (degree 1, no products in the selection; the circuit's
+    /// degree halves, the key is `S / m` times larger).
+    pub fn one_hot(self) -> Self {
+        Self { m: self.big_s, one_hot: true, ..self }
+    }
+
+    /// Whether the encoding is one-hot (else two-hot).
+    pub fn is_one_hot(&self) -> bool {
+        self.one_hot
     }
 
     /// Gentry and Halevi's choice for [`GhParams::small`] and larger: `s = 15`, `S = 512`
@@ -73,9 +86,9 @@ impl RecryptParams {
     /// `s = 4`, `S = 16` (`m = 7`, `p = 3`, degree 14).
     pub fn for_setting(params: &GhParams) -> Self {
         if params.n() >= 2048 {
-            Self { s: 15, big_s: 512, m: 33, precision: 4 }
+            Self { s: 15, big_s: 512, m: 33, precision: 4, one_hot: false }
         } else {
-            Self { s: 4, big_s: 16, m: 7, precision: 3 }
+            Self { s: 4, big_s: 16, m: 7, precision: 3, one_hot: false }
         }
     }
 
@@ -104,7 +117,8 @@ impl RecryptParams {
         self.precision
     }
 
-    /// The pair `(a, b)`, `a < b`, of position `l` (lexicographic order).
+    /// The pair `(a, b)`, `a < b`, of position `l` (lexicographic order) in the two-hot
+    /// encoding.
     pub fn pair(&self, l: usize) -> (usize, usize) {
         let mut rest = l;
         for a in 0..self.m {
@@ -215,7 +229,7 @@ pub(crate) fn recrypt_keygen_at<G: Rng>(
     x.push(BigUint::from(&pk.modulus().mul_mod(&rest, &inv)?));
     let mut eta = Vec::with_capacity(params.s);
     for &l in positions {
-        let (a, b) = params.pair(l);
+        let (a, b) = if params.one_hot { (l, l) } else { params.pair(l) };
         let mut row = Vec::with_capacity(params.m);
         for i in 0..params.m {
             let ct = encrypt(u8::from(i == a || i == b), rng)?;
@@ -247,15 +261,30 @@ pub struct Factors {
     pub bits: Vec<Vec<u32>>,
 }
 
-/// The factors of ciphertext value `c` (below `d`) under `key` (CPU; the blocks on scoped
-/// threads, one each, as many at a time as the machine has cores).
+/// The factors of ciphertext value `c` (below `d`) under `key` (CPU): the starts `c x_k mod d`
+/// by Barrett products, then [`factors_from_starts`].
 pub fn factors(pk: &PublicKey, key: &RecryptKey, c: &BigNat) -> Result<Factors> {
+    let starts = key
+        .x
+        .iter()
+        .map(|xk| pk.modulus().mul_mod(c, &BigNat::from(xk)))
+        .collect::<core::result::Result<Vec<_>, _>>()?;
+    factors_from_starts(pk, key, &starts)
+}
+
+/// The factors from the starts `y_{k,0} = c x_k mod d` (one per block, below `d`): the steps
+/// `y <- y R mod d` (a product by the small `R` and at most `R - 1` subtractions) and the
+/// rounding `floor((2^(p+1) y + d) / 2d)` (a division with a quotient below `2^(p+1)`), the
+/// blocks on scoped threads, as many at a time as the machine has cores.
+pub fn factors_from_starts(pk: &PublicKey, key: &RecryptKey, starts: &[BigNat]) -> Result<Factors> {
     let d = BigUint::from(pk.modulus().modulus());
-    let c = BigUint::from(c);
+    if starts.len() != key.params.s || starts.iter().any(|y| y >= pk.modulus().modulus()) {
+        return Err(GhError::BadParameters { reason: format!("{} starts below d needed", key.params.s) });
+    }
     let (p, big_s, radix) = (key.params.precision, key.params.big_s, key.radix);
     let twice_d: BigUint = &d << 1u32;
-    let block = |xk: &BigUint| -> Vec<u32> {
-        let mut y = &c * xk % &d;
+    let block = |start: &BigNat| -> Vec<u32> {
+        let mut y = BigUint::from(start);
         let mut row = Vec::with_capacity(big_s);
         for _ in 0..big_s {
             // round(2^p y / d) = floor((2^(p+1) y + d) / 2d), at most 2^p.
@@ -271,9 +300,9 @@ pub fn factors(pk: &PublicKey, key: &RecryptKey, c: &BigNat) -> Result<Factors> 
     };
     let threads = std::thread::available_parallelism().map(usize::from).unwrap_or(1).max(1);
     let mut bits = Vec::with_capacity(key.params.s);
-    for chunk in key.x.chunks(threads) {
+    for chunk in starts.chunks(threads) {
         let rows: Vec<Option<Vec<u32>>> = std::thread::scope(|scope| {
-            let handles: Vec<_> = chunk.iter().map(|xk| scope.spawn(|| block(xk))).collect();
+            let handles: Vec<_> = chunk.iter().map(|start| scope.spawn(|| block(start))).collect();
             handles.into_iter().map(|h| h.join().ok()).collect()
         });
         for row in rows {
@@ -355,6 +384,22 @@ pub fn selected_bits<E: Evaluator>(
         return Err(GhError::BadParameters { reason: "an indicator of another shape".to_string() });
     }
     check_factors(params, factors)?;
+    if params.one_hot {
+        return factors
+            .bits
+            .iter()
+            .zip(eta)
+            .map(|(row, eta_k)| {
+                (0..params.factor_bits())
+                    .map(|q| {
+                        let chosen: Vec<&E::Bit> =
+                            positions_with_bit(params, row, q).into_iter().map(|l| &eta_k[l]).collect();
+                        sum(e, &chosen)
+                    })
+                    .collect()
+            })
+            .collect();
+    }
     let mut inner: Vec<(usize, usize, usize, E::Bit)> = Vec::new();
     for (k, row) in factors.bits.iter().enumerate() {
         for q in 0..params.factor_bits() {
@@ -610,8 +655,9 @@ mod tests {
     fn the_circuit_in_the_clear_is_decryption() {
         let params = GhParams::toy();
         let (pk, sk) = keygen(&params, 5).unwrap();
-        for (s, big_s) in [(4, 16), (7, 40), (15, 60)] {
+        for (s, big_s, one_hot) in [(4, 16, false), (7, 40, false), (15, 60, false), (4, 16, true), (15, 60, true)] {
             let rp = RecryptParams::new(s, big_s).unwrap();
+            let rp = if one_hot { rp.one_hot() } else { rp };
             let mut rng = ChaCha8Rng::seed_from_u64(s as u64);
             let positions: Vec<usize> = (0..s).map(|_| rng.gen_range(0..big_s)).collect();
             let key = recrypt_keygen_at(&pk, &sk, rp, &positions, &mut rng, |bit, rng| pk.encrypt(bit, rng)).unwrap();
@@ -624,7 +670,7 @@ mod tests {
             let eta: Vec<Vec<u8>> = positions
                 .iter()
                 .map(|&l| {
-                    let (a, b) = rp.pair(l);
+                    let (a, b) = if one_hot { (l, l) } else { rp.pair(l) };
                     (0..rp.m()).map(|i| u8::from(i == a || i == b)).collect()
                 })
                 .collect();
@@ -643,9 +689,10 @@ mod tests {
             let ct = pk.encrypt(1, &mut rng).unwrap();
             let f = factors(&pk, &key, ct.value()).unwrap();
             let degree = evaluate(&Degree, &rp, &degree_eta, &f, true).unwrap();
-            eprintln!("s = {s}, S = {big_s}: degree {degree}");
-            // At most 2 (2^p - 1): 14 for s = 4 and 7, 30 for s = 15.
-            assert!(degree >= 8 && degree <= 2 * ((1 << rp.precision()) - 1), "degree {degree}");
+            eprintln!("s = {s}, S = {big_s}, one-hot {one_hot}: degree {degree}");
+            // At most 2 (2^p - 1) (two-hot): 14 for s = 4 and 7, 30 for s = 15; half one-hot.
+            let bound = if one_hot { (1 << rp.precision()) - 1 } else { 2 * ((1 << rp.precision()) - 1) };
+            assert!(degree >= bound / 2 && degree <= bound, "degree {degree}");
         }
     }
 }

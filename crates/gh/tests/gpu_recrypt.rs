@@ -44,7 +44,29 @@ fn recrypt_equals_cpu() {
         assert_eq!(gpu.decrypt(&product).unwrap(), b1 & b2, "case {case}: recrypt then mul");
         assert_eq!(sk.decrypt(&pk, &gpu.download(&product).unwrap()).unwrap(), b1 & b2);
         let factors = pk.recrypt_factors(&rk, &c2).unwrap();
+        assert_eq!(gpu.recrypt_factors(&grk, &gpu.upload(&c2).unwrap()).unwrap(), factors, "factors");
         assert_eq!(gpu.download(&gpu.recrypt_with_factors(&grk, &factors).unwrap()).unwrap(), cpu2);
+    }
+}
+
+#[test]
+fn one_hot_recrypt_equals_cpu() {
+    let Some(device) = device() else { return };
+    let params = GhParams::toy_recrypt();
+    let (pk, sk) = keygen(&params, 34).unwrap();
+    let mut rng = ChaCha8Rng::seed_from_u64(35);
+    let rk = recrypt_keygen(&pk, &sk, RecryptParams::for_setting(&params).one_hot(), &mut rng).unwrap();
+    let gpu = GpuGh::new(device, &pk, Some(&sk), 8).unwrap();
+    let grk = gpu.load_recrypt_key(&rk).unwrap();
+    for case in 0..6 {
+        let bit = rng.gen_range(0..2u8);
+        let ct = pk.encrypt(bit, &mut rng).unwrap();
+        let cpu = pk.recrypt(&rk, &ct).unwrap();
+        let g = gpu.recrypt(&grk, &gpu.upload(&ct).unwrap()).unwrap();
+        assert_eq!(gpu.download(&g).unwrap(), cpu, "case {case}");
+        assert_eq!(gpu.decrypt(&g).unwrap(), bit);
+        let product = gpu.mul(&g, &g).unwrap();
+        assert_eq!(gpu.decrypt(&product).unwrap(), bit);
     }
 }
 

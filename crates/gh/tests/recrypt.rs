@@ -119,3 +119,26 @@ fn bad_inputs_are_typed_errors() {
     // Inputs untouched and still usable.
     assert_eq!(sk.decrypt(pk, &pk.recrypt(rk, &ours).unwrap()).unwrap(), 1);
 }
+
+#[test]
+fn one_hot_recrypt_decrypts_with_less_noise() {
+    let (pk, sk, rk) = keys();
+    let mut rng = ChaCha8Rng::seed_from_u64(27);
+    let one_hot = recrypt_keygen(pk, sk, RecryptParams::for_setting(pk.params()).one_hot(), &mut rng).unwrap();
+    assert!(one_hot.params().is_one_hot());
+    assert!(one_hot.eta().iter().all(|row| row.len() == 16));
+    let (mut worst_one, mut worst_two) = (0, 0);
+    for case in 0..12 {
+        let bit = rng.gen_range(0..2u8);
+        let ct = pk.encrypt(bit, &mut rng).unwrap();
+        let r1 = pk.recrypt(&one_hot, &ct).unwrap();
+        let r2 = pk.recrypt(rk, &ct).unwrap();
+        assert_eq!(sk.decrypt(pk, &r1).unwrap(), bit, "case {case}");
+        let product = pk.mul(&r1, &pk.recrypt(&one_hot, &pk.encrypt(1, &mut rng).unwrap()).unwrap()).unwrap();
+        assert_eq!(sk.decrypt(pk, &product).unwrap(), bit, "case {case}: one-hot recrypt then mul");
+        worst_one = worst_one.max(sk.noise_bits(pk, &r1).unwrap());
+        worst_two = worst_two.max(sk.noise_bits(pk, &r2).unwrap());
+    }
+    eprintln!("noise after Recrypt: one-hot {worst_one} bits, two-hot {worst_two} bits");
+    assert!(worst_one <= worst_two);
+}
