@@ -282,13 +282,12 @@ pub fn factors_from_starts(pk: &PublicKey, key: &RecryptKey, starts: &[BigNat]) 
         return Err(GhError::BadParameters { reason: format!("{} starts below d needed", key.params.s) });
     }
     let (p, big_s, radix) = (key.params.precision, key.params.big_s, key.radix);
-    let twice_d: BigUint = &d << 1u32;
+    let rounding = Rounding::new(&d, p);
     let block = |start: &BigNat| -> Vec<u32> {
         let mut y = BigUint::from(start);
         let mut row = Vec::with_capacity(big_s);
         for _ in 0..big_s {
-            // round(2^p y / d) = floor((2^(p+1) y + d) / 2d), at most 2^p.
-            let fraction = (((&y << (p + 1)) + &d) / &twice_d).to_u32().unwrap_or(0);
+            let fraction = rounding.round(&y);
             row.push(u32::from(y.bit(0)) | (fraction << 1));
             y *= radix;
             // y R < R d: a small quotient, by subtraction.
@@ -310,6 +309,43 @@ pub fn factors_from_starts(pk: &PublicKey, key: &RecryptKey, starts: &[BigNat]) 
         }
     }
     Ok(Factors { bits })
+}
+
+/// `round(2^p y / d) = floor((2^(p+1) y + d) / 2d)` for `y < d`, from the leading 120 bits of
+/// `y` and `d` when they decide it, else by a division.
+struct Rounding {
+    d: BigUint,
+    twice_d: BigUint,
+    p: u32,
+    /// Bits dropped from `y` and `d`, and `d`'s leading bits.
+    shift: u64,
+    d_top: u128,
+}
+
+impl Rounding {
+    fn new(d: &BigUint, p: u32) -> Self {
+        let shift = d.bits().saturating_sub(120);
+        let d_top = (d >> shift).to_u128().unwrap_or(0);
+        Self { d: d.clone(), twice_d: d << 1u32, p, shift, d_top }
+    }
+
+    /// With `A = 2^(p+1) y + d = 2^h A' + a`, `B = 2d = 2^h B' + b` (`h` the shift, `A'`, `B'`
+    /// from the leading bits, `0 <= a < 2^h (2^(p+1) + 1)`, `0 <= b < 2^(h+1)`) and
+    /// `A' = q B' + r`: `A - q B = 2^h r + a - q b` lies in `[0, B)` when
+    /// `2^(p+1) <= r` and `r + 2^(p+1) + 1 <= B'` (as `q <= 2^p`); then `q` is exact.
+    fn round(&self, y: &BigUint) -> u32 {
+        if self.d_top >= 1 << 100 {
+            let y_top = (y >> self.shift).to_u128().unwrap_or(u128::MAX);
+            let a = (y_top << (self.p + 1)) + self.d_top;
+            let b = 2 * self.d_top;
+            let (q, r) = (a / b, a % b);
+            let margin = 1u128 << (self.p + 2);
+            if r >= margin && r + margin <= b {
+                return u32::try_from(q).unwrap_or(u32::MAX);
+            }
+        }
+        (((y << (self.p + 1)) + &self.d) / &self.twice_d).to_u32().unwrap_or(0)
+    }
 }
 
 /// Homomorphic bit operations the circuit is written over.
@@ -631,6 +667,32 @@ mod tests {
         let degree = add_up(&Degree, &rp, vec![vec![Some(2u32); 6]; 15], true).unwrap();
         eprintln!("degree {degree}");
         assert_eq!(degree, 2 * 15);
+    }
+
+    #[test]
+    fn leading_bit_rounding_equals_division() {
+        let mut rng = ChaCha8Rng::seed_from_u64(41);
+        for bits in [64u64, 119, 121, 200, 5000] {
+            let d = rng.gen_biguint(bits) | (BigUint::from(1u32) << (bits - 1)) | BigUint::from(1u32);
+            for p in [3u32, 4, 6] {
+                let rounding = Rounding::new(&d, p);
+                let exact = |y: &BigUint| ((y << (p + 1)) + &d) / (&d << 1u32);
+                let mut cases: Vec<BigUint> = (0..300).map(|_| rng.gen_biguint_below(&d)).collect();
+                // Near the boundaries: y close to (2j - 1) d / 2^(p+1) from both sides.
+                for j in 1..(1u32 << p) {
+                    let centre = (&d * (2 * j - 1)) >> (p + 1);
+                    for delta in 0..3u32 {
+                        cases.push(&centre + delta);
+                        cases.push(&centre - delta);
+                    }
+                }
+                cases.push(&d - 1u32);
+                cases.push(BigUint::zero());
+                for y in &cases {
+                    assert_eq!(BigUint::from(rounding.round(y)), exact(y), "{bits} bits, p {p}");
+                }
+            }
+        }
     }
 
     #[test]
