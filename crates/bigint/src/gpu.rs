@@ -832,6 +832,24 @@ impl GpuBigInt {
         Ok(GpuTable { data: self.upload_words(&words)?, count: rows.len(), modulus: m.id })
     }
 
+    /// Residues already on the device as a table (device-to-device copies). Errors:
+    /// [`BigIntError::Batch`] for no rows, rows of another modulus.
+    pub fn table_from_residues(&self, m: &GpuModulus, rows: &[&GpuResidue]) -> Result<GpuTable> {
+        if rows.is_empty() {
+            return Err(BigIntError::Batch { reason: "an empty table".to_string() });
+        }
+        for row in rows {
+            self.check(m, "table row", row)?;
+        }
+        let limbs = m.limbs();
+        // SAFETY: every row is copied in below.
+        let mut data = unsafe { self.alloc::<u64>(rows.len() * limbs) }?;
+        for (i, row) in rows.iter().enumerate() {
+            self.copy_into(&row.value.limbs, &mut data, i * limbs)?;
+        }
+        Ok(GpuTable { data, count: rows.len(), modulus: m.id })
+    }
+
     /// For each member `y`: `sum_{i < width} coeffs[y width + i] table[i] mod m`, `width =
     /// table.count()`, coefficients in `-127 ..= 127`, all members in one launch sequence.
     /// Errors: a table of another modulus, `coeffs` not a non-empty multiple of the width.

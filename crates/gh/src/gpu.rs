@@ -5,6 +5,12 @@
 //! launch sequence (`GpuBigInt::linear_combinations_mod`), then Horner's rule with `r^w`
 //! (`n / w - 1` modular products); with `w = n` there is one window and no product.
 //! Decrypt: one modular product `c w_i mod d` and the parity of its centered value.
+//! Recrypt ([`GpuGh::recrypt`]): the factors `c x_k R^l mod d` in the clear on the CPU (as
+//! Wang et al. do), the selection as one linear combination per block of the precomputed
+//! `sigma_{k,l} = eta_{k,a} eta_{k,b}` (a table of `S` rows per block, made when the key is
+//! loaded: equal modulo `d` to the CPU's `sum_a eta_a sum_b eta_b`, so the result is the CPU's
+//! bit for bit), then the grade-school addition of [`crate::recrypt::add_up`] with batched
+//! products.
 
 use std::sync::Arc;
 
@@ -14,7 +20,28 @@ use poly_cuda::GpuDevice;
 use rand::Rng;
 
 use crate::error::{GhError, Result};
+use crate::recrypt::{Evaluator, Factors, RecryptKey, add_up, factors_from_starts, positions_with_bit};
 use crate::scheme::{Ciphertext, PublicKey, SecretKey, decrypted_bit};
+
+/// Products per `mul_mod_batch` launch sequence.
+const BATCH: usize = 64;
+
+/// A squashed key on the device: per block, the table of the `S` selectors
+/// `sigma_{k,l} = eta_{k,a} eta_{k,b}` (encrypted, degree 2; the `eta_{k,l}` themselves in the
+/// one-hot encoding), and the `x_k`.
+#[derive(Debug)]
+pub struct GpuRecryptKey {
+    cpu: RecryptKey,
+    sigma: Vec<GpuTable>,
+    x: Vec<GpuResidue>,
+}
+
+impl GpuRecryptKey {
+    /// The host key.
+    pub fn host(&self) -> &RecryptKey {
+        &self.cpu
+    }
+}
 
 /// A ciphertext on the device, tagged with its key.
 #[derive(Debug)]
@@ -141,5 +168,147 @@ impl GpuGh {
     /// The window of Encrypt.
     pub fn window(&self) -> usize {
         self.window
+    }
+}
+
+impl GpuGh {
+    fn check_recrypt_key(&self, key: &RecryptKey) -> Result<()> {
+        if key.key_id() != self.pk.id() {
+            return Err(GhError::WrongKey { what: "recrypt key", found: key.key_id(), expected: self.pk.id() });
+        }
+        Ok(())
+    }
+
+    /// Loads a squashed key: its indicator bits, and the `s S` selector products (batched).
+    /// Errors: a key of another key pair.
+    pub fn load_recrypt_key(&self, key: &RecryptKey) -> Result<GpuRecryptKey> {
+        self.check_recrypt_key(key)?;
+        let params = key.params();
+        let mut sigma = Vec::with_capacity(params.s());
+        for row in key.eta() {
+            let eta = row.iter().map(|ct| self.upload(ct)).collect::<Result<Vec<_>>>()?;
+            if params.is_one_hot() {
+                let refs: Vec<&GpuResidue> = eta.iter().map(|ct| &ct.c).collect();
+                sigma.push(self.big.table_from_residues(&self.modulus, &refs)?);
+                continue;
+            }
+            let pairs: Vec<(usize, usize)> = (0..params.big_s()).map(|l| params.pair(l)).collect();
+            let mut products = Vec::with_capacity(pairs.len());
+            for chunk in pairs.chunks(BATCH) {
+                let a: Vec<&GpuResidue> = chunk.iter().map(|&(a, _)| &eta[a].c).collect();
+                let b: Vec<&GpuResidue> = chunk.iter().map(|&(_, b)| &eta[b].c).collect();
+                products.extend(self.big.mul_mod_batch(&self.modulus, &a, &b)?);
+            }
+            let refs: Vec<&GpuResidue> = products.iter().collect();
+            sigma.push(self.big.table_from_residues(&self.modulus, &refs)?);
+        }
+        let x = key
+            .x()
+            .iter()
+            .map(|xk| self.big.upload_residue(&self.modulus, &BigNat::from(xk)))
+            .collect::<core::result::Result<Vec<_>, _>>()?;
+        Ok(GpuRecryptKey { cpu: key.clone(), sigma, x })
+    }
+
+    /// The encrypted bits of the `z_k`: for block `k` and bit `q`, `sum_{l: bit q set}
+    /// sigma_{k,l}`, one linear combination per block.
+    fn selected_bits(&self, key: &GpuRecryptKey, factors: &Factors) -> Result<Vec<Vec<Option<GpuCiphertext>>>> {
+        let params = key.cpu.params();
+        let big_s = params.big_s();
+        if factors.bits.len() != params.s() || key.sigma.len() != params.s() {
+            return Err(GhError::BadParameters { reason: "factors of another shape".to_string() });
+        }
+        let mut out = Vec::with_capacity(params.s());
+        for (row, table) in factors.bits.iter().zip(&key.sigma) {
+            let mut coeffs = Vec::new();
+            let mut present = Vec::with_capacity(params.factor_bits());
+            for q in 0..params.factor_bits() {
+                let positions = positions_with_bit(params, row, q);
+                present.push(!positions.is_empty());
+                if !positions.is_empty() {
+                    let mut c = vec![0i8; big_s];
+                    for l in positions {
+                        c[l] = 1;
+                    }
+                    coeffs.extend(c);
+                }
+            }
+            let mut sums = if coeffs.is_empty() {
+                Vec::new()
+            } else {
+                self.big.linear_combinations_mod(&self.modulus, table, &coeffs)?
+            }
+            .into_iter();
+            let mut bits = Vec::with_capacity(params.factor_bits());
+            for here in present {
+                bits.push(if here { sums.next().map(|c| GpuCiphertext { key: self.pk.id(), c }) } else { None });
+            }
+            out.push(bits);
+        }
+        Ok(out)
+    }
+
+    /// Recrypt on the device, bit for bit [`PublicKey::recrypt`]. Errors: a ciphertext or a
+    /// key of another key pair.
+    pub fn recrypt(&self, key: &GpuRecryptKey, ct: &GpuCiphertext) -> Result<GpuCiphertext> {
+        self.check("ciphertext", ct)?;
+        self.check_recrypt_key(&key.cpu)?;
+        let factors = self.recrypt_factors(key, ct)?;
+        self.recrypt_with_factors(key, &factors)
+    }
+
+    /// The clear factors of `ct` (as [`PublicKey::recrypt_factors`]): the starts `c x_k mod d`
+    /// as one batch of products on the device, downloaded, then the steps by `R` on CPU threads.
+    pub fn recrypt_factors(&self, key: &GpuRecryptKey, ct: &GpuCiphertext) -> Result<Factors> {
+        self.check("ciphertext", ct)?;
+        self.check_recrypt_key(&key.cpu)?;
+        let cs: Vec<&GpuResidue> = key.x.iter().map(|_| &ct.c).collect();
+        let xs: Vec<&GpuResidue> = key.x.iter().collect();
+        let starts = self.big.mul_mod_batch(&self.modulus, &cs, &xs)?;
+        let starts =
+            starts.iter().map(|y| self.big.download_residue(y)).collect::<core::result::Result<Vec<_>, _>>()?;
+        factors_from_starts(&self.pk, &key.cpu, &starts)
+    }
+
+    /// The homomorphic part of Recrypt, from the clear factors ([`PublicKey::recrypt_factors`]).
+    pub fn recrypt_with_factors(&self, key: &GpuRecryptKey, factors: &Factors) -> Result<GpuCiphertext> {
+        self.check_recrypt_key(&key.cpu)?;
+        let bits = self.selected_bits(key, factors)?;
+        add_up(self, key.cpu.params(), bits, self.pk.modulus().modulus().bit(0))
+    }
+}
+
+impl Evaluator for GpuGh {
+    type Bit = GpuCiphertext;
+
+    fn add(&self, a: &GpuCiphertext, b: &GpuCiphertext) -> Result<GpuCiphertext> {
+        GpuGh::add(self, a, b)
+    }
+
+    fn mul_many(&self, pairs: &[(&GpuCiphertext, &GpuCiphertext)]) -> Result<Vec<GpuCiphertext>> {
+        let mut out = Vec::with_capacity(pairs.len());
+        for chunk in pairs.chunks(BATCH) {
+            for (a, b) in chunk {
+                self.check("a", a)?;
+                self.check("b", b)?;
+            }
+            let a: Vec<&GpuResidue> = chunk.iter().map(|(a, _)| &a.c).collect();
+            let b: Vec<&GpuResidue> = chunk.iter().map(|(_, b)| &b.c).collect();
+            let products = if chunk.len() == 1 {
+                vec![self.big.mul_mod(&self.modulus, a[0], b[0])?]
+            } else {
+                self.big.mul_mod_batch(&self.modulus, &a, &b)?
+            };
+            out.extend(products.into_iter().map(|c| GpuCiphertext { key: self.pk.id(), c }));
+        }
+        Ok(out)
+    }
+
+    fn constant(&self, bit: u8) -> Result<GpuCiphertext> {
+        if bit > 1 {
+            return Err(GhError::NotABit { value: bit });
+        }
+        let c = self.big.upload_residue(&self.modulus, &BigNat::from_u64(u64::from(bit)))?;
+        Ok(GpuCiphertext { key: self.pk.id(), c })
     }
 }

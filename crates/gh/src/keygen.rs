@@ -13,7 +13,7 @@
 use bigint::BigNat;
 use modarith::Modulus;
 use num_bigint::{BigInt, BigUint, RandBigInt, Sign};
-use num_traits::{One, Signed, Zero};
+use num_traits::{One, Signed, ToPrimitive, Zero};
 use rand::Rng;
 
 use crate::error::{GhError, Result};
@@ -256,8 +256,110 @@ pub(crate) fn modulo(x: &BigInt, m: &BigUint) -> BigUint {
     if x.is_negative() && !r.is_zero() { m - r } else { r }
 }
 
-/// `a^-1 mod m`, if it exists.
+/// `a^-1 mod m`, if it exists, by Lehmer's extended Euclid (Knuth, TAOCP vol. 2, 4.5.2,
+/// Algorithm L, with its cofactor test): the quotients of many Euclid steps are found from the
+/// leading 62 bits of `u` and `v` and applied to the multi-precision values (and the cofactor
+/// of `a`) as one 2x2 matrix, so that a step costs a few linear passes over the operands per
+/// about 30 bits of progress instead of a multi-precision division per quotient. At
+/// 790,000 bits this takes seconds where num-bigint's `modinv` (a division per quotient) takes
+/// minutes. The result is checked (`a x = 1 mod m`).
 pub(crate) fn inverse(a: &BigUint, m: &BigUint) -> Option<BigUint> {
-    let r = a.modinv(m)?;
-    (a * &r % m == BigUint::one()).then_some(r)
+    if m <= &BigUint::one() {
+        return None;
+    }
+    let a = a % m;
+    // Invariants: u = xu a (mod m), v = xv a (mod m), u, v >= 0.
+    let (mut u, mut v) = (BigInt::from(m.clone()), BigInt::from(a.clone()));
+    let (mut xu, mut xv) = (BigInt::zero(), BigInt::one());
+    while !v.is_zero() {
+        let bits = u.bits();
+        let matrix = if bits > 124 { lehmer_matrix(&u, &v, bits - 62) } else { None };
+        match matrix {
+            Some([ma, mb, mc, md]) => {
+                let (ma, mb, mc, md) = (BigInt::from(ma), BigInt::from(mb), BigInt::from(mc), BigInt::from(md));
+                let nu = &u * &ma + &v * &mb;
+                let nv = &u * &mc + &v * &md;
+                let nxu = &xu * &ma + &xv * &mb;
+                let nxv = &xu * &mc + &xv * &md;
+                (u, v, xu, xv) = (nu, nv, nxu, nxv);
+            }
+            None => {
+                let q = &u / &v;
+                let r = &u - &q * &v;
+                let x = &xu - &q * &xv;
+                (u, v, xu, xv) = (v, r, xv, x);
+            }
+        }
+    }
+    if u != BigInt::one() {
+        return None;
+    }
+    let m_int = BigInt::from(m.clone());
+    let x = ((xu % &m_int) + &m_int) % &m_int;
+    let x = x.to_biguint()?;
+    (&a * &x % m == BigUint::one()).then_some(x)
+}
+
+/// Algorithm L's inner loop on the leading bits `u >> shift`, `v >> shift`: the matrix
+/// `[A, B, C, D]` of the Euclid steps whose quotients the leading bits determine, or `None`
+/// when they determine none (then one full division step is needed).
+fn lehmer_matrix(u: &BigInt, v: &BigInt, shift: u64) -> Option<[i128; 4]> {
+    let mut uh = (u >> shift).to_i128()?;
+    let mut vh = (v >> shift).to_i128()?;
+    let (mut a, mut b, mut c, mut d) = (1i128, 0i128, 0i128, 1i128);
+    loop {
+        let (den1, den2) = (vh + c, vh + d);
+        let (num1, num2) = (uh + a, uh + b);
+        if den1 <= 0 || den2 <= 0 || num1 < 0 || num2 < 0 {
+            break;
+        }
+        let q = num1 / den1;
+        if q != num2 / den2 {
+            break;
+        }
+        (a, c) = (c, a - q * c);
+        (b, d) = (d, b - q * d);
+        (uh, vh) = (vh, uh - q * vh);
+    }
+    (b != 0).then_some([a, b, c, d])
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use rand::SeedableRng;
+    use rand_chacha::ChaCha8Rng;
+
+    #[test]
+    fn lehmer_inverse_agrees_with_num_bigint() {
+        let mut rng = ChaCha8Rng::seed_from_u64(9);
+        for bits in [2u64, 64, 100, 130, 500, 4000, 20_000] {
+            for _ in 0..4 {
+                let m = rng.gen_biguint(bits) + 2u32;
+                let a = rng.gen_biguint(bits + 3);
+                assert_eq!(inverse(&a, &m), (&a % &m).modinv(&m), "{bits} bits");
+            }
+        }
+        // Not invertible: a shared factor.
+        let m = rng.gen_biguint(3000) * 6u32;
+        let a = rng.gen_biguint(3000) * 3u32;
+        assert_eq!(inverse(&a, &m), None);
+        assert_eq!(inverse(&BigUint::from(3u32), &BigUint::one()), None);
+    }
+
+    #[test]
+    fn lehmer_inverse_is_fast_at_100k_bits() {
+        let mut rng = ChaCha8Rng::seed_from_u64(10);
+        let m = rng.gen_biguint(100_000) | BigUint::one();
+        let a = rng.gen_biguint(100_000);
+        let start = std::time::Instant::now();
+        let x = inverse(&a, &m);
+        let elapsed = start.elapsed();
+        eprintln!("inverse at 100,000 bits: {elapsed:?}");
+        if let Some(x) = x {
+            assert_eq!(&a * x % &m, BigUint::one());
+        } else {
+            assert!(num_integer::Integer::gcd(&a, &m) != BigUint::one());
+        }
+    }
 }

@@ -34,6 +34,15 @@ impl GhParams {
         Self { name: "toy", n: 64, t: 64, window: 8 }
     }
 
+    /// The CI setting of Recrypt: `n = 32`, `t = 256` (`d` of about 8,200 bits), window 8. The
+    /// squashed decryption circuit ([`crate::RecryptParams::for_setting`]: `s = 4`, `S = 16`,
+    /// `p = 3`) has degree 14 in the encrypted indicator bits; [`GhParams::toy`]'s `t = 64` is
+    /// too small for it, here a recrypted ciphertext keeps about 250 bits of margin below
+    /// `d / 2`, enough for further multiplications.
+    pub fn toy_recrypt() -> Self {
+        Self { name: "toy-recrypt", n: 32, t: 256, window: 8 }
+    }
+
     /// Gentry and Halevi's "small" setting: `n = 2048`, `t = 380` (`d` of about 790,000 bits),
     /// window 64 as in Wang et al.'s GPU implementation.
     pub fn small() -> Self {
