@@ -17,9 +17,8 @@
 
 use std::sync::Arc;
 
-use modarith::Modulus;
-use poly::ntt::NttPlan;
 use poly::{Eval, Poly};
+use rlwe::slots::{self, SlotEncoder, SlotError};
 
 use crate::backend::BfvBackend;
 use crate::context::{BackendResult, BfvContext};
@@ -39,17 +38,9 @@ impl Plaintext {
     /// Errors with [`BfvError::TooManyValues`] for more than `N` values and with
     /// [`BfvError::PlaintextOutOfRange`] for a value not below `t`.
     pub fn from_coefficients(params: &Arc<BfvParameters>, coefficients: &[u64]) -> Result<Self> {
-        let n = params.degree();
-        let t = params.plaintext_modulus();
-        if coefficients.len() > n {
-            return Err(BfvError::TooManyValues { what: "plaintext coefficients", max: n, actual: coefficients.len() });
-        }
-        if let Some((index, &value)) = coefficients.iter().enumerate().find(|&(_, &v)| v >= t) {
-            return Err(BfvError::PlaintextOutOfRange { index, value, modulus: t });
-        }
-        let mut padded = coefficients.to_vec();
-        padded.resize(n, 0);
-        Ok(Self { params: Arc::clone(params), coefficients: padded })
+        let checked = slots::coefficients(coefficients, params.degree(), params.plaintext_modulus())
+            .map_err(|e| slot_error(e, "plaintext coefficients"))?;
+        Ok(Self { params: Arc::clone(params), coefficients: checked })
     }
 
     /// A plaintext of `coefficients` that the caller guarantees are in `[0, t)`: decryption's
@@ -106,28 +97,23 @@ impl Plaintext {
 
 /// `c` in `[0, t)` as the representative in `(-t/2, t/2]`.
 pub(crate) fn center(c: u64, t: u64) -> i64 {
-    if c > t / 2 { -((t - c) as i64) } else { c as i64 }
+    slots::center(c, t)
 }
 
-/// Reduces signed values in `(-t/2, t/2]` into `[0, t)`, or errors naming the first value
-/// outside that range.
-fn reduce_signed(values: &[i64], t: u64) -> Result<Vec<u64>> {
-    // t < 2^60, so the bounds fit an i64.
-    let upper = (t / 2) as i64;
-    let lower = upper - t as i64; // exclusive: -t/2 for even t, -(t-1)/2 - 1 for odd t
-    values
-        .iter()
-        .enumerate()
-        .map(|(index, &v)| {
-            if v > upper || v <= lower {
-                Err(BfvError::SignedPlaintextOutOfRange { index, value: v, modulus: t })
-            } else if v < 0 {
-                Ok((v + t as i64) as u64)
-            } else {
-                Ok(v as u64)
-            }
-        })
-        .collect()
+/// The core's reason for refusing values, as this crate's error (`what` names the values).
+fn slot_error(error: SlotError, what: &'static str) -> BfvError {
+    match error {
+        SlotError::TooManyValues { max, actual } => BfvError::TooManyValues { what, max, actual },
+        SlotError::OutOfRange { index, value, modulus } => BfvError::PlaintextOutOfRange { index, value, modulus },
+        SlotError::SignedOutOfRange { index, value, modulus } => {
+            BfvError::SignedPlaintextOutOfRange { index, value, modulus }
+        }
+        SlotError::BatchingUnsupported { plaintext_modulus, degree } => {
+            BfvError::BatchingUnsupported { plaintext_modulus, degree }
+        }
+        SlotError::Poly(e) => BfvError::Poly(e),
+        other => BfvError::InvalidParameter { name: "plaintext", value: 0, requirement: other.to_string() },
+    }
 }
 
 /// Values as plaintext coefficients, for any `t >= 2`.
@@ -155,7 +141,8 @@ impl CoefficientEncoder {
         if values.len() > n {
             return Err(BfvError::TooManyValues { what: "plaintext coefficients", max: n, actual: values.len() });
         }
-        let mut reduced = reduce_signed(values, self.params.plaintext_modulus())?;
+        let mut reduced = slots::reduce_signed(values, self.params.plaintext_modulus())
+            .map_err(|e| slot_error(e, "plaintext coefficients"))?;
         reduced.resize(n, 0);
         Ok(Plaintext::from_reduced(&self.params, reduced))
     }
@@ -174,60 +161,32 @@ impl CoefficientEncoder {
 }
 
 /// SIMD encoding into `N` slots (two rows of `N/2`, SEAL's layout; see the module doc), for a
-/// prime `t = 1 mod 2N`.
+/// prime `t = 1 mod 2N` (the core's [`SlotEncoder`]).
 #[derive(Debug, Clone)]
 pub struct BatchEncoder {
     params: Arc<BfvParameters>,
-    plan: NttPlan,
-    /// `slot_position[s]`: where slot `s`'s evaluation sits in the NTT's bit-reversed output.
-    slot_position: Vec<usize>,
+    slots: SlotEncoder,
 }
 
 impl BatchEncoder {
     /// An encoder for `params`. Errors with [`BfvError::BatchingUnsupported`] unless `t` is a
     /// prime `= 1 mod 2N`.
     pub fn new(params: &Arc<BfvParameters>) -> Result<Self> {
-        let n = params.degree();
-        let t = params.plaintext_modulus();
-        let unsupported = BfvError::BatchingUnsupported { plaintext_modulus: t, degree: n };
-        if !modarith::is_prime(t) || t % (2 * n as u64) != 1 {
-            return Err(unsupported);
-        }
-        let modulus = Modulus::new(t).map_err(|_| BfvError::BatchingUnsupported { plaintext_modulus: t, degree: n })?;
-        let plan = NttPlan::new(modulus, n)?;
-        let slot_position = rlwe::slots::slot_positions(n);
-        Ok(Self { params: Arc::clone(params), plan, slot_position })
+        let slots =
+            SlotEncoder::new(params.plaintext_modulus(), params.degree()).map_err(|e| slot_error(e, "batch slots"))?;
+        Ok(Self { params: Arc::clone(params), slots })
     }
 
     /// The number of slots, `N` (two rows of `N/2`).
     pub fn slot_count(&self) -> usize {
-        self.slot_position.len()
-    }
-
-    /// At most `N` slot values in `[0, t)` (the rest zero) put into the NTT's output order.
-    /// Errors as [`encode`](Self::encode).
-    fn evaluations(&self, values: &[u64]) -> Result<Vec<u64>> {
-        let n = self.slot_count();
-        let t = self.params.plaintext_modulus();
-        if values.len() > n {
-            return Err(BfvError::TooManyValues { what: "batch slots", max: n, actual: values.len() });
-        }
-        if let Some((index, &value)) = values.iter().enumerate().find(|&(_, &v)| v >= t) {
-            return Err(BfvError::PlaintextOutOfRange { index, value, modulus: t });
-        }
-        let mut evaluations = vec![0u64; n];
-        for (&position, &value) in self.slot_position.iter().zip(values) {
-            evaluations[position] = value;
-        }
-        Ok(evaluations)
+        self.slots.slot_count()
     }
 
     /// Puts `values[s]` in slot `s` (at most `N` values in `[0, t)`; the other slots hold 0).
     /// Errors with [`BfvError::TooManyValues`] or [`BfvError::PlaintextOutOfRange`].
     pub fn encode(&self, values: &[u64]) -> Result<Plaintext> {
-        let mut evaluations = self.evaluations(values)?;
-        self.plan.inverse_inplace(&mut evaluations)?;
-        Ok(Plaintext::from_reduced(&self.params, evaluations))
+        let coefficients = self.slots.encode(values).map_err(|e| slot_error(e, "batch slots"))?;
+        Ok(Plaintext::from_reduced(&self.params, coefficients))
     }
 
     /// [`encode`](Self::encode) with the transform on `context`'s backend: the same plaintext,
@@ -240,7 +199,7 @@ impl BatchEncoder {
         values: &[u64],
     ) -> Result<ResidentPlaintext<B>> {
         let ring_t = self.plaintext_ring(context)?;
-        let evaluations = self.evaluations(values)?;
+        let evaluations = self.slots.evaluations(values).map_err(|e| slot_error(e, "batch slots"))?;
         let backend = &context.backend;
         let host = Poly::<Eval>::from_limbs(backend.ring(ring_t), evaluations)?;
         let coefficients = backend.inverse(backend.upload(ring_t, &host).be()?).be()?;
@@ -261,7 +220,7 @@ impl BatchEncoder {
         let coefficients = backend.poly_from_plain_words(ring_t, plaintext.words())?;
         let evaluations = backend.download(&backend.forward(coefficients).be()?).be()?;
         let evaluations = evaluations.as_slice();
-        Ok(self.slot_position.iter().map(|&position| evaluations[position]).collect())
+        Ok(self.slots.positions().iter().map(|&position| evaluations[position]).collect())
     }
 
     /// `context`'s plaintext ring, after checking that `context` has this encoder's parameters.
@@ -279,15 +238,15 @@ impl BatchEncoder {
         if values.len() > n {
             return Err(BfvError::TooManyValues { what: "batch slots", max: n, actual: values.len() });
         }
-        self.encode(&reduce_signed(values, self.params.plaintext_modulus())?)
+        self.encode(
+            &slots::reduce_signed(values, self.params.plaintext_modulus()).map_err(|e| slot_error(e, "batch slots"))?,
+        )
     }
 
     /// The `N` slot values, in `[0, t)`. Errors if `plaintext` has other parameters.
     pub fn decode(&self, plaintext: &Plaintext) -> Result<Vec<u64>> {
         plaintext.check_params(&self.params)?;
-        let mut evaluations = plaintext.coefficients.clone();
-        self.plan.forward_inplace(&mut evaluations)?;
-        Ok(self.slot_position.iter().map(|&position| evaluations[position]).collect())
+        self.slots.decode(&plaintext.coefficients).map_err(|e| slot_error(e, "batch slots"))
     }
 
     /// The `N` slot values centered in `(-t/2, t/2]`.
@@ -302,6 +261,7 @@ mod tests {
     use rand::{Rng, SeedableRng, rngs::StdRng};
 
     use super::*;
+    use modarith::Modulus;
     use crate::{BfvParametersBuilder, Preset};
 
     fn small_params(t: u64) -> Arc<BfvParameters> {

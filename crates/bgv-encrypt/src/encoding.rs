@@ -8,8 +8,7 @@
 
 use std::sync::Arc;
 
-use modarith::Modulus;
-use poly::ntt::NttPlan;
+use rlwe::slots::{self, SlotEncoder, SlotError};
 
 use crate::{BgvError, BgvParameters, Result};
 
@@ -25,17 +24,9 @@ impl Plaintext {
     /// [`BgvError::TooManyValues`] for more than `N` values and with
     /// [`BgvError::PlaintextOutOfRange`] for a value not below `t`.
     pub fn from_coefficients(params: &Arc<BgvParameters>, coefficients: &[u64]) -> Result<Self> {
-        let n = params.degree();
-        let t = params.plaintext_modulus();
-        if coefficients.len() > n {
-            return Err(BgvError::TooManyValues { what: "plaintext coefficients", max: n, actual: coefficients.len() });
-        }
-        if let Some((index, &value)) = coefficients.iter().enumerate().find(|&(_, &v)| v >= t) {
-            return Err(BgvError::PlaintextOutOfRange { index, value, modulus: t });
-        }
-        let mut padded = coefficients.to_vec();
-        padded.resize(n, 0);
-        Ok(Self { params: Arc::clone(params), coefficients: padded })
+        let checked = slots::coefficients(coefficients, params.degree(), params.plaintext_modulus())
+            .map_err(|e| slot_error(e, "plaintext coefficients"))?;
+        Ok(Self { params: Arc::clone(params), coefficients: checked })
     }
 
     /// Built from exactly `N` values already below `t`.
@@ -78,26 +69,23 @@ impl Plaintext {
 
 /// `c` in `[0, t)` as the representative in `(-t/2, t/2]`.
 pub(crate) fn center(c: u64, t: u64) -> i64 {
-    if c > t / 2 { -((t - c) as i64) } else { c as i64 }
+    slots::center(c, t)
 }
 
-/// Reduces signed values in `(-t/2, t/2]` into `[0, t)`, or errors naming the first outside.
-fn reduce_signed(values: &[i64], t: u64) -> Result<Vec<u64>> {
-    let upper = (t / 2) as i64;
-    let lower = upper - t as i64;
-    values
-        .iter()
-        .enumerate()
-        .map(|(index, &v)| {
-            if v > upper || v <= lower {
-                Err(BgvError::SignedPlaintextOutOfRange { index, value: v, modulus: t })
-            } else if v < 0 {
-                Ok((v + t as i64) as u64)
-            } else {
-                Ok(v as u64)
-            }
-        })
-        .collect()
+/// The core's reason for refusing values, as this crate's error (`what` names the values).
+fn slot_error(error: SlotError, what: &'static str) -> BgvError {
+    match error {
+        SlotError::TooManyValues { max, actual } => BgvError::TooManyValues { what, max, actual },
+        SlotError::OutOfRange { index, value, modulus } => BgvError::PlaintextOutOfRange { index, value, modulus },
+        SlotError::SignedOutOfRange { index, value, modulus } => {
+            BgvError::SignedPlaintextOutOfRange { index, value, modulus }
+        }
+        SlotError::BatchingUnsupported { plaintext_modulus, degree } => {
+            BgvError::BatchingUnsupported { plaintext_modulus, degree }
+        }
+        SlotError::Poly(e) => BgvError::Poly(e),
+        other => BgvError::InvalidParameter { name: "plaintext", value: 0, requirement: other.to_string() },
+    }
 }
 
 /// Values as plaintext coefficients, for any `t >= 2`.
@@ -123,7 +111,8 @@ impl CoefficientEncoder {
         if values.len() > n {
             return Err(BgvError::TooManyValues { what: "plaintext coefficients", max: n, actual: values.len() });
         }
-        let mut reduced = reduce_signed(values, self.params.plaintext_modulus())?;
+        let mut reduced = slots::reduce_signed(values, self.params.plaintext_modulus())
+            .map_err(|e| slot_error(e, "plaintext coefficients"))?;
         reduced.resize(n, 0);
         Ok(Plaintext::from_reduced(&self.params, reduced))
     }
@@ -141,50 +130,32 @@ impl CoefficientEncoder {
     }
 }
 
-/// SIMD encoding into `N` slots (SEAL's layout), for a prime `t = 1 mod 2N`.
+/// SIMD encoding into `N` slots (SEAL's layout), for a prime `t = 1 mod 2N` (the core's
+/// [`SlotEncoder`]).
 #[derive(Debug, Clone)]
 pub struct BatchEncoder {
     params: Arc<BgvParameters>,
-    plan: NttPlan,
-    slot_position: Vec<usize>,
+    slots: SlotEncoder,
 }
 
 impl BatchEncoder {
     /// An encoder for `params`. Errors with [`BgvError::BatchingUnsupported`] unless `t` is a
     /// prime `= 1 mod 2N`.
     pub fn new(params: &Arc<BgvParameters>) -> Result<Self> {
-        let n = params.degree();
-        let t = params.plaintext_modulus();
-        let unsupported = || BgvError::BatchingUnsupported { plaintext_modulus: t, degree: n };
-        if !modarith::is_prime(t) || t % (2 * n as u64) != 1 {
-            return Err(unsupported());
-        }
-        let modulus = Modulus::new(t).map_err(|_| unsupported())?;
-        let plan = NttPlan::new(modulus, n)?;
-        Ok(Self { params: Arc::clone(params), plan, slot_position: rlwe::slots::slot_positions(n) })
+        let slots =
+            SlotEncoder::new(params.plaintext_modulus(), params.degree()).map_err(|e| slot_error(e, "batch slots"))?;
+        Ok(Self { params: Arc::clone(params), slots })
     }
 
     /// The number of slots, `N`.
     pub fn slot_count(&self) -> usize {
-        self.slot_position.len()
+        self.slots.slot_count()
     }
 
     /// Puts `values[s]` in slot `s` (at most `N` values in `[0, t)`, the other slots 0).
     pub fn encode(&self, values: &[u64]) -> Result<Plaintext> {
-        let n = self.slot_count();
-        let t = self.params.plaintext_modulus();
-        if values.len() > n {
-            return Err(BgvError::TooManyValues { what: "batch slots", max: n, actual: values.len() });
-        }
-        if let Some((index, &value)) = values.iter().enumerate().find(|&(_, &v)| v >= t) {
-            return Err(BgvError::PlaintextOutOfRange { index, value, modulus: t });
-        }
-        let mut evaluations = vec![0u64; n];
-        for (&position, &value) in self.slot_position.iter().zip(values) {
-            evaluations[position] = value;
-        }
-        self.plan.inverse_inplace(&mut evaluations)?;
-        Ok(Plaintext::from_reduced(&self.params, evaluations))
+        let coefficients = self.slots.encode(values).map_err(|e| slot_error(e, "batch slots"))?;
+        Ok(Plaintext::from_reduced(&self.params, coefficients))
     }
 
     /// [`encode`](Self::encode) for signed values in `(-t/2, t/2]`.
@@ -193,15 +164,15 @@ impl BatchEncoder {
         if values.len() > n {
             return Err(BgvError::TooManyValues { what: "batch slots", max: n, actual: values.len() });
         }
-        self.encode(&reduce_signed(values, self.params.plaintext_modulus())?)
+        let reduced =
+            slots::reduce_signed(values, self.params.plaintext_modulus()).map_err(|e| slot_error(e, "batch slots"))?;
+        self.encode(&reduced)
     }
 
     /// The `N` slot values, in `[0, t)`. Errors if `plaintext` has other parameters.
     pub fn decode(&self, plaintext: &Plaintext) -> Result<Vec<u64>> {
         plaintext.check_params(&self.params)?;
-        let mut evaluations = plaintext.coefficients.clone();
-        self.plan.forward_inplace(&mut evaluations)?;
-        Ok(self.slot_position.iter().map(|&position| evaluations[position]).collect())
+        self.slots.decode(&plaintext.coefficients).map_err(|e| slot_error(e, "batch slots"))
     }
 
     /// The `N` slot values centered in `(-t/2, t/2]`.
