@@ -261,8 +261,8 @@ mod tests {
     use rand::{Rng, SeedableRng, rngs::StdRng};
 
     use super::*;
-    use modarith::Modulus;
     use crate::{BfvParametersBuilder, Preset};
+    use modarith::Modulus;
 
     fn small_params(t: u64) -> Arc<BfvParameters> {
         BfvParametersBuilder::new(1024)
