@@ -44,7 +44,8 @@ fn main() -> ExitCode {
         let words = (1usize << log_bits) / 64;
         let a: Vec<u64> = (0..words).map(|_| next()).collect();
         let b: Vec<u64> = (0..words).map(|_| next()).collect();
-        let (ga, gb) = (Integer::from_digits(&a, rug::integer::Order::Lsf), Integer::from_digits(&b, rug::integer::Order::Lsf));
+        let (ga, gb) =
+            (Integer::from_digits(&a, rug::integer::Order::Lsf), Integer::from_digits(&b, rug::integer::Order::Lsf));
         let to_u32 = |w: &[u64]| w.iter().flat_map(|x| [*x as u32, (x >> 32) as u32]).collect::<Vec<_>>();
         let (na, nb) = (BigUint::from_slice(&to_u32(&a)), BigUint::from_slice(&to_u32(&b)));
         let n = if log_bits >= 24 { runs.min(5) } else { runs };

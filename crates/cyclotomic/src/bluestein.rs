@@ -144,6 +144,17 @@ impl BluesteinPlan {
         self.root
     }
 
+    /// `c_j = w^(h j^2)`, `j < m` (the forward transform's chirp).
+    pub fn chirp(&self) -> &[u64] {
+        &self.chirp
+    }
+
+    /// The forward NTT (bit-reversed order, as `poly::ntt::NttPlan`) of the convolution's second
+    /// operand `b_l = c_(l - (m - 1))^-1`, length `M`.
+    pub fn kernel(&self) -> &[u64] {
+        &self.kernel
+    }
+
     /// The length `M` of the convolution.
     pub fn convolution_length(&self) -> usize {
         self.ntt.degree()

@@ -18,4 +18,7 @@ pub enum CyclotomicError {
 
     #[error("a coefficient of Phi_{m} does not fit 64 bits")]
     CoefficientOverflow { m: u64 },
+
+    #[error("backend error: {0}")]
+    Backend(#[source] Box<dyn std::error::Error + Send + Sync + 'static>),
 }

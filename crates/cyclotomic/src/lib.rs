@@ -12,11 +12,15 @@
 //!   power-of-two NTT kernels;
 //! - [`CyclotomicRing`]: the evaluation representation of `Z_p[x]/Phi_m` at the `phi(m)`
 //!   primitive `m`-th roots (the DFT at indices coprime to `m`), its inverse (the inverse DFT of
-//!   the evaluations with zeros elsewhere, reduced modulo `Phi_m`), and products.
+//!   the evaluations with zeros elsewhere, reduced modulo `Phi_m`), and products;
+//! - `gpu` (feature `cuda`): the forward transform on the GPU over several primes at once, from
+//!   poly-cuda's NTT and element-wise products, bit-exact with [`BluesteinPlan`].
 #![cfg_attr(test, allow(clippy::unwrap_used, clippy::expect_used, clippy::panic))]
 
 mod bluestein;
 mod error;
+#[cfg(feature = "cuda")]
+pub mod gpu;
 mod polynomial;
 mod ring;
 
