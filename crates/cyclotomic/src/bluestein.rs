@@ -155,6 +155,21 @@ impl BluesteinPlan {
         &self.kernel
     }
 
+    /// `c_j^-1`, `j < m` (the inverse transform's chirp).
+    pub fn chirp_inv(&self) -> &[u64] {
+        &self.chirp_inv
+    }
+
+    /// The forward NTT of the inverse transform's second operand (built from `c`).
+    pub fn kernel_inv(&self) -> &[u64] {
+        &self.kernel_inv
+    }
+
+    /// `m^-1 mod p`.
+    pub fn m_inv(&self) -> u64 {
+        self.m_inv
+    }
+
     /// The length `M` of the convolution.
     pub fn convolution_length(&self) -> usize {
         self.ntt.degree()

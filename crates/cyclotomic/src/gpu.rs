@@ -5,7 +5,8 @@
 //! Data flow (`[L][M]` device buffers of the ring `(M, primes)`, NTT):
 //! `x` padded to `M` -> times the chirp `c_j` (element-wise) -> forward NTT -> times the
 //! precomputed NTT of `b` -> inverse NTT -> times `c_k` placed at `k + m - 1` -> the `m` values
-//! at `k + m - 1` (on the host). The element-wise products run on buffers tagged as evaluation
+//! at `k + m - 1` (on the host). The inverse is the same with `c^-1`, its kernel, and `m^-1`
+//! folded into the output chirp. The element-wise products run on buffers tagged as evaluation
 //! vectors, where poly-cuda's product is the element-wise one (NTT rings).
 
 use std::sync::Arc;
@@ -28,15 +29,23 @@ fn retag<R: poly::Representation, S: poly::Representation>(poly: DevicePoly<R>) 
     DevicePoly::from_device_buffer(&context, poly.into_device_buffer()).map_err(backend_error)
 }
 
-/// The length-`m` DFT modulo each of `primes` on one device (module docs).
+/// The device tables of one direction: the chirp on `j < m`, the NTT of the convolution's
+/// second operand, and the chirp placed at `k + m - 1` (times `m^-1` for the inverse).
+#[derive(Debug)]
+struct Direction {
+    chirp: DevicePoly<Eval>,
+    kernel: DevicePoly<Eval>,
+    chirp_out: DevicePoly<Eval>,
+}
+
+/// The length-`m` DFT and its inverse modulo each of `primes` on one device (module docs).
 #[derive(Debug)]
 pub struct GpuBluestein {
     m: usize,
     plans: Vec<BluesteinPlan>,
     context: GpuContext,
-    chirp: DevicePoly<Eval>,
-    kernel: DevicePoly<Eval>,
-    chirp_out: DevicePoly<Eval>,
+    forward: Direction,
+    inverse: Direction,
 }
 
 impl GpuBluestein {
@@ -48,22 +57,38 @@ impl GpuBluestein {
         let plans = primes.iter().map(|&p| BluesteinPlan::new(Modulus::new(p)?, m)).collect::<Result<Vec<_>>>()?;
         let ring = RingContext::new(big_m, primes, TransformKind::Ntt)?;
         let context = GpuContext::new(device, &ring).map_err(backend_error)?;
-        let (mut chirp, mut kernel, mut chirp_out) = (Vec::new(), Vec::new(), Vec::new());
-        for plan in &plans {
-            let mut limb = vec![0u64; big_m];
-            limb[..m].copy_from_slice(plan.chirp());
-            chirp.extend_from_slice(&limb);
-            kernel.extend_from_slice(plan.kernel());
-            let mut out = vec![0u64; big_m];
-            out[m - 1..2 * m - 1].copy_from_slice(plan.chirp());
-            chirp_out.extend_from_slice(&out);
-        }
         let upload = |words: Vec<u64>| -> Result<DevicePoly<Eval>> {
             let host = Poly::<Eval>::from_limbs(&ring, words)?;
             DevicePoly::upload(&context, &host).map_err(backend_error)
         };
-        let (chirp, kernel, chirp_out) = (upload(chirp)?, upload(kernel)?, upload(chirp_out)?);
-        Ok(Self { m, plans, context, chirp, kernel, chirp_out })
+        // The inverse folds m^-1 into its output chirp.
+        let direction = |chirp_of: &dyn Fn(&BluesteinPlan) -> Vec<u64>,
+                         kernel_of: &dyn Fn(&BluesteinPlan) -> Vec<u64>|
+         -> Result<Direction> {
+            let (mut chirp, mut kernel, mut chirp_out) = (Vec::new(), Vec::new(), Vec::new());
+            for plan in &plans {
+                let c = chirp_of(plan);
+                let mut limb = vec![0u64; big_m];
+                limb[..m].copy_from_slice(&c[..m]);
+                chirp.extend_from_slice(&limb);
+                kernel.extend_from_slice(&kernel_of(plan));
+                let mut out = vec![0u64; big_m];
+                out[m - 1..2 * m - 1].copy_from_slice(&c[m..]);
+                chirp_out.extend_from_slice(&out);
+            }
+            Ok(Direction { chirp: upload(chirp)?, kernel: upload(kernel)?, chirp_out: upload(chirp_out)? })
+        };
+        // chirp_of returns the input chirp (m values) then the output chirp (m values).
+        let forward = direction(&|plan| [plan.chirp(), plan.chirp()].concat(), &|plan| plan.kernel().to_vec())?;
+        let inverse = direction(
+            &|plan| {
+                let q = plan.modulus();
+                let out: Vec<u64> = plan.chirp_inv().iter().map(|&c| q.mul(c, plan.m_inv())).collect();
+                [plan.chirp_inv(), &out].concat()
+            },
+            &|plan| plan.kernel_inv().to_vec(),
+        )?;
+        Ok(Self { m, plans, context, forward, inverse })
     }
 
     /// `m`.
@@ -72,10 +97,21 @@ impl GpuBluestein {
     }
 
     /// The forward transform of `x`: `L` limbs of `m` canonical values (limb-major, limb `i`
-    /// modulo prime `i`), the result in the same layout. Errors with
-    /// [`CyclotomicError::LengthMismatch`] for another length and
-    /// [`CyclotomicError::InvalidParameter`] for a value not below its prime.
+    /// modulo prime `i`), the result in the same layout; the words of
+    /// [`BluesteinPlan::forward`] per prime. Errors with [`CyclotomicError::LengthMismatch`] for
+    /// another length and [`CyclotomicError::InvalidParameter`] for a value not below its prime.
     pub fn forward(&self, x: &[u64]) -> Result<Vec<u64>> {
+        self.transform(x, &self.forward)
+    }
+
+    /// The inverse transform, the words of [`BluesteinPlan::inverse`] per prime (the product by
+    /// `m^-1` folded into the output chirp, which gives the same residues). Errors as
+    /// [`forward`](Self::forward).
+    pub fn inverse(&self, values: &[u64]) -> Result<Vec<u64>> {
+        self.transform(values, &self.inverse)
+    }
+
+    fn transform(&self, x: &[u64], direction: &Direction) -> Result<Vec<u64>> {
         let (m, limbs) = (self.m, self.plans.len());
         if x.len() != m * limbs {
             return Err(CyclotomicError::LengthMismatch {
@@ -101,11 +137,11 @@ impl GpuBluestein {
         }
         let host = Poly::<Eval>::from_limbs(ring, padded)?;
         let mut a = DevicePoly::upload(&self.context, &host).map_err(backend_error)?;
-        a.mul_assign(&self.chirp).map_err(backend_error)?;
+        a.mul_assign(&direction.chirp).map_err(backend_error)?;
         let mut a = retag::<Eval, Coeff>(a)?.forward().map_err(backend_error)?;
-        a.mul_assign(&self.kernel).map_err(backend_error)?;
+        a.mul_assign(&direction.kernel).map_err(backend_error)?;
         let mut a = retag::<Coeff, Eval>(a.inverse().map_err(backend_error)?)?;
-        a.mul_assign(&self.chirp_out).map_err(backend_error)?;
+        a.mul_assign(&direction.chirp_out).map_err(backend_error)?;
         let words = a.download().map_err(backend_error)?.into_vec();
         let mut out = Vec::with_capacity(m * limbs);
         for i in 0..limbs {

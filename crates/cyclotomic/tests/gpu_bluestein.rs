@@ -1,5 +1,5 @@
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
-//! The Bluestein transform on the GPU equals the CPU reference (`BluesteinPlan::forward`) word
+//! The Bluestein transform and its inverse on the GPU equal the CPU reference (`BluesteinPlan::forward`, `inverse`) word
 //! for word, over several primes at once, for `m` of one, two and three prime factors with
 //! `M = 2^11 .. 2^16` (the last, `m = 21845`, `phi(m) = 2^14`, is one of HElib's); random
 //! inputs and the edges 0 and `p - 1`. Needs feature `cuda`; skips, saying so, without a device.
@@ -34,10 +34,14 @@ fn gpu_bluestein_equals_cpu() {
                 }));
             }
             let got = gpu.forward(&x).unwrap();
+            let back = gpu.inverse(&x).unwrap();
             for (i, plan) in plans.iter().enumerate() {
                 let want = plan.forward(&x[i * m..(i + 1) * m]).unwrap();
-                assert!(got[i * m..(i + 1) * m] == want[..], "m = {m}, prime {i}, case {case}");
+                assert!(got[i * m..(i + 1) * m] == want[..], "m = {m}, prime {i}, case {case}: forward");
+                let want = plan.inverse(&x[i * m..(i + 1) * m]).unwrap();
+                assert!(back[i * m..(i + 1) * m] == want[..], "m = {m}, prime {i}, case {case}: inverse");
             }
+            assert!(gpu.inverse(&got).unwrap() == x, "m = {m}, case {case}: inverse(forward(x))");
         }
         assert!(gpu.forward(&vec![0; m * count + 1]).is_err());
     }
