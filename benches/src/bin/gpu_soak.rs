@@ -51,59 +51,39 @@ fn run() -> BoxResult<bool> {
     let gpu = GpuBackend::new(0)?;
     let device = std::sync::Arc::clone(gpu.device());
     let values: Vec<u64> = (0..1u64 << 14).map(|i| (i * 31 + 7) % 65_000).collect();
-    // One step (a product, dropped) and one check (decryption of a product against the slots).
-    let (mut step, mut check): (Step, Check);
-    let expected: Vec<u64>;
-    match scheme.as_str() {
-        "bfv" => {
-            let params = bfv::Preset::Secure { log_degree: 14 }.build()?;
+    // One step (a product, dropped) and one check (decryption of a product against the slots),
+    // written once for both schemes: they differ in the crate only.
+    macro_rules! soak_closures {
+        ($scheme:ident, $context:ident) => {{
+            let params = $scheme::Preset::Secure { log_degree: 14 }.build()?;
             let t = params.plaintext_modulus();
-            expected = values.iter().map(|&v| ((u128::from(v) * u128::from(v + 1)) % u128::from(t)) as u64).collect();
-            let context = std::rc::Rc::new(bfv::BfvContext::new(gpu.clone(), &params)?);
-            let encoder = std::rc::Rc::new(bfv::BatchEncoder::new(&params)?);
-            let secret = std::rc::Rc::new(context.generate_secret_key()?);
+            let want: Vec<u64> =
+                values.iter().map(|&v| ((u128::from(v) * u128::from(v + 1)) % u128::from(t)) as u64).collect();
+            let context = std::rc::Rc::new($scheme::$context::new(gpu.clone(), &params)?);
+            let encoder = $scheme::BatchEncoder::new(&params)?;
+            let secret = context.generate_secret_key()?;
             let public = context.generate_public_key(&secret)?;
             let relin = std::rc::Rc::new(context.generate_relin_key(&secret)?);
             let plus_one: Vec<u64> = values.iter().map(|&v| (v + 1) % t).collect();
             let x = std::rc::Rc::new(context.encrypt(&encoder.encode(&values)?, &public)?);
             let y = std::rc::Rc::new(context.encrypt(&encoder.encode(&plus_one)?, &public)?);
             let (c, xs, ys, r) = (context.clone(), x.clone(), y.clone(), relin.clone());
-            step = Box::new(move || {
+            let step: Step = Box::new(move || {
                 drop(c.mul_relin(&xs, &ys, &r)?);
                 Ok(())
             });
-            let want = expected.clone();
-            check = Box::new(move || {
+            let check: Check = Box::new(move || {
                 let product = context.mul_relin(&x, &y, &relin)?;
                 Ok(encoder.decode(&context.decrypt(&product, &secret)?)? == want)
             });
-        }
-        "bgv" => {
-            let params = bgv_encrypt::Preset::Secure { log_degree: 14 }.build()?;
-            let t = params.plaintext_modulus();
-            expected = values.iter().map(|&v| ((u128::from(v) * u128::from(v + 1)) % u128::from(t)) as u64).collect();
-            let context = std::rc::Rc::new(bgv_encrypt::BgvContext::new(gpu.clone(), &params)?);
-            let encoder = std::rc::Rc::new(bgv_encrypt::BatchEncoder::new(&params)?);
-            let secret = std::rc::Rc::new(context.generate_secret_key()?);
-            let public = context.generate_public_key(&secret)?;
-            let relin = std::rc::Rc::new(context.generate_relin_key(&secret)?);
-            let plus_one: Vec<u64> = values.iter().map(|&v| (v + 1) % t).collect();
-            let x = std::rc::Rc::new(context.encrypt(&encoder.encode(&values)?, &public)?);
-            let y = std::rc::Rc::new(context.encrypt(&encoder.encode(&plus_one)?, &public)?);
-            let (c, xs, ys, r) = (context.clone(), x.clone(), y.clone(), relin.clone());
-            step = Box::new(move || {
-                drop(c.mul_relin(&xs, &ys, &r)?);
-                Ok(())
-            });
-            let want = expected.clone();
-            check = Box::new(move || {
-                let product = context.mul_relin(&x, &y, &relin)?;
-                Ok(encoder.decode(&context.decrypt(&product, &secret)?)? == want)
-            });
-        }
-        other => return Err(format!("unknown scheme {other}").into()),
+            (step, check)
+        }};
     }
-    drop(expected);
+    let (mut step, mut check): (Step, Check) = match scheme.as_str() {
+        "bfv" => soak_closures!(bfv, BfvContext),
+        "bgv" => soak_closures!(bgv_encrypt, BgvContext),
+        other => return Err(format!("unknown scheme {other}").into()),
+    };
     // Warm-up: the pool reaches its steady state.
     for _ in 0..100 {
         step()?;
