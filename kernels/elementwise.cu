@@ -137,3 +137,32 @@ extern "C" __global__ void ew_automorphism(u64* __restrict__ out, const u64* __r
         out[i] = e < n ? limb[e] : modarith::neg(limb[e - n], p);
     }
 }
+
+// Sums or differences of up to EW_MAX_MANY polynomial pairs in one launch (a ciphertext's
+// polynomials are separate buffers): polynomial k = blockIdx.y, out[k] = a[k] +- b[k] over
+// `pairs` value pairs each (all of one context). In place when out[k] == a[k].
+#define EW_MAX_MANY 4
+struct ManyParams {
+    ulonglong2* out[EW_MAX_MANY];
+    const ulonglong2* a[EW_MAX_MANY];
+    const ulonglong2* b[EW_MAX_MANY];
+    const Modulus* moduli;
+    u64 pairs;
+    int log_n;
+    int limbs_per_poly;
+    int subtract;  // 0: a + b, 1: a - b
+    int unused;
+};
+
+extern "C" __global__ void ew_add_sub_many(const __grid_constant__ ManyParams P) {
+    const int k = blockIdx.y;
+    ulonglong2* out = P.out[k];
+    const ulonglong2* a = P.a[k];
+    const ulonglong2* b = P.b[k];
+    FOR_EACH_PAIR(P.pairs) {
+        const u64 p = P.moduli[limb_of(i, P.log_n, P.limbs_per_poly)].p;
+        const ulonglong2 x = a[i], y = b[i];
+        out[i] = P.subtract != 0 ? make_ulonglong2(modarith::sub(x.x, y.x, p), modarith::sub(x.y, y.y, p))
+                                 : make_ulonglong2(modarith::add(x.x, y.x, p), modarith::add(x.y, y.y, p));
+    }
+}

@@ -114,3 +114,11 @@ impl BfvError {
         }
     }
 }
+
+/// A device error (from a [`poly_cuda::DevicePool`], say) as a backend error.
+#[cfg(feature = "cuda")]
+impl From<poly_cuda::GpuError> for BfvError {
+    fn from(error: poly_cuda::GpuError) -> Self {
+        BfvError::from_backend(error)
+    }
+}

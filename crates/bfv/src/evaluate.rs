@@ -41,6 +41,11 @@ impl<B: BfvBackend> BfvContext<B> {
         self.check_same_level(a, b, if subtract { "sub" } else { "add" })?;
         let key_set = Self::key_set_of(a.key_set, b.key_set, "ciphertext")?;
         let backend = &self.backend;
+        if a.polys.len() == b.polys.len() {
+            // One launch for all polynomials on a device.
+            let polys = backend.add_sub_many(&a.polys, &b.polys, subtract).be()?;
+            return Ok(Ciphertext { params: Arc::clone(&self.params), polys, level: a.level, key_set });
+        }
         let size = a.polys.len().max(b.polys.len());
         let mut polys = Vec::with_capacity(size);
         for i in 0..size {
@@ -64,9 +69,8 @@ impl<B: BfvBackend> BfvContext<B> {
             self.check(&b.params, "ciphertext")?;
             self.check_same_level(a, b, "add_assign")?;
             let key_set = Self::key_set_of(a.key_set, b.key_set, "ciphertext")?;
-            for (x, y) in a.polys.iter_mut().zip(&b.polys) {
-                self.backend.add_assign(x, y).be()?;
-            }
+            // One launch for all polynomials on a device.
+            self.backend.add_assign_many(&mut a.polys, &b.polys).be()?;
             a.key_set = key_set;
             Ok(())
         } else {

@@ -74,3 +74,11 @@ impl BgvError {
         BgvError::Backend(Box::new(error))
     }
 }
+
+/// A device error (from a [`poly_cuda::DevicePool`], say) as a backend error.
+#[cfg(feature = "cuda")]
+impl From<poly_cuda::GpuError> for BgvError {
+    fn from(error: poly_cuda::GpuError) -> Self {
+        BgvError::from_backend(error)
+    }
+}

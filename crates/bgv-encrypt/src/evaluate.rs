@@ -83,6 +83,13 @@ impl<B: BgvBackend> BgvContext<B> {
         let rescaled = self.polys_with_factor(&b, a.correction)?;
         let b_polys: &[B::Poly<Coeff>] = rescaled.as_deref().unwrap_or(&b.polys);
         let backend = &self.backend;
+        if a.polys.len() == b_polys.len() {
+            // One launch for all polynomials on a device.
+            let polys = backend.add_sub_many(&a.polys, b_polys, subtract).be()?;
+            let mut out = self.ciphertext(polys, a.level, a.correction, key_set);
+            out.product = a.product || b.product;
+            return Ok(out);
+        }
         let (long, short, flip) =
             if a.polys.len() >= b_polys.len() { (&a.polys[..], b_polys, false) } else { (b_polys, &a.polys[..], true) };
         let mut polys = Vec::with_capacity(long.len());
@@ -127,9 +134,8 @@ impl<B: BgvBackend> BgvContext<B> {
             return Ok(());
         }
         let key_set = Self::key_set_of(a.key_set, b.key_set, "ciphertext")?;
-        for (x, y) in a.polys.iter_mut().zip(&b.polys) {
-            self.backend.add_assign(x, y).be()?;
-        }
+        // One launch for all polynomials on a device.
+        self.backend.add_assign_many(&mut a.polys, &b.polys).be()?;
         a.key_set = key_set;
         Ok(())
     }

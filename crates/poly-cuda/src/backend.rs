@@ -88,6 +88,19 @@ impl Backend for GpuBackend {
         a.sub_assign(b)
     }
 
+    fn add_assign_many<R: Representation>(&self, a: &mut [DevicePoly<R>], b: &[DevicePoly<R>]) -> Result<()> {
+        DevicePoly::add_assign_many(a, b)
+    }
+
+    fn add_sub_many<R: Representation>(
+        &self,
+        a: &[DevicePoly<R>],
+        b: &[DevicePoly<R>],
+        subtract: bool,
+    ) -> Result<Vec<DevicePoly<R>>> {
+        DevicePoly::add_sub_many(a, b, subtract)
+    }
+
     fn neg_assign<R: Representation>(&self, a: &mut DevicePoly<R>) -> Result<()> {
         a.neg_assign()
     }

@@ -124,6 +124,56 @@ impl<R: Representation> DevicePoly<R> {
         self.binary_out_of_place(BinaryOp::Add, other)
     }
 
+    /// `a[k] <- a[k] + b[k]` for `k < min(a.len(), b.len())`, up to four polynomials per
+    /// launch (a ciphertext's at once). Errors as [`add_assign`](Self::add_assign), checked for
+    /// every pair before anything is launched (nothing changes then).
+    pub fn add_assign_many(a: &mut [Self], b: &[Self]) -> Result<()> {
+        let count = a.len().min(b.len());
+        if count == 0 {
+            return Ok(());
+        }
+        for (x, y) in a.iter().zip(b) {
+            x.context.check_compatible(&y.context)?;
+            a[0].context.check_compatible(&x.context)?;
+        }
+        for (chunk_a, chunk_b) in a[..count].chunks_mut(launch::MAX_MANY).zip(b[..count].chunks(launch::MAX_MANY)) {
+            let context = chunk_a[0].context.clone();
+            let sources: Vec<&CudaSlice<u64>> = chunk_b.iter().map(|p| &p.data).collect();
+            let mut outs: Vec<&mut CudaSlice<u64>> = chunk_a.iter_mut().map(|p| &mut p.data).collect();
+            launch::add_sub_many(&context, false, &mut outs, None, &sources)?;
+        }
+        Ok(())
+    }
+
+    /// `a[k] + b[k]` (or `a[k] - b[k]` when `subtract`) for `k < min(a.len(), b.len())`, in
+    /// fresh device memory, up to four polynomials per launch. Errors as [`add`](Self::add).
+    pub fn add_sub_many(a: &[Self], b: &[Self], subtract: bool) -> Result<Vec<Self>> {
+        let count = a.len().min(b.len());
+        if count == 0 {
+            return Ok(Vec::new());
+        }
+        for (x, y) in a.iter().zip(b) {
+            x.context.check_compatible(&y.context)?;
+            a[0].context.check_compatible(&x.context)?;
+        }
+        let mut out = Vec::with_capacity(count);
+        for x in &a[..count] {
+            // SAFETY: the kernel below writes every value before anything reads it (on an
+            // error the buffers are dropped unread).
+            let data = unsafe { x.context.device().alloc::<u64>(x.data.len()) }?;
+            out.push(Self { context: x.context.clone(), data, representation: PhantomData });
+        }
+        for (k, chunk) in out.chunks_mut(launch::MAX_MANY).enumerate() {
+            let first = k * launch::MAX_MANY;
+            let context = chunk[0].context.clone();
+            let left: Vec<&CudaSlice<u64>> = a[first..first + chunk.len()].iter().map(|p| &p.data).collect();
+            let right: Vec<&CudaSlice<u64>> = b[first..first + chunk.len()].iter().map(|p| &p.data).collect();
+            let mut outs: Vec<&mut CudaSlice<u64>> = chunk.iter_mut().map(|p| &mut p.data).collect();
+            launch::add_sub_many(&context, subtract, &mut outs, Some(&left), &right)?;
+        }
+        Ok(out)
+    }
+
     /// `self - other`, value by value, in fresh device memory.
     pub fn sub(&self, other: &Self) -> Result<Self> {
         self.binary_out_of_place(BinaryOp::Sub, other)

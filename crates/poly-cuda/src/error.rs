@@ -45,6 +45,10 @@ pub enum GpuError {
     /// An error of the polynomial layer (bad parameters, mismatched contexts, bad values).
     #[error(transparent)]
     Poly(#[from] PolyError),
+    /// A device pool was asked for no device or no stream, or one of its items was left
+    /// unprocessed after an earlier item failed.
+    #[error("device pool: {reason}")]
+    Pool { reason: String },
 }
 
 impl GpuError {

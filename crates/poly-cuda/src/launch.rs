@@ -5,9 +5,11 @@ use std::sync::Arc;
 
 use cudarc::driver::{CudaContext, CudaSlice, LaunchConfig};
 
+use poly::PolyError;
+
 use crate::context::GpuContext;
 use crate::error::{GpuError, Result};
-use crate::kernel::{Kernel, LoadedModule, MAX_GRID_Y, address_mut, linear_config};
+use crate::kernel::{Kernel, LoadedModule, MAX_GRID_Y, address, address_mut, linear_config};
 
 /// How `kernels/ntt.cu` splits a transform of size `2^log_n`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -561,7 +563,76 @@ crate::kernel_set! {
         ew_neg,
         ew_scalar_mul,
         ew_automorphism,
+        ew_add_sub_many,
     }
+}
+
+/// `EW_MAX_MANY` of `kernels/elementwise.cu`: polynomial pairs per `ew_add_sub_many` launch.
+pub(crate) const MAX_MANY: usize = 4;
+
+/// Mirror of `ManyParams` in `kernels/elementwise.cu` (device addresses as `u64`).
+#[repr(C)]
+#[derive(Debug, Clone, Copy, Default, bytemuck::Pod, bytemuck::Zeroable)]
+struct ManyParams {
+    out: [u64; MAX_MANY],
+    a: [u64; MAX_MANY],
+    b: [u64; MAX_MANY],
+    moduli: u64,
+    pairs: u64,
+    log_n: i32,
+    limbs_per_poly: i32,
+    subtract: i32,
+    unused: i32,
+}
+
+const _: () = assert!(size_of::<ManyParams>() == (3 * MAX_MANY + 2) * 8 + 4 * 4);
+
+/// `out[k] <- a[k] +- b[k]` for every `k` (at most [`MAX_MANY`] polynomials of `context`, each
+/// `poly_len` values), in one launch; `a` is `out` itself when `None` (in place). The caller
+/// checks that every buffer belongs to `context` and holds `poly_len` values.
+pub(crate) fn add_sub_many(
+    context: &GpuContext,
+    subtract: bool,
+    out: &mut [&mut CudaSlice<u64>],
+    a: Option<&[&CudaSlice<u64>]>,
+    b: &[&CudaSlice<u64>],
+) -> Result<()> {
+    let count = out.len();
+    if count == 0 {
+        return Ok(());
+    }
+    if count > MAX_MANY || b.len() != count || a.is_some_and(|a| a.len() != count) {
+        return Err(PolyError::LengthMismatch { expected: count.min(MAX_MANY), actual: b.len() }.into());
+    }
+    let device = context.device();
+    let stream = device.stream();
+    let pairs = (context.ring().poly_len() / 2) as u64;
+    let mut params = ManyParams {
+        moduli: address(context.moduli_table(), stream),
+        pairs,
+        log_n: context.degree().trailing_zeros() as i32,
+        limbs_per_poly: context.num_limbs() as i32,
+        subtract: i32::from(subtract),
+        ..ManyParams::default()
+    };
+    for k in 0..count {
+        params.out[k] = address_mut(&mut *out[k], stream);
+        params.a[k] = match a {
+            Some(a) => address(a[k], stream),
+            None => params.out[k],
+        };
+        params.b[k] = address(b[k], stream);
+    }
+    let mut builder = device.kernels().elementwise.ew_add_sub_many.builder(stream);
+    builder.arg_pod(&params);
+    let mut config = elementwise_config(pairs);
+    config.grid_dim.1 = count as u32;
+    // SAFETY: matches `ew_add_sub_many(ManyParams)`: `count` <= EW_MAX_MANY polynomials, each
+    // address holding the context's `poly_len` values (checked by the caller), the moduli
+    // table of the context; `out` stays mutably borrowed for the call, and an in-place `out[k]`
+    // is read and written pair by pair by the same thread.
+    unsafe { builder.launch(config) }?;
+    Ok(())
 }
 
 /// Element-wise kernels of `kernels/elementwise.cu` with two operands: `ew_add`, `ew_sub`,

@@ -20,6 +20,8 @@
 //!   automorphisms, forward and inverse NTT. [`DevicePolyBatch`]: many polynomials in one
 //!   buffer, transformed by one launch sequence.
 //! - [`GpuBackend`]: the [`poly::Backend`] implementation.
+//! - [`DevicePool`]: workers (device handles with streams of their own) over every GPU, for
+//!   batches of independent operations.
 //!
 //! Orderings are those of `poly`: limb `i` at `i * N`; NTT evaluations bit-reversed,
 //! `out[j] = a(psi^(2 bitrev(j) + 1))`.
@@ -44,6 +46,8 @@ pub mod kernel;
 #[cfg(feature = "cuda")]
 mod launch;
 #[cfg(feature = "cuda")]
+pub mod pool;
+#[cfg(feature = "cuda")]
 pub mod sampling;
 
 #[cfg(feature = "cuda")]
@@ -60,6 +64,8 @@ pub use device_poly::{DevicePoly, DevicePolyBatch};
 pub use dgt::{DgtSchedule, GpuDgtPlan};
 #[cfg(feature = "cuda")]
 pub use error::{GpuError, Result};
+#[cfg(feature = "cuda")]
+pub use pool::{DevicePool, Worker};
 
 /// Re-export of the CUDA host library, for callers that launch kernels of their own.
 #[cfg(feature = "cuda")]

@@ -38,6 +38,35 @@ fn check_elementwise(device: &Arc<GpuDevice>, ring: &Arc<RingContext>, rng: &mut
     diff.sub_assign(&db).unwrap();
     assert_eq!(diff.download().unwrap(), a.sub(&b).unwrap(), "{label}: sub");
 
+    // Several polynomials per launch (1, 3 and 6: more than one launch's four).
+    for count in [1usize, 3, 6] {
+        let left: Vec<Poly<Eval>> = (0..count).map(|_| common::random_poly(ring, rng)).collect();
+        let right: Vec<Poly<Eval>> = (0..count).map(|_| common::random_poly(ring, rng)).collect();
+        let dl: Vec<DevicePoly<Eval>> = left.iter().map(|p| DevicePoly::upload(&gpu, p).unwrap()).collect();
+        let dr: Vec<DevicePoly<Eval>> = right.iter().map(|p| DevicePoly::upload(&gpu, p).unwrap()).collect();
+        for subtract in [false, true] {
+            let got = DevicePoly::add_sub_many(&dl, &dr, subtract).unwrap();
+            assert_eq!(got.len(), count);
+            for (k, g) in got.iter().enumerate() {
+                let want = if subtract { left[k].sub(&right[k]) } else { left[k].add(&right[k]) }.unwrap();
+                assert_eq!(g.download().unwrap(), want, "{label}: add_sub_many({subtract}) {k} of {count}");
+            }
+        }
+        let mut acc: Vec<DevicePoly<Eval>> = dl.iter().map(|p| p.duplicate().unwrap()).collect();
+        DevicePoly::add_assign_many(&mut acc, &dr).unwrap();
+        for (k, g) in acc.iter().enumerate() {
+            assert_eq!(
+                g.download().unwrap(),
+                left[k].add(&right[k]).unwrap(),
+                "{label}: add_assign_many {k} of {count}"
+            );
+        }
+        // Inputs untouched.
+        for (k, d) in dr.iter().enumerate() {
+            assert_eq!(d.download().unwrap(), right[k], "{label}: add_assign_many changed b[{k}]");
+        }
+    }
+
     let mut neg = da.duplicate().unwrap();
     neg.neg_assign().unwrap();
     assert_eq!(neg.download().unwrap(), a.neg(), "{label}: neg");

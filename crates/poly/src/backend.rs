@@ -182,6 +182,33 @@ pub trait Backend {
         Ok(out)
     }
 
+    /// `a[k] <- a[k] + b[k]` for every `k` (`b` at least as long as `a`; extra entries of `b`
+    /// are ignored): a ciphertext's polynomials at once. The provided method adds them one by
+    /// one; a device backend adds several in one launch. On an error the entries before the
+    /// failing one may have been added.
+    fn add_assign_many<R: Representation>(
+        &self,
+        a: &mut [Self::Poly<R>],
+        b: &[Self::Poly<R>],
+    ) -> core::result::Result<(), Self::Error> {
+        for (x, y) in a.iter_mut().zip(b) {
+            self.add_assign(x, y)?;
+        }
+        Ok(())
+    }
+
+    /// `a[k] + b[k]` (or `a[k] - b[k]` when `subtract`) for every `k < min(a.len(), b.len())`,
+    /// in fresh polynomials. The provided method computes them one by one; a device backend
+    /// computes several in one launch.
+    fn add_sub_many<R: Representation>(
+        &self,
+        a: &[Self::Poly<R>],
+        b: &[Self::Poly<R>],
+        subtract: bool,
+    ) -> core::result::Result<Vec<Self::Poly<R>>, Self::Error> {
+        a.iter().zip(b).map(|(x, y)| if subtract { self.sub(x, y) } else { self.add(x, y) }).collect()
+    }
+
     /// `-a`.
     fn neg<R: Representation>(&self, a: &Self::Poly<R>) -> core::result::Result<Self::Poly<R>, Self::Error> {
         let mut out = self.duplicate(a)?;
