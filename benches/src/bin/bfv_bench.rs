@@ -79,10 +79,21 @@ enum Op {
     EncryptResident,
     /// Decrypt leaving the plaintext on the backend (`BfvContext::decrypt_resident`).
     DecryptResident,
+    /// `BfvContext::add_assign` (Phantom's `add_inplace`).
+    AddInPlace,
 }
 
-const OPS: [Op; 8] =
-    [Op::KeyGen, Op::Encrypt, Op::EncryptResident, Op::Decrypt, Op::DecryptResident, Op::Add, Op::MulRelin, Op::Rotate];
+const OPS: [Op; 9] = [
+    Op::KeyGen,
+    Op::Encrypt,
+    Op::EncryptResident,
+    Op::Decrypt,
+    Op::DecryptResident,
+    Op::Add,
+    Op::AddInPlace,
+    Op::MulRelin,
+    Op::Rotate,
+];
 
 impl Op {
     fn name(self) -> &'static str {
@@ -95,6 +106,7 @@ impl Op {
             Op::Rotate => "Rotate rows by 1",
             Op::EncryptResident => "Encrypt (pk), plaintext on the backend",
             Op::DecryptResident => "Decrypt, plaintext left on the backend",
+            Op::AddInPlace => "Add in place",
         }
     }
 
@@ -120,7 +132,7 @@ impl Stat {
 }
 
 /// One [`Stat`] per [`Op`].
-type Timings = [Option<Stat>; 8];
+type Timings = [Option<Stat>; 9];
 
 /// Which published numbers a set is compared with.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -254,7 +266,7 @@ fn reference_us(set: &BenchSet, variant: MulVariant, op: Op) -> Option<f64> {
                 // one there: the resident operations do the same work.
                 Op::Encrypt | Op::EncryptResident => Some(row[0]),
                 Op::Decrypt | Op::DecryptResident => Some(row[1]),
-                Op::Add => Some(row[2]),
+                Op::Add | Op::AddInPlace => Some(row[2]),
                 Op::MulRelin => Some(row[3]),
                 Op::Rotate => Some(row[4]),
             }
@@ -271,7 +283,7 @@ fn reference_us(set: &BenchSet, variant: MulVariant, op: Op) -> Option<f64> {
             Op::Add => column([9.0, 10.0, 21.0, 66.0], 11),
             Op::MulRelin => column([926.0, 1214.0, 3061.0, 13914.0], 11),
             // The papers do not say where their plaintexts live.
-            Op::Rotate | Op::EncryptResident | Op::DecryptResident => None,
+            Op::Rotate | Op::EncryptResident | Op::DecryptResident | Op::AddInPlace => None,
         },
         (Family::GpuFv, _) => match op {
             Op::KeyGen => column([2786.0, 8147.0, 30943.0, 174508.0], 11),
@@ -279,7 +291,7 @@ fn reference_us(set: &BenchSet, variant: MulVariant, op: Op) -> Option<f64> {
             Op::Decrypt => column([65.0, 108.0, 152.0, 252.0], 11),
             Op::Add => column([16.0, 21.0, 30.0, 53.0], 11),
             Op::MulRelin => column([1072.0, 1833.0, 3538.0, 11747.0], 11),
-            Op::Rotate | Op::EncryptResident | Op::DecryptResident => None,
+            Op::Rotate | Op::EncryptResident | Op::DecryptResident | Op::AddInPlace => None,
         },
         _ => None,
     }
@@ -498,7 +510,7 @@ fn measure_ours<B: BfvBackend + 'static, C: Clock>(
         let relin = context.generate_relin_key(&secret)?;
         Ok((secret, public, relin))
     };
-    let mut samples: [Vec<f64>; 8] = Default::default();
+    let mut samples: [Vec<f64>; 9] = Default::default();
     // The first KeyGen is the warm-up, and its keys serve the other operations.
     let (secret, public, relin) = keygen()?;
     time_calls(clock, 0, plan.keygen, keygen, &mut samples[Op::KeyGen.index()])?;
@@ -508,6 +520,8 @@ fn measure_ours<B: BfvBackend + 'static, C: Clock>(
     let cb = context.encrypt(&pb, &public)?;
     let (warmup, runs) = (plan.warmup, plan.fast);
     let resident_pa = context.upload_plaintext(&pa)?;
+    // The accumulator of the in-place additions (its value is not checked).
+    let mut sum_target = context.duplicate(&ca)?;
     // Slot rotation (batching sets only): the Galois key of x -> x^3, made outside the timing.
     let galois = match check.batch {
         Some(_) => Some(context.generate_galois_keys(&secret, &[context.galois_element_for_row_rotation(1)])?),
@@ -524,6 +538,13 @@ fn measure_ours<B: BfvBackend + 'static, C: Clock>(
         (Op::Decrypt, Box::new(|| held(context.decrypt(&ca, &secret)?))),
         (Op::DecryptResident, Box::new(|| held(context.decrypt_resident(&ca, &secret)?))),
         (Op::Add, Box::new(|| held(context.add(&ca, &cb)?))),
+        (
+            Op::AddInPlace,
+            Box::new(|| {
+                context.add_assign(&mut sum_target, &cb)?;
+                held(())
+            }),
+        ),
         (Op::MulRelin, Box::new(|| held(context.mul_relin(&ca, &cb, &relin)?))),
     ];
     if let Some(keys) = &galois {
@@ -598,7 +619,7 @@ mod peer {
         let encoding = if check.batch.is_some() { Encoding::simd() } else { Encoding::poly() };
         let mut rng = rand09::rng();
         let clock = WallClock;
-        let mut samples: [Vec<f64>; 8] = Default::default();
+        let mut samples: [Vec<f64>; 9] = Default::default();
 
         let mut keygen = || -> BoxResult<_> {
             let secret = SecretKey::random(&params, &mut rng);
