@@ -345,31 +345,31 @@ __device__ __forceinline__ void convert_body(const ConvertParams& P) {
 
 }  // namespace
 
-extern "C" __global__ void __launch_bounds__(RNS_THREADS) rns_fast_convert(const ConvertParams p) {
+extern "C" __global__ void __launch_bounds__(RNS_THREADS, 4) rns_fast_convert(const ConvertParams p) {
     convert_body<MODE_FAST>(p);
 }
 
-extern "C" __global__ void __launch_bounds__(RNS_THREADS) rns_exact_convert(const ConvertParams p) {
+extern "C" __global__ void __launch_bounds__(RNS_THREADS, 4) rns_exact_convert(const ConvertParams p) {
     convert_body<MODE_EXACT>(p);
 }
 
-extern "C" __global__ void __launch_bounds__(RNS_THREADS) rns_shenoy_kumaresan(const ConvertParams p) {
+extern "C" __global__ void __launch_bounds__(RNS_THREADS, 4) rns_shenoy_kumaresan(const ConvertParams p) {
     convert_body<MODE_SHENOY_KUMARESAN>(p);
 }
 
-extern "C" __global__ void __launch_bounds__(RNS_THREADS) rns_behz_extend(const ConvertParams p) {
+extern "C" __global__ void __launch_bounds__(RNS_THREADS, 4) rns_behz_extend(const ConvertParams p) {
     convert_body<MODE_BEHZ_EXTEND>(p);
 }
 
-extern "C" __global__ void __launch_bounds__(RNS_THREADS) rns_behz_floor(const ConvertParams p) {
+extern "C" __global__ void __launch_bounds__(RNS_THREADS, 4) rns_behz_floor(const ConvertParams p) {
     convert_body<MODE_FLOOR>(p);
 }
 
-extern "C" __global__ void __launch_bounds__(RNS_THREADS) rns_mod_down(const ConvertParams p) {
+extern "C" __global__ void __launch_bounds__(RNS_THREADS, 4) rns_mod_down(const ConvertParams p) {
     convert_body<MODE_MOD_DOWN>(p);
 }
 
-extern "C" __global__ void __launch_bounds__(RNS_THREADS) rns_hps_scale(const ConvertParams p) {
+extern "C" __global__ void __launch_bounds__(RNS_THREADS, 4) rns_hps_scale(const ConvertParams p) {
     convert_body<MODE_HPS_SCALE>(p);
 }
 
