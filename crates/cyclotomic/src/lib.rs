@@ -26,7 +26,7 @@ mod ring;
 
 pub use bluestein::{BluesteinPlan, bluestein_length, bluestein_primes};
 pub use error::CyclotomicError;
-pub use polynomial::{cyclotomic_polynomial, euler_phi, prime_factors};
+pub use polynomial::{cyclotomic_cofactor, cyclotomic_polynomial, euler_phi, prime_factors};
 pub use ring::CyclotomicRing;
 
 /// Result type of this crate.
