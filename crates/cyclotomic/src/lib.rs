@@ -17,10 +17,12 @@
 //!   poly-cuda's NTT and element-wise products, bit-exact with [`BluesteinPlan`].
 #![cfg_attr(test, allow(clippy::unwrap_used, clippy::expect_used, clippy::panic))]
 
+pub mod bgv;
 mod bluestein;
 mod error;
 #[cfg(feature = "cuda")]
 pub mod gpu;
+pub mod params;
 mod polynomial;
 mod ring;
 

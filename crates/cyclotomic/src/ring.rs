@@ -176,7 +176,7 @@ impl CyclotomicRing {
     }
 }
 
-fn gcd(mut a: usize, mut b: usize) -> usize {
+pub(crate) fn gcd(mut a: usize, mut b: usize) -> usize {
     while b != 0 {
         (a, b) = (b, a % b);
     }
