@@ -55,6 +55,17 @@ pub(crate) fn config(items: usize) -> LaunchConfig {
     linear_config(items, 1 << 16)
 }
 
+/// One input of the forward transform: rows of `stride` words (the first `n` used), each
+/// coefficient replaced by `scale x_j + lift(msg_j)` (`msg`: `n` values below `t`, lifted to
+/// the centered residue), or `scale x_j` without a message.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct ForwardInput<'a> {
+    pub(crate) x: &'a CudaSlice<u64>,
+    pub(crate) stride: usize,
+    pub(crate) scale: u64,
+    pub(crate) msg: Option<(&'a CudaSlice<u64>, u64)>,
+}
+
 /// The tables of one ring `Z_Q[x]/Phi_m` (primes `q_0 .. q_{L-1}`) on one device (module docs).
 #[derive(Debug)]
 pub struct GpuCyclotomic {
@@ -171,6 +182,11 @@ impl GpuCyclotomic {
         &self.kernels
     }
 
+    /// `M`, the length of the convolution.
+    pub fn convolution_length(&self) -> usize {
+        self.big_m
+    }
+
     /// A fresh device buffer of `len` words that the caller's next kernel writes in full.
     pub(crate) fn alloc(&self, len: usize) -> Result<CudaSlice<u64>> {
         // SAFETY: every caller queues a kernel that writes all `len` words before anything
@@ -215,53 +231,83 @@ impl GpuCyclotomic {
         batch.inverse().map_err(backend_error)
     }
 
-    /// The evaluations (`[count][L][n]`, at the primitive roots) of `count` polynomials whose
-    /// coefficients are the first `n` words of each row of `x` (`[count][L][in_stride]`,
-    /// `in_stride >= n`), each coefficient first replaced by `scale x_j + lift(msg_j)` when
-    /// `msg` = `(plaintext of n values in [0, t), t)` is given (`scale` below every prime).
-    pub(crate) fn forward_device(
-        &self,
-        x: &CudaSlice<u64>,
-        in_stride: usize,
-        count: usize,
-        scale: u64,
-        msg: Option<(&CudaSlice<u64>, u64)>,
-    ) -> Result<CudaSlice<u64>> {
-        let (n, m, big_m, limbs) = (self.n, self.m, self.big_m, self.limbs());
-        if in_stride < n {
-            return Err(CyclotomicError::LengthMismatch { what: "row stride", expected: n, actual: in_stride });
+    /// Checks the inputs of [`pad_into`](Self::pad_into).
+    fn check_forward_input(&self, input: &ForwardInput<'_>, count: usize) -> Result<()> {
+        let n = self.n;
+        if input.stride < n {
+            return Err(CyclotomicError::LengthMismatch { what: "row stride", expected: n, actual: input.stride });
         }
-        self.check_len(x, count * limbs * in_stride, "forward input")?;
-        if let Some((words, _)) = msg {
+        self.check_len(input.x, count * self.limbs() * input.stride, "forward input")?;
+        if let Some((words, _)) = input.msg {
             self.check_len(words, n, "plaintext")?;
         }
-        if let Some(ring) = self.rings.iter().find(|r| scale >= r.modulus().value()) {
+        if let Some(ring) = self.rings.iter().find(|r| input.scale >= r.modulus().value()) {
             return Err(CyclotomicError::InvalidParameter {
                 name: "scale",
-                value: scale,
+                value: input.scale,
                 requirement: format!("must be below p = {}", ring.modulus().value()),
             });
         }
+        Ok(())
+    }
+
+    /// Queues `cyc_pad_chirp` writing `count` padded, chirped polynomials (`count L M` words) at
+    /// device address `out` (inside a buffer of the caller's that holds them), from a checked
+    /// input.
+    fn pad_into(&self, out: u64, input: &ForwardInput<'_>, count: usize) -> Result<()> {
+        let (n, m, big_m, limbs) = (self.n, self.m, self.big_m, self.limbs());
         let stream = self.device().stream();
-        let mut padded = self.alloc(count * limbs * big_m)?;
-        let (msg_address, t) = match msg {
+        let (msg_address, t) = match input.msg {
             Some((words, t)) => (address(words, stream), t),
             None => (0, 1),
         };
-        let geometry = [scale, t, n as u64, in_stride as u64, m as u64, big_m as u64, limbs as u64, count as u64];
+        let geometry =
+            [input.scale, t, n as u64, input.stride as u64, m as u64, big_m as u64, limbs as u64, count as u64];
         let mut launch = self.kernels.cyc_pad_chirp.builder(stream);
-        launch.arg(&mut padded).arg(x).arg(&msg_address).arg(&self.chirp).arg(self.context.moduli_table());
+        launch.arg(&out).arg(input.x).arg(&msg_address).arg(&self.chirp).arg(self.context.moduli_table());
         for value in &geometry {
             launch.arg(value);
         }
         // SAFETY: matches `cyc_pad_chirp(u64* out, const u64* x, const u64* msg, const u64* chirp,
         // const Modulus* moduli, u64 scale, u64 t, u64 n, u64 in_stride, u64 m, u64 big_m, u64
-        // limbs, u64 count)`: `out` holds count L M words (written in full), `x` count L
-        // in_stride words (checked), `msg` null or n words (checked), `chirp` L m words, the
-        // moduli table L triples; reads stay below those lengths since j < n <= in_stride, m.
-        unsafe { launch.launch(config(count * limbs * big_m)) }.map_err(backend_error)?;
+        // limbs, u64 count)`: `out` addresses count L M words of a live buffer (the callers'
+        // contract), `x` holds count L in_stride words, `msg` is null or n words
+        // (check_forward_input), `chirp` L m words, the moduli table L triples; reads stay below
+        // those lengths since j < n <= in_stride and n < m.
+        unsafe { launch.launch(config(count * limbs * big_m)) }.map_err(backend_error)
+    }
+
+    /// The evaluations (`[count][L][n]`, at the primitive roots) of `count` polynomials whose
+    /// coefficients are the first `n` words of each row of `input.x` (`[count][L][stride]`,
+    /// `stride >= n`), each coefficient first replaced by `scale x_j + lift(msg_j)` when a
+    /// message is given.
+    pub(crate) fn forward_device(&self, input: &ForwardInput<'_>, count: usize) -> Result<CudaSlice<u64>> {
+        self.check_forward_input(input, count)?;
+        let padded = self.alloc(count * self.limbs() * self.big_m)?;
+        self.pad_into(address(&padded, self.device().stream()), input, count)?;
+        self.finish_forward(padded, count)
+    }
+
+    /// The evaluations of one polynomial per input, in one batch `[inputs][L][n]` (one
+    /// convolution for all of them).
+    pub(crate) fn forward_batch(&self, inputs: &[ForwardInput<'_>]) -> Result<CudaSlice<u64>> {
+        for input in inputs {
+            self.check_forward_input(input, 1)?;
+        }
+        let per_poly = self.limbs() * self.big_m;
+        let padded = self.alloc(inputs.len() * per_poly)?;
+        let base = address(&padded, self.device().stream());
+        for (i, input) in inputs.iter().enumerate() {
+            // Polynomial i of the batch: `per_poly` words from word i * per_poly of `padded`.
+            self.pad_into(base + (i * per_poly * size_of::<u64>()) as u64, input, 1)?;
+        }
+        self.finish_forward(padded, inputs.len())
+    }
+
+    fn finish_forward(&self, padded: CudaSlice<u64>, count: usize) -> Result<CudaSlice<u64>> {
+        let n = self.n;
         let product = self.convolve(padded, count, &self.kernel)?;
-        let mut out = self.alloc(count * limbs * n)?;
+        let mut out = self.alloc(count * self.limbs() * n)?;
         self.gather(&mut out, &product, &self.primitive, &self.chirp, n, n, count)?;
         Ok(out)
     }
@@ -431,7 +477,7 @@ impl GpuCyclotomic {
     pub fn forward(&self, coefficients: &[u64]) -> Result<Vec<u64>> {
         let x = self.upload_checked(coefficients, self.n, "coefficients")?;
         let count = coefficients.len() / (self.n * self.limbs());
-        self.download(&self.forward_device(&x, self.n, count, 1, None)?)
+        self.download(&self.forward_device(&ForwardInput { x: &x, stride: self.n, scale: 1, msg: None }, count)?)
     }
 
     /// The coefficients of polynomials given by their evaluations (`[count][L][n]`):
