@@ -91,10 +91,10 @@ impl BgvParameters {
             if all[..i].contains(&p) {
                 return invalid("prime", p, "the primes must be distinct".to_string());
             }
-            if !modarith::is_prime(p) || (p - 1) % (m as u64) != 0 || (p - 1) % (2 * big_m) != 0 {
+            if !modarith::is_prime(p) || !(p - 1).is_multiple_of(m as u64) || !(p - 1).is_multiple_of(2 * big_m) {
                 return invalid("prime", p, format!("must be a prime = 1 mod {m} and = 1 mod {}", 2 * big_m));
             }
-            if t >= 2 && p % t == 0 {
+            if t >= 2 && p.is_multiple_of(t) {
                 return invalid("t", t, format!("must be coprime to the prime {p}"));
             }
         }
@@ -599,10 +599,10 @@ impl Bgv {
                     let reduced: Vec<u64> = digit.iter().map(|&v| q.reduce(v)).collect();
                     self.rings[r].forward(&reduced)?
                 };
-                for j in 0..n {
+                for (j, &dj) in d.iter().enumerate() {
                     let (x, key) = (slot * n + j, r * n + j);
-                    acc0[x] = q.add(acc0[x], q.mul(d[j], k0[key]));
-                    acc1[x] = q.add(acc1[x], q.mul(d[j], k1[key]));
+                    acc0[x] = q.add(acc0[x], q.mul(dj, k0[key]));
+                    acc1[x] = q.add(acc1[x], q.mul(dj, k1[key]));
                 }
             }
         }
@@ -700,7 +700,7 @@ impl SlotEncoder {
     /// [`CyclotomicError::InvalidParameter`] otherwise (the slots would be extension fields).
     pub fn new(m: usize, t: u64) -> Result<Self> {
         let modulus = Modulus::new(t)?;
-        if (t - 1) % m as u64 != 0 {
+        if !(t - 1).is_multiple_of(m as u64) {
             return Err(CyclotomicError::InvalidParameter {
                 name: "t",
                 value: t,
@@ -709,7 +709,7 @@ impl SlotEncoder {
         }
         let root = crate::bluestein::primitive_root_of_order(&modulus, m as u64)?;
         let big_m = crate::bluestein_length(m) as u64;
-        let ring = if (t - 1) % (2 * big_m) == 0 { Some(CyclotomicRing::new(modulus, m)?) } else { None };
+        let ring = if (t - 1).is_multiple_of(2 * big_m) { Some(CyclotomicRing::new(modulus, m)?) } else { None };
         let primitive = (1..m).filter(|&k| crate::ring::gcd(k, m) == 1).collect();
         let phi = crate::cyclotomic_polynomial(m as u64)?.into_iter().map(|c| modulus.from_i64(c)).collect();
         Ok(Self { m, modulus, ring, root, primitive, phi })

@@ -452,7 +452,7 @@ impl GpuCyclotomic {
 
     fn upload_checked(&self, values: &[u64], row: usize, what: &'static str) -> Result<CudaSlice<u64>> {
         let limbs = self.limbs();
-        if row == 0 || values.len() % (row * limbs) != 0 {
+        if row == 0 || !values.len().is_multiple_of(row * limbs) {
             return Err(CyclotomicError::LengthMismatch { what, expected: row * limbs, actual: values.len() });
         }
         for (index, chunk) in values.chunks_exact(row).enumerate() {
@@ -470,6 +470,18 @@ impl GpuCyclotomic {
 
     fn download(&self, buffer: &CudaSlice<u64>) -> Result<Vec<u64>> {
         self.device().download_words(buffer).map_err(backend_error)
+    }
+
+    /// The evaluations (`[count][L][n]`) of `count` polynomials already on the device
+    /// (`[count][L][n]` canonical coefficients, not checked again): only queues work.
+    pub fn forward_on_device(&self, coefficients: &CudaSlice<u64>, count: usize) -> Result<CudaSlice<u64>> {
+        self.forward_device(&ForwardInput { x: coefficients, stride: self.n, scale: 1, msg: None }, count)
+    }
+
+    /// The coefficients modulo `Phi_m` (`[count][L][n]`) of `count` polynomials given by their
+    /// evaluations on the device: only queues work.
+    pub fn inverse_on_device(&self, evaluations: &CudaSlice<u64>, count: usize) -> Result<CudaSlice<u64>> {
+        self.inverse_device(evaluations, count)
     }
 
     /// The evaluations of polynomials given by `n` coefficients per limb (`[count][L][n]`,
