@@ -1,5 +1,5 @@
 //! BGV (Brakerski, Gentry and Vaikuntanathan) over `Z_Q[x]/Phi_m(x)` for odd `m`, HElib's rings,
-//! on the CPU: the reference the GPU ([`crate::gpu::GpuBgv`]) is checked against.
+//! on the CPU: the reference the GPU (`gpu::GpuBgv`, feature `cuda`) is checked against.
 //!
 //! - Modulus `Q = q_0 ... q_{L-1}` ([`crate::bluestein_primes`]: `= 1 mod m` and `= 1 mod 2M`)
 //!   and one special prime `P` for key switching; plaintext modulus `t` (any integer `>= 2`
