@@ -170,6 +170,11 @@ impl BluesteinPlan {
         self.m_inv
     }
 
+    /// The negacyclic NTT of length `M` the convolution runs on.
+    pub fn ntt(&self) -> &NttPlan {
+        &self.ntt
+    }
+
     /// The length `M` of the convolution.
     pub fn convolution_length(&self) -> usize {
         self.ntt.degree()

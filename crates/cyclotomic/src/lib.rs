@@ -1,5 +1,5 @@
-//! Rings `Z_p[x]/Phi_m(x)` for odd `m` (HElib's rings; `m` need not be a power of two), on the
-//! CPU: the reference the GPU kernels will be checked against.
+//! Rings `Z_p[x]/Phi_m(x)` for odd `m` (HElib's rings; `m` need not be a power of two) and BGV
+//! over them, on the CPU (the reference) and on the GPU (feature `cuda`).
 //!
 //! - [`cyclotomic_polynomial`]: `Phi_m` with exact integer arithmetic (`x^m - 1` divided by
 //!   `Phi_d` for every proper divisor `d` of `m`);
@@ -12,21 +12,27 @@
 //!   power-of-two NTT kernels;
 //! - [`CyclotomicRing`]: the evaluation representation of `Z_p[x]/Phi_m` at the `phi(m)`
 //!   primitive `m`-th roots (the DFT at indices coprime to `m`), its inverse (the inverse DFT of
-//!   the evaluations with zeros elsewhere, reduced modulo `Phi_m`), and products;
-//! - `gpu` (feature `cuda`): the forward transform on the GPU over several primes at once, from
-//!   poly-cuda's NTT and element-wise products, bit-exact with [`BluesteinPlan`].
+//!   the evaluations with zeros elsewhere, reduced modulo `Phi_m` by two products with the
+//!   cofactor [`cyclotomic_cofactor`]), and products;
+//! - [`bgv`]: BGV over `Z_Q[x]/Phi_m` (keys, encryption, decryption, add, multiply,
+//!   relinearization, modulus switching, coefficient and slot encodings);
+//! - [`params`]: HElib's `m` and the 128-bit security bound by `phi(m)`;
+//! - `gpu` (feature `cuda`): the transforms, the reduction modulo `Phi_m` and BGV encryption,
+//!   decryption, add and tensor product on the GPU, bit-exact with the CPU.
 #![cfg_attr(test, allow(clippy::unwrap_used, clippy::expect_used, clippy::panic))]
 
+pub mod bgv;
 mod bluestein;
 mod error;
 #[cfg(feature = "cuda")]
 pub mod gpu;
+pub mod params;
 mod polynomial;
 mod ring;
 
 pub use bluestein::{BluesteinPlan, bluestein_length, bluestein_primes};
 pub use error::CyclotomicError;
-pub use polynomial::{cyclotomic_polynomial, euler_phi, prime_factors};
+pub use polynomial::{cyclotomic_cofactor, cyclotomic_polynomial, euler_phi, prime_factors};
 pub use ring::CyclotomicRing;
 
 /// Result type of this crate.

@@ -75,6 +75,50 @@ pub fn cyclotomic_polynomial(m: u64) -> Result<Vec<i64>> {
     poly.into_iter().map(|c| i64::try_from(c).map_err(|_| CyclotomicError::CoefficientOverflow { m })).collect()
 }
 
+/// `Psi_m = (x^m - 1) / Phi_m(x)` (degree `m - phi(m)`, monic), the product of `Phi_d` over the
+/// proper divisors `d` of `m`, by `Psi_m = prod_{d | m, d < m} (x^d - 1)^{-mu(m / d)}` (the same
+/// sparse binomial products and exact divisions as [`cyclotomic_polynomial`]). The reduction
+/// modulo `Phi_m` through products ([`crate::CyclotomicRing::reduce_fast`]) uses it: for `g`
+/// of degree `< m`, `floor(g / Phi_m)` is the part of degree `>= m` of `g Psi_m`. Errors as
+/// [`cyclotomic_polynomial`].
+pub fn cyclotomic_cofactor(m: u64) -> Result<Vec<i64>> {
+    if !(1..=MAX_M).contains(&m) {
+        return Err(CyclotomicError::InvalidParameter {
+            name: "m",
+            value: m,
+            requirement: format!("must be in 1..={MAX_M}"),
+        });
+    }
+    let primes = prime_factors(m);
+    // d = m / e for square-free e > 1: exponent -mu(e) = +1 for |subset| odd (multiply), -1 for
+    // |subset| even (divide).
+    let (mut multiply, mut divide) = (Vec::new(), Vec::new());
+    for subset in 1u32..(1 << primes.len()) {
+        let e: u64 = primes.iter().enumerate().filter(|(i, _)| subset >> i & 1 == 1).map(|(_, &p)| p).product();
+        if subset.count_ones() % 2 == 1 { multiply.push(m / e) } else { divide.push(m / e) }
+    }
+    let mut poly: Vec<i128> = vec![1];
+    for d in multiply {
+        let d = d as usize;
+        let mut next = vec![0i128; poly.len() + d];
+        for (i, &c) in poly.iter().enumerate() {
+            next[i] -= c;
+            next[i + d] += c;
+        }
+        poly = next;
+    }
+    for d in divide {
+        let d = d as usize;
+        let degree = poly.len() - 1;
+        let mut q = vec![0i128; degree + 1 - d];
+        for i in (0..q.len()).rev() {
+            q[i] = poly[i + d] + if i + 2 * d <= degree { q[i + d] } else { 0 };
+        }
+        poly = q;
+    }
+    poly.into_iter().map(|c| i64::try_from(c).map_err(|_| CyclotomicError::CoefficientOverflow { m })).collect()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -109,5 +153,24 @@ mod tests {
         assert!(cyclotomic_polynomial(MAX_M + 1).is_err());
         assert_eq!(prime_factors(4369), vec![17, 257]);
         assert_eq!(euler_phi(4369), 16 * 256);
+    }
+
+    /// `Phi_m Psi_m = x^m - 1` exactly (schoolbook product in i128).
+    #[test]
+    fn cofactor_times_phi_is_x_m_minus_1() {
+        for m in [1u64, 3, 9, 15, 63, 105, 255, 1023, 4369] {
+            let (phi, psi) = (cyclotomic_polynomial(m).unwrap(), cyclotomic_cofactor(m).unwrap());
+            assert_eq!(psi.len() as u64 - 1, m - euler_phi(m), "m = {m}");
+            let mut product = vec![0i128; phi.len() + psi.len() - 1];
+            for (i, &a) in phi.iter().enumerate() {
+                for (j, &b) in psi.iter().enumerate() {
+                    product[i + j] += i128::from(a) * i128::from(b);
+                }
+            }
+            let mut want = vec![0i128; m as usize + 1];
+            want[0] = -1;
+            want[m as usize] = 1;
+            assert_eq!(product, want, "m = {m}");
+        }
     }
 }
