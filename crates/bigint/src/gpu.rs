@@ -7,6 +7,7 @@
 //! - [`GpuNat`]: an unsigned integer of a fixed number of limbs in device memory;
 //!   [`GpuNatBatch`]: many of the same length in one buffer, multiplied by one launch sequence
 //!   ([`GpuBigInt::mul_batch`]).
+//! - [`GpuMultiplier`]: a fixed factor transformed once ([`GpuBigInt::mul_by`]).
 //! - [`GpuModulus`]: a [`BarrettModulus`] on the device (the modulus, and the transforms of `m`
 //!   and `mu`); [`GpuResidue`]: a value reduced modulo one of them, tagged with it, so that
 //!   operands of another modulus are refused ([`BigIntError::WrongModulus`] names them).
@@ -134,6 +135,29 @@ impl GpuNatBatch {
     /// Limbs per member.
     pub fn limbs(&self) -> usize {
         self.len
+    }
+}
+
+/// A fixed factor `b` of products `a b` with `a` of a fixed length, transformed once
+/// ([`GpuBigInt::multiplier`]): each product by it ([`GpuBigInt::mul_by`]) transforms only `a`.
+#[derive(Debug)]
+pub struct GpuMultiplier {
+    hat: CudaSlice<u64>,
+    plan: Arc<GpuPlan>,
+    shape: MulShape,
+    a_limbs: usize,
+    b_limbs: usize,
+}
+
+impl GpuMultiplier {
+    /// Limbs of the other factor.
+    pub fn a_limbs(&self) -> usize {
+        self.a_limbs
+    }
+
+    /// Limbs of this factor.
+    pub fn b_limbs(&self) -> usize {
+        self.b_limbs
     }
 }
 
@@ -620,6 +644,79 @@ impl GpuBigInt {
         Ok(GpuNat { limbs: out })
     }
 
+    /// `b` (at most `b_limbs` limbs) as a factor of products by integers of `a_limbs` limbs: its
+    /// digits transformed once, for the shape of an `a_limbs x b_limbs` product (the same as
+    /// [`GpuBigInt::mul`]'s). Errors: [`BigIntError::LimbCount`] when `b` needs more than
+    /// `b_limbs` limbs or a length is 0.
+    pub fn multiplier(&self, b: &BigNat, b_limbs: usize, a_limbs: usize) -> Result<GpuMultiplier> {
+        if b.limbs().len() > b_limbs || b_limbs == 0 {
+            return Err(BigIntError::LimbCount { what: "b", found: b.limbs().len(), expected: b_limbs });
+        }
+        if a_limbs == 0 {
+            return Err(BigIntError::LimbCount { what: "a", found: 0, expected: 1 });
+        }
+        let bits_b = 64 * b_limbs as u64;
+        let shape = MulShape::for_bits(64 * a_limbs as u64, bits_b)?;
+        let plan = self.plan(shape.log_n())?;
+        let words = self.upload_words(&b.limbs_padded(b_limbs))?;
+        let mut hat = self.split(&words, b_limbs, b_limbs, 0, shape, shape.digits(bits_b), 1)?;
+        self.ntt(&mut hat, &plan, 1, false)?;
+        Ok(GpuMultiplier { hat, plan, shape, a_limbs, b_limbs })
+    }
+
+    /// `a * b` for a transformed `b` ([`GpuBigInt::multiplier`]): `a.len() + b.b_limbs()` limbs,
+    /// equal to [`GpuBigInt::mul`]'s. Errors: [`BigIntError::LimbCount`] unless `a` has
+    /// `b.a_limbs()` limbs.
+    pub fn mul_by(&self, a: &GpuNat, b: &GpuMultiplier) -> Result<GpuNat> {
+        if a.len() != b.a_limbs {
+            return Err(BigIntError::LimbCount { what: "a", found: a.len(), expected: b.a_limbs });
+        }
+        let (shape, plan) = (b.shape, &b.plan);
+        let n = shape.len();
+        let bits_a = 64 * b.a_limbs as u64;
+        let mut fa = self.split(&a.limbs, b.a_limbs, b.a_limbs, 0, shape, shape.digits(bits_a), 1)?;
+        self.ntt(&mut fa, plan, 1, false)?;
+        self.pointwise(&mut fa, &b.hat, 0, plan.n_inv, n, 1)?;
+        self.ntt(&mut fa, plan, 1, true)?;
+        let out_limbs = b.a_limbs + b.b_limbs;
+        let (lo, hi) = self.gather(&fa, n, shape.digit_bits(), out_limbs, None, 1)?;
+        let (out, _) = self.resolve(&lo, &hi, out_limbs, 1)?;
+        Ok(GpuNat { limbs: out })
+    }
+
+    /// Some limbs of some integers, after all queued work, with one download: for each part
+    /// `(x, start, len)` the limbs `start .. start + len` of `x`, in order. Errors:
+    /// [`BigIntError::LimbCount`] for a range past the end of its integer.
+    pub fn download_limbs(&self, parts: &[(&GpuNat, usize, usize)]) -> Result<Vec<u64>> {
+        let total: usize = parts.iter().map(|(_, _, len)| len).sum();
+        // SAFETY: every word is copied in below (the parts cover 0 .. total).
+        let mut all = unsafe { self.alloc::<u64>(total) }?;
+        let mut offset = 0;
+        for &(x, start, len) in parts {
+            if start.checked_add(len).is_none_or(|end| end > x.len()) {
+                return Err(BigIntError::LimbCount {
+                    what: "limb range end",
+                    found: start.saturating_add(len),
+                    expected: x.len(),
+                });
+            }
+            if len == 0 {
+                continue;
+            }
+            let view = x.limbs.slice(start..start + len);
+            let mut target = all.slice_mut(offset..offset + len);
+            self.device
+                .stream()
+                .memcpy_dtod(&view, &mut target)
+                .map_err(|e| BigIntError::Gpu(GpuError::driver("cuMemcpyDtoDAsync", e)))?;
+            offset += len;
+        }
+        if total == 0 {
+            return Ok(Vec::new());
+        }
+        Ok(self.device.download_words(&all)?)
+    }
+
     /// `a^2`, of `2 a.len()` limbs, with one forward transform.
     pub fn square(&self, a: &GpuNat) -> Result<GpuNat> {
         let (out, _) = self.products(&a.limbs, a.len(), None, 1)?;
@@ -867,8 +964,7 @@ impl GpuBigInt {
         let limbs = m.limbs();
         // The offset 127 width m keeps every sum non-negative; sums stay below 255 width m,
         // far below 2^(2k) for the Barrett reduction.
-        let scale = BigNat::from_u64(127 * width as u64);
-        let offset = crate::mul::mul(m.host.modulus(), &scale)?;
+        let offset = m.host.modulus().mul_u64(127 * width as u64);
         let offset_limbs = offset.limbs().len().max(1);
         let out_limbs = limbs + 2;
         let offset_words = self.upload_words(&offset.limbs_padded(offset_limbs))?;

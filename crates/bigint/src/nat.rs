@@ -95,6 +95,19 @@ impl BigNat {
         Self::from_limbs(out)
     }
 
+    /// `self * k` (one pass over the limbs).
+    pub fn mul_u64(&self, k: u64) -> Self {
+        let mut out = Vec::with_capacity(self.limbs.len() + 1);
+        let mut carry = 0u64;
+        for &a in &self.limbs {
+            let product = u128::from(a) * u128::from(k) + u128::from(carry);
+            out.push(product as u64);
+            carry = (product >> 64) as u64;
+        }
+        out.push(carry);
+        Self::from_limbs(out)
+    }
+
     /// `self - other`; [`BigIntError::Negative`] when `other > self`.
     pub fn sub(&self, other: &Self) -> Result<Self> {
         if self < other {

@@ -119,6 +119,18 @@ fn shapes_keep_coefficients_below_p() {
 }
 
 #[test]
+fn products_by_a_word_match_num_bigint() {
+    let mut rng = ChaCha8Rng::seed_from_u64(77);
+    for bits in [1u64, 63, 64, 65, 1000, 100_000] {
+        for x in edges(bits, &mut rng) {
+            for k in [0u64, 1, 2, 127 * 512, u64::MAX, rng.r#gen()] {
+                assert_eq!(big(&nat(&x).mul_u64(k)), &x * k, "{bits} bits times {k}");
+            }
+        }
+    }
+}
+
+#[test]
 fn nat_conversions_shifts_and_order() {
     let mut rng = ChaCha8Rng::seed_from_u64(0x17);
     for _ in 0..200 {

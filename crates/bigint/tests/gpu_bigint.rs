@@ -1,7 +1,8 @@
 //! `bigint::gpu` against the CPU reference, word for word: products, squares and batches of
 //! random and edge operands (zero, one, all-ones limbs, carries through every limb) from one
 //! bit to 2^24 bits, Barrett reduction and modular add/sub/mul/square for random and edge
-//! moduli (the Gentry-Halevi size included), batched modular products, and rejected inputs.
+//! moduli (the Gentry-Halevi size included), batched modular products, products by a factor
+//! transformed once, limbs downloaded in parts, and rejected inputs.
 //! Random cases are proptest's (`poly-cuda/tests/common/gpu_cases.rs`).
 //!
 //! Skips, saying why, when there is no CUDA driver or device.
@@ -174,6 +175,36 @@ fn gentry_halevi_size_modular_operations_and_batches_equal_cpu() {
     }
 }
 
+/// Products by a factor transformed once equal `mul`'s and the CPU's, for random and edge
+/// operands, each factor used several times; and parts of them downloaded in one call.
+#[test]
+fn products_by_a_transformed_factor_equal_cpu() {
+    let Some(gpu) = gpu() else { return };
+    let strategy = (1u64..=40_000, 1u64..=40_000, 0u8..6, 0u8..6, any::<u64>(), 0usize..3);
+    gpu_cases::check(32, REGRESSIONS, strategy, |(bits_a, bits_b, kind_a, kind_b, seed, extra)| {
+        let mut rng = ChaCha8Rng::seed_from_u64(seed);
+        let b = operand(kind_b, bits_b.max(2), &mut rng);
+        let a_limbs = limbs_of(&operand(kind_a, bits_a.max(2), &mut rng));
+        let b_limbs = limbs_of(&b) + extra;
+        let factor = gpu.multiplier(&b, b_limbs, a_limbs).unwrap();
+        let gb = gpu.upload(&b, b_limbs).unwrap();
+        for round in 0..3 {
+            let a = operand(if round == 0 { kind_a } else { 0 }, 64 * a_limbs as u64 - round, &mut rng);
+            let ga = gpu.upload(&a, a_limbs).unwrap();
+            let by = gpu.mul_by(&ga, &factor).unwrap();
+            let cpu = bigint::mul(&a, &b).unwrap();
+            assert!(gpu.download(&by).unwrap() == cpu, "{} x {} bits by the transformed factor", a.bits(), b.bits());
+            assert!(gpu.download(&gpu.mul(&ga, &gb).unwrap()).unwrap() == cpu);
+            let limbs = cpu.limbs_padded(a_limbs + b_limbs);
+            let mid = (a_limbs + b_limbs) / 2;
+            let parts = gpu.download_limbs(&[(&by, mid, 2.min(a_limbs + b_limbs - mid)), (&ga, 0, 1)]).unwrap();
+            let mut expected = limbs[mid..(mid + 2).min(a_limbs + b_limbs)].to_vec();
+            expected.push(a.limbs_padded(a_limbs)[0]);
+            assert_eq!(parts, expected);
+        }
+    });
+}
+
 #[test]
 fn bad_inputs_are_typed_errors() {
     let Some(gpu) = gpu() else { return };
@@ -193,6 +224,12 @@ fn bad_inputs_are_typed_errors() {
     let x = gpu.upload_batch(&[BigNat::from_u64(3), BigNat::from_u64(4)], 1).unwrap();
     let y = gpu.upload_batch(&[BigNat::from_u64(3)], 1).unwrap();
     assert!(matches!(gpu.mul_batch(&x, &y), Err(BigIntError::Batch { .. })));
+    let factor = gpu.multiplier(&BigNat::from_u64(9), 1, 2).unwrap();
+    assert!(matches!(gpu.multiplier(&big, 3, 2), Err(BigIntError::LimbCount { .. })));
+    assert!(matches!(gpu.multiplier(&big, 4, 0), Err(BigIntError::LimbCount { .. })));
+    assert!(matches!(gpu.mul_by(&long, &factor), Err(BigIntError::LimbCount { .. })));
+    assert!(matches!(gpu.download_limbs(&[(&long, 3, 2)]), Err(BigIntError::LimbCount { .. })));
+    assert!(matches!(gpu.download_limbs(&[(&long, usize::MAX, 2)]), Err(BigIntError::LimbCount { .. })));
     // The inputs are untouched by the failures.
     assert_eq!(gpu.download_residue(&a).unwrap(), BigNat::from_u64(5));
 }

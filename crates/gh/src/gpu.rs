@@ -1,10 +1,20 @@
 //! Gentry-Halevi on the GPU (feature `cuda`), bit for bit the CPU's ciphertexts: the modulus
 //! `d`, the powers `r^0 .. r^(w-1)` and `r^w` (and the secret `w_i`) kept on the device.
 //!
-//! Encrypt: the window sums `A_j = sum_{i < w} a_{jw+i} r^i mod d` of all windows in one
-//! launch sequence (`GpuBigInt::linear_combinations_mod`), then Horner's rule with `r^w`
-//! (`n / w - 1` modular products); with `w = n` there is one window and no product.
-//! Decrypt: one modular product `c w_i mod d` and the parity of its centered value.
+//! Encrypt: the window sums `A_j = sum_{i < w} a_{jw+i} r^i mod d` of the windows holding a
+//! nonzero coefficient in one launch sequence (`GpuBigInt::linear_combinations_mod`), their
+//! products by the powers `r^(wj)` (kept on the device) as one batch, and their sum as one more
+//! linear combination: `a(r) mod d`, the CPU's residue (Horner's rule there). With Gentry and
+//! Halevi's sparse noise most windows are empty; with `w = n` there is one window and no
+//! product.
+//!
+//! Decrypt: the bit is `[c w]_d mod 2 = (c w - d round(c w / d)) mod 2 = (c_0 w_0) xor
+//! round(c w / d) mod 2` for odd `d`. With `W = floor(2^K w / d)` (`K` = 64 more bits than
+//! `d`'s limbs hold, `W` transformed once on the device), `c W / 2^K` is below `c w / d` by
+//! less than `2^-64`: one product `c W` gives the integer part's parity (bit `K`) and the top 64
+//! bits of the fraction, and the rounding follows unless the fraction lies within `2^-64` below
+//! `1/2` (then the noise is at the decryption limit; the modular product `c w mod d` decides).
+//! Three words come back.
 //! Recrypt ([`GpuGh::recrypt`]): the factors `c x_k R^l mod d` in the clear on the CPU (as
 //! Wang et al. do), the selection as one linear combination per block of the precomputed
 //! `sigma_{k,l} = eta_{k,a} eta_{k,b}` (a table of `S` rows per block, made when the key is
@@ -15,7 +25,8 @@
 use std::sync::Arc;
 
 use bigint::BigNat;
-use bigint::gpu::{GpuBigInt, GpuModulus, GpuResidue, GpuTable};
+use bigint::gpu::{GpuBigInt, GpuModulus, GpuMultiplier, GpuResidue, GpuTable};
+use num_bigint::BigUint;
 use poly_cuda::GpuDevice;
 use rand::Rng;
 
@@ -50,6 +61,15 @@ pub struct GpuCiphertext {
     c: GpuResidue,
 }
 
+/// The secret key on the device: `w_i` (for the exact fallback) and `W = floor(2^K w_i / d)`
+/// transformed, with the low bit of `w_i`.
+#[derive(Debug)]
+struct GpuSecret {
+    w: GpuResidue,
+    scaled: GpuMultiplier,
+    w_odd: bool,
+}
+
 /// A public key (and optionally the secret key) loaded on a device.
 #[derive(Debug)]
 pub struct GpuGh {
@@ -58,8 +78,9 @@ pub struct GpuGh {
     window: usize,
     modulus: GpuModulus,
     powers: GpuTable,
-    r_window: GpuResidue,
-    secret: Option<GpuResidue>,
+    /// `r^(w j)` for `j = 1 .. n / w`.
+    window_powers: Vec<GpuResidue>,
+    secret: Option<GpuSecret>,
 }
 
 impl GpuGh {
@@ -87,8 +108,27 @@ impl GpuGh {
             }
         }
         let powers = big.upload_table(&modulus, &powers_host)?;
-        let secret = sk.map(|sk| big.upload_residue(&modulus, sk.w())).transpose()?;
-        Ok(Self { big, pk: pk.clone(), window, modulus, powers, r_window: current, secret })
+        let mut window_powers = Vec::with_capacity(n / window);
+        if n / window > 1 {
+            window_powers.push(current);
+            for _ in 2..n / window {
+                let next = big.mul_mod(&modulus, window_powers.last().unwrap_or(&r), &window_powers[0])?;
+                window_powers.push(next);
+            }
+        }
+        let secret = sk.map(|sk| Self::load_secret(&big, &modulus, pk, sk)).transpose()?;
+        Ok(Self { big, pk: pk.clone(), window, modulus, powers, window_powers, secret })
+    }
+
+    fn load_secret(big: &GpuBigInt, modulus: &GpuModulus, pk: &PublicKey, sk: &SecretKey) -> Result<GpuSecret> {
+        let limbs = modulus.limbs();
+        let d = BigUint::from(pk.modulus().modulus());
+        let scaled = (BigUint::from(sk.w()) << (64 * (limbs + 1))) / d;
+        Ok(GpuSecret {
+            w: big.upload_residue(modulus, sk.w())?,
+            scaled: big.multiplier(&BigNat::from(&scaled), limbs + 1, limbs)?,
+            w_odd: sk.w().bit(0),
+        })
     }
 
     /// The public key.
@@ -104,16 +144,41 @@ impl GpuGh {
     /// Encrypts `bit` with this noise vector (as [`PublicKey::encrypt_with_noise`]).
     pub fn encrypt_with_noise(&self, bit: u8, noise: &[i8]) -> Result<GpuCiphertext> {
         let a = self.pk.plaintext_polynomial(bit, noise)?;
-        let blocks = self.big.linear_combinations_mod(&self.modulus, &self.powers, &a)?;
-        let mut iter = blocks.into_iter().rev();
-        let Some(mut y) = iter.next() else {
-            return Err(GhError::BadParameters { reason: "no window".to_string() });
-        };
-        for block in iter {
-            let shifted = self.big.mul_mod(&self.modulus, &y, &self.r_window)?;
-            y = self.big.add_mod(&self.modulus, &shifted, &block)?;
+        let w = self.window;
+        let windows: Vec<usize> = (0..a.len() / w).filter(|&j| a[j * w..(j + 1) * w].iter().any(|&x| x != 0)).collect();
+        if windows.is_empty() {
+            return self.constant(0);
         }
-        Ok(GpuCiphertext { key: self.pk.id(), c: y })
+        let coeffs: Vec<i8> = windows.iter().flat_map(|&j| a[j * w..(j + 1) * w].iter().copied()).collect();
+        let blocks = self.big.linear_combinations_mod(&self.modulus, &self.powers, &coeffs)?;
+        // A_0 r^0 as it is; A_j r^(wj) for j >= 1 as one batch.
+        let mut terms = Vec::with_capacity(blocks.len());
+        let (mut left, mut right) = (Vec::new(), Vec::new());
+        for (block, &j) in blocks.iter().zip(&windows) {
+            match j.checked_sub(1).and_then(|i| self.window_powers.get(i)) {
+                Some(power) => {
+                    left.push(block);
+                    right.push(power);
+                }
+                None if j == 0 => terms.push(block),
+                None => return Err(GhError::BadParameters { reason: format!("no power r^({w} {j})") }),
+            }
+        }
+        let mut products = Vec::with_capacity(left.len());
+        for (l, r) in left.chunks(BATCH).zip(right.chunks(BATCH)) {
+            products.extend(self.big.mul_mod_batch(&self.modulus, l, r)?);
+        }
+        terms.extend(products.iter());
+        let mut sums = if terms.len() == 1 {
+            // One window: its block, or its one product.
+            drop(terms);
+            if products.is_empty() { blocks } else { products }
+        } else {
+            let table = self.big.table_from_residues(&self.modulus, &terms)?;
+            self.big.linear_combinations_mod(&self.modulus, &table, &vec![1i8; terms.len()])?
+        };
+        let c = sums.pop().ok_or_else(|| GhError::BadParameters { reason: "no window sum".to_string() })?;
+        Ok(GpuCiphertext { key: self.pk.id(), c })
     }
 
     /// Encrypts `bit` with fresh noise from `rng`.
@@ -132,10 +197,34 @@ impl GpuGh {
     /// The bit of `ct`. Errors: no secret key loaded, a ciphertext of another key.
     pub fn decrypt(&self, ct: &GpuCiphertext) -> Result<u8> {
         self.check("ciphertext", ct)?;
-        let Some(w) = &self.secret else {
+        let Some(secret) = &self.secret else {
             return Err(GhError::BadParameters { reason: "no secret key on the device".to_string() });
         };
-        let x = self.big.mul_mod(&self.modulus, &ct.c, w)?;
+        if self.pk.modulus().modulus().bit(0) {
+            // P = c W: limb `limbs` holds the fraction's top 64 bits, limb `limbs + 1` bit K.
+            let limbs = self.modulus.limbs();
+            let product = self.big.mul_by(ct.c.value(), &secret.scaled)?;
+            let words = self.big.download_limbs(&[(&product, limbs, 2), (ct.c.value(), 0, 1)])?;
+            if let [fraction, integer, c_low] = words[..] {
+                const HALF: u64 = 1 << 63;
+                if fraction != HALF - 1 {
+                    let round_odd = (integer & 1) ^ u64::from(fraction >= HALF);
+                    let cw_odd = c_low & u64::from(secret.w_odd);
+                    return Ok(((cw_odd ^ round_odd) & 1) as u8);
+                }
+            }
+        }
+        self.decrypt_by_residue(ct)
+    }
+
+    /// The bit of `ct` by the modular product `c w_i mod d` and its centered value's parity (the
+    /// path [`GpuGh::decrypt`] falls back to; for tests and comparisons).
+    pub fn decrypt_by_residue(&self, ct: &GpuCiphertext) -> Result<u8> {
+        self.check("ciphertext", ct)?;
+        let Some(secret) = &self.secret else {
+            return Err(GhError::BadParameters { reason: "no secret key on the device".to_string() });
+        };
+        let x = self.big.mul_mod(&self.modulus, &ct.c, &secret.w)?;
         Ok(decrypted_bit(&self.pk, &self.big.download_residue(&x)?))
     }
 

@@ -190,14 +190,24 @@ pub(crate) struct Lattice {
     pub(crate) w: Vec<BigInt>,
 }
 
-/// Samples `v` with coefficients uniform in `(-2^t, 2^t)`.
+/// Samples `v` with coefficients uniform in `(-2^t, 2^t)`, then makes `v(1)` odd (the low bit
+/// of `|v_0|` flipped if needed) so that `d = resultant(v, x^n + 1) = v(1)^n mod 2` is odd, as
+/// Gentry and Halevi require: with an even `d` a ciphertext `[b + 2 u(r)]_d` has the parity of
+/// its bit `b`.
 pub(crate) fn sample_v<R: Rng>(n: usize, t: u32, rng: &mut R) -> Vec<BigInt> {
-    (0..n)
+    let mut v: Vec<BigInt> = (0..n)
         .map(|_| {
             let magnitude = rng.gen_biguint(u64::from(t));
             if rng.r#gen::<bool>() { -BigInt::from(magnitude) } else { BigInt::from(magnitude) }
         })
-        .collect()
+        .collect();
+    let odd = v.iter().fold(false, |parity, c| parity ^ c.magnitude().bit(0));
+    if !odd && let Some(first) = v.first_mut() {
+        let mut magnitude = first.magnitude().clone();
+        magnitude.set_bit(0, !magnitude.bit(0));
+        *first = if first.sign() == Sign::Minus { -BigInt::from(magnitude) } else { BigInt::from(magnitude) };
+    }
+    v
 }
 
 /// `d = |resultant(v, x^n + 1)|` and the first coefficients of `w` (signs fixed so that

@@ -1,7 +1,9 @@
 //! KeyGen, Encrypt, Decrypt and Eval (add, mul modulo `d`) on the CPU.
 //!
-//! A ciphertext of a bit `b` is `c = [a(r)]_d` for `a(x) = b + 2 u(x)`, `u_i` in `{-1, 0, 1}`
-//! (0 with probability 1/2, +-1 with 1/4 each). Decrypt: `b = [c w_i]_d mod 2` for an odd
+//! A ciphertext of a bit `b` is `c = [a(r)]_d` for `a(x) = b + 2 u(x)`, `u_i` in `{-1, 0, 1}`,
+//! nonzero with probability `noise / n` (Gentry and Halevi's sparse noise,
+//! [`GhParams::noise`]: 16 nonzero coefficients expected in the small setting; in the toy
+//! settings 0 with probability 1/2). Decrypt: `b = [c w_i]_d mod 2` for an odd
 //! coefficient `w_i` of `w(x)`, `[.]_d` the residue in `(-d/2, d/2]`: `[c w_i]_d` is the `i`-th
 //! coefficient of `a(x) w(x)` while that stays below `d/2` (the noise limit).
 //!
@@ -62,8 +64,8 @@ impl Ciphertext {
 }
 
 /// Generates a key pair from `seed` (deterministic). Errors: [`GhError::KeyGeneration`] when no
-/// `v` in 16 tries (`ATTEMPTS`) gives a lattice of the required form (`r^n = -1 mod d`, an odd
-/// `w_i`, `w_1` invertible modulo `d`).
+/// `v` in 16 tries (`ATTEMPTS`) gives a lattice of the required form (`d` odd, `r^n = -1 mod d`,
+/// an odd `w_i`, `w_1` invertible modulo `d`).
 pub fn keygen(params: &GhParams, seed: u64) -> Result<(PublicKey, SecretKey)> {
     let mut rng = ChaCha20Rng::seed_from_u64(seed);
     let mut last = String::new();
@@ -78,6 +80,11 @@ pub fn keygen(params: &GhParams, seed: u64) -> Result<(PublicKey, SecretKey)> {
             Err(e) => return Err(e),
         };
         let d = &lattice.d;
+        if !d.bit(0) {
+            // sample_v makes v(1), hence d, odd; an even d would leak the bit as c's parity.
+            last = "d is even".to_string();
+            continue;
+        }
         let Some(index) = (0..W_COEFFICIENTS).find(|&i| lattice.w[i].bit(0)) else {
             last = "w_0 .. w_3 are even".to_string();
             continue;
@@ -137,15 +144,9 @@ impl PublicKey {
         &self.powers
     }
 
-    /// Encrypt's noise vector: `n` values in `{-1, 0, 1}`.
+    /// Encrypt's noise vector ([`GhParams::sample_noise`]).
     pub fn sample_noise<R: Rng>(&self, rng: &mut R) -> Vec<i8> {
-        (0..self.params.n())
-            .map(|_| match rng.gen_range(0..4u8) {
-                0 => -1,
-                1 => 1,
-                _ => 0,
-            })
-            .collect()
+        self.params.sample_noise(rng)
     }
 
     /// The coefficients of `a(x) = b + 2 u(x)`. Errors: a `bit` other than 0, 1, a noise

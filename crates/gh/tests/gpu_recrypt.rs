@@ -97,3 +97,42 @@ fn bad_inputs_are_typed_errors() {
     // Inputs untouched.
     assert_eq!(ours.decrypt(&ours.recrypt(&grk, &a).unwrap()).unwrap(), 1);
 }
+
+/// Gentry and Halevi's small setting (`n = 2048`, `t = 380`, `s = 15`, `S = 512`, two-hot, their
+/// sparse noise): 20 products of two recrypted ciphertexts of random bits decrypt right, on the
+/// device and on the CPU, with noise room left (printed). Minutes of CPU key generation.
+#[test]
+#[ignore = "small setting: KeyGen on the CPU (about 20 s) and 40 recrypts on the GPU"]
+fn small_setting_recrypt_then_multiply() {
+    let Some(device) = device() else { return };
+    let params = GhParams::small();
+    let (pk, sk) = keygen(&params, 7).unwrap();
+    let gpu = GpuGh::new(device, &pk, Some(&sk), 64).unwrap();
+    let mut rng = ChaCha8Rng::seed_from_u64(8);
+    let rp = RecryptParams::for_setting(&params);
+    let rk = gh::recrypt_keygen_with(&pk, &sk, rp, &mut rng, |bit, rng| gpu.download(&gpu.encrypt(bit, rng)?)).unwrap();
+    let grk = gpu.load_recrypt_key(&rk).unwrap();
+    let limit = pk.modulus().bits() - 1;
+    let (mut worst_recrypt, mut worst_product) = (0, 0);
+    for case in 0..20 {
+        let (b1, b2) = (rng.gen_range(0..2u8), rng.gen_range(0..2u8));
+        let r1 = gpu.recrypt(&grk, &gpu.encrypt(b1, &mut rng).unwrap()).unwrap();
+        let r2 = gpu.recrypt(&grk, &gpu.encrypt(b2, &mut rng).unwrap()).unwrap();
+        assert_eq!(gpu.decrypt(&r1).unwrap(), b1, "case {case}: recrypt");
+        assert_eq!(gpu.decrypt(&r2).unwrap(), b2, "case {case}: recrypt");
+        let product = gpu.mul(&r1, &r2).unwrap();
+        assert_eq!(gpu.decrypt(&product).unwrap(), b1 & b2, "case {case}: recrypt then mul");
+        let cpu_product = gpu.download(&product).unwrap();
+        assert_eq!(sk.decrypt(&pk, &cpu_product).unwrap(), b1 & b2, "case {case}: CPU decrypt");
+        worst_recrypt = worst_recrypt.max(sk.noise_bits(&pk, &gpu.download(&r1).unwrap()).unwrap());
+        worst_product = worst_product.max(sk.noise_bits(&pk, &cpu_product).unwrap());
+        assert!(worst_product < limit, "case {case}: noise {worst_product} at the limit {limit}");
+    }
+    eprintln!(
+        "small setting: |d| = {} bits, noise after Recrypt <= {worst_recrypt} bits ({} below the limit), \
+         after Recrypt + mul <= {worst_product} bits ({} below)",
+        limit + 1,
+        limit - worst_recrypt,
+        limit - worst_product
+    );
+}
