@@ -2,9 +2,12 @@
 //! keys (the core's, made with error scale `t`) and ciphertexts ([`Ciphertext`],
 //! [`SeededCiphertext`]).
 //!
-//! Conventions: the polynomials of a ciphertext at level `l` are in the coefficient
-//! representation over `q_l = q_0 .. q_l`, and `(c_0, ..., c_k)` with correction factor `f`
-//! decrypts as `[c_0 + c_1 s + ... + c_k s^k]_{q_l} f^{-1} mod t`.
+//! Conventions: the polynomials of a ciphertext at level `l` are in the evaluation
+//! representation over `q_l = q_0 .. q_l` (as Phantom's and SEAL's BGV keep them: products are
+//! element-wise, and decryption needs one inverse transform), and `(c_0, ..., c_k)` with
+//! correction factor `f` decrypts as `[c_0 + c_1 s + ... + c_k s^k]_{q_l} f^{-1} mod t`.
+//! Operations that need coefficients (key switching, modulus switching, automorphisms, byte
+//! encodings) transform on the way.
 //!
 //! Randomness, as in bfv: every sampled polynomial comes from `(seed, index)` pairs through the
 //! backend's samplers, so the same seeds give the same keys and ciphertexts on every backend.
@@ -13,7 +16,7 @@ use core::fmt;
 use std::sync::{Arc, OnceLock};
 
 use bfv::PlaintextScaling;
-use poly::{Coeff, Poly, Seed};
+use poly::{Coeff, Eval, Poly, Seed};
 use rlwe::{KeySetId, RlweContext};
 
 use crate::backend::{BgvBackend, DecryptionTables};
@@ -186,10 +189,32 @@ impl<B: BgvBackend> BgvContext<B> {
         Ok(self.core.check(other, what)?)
     }
 
-    /// Copies `ciphertext` to the host: its polynomials over `q_l`, coefficient representation.
+    /// Copies `ciphertext` to the host: its polynomials over `q_l`, coefficient representation
+    /// (transformed on the backend first).
     pub fn download(&self, ciphertext: &Ciphertext<B>) -> Result<Vec<Poly<Coeff>>> {
         self.check(&ciphertext.params, "ciphertext")?;
-        ciphertext.polys.iter().map(|p| self.backend.download(p).be()).collect()
+        ciphertext.polys.iter().map(|p| self.backend.download(&self.inverse_copy(p)?).be()).collect()
+    }
+
+    /// The coefficients of `poly` (a transformed copy; `poly` stays as it is).
+    pub(crate) fn inverse_copy(&self, poly: &B::Poly<Eval>) -> Result<B::Poly<Coeff>> {
+        let copy = self.backend.duplicate(poly).be()?;
+        self.backend.inverse(copy).be()
+    }
+
+    /// The evaluations of `poly` (transformed in place).
+    pub(crate) fn forward(&self, poly: B::Poly<Coeff>) -> Result<B::Poly<Eval>> {
+        self.backend.forward(poly).be()
+    }
+
+    /// Every polynomial of `polys` transformed (in place).
+    pub(crate) fn forward_all(&self, polys: Vec<B::Poly<Coeff>>) -> Result<Vec<B::Poly<Eval>>> {
+        polys.into_iter().map(|p| self.forward(p)).collect()
+    }
+
+    /// The coefficients of every polynomial of `polys` (transformed copies).
+    pub(crate) fn inverse_all(&self, polys: &[B::Poly<Eval>]) -> Result<Vec<B::Poly<Coeff>>> {
+        polys.iter().map(|p| self.inverse_copy(p)).collect()
     }
 
     /// A copy of `ciphertext` in fresh storage.
@@ -202,15 +227,15 @@ impl<B: BgvBackend> BgvContext<B> {
     /// Expands a seeded ciphertext: regenerates `c_1 = a` from the public seed.
     pub fn expand(&self, seeded: &SeededCiphertext<B>) -> Result<Ciphertext<B>> {
         self.check(&seeded.params, "seeded ciphertext")?;
-        let c0 = self.backend.duplicate(&seeded.c0).be()?;
-        let c1 = self.core.expand_uniform(&seeded.public_seed)?;
+        let c0 = self.backend.forward_copy(&seeded.c0)?;
+        let c1 = self.forward(self.core.expand_uniform(&seeded.public_seed)?)?;
         Ok(self.ciphertext(vec![c0, c1], self.top_level(), 1, seeded.key_set))
     }
 
     /// A ciphertext of these parameters.
     pub(crate) fn ciphertext(
         &self,
-        polys: Vec<B::Poly<Coeff>>,
+        polys: Vec<B::Poly<Eval>>,
         level: usize,
         correction: u64,
         key_set: Option<KeySetId>,
@@ -242,11 +267,11 @@ pub(crate) fn inverse_mod(a: u64, m: u64) -> Option<u64> {
     (r0 == 1).then(|| s0.rem_euclid(i128::from(m)) as u64)
 }
 
-/// A BGV ciphertext: `k + 1 >= 2` polynomials over `q_l` in the coefficient representation on
+/// A BGV ciphertext: `k + 1 >= 2` polynomials over `q_l` in the evaluation representation on
 /// the backend, its level `l` and its correction factor `f` (module docs).
 pub struct Ciphertext<B: BgvBackend> {
     pub(crate) params: Arc<BgvParameters>,
-    pub(crate) polys: Vec<B::Poly<Coeff>>,
+    pub(crate) polys: Vec<B::Poly<Eval>>,
     pub(crate) level: usize,
     pub(crate) correction: u64,
     /// Whether this is a product not yet switched down: under [`ModSwitching::Auto`] the next
@@ -290,8 +315,9 @@ impl<B: BgvBackend> Ciphertext<B> {
         &self.params
     }
 
-    /// The polynomials `c_0, c_1, ...` on the backend.
-    pub fn polys(&self) -> &[B::Poly<Coeff>] {
+    /// The polynomials `c_0, c_1, ...` on the backend, evaluation representation
+    /// ([`BgvContext::download`] gives their coefficients).
+    pub fn polys(&self) -> &[B::Poly<Eval>] {
         &self.polys
     }
 

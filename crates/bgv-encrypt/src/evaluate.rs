@@ -9,7 +9,7 @@
 //! multiplies the factor by `q_l^{-1} mod t` (chain.rs of the core keeps the error a
 //! multiple of `t`).
 
-use poly::{Coeff, Eval};
+use poly::Eval;
 
 use crate::backend::BgvBackend;
 use crate::context::{BackendResult, BgvContext, Ciphertext, LevelPolicy, ModSwitching, RelinKey};
@@ -45,7 +45,7 @@ impl<B: BgvBackend> BgvContext<B> {
 
     /// The polynomials of `b` with its correction factor made `target`: multiplied by
     /// `k = [target f_b^{-1}]_t` (centered) unless the factors already agree.
-    fn polys_with_factor(&self, b: &Ciphertext<B>, target: u64) -> Result<Option<Vec<B::Poly<Coeff>>>> {
+    fn polys_with_factor(&self, b: &Ciphertext<B>, target: u64) -> Result<Option<Vec<B::Poly<Eval>>>> {
         if b.correction == target {
             return Ok(None);
         }
@@ -81,7 +81,7 @@ impl<B: BgvBackend> BgvContext<B> {
         let key_set = Self::key_set_of(a.key_set, b.key_set, "ciphertext")?;
         let (a, b) = self.aligned(a, b, operation)?;
         let rescaled = self.polys_with_factor(&b, a.correction)?;
-        let b_polys: &[B::Poly<Coeff>] = rescaled.as_deref().unwrap_or(&b.polys);
+        let b_polys: &[B::Poly<Eval>] = rescaled.as_deref().unwrap_or(&b.polys);
         let backend = &self.backend;
         if a.polys.len() == b_polys.len() {
             // One launch for all polynomials on a device.
@@ -151,7 +151,7 @@ impl<B: BgvBackend> BgvContext<B> {
 
     fn add_plain_signed(&self, a: &Ciphertext<B>, plaintext: &Plaintext, subtract: bool) -> Result<Ciphertext<B>> {
         self.check_ciphertext(a)?;
-        let message = self.lift(plaintext, a.level, a.correction)?;
+        let message = self.forward(self.lift(plaintext, a.level, a.correction)?)?;
         let mut out = self.duplicate(a)?;
         let c0 = out.polys.first_mut().ok_or(BgvError::InvalidCiphertextSize {
             operation: "plaintext addition",
@@ -180,10 +180,10 @@ impl<B: BgvBackend> BgvContext<B> {
     /// `L1` norm of the centered plaintext).
     pub fn mul_plain(&self, a: &Ciphertext<B>, plaintext: &Plaintext) -> Result<Ciphertext<B>> {
         self.check_ciphertext(a)?;
-        let message = self.backend.forward(self.lift(plaintext, a.level, 1)?).be()?;
+        let message = self.forward(self.lift(plaintext, a.level, 1)?)?;
         let mut polys = Vec::with_capacity(a.polys.len());
         for p in &a.polys {
-            polys.push(self.backend.inverse_of_product(self.backend.forward_copy(p)?, &message)?);
+            polys.push(self.backend.mul(p, &message).be()?);
         }
         // Not counted as a product by the automatic switching: the noise grows by the
         // plaintext's L1 norm, small for a constant, about a product's for a general batch
@@ -214,37 +214,32 @@ impl<B: BgvBackend> BgvContext<B> {
         let backend = &self.backend;
         let (a0, a1) = two_polys(&a, "multiplication")?;
         let (b0, b1) = two_polys(&b, "multiplication")?;
-        let (a0, a1) = (backend.forward_copy(a0)?, backend.forward_copy(a1)?);
-        let (b0, b1) = (backend.forward_copy(b0)?, backend.forward_copy(b1)?);
-        let mut e1: B::Poly<Eval> = backend.mul(&a0, &b1).be()?;
-        backend.mul_add_assign(&mut e1, &a1, &b0).be()?;
-        let e0 = backend.inverse_of_product(a0, &b0)?;
-        let e2 = backend.inverse_of_product(a1, &b1)?;
-        let e1 = backend.inverse(e1).be()?;
+        // Element-wise in the evaluation representation: no transform.
+        let mut e1: B::Poly<Eval> = backend.mul(a0, b1).be()?;
+        backend.mul_add_assign(&mut e1, a1, b0).be()?;
+        let e0 = backend.mul(a0, b0).be()?;
+        let e2 = backend.mul(a1, b1).be()?;
         let correction = self.mul_factors(a.correction, b.correction);
         Ok(self.product(vec![e0, e1, e2], a.level, correction, key_set))
     }
 
-    /// `a^2`: `(c_0^2, 2 c_0 c_1, c_1^2)` (two forward transforms).
+    /// `a^2`: `(c_0^2, 2 c_0 c_1, c_1^2)`, element-wise.
     pub fn square(&self, a: &Ciphertext<B>) -> Result<Ciphertext<B>> {
         self.check_ciphertext(a)?;
         let a = self.auto_switched(Operand::Borrowed(a))?;
         let backend = &self.backend;
         let (a0, a1) = two_polys(&a, "squaring")?;
-        let (a0, a1) = (backend.forward_copy(a0)?, backend.forward_copy(a1)?);
-        let mut e1: B::Poly<Eval> = backend.mul(&a0, &a1).be()?;
-        let copy = backend.duplicate(&e1).be()?;
-        backend.add_assign(&mut e1, &copy).be()?;
-        let e0 = backend.inverse_of_product(backend.duplicate(&a0).be()?, &a0)?;
-        let e2 = backend.inverse_of_product(backend.duplicate(&a1).be()?, &a1)?;
-        let e1 = backend.inverse(e1).be()?;
+        let mut e1: B::Poly<Eval> = backend.mul(a0, a1).be()?;
+        backend.scalar_mul_assign(&mut e1, 2).be()?;
+        let e0 = backend.mul(a0, a0).be()?;
+        let e2 = backend.mul(a1, a1).be()?;
         let correction = self.mul_factors(a.correction, a.correction);
         Ok(self.product(vec![e0, e1, e2], a.level, correction, a.key_set))
     }
 
     fn product(
         &self,
-        polys: Vec<B::Poly<Coeff>>,
+        polys: Vec<B::Poly<Eval>>,
         level: usize,
         correction: u64,
         key_set: Option<rlwe::KeySetId>,
@@ -268,7 +263,7 @@ impl<B: BgvBackend> BgvContext<B> {
         match a.polys.len() {
             2 => self.duplicate(a),
             3 => {
-                let [down_b, down_a] = self.core.switch_key_at_level(&a.polys[2], key.key_switching_key(), a.level)?;
+                let [down_b, down_a] = self.switch_c2(&a.polys[2], key, a.level)?;
                 let backend = &self.backend;
                 let mut c0 = backend.duplicate(&a.polys[0]).be()?;
                 backend.add_assign(&mut c0, &down_b).be()?;
@@ -304,11 +299,19 @@ impl<B: BgvBackend> BgvContext<B> {
             return self.relinearize(&a, key);
         }
         a.key_set = Self::key_set_of(a.key_set, key.key_set(), "relinearization key")?;
-        let [down_b, down_a] = self.core.switch_key_at_level(&a.polys[2], key.key_switching_key(), a.level)?;
+        let [down_b, down_a] = self.switch_c2(&a.polys[2], key, a.level)?;
         a.polys.truncate(2);
         self.backend.add_assign(&mut a.polys[0], &down_b).be()?;
         self.backend.add_assign(&mut a.polys[1], &down_a).be()?;
         Ok(a)
+    }
+
+    /// `c_2` switched from `s^2` to `s` at `level`, in the evaluation representation (the core
+    /// switches coefficients: one inverse transform in, two forward out).
+    fn switch_c2(&self, c2: &B::Poly<Eval>, key: &RelinKey<B>, level: usize) -> Result<[B::Poly<Eval>; 2]> {
+        let c2 = self.inverse_copy(c2)?;
+        let [b, a] = self.core.switch_key_at_level(&c2, key.key_switching_key(), level)?;
+        Ok([self.forward(b)?, self.forward(a)?])
     }
 
     /// `ciphertext` one level down: each polynomial `(c - t r) / q_l` with `r` the centered
@@ -321,7 +324,7 @@ impl<B: BgvBackend> BgvContext<B> {
         let polys = ciphertext
             .polys
             .iter()
-            .map(|poly| Ok(self.core.mod_switch_to_next_poly(poly, level)?))
+            .map(|poly| self.forward(self.core.mod_switch_to_next_poly(&self.inverse_copy(poly)?, level)?))
             .collect::<Result<Vec<_>>>()?;
         let factor = self.level_tables(level)?.last_prime_inv_mod_t;
         Ok(self.ciphertext(polys, level - 1, self.mul_factors(ciphertext.correction, factor), ciphertext.key_set))
@@ -364,7 +367,7 @@ impl<B: BgvBackend> core::ops::Deref for Operand<'_, B> {
 }
 
 /// The two polynomials of a ciphertext.
-type PolyPair<'a, B> = (&'a <B as poly::Backend>::Poly<Coeff>, &'a <B as poly::Backend>::Poly<Coeff>);
+type PolyPair<'a, B> = (&'a <B as poly::Backend>::Poly<Eval>, &'a <B as poly::Backend>::Poly<Eval>);
 
 /// `(c_0, c_1)` of a two-polynomial ciphertext.
 fn two_polys<'a, B: BgvBackend>(a: &'a Ciphertext<B>, operation: &'static str) -> Result<PolyPair<'a, B>> {

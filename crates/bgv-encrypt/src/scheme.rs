@@ -106,7 +106,7 @@ impl<B: BgvBackend> BgvContext<B> {
         self.check_key(public_key.params(), "public key")?;
         let message = self.lift(plaintext, self.top_level(), 1)?;
         let [c0, c1] = self.core.encrypt_with_seed(public_key, Some(&message), seed)?;
-        Ok(self.ciphertext(vec![c0, c1], self.top_level(), 1, public_key.key_set()))
+        Ok(self.ciphertext(vec![self.forward(c0)?, self.forward(c1)?], self.top_level(), 1, public_key.key_set()))
     }
 
     /// Encrypts `plaintext` under the secret key with fresh OS seeds.
@@ -162,26 +162,25 @@ impl<B: BgvBackend> BgvContext<B> {
                 });
             }
         };
-        let mut acc: Option<B::Poly<Eval>> = None;
-        for c in rest.iter().rev() {
-            let c_eval = backend.forward_copy(c)?;
-            acc = Some(match acc {
-                None => c_eval,
-                Some(mut value) => {
+        // c_1 + c_2 s + ... + c_k s^(k-1) by Horner (a two-polynomial ciphertext borrows c_1),
+        // then c_0 + that times s in one multiply-add, and one inverse transform.
+        let horner;
+        let acc = match rest {
+            [c1] => c1,
+            [.., last] => {
+                let mut value = backend.duplicate(last).be()?;
+                for c in rest[..rest.len() - 1].iter().rev() {
                     backend.mul_assign(&mut value, s.poly()).be()?;
-                    backend.add_assign(&mut value, &c_eval).be()?;
-                    value
+                    backend.add_assign(&mut value, c).be()?;
                 }
-            });
-        }
-        let value = acc.ok_or(BgvError::InvalidCiphertextSize {
-            operation: "decryption",
-            expected: "at least 2",
-            actual: polys.len(),
-        })?;
-        let mut phase = backend.inverse_of_product(value, s.poly())?;
-        backend.add_assign(&mut phase, c0).be()?;
-        Ok(phase)
+                horner = value;
+                &horner
+            }
+            [] => unreachable_size(polys.len())?,
+        };
+        let mut value = backend.duplicate(c0).be()?;
+        backend.mul_add_assign(&mut value, acc, s.poly()).be()?;
+        backend.inverse(value).be()
     }
 
     /// Decrypts at the ciphertext's level: `m = [c_0 + c_1 s + ...]_{q_l} f^{-1} mod t`, the
@@ -237,4 +236,10 @@ impl<B: BgvBackend> BgvContext<B> {
         }
         Ok(budget)
     }
+}
+
+/// The size error of a ciphertext with fewer than two polynomials (checked before; kept as an
+/// error rather than a panic).
+fn unreachable_size<T>(actual: usize) -> Result<T> {
+    Err(BgvError::InvalidCiphertextSize { operation: "decryption", expected: "at least 2", actual })
 }

@@ -23,7 +23,7 @@
 
 use std::sync::Arc;
 
-use poly::Seed;
+use poly::{Coeff, Seed};
 use rlwe::framing::{Frame, Kind, Reader, Scheme, append_key_set};
 
 use crate::backend::BgvBackend;
@@ -55,7 +55,8 @@ impl<B: BgvBackend> BgvContext<B> {
         let body = 8 + ciphertext.polys.len().saturating_mul(self.poly_bytes_at(ciphertext.level));
         let mut out = self.frame().header(CIPHERTEXT, ciphertext.level, ciphertext.polys.len(), body)?;
         out.extend_from_slice(&ciphertext.correction.to_le_bytes());
-        for poly in &ciphertext.polys {
+        // Coefficients on the wire (the format of every version).
+        for poly in &self.inverse_all(&ciphertext.polys)? {
             self.core.append_poly(&mut out, poly)?;
         }
         append_key_set(&mut out, ciphertext.key_set);
@@ -87,10 +88,11 @@ impl<B: BgvBackend> BgvContext<B> {
         }
         let ring = self.params.core().ring_at_level(level)?;
         let device = self.core.context_at_level(level)?;
-        let polys =
-            (0..count).map(|_| self.core.read_poly(&mut reader, &ring, device)).collect::<rlwe::Result<Vec<_>>>()?;
+        let polys = (0..count)
+            .map(|_| self.core.read_poly::<Coeff>(&mut reader, &ring, device))
+            .collect::<rlwe::Result<Vec<_>>>()?;
         let key_set = reader.finish_with_key_set()?;
-        Ok(self.ciphertext(polys, level, correction, key_set))
+        Ok(self.ciphertext(self.forward_all(polys)?, level, correction, key_set))
     }
 
     /// The bytes of a seeded ciphertext: the public seed and `c_0`.

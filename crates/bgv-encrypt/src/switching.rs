@@ -47,8 +47,11 @@ impl<B: BgvBackend> BgvContext<B> {
             return Err(BgvError::ParameterMismatch { what: "BFV ciphertext" });
         }
         let t = self.params.plaintext_modulus();
-        let polys =
-            ciphertext.polys().iter().map(|p| self.backend.scalar_mul(p, t).be()).collect::<Result<Vec<_>>>()?;
+        let polys = ciphertext
+            .polys()
+            .iter()
+            .map(|p| self.backend.forward(self.backend.scalar_mul(p, t).be()?).be())
+            .collect::<Result<Vec<_>>>()?;
         let level = ciphertext.level();
         Ok(self.ciphertext(polys, level, self.bfv_correction(level)?, ciphertext.key_set()))
     }
@@ -80,7 +83,11 @@ impl<B: BgvBackend> BgvContext<B> {
         let polys = ciphertext
             .polys
             .iter()
-            .map(|p| self.backend.scalar_mul_per_limb(p, &scalars).be())
+            .map(|p| {
+                let mut coefficients = self.inverse_copy(p)?;
+                self.backend.scalar_mul_per_limb_assign(&mut coefficients, &scalars).be()?;
+                Ok(coefficients)
+            })
             .collect::<Result<Vec<_>>>()?;
         Ok(bfv.ciphertext_from_polys(polys, level)?.with_key_set(ciphertext.key_set))
     }
