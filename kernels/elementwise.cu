@@ -138,6 +138,23 @@ extern "C" __global__ void ew_automorphism(u64* __restrict__ out, const u64* __r
     }
 }
 
+// The automorphism a(x) -> a(x^g) on NTT evaluations (bit-reversed order, out[j] =
+// a(psi^(2 bitrev(j) + 1))): a permutation. Value j of each limb is value
+// bitrev((e - 1) / 2) of the input limb, e = (2 bitrev(j) + 1) g mod 2N (poly's
+// Poly::automorphism_ntt). log_n >= 1.
+extern "C" __global__ void ew_automorphism_eval(u64* __restrict__ out, const u64* __restrict__ a, int log_n, u64 g,
+                                                u64 total) {
+    const u64 n = 1ull << log_n;
+    const u64 two_n_mask = 2 * n - 1;
+    const int shift = 64 - log_n;
+    for (u64 i = (u64)blockIdx.x * blockDim.x + threadIdx.x; i < total; i += (u64)gridDim.x * blockDim.x) {
+        const u64 row = i >> log_n;
+        const u64 j = i & (n - 1);
+        const u64 e = ((2 * (__brevll(j) >> shift) + 1) * (g & two_n_mask)) & two_n_mask;
+        out[i] = a[(row << log_n) + (__brevll((e - 1) >> 1) >> shift)];
+    }
+}
+
 // Sums or differences of up to EW_MAX_MANY polynomial pairs in one launch (a ciphertext's
 // polynomials are separate buffers): polynomial k = blockIdx.y, out[k] = a[k] +- b[k] over
 // `pairs` value pairs each (all of one context). In place when out[k] == a[k].

@@ -299,8 +299,15 @@ impl<B: BgvBackend> BgvContext<B> {
             return self.relinearize(&a, key);
         }
         a.key_set = Self::key_set_of(a.key_set, key.key_set(), "relinearization key")?;
-        let [down_b, down_a] = self.switch_c2(&a.polys[2], key, a.level)?;
-        a.polys.truncate(2);
+        // The product is ours: c_2 goes to coefficients in place (no copy).
+        let c2 = a.polys.pop().ok_or(BgvError::InvalidCiphertextSize {
+            operation: "relinearization",
+            expected: "3",
+            actual: 0,
+        })?;
+        let c2 = self.backend.inverse(c2).be()?;
+        let [down_b, down_a] = self.core.switch_key_at_level(&c2, key.key_switching_key(), a.level)?;
+        let (down_b, down_a) = (self.forward(down_b)?, self.forward(down_a)?);
         self.backend.add_assign(&mut a.polys[0], &down_b).be()?;
         self.backend.add_assign(&mut a.polys[1], &down_a).be()?;
         Ok(a)

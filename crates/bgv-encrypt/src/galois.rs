@@ -71,11 +71,8 @@ impl<B: BgvBackend> BgvContext<B> {
         }
         let key_set = Self::key_set_of(ciphertext.key_set, keys.key_set(), "Galois keys")?;
         let key = keys.switching_key(element).ok_or(BgvError::MissingGaloisKey { operation, element })?;
-        // The automorphism and key switching take coefficients.
-        let (c0, c1) = (self.inverse_copy(c0)?, self.inverse_copy(c1)?);
-        let [out_c0, switched_a] = self.core.apply_galois_pair(&c0, &c1, element, key, ciphertext.level)?;
-        let polys = vec![self.forward(out_c0)?, self.forward(switched_a)?];
-        let mut out = self.ciphertext(polys, ciphertext.level, ciphertext.correction, key_set);
+        let [out_c0, switched_a] = self.core.apply_galois_pair_eval(c0, c1, element, key, ciphertext.level)?;
+        let mut out = self.ciphertext(vec![out_c0, switched_a], ciphertext.level, ciphertext.correction, key_set);
         out.product = ciphertext.product;
         Ok(out)
     }

@@ -2,7 +2,7 @@
 
 use std::sync::Arc;
 
-use poly::{Backend, Coeff, Eval, Poly, Representation, RingContext, Seed};
+use poly::{Backend, Coeff, Eval, Poly, Representation, RingContext, Seed, TransformKind};
 
 use crate::context::GpuContext;
 use crate::device::GpuDevice;
@@ -144,6 +144,13 @@ impl Backend for GpuBackend {
 
     fn automorphism(&self, a: &DevicePoly<Coeff>, g: u64) -> Result<DevicePoly<Coeff>> {
         a.automorphism(g)
+    }
+
+    fn automorphism_eval(&self, a: &DevicePoly<Eval>, g: u64) -> Result<DevicePoly<Eval>> {
+        if a.context().ring().transform() == TransformKind::Ntt {
+            return a.automorphism_ntt(g);
+        }
+        a.duplicate()?.inverse()?.automorphism(g)?.forward()
     }
 
     fn sample_uniform<R: Representation>(

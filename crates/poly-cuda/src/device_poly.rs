@@ -255,6 +255,23 @@ impl DevicePoly<Coeff> {
 }
 
 impl DevicePoly<Eval> {
+    /// `a(x) -> a(x^g)` on the evaluations of an NTT context: the permutation of
+    /// [`Poly::automorphism_ntt`], one kernel. Errors with [`PolyError::InvalidAutomorphism`]
+    /// for even `g`, [`PolyError::ContextMismatch`] for a DGT or HDGT context.
+    pub fn automorphism_ntt(&self, g: u64) -> Result<Self> {
+        let n = self.context.degree();
+        if g.is_multiple_of(2) {
+            return Err(PolyError::InvalidAutomorphism { exponent: g, degree: n }.into());
+        }
+        if self.context.ring().transform() != TransformKind::Ntt || n < 2 {
+            return Err(PolyError::ContextMismatch.into());
+        }
+        // SAFETY: the kernel writes every value of `out`.
+        let mut out = unsafe { self.context.device().alloc::<u64>(self.data.len()) }?;
+        launch::automorphism_eval(&self.context, &mut out, &self.data, g)?;
+        Ok(Self { context: self.context.clone(), data: out, representation: PhantomData })
+    }
+
     /// The inverse transform of every limb (`poly`'s `Poly::inverse`).
     pub fn inverse(mut self) -> Result<DevicePoly<Coeff>> {
         self.context.inverse_transform(&mut self.data, 1)?;

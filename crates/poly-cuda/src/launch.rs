@@ -563,6 +563,7 @@ crate::kernel_set! {
         ew_neg,
         ew_scalar_mul,
         ew_automorphism,
+        ew_automorphism_eval,
         ew_add_sub_many,
     }
 }
@@ -736,6 +737,25 @@ pub(crate) fn automorphism(
     let mut builder = device.kernels().elementwise.ew_automorphism.builder(device.stream());
     builder.arg(out).arg(a).arg(context.moduli_table()).arg(&log_n).arg(&limbs).arg(&g_inv).arg(&total);
     // SAFETY: matches `ew_automorphism(out, a, moduli, log_n, limbs_per_poly, g_inv, total)`.
+    unsafe { builder.launch(elementwise_config(total)) }?;
+    Ok(())
+}
+
+/// `out <- sigma_g(a)` on NTT evaluations (a permutation of each limb; `g` odd).
+pub(crate) fn automorphism_eval(
+    context: &GpuContext,
+    out: &mut CudaSlice<u64>,
+    a: &CudaSlice<u64>,
+    g: u64,
+) -> Result<()> {
+    let device = context.device();
+    let total = a.len() as u64;
+    let log_n = context.degree().trailing_zeros() as i32;
+    let mut builder = device.kernels().elementwise.ew_automorphism_eval.builder(device.stream());
+    builder.arg(out).arg(a).arg(&log_n).arg(&g).arg(&total);
+    // SAFETY: matches `ew_automorphism_eval(out, a, log_n, g, total)`: `out` and `a` hold
+    // `total` values, whole limbs of 2^log_n (the caller's polynomials of `context`, N >= 2), and
+    // every index the kernel reads is within the value's own limb.
     unsafe { builder.launch(elementwise_config(total)) }?;
     Ok(())
 }

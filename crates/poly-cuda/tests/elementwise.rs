@@ -103,6 +103,15 @@ fn check_elementwise(device: &Arc<GpuDevice>, ring: &Arc<RingContext>, rng: &mut
             coeff.automorphism(g).unwrap(),
             "{label}: g = {g}"
         );
+        // On evaluations (a permutation for the NTT; the backend's transform path otherwise).
+        let evaluations = coeff.clone().forward().unwrap();
+        let devaluations = DevicePoly::upload(&gpu, &evaluations).unwrap();
+        let expected = CpuBackend.automorphism_eval(&evaluations, g).unwrap();
+        let got = GpuBackend::from_device(Arc::clone(device)).automorphism_eval(&devaluations, g).unwrap();
+        assert_eq!(got.download().unwrap(), expected, "{label}: automorphism on evaluations, g = {g}");
+        if ring.transform() == TransformKind::Ntt {
+            assert_eq!(devaluations.automorphism_ntt(g).unwrap().download().unwrap(), expected, "{label}: g = {g}");
+        }
     }
 }
 

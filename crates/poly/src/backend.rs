@@ -135,6 +135,15 @@ pub trait Backend {
     /// [`PolyError::InvalidAutomorphism`] for even `g`.
     fn automorphism(&self, a: &Self::Poly<Coeff>, g: u64) -> core::result::Result<Self::Poly<Coeff>, Self::Error>;
 
+    /// The automorphism of [`automorphism`](Self::automorphism) on evaluations: the
+    /// evaluations of `a(x^g)`. The provided method transforms a copy, maps the coefficients
+    /// and transforms back; NTT contexts only permute the evaluations
+    /// ([`Poly::automorphism_ntt`]), which the CPU and GPU backends do.
+    fn automorphism_eval(&self, a: &Self::Poly<Eval>, g: u64) -> core::result::Result<Self::Poly<Eval>, Self::Error> {
+        let coefficients = self.inverse(self.duplicate(a)?)?;
+        self.forward(self.automorphism(&coefficients, g)?)
+    }
+
     /// A polynomial uniform modulo each prime, a pure function of `(seed, poly_index)` as
     /// [`crate::sampling::sample_uniform`] defines it; the values are taken as representation `R`.
     fn sample_uniform<R: Representation>(
@@ -327,6 +336,13 @@ impl Backend for CpuBackend {
 
     fn automorphism(&self, a: &Poly<Coeff>, g: u64) -> Result<Poly<Coeff>> {
         a.automorphism(g)
+    }
+
+    fn automorphism_eval(&self, a: &Poly<Eval>, g: u64) -> Result<Poly<Eval>> {
+        if a.context().transform() == crate::TransformKind::Ntt {
+            return a.automorphism_ntt(g);
+        }
+        a.clone().inverse()?.automorphism(g)?.forward()
     }
 
     fn sample_uniform<R: Representation>(

@@ -341,6 +341,40 @@ impl Poly<Coeff> {
 }
 
 impl Poly<Eval> {
+    /// The automorphism `a(x) -> a(x^g)` (odd `g`, taken modulo `2N`) on the evaluations of an
+    /// NTT context, where it only permutes them: with `out[j] = a(psi^(2 bitrev(j) + 1))`,
+    /// `sigma_g(a)` at that point is `a(psi^e)`, `e = (2 bitrev(j) + 1) g mod 2N`, which is
+    /// evaluation `bitrev((e - 1) / 2)`. Equals `forward(automorphism(inverse(self), g))`.
+    ///
+    /// Errors with [`PolyError::InvalidAutomorphism`] for even `g` and
+    /// [`PolyError::ContextMismatch`] for a DGT or HDGT context (whose evaluations are not
+    /// single points).
+    pub fn automorphism_ntt(&self, g: u64) -> Result<Self> {
+        let n = self.context.degree();
+        if g.is_multiple_of(2) {
+            return Err(PolyError::InvalidAutomorphism { exponent: g, degree: n });
+        }
+        if self.context.transform() != crate::TransformKind::Ntt {
+            return Err(PolyError::ContextMismatch);
+        }
+        let log_n = n.trailing_zeros();
+        let two_n_mask = 2 * n as u64 - 1;
+        let bitrev = |x: u64| if log_n == 0 { 0 } else { (x.reverse_bits() >> (64 - log_n)) as usize };
+        let sources: Vec<usize> = (0..n as u64)
+            .map(|j| {
+                let e = ((2 * bitrev(j) as u64 + 1) * (g & two_n_mask)) & two_n_mask;
+                bitrev((e - 1) / 2)
+            })
+            .collect();
+        let mut out = vec![0u64; self.data.len()];
+        for (src, dst) in self.data.chunks_exact(n).zip(out.chunks_exact_mut(n)) {
+            for (slot, &k) in dst.iter_mut().zip(&sources) {
+                *slot = src.get(k).copied().unwrap_or(0);
+            }
+        }
+        Ok(Self { context: Arc::clone(&self.context), data: out, representation: PhantomData })
+    }
+
     /// The coefficient representation: each limb through its plan's inverse transform.
     pub fn inverse(mut self) -> Result<Poly<Coeff>> {
         let n = self.context.degree();

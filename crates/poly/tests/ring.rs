@@ -257,6 +257,37 @@ proptest! {
     }
 }
 
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(12))]
+
+    /// On NTT evaluations the automorphism is the permutation of `automorphism_ntt`: it equals
+    /// transforming back, mapping the coefficients and transforming again, for any odd `g`
+    /// (beyond 2N too); the backend's `automorphism_eval` equals it in every transform.
+    #[test]
+    fn automorphism_on_evaluations_equals_the_coefficient_map(
+        seed: u64,
+        g in 0u64..(1 << 20),
+        log_n in 10u32..=12,
+        transform in prop::sample::select(TransformKind::ALL.to_vec()),
+    ) {
+        use poly::Backend;
+        let g = 2 * g + 1;
+        let ctx = context(1 << log_n, 50, 2, transform);
+        let mut rng = StdRng::seed_from_u64(seed);
+        let a = random_poly(&mut rng, &ctx);
+        let expected = a.automorphism(g).unwrap().forward().unwrap();
+        let evaluations = a.forward().unwrap();
+        let backend = poly::CpuBackend;
+        prop_assert_eq!(&backend.automorphism_eval(&evaluations, g).unwrap(), &expected);
+        if transform == TransformKind::Ntt {
+            prop_assert_eq!(&evaluations.automorphism_ntt(g).unwrap(), &expected);
+        } else {
+            prop_assert_eq!(evaluations.automorphism_ntt(g).unwrap_err(), poly::PolyError::ContextMismatch);
+        }
+        prop_assert!(evaluations.automorphism_ntt(g + 1).is_err());
+    }
+}
+
 #[test]
 fn monomial_automorphism_follows_the_index_rule() {
     let ctx = context(1024, 40, 1, TransformKind::Ntt);

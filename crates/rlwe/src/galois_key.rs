@@ -13,7 +13,7 @@ use core::fmt;
 use std::collections::BTreeMap;
 use std::sync::Arc;
 
-use poly::{Coeff, Seed};
+use poly::{Coeff, Eval, Seed};
 
 use crate::backend::{EvalPair, RlweBackend};
 use crate::context::RlweContext;
@@ -206,5 +206,26 @@ impl<B: RlweBackend> RlweContext<B> {
         let mut out_c0 = backend.automorphism(c0, element).be()?;
         backend.add_assign(&mut out_c0, &switched_b).be()?;
         Ok([out_c0, switched_a])
+    }
+
+    /// [`apply_galois_pair`](Self::apply_galois_pair) for a pair in the evaluation
+    /// representation, with the result in it: the automorphisms act on the evaluations (a
+    /// permutation in NTT contexts, `Backend::automorphism_eval`), `sigma_g(c_1)` goes to
+    /// coefficients for the key switching, and the switched pair comes back transformed. The
+    /// same values as transforming around [`apply_galois_pair`](Self::apply_galois_pair).
+    pub fn apply_galois_pair_eval(
+        &self,
+        c0: &B::Poly<Eval>,
+        c1: &B::Poly<Eval>,
+        element: u64,
+        key: &KeySwitchingKey<B>,
+        level: usize,
+    ) -> Result<[B::Poly<Eval>; 2]> {
+        let backend = &self.backend;
+        let permuted_c1 = backend.inverse(backend.automorphism_eval(c1, element).be()?).be()?;
+        let [switched_b, switched_a] = self.switch_key_at_level(&permuted_c1, key, level)?;
+        let mut out_c0 = backend.automorphism_eval(c0, element).be()?;
+        backend.add_assign(&mut out_c0, &backend.forward(switched_b).be()?).be()?;
+        Ok([out_c0, backend.forward(switched_a).be()?])
     }
 }
