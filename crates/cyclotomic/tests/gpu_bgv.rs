@@ -98,7 +98,10 @@ fn gpu_bgv_equals_cpu(name: &str, m: usize, t: u64, count: usize) {
     let product2 = gpu.mul(&low, &gpu_cts[2]).unwrap();
     let product2_cpu = bgv.mul(&low_cpu, &third_cpu).unwrap();
     assert!(gpu.download(&product2).unwrap() == product2_cpu, "m = {m}: second tensor product");
-    assert!(gpu.decrypt(&product2).unwrap() == bgv.decrypt(&product2_cpu, &sk).unwrap(), "m = {m}: 3 parts, lower level");
+    assert!(
+        gpu.decrypt(&product2).unwrap() == bgv.decrypt(&product2_cpu, &sk).unwrap(),
+        "m = {m}: 3 parts, lower level"
+    );
     let relin2 = gpu.relinearize(&product2).unwrap();
     let relin2_cpu = bgv.relinearize(&product2_cpu, &rk).unwrap();
     assert_eq!(relin2.level(), top - 1);

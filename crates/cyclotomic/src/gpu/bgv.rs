@@ -163,16 +163,7 @@ impl GpuBgv {
             })
             .collect::<Result<Vec<_>>>()?;
         let phase_kernels = device.kernel_set::<PhaseKernels>().map_err(backend_error)?;
-        Ok(Self {
-            bgv: bgv.clone(),
-            ring,
-            pk,
-            sk,
-            decryption,
-            phase_kernels,
-            lower: OnceLock::new(),
-            keyswitch: None,
-        })
+        Ok(Self { bgv: bgv.clone(), ring, pk, sk, decryption, phase_kernels, lower: OnceLock::new(), keyswitch: None })
     }
 
     /// Uploads the relinearization key (and makes the rings `q_0 .. q_l, P` of every level).
@@ -181,7 +172,11 @@ impl GpuBgv {
         let (l, n, m) = (self.bgv.limbs(), self.bgv.degree(), self.bgv.params().m());
         let per_part = (l + 1) * n;
         if rk.digits.len() != l {
-            return Err(CyclotomicError::LengthMismatch { what: "relinearization key digits", expected: l, actual: rk.digits.len() });
+            return Err(CyclotomicError::LengthMismatch {
+                what: "relinearization key digits",
+                expected: l,
+                actual: rk.digits.len(),
+            });
         }
         if let Some((k0, k1)) = rk.digits.iter().find(|(k0, k1)| k0.len() != per_part || k1.len() != per_part) {
             return Err(CyclotomicError::LengthMismatch {
@@ -329,7 +324,11 @@ impl GpuBgv {
             return Err(invalid("ciphertext parts", ct.parts.len() as u64, "must be 2 or 3"));
         }
         if let Some(part) = ct.parts.iter().find(|p| p.len() != per_part) {
-            return Err(CyclotomicError::LengthMismatch { what: "ciphertext part", expected: per_part, actual: part.len() });
+            return Err(CyclotomicError::LengthMismatch {
+                what: "ciphertext part",
+                expected: per_part,
+                actual: part.len(),
+            });
         }
         let words = ct.parts.concat();
         let data = self.stream().clone_htod(&words).map_err(|e| driver_error("cuMemcpyHtoDAsync", e))?;
@@ -345,7 +344,11 @@ impl GpuBgv {
 
     /// The two operands at the lower of their levels (the higher one switched down, as
     /// [`Bgv`] does).
-    fn same_level(&self, a: &GpuCiphertext, b: &GpuCiphertext) -> Result<(Option<GpuCiphertext>, Option<GpuCiphertext>)> {
+    fn same_level(
+        &self,
+        a: &GpuCiphertext,
+        b: &GpuCiphertext,
+    ) -> Result<(Option<GpuCiphertext>, Option<GpuCiphertext>)> {
         let level = a.level.min(b.level);
         let down = |c: &GpuCiphertext| if c.level > level { self.mod_switch_to(c, level).map(Some) } else { Ok(None) };
         Ok((down(a)?, down(b)?))
@@ -355,7 +358,11 @@ impl GpuBgv {
     /// by scaling `b` by `f_a f_b^-1 mod t`): the words of [`Bgv::add`](crate::bgv::Bgv::add).
     pub fn add(&self, a: &GpuCiphertext, b: &GpuCiphertext) -> Result<GpuCiphertext> {
         if a.parts != b.parts {
-            return Err(invalid("ciphertext parts", b.parts as u64, format!("the GPU adds ciphertexts of equal parts ({})", a.parts)));
+            return Err(invalid(
+                "ciphertext parts",
+                b.parts as u64,
+                format!("the GPU adds ciphertexts of equal parts ({})", a.parts),
+            ));
         }
         let (a_low, b_low) = self.same_level(a, b)?;
         let (a, b) = (a_low.as_ref().unwrap_or(a), b_low.as_ref().unwrap_or(b));
@@ -428,12 +435,20 @@ impl GpuBgv {
         let n = self.ring.degree();
         let stream = self.stream();
         if x.len() != count * (keep + 1) * n || keep_ring.limbs() != keep || table.len() != 2 * keep {
-            return Err(CyclotomicError::LengthMismatch { what: "ModDown input", expected: count * (keep + 1) * n, actual: x.len() });
+            return Err(CyclotomicError::LengthMismatch {
+                what: "ModDown input",
+                expected: count * (keep + 1) * n,
+                actual: x.len(),
+            });
         }
-        if let Some(addend) = addend {
-            if addend.len() < count * keep * n {
-                return Err(CyclotomicError::LengthMismatch { what: "ModDown addend", expected: count * keep * n, actual: addend.len() });
-            }
+        if let Some(addend) = addend
+            && addend.len() < count * keep * n
+        {
+            return Err(CyclotomicError::LengthMismatch {
+                what: "ModDown addend",
+                expected: count * keep * n,
+                actual: addend.len(),
+            });
         }
         // The last limb of each polynomial, [count][n].
         let mut last = self.ring.alloc(count * n)?;
@@ -504,7 +519,9 @@ impl GpuBgv {
         let extended = &ks.extended[level];
         let stream = self.stream();
         let mut c2 = self.ring.alloc(k * n)?;
-        stream.memcpy_dtod(&ct.data.slice(2 * k * n..3 * k * n), &mut c2).map_err(|e| driver_error("cuMemcpyDtoDAsync", e))?;
+        stream
+            .memcpy_dtod(&ct.data.slice(2 * k * n..3 * k * n), &mut c2)
+            .map_err(|e| driver_error("cuMemcpyDtoDAsync", e))?;
         let digits = ring.inverse_device(&c2, 1)?;
         let mut spread = self.ring.alloc(k * (k + 1) * n)?;
         let (n64, k64, targets) = (n as u64, k as u64, (k + 1) as u64);
@@ -549,7 +566,8 @@ impl GpuBgv {
         let lower = self.lower()?;
         let keep_ring = self.ring_at(level - 1)?;
         let last_ring = &lower.singles[level - 1];
-        let data = self.divide_by_last(&ct.data, ct.parts, level, last_ring, keep_ring, &lower.switch[level - 1], None)?;
+        let data =
+            self.divide_by_last(&ct.data, ct.parts, level, last_ring, keep_ring, &lower.switch[level - 1], None)?;
         let t = self.bgv.params().t();
         let q_inv = inverse_mod(self.bgv.params().primes()[level] % t, t)?;
         Ok(GpuCiphertext { data, parts: ct.parts, level: level - 1, factor: mul_mod(ct.factor, q_inv, t) })
