@@ -1,5 +1,5 @@
 //! [`GpuBgv`]: BGV over `Z_Q[x]/Phi_m` on the GPU, the words of [`Bgv`](crate::bgv::Bgv) at
-//! every step: public-key encryption (the seed thesis's operation), decryption, addition, the
+//! every step: public-key encryption (Dong's thesis's operation), decryption, addition, the
 //! tensor product, relinearization and modulus switching; keys are made on the host and
 //! uploaded. A whole circuit runs on the device; only plaintexts go up and `phi(m)` words per
 //! decryption come down.
