@@ -10,7 +10,11 @@
 //! 2. public-key encryption on the device (plaintext already there; CUDA events, queued behind
 //!    a busy kernel: device time), and the latency of one encryption from the host (pinned
 //!    plaintext up, encryption, ciphertext down to pinned memory, synchronized; wall clock);
-//! 3. a stream of `K` plaintexts from pinned host memory encrypted to pinned host memory:
+//! 3. homomorphic evaluation on the device at the top level: the tensor product, relinearization
+//!    (key switching with `L` RNS digits and the special prime), modulus switching (CUDA events,
+//!    as 2.), and decryption with its CRT on the device, `phi(m)` words down (wall clock,
+//!    synchronized); the relinearized and switched product is checked against the CPU;
+//! 4. a stream of `K` plaintexts from pinned host memory encrypted to pinned host memory:
 //!    serialized (one stream, copy up, encrypt, copy down, wait, per plaintext) against
 //!    overlapped (`S` CUDA streams in one context, plaintext `k` on stream `k mod S`, nothing
 //!    waited for until the end, so one stream's copies run under another's kernels); wall
@@ -113,14 +117,16 @@ fn run() -> BoxResult<bool> {
     let mut transform_rows = Vec::new();
     let mut encrypt_rows = Vec::new();
     let mut stream_rows = Vec::new();
+    let mut eval_rows = Vec::new();
     let t = 65537u64;
     for &(m, limbs) in sets {
         let params = BgvParameters::generate(m, t, 50, limbs, 58)?;
         let bgv = Bgv::new(params.clone())?;
         let n = bgv.degree();
         eprintln!("m = {m}, phi(m) = {n}, L = {limbs}");
-        let (sk, pk, _) = bgv.keygen(&Seed::from([1u8; 32]))?;
-        let gpu = GpuBgv::new(&device, &bgv, &pk, Some(&sk))?;
+        let (sk, pk, rk) = bgv.keygen(&Seed::from([1u8; 32]))?;
+        let mut gpu = GpuBgv::new(&device, &bgv, &pk, Some(&sk))?;
+        gpu.set_relin_key(&rk)?;
         let ring: &GpuCyclotomic = gpu.ring();
         let big_m = ring.convolution_length();
 
@@ -180,7 +186,44 @@ fn run() -> BoxResult<bool> {
             1e6 / device_us
         ));
 
-        // 3. A stream of K plaintexts: serialized vs overlapped on S streams.
+        // 3. Evaluation on the device.
+        let x = gpu.encrypt(&plain, &seed, 1 << 40)?;
+        let y = gpu.encrypt(&plain, &seed, (1 << 40) + 1)?;
+        let tensor_us = time_device(&device, o.runs, || {
+            gpu.mul(&x, &y)?;
+            Ok(())
+        })?;
+        let product = gpu.mul(&x, &y)?;
+        let relin_us = time_device(&device, o.runs, || {
+            gpu.relinearize(&product)?;
+            Ok(())
+        })?;
+        let relin = gpu.relinearize(&product)?;
+        let switch_us = time_device(&device, o.runs, || {
+            gpu.mod_switch(&relin)?;
+            Ok(())
+        })?;
+        let switched = gpu.mod_switch(&relin)?;
+        let want = bgv.mod_switch(&bgv.relinearize(&bgv.mul(&gpu.download(&x)?, &gpu.download(&y)?)?, &rk)?)?;
+        if gpu.download(&switched)? != want || gpu.decrypt(&switched)? != bgv.decrypt(&want, &sk)? {
+            println!("MISMATCH: m = {m}, relinearized and switched product differs from the CPU's");
+            ok = false;
+        }
+        let mut decrypt_times = Vec::new();
+        for run in 0..o.runs + 3 {
+            let start = Instant::now();
+            gpu.decrypt(&x)?;
+            if run >= 3 {
+                decrypt_times.push(start.elapsed().as_secs_f64() * 1e6);
+            }
+        }
+        decrypt_times.sort_by(f64::total_cmp);
+        eval_rows.push(format!(
+            "| {m} | {n} | {limbs} | {tensor_us:.1} | {relin_us:.1} | {switch_us:.1} | {:.1} |",
+            median(&decrypt_times)
+        ));
+
+        // 4. A stream of K plaintexts: serialized vs overlapped on S streams.
         let k = o.k;
         let plains: Vec<Vec<u64>> =
             (0..k as u64).map(|i| (0..n as u64).map(|j| (i * 31 + j * 17) % t).collect()).collect();
@@ -281,6 +324,12 @@ fn run() -> BoxResult<bool> {
     );
     println!("|---|---|---|---|---|---|---|");
     for row in encrypt_rows {
+        println!("{row}");
+    }
+    println!("\n### Evaluation at the top level (device time, median, us; decryption: wall clock, synchronized)\n");
+    println!("| m | phi(m) | L | tensor product | relinearization | modulus switch | decryption (CRT on the device) |");
+    println!("|---|---|---|---|---|---|---|");
+    for row in eval_rows {
         println!("{row}");
     }
     println!("\n### A stream of K plaintexts from pinned host memory (wall clock of the stream, median of 5)\n");

@@ -17,8 +17,9 @@
 //! - [`bgv`]: BGV over `Z_Q[x]/Phi_m` (keys, encryption, decryption, add, multiply,
 //!   relinearization, modulus switching, coefficient and slot encodings);
 //! - [`params`]: HElib's `m` and the 128-bit security bound by `phi(m)`;
-//! - `gpu` (feature `cuda`): the transforms, the reduction modulo `Phi_m` and BGV encryption,
-//!   decryption, add and tensor product on the GPU, bit-exact with the CPU.
+//! - `gpu` (feature `cuda`): the transforms, the reduction modulo `Phi_m` and BGV (encryption,
+//!   decryption with its CRT on the device, add, multiply, relinearization, modulus switching)
+//!   on the GPU, bit-exact with the CPU.
 #![cfg_attr(test, allow(clippy::unwrap_used, clippy::expect_used, clippy::panic))]
 
 pub mod bgv;

@@ -47,6 +47,10 @@ poly_cuda::kernel_set! {
         cyc_add,
         cyc_tensor,
         cyc_phase,
+        cyc_digit_spread,
+        cyc_keyswitch_inner,
+        cyc_moddown_lift,
+        cyc_moddown_combine,
     }
 }
 
@@ -96,6 +100,20 @@ impl GpuCyclotomic {
     /// the smallest ring poly-cuda transforms.
     pub fn new(device: &Arc<GpuDevice>, m: usize, primes: &[u64]) -> Result<Self> {
         let rings = primes.iter().map(|&p| CyclotomicRing::new(Modulus::new(p)?, m)).collect::<Result<Vec<_>>>()?;
+        Self::from_rings(device, m, rings)
+    }
+
+    /// The ring of the CPU rings `rings` (all of the same odd `m`), their tables uploaded.
+    pub(crate) fn from_rings(device: &Arc<GpuDevice>, m: usize, rings: Vec<CyclotomicRing>) -> Result<Self> {
+        if let Some(other) = rings.iter().find(|r| r.m() != m) {
+            return Err(CyclotomicError::InvalidParameter {
+                name: "m",
+                value: other.m() as u64,
+                requirement: format!("every ring must be of m = {m}"),
+            });
+        }
+        let primes: Vec<u64> = rings.iter().map(|r| r.modulus().value()).collect();
+        let primes = primes.as_slice();
         let big_m = bluestein_length(m);
         let n = crate::euler_phi(m as u64) as usize;
         let ring = RingContext::new(big_m, primes, TransformKind::Ntt)?;
@@ -343,7 +361,7 @@ impl GpuCyclotomic {
     /// `out[c][i][j] = sum_r in[c][i][offset + j + r width]` (below `in_len`) for `j < width`,
     /// zero up to `out_stride` (kernel `cyc_fold_window`).
     #[allow(clippy::too_many_arguments)]
-    fn fold_window(
+    pub(crate) fn fold_window(
         &self,
         out: &mut CudaSlice<u64>,
         input: &CudaSlice<u64>,
