@@ -61,7 +61,8 @@ commands:
                            peer_bgv_R.txt per round R), draw the ratios ours / Phantom per set and
                            operation into FILE.png (default docs/perf/<DIR name>-vs-phantom.png) and
                            print the markdown summary (one line per set)
-  roofline [--data DIR]    per parameter set and operation: the bytes and word products of an ideal
+  roofline [--data DIR | --no-data]
+                           per parameter set and operation: the bytes and word products of an ideal
                            implementation and the H100 lower bound (docs/performance.md has the
                            formulas); with the comparison data of DIR (default as for plot) our medians
   help                     this text
