@@ -3,7 +3,8 @@
 //!
 //! The model (docs/performance.md, "Roofline", states it with the formulas): a word is 8 bytes,
 //! a limb `N` words; every input and output limb crosses HBM once (keys included, intermediates
-//! never); ciphertexts at rest in coefficient form, keys in NTT form. Word products are 64-bit
+//! never); BFV ciphertexts at rest in coefficient form, BGV ones in NTT form (as Phantom's and,
+//! since 2c772cb, ours), keys in NTT form. Word products are 64-bit
 //! modular multiplications, each counted as one 64 x 64 -> 128-bit product (about 8 IMAD issue
 //! slots); a real Shoup or Barrett product costs two or three, so the bound is optimistic.
 
@@ -158,6 +159,17 @@ fn key_switch_products(set: &Set) -> f64 {
         + 2.0 * n * (k * l + l) as f64
 }
 
+/// Key switching as [`key_switch_products`] for a scheme whose ciphertexts stay in the NTT
+/// form (BGV, as ours and Phantom's): the input polynomial is brought to coefficients first
+/// (`NTT(L)`), and ModDown transforms only the special limbs back (`NTT(2k)`) and the converted
+/// ones forward (`NTT(2L)`) instead of the whole accumulators (`NTT(2 (L + k))`).
+fn key_switch_products_ntt_form(set: &Set) -> f64 {
+    key_switch_products(set) - ntt(set, 2 * (set.l + set.k))
+        + ntt(set, set.l)
+        + ntt(set, 2 * set.k)
+        + ntt(set, 2 * set.l)
+}
+
 /// Bytes and products of one call of `kind` at `set`.
 pub fn cost(set: &Set, kind: Kind) -> Cost {
     let n = set.degree() as f64;
@@ -171,16 +183,20 @@ pub fn cost(set: &Set, kind: Kind) -> Cost {
         Kind::Encrypt => Cost { bytes: limb * (1 + 4 * l) as f64, products: 3.0 * ntt(set, l) + 3.0 * n * l as f64 },
         // Ciphertext (2 L) + secret key (L) in, plaintext (N words) out; NTT of c_1, product
         // with s, inverse NTT, then the scaling to t: an inner product of L terms per coefficient.
-        Kind::Decrypt => Cost { bytes: limb * (3 * l + 1) as f64, products: 2.0 * ntt(set, l) + 2.0 * n * l as f64 },
+        // (BGV, ciphertexts in NTT form: the product with s, then one inverse NTT.)
+        Kind::Decrypt => Cost {
+            bytes: limb * (3 * l + 1) as f64,
+            products: if bgv { 1.0 } else { 2.0 } * ntt(set, l) + 2.0 * n * l as f64,
+        },
         // Two ciphertexts (4 L) in, one (2 L) out.
         Kind::Add => Cost { bytes: limb * (6 * l) as f64, products: 0.0 },
         // Two ciphertexts (4 L) + the relinearization key in, one ciphertext (2 L) out.
         Kind::MulRelin(variant) => {
             let bytes = limb * ((6 * l) as f64 + key);
             let products = if bgv {
-                // Forward NTTs of the four inputs, the tensor (4 products), three inverse NTTs,
-                // key switching of c_2 with the plaintext-modulus correction (2 N L).
-                4.0 * ntt(set, l) + 4.0 * n * l as f64 + ntt(set, 3 * l) + key_switch_products(set) + 2.0 * n * l as f64
+                // Ciphertexts in NTT form: the tensor (4 products per limb), then key switching
+                // of c_2 with the plaintext-modulus correction (2 N L).
+                4.0 * n * l as f64 + key_switch_products_ntt_form(set) + 2.0 * n * l as f64
             } else {
                 // The four input polynomials extended from q to the base B (b primes), forward
                 // NTTs over q + B, the tensor, three inverse NTTs, the scaling by t/q of three
@@ -200,7 +216,11 @@ pub fn cost(set: &Set, kind: Kind) -> Cost {
         // permutation, then key switching of the permuted c_1 (BGV: with its correction).
         Kind::Rotate => Cost {
             bytes: limb * ((4 * l) as f64 + key),
-            products: key_switch_products(set) + if bgv { 2.0 * n * l as f64 } else { 0.0 },
+            products: if bgv {
+                key_switch_products_ntt_form(set) + 2.0 * n * l as f64
+            } else {
+                key_switch_products(set)
+            },
         },
     }
 }
