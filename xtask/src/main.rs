@@ -1,7 +1,7 @@
 //! `cargo xtask <command>`: the project's automation, in Rust (see `cargo xtask help`).
 //!
-//! One module per command. Dependencies are kept to `anyhow` and `serde_json`; arguments
-//! are parsed by hand.
+//! One module per command. Dependencies are kept to `anyhow` and `serde_json`, and for the
+//! PNG of `plot` `plotters` and `dejavu` (an embedded font); arguments are parsed by hand.
 
 mod bench;
 mod bundle;
@@ -10,6 +10,9 @@ mod cuda;
 mod fuzz;
 mod gpu_tests;
 mod kernels;
+mod perf;
+mod plot;
+mod roofline;
 mod setup_cuda;
 mod test;
 mod test_gpu;
@@ -52,6 +55,16 @@ commands:
                            build the cargo-fuzz targets of fuzz/ (cargo +nightly fuzz) and run each
                            for N seconds (default 60), one at a time: decode_bfv, decode_bgv, params,
                            helpers, ops_bfv; reproducers go to fuzz/artifacts/<target>/
+  plot [--data DIR] [--out FILE.png]
+                           read the saved outputs of a same-run comparison with Phantom (DIR, default
+                           docs/perf/data/2026-11-24-h100: ours_bfv_R.txt, peer_bfv_R.txt, ours_bgv_R.txt,
+                           peer_bgv_R.txt per round R), draw the ratios ours / Phantom per set and
+                           operation into FILE.png (default docs/perf/<DIR name>-vs-phantom.png) and
+                           print the markdown summary (one line per set)
+  roofline [--data DIR | --no-data]
+                           per parameter set and operation: the bytes and word products of an ideal
+                           implementation and the H100 lower bound (docs/performance.md has the
+                           formulas); with the comparison data of DIR (default as for plot) our medians
   help                     this text
 ";
 
@@ -154,6 +167,14 @@ fn dispatch(args: &[String]) -> Result<()> {
         "fuzz" => {
             no_passthrough(&passthrough)?;
             fuzz::run_command(&fuzz::parse(options)?)
+        }
+        "plot" => {
+            no_passthrough(&passthrough)?;
+            perf::run_command(&perf::parse(options)?)
+        }
+        "roofline" => {
+            no_passthrough(&passthrough)?;
+            roofline::run_command(&roofline::parse(options)?)
         }
         "help" | "--help" | "-h" => {
             print!("{HELP}");
