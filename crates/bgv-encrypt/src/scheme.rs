@@ -105,8 +105,8 @@ impl<B: BgvBackend> BgvContext<B> {
     ) -> Result<Ciphertext<B>> {
         self.check_key(public_key.params(), "public key")?;
         let message = self.lift(plaintext, self.top_level(), 1)?;
-        let [c0, c1] = self.core.encrypt_with_seed(public_key, Some(&message), seed)?;
-        Ok(self.ciphertext(vec![self.forward(c0)?, self.forward(c1)?], self.top_level(), 1, public_key.key_set()))
+        let [c0, c1] = self.core.encrypt_with_seed_eval(public_key, Some(&message), seed)?;
+        Ok(self.ciphertext(vec![c0, c1], self.top_level(), 1, public_key.key_set()))
     }
 
     /// Encrypts `plaintext` under the secret key with fresh OS seeds.

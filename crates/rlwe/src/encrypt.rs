@@ -44,6 +44,34 @@ impl<B: RlweBackend> RlweContext<B> {
         Ok([c0, c1])
     }
 
+    /// [`encrypt_with_seed`](Self::encrypt_with_seed) with the pair in the evaluation
+    /// representation: `b u + NTT(E e_1 + M)` and `a u + NTT(E e_2)`, three forward transforms
+    /// (`u` and the two noises) and no inverse. The same randomness, so the evaluations of the
+    /// coefficient-form pair, word for word.
+    pub fn encrypt_with_seed_eval(
+        &self,
+        public_key: &PublicKey<B>,
+        message: Option<&B::Poly<Coeff>>,
+        seed: &Seed,
+    ) -> Result<[B::Poly<Eval>; 2]> {
+        self.check(public_key.params(), "public key")?;
+        if public_key.error_scale() != self.error_scale {
+            return Err(crate::RlweError::ParameterMismatch { what: "public key (error scale)" });
+        }
+        let backend = &self.backend;
+        let (b, a) = public_key.polys();
+        let u: B::Poly<Eval> = backend.forward(backend.sample_ternary(&self.ring_q, seed, 0).be()?).be()?;
+        let mut noise = self.sample_error(&self.ring_q, seed, 0)?;
+        if let Some(message) = message {
+            backend.add_assign(&mut noise, message).be()?;
+        }
+        let mut c0 = backend.forward(noise).be()?;
+        backend.mul_add_assign(&mut c0, b, &u).be()?;
+        let mut c1 = backend.forward(self.sample_error(&self.ring_q, seed, 1)?).be()?;
+        backend.mul_add_assign(&mut c1, a, &u).be()?;
+        Ok([c0, c1])
+    }
+
     /// The `c_0 = M + E e - a s` of a secret-key encryption (`c_1 = a`, uniform from
     /// `public_seed`, travels as that seed: [`expand_uniform`](Self::expand_uniform)), `e` from
     /// `error_seed` (keep it secret), `M` the scheme's encoding of its plaintext over `q` (taken
@@ -75,5 +103,38 @@ impl<B: RlweBackend> RlweContext<B> {
     /// representation.
     pub fn expand_uniform(&self, public_seed: &Seed) -> Result<B::Poly<Coeff>> {
         self.backend.sample_uniform(&self.ring_q, public_seed, 0).be()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use poly::{CpuBackend, Seed, TransformKind};
+
+    use crate::{ModuliChoice, RlweContext, RlweParametersBuilder};
+
+    /// The evaluation-form encryption is the forward transform of the coefficient-form one,
+    /// word for word, with and without a message, for error scales 1 and `t`, NTT and DGT.
+    #[test]
+    fn evaluation_form_encryption_is_the_transformed_pair() {
+        for (transform, scale) in [(TransformKind::Ntt, 1u64), (TransformKind::Ntt, 65537), (TransformKind::Dgt, 257)] {
+            let params = RlweParametersBuilder::new(1024)
+                .ciphertext(ModuliChoice::Bits(vec![40; 3]))
+                .special(ModuliChoice::Bits(vec![41]))
+                .transform(transform)
+                .allow_insecure(true)
+                .build()
+                .unwrap();
+            let context = RlweContext::new(CpuBackend, &params, scale).unwrap();
+            let sk = context.secret_key_from_seed(&Seed::from([1; 32])).unwrap();
+            let pk = context.public_key_from_seed(&sk, &Seed::from([2; 32])).unwrap();
+            let message = context.expand_uniform(&Seed::from([3; 32])).unwrap();
+            for m in [None, Some(&message)] {
+                let seed = Seed::from([4; 32]);
+                let [c0, c1] = context.encrypt_with_seed(&pk, m, &seed).unwrap();
+                let [e0, e1] = context.encrypt_with_seed_eval(&pk, m, &seed).unwrap();
+                assert_eq!(e0, c0.forward().unwrap(), "{transform:?}, scale {scale}: c0");
+                assert_eq!(e1, c1.forward().unwrap(), "{transform:?}, scale {scale}: c1");
+            }
+        }
     }
 }
