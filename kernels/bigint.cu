@@ -18,9 +18,9 @@
 // for transforms of up to two groups of stages (n <= 2^22 at tiles of 2^11):
 //
 //   limbs a, b ──bigint_mul_tile (split + first forward group, both operands)──> digits_hat
-//   ──[bigint_ntt_fwd_group for middle groups]──> bigint_mul_tile (last forward group of both,
+//   ──[bigint_mul_tile: middle forward groups]──> bigint_mul_tile (last forward group of both,
 //   pointwise a_hat * b_hat * n^-1 (or a_hat^2, or a_hat * fixed hat), first inverse group)
-//   ──[bigint_ntt_inv_group for middle groups]──> bigint_ntt_inv_group (last inverse group)
+//   ──[bigint_mul_tile: middle inverse groups]──> bigint_mul_tile (last inverse group)
 //   ──> coefficients c_k ──bigint_gather_carry (limb sums in shared memory, block carry maps)
 //   ──> u_j, state, agg ──bigint_carry_finish (each block composes the maps of the blocks before
 //   it, then applies) ──> canonical limbs (and top, what lies above).
@@ -192,14 +192,16 @@ struct TileParams {
     u32 s0;
     u32 g;
     u32 log_c;
-    u32 flags;       // TILE_SPLIT | TILE_FORWARD | TILE_PRODUCT
+    u32 flags;       // TILE_SPLIT | TILE_FORWARD | TILE_PRODUCT | TILE_INVERSE
     u32 mode;        // 0: a^2, 1: a b, 2: a times the fixed hat
     u32 pad;
 };
 
 constexpr u32 TILE_SPLIT = 1u;    // load digits straight from the limbs
 constexpr u32 TILE_FORWARD = 2u;  // forward stages s0 .. s0+g-1
-constexpr u32 TILE_PRODUCT = 4u;  // pointwise product times n^-1, then the inverse stages
+constexpr u32 TILE_PRODUCT = 4u;  // pointwise product times n^-1
+constexpr u32 TILE_INVERSE = 8u;  // inverse stages s0+g-1 down to s0
+constexpr u32 MAX_TILE_LOG = 11u; // at most 2^11 words per operand tile
 
 struct GatherCarryParams {
     u64 coeffs;      // const u64*: n coefficients per member
@@ -545,13 +547,15 @@ extern "C" __global__ void bigint_lincomb(u64* lo_out, i64* hi_out, const u64* _
 // One group of transform stages of a product, fused with what comes before and after it
 // (the header's fused path). Geometry of bigint_ntt_fwd_group: stages s0 .. s0+g-1, 2^log_c
 // columns per block, 2^(g+log_c) words per operand tile in dynamic shared memory (two tiles in
-// mode 1), grid x = n / 2^(g+log_c), y over members.
+// mode 1), grid x = n / 2^(g+log_c), y over members, blockDim.x >= 2^(g+log_c-1) (one
+// butterfly per thread and stage).
 //   load:    TILE_SPLIT: the digits of a (and of b in mode 1) from their limbs; else the
 //            words of data_a (and data_b in mode 1).
 //   forward: TILE_FORWARD: stages s0 .. s0+g-1 of the forward transform on each tile.
 //   product: TILE_PRODUCT (the last forward group: lw = 0): a_hat * x * n^-1 per point, x
-//            being b_hat (mode 1), a_hat (mode 0) or the fixed hat b_in[i] (mode 2), then the
-//            inverse stages s0+g-1 down to s0 (bigint_ntt_inv_group's).
+//            being b_hat (mode 1), a_hat (mode 0) or the fixed hat b_in[i] (mode 2).
+//   inverse: TILE_INVERSE: stages s0+g-1 down to s0 of the inverse (bigint_ntt_inv_group's)
+//            on tile a.
 //   store:   tile a to data_a; without TILE_PRODUCT, tile b to data_b too (mode 1).
 extern "C" __global__ void bigint_mul_tile(const TileParams p) {
     extern __shared__ u64 tile[];
@@ -588,26 +592,44 @@ extern "C" __global__ void bigint_mul_tile(const TileParams p) {
         }
     }
     __syncthreads();
-    if (p.flags & TILE_FORWARD) {
-        for (u32 t = 0; t < g; ++t) {
+    // One butterfly per thread and stage (blockDim.x >= e_count / 2): this thread's twiddles
+    // of every stage are loaded up front, off the stages' critical path.
+    const u32 q = threadIdx.x;
+    const bool active = q < e_count / 2;
+    const u32 qc = q & c_mask, qr = q >> log_c;
+    u64 wf[MAX_TILE_LOG], wi[MAX_TILE_LOG];
+#pragma unroll
+    for (u32 t = 0; t < MAX_TILE_LOG; ++t) {
+        wf[t] = 0;
+        wi[t] = 0;
+        if (t < g && active) {
             const u32 log_hk = g - 1 - t;
-            const u64 h = 1ull << (log_hk + lw);
-            for (u32 q = threadIdx.x; q < e_count / 2; q += blockDim.x) {
-                const u32 c = q & c_mask, r = q >> log_c;
-                const u32 rk = r & ((1u << log_hk) - 1);
-                const u32 k = ((r >> log_hk) << (log_hk + 1)) | rk;
-                const u32 e1 = (k << log_c) | c, e2 = ((k + (1u << log_hk)) << log_c) | c;
-                const u64 w = tw[h + (((u64)rk << lw) | lo_base | c)];
-                const u64 x = ta[e1], y = ta[e2];
-                ta[e1] = f_add(x, y);
-                ta[e2] = f_mul(f_sub(x, y), w);
-                if (two) {
-                    const u64 xb = tb[e1], yb = tb[e2];
-                    tb[e1] = f_add(xb, yb);
-                    tb[e2] = f_mul(f_sub(xb, yb), w);
+            const u32 rk = qr & ((1u << log_hk) - 1);
+            const u64 w = (1ull << (log_hk + lw)) + (((u64)rk << lw) | lo_base | qc);
+            if (p.flags & TILE_FORWARD) wf[t] = tw[w];
+            if (p.flags & TILE_INVERSE) wi[t] = itw[w];
+        }
+    }
+    if (p.flags & TILE_FORWARD) {
+#pragma unroll
+        for (u32 t = 0; t < MAX_TILE_LOG; ++t) {
+            if (t < g) {
+                if (active) {
+                    const u32 log_hk = g - 1 - t;
+                    const u32 rk = qr & ((1u << log_hk) - 1);
+                    const u32 k = ((qr >> log_hk) << (log_hk + 1)) | rk;
+                    const u32 e1 = (k << log_c) | qc, e2 = ((k + (1u << log_hk)) << log_c) | qc;
+                    const u64 x = ta[e1], y = ta[e2];
+                    ta[e1] = f_add(x, y);
+                    ta[e2] = f_mul(f_sub(x, y), wf[t]);
+                    if (two) {
+                        const u64 xb = tb[e1], yb = tb[e2];
+                        tb[e1] = f_add(xb, yb);
+                        tb[e2] = f_mul(f_sub(xb, yb), wf[t]);
+                    }
                 }
+                __syncthreads();
             }
-            __syncthreads();
         }
     }
     if (p.flags & TILE_PRODUCT) {
@@ -619,20 +641,22 @@ extern "C" __global__ void bigint_mul_tile(const TileParams p) {
             ta[e] = f_mul(f_mul(ta[e], x), p.n_inv);
         }
         __syncthreads();
-        for (int t = (int)g - 1; t >= 0; --t) {
-            const u32 log_hk = g - 1 - (u32)t;
-            const u64 h = 1ull << (log_hk + lw);
-            for (u32 q = threadIdx.x; q < e_count / 2; q += blockDim.x) {
-                const u32 c = q & c_mask, r = q >> log_c;
-                const u32 rk = r & ((1u << log_hk) - 1);
-                const u32 k = ((r >> log_hk) << (log_hk + 1)) | rk;
-                const u32 e1 = (k << log_c) | c, e2 = ((k + (1u << log_hk)) << log_c) | c;
-                const u64 w = itw[h + (((u64)rk << lw) | lo_base | c)];
-                const u64 x = ta[e1], y = f_mul(ta[e2], w);
-                ta[e1] = f_add(x, y);
-                ta[e2] = f_sub(x, y);
+    }
+    if (p.flags & TILE_INVERSE) {
+#pragma unroll
+        for (int t = (int)MAX_TILE_LOG - 1; t >= 0; --t) {
+            if (t < (int)g) {
+                if (active) {
+                    const u32 log_hk = g - 1 - (u32)t;
+                    const u32 rk = qr & ((1u << log_hk) - 1);
+                    const u32 k = ((qr >> log_hk) << (log_hk + 1)) | rk;
+                    const u32 e1 = (k << log_c) | qc, e2 = ((k + (1u << log_hk)) << log_c) | qc;
+                    const u64 x = ta[e1], y = f_mul(ta[e2], wi[t]);
+                    ta[e1] = f_add(x, y);
+                    ta[e2] = f_sub(x, y);
+                }
+                __syncthreads();
             }
-            __syncthreads();
         }
     }
     for (u32 e = threadIdx.x; e < e_count; e += blockDim.x) {

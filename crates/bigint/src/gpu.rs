@@ -145,6 +145,7 @@ const _: () = assert!(
 const TILE_SPLIT: u32 = 1;
 const TILE_FORWARD: u32 = 2;
 const TILE_PRODUCT: u32 = 4;
+const TILE_INVERSE: u32 = 8;
 
 /// NTT tables of one length on the device.
 #[derive(Debug)]

@@ -10,34 +10,35 @@ use poly_cuda::kernel::{MAX_GRID_Y, THREADS, address};
 use poly_cuda::{GpuDevice, GpuError};
 
 use super::{
-    BigintKernels, GatherCarryParams, GpuBigInt, GpuNat, GpuPlan, TILE_FORWARD, TILE_PRODUCT, TILE_SPLIT, TileParams,
-    u32_of,
+    BigintKernels, GatherCarryParams, GpuBigInt, GpuNat, GpuPlan, TILE_FORWARD, TILE_INVERSE, TILE_PRODUCT, TILE_SPLIT,
+    TileParams, u32_of,
 };
 use crate::error::{BigIntError, Result};
 use crate::mul::MulShape;
 use crate::nat::BigNat;
 
 /// How the product kernels cut a transform: groups of at most `tile_log` stages, each block
-/// holding `2^tile_log` words of an operand in shared memory, `threads` threads per block.
+/// holding `2^tile_log` words of an operand in shared memory, one butterfly per thread and
+/// stage (`2^(tile_log - 1)` threads).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct ProductOptions {
     /// `log2` of the words of one operand per block, `1 ..= 11`.
     pub tile_log: u32,
-    /// Threads per block of the transform kernels: a multiple of 32 in `32 ..= 1024`.
-    pub threads: u32,
 }
 
 impl Default for ProductOptions {
+    /// Tiles of 2^9 words: the fastest cut of a 2^20 x 2^20-bit product on the H100 (2^10
+    /// within 3 %, 2^11 and 2^8 20-30 % slower; `docs/performance.md`).
     fn default() -> Self {
-        Self { tile_log: 11, threads: THREADS }
+        Self { tile_log: 9 }
     }
 }
 
 impl ProductOptions {
     pub(super) fn check(&self) -> Result<()> {
-        if !(1..=11).contains(&self.tile_log) || self.threads == 0 || self.threads > 1024 || self.threads % 32 != 0 {
+        if !(1..=11).contains(&self.tile_log) {
             return Err(BigIntError::Batch {
-                reason: format!("product options: tiles of 2^{} words, {} threads", self.tile_log, self.threads),
+                reason: format!("product options: tiles of 2^{} words (2^1 ..= 2^11)", self.tile_log),
             });
         }
         Ok(())
@@ -269,57 +270,45 @@ fn launch_product(
         pad: 0,
     };
     let groups = groups(log_n, options.tile_log);
-    let tile = |s0: u32, g: u32, flags: u32| -> Result<()> {
+    let operand_members = members * product.operands();
+    if operand_members > MAX_GRID_Y {
+        return Err(BigIntError::Batch { reason: format!("{members} members") });
+    }
+    // `mode`: that of the product for the launches on both operands; 0 (tile a only) for the
+    // inverse groups.
+    let tile = |s0: u32, g: u32, flags: u32, mode: u32| -> Result<()> {
         let (log_c, blocks, per_block) = geometry(log_n, s0, g, options.tile_log);
-        let params = TileParams { s0, g, log_c, flags, ..base };
+        let tiles = if mode == 1 { 2 } else { 1 };
+        let params = TileParams { s0, g, log_c, flags, mode, ..base };
         let config = LaunchConfig {
             grid_dim: (blocks, members as u32, 1),
-            block_dim: (options.threads, 1, 1),
-            shared_mem_bytes: (product.operands() * per_block * size_of::<u64>()) as u32,
+            block_dim: ((per_block as u32 / 2).max(32), 1, 1),
+            shared_mem_bytes: (tiles * per_block * size_of::<u64>()) as u32,
         };
         let mut launch = kernels.bigint_mul_tile.builder(stream);
         launch.arg_pod(&params);
         // SAFETY: bigint_mul_tile(TileParams): block (x, y) reads and writes the per_block
         // words of index set x of member y in data_a (members * n words) and, in mode 1,
         // data_b (the next members * n words of the same buffer), staged in
-        // operands * per_block words of dynamic shared memory (at most 32 KiB); with
-        // TILE_SPLIT it reads limbs < a_limbs at y * a_stride of `a` (and < b_limbs at
-        // y * b_stride of b), which hold that many per member; in mode 2 it reads hat words
-        // < n; table reads are at h + j < n of the plan's tables (n words each).
+        // tiles * per_block words of dynamic shared memory (at most 32 KiB), with at least
+        // per_block / 2 threads (one butterfly each per stage); with TILE_SPLIT it reads limbs
+        // < a_limbs at y * a_stride of `a` (and < b_limbs at y * b_stride of b), which hold
+        // that many per member; in mode 2 it reads hat words < n; table reads are at
+        // h + j < n of the plan's tables (n words each).
         Ok(unsafe { launch.launch(config) }?)
     };
-    let stages = |s0: u32, g: u32, inverse: bool, count: usize| -> Result<()> {
-        let (log_c, blocks, per_block) = geometry(log_n, s0, g, options.tile_log);
-        let config = LaunchConfig {
-            grid_dim: (blocks, count as u32, 1),
-            block_dim: (options.threads, 1, 1),
-            shared_mem_bytes: (per_block * size_of::<u64>()) as u32,
-        };
-        let (kernel, table) =
-            if inverse { (&kernels.bigint_ntt_inv_group, base.itw) } else { (&kernels.bigint_ntt_fwd_group, base.tw) };
-        let mut launch = kernel.builder(stream);
-        launch.arg(&data).arg(&table).arg(&log_n).arg(&s0).arg(&g).arg(&log_c);
-        // SAFETY: the kernel reads and writes the n words of member blockIdx.y < count of
-        // `data` (count * n words: the operand regions lie back to back), per_block words per
-        // block in shared memory (at most 16 KiB), table words at h + j < n.
-        Ok(unsafe { launch.launch(config) }?)
-    };
-    let operand_members = members * product.operands();
-    if operand_members > MAX_GRID_Y {
-        return Err(BigIntError::Batch { reason: format!("{members} members") });
-    }
     match groups.as_slice() {
-        [(s0, g)] => tile(*s0, *g, TILE_SPLIT | TILE_FORWARD | TILE_PRODUCT)?,
+        [(s0, g)] => tile(*s0, *g, TILE_SPLIT | TILE_FORWARD | TILE_PRODUCT | TILE_INVERSE, mode)?,
         [(s0, g), middle @ .., (last_s0, last_g)] => {
-            tile(*s0, *g, TILE_SPLIT | TILE_FORWARD)?;
+            tile(*s0, *g, TILE_SPLIT | TILE_FORWARD, mode)?;
             for &(m0, mg) in middle {
-                stages(m0, mg, false, operand_members)?;
+                tile(m0, mg, TILE_FORWARD, mode)?;
             }
-            tile(*last_s0, *last_g, TILE_FORWARD | TILE_PRODUCT)?;
+            tile(*last_s0, *last_g, TILE_FORWARD | TILE_PRODUCT | TILE_INVERSE, mode)?;
             for &(m0, mg) in middle.iter().rev() {
-                stages(m0, mg, true, members)?;
+                tile(m0, mg, TILE_INVERSE, 0)?;
             }
-            stages(*s0, *g, true, members)?;
+            tile(*s0, *g, TILE_INVERSE, 0)?;
         }
         [] => return Err(BigIntError::Batch { reason: "no transform stages".to_string() }),
     }
