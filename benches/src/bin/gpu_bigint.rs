@@ -163,7 +163,7 @@ fn main() {
         let (a, b) = (rng.gen_biguint(bits), rng.gen_biguint(bits));
         let expected = BigNat::from(&(&a * &b));
         let limbs = (bits / 64) as usize;
-        for tile_log in [11u32, 10, 9, 8] {
+        for tile_log in [11u32, 10, 9, 8, 0] {
             let cut =
                 GpuBigInt::new(device.clone()).unwrap().with_product_options(ProductOptions { tile_log }).unwrap();
             let mut plan = cut.mul_plan(limbs, limbs).unwrap();
@@ -177,7 +177,12 @@ fn main() {
                 }
                 device.synchronize().unwrap();
             }) / 100.0;
-            println!("| 2^{tile_log} | {} | {wall:.4} | {events:.4} | {stream_ms:.4} |", 1u32 << (tile_log - 1));
+            let (words, threads) = if tile_log == 0 {
+                ("default".to_string(), "-".to_string())
+            } else {
+                (format!("2^{tile_log}"), (1u32 << (tile_log - 1)).to_string())
+            };
+            println!("| {words} | {threads} | {wall:.4} | {events:.4} | {stream_ms:.4} |");
         }
     }
     if only_mul {

@@ -215,8 +215,9 @@ fn gpu_with(options: ProductOptions) -> Option<GpuBigInt> {
 fn product_plans_equal_cpu_for_every_cut() {
     let Some(gpu) = gpu() else { return };
     let mut rng = ChaCha8Rng::seed_from_u64(0x13d);
-    // Tiles of 2^11 (one or two groups of stages) down to 2^2 (three or more: middle groups).
-    let cuts = [11, 10, 9, 8, 4, 2];
+    // The default (0), tiles of 2^11 (one or two groups of stages) down to 2^2 (three or more:
+    // middle groups).
+    let cuts = [0, 11, 10, 9, 8, 4, 2];
     for tile_log in cuts {
         let gpu = gpu_with(ProductOptions { tile_log }).unwrap();
         for (bits_a, bits_b) in [(64u64, 64u64), (1000, 64), (4096, 4096), (50_000, 30_000), (1 << 18, 1 << 18)] {

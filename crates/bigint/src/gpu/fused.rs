@@ -17,31 +17,38 @@ use crate::error::{BigIntError, Result};
 use crate::mul::MulShape;
 use crate::nat::BigNat;
 
-/// How the product kernels cut a transform: groups of at most `tile_log` stages, each block
-/// holding `2^tile_log` words of an operand in shared memory, one butterfly per thread and
-/// stage (`2^(tile_log - 1)` threads).
+/// How the product kernels cut a transform: groups of at most `tile_log` stages,
+/// each block holding `2^tile_log` words of an operand in shared memory, one butterfly per
+/// thread and stage (`2^(tile_log - 1)` threads).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct ProductOptions {
-    /// `log2` of the words of one operand per block, `1 ..= 11`.
+    /// `log2` of the words of one operand per block, `1 ..= 11`; 0 (the default): the
+    /// smallest tile that keeps the transform in two groups, `ceil(log2 n / 2)` within
+    /// `9 ..= 11` (on the H100 tiles of 2^9-2^10 words are the fastest cut of a 2^20 x 2^20-bit
+    /// product, 2^11 and 2^8 25-40 % slower; a third group costs more than small tiles gain;
+    /// `docs/performance.md`).
     pub tile_log: u32,
 }
 
 impl Default for ProductOptions {
-    /// Tiles of 2^9 words: the fastest cut of a 2^20 x 2^20-bit product on the H100 (2^10
-    /// within 3 %, 2^11 and 2^8 20-30 % slower; `docs/performance.md`).
     fn default() -> Self {
-        Self { tile_log: 9 }
+        Self { tile_log: 0 }
     }
 }
 
 impl ProductOptions {
     pub(super) fn check(&self) -> Result<()> {
-        if !(1..=11).contains(&self.tile_log) {
+        if self.tile_log > 11 {
             return Err(BigIntError::Batch {
-                reason: format!("product options: tiles of 2^{} words (2^1 ..= 2^11)", self.tile_log),
+                reason: format!("product options: tiles of 2^{} words (2^1 ..= 2^11, or 0)", self.tile_log),
             });
         }
         Ok(())
+    }
+
+    /// The tile of a transform of length `2^log_n`.
+    fn tile_log_for(&self, log_n: u32) -> u32 {
+        if self.tile_log == 0 { log_n.div_ceil(2).clamp(9, 11) } else { self.tile_log }
     }
 }
 
@@ -269,7 +276,8 @@ fn launch_product(
         mode,
         pad: 0,
     };
-    let groups = groups(log_n, options.tile_log);
+    let tile_log = options.tile_log_for(log_n);
+    let groups = groups(log_n, tile_log);
     let operand_members = members * product.operands();
     if operand_members > MAX_GRID_Y {
         return Err(BigIntError::Batch { reason: format!("{members} members") });
@@ -277,7 +285,7 @@ fn launch_product(
     // `mode`: that of the product for the launches on both operands; 0 (tile a only) for the
     // inverse groups.
     let tile = |s0: u32, g: u32, flags: u32, mode: u32| -> Result<()> {
-        let (log_c, blocks, per_block) = geometry(log_n, s0, g, options.tile_log);
+        let (log_c, blocks, per_block) = geometry(log_n, s0, g, tile_log);
         let tiles = if mode == 1 { 2 } else { 1 };
         let params = TileParams { s0, g, log_c, flags, mode, ..base };
         let config = LaunchConfig {
