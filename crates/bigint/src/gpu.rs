@@ -8,6 +8,8 @@
 //!   [`GpuNatBatch`]: many of the same length in one buffer, multiplied by one launch sequence
 //!   ([`GpuBigInt::mul_batch`]).
 //! - [`GpuMultiplier`]: a fixed factor transformed once ([`GpuBigInt::mul_by`]).
+//! - [`GpuMulPlan`]: products of a fixed size with every buffer allocated once and the fused
+//!   five-launch sequence (`fused.rs`) captured as a CUDA graph: one graph launch per product.
 //! - [`GpuModulus`]: a [`BarrettModulus`] on the device (the modulus, and the transforms of `m`
 //!   and `mu`); [`GpuResidue`]: a value reduced modulo one of them, tagged with it, so that
 //!   operands of another modulus are refused ([`BigIntError::WrongModulus`] names them).

@@ -20,7 +20,7 @@ use crate::nat::BigNat;
 /// How the product kernels cut a transform: groups of at most `tile_log` stages,
 /// each block holding `2^tile_log` words of an operand in shared memory, one butterfly per
 /// thread and stage (`2^(tile_log - 1)` threads).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub struct ProductOptions {
     /// `log2` of the words of one operand per block, `1 ..= 11`; 0 (the default): the
     /// smallest tile that keeps the transform in two groups, `ceil(log2 n / 2)` within
@@ -28,12 +28,6 @@ pub struct ProductOptions {
     /// product, 2^11 and 2^8 25-40 % slower; a third group costs more than small tiles gain;
     /// `docs/performance.md`).
     pub tile_log: u32,
-}
-
-impl Default for ProductOptions {
-    fn default() -> Self {
-        Self { tile_log: 0 }
-    }
 }
 
 impl ProductOptions {
