@@ -13,6 +13,19 @@
 //   ──bigint_carry_blocks (one block per member: scan of agg) ──> cin[block], top (what lies above)
 //   ──bigint_carry_apply ──> out[j] = u_j + d_j + carry_j: canonical limbs.
 //
+// The fused path of one product (GpuBigInt::mul, square, mul_batch, mul_by, and the reusable
+// GpuMulPlan, whose fixed launch sequence is captured once as a CUDA graph) has five launches
+// for transforms of up to two groups of stages (n <= 2^22 at tiles of 2^11):
+//
+//   limbs a, b ──bigint_mul_tile (split + first forward group, both operands)──> digits_hat
+//   ──[bigint_mul_tile: middle forward groups]──> bigint_mul_tile (last forward group of both,
+//   pointwise a_hat * b_hat * n^-1 (or a_hat^2, or a_hat * fixed hat), first inverse group)
+//   ──[bigint_mul_tile: middle inverse groups]──> bigint_mul_tile (last inverse group)
+//   ──> coefficients c_k ──bigint_gather_carry (limb sums in shared memory, block carry maps)
+//   ──> u_j, state, agg ──bigint_carry_finish (each block composes the maps of the blocks before
+//   it, then applies) ──> canonical limbs (and top, what lies above).
+// With one group (n <= 2^11 at tiles of 2^11) the first bigint_mul_tile does all of it.
+//
 // Barrett reduction chains these: q1 = t >> (k-1) is split straight from t's bits, q1 * mu,
 // q3 = q2 >> (k+1) split from q2, r = t - q3 m (bigint_gather with a minuend), then at most two
 // rounds of bigint_sum (r - m) + carries + bigint_select (keep r when the difference is negative).
@@ -158,6 +171,92 @@ struct CarryParams {
     u32 limbs;
     u32 blocks;
 };
+
+struct TileParams {
+    u64 a_in;        // const u64*: limbs of a (split), member stride a_stride
+    u64 b_in;        // const u64*: limbs of b (split, mode 1), or the fixed hat (mode 2, n words)
+    u64 data_a;      // u64*: n words per member
+    u64 data_b;      // u64*: n words per member (mode 1)
+    u64 tw;          // const u64*: forward table
+    u64 itw;         // const u64*: inverse table
+    u64 n_inv;
+    u64 bit_offset;  // a's digits are those of floor(a / 2^bit_offset)
+    u32 a_limbs;
+    u32 a_stride;
+    u32 a_digits;
+    u32 b_limbs;
+    u32 b_stride;
+    u32 b_digits;
+    u32 digit_bits;
+    u32 log_n;
+    u32 s0;
+    u32 g;
+    u32 log_c;
+    u32 flags;       // TILE_SPLIT | TILE_FORWARD | TILE_PRODUCT | TILE_INVERSE
+    u32 mode;        // 0: a^2, 1: a b, 2: a times the fixed hat
+    u32 pad;
+};
+
+constexpr u32 TILE_SPLIT = 1u;    // load digits straight from the limbs
+constexpr u32 TILE_FORWARD = 2u;  // forward stages s0 .. s0+g-1
+constexpr u32 TILE_PRODUCT = 4u;  // pointwise product times n^-1
+constexpr u32 TILE_INVERSE = 8u;  // inverse stages s0+g-1 down to s0
+constexpr u32 MAX_TILE_LOG = 11u; // at most 2^11 words per operand tile
+
+struct GatherCarryParams {
+    u64 coeffs;      // const u64*: n coefficients per member
+    u64 minuend;     // const u64* or 0: S_j = minuend_j - S_j
+    u64 out;         // u64*: limbs per member
+    u64 state;       // unsigned char*: limbs per member
+    u64 agg;         // u32*: blocks per member (block carry maps)
+    u64 top;         // i64* or 0: one per member, the value above the top limb
+    u32 n;
+    u32 digit_bits;
+    u32 limbs;
+    u32 blocks;
+    u32 minuend_limbs;
+    u32 minuend_stride;
+};
+
+// Bits [bit_offset + b i, bit_offset + b (i + 1)) of `in` (in_limbs words), 0 for i >= count.
+__device__ __forceinline__ u64 digit_at(const u64* in, u32 in_limbs, u64 bit_offset, u32 digit_bits, u64 count,
+                                        u64 i) {
+    if (i >= count) return 0;
+    const u64 mask = digit_bits >= 64 ? ~0ull : ((1ull << digit_bits) - 1);
+    const u64 pos = bit_offset + i * digit_bits;
+    const u64 word = pos >> 6;
+    const u32 shift = (u32)(pos & 63);
+    const u64 lo = word < in_limbs ? in[word] >> shift : 0;
+    const u64 hi = (shift != 0 && shift + digit_bits > 64 && word + 1 < in_limbs) ? in[word + 1] << (64 - shift) : 0;
+    return (lo | hi) & mask;
+}
+
+// S_j of bigint_gather: the parts of the coefficients in limb j, or minuend_j - S_j.
+__device__ __forceinline__ void limb_sum(const u64* c, u32 n, i64 b, u64 j, const u64* minuend, u32 minuend_limbs,
+                                         u64& lo_out, i64& hi_out) {
+    const i64 base = 64 * (i64)j;
+    i64 k_lo = (base - 63 + b - 1) / b;
+    if (base - 63 <= 0) k_lo = 0;
+    i64 k_hi = (base + 63) / b;
+    if (k_hi > (i64)n - 1) k_hi = (i64)n - 1;
+    u64 lo = 0, hi = 0;
+    for (i64 k = k_lo; k <= k_hi; ++k) {
+        const i64 o = b * k - base;
+        const u64 v = c[k];
+        const u64 piece = o >= 0 ? v << o : v >> (-o);
+        lo += piece;
+        hi += lo < piece ? 1 : 0;
+    }
+    if (minuend) {
+        const u64 t = j < minuend_limbs ? minuend[j] : 0;
+        const u64 d = t - lo;
+        const u64 borrow = t < lo ? 1 : 0;
+        lo = d;
+        hi = (u64)(-(i64)hi - (i64)borrow);
+    }
+    lo_out = lo;
+    hi_out = (i64)hi;
+}
 
 }  // namespace
 
@@ -443,4 +542,201 @@ extern "C" __global__ void bigint_lincomb(u64* lo_out, i64* hi_out, const u64* _
         lo_out[m * out_limbs + j] = lo;
         hi_out[m * out_limbs + j] = (i64)(p_hi - n_hi - borrow);
     }
+}
+
+// One group of transform stages of a product, fused with what comes before and after it
+// (the header's fused path). Geometry of bigint_ntt_fwd_group: stages s0 .. s0+g-1, 2^log_c
+// columns per block, 2^(g+log_c) words per operand tile in dynamic shared memory (two tiles in
+// mode 1), grid x = n / 2^(g+log_c), y over members, blockDim.x >= 2^(g+log_c-1) (one
+// butterfly per thread and stage).
+//   load:    TILE_SPLIT: the digits of a (and of b in mode 1) from their limbs; else the
+//            words of data_a (and data_b in mode 1).
+//   forward: TILE_FORWARD: stages s0 .. s0+g-1 of the forward transform on each tile.
+//   product: TILE_PRODUCT (the last forward group: lw = 0): a_hat * x * n^-1 per point, x
+//            being b_hat (mode 1), a_hat (mode 0) or the fixed hat b_in[i] (mode 2).
+//   inverse: TILE_INVERSE: stages s0+g-1 down to s0 of the inverse (bigint_ntt_inv_group's)
+//            on tile a.
+//   store:   tile a to data_a; without TILE_PRODUCT, tile b to data_b too (mode 1).
+extern "C" __global__ void bigint_mul_tile(const TileParams p) {
+    extern __shared__ u64 tile[];
+    const u32 lw = p.log_n - p.s0 - p.g;
+    const u32 g = p.g, log_c = p.log_c;
+    const u32 e_count = 1u << (g + log_c);
+    const u32 c_mask = (1u << log_c) - 1;
+    const u32 chunk_bits = lw - log_c;
+    const u64 hi = (u64)blockIdx.x >> chunk_bits;
+    const u64 lo_base = ((u64)blockIdx.x & ((1ull << chunk_bits) - 1)) << log_c;
+    const u64 member = blockIdx.y;
+    const bool two = p.mode == 1;
+    u64* ta = tile;
+    u64* tb = tile + e_count;
+    u64* da = (u64*)p.data_a + (member << p.log_n);
+    u64* db = two ? (u64*)p.data_b + (member << p.log_n) : nullptr;
+    const u64* tw = (const u64*)p.tw;
+    const u64* itw = (const u64*)p.itw;
+    if (p.flags & TILE_SPLIT) {
+        const u64* ain = (const u64*)p.a_in + member * p.a_stride;
+        const u64* bin = two ? (const u64*)p.b_in + member * p.b_stride : nullptr;
+        for (u32 e = threadIdx.x; e < e_count; e += blockDim.x) {
+            const u64 k = e >> log_c, c = e & c_mask;
+            const u64 i = (hi << (lw + g)) | (k << lw) | lo_base | c;
+            ta[e] = digit_at(ain, p.a_limbs, p.bit_offset, p.digit_bits, p.a_digits, i);
+            if (two) tb[e] = digit_at(bin, p.b_limbs, 0, p.digit_bits, p.b_digits, i);
+        }
+    } else {
+        for (u32 e = threadIdx.x; e < e_count; e += blockDim.x) {
+            const u64 k = e >> log_c, c = e & c_mask;
+            const u64 i = (hi << (lw + g)) | (k << lw) | lo_base | c;
+            ta[e] = da[i];
+            if (two) tb[e] = db[i];
+        }
+    }
+    __syncthreads();
+    // One butterfly per thread and stage (blockDim.x >= e_count / 2): this thread's twiddles
+    // of every stage are loaded up front, off the stages' critical path.
+    const u32 q = threadIdx.x;
+    const bool active = q < e_count / 2;
+    const u32 qc = q & c_mask, qr = q >> log_c;
+    u64 wf[MAX_TILE_LOG], wi[MAX_TILE_LOG];
+#pragma unroll
+    for (u32 t = 0; t < MAX_TILE_LOG; ++t) {
+        wf[t] = 0;
+        wi[t] = 0;
+        if (t < g && active) {
+            const u32 log_hk = g - 1 - t;
+            const u32 rk = qr & ((1u << log_hk) - 1);
+            const u64 w = (1ull << (log_hk + lw)) + (((u64)rk << lw) | lo_base | qc);
+            if (p.flags & TILE_FORWARD) wf[t] = tw[w];
+            if (p.flags & TILE_INVERSE) wi[t] = itw[w];
+        }
+    }
+    if (p.flags & TILE_FORWARD) {
+#pragma unroll
+        for (u32 t = 0; t < MAX_TILE_LOG; ++t) {
+            if (t < g) {
+                if (active) {
+                    const u32 log_hk = g - 1 - t;
+                    const u32 rk = qr & ((1u << log_hk) - 1);
+                    const u32 k = ((qr >> log_hk) << (log_hk + 1)) | rk;
+                    const u32 e1 = (k << log_c) | qc, e2 = ((k + (1u << log_hk)) << log_c) | qc;
+                    const u64 x = ta[e1], y = ta[e2];
+                    ta[e1] = f_add(x, y);
+                    ta[e2] = f_mul(f_sub(x, y), wf[t]);
+                    if (two) {
+                        const u64 xb = tb[e1], yb = tb[e2];
+                        tb[e1] = f_add(xb, yb);
+                        tb[e2] = f_mul(f_sub(xb, yb), wf[t]);
+                    }
+                }
+                __syncthreads();
+            }
+        }
+    }
+    if (p.flags & TILE_PRODUCT) {
+        const u64* fixed = (const u64*)p.b_in;
+        for (u32 e = threadIdx.x; e < e_count; e += blockDim.x) {
+            const u64 k = e >> log_c, c = e & c_mask;
+            const u64 i = (hi << (lw + g)) | (k << lw) | lo_base | c;
+            const u64 x = p.mode == 1 ? tb[e] : (p.mode == 0 ? ta[e] : fixed[i]);
+            ta[e] = f_mul(f_mul(ta[e], x), p.n_inv);
+        }
+        __syncthreads();
+    }
+    if (p.flags & TILE_INVERSE) {
+#pragma unroll
+        for (int t = (int)MAX_TILE_LOG - 1; t >= 0; --t) {
+            if (t < (int)g) {
+                if (active) {
+                    const u32 log_hk = g - 1 - (u32)t;
+                    const u32 rk = qr & ((1u << log_hk) - 1);
+                    const u32 k = ((qr >> log_hk) << (log_hk + 1)) | rk;
+                    const u32 e1 = (k << log_c) | qc, e2 = ((k + (1u << log_hk)) << log_c) | qc;
+                    const u64 x = ta[e1], y = f_mul(ta[e2], wi[t]);
+                    ta[e1] = f_add(x, y);
+                    ta[e2] = f_sub(x, y);
+                }
+                __syncthreads();
+            }
+        }
+    }
+    for (u32 e = threadIdx.x; e < e_count; e += blockDim.x) {
+        const u64 k = e >> log_c, c = e & c_mask;
+        const u64 i = (hi << (lw + g)) | (k << lw) | lo_base | c;
+        da[i] = ta[e];
+        if (two && !(p.flags & TILE_PRODUCT)) db[i] = tb[e];
+    }
+}
+
+// Carries of the fused path, step 1: bigint_gather and bigint_carry_block in one launch.
+// Block x (blockDim.x = 256 limbs) sums limbs x 256 - 2 .. x 256 + 255 into shared memory (the
+// two below are the incoming halo), then as bigint_carry_block: u_j to out, state[j],
+// agg[x] = the block's map; the thread of the top limb writes top[member] = e + hi (the value
+// above the top limb before the carry into it; bigint_carry_finish adds that). Grid: x over
+// blocks, y over members.
+extern "C" __global__ void bigint_gather_carry(const GatherCarryParams p) {
+    __shared__ u32 scratch[1024];
+    __shared__ u64 s_lo[1024 + 2];
+    __shared__ i64 s_hi[1024 + 2];
+    const u64 m = blockIdx.y;
+    const u64* c = (const u64*)p.coeffs + m * p.n;
+    const u64* minuend = p.minuend ? (const u64*)p.minuend + m * p.minuend_stride : nullptr;
+    const i64 base = (i64)blockIdx.x * blockDim.x;
+    for (u32 t = threadIdx.x; t < blockDim.x + 2; t += blockDim.x) {
+        const i64 j = base - 2 + (i64)t;
+        u64 lo = 0;
+        i64 hi = 0;
+        if (j >= 0 && j < (i64)p.limbs) limb_sum(c, p.n, p.digit_bits, (u64)j, minuend, p.minuend_limbs, lo, hi);
+        s_lo[t] = lo;
+        s_hi[t] = hi;
+    }
+    __syncthreads();
+    const u32 t = threadIdx.x;
+    const u64 j = (u64)base + t;
+    u32 f = IDENTITY;
+    u64 u = 0;
+    int d = 0;
+    if (j < p.limbs) {
+        int e;
+        split_sum(s_lo[t + 2], s_hi[t + 1], u, e);
+        u64 u_prev;
+        split_sum(s_lo[t + 1], s_hi[t], u_prev, d);
+        f = 0;
+        for (int cc = -1; cc <= 1; ++cc) f |= (u32)(carry_of(u, d + cc) + 1) << (2 * (cc + 1));
+        if (p.top && j == p.limbs - 1) ((i64*)p.top)[m] = (i64)e + s_hi[t + 2];
+    }
+    const u32 incl = block_scan(f, scratch);
+    const u32 excl = t == 0 ? IDENTITY : scratch[t - 1];
+    if (j < p.limbs) {
+        ((u64*)p.out)[m * p.limbs + j] = u;
+        ((unsigned char*)p.state)[m * p.limbs + j] = (unsigned char)(excl | ((u32)(d + 1) << 6));
+    }
+    if (t == blockDim.x - 1) ((u32*)p.agg)[m * p.blocks + blockIdx.x] = incl;
+}
+
+// Carries of the fused path, step 2 (bigint_carry_blocks and bigint_carry_apply in one
+// launch): block x composes the maps of blocks 0 .. x-1 (each thread a run of them in order,
+// then a block scan), applies the result to carry 0 (the carry into block x), then
+// out[j] = u_j + d_j + carry_j for its limbs; the last block adds the carry out of the top limb
+// to top[member]. Geometry of bigint_gather_carry.
+extern "C" __global__ void bigint_carry_finish(const GatherCarryParams p) {
+    __shared__ u32 scratch[1024];
+    const u64 m = blockIdx.y;
+    const u32* agg = (const u32*)p.agg + m * p.blocks;
+    const u32 x = blockIdx.x;
+    const u32 run = (x + blockDim.x - 1) / blockDim.x;
+    const u32 first = threadIdx.x * run;
+    const u32 last = min(first + run, x);
+    u32 f = IDENTITY;
+    for (u32 i = first; i < last; ++i) f = compose(agg[i], f);
+    block_scan(f, scratch);
+    const int cin = apply_map(scratch[blockDim.x - 1], 0);
+    const u64 j = (u64)x * blockDim.x + threadIdx.x;
+    if (j < p.limbs) {
+        const u32 s = ((const unsigned char*)p.state)[m * p.limbs + j];
+        const int c = apply_map(s & 63u, cin);
+        const int d = (int)(s >> 6) - 1;
+        u64* out = (u64*)p.out + m * p.limbs;
+        out[j] = out[j] + (u64)(i64)(d + c);
+    }
+    if (p.top && x == p.blocks - 1 && threadIdx.x == 0) ((i64*)p.top)[m] += apply_map(agg[x], cin);
 }

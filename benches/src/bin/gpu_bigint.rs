@@ -15,13 +15,21 @@
 //! (`s = 15`, `S = 512`; indicator bits encrypted on the GPU) and times Encrypt (Gentry and
 //! Halevi's sparse noise, and dense noise for comparison), Decrypt (and its fallback path) and
 //! Recrypt with it, every result decrypted and checked; `GPU_BIGINT_SKIP_GH_KEY=1` skips it.
+//!
+//! The multiplication table also times a [`GpuMulPlan`] (buffers allocated once, the launch
+//! sequence replayed as a CUDA graph): wall clock of one graph launch and the stream's
+//! synchronization, the time between CUDA events around the graph launch, the same launches
+//! without the graph, and 100 graphs queued back to back; then the cuts of the transform at
+//! 2^20 bits. `GPU_BIGINT_ONLY_MUL=1` runs only these tables (no num-bigint, no
+//! Gentry-Halevi), for the same-call comparison with `gmp_mul`.
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
 use std::time::Instant;
 
-use bigint::gpu::GpuBigInt;
+use bigint::gpu::{GpuBigInt, GpuMulPlan, ProductOptions};
 use bigint::{BarrettModulus, BigNat};
 use num_bigint::{BigUint, RandBigInt};
+use poly_cuda::cudarc::driver::sys::CUevent_flags;
 use rand::{Rng, SeedableRng};
 
 fn median(mut v: Vec<f64>) -> f64 {
@@ -52,26 +60,79 @@ fn main() {
     let gpu = GpuBigInt::new(device.clone()).expect("kernels");
     let mut rng = rand::rngs::StdRng::seed_from_u64(2026);
 
+    let only_mul = std::env::var_os("GPU_BIGINT_ONLY_MUL").is_some();
+    let flags = Some(CUevent_flags::CU_EVENT_DEFAULT);
+    let stream = device.stream().clone();
+    // One product of a plan: wall clock (graph launch + stream synchronization), and the
+    // time between CUDA events recorded around the graph launch.
+    let time_plan = |plan: &GpuMulPlan, runs: usize| -> (f64, f64) {
+        for _ in 0..5 {
+            plan.execute().unwrap();
+        }
+        device.synchronize().unwrap();
+        let wall = time_ms(runs, || {
+            plan.execute().unwrap();
+            device.synchronize().unwrap();
+        });
+        let events = median(
+            (0..runs)
+                .map(|_| {
+                    let start = stream.record_event(flags).unwrap();
+                    plan.execute().unwrap();
+                    let end = stream.record_event(flags).unwrap();
+                    f64::from(start.elapsed_ms(&end).unwrap())
+                })
+                .collect(),
+        );
+        (wall, events)
+    };
+
     println!("\n## Multiplication n x n bits (GPU: whole call incl. sync; num-bigint: one core)\n");
-    println!("| bits | GPU ms | num-bigint ms | num-bigint / GPU | GPU batch of 16, ms per product |");
-    println!("|---|---|---|---|---|");
+    println!(
+        "| bits | mul() ms | plan, graph: wall ms | plan, graph: events ms | plan, launches: wall ms | plan, 100 graphs back to back: ms per product | num-bigint ms | num-bigint / plan wall | GPU batch of 16, ms per product |"
+    );
+    println!("|---|---|---|---|---|---|---|---|---|");
     for log_bits in 18..=24u32 {
         let bits = 1u64 << log_bits;
         let (a, b) = (rng.gen_biguint(bits), rng.gen_biguint(bits));
         let limbs = (bits / 64) as usize;
         let (ga, gb) = (gpu.upload(&BigNat::from(&a), limbs).unwrap(), gpu.upload(&BigNat::from(&b), limbs).unwrap());
+        let expected = &a * &b;
         let product = gpu.download(&gpu.mul(&ga, &gb).unwrap()).unwrap();
-        assert!(BigUint::from(&product) == &a * &b, "GPU product differs from num-bigint at 2^{log_bits}");
-        let runs = if log_bits <= 22 { 50 } else { 20 };
-        let t_gpu = time_ms(runs, || {
+        assert!(BigUint::from(&product) == expected, "GPU product differs from num-bigint at 2^{log_bits}");
+        let mut plan = gpu.mul_plan(limbs, limbs).unwrap();
+        plan.copy_operands(&ga, &gb).unwrap();
+        plan.execute().unwrap();
+        assert!(
+            BigUint::from(&gpu.download_view(plan.product()).unwrap()) == expected,
+            "plan product differs from num-bigint at 2^{log_bits}"
+        );
+        let runs = if log_bits <= 22 { 200 } else { 50 };
+        let t_gpu = time_ms(runs.min(50), || {
             let p = gpu.mul(&ga, &gb).unwrap();
             device.synchronize().unwrap();
             drop(p);
         });
-        let cpu_runs = if log_bits <= 20 { 7 } else { 3 };
-        let t_cpu = time_ms(cpu_runs, || {
-            std::hint::black_box(&a * &b);
+        let (t_wall, t_events) = time_plan(&plan, runs);
+        let t_launches = time_ms(runs, || {
+            plan.execute_launches().unwrap();
+            device.synchronize().unwrap();
         });
+        let t_stream = time_ms(5, || {
+            for _ in 0..100 {
+                plan.execute().unwrap();
+            }
+            device.synchronize().unwrap();
+        }) / 100.0;
+        assert!(BigUint::from(&gpu.download_view(plan.product()).unwrap()) == expected, "plan product after replays");
+        let t_cpu = if only_mul {
+            None
+        } else {
+            let cpu_runs = if log_bits <= 20 { 7 } else { 3 };
+            Some(time_ms(cpu_runs, || {
+                std::hint::black_box(&a * &b);
+            }))
+        };
         let batch = if log_bits <= 20 {
             let xs: Vec<BigNat> = (0..16).map(|_| BigNat::from(&rng.gen_biguint(bits))).collect();
             let bx = gpu.upload_batch(&xs, limbs).unwrap();
@@ -81,11 +142,51 @@ fn main() {
                 device.synchronize().unwrap();
                 drop(p);
             });
-            format!("{:.3}", t / 16.0)
+            format!("{:.4}", t / 16.0)
         } else {
             "-".to_string()
         };
-        println!("| 2^{log_bits} | {t_gpu:.3} | {t_cpu:.2} | {:.0}x | {batch} |", t_cpu / t_gpu);
+        let (cpu, ratio) =
+            t_cpu.map_or(("-".to_string(), "-".to_string()), |t| (format!("{t:.2}"), format!("{:.0}x", t / t_wall)));
+        println!(
+            "| 2^{log_bits} | {t_gpu:.4} | {t_wall:.4} | {t_events:.4} | {t_launches:.4} | {t_stream:.4} | {cpu} | {ratio} | {batch} |"
+        );
+    }
+
+    // How the transforms are cut, at 2^20 x 2^20 bits: tiles of 2^tile_log words per operand
+    // and block, 2^(tile_log - 1) threads per block.
+    println!("\n## 2^20 x 2^20 bits by cut of the transform (plan, graph)\n");
+    println!("| tile words | threads | wall ms | events ms | 100 back to back, ms per product |");
+    println!("|---|---|---|---|---|");
+    {
+        let bits = 1u64 << 20;
+        let (a, b) = (rng.gen_biguint(bits), rng.gen_biguint(bits));
+        let expected = BigNat::from(&(&a * &b));
+        let limbs = (bits / 64) as usize;
+        for tile_log in [11u32, 10, 9, 8, 0] {
+            let cut =
+                GpuBigInt::new(device.clone()).unwrap().with_product_options(ProductOptions { tile_log }).unwrap();
+            let mut plan = cut.mul_plan(limbs, limbs).unwrap();
+            plan.load(&BigNat::from(&a), &BigNat::from(&b)).unwrap();
+            plan.execute().unwrap();
+            assert!(cut.download_view(plan.product()).unwrap() == expected, "cut {tile_log}");
+            let (wall, events) = time_plan(&plan, 200);
+            let stream_ms = time_ms(5, || {
+                for _ in 0..100 {
+                    plan.execute().unwrap();
+                }
+                device.synchronize().unwrap();
+            }) / 100.0;
+            let (words, threads) = if tile_log == 0 {
+                ("default".to_string(), "-".to_string())
+            } else {
+                (format!("2^{tile_log}"), (1u32 << (tile_log - 1)).to_string())
+            };
+            println!("| {words} | {threads} | {wall:.4} | {events:.4} | {stream_ms:.4} |");
+        }
+    }
+    if only_mul {
+        return;
     }
 
     println!("\n## Gentry-Halevi small-setting arithmetic (|d| = 790,000 bits, n = 2048)\n");

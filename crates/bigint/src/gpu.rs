@@ -8,6 +8,8 @@
 //!   [`GpuNatBatch`]: many of the same length in one buffer, multiplied by one launch sequence
 //!   ([`GpuBigInt::mul_batch`]).
 //! - [`GpuMultiplier`]: a fixed factor transformed once ([`GpuBigInt::mul_by`]).
+//! - [`GpuMulPlan`]: products of a fixed size with every buffer allocated once and the fused
+//!   five-launch sequence (`fused.rs`) captured as a CUDA graph: one graph launch per product.
 //! - [`GpuModulus`]: a [`BarrettModulus`] on the device (the modulus, and the transforms of `m`
 //!   and `mu`); [`GpuResidue`]: a value reduced modulo one of them, tagged with it, so that
 //!   operands of another modulus are refused ([`BigIntError::WrongModulus`] names them).
@@ -28,11 +30,17 @@ use crate::mul::MulShape;
 use crate::nat::BigNat;
 use crate::ntt::NttPlan;
 
+mod fused;
+
+pub use fused::{GpuMulPlan, GpuNatView, ProductOptions};
+use fused::{Product, Second};
+
 poly_cuda::kernel_set! {
     /// The kernels of `kernels/bigint.cu`, loaded once per device.
     pub struct BigintKernels(poly_cuda::hegpu_kernels::BIGINT) {
         bigint_split, bigint_ntt_fwd_group, bigint_ntt_inv_group, bigint_pointwise, bigint_gather,
-        bigint_sum, bigint_carry_block, bigint_carry_blocks, bigint_carry_apply, bigint_select, bigint_lincomb
+        bigint_sum, bigint_carry_block, bigint_carry_blocks, bigint_carry_apply, bigint_select, bigint_lincomb,
+        bigint_mul_tile, bigint_gather_carry, bigint_carry_finish
     }
 }
 
@@ -83,8 +91,63 @@ struct CarryParams {
     blocks: u32,
 }
 
-const _: () =
-    assert!(size_of::<SplitParams>() == 48 && size_of::<GatherParams>() == 56 && size_of::<CarryParams>() == 56);
+#[repr(C)]
+#[derive(Clone, Copy, Pod, Zeroable)]
+struct TileParams {
+    a_in: u64,
+    b_in: u64,
+    data_a: u64,
+    data_b: u64,
+    tw: u64,
+    itw: u64,
+    n_inv: u64,
+    bit_offset: u64,
+    a_limbs: u32,
+    a_stride: u32,
+    a_digits: u32,
+    b_limbs: u32,
+    b_stride: u32,
+    b_digits: u32,
+    digit_bits: u32,
+    log_n: u32,
+    s0: u32,
+    g: u32,
+    log_c: u32,
+    flags: u32,
+    mode: u32,
+    pad: u32,
+}
+
+#[repr(C)]
+#[derive(Clone, Copy, Pod, Zeroable)]
+struct GatherCarryParams {
+    coeffs: u64,
+    minuend: u64,
+    out: u64,
+    state: u64,
+    agg: u64,
+    top: u64,
+    n: u32,
+    digit_bits: u32,
+    limbs: u32,
+    blocks: u32,
+    minuend_limbs: u32,
+    minuend_stride: u32,
+}
+
+const _: () = assert!(
+    size_of::<SplitParams>() == 48
+        && size_of::<GatherParams>() == 56
+        && size_of::<CarryParams>() == 56
+        && size_of::<TileParams>() == 120
+        && size_of::<GatherCarryParams>() == 72
+);
+
+/// `bigint_mul_tile` flags (`kernels/bigint.cu`).
+const TILE_SPLIT: u32 = 1;
+const TILE_FORWARD: u32 = 2;
+const TILE_PRODUCT: u32 = 4;
+const TILE_INVERSE: u32 = 8;
 
 /// NTT tables of one length on the device.
 #[derive(Debug)]
@@ -221,6 +284,7 @@ pub struct GpuBigInt {
     device: Arc<GpuDevice>,
     kernels: Arc<BigintKernels>,
     plans: Mutex<Vec<Arc<GpuPlan>>>,
+    options: ProductOptions,
 }
 
 fn u32_of(value: usize, what: &'static str) -> Result<u32> {
@@ -231,7 +295,20 @@ impl GpuBigInt {
     /// Loads the kernels on `device`.
     pub fn new(device: Arc<GpuDevice>) -> Result<Self> {
         let kernels = device.kernel_set::<BigintKernels>()?;
-        Ok(Self { device, kernels, plans: Mutex::new(Vec::new()) })
+        Ok(Self { device, kernels, plans: Mutex::new(Vec::new()), options: ProductOptions::default() })
+    }
+
+    /// The same, cutting products' transforms as `options` say. Errors:
+    /// [`BigIntError::Batch`] for options out of range.
+    pub fn with_product_options(mut self, options: ProductOptions) -> Result<Self> {
+        options.check()?;
+        self.options = options;
+        Ok(self)
+    }
+
+    /// How products' transforms are cut.
+    pub fn product_options(&self) -> ProductOptions {
+        self.options
     }
 
     /// The device.
@@ -605,7 +682,7 @@ impl GpuBigInt {
     // ---- products ----
 
     /// Products of `members` pairs: `a` members of `a_limbs`, `b` of `b_limbs` (None: squares);
-    /// `a_limbs + b_limbs` limbs per product.
+    /// `a_limbs + b_limbs` limbs per product. The fused launch sequence ([`fused`]).
     fn products(
         &self,
         a: &CudaSlice<u64>,
@@ -617,25 +694,32 @@ impl GpuBigInt {
         let (bits_a, bits_b) = (64 * a_limbs as u64, 64 * b_limbs as u64);
         let shape = MulShape::for_bits(bits_a, bits_b)?;
         let plan = self.plan(shape.log_n())?;
-        let n = shape.len();
-        let mut fa = self.split(a, a_limbs, a_limbs, 0, shape, shape.digits(bits_a), members)?;
-        self.ntt(&mut fa, &plan, members, false)?;
-        match b {
-            Some((b, b_limbs)) => {
-                let mut fb = self.split(b, b_limbs, b_limbs, 0, shape, shape.digits(bits_b), members)?;
-                self.ntt(&mut fb, &plan, members, false)?;
-                self.pointwise(&mut fa, &fb, n, plan.n_inv, n, members)?;
-            }
-            None => {
-                let copy = self.copy_out(&fa, 0, fa.len())?;
-                self.pointwise(&mut fa, &copy, n, plan.n_inv, n, members)?;
-            }
-        }
-        self.ntt(&mut fa, &plan, members, true)?;
+        let stream = self.device.stream();
+        let second = match b {
+            Some((b, b_limbs)) => Second::Digits {
+                address: address(b, stream),
+                limbs: b_limbs,
+                stride: b_limbs,
+                digits: shape.digits(bits_b),
+            },
+            None => Second::Square,
+        };
         let out_limbs = a_limbs + b_limbs;
-        let (lo, hi) = self.gather(&fa, n, shape.digit_bits(), out_limbs, None, members)?;
-        let (out, _) = self.resolve(&lo, &hi, out_limbs, members)?;
-        Ok((out, out_limbs))
+        let product = Product {
+            shape,
+            a: address(a, stream),
+            a_limbs,
+            a_stride: a_limbs,
+            bit_offset: 0,
+            a_digits: shape.digits(bits_a),
+            second,
+            out_limbs,
+            members,
+            minuend: None,
+        };
+        let buffers = self.product_buffers(&product)?;
+        self.launch_product(&plan, &product, &buffers)?;
+        Ok((buffers.out, out_limbs))
     }
 
     /// `a * b`, of `a.len() + b.len()` limbs.
@@ -671,17 +755,24 @@ impl GpuBigInt {
         if a.len() != b.a_limbs {
             return Err(BigIntError::LimbCount { what: "a", found: a.len(), expected: b.a_limbs });
         }
-        let (shape, plan) = (b.shape, &b.plan);
-        let n = shape.len();
+        let shape = b.shape;
         let bits_a = 64 * b.a_limbs as u64;
-        let mut fa = self.split(&a.limbs, b.a_limbs, b.a_limbs, 0, shape, shape.digits(bits_a), 1)?;
-        self.ntt(&mut fa, plan, 1, false)?;
-        self.pointwise(&mut fa, &b.hat, 0, plan.n_inv, n, 1)?;
-        self.ntt(&mut fa, plan, 1, true)?;
-        let out_limbs = b.a_limbs + b.b_limbs;
-        let (lo, hi) = self.gather(&fa, n, shape.digit_bits(), out_limbs, None, 1)?;
-        let (out, _) = self.resolve(&lo, &hi, out_limbs, 1)?;
-        Ok(GpuNat { limbs: out })
+        let stream = self.device.stream();
+        let product = Product {
+            shape,
+            a: address(&a.limbs, stream),
+            a_limbs: b.a_limbs,
+            a_stride: b.a_limbs,
+            bit_offset: 0,
+            a_digits: shape.digits(bits_a),
+            second: Second::Hat(address(&b.hat, stream)),
+            out_limbs: b.a_limbs + b.b_limbs,
+            members: 1,
+            minuend: None,
+        };
+        let buffers = self.product_buffers(&product)?;
+        self.launch_product(&b.plan, &product, &buffers)?;
+        Ok(GpuNat { limbs: buffers.out })
     }
 
     /// Some limbs of some integers, after all queued work, with one download: for each part

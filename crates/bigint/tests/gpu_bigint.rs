@@ -2,7 +2,8 @@
 //! random and edge operands (zero, one, all-ones limbs, carries through every limb) from one
 //! bit to 2^24 bits, Barrett reduction and modular add/sub/mul/square for random and edge
 //! moduli (the Gentry-Halevi size included), batched modular products, products by a factor
-//! transformed once, limbs downloaded in parts, and rejected inputs.
+//! transformed once, limbs downloaded in parts, reusable product plans (CUDA graphs, every
+//! cut of the transform into groups of stages), and rejected inputs.
 //! Random cases are proptest's (`poly-cuda/tests/common/gpu_cases.rs`).
 //!
 //! Skips, saying why, when there is no CUDA driver or device.
@@ -12,7 +13,7 @@
 #[path = "../../poly-cuda/tests/common/gpu_cases.rs"]
 mod gpu_cases;
 
-use bigint::gpu::GpuBigInt;
+use bigint::gpu::{GpuBigInt, ProductOptions};
 use bigint::{BarrettModulus, BigIntError, BigNat};
 use gpu_cases::{Regressions, device};
 use num_bigint::{BigUint, RandBigInt};
@@ -203,6 +204,83 @@ fn products_by_a_transformed_factor_equal_cpu() {
             assert_eq!(parts, expected);
         }
     });
+}
+
+/// The same device with another cut of the transforms.
+fn gpu_with(options: ProductOptions) -> Option<GpuBigInt> {
+    device().map(|d| GpuBigInt::new(d).unwrap().with_product_options(options).unwrap())
+}
+
+#[test]
+fn product_plans_equal_cpu_for_every_cut() {
+    let Some(gpu) = gpu() else { return };
+    let mut rng = ChaCha8Rng::seed_from_u64(0x13d);
+    // The default (0), tiles of 2^11 (one or two groups of stages) down to 2^2 (three or more:
+    // middle groups).
+    let cuts = [0, 11, 10, 9, 8, 4, 2];
+    for tile_log in cuts {
+        let gpu = gpu_with(ProductOptions { tile_log }).unwrap();
+        for (bits_a, bits_b) in [(64u64, 64u64), (1000, 64), (4096, 4096), (50_000, 30_000), (1 << 18, 1 << 18)] {
+            for kind in 0..6u8 {
+                let a = operand(kind, bits_a, &mut rng);
+                let b = operand((kind + 1) % 6, bits_b, &mut rng);
+                let (a_limbs, b_limbs) = (bits_a.div_ceil(64) as usize, bits_b.div_ceil(64) as usize);
+                let cpu = bigint::mul(&a, &b).unwrap();
+                let mut plan = gpu.mul_plan(a_limbs, b_limbs).unwrap();
+                plan.load(&a, &b).unwrap();
+                plan.execute().unwrap();
+                assert!(gpu.download_view(plan.product()).unwrap() == cpu, "plan {bits_a} x {bits_b}, cut {tile_log}");
+                plan.execute_launches().unwrap();
+                assert!(gpu.download_view(plan.product()).unwrap() == cpu, "launches {bits_a} x {bits_b}");
+                // Replays on new operands (copied on the device).
+                let (a2, b2) = (operand(0, bits_a, &mut rng), operand(1, bits_b, &mut rng));
+                let (ga, gb) = (gpu.upload(&a2, a_limbs).unwrap(), gpu.upload(&b2, b_limbs).unwrap());
+                plan.copy_operands(&ga, &gb).unwrap();
+                plan.execute().unwrap();
+                assert!(gpu.download_view(plan.product()).unwrap() == bigint::mul(&a2, &b2).unwrap());
+                assert!(gpu.download(&gpu.mul(&ga, &gb).unwrap()).unwrap() == bigint::mul(&a2, &b2).unwrap());
+                let mut square = gpu.square_plan(a_limbs).unwrap();
+                square.load(&a, &BigNat::zero()).unwrap();
+                square.execute().unwrap();
+                assert!(gpu.download_view(square.product()).unwrap() == bigint::square(&a).unwrap(), "square plan");
+                let factor = gpu.multiplier(&b, b_limbs, a_limbs).unwrap();
+                let ga = gpu.upload(&a, a_limbs).unwrap();
+                assert!(gpu.download(&gpu.mul_by(&ga, &factor).unwrap()).unwrap() == cpu, "mul_by, cut {tile_log}");
+            }
+        }
+        let xs: Vec<BigNat> = (0..5).map(|i| operand(i % 6, 20_000, &mut rng)).collect();
+        let ys: Vec<BigNat> = (0..5).map(|i| operand((i + 3) % 6, 9_000, &mut rng)).collect();
+        let (bx, by) = (gpu.upload_batch(&xs, 313).unwrap(), gpu.upload_batch(&ys, 141).unwrap());
+        let got = gpu.download_batch(&gpu.mul_batch(&bx, &by).unwrap()).unwrap();
+        for ((x, y), p) in xs.iter().zip(&ys).zip(&got) {
+            assert!(*p == bigint::mul(x, y).unwrap(), "batch member, cut {tile_log}");
+        }
+    }
+    // Rejected: zero lengths, operands longer than the plan's, bad options.
+    assert!(matches!(gpu.mul_plan(0, 4), Err(BigIntError::LimbCount { .. })));
+    let mut plan = gpu.mul_plan(2, 2).unwrap();
+    assert!(matches!(plan.load(&ones(200), &BigNat::zero()), Err(BigIntError::LimbCount { .. })));
+    let long = gpu.upload(&ones(200), 4).unwrap();
+    assert!(matches!(plan.copy_operands(&long, &long), Err(BigIntError::LimbCount { .. })));
+    let bad = GpuBigInt::new(device().unwrap()).unwrap().with_product_options(ProductOptions { tile_log: 12 });
+    assert!(matches!(bad, Err(BigIntError::Batch { .. })));
+}
+
+#[test]
+fn product_plans_at_benchmark_sizes_equal_cpu() {
+    let Some(gpu) = gpu() else { return };
+    let mut rng = ChaCha8Rng::seed_from_u64(0x13e);
+    // The benchmark's sizes, and the largest coefficients with carries through every limb.
+    for log_bits in [20u32, 22, 24] {
+        let limbs = 1usize << (log_bits - 6);
+        let mut plan = gpu.mul_plan(limbs, limbs).unwrap();
+        for kind in [0u8, 1] {
+            let (a, b) = (operand(kind, 1 << log_bits, &mut rng), operand(kind, 1 << log_bits, &mut rng));
+            plan.load(&a, &b).unwrap();
+            plan.execute().unwrap();
+            assert!(gpu.download_view(plan.product()).unwrap() == bigint::mul(&a, &b).unwrap(), "2^{log_bits} plan");
+        }
+    }
 }
 
 #[test]
