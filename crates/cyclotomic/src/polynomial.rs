@@ -36,6 +36,25 @@ pub const MAX_M: u64 = 1 << 17;
 /// outside that range and with [`CyclotomicError::CoefficientOverflow`] if a coefficient of the
 /// result leaves `i64` (none does for `m <= 2^17` with few prime factors; checked anyway).
 pub fn cyclotomic_polynomial(m: u64) -> Result<Vec<i64>> {
+    // Square-free divisors e of m: d = m / e has mu(m / d) = mu(e) = (-1)^|subset|.
+    binomial_product(m, false)
+}
+
+/// `Psi_m = (x^m - 1) / Phi_m(x)` (degree `m - phi(m)`, monic), the product of `Phi_d` over the
+/// proper divisors `d` of `m`, by `Psi_m = prod_{d | m, d < m} (x^d - 1)^{-mu(m / d)}` (the same
+/// sparse binomial products and exact divisions as [`cyclotomic_polynomial`]). The reduction
+/// modulo `Phi_m` through products ([`crate::CyclotomicRing::reduce_fast`]) uses it: for `g`
+/// of degree `< m`, `floor(g / Phi_m)` is the part of degree `>= m` of `g Psi_m`. Errors as
+/// [`cyclotomic_polynomial`].
+pub fn cyclotomic_cofactor(m: u64) -> Result<Vec<i64>> {
+    // d = m / e for square-free e > 1: exponent -mu(e).
+    binomial_product(m, true)
+}
+
+/// `prod (x^(m/e) - 1)^(+-1)` over the square-free divisors `e` of `m`: exponent `mu(e)`
+/// (`Phi_m`), or, for the cofactor, `-mu(e)` over `e > 1` (`Psi_m`). The factors with exponent
+/// +1 are multiplied in, then those with -1 divided out exactly, in 128-bit integers.
+fn binomial_product(m: u64, cofactor: bool) -> Result<Vec<i64>> {
     if !(1..=MAX_M).contains(&m) {
         return Err(CyclotomicError::InvalidParameter {
             name: "m",
@@ -44,12 +63,11 @@ pub fn cyclotomic_polynomial(m: u64) -> Result<Vec<i64>> {
         });
     }
     let primes = prime_factors(m);
-    // Square-free divisors e of m (as products of a subset of the primes): d = m / e has
-    // mu(m / d) = mu(e) = (-1)^|subset|.
     let (mut multiply, mut divide) = (Vec::new(), Vec::new());
-    for subset in 0u32..(1 << primes.len()) {
+    for subset in u32::from(cofactor)..(1 << primes.len()) {
         let e: u64 = primes.iter().enumerate().filter(|(i, _)| subset >> i & 1 == 1).map(|(_, &p)| p).product();
-        if subset.count_ones() % 2 == 0 { multiply.push(m / e) } else { divide.push(m / e) }
+        let odd = subset.count_ones() % 2 == 1;
+        if odd == cofactor { multiply.push(m / e) } else { divide.push(m / e) }
     }
     let mut poly: Vec<i128> = vec![1];
     for d in multiply {
@@ -64,50 +82,6 @@ pub fn cyclotomic_polynomial(m: u64) -> Result<Vec<i64>> {
     }
     for d in divide {
         // poly / (x^d - 1), exact: q_i = -r_i + q_{i - d}, read from the top.
-        let d = d as usize;
-        let degree = poly.len() - 1;
-        let mut q = vec![0i128; degree + 1 - d];
-        for i in (0..q.len()).rev() {
-            q[i] = poly[i + d] + if i + 2 * d <= degree { q[i + d] } else { 0 };
-        }
-        poly = q;
-    }
-    poly.into_iter().map(|c| i64::try_from(c).map_err(|_| CyclotomicError::CoefficientOverflow { m })).collect()
-}
-
-/// `Psi_m = (x^m - 1) / Phi_m(x)` (degree `m - phi(m)`, monic), the product of `Phi_d` over the
-/// proper divisors `d` of `m`, by `Psi_m = prod_{d | m, d < m} (x^d - 1)^{-mu(m / d)}` (the same
-/// sparse binomial products and exact divisions as [`cyclotomic_polynomial`]). The reduction
-/// modulo `Phi_m` through products ([`crate::CyclotomicRing::reduce_fast`]) uses it: for `g`
-/// of degree `< m`, `floor(g / Phi_m)` is the part of degree `>= m` of `g Psi_m`. Errors as
-/// [`cyclotomic_polynomial`].
-pub fn cyclotomic_cofactor(m: u64) -> Result<Vec<i64>> {
-    if !(1..=MAX_M).contains(&m) {
-        return Err(CyclotomicError::InvalidParameter {
-            name: "m",
-            value: m,
-            requirement: format!("must be in 1..={MAX_M}"),
-        });
-    }
-    let primes = prime_factors(m);
-    // d = m / e for square-free e > 1: exponent -mu(e) = +1 for |subset| odd (multiply), -1 for
-    // |subset| even (divide).
-    let (mut multiply, mut divide) = (Vec::new(), Vec::new());
-    for subset in 1u32..(1 << primes.len()) {
-        let e: u64 = primes.iter().enumerate().filter(|(i, _)| subset >> i & 1 == 1).map(|(_, &p)| p).product();
-        if subset.count_ones() % 2 == 1 { multiply.push(m / e) } else { divide.push(m / e) }
-    }
-    let mut poly: Vec<i128> = vec![1];
-    for d in multiply {
-        let d = d as usize;
-        let mut next = vec![0i128; poly.len() + d];
-        for (i, &c) in poly.iter().enumerate() {
-            next[i] -= c;
-            next[i + d] += c;
-        }
-        poly = next;
-    }
-    for d in divide {
         let d = d as usize;
         let degree = poly.len() - 1;
         let mut q = vec![0i128; degree + 1 - d];

@@ -27,13 +27,9 @@ impl<B: RlweBackend> RlweContext<B> {
         message: Option<&B::Poly<Coeff>>,
         seed: &Seed,
     ) -> Result<[B::Poly<Coeff>; 2]> {
-        self.check(public_key.params(), "public key")?;
-        if public_key.error_scale() != self.error_scale {
-            return Err(crate::RlweError::ParameterMismatch { what: "public key (error scale)" });
-        }
+        let u = self.public_key_randomness(public_key, seed)?;
         let backend = &self.backend;
         let (b, a) = public_key.polys();
-        let u: B::Poly<Eval> = backend.forward(backend.sample_ternary(&self.ring_q, seed, 0).be()?).be()?;
         let mut c0 = backend.inverse(backend.mul(b, &u).be()?).be()?;
         backend.add_assign(&mut c0, &self.sample_error(&self.ring_q, seed, 0)?).be()?;
         if let Some(message) = message {
@@ -54,13 +50,9 @@ impl<B: RlweBackend> RlweContext<B> {
         message: Option<&B::Poly<Coeff>>,
         seed: &Seed,
     ) -> Result<[B::Poly<Eval>; 2]> {
-        self.check(public_key.params(), "public key")?;
-        if public_key.error_scale() != self.error_scale {
-            return Err(crate::RlweError::ParameterMismatch { what: "public key (error scale)" });
-        }
+        let u = self.public_key_randomness(public_key, seed)?;
         let backend = &self.backend;
         let (b, a) = public_key.polys();
-        let u: B::Poly<Eval> = backend.forward(backend.sample_ternary(&self.ring_q, seed, 0).be()?).be()?;
         let mut noise = self.sample_error(&self.ring_q, seed, 0)?;
         if let Some(message) = message {
             backend.add_assign(&mut noise, message).be()?;
@@ -70,6 +62,17 @@ impl<B: RlweBackend> RlweContext<B> {
         let mut c1 = backend.forward(self.sample_error(&self.ring_q, seed, 1)?).be()?;
         backend.mul_add_assign(&mut c1, a, &u).be()?;
         Ok([c0, c1])
+    }
+
+    /// Checks `public_key` against this context (parameters, error scale) and returns the
+    /// ternary `u` of `seed` (index 0) in the evaluation representation.
+    fn public_key_randomness(&self, public_key: &PublicKey<B>, seed: &Seed) -> Result<B::Poly<Eval>> {
+        self.check(public_key.params(), "public key")?;
+        if public_key.error_scale() != self.error_scale {
+            return Err(crate::RlweError::ParameterMismatch { what: "public key (error scale)" });
+        }
+        let backend = &self.backend;
+        backend.forward(backend.sample_ternary(&self.ring_q, seed, 0).be()?).be()
     }
 
     /// The `c_0 = M + E e - a s` of a secret-key encryption (`c_1 = a`, uniform from
