@@ -10,33 +10,41 @@ pub fn seed(byte: u8) -> Seed {
     Seed::from([byte; 32])
 }
 
-/// The bytes to decode: the raw input (first byte even), or one of `valid` (chosen by the
-/// second byte) edited by the rest: pairs (position, xor) and, by the third byte, a cut or
-/// an extension, so that the deep checks (words, counts, trailers) are reached quickly.
-pub fn input_bytes(data: &[u8], valid: &[Vec<u8>]) -> Vec<u8> {
-    let Some((&mode, rest)) = data.split_first() else { return Vec::new() };
+/// Runs `check` on the bytes to decode: the raw input (first byte even), or one of `valid`
+/// (chosen by the second byte) edited by the rest: pairs (position, xor) and, by the third
+/// byte, a cut or an extension, so that the deep checks (words, counts, trailers) are reached
+/// quickly. The edited copy lives in one buffer per thread, reused from input to input (a
+/// fresh allocation of a key's encoding per input cost more than the decoding).
+pub fn with_input_bytes<T>(data: &[u8], valid: &[Vec<u8>], check: impl FnOnce(&[u8]) -> T) -> T {
+    thread_local! {
+        static BUFFER: std::cell::RefCell<Vec<u8>> = const { std::cell::RefCell::new(Vec::new()) };
+    }
+    let Some((&mode, rest)) = data.split_first() else { return check(&[]) };
     if mode % 2 == 0 || valid.is_empty() {
-        return rest.to_vec();
+        return check(rest);
     }
-    let Some((&which, rest)) = rest.split_first() else { return Vec::new() };
-    let mut bytes = valid[which as usize % valid.len()].clone();
-    let Some((&shape, rest)) = rest.split_first() else { return bytes };
-    for pair in rest.chunks_exact(4) {
-        if bytes.is_empty() {
-            break;
+    let Some((&which, rest)) = rest.split_first() else { return check(&[]) };
+    BUFFER.with_borrow_mut(|bytes| {
+        bytes.clear();
+        bytes.extend_from_slice(&valid[which as usize % valid.len()]);
+        let Some((&shape, rest)) = rest.split_first() else { return check(bytes) };
+        for pair in rest.chunks_exact(4) {
+            if bytes.is_empty() {
+                break;
+            }
+            let position = u32::from_le_bytes([pair[0], pair[1], pair[2], 0]) as usize % bytes.len();
+            bytes[position] ^= pair[3];
         }
-        let position = u32::from_le_bytes([pair[0], pair[1], pair[2], 0]) as usize % bytes.len();
-        bytes[position] ^= pair[3];
-    }
-    match shape % 4 {
-        1 => {
-            let cut = (usize::from(shape) * 7919) % (bytes.len() + 1);
-            bytes.truncate(cut);
+        match shape % 4 {
+            1 => {
+                let cut = (usize::from(shape) * 7919) % (bytes.len() + 1);
+                bytes.truncate(cut);
+            }
+            2 => bytes.extend_from_slice(&rest[..rest.len().min(16)]),
+            _ => {}
         }
-        2 => bytes.extend_from_slice(&rest[..rest.len().min(16)]),
-        _ => {}
-    }
-    bytes
+        check(bytes)
+    })
 }
 
 pub struct BfvFixture {

@@ -256,12 +256,13 @@ impl<'a> Reader<'a> {
     pub fn words_into(&mut self, len: usize, words: &mut Vec<u64>) -> Result<()> {
         let bytes = self.take(len.checked_mul(8).ok_or_else(|| self.malformed("length overflow"))?)?;
         words.clear();
-        words.reserve_exact(len);
-        words.extend(bytes.chunks_exact(8).map(|chunk| {
-            let mut word = [0u8; 8];
-            word.copy_from_slice(chunk);
-            u64::from_le_bytes(word)
-        }));
+        words.resize(len, 0);
+        // One copy of the little-endian bytes, then (on big-endian targets only) a swap.
+        bytemuck::cast_slice_mut::<u64, u8>(words).copy_from_slice(bytes);
+        #[cfg(target_endian = "big")]
+        for word in words.iter_mut() {
+            *word = u64::from_le(*word);
+        }
         Ok(())
     }
 
@@ -290,6 +291,10 @@ pub fn append_key_set(out: &mut Vec<u8>, key_set: Option<KeySetId>) {
 
 /// Appends `words` as little-endian bytes.
 pub fn append_words(out: &mut Vec<u8>, words: &[u64]) {
+    // One copy on little-endian targets (the encoding's byte order).
+    #[cfg(target_endian = "little")]
+    out.extend_from_slice(bytemuck::cast_slice(words));
+    #[cfg(target_endian = "big")]
     for word in words {
         out.extend_from_slice(&word.to_le_bytes());
     }
