@@ -9,8 +9,13 @@
 //! - [`BfvContext`]: key generation, encryption (public and secret key; the symmetric
 //!   ciphertext travels as a seed for its uniform half), decryption, the exact noise budget,
 //!   and evaluation (add, sub, negate, plaintext add/sub/mul, multiplication, squaring,
-//!   relinearization with one or several special primes), byte encodings of ciphertexts and
-//!   keys;
+//!   relinearization with one or several special primes), byte encodings of ciphertexts,
+//!   plaintexts and keys;
+//! - serde (feature `serde`, on by default): parameters and plaintexts implement `Serialize`
+//!   and `Deserialize`/a seed; ciphertexts and keys serialize through
+//!   [`BfvContext::serializable`] and load through a `DeserializeSeed` carrying the context
+//!   ([`BfvContext::seed`], [`CiphertextSeed`], ...) or [`BfvContext::load`]: objects travel
+//!   as their byte encodings and are validated by the same decoders;
 //! - [`GaloisKeys`] and the automorphisms of ciphertexts: [`BfvContext::apply_galois`],
 //!   [`BfvContext::rotate_rows`] (both rows of the batching slots, left or right) and
 //!   [`BfvContext::rotate_columns`] (the two rows swapped);
@@ -57,6 +62,8 @@ mod levels;
 pub mod params;
 mod resident;
 mod scheme;
+#[cfg(feature = "serde")]
+mod serde_impl;
 mod serialize;
 
 pub use backend::{BfvBackend, PlaintextEmbedding, PlaintextScaling, PlaintextWords, RnsStep};
@@ -67,6 +74,10 @@ pub use galois::GaloisKeys;
 pub use params::{BfvParameters, BfvParametersBuilder, ModuliChoice, MulTables, MulVariant, Preset};
 pub use resident::{PlaintextOperand, ResidentPlaintext};
 pub use rlwe::KeySetId;
+#[cfg(feature = "serde")]
+pub use serde_impl::{
+    CiphertextSeed, GaloisKeysSeed, PlaintextSeed, PublicKeySeed, RelinKeySeed, SecretKeySeed, SeededCiphertextSeed,
+};
 
 /// Result type of this crate.
 pub type Result<T> = core::result::Result<T, BfvError>;

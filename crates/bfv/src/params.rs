@@ -28,6 +28,7 @@ pub use rlwe::security::{SECURITY_TABLE_128, max_modulus_bits_128};
 
 /// How a homomorphic multiplication divides by `q/t` in RNS.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 pub enum MulVariant {
     /// Bajard, Eynard, Hasan and Zucca (SAC 2016): fast base conversion to `B u {m_sk}` with
     /// the small Montgomery reduction by `m~`, the fast floor by `q`, Shenoy-Kumaresan back;

@@ -15,13 +15,14 @@
 //! 8 bytes  "HEGPUBFV"
 //! 1 byte   format version (2; version 1, without the final key set, is still read)
 //! 1 byte   kind: 1 = ciphertext, 2 = seeded ciphertext, 3 = public key,
-//!          4 = relinearization key, 5 = Galois keys, 6 = secret key
+//!          4 = relinearization key, 5 = Galois keys, 6 = secret key, 7 = plaintext
 //! 4 bytes  N
 //! 4 bytes  L (number of ciphertext primes; for kind 1, l + 1 at level l of the chain)
 //! 8 L      the ciphertext primes q_0 .. q_{L-1} (a prefix of the parameters' for kind 1)
 //! 8 bytes  t
 //! 4 bytes  count c: kind 1: the number of polynomials k; kind 2: 1; kinds 3 and 6: 2;
-//!          kind 4: the number of digits d; kind 5: the number of Galois elements e
+//!          kind 4: the number of digits d; kind 5: the number of Galois elements e;
+//!          kind 7: 1
 //! -- kinds 3 to 6 only (the evaluation representation depends on the transform):
 //! 4 bytes  K (number of special primes)
 //! 8 K      the special primes p_0 .. p_{K-1}
@@ -38,18 +39,19 @@
 //!          8 2 d (L+K) N  its b_0, a_0, b_1, a_1, ... over qP, evaluation representation
 //! kind 6:  8 L N          s over q, evaluation representation
 //!          8 (L+K) N      s over qP, evaluation representation
+//! kind 7:  8 N            the plaintext's coefficients, each below t
 //! -- every kind, last (version 2):
-//! 8 bytes  the key set's identifier (`rlwe::KeySetId`; 0 for none)
+//! 8 bytes  the key set's identifier (`rlwe::KeySetId`; 0 for none; always 0 for kind 7)
 //! ```
 //!
-//! The ciphertext kinds (1 and 2) have no special primes nor transform in their header.
+//! Kind 7 (plaintexts) is new in version 2. The ciphertext and plaintext kinds (1, 2, 7) have no special primes nor transform in their header.
 //! Decoding checks every field against the context's parameters and every word against its
 //! prime, and errors (never panics) on anything else: [`BfvError::Malformed`] for bytes that
 //! are not an encoding of the expected kind (bad magic, version or kind, truncated, trailing
 //! bytes, counts the input cannot hold: refused before allocating),
 //! [`BfvError::ParameterMismatch`] for an encoding made under other parameters (degree,
 //! primes, `t`, special primes or transform), [`BfvError::Poly`] for a word not below its
-//! prime.
+//! prime, [`BfvError::PlaintextOutOfRange`] for a plaintext coefficient not below `t`.
 
 use std::sync::Arc;
 
@@ -57,8 +59,10 @@ use poly::Seed;
 
 use crate::backend::BfvBackend;
 use crate::context::{BfvContext, Ciphertext, PublicKey, RelinKey, SecretKey, SeededCiphertext};
+use crate::encoding::Plaintext;
 use crate::galois::GaloisKeys;
-use rlwe::framing::{Frame, Kind, Reader, Scheme, append_key_set};
+use crate::params::BfvParameters;
+use rlwe::framing::{Frame, Kind, Reader, Scheme, append_key_set, append_words};
 
 use crate::{BfvError, Result};
 
@@ -71,11 +75,45 @@ const fn kind(code: u8, leveled: bool, bytes: &'static str, encoded: &'static st
 const CIPHERTEXT: Kind = kind(1, true, "ciphertext bytes", "encoded ciphertext", "full ciphertext");
 /// A seeded ciphertext, at the top level (its seed regenerates `c_1` over every prime).
 const SEEDED: Kind = kind(2, false, "ciphertext bytes", "encoded ciphertext", "seeded ciphertext");
+/// A plaintext (its `N` coefficients modulo `t`).
+const PLAINTEXT: Kind = kind(7, false, "plaintext bytes", "encoded plaintext", "plaintext");
+
+/// The framing of the objects of `params` (the core's, with the BFV tag and `t`).
+fn frame_of(params: &BfvParameters) -> Frame<'_> {
+    Frame { scheme: Scheme::Bfv, params: params.core(), plaintext_modulus: params.plaintext_modulus() }
+}
+
+/// The bytes of `plaintext` (kind 7; see the module doc).
+pub(crate) fn plaintext_to_bytes(plaintext: &Plaintext) -> Result<Vec<u8>> {
+    let params = plaintext.params();
+    let frame = frame_of(params);
+    let coefficients = plaintext.coefficients();
+    let mut out = frame.header(PLAINTEXT, params.core().max_level(), 1, 8 * coefficients.len())?;
+    append_words(&mut out, coefficients);
+    append_key_set(&mut out, None);
+    Ok(out)
+}
+
+/// The plaintext of `params` encoded in `bytes` (kind 7).
+pub(crate) fn plaintext_from_bytes(params: &Arc<BfvParameters>, bytes: &[u8]) -> Result<Plaintext> {
+    let mut reader = Reader::new(bytes, PLAINTEXT);
+    let (count, _) = frame_of(params).read_header(&mut reader, PLAINTEXT)?;
+    if count != 1 {
+        return Err(reader.malformed(format!("a plaintext has 1 polynomial, not {count}")).into());
+    }
+    let mut words = Vec::new();
+    reader.words_into(params.degree(), &mut words)?;
+    let plaintext = Plaintext::from_coefficients(params, &words)?;
+    if reader.finish_with_key_set()?.is_some() {
+        return Err(BfvError::Malformed { what: PLAINTEXT.bytes, reason: "a plaintext has no key set".to_string() });
+    }
+    Ok(plaintext)
+}
 
 impl<B: BfvBackend> BfvContext<B> {
     /// The framing of this context's objects (the core's, with the BFV tag and `t`).
     fn frame(&self) -> Frame<'_> {
-        Frame { scheme: Scheme::Bfv, params: self.params.core(), plaintext_modulus: self.params.plaintext_modulus() }
+        frame_of(&self.params)
     }
 
     /// The header of `kind` at the top level with count `count`, room for `body` more bytes.
@@ -160,6 +198,20 @@ impl<B: BfvBackend> BfvContext<B> {
         let c0 = self.core.read_poly(&mut reader, self.params.ring_q(), self.core.ring_q())?;
         let key_set = reader.finish_with_key_set()?;
         Ok(SeededCiphertext { params: Arc::clone(&self.params), c0, public_seed, key_set })
+    }
+
+    /// The bytes of `plaintext` (kind 7: its `N` coefficients; see the module doc). Errors with
+    /// [`BfvError::ParameterMismatch`] for a plaintext of other parameters.
+    pub fn plaintext_to_bytes(&self, plaintext: &Plaintext) -> Result<Vec<u8>> {
+        plaintext.check_params(&self.params)?;
+        plaintext_to_bytes(plaintext)
+    }
+
+    /// The plaintext encoded in `bytes`. Errors as
+    /// [`ciphertext_from_bytes`](Self::ciphertext_from_bytes), with
+    /// [`BfvError::PlaintextOutOfRange`] for a coefficient not below `t`.
+    pub fn plaintext_from_bytes(&self, bytes: &[u8]) -> Result<Plaintext> {
+        plaintext_from_bytes(&self.params, bytes)
     }
 
     /// The bytes of `key` (kind 3: `b`, `a` over `q`, evaluation representation; see the

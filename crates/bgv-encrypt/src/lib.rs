@@ -20,8 +20,10 @@
 //!   levels ([`LevelPolicy`]);
 //! - scheme switching with BFV under the same secret key ([`BgvContext::from_bfv`],
 //!   [`BgvContext::to_bfv`]), after Kim, Polyakov and Zucca (ASIACRYPT 2021);
-//! - byte encodings of ciphertexts (with their level and correction factor) and keys through
-//!   the core's framing with the BGV tag;
+//! - byte encodings of ciphertexts (with their level and correction factor), plaintexts and
+//!   keys through the core's framing with the BGV tag; serde (feature `serde`, on by
+//!   default) through them: [`BgvContext::serializable`], [`BgvContext::seed`] (a
+//!   `DeserializeSeed` carrying the context), [`BgvContext::load`];
 //! - [`BgvBackend`]: what a backend adds for the scheme (the exact reduction of a phase to
 //!   `Z_t`, on the CPU and as one GPU kernel).
 //!
@@ -54,6 +56,8 @@ mod evaluate;
 mod galois;
 pub mod params;
 mod scheme;
+#[cfg(feature = "serde")]
+mod serde_impl;
 mod serialize;
 mod switching;
 
@@ -65,6 +69,10 @@ pub use encoding::{BatchEncoder, CoefficientEncoder, Plaintext};
 pub use error::BgvError;
 pub use params::{BgvParameters, BgvParametersBuilder, Preset};
 pub use rlwe::GaloisKeys;
+#[cfg(feature = "serde")]
+pub use serde_impl::{
+    CiphertextSeed, GaloisKeysSeed, PlaintextSeed, PublicKeySeed, RelinKeySeed, SecretKeySeed, SeededCiphertextSeed,
+};
 
 /// Result type of this crate.
 pub type Result<T> = core::result::Result<T, BgvError>;

@@ -3,13 +3,15 @@
 //! BGV's errors are multiples of `t`).
 //!
 //! Kinds and bodies as bfv's (1 = ciphertext, 2 = seeded ciphertext, 3 = public key,
-//! 4 = relinearization key, 5 = Galois keys, 6 = secret key), except that a full ciphertext's
-//! body begins with its correction factor:
+//! 4 = relinearization key, 5 = Galois keys, 6 = secret key, 7 = plaintext), except that a
+//! full ciphertext's body begins with its correction factor:
 //!
 //! ```text
 //! kind 1:  8 bytes        the correction factor f (1 <= f < t, invertible modulo t)
 //!          8 k (l+1) N    c_0, c_1, ... over q_l, coefficient representation
 //! kind 2:  32 bytes       the public seed, then 8 L N: c_0 over q (factor 1, top level)
+//! kind 7:  8 N            the plaintext's coefficients, each below t (count 1; new in
+//!                         version 2; its key set is always 0)
 //! every kind, last (format version 2): 8 bytes, the key set's identifier (`rlwe::KeySetId`,
 //! 0 for none; version 1 has none)
 //! ```
@@ -18,17 +20,18 @@
 //! checks every field against the context and every word against its prime, and errors
 //! (never panics): [`BgvError::Malformed`] (bad magic, version, kind, truncated or trailing
 //! bytes, counts the input cannot hold, a correction factor that is not invertible modulo
-//! `t`), [`BgvError::ParameterMismatch`]-like core errors for other parameters, and
-//! [`BgvError::Poly`]-like core errors for a word not below its prime.
+//! `t`), [`BgvError::ParameterMismatch`]-like core errors for other parameters,
+//! [`BgvError::Poly`]-like core errors for a word not below its prime, and
+//! [`BgvError::PlaintextOutOfRange`] for a plaintext coefficient not below `t`.
 
 use std::sync::Arc;
 
 use poly::{Coeff, Seed};
-use rlwe::framing::{Frame, Kind, Reader, Scheme, append_key_set};
+use rlwe::framing::{Frame, Kind, Reader, Scheme, append_key_set, append_words};
 
 use crate::backend::BgvBackend;
 use crate::context::{BgvContext, Ciphertext, PublicKey, RelinKey, SecretKey, SeededCiphertext, inverse_mod};
-use crate::{BgvError, GaloisKeys, Result};
+use crate::{BgvError, BgvParameters, GaloisKeys, Plaintext, Result};
 
 const fn kind(code: u8, leveled: bool, noun: &'static str) -> Kind {
     Kind { code, key: false, leveled, bytes: "ciphertext bytes", encoded: "encoded ciphertext", noun }
@@ -38,11 +41,64 @@ const fn kind(code: u8, leveled: bool, noun: &'static str) -> Kind {
 const CIPHERTEXT: Kind = kind(1, true, "full ciphertext");
 /// A seeded ciphertext, at the top level.
 const SEEDED: Kind = kind(2, false, "seeded ciphertext");
+/// A plaintext.
+const PLAINTEXT: Kind = Kind {
+    code: 7,
+    key: false,
+    leveled: false,
+    bytes: "plaintext bytes",
+    encoded: "encoded plaintext",
+    noun: "plaintext",
+};
+
+/// The framing of the objects of `params`.
+fn frame_of(params: &BgvParameters) -> Frame<'_> {
+    Frame { scheme: Scheme::Bgv, params: params.core(), plaintext_modulus: params.plaintext_modulus() }
+}
+
+/// The bytes of `plaintext` (kind 7; see the module doc).
+pub(crate) fn plaintext_to_bytes(plaintext: &Plaintext) -> Result<Vec<u8>> {
+    let params = plaintext.params();
+    let coefficients = plaintext.coefficients();
+    let mut out = frame_of(params).header(PLAINTEXT, params.core().max_level(), 1, 8 * coefficients.len())?;
+    append_words(&mut out, coefficients);
+    append_key_set(&mut out, None);
+    Ok(out)
+}
+
+/// The plaintext of `params` encoded in `bytes` (kind 7).
+pub(crate) fn plaintext_from_bytes(params: &Arc<BgvParameters>, bytes: &[u8]) -> Result<Plaintext> {
+    let mut reader = Reader::new(bytes, PLAINTEXT);
+    let (count, _) = frame_of(params).read_header(&mut reader, PLAINTEXT)?;
+    if count != 1 {
+        return Err(BgvError::Core(reader.malformed(format!("a plaintext has 1 polynomial, not {count}"))));
+    }
+    let mut words = Vec::new();
+    reader.words_into(params.degree(), &mut words)?;
+    let plaintext = Plaintext::from_coefficients(params, &words)?;
+    if reader.finish_with_key_set()?.is_some() {
+        return Err(BgvError::Malformed { what: PLAINTEXT.bytes, reason: "a plaintext has no key set".to_string() });
+    }
+    Ok(plaintext)
+}
 
 impl<B: BgvBackend> BgvContext<B> {
     /// The framing of this context's objects.
     fn frame(&self) -> Frame<'_> {
-        Frame { scheme: Scheme::Bgv, params: self.params.core(), plaintext_modulus: self.params.plaintext_modulus() }
+        frame_of(&self.params)
+    }
+
+    /// The bytes of `plaintext` (kind 7). Errors with [`BgvError::ParameterMismatch`] for a
+    /// plaintext of other parameters.
+    pub fn plaintext_to_bytes(&self, plaintext: &Plaintext) -> Result<Vec<u8>> {
+        plaintext.check_params(&self.params)?;
+        plaintext_to_bytes(plaintext)
+    }
+
+    /// The plaintext encoded in `bytes`; [`BgvError::PlaintextOutOfRange`] for a coefficient
+    /// not below `t`.
+    pub fn plaintext_from_bytes(&self, bytes: &[u8]) -> Result<Plaintext> {
+        plaintext_from_bytes(&self.params, bytes)
     }
 
     fn poly_bytes_at(&self, level: usize) -> usize {

@@ -13,7 +13,9 @@
 //! - encryption (encrypt.rs): an encryption of zero plus the scheme's message term, with an
 //!   error scale of 1 (BFV) or `t` (BGV);
 //! - [`slots`]: the SIMD slot layout of the batch encoders;
-//! - [`framing`]: the byte-encoding header (with the scheme tag) and its reader.
+//! - [`framing`]: the byte-encoding header (with the scheme tag) and its reader;
+//! - `serde_support` (feature `serde`, on by default): what the schemes' serde implementations
+//!   share (objects travel as their byte encodings, validated by the same decoders on load).
 #![cfg_attr(test, allow(clippy::unwrap_used, clippy::expect_used, clippy::panic))]
 
 pub mod backend;
@@ -31,6 +33,8 @@ pub mod keyswitch;
 pub mod params;
 mod relinearization_key;
 pub mod security;
+#[cfg(feature = "serde")]
+pub mod serde_support;
 pub mod slots;
 
 pub use backend::{EvalPair, RlweBackend};

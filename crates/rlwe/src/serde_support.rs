@@ -1,0 +1,295 @@
+//! serde support (feature `serde`, on by default): the pieces the schemes' `Serialize` and
+//! `DeserializeSeed` implementations share.
+//!
+//! An object travels as its byte encoding ([`crate::framing`]: versioned, with the scheme tag),
+//! written as one byte string (`serialize_bytes`; JSON writes it as an array of numbers). On
+//! load the byte string goes to the same validating decoder as `*_from_bytes`: one validation
+//! path for the byte encodings and serde. [`RlweParameters`] travel as their defining values
+//! and are rebuilt through the builder.
+
+use core::fmt;
+use std::sync::Arc;
+
+use serde::de::{self, Deserializer, SeqAccess, Visitor};
+use serde::ser::{Error as _, Serializer};
+use serde::{Deserialize, Serialize};
+use zeroize::Zeroizing;
+
+use crate::params::{MAX_PRIMES, ModuliChoice, RlweParametersBuilder};
+use crate::{Result, RlweError, RlweParameters};
+
+/// Serializes `encoded`, an object's byte encoding, as one byte string; an error of the
+/// encoder becomes the format's custom error. The bytes are overwritten with zeros afterwards
+/// (they may be a secret key's).
+pub fn serialize_encoding<S: Serializer, E: fmt::Display>(
+    serializer: S,
+    encoded: core::result::Result<Vec<u8>, E>,
+) -> core::result::Result<S::Ok, S::Error> {
+    let bytes = Zeroizing::new(encoded.map_err(S::Error::custom)?);
+    serializer.serialize_bytes(&bytes)
+}
+
+/// Reads one byte string (or a sequence of bytes, as JSON writes one) from `deserializer`
+/// and hands it to `decode`. The outer error is the format's, the inner one the decoder's.
+/// Every copy of the bytes made here is overwritten with zeros before this returns.
+pub fn deserialize_encoding<'de, D, T, E>(
+    deserializer: D,
+    expecting: &'static str,
+    decode: impl FnOnce(&[u8]) -> core::result::Result<T, E>,
+) -> core::result::Result<core::result::Result<T, E>, D::Error>
+where
+    D: Deserializer<'de>,
+{
+    deserializer.deserialize_bytes(DecodeVisitor { expecting, decode, output: core::marker::PhantomData })
+}
+
+/// [`deserialize_encoding`] with the decoder's error turned into the format's custom error:
+/// the body of every `DeserializeSeed` of the schemes.
+pub fn deserialize_validated<'de, D, T, E>(
+    deserializer: D,
+    expecting: &'static str,
+    decode: impl FnOnce(&[u8]) -> core::result::Result<T, E>,
+) -> core::result::Result<T, D::Error>
+where
+    D: Deserializer<'de>,
+    E: fmt::Display,
+{
+    deserialize_encoding(deserializer, expecting, decode)?.map_err(de::Error::custom)
+}
+
+/// Preallocation cap for a byte sequence of unknown length (it grows as bytes arrive).
+const INITIAL_CAPACITY: usize = 1 << 12;
+
+struct DecodeVisitor<F, T, E> {
+    expecting: &'static str,
+    decode: F,
+    output: core::marker::PhantomData<fn() -> (T, E)>,
+}
+
+impl<'de, F, T, E> Visitor<'de> for DecodeVisitor<F, T, E>
+where
+    F: FnOnce(&[u8]) -> core::result::Result<T, E>,
+{
+    type Value = core::result::Result<T, E>;
+
+    fn expecting(&self, formatter: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(formatter, "the byte encoding of {}", self.expecting)
+    }
+
+    fn visit_bytes<A: de::Error>(self, bytes: &[u8]) -> core::result::Result<Self::Value, A> {
+        Ok((self.decode)(bytes))
+    }
+
+    fn visit_byte_buf<A: de::Error>(self, bytes: Vec<u8>) -> core::result::Result<Self::Value, A> {
+        let bytes = Zeroizing::new(bytes);
+        Ok((self.decode)(&bytes))
+    }
+
+    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> core::result::Result<Self::Value, A::Error> {
+        let hint = seq.size_hint().unwrap_or(0).min(INITIAL_CAPACITY);
+        let mut bytes = Zeroizing::new(Vec::with_capacity(hint));
+        while let Some(byte) = seq.next_element::<u8>()? {
+            if bytes.len() == bytes.capacity() {
+                // Grow by hand: a reallocation would leave the old bytes behind, unzeroed.
+                let mut grown = Zeroizing::new(Vec::with_capacity(bytes.capacity().saturating_mul(2).max(64)));
+                grown.extend_from_slice(&bytes);
+                bytes = grown;
+            }
+            bytes.push(byte);
+        }
+        Ok((self.decode)(&bytes))
+    }
+}
+
+/// The transform as parameters name it in serde formats.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub enum Transform {
+    /// The negacyclic NTT.
+    Ntt,
+    /// The DGT.
+    Dgt,
+    /// The hierarchical DGT.
+    HierarchicalDgt,
+}
+
+impl From<poly::TransformKind> for Transform {
+    fn from(kind: poly::TransformKind) -> Self {
+        match kind {
+            poly::TransformKind::Ntt => Transform::Ntt,
+            poly::TransformKind::Dgt => Transform::Dgt,
+            poly::TransformKind::HierarchicalDgt => Transform::HierarchicalDgt,
+        }
+    }
+}
+
+impl From<Transform> for poly::TransformKind {
+    fn from(transform: Transform) -> Self {
+        match transform {
+            Transform::Ntt => poly::TransformKind::Ntt,
+            Transform::Dgt => poly::TransformKind::Dgt,
+            Transform::HierarchicalDgt => poly::TransformKind::HierarchicalDgt,
+        }
+    }
+}
+
+/// The defining values of [`RlweParameters`] as they travel: the degree, the primes, the
+/// transform and whether the set may lie beyond the 128-bit table (`allow_insecure`: false for
+/// a set within it). Loading rebuilds them through [`RlweParametersBuilder`], with every check.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ParametersData {
+    /// `N`.
+    pub degree: u64,
+    /// `q_0 .. q_{L-1}`.
+    pub ciphertext_moduli: Vec<u64>,
+    /// `p_0 .. p_{K-1}`.
+    pub special_moduli: Vec<u64>,
+    /// The transform.
+    pub transform: Transform,
+    /// Whether a set beyond the 128-bit table is accepted.
+    pub allow_insecure: bool,
+}
+
+impl ParametersData {
+    /// The values of `params`.
+    pub fn of(params: &RlweParameters) -> Self {
+        Self {
+            degree: params.degree() as u64,
+            ciphertext_moduli: params.ciphertext_moduli().to_vec(),
+            special_moduli: params.special_moduli().to_vec(),
+            transform: params.transform().into(),
+            allow_insecure: !params.is_secure_128(),
+        }
+    }
+
+    /// The builder of these values, after the checks that bound the work of building: a
+    /// degree that fits a `usize` and at most [`MAX_PRIMES`] primes (the builder checks the
+    /// rest). Errors with [`RlweError::InvalidParameter`].
+    pub fn builder(&self) -> Result<RlweParametersBuilder> {
+        let degree = usize::try_from(self.degree).map_err(|_| RlweError::InvalidParameter {
+            name: "degree",
+            value: self.degree,
+            requirement: "must fit the platform's usize".to_string(),
+        })?;
+        let primes = self.ciphertext_moduli.len().saturating_add(self.special_moduli.len());
+        if primes > MAX_PRIMES {
+            return Err(RlweError::InvalidParameter {
+                name: "number of ciphertext and special primes",
+                value: primes as u64,
+                requirement: format!("at most {MAX_PRIMES}"),
+            });
+        }
+        Ok(RlweParametersBuilder::new(degree)
+            .ciphertext(ModuliChoice::Explicit(self.ciphertext_moduli.clone()))
+            .special(ModuliChoice::Explicit(self.special_moduli.clone()))
+            .transform(self.transform.into())
+            .allow_insecure(self.allow_insecure))
+    }
+
+    /// The parameters of these values, validated ([`builder`](Self::builder), then
+    /// [`RlweParametersBuilder::build`]).
+    pub fn build(&self) -> Result<Arc<RlweParameters>> {
+        self.builder()?.build()
+    }
+}
+
+impl Serialize for RlweParameters {
+    fn serialize<S: Serializer>(&self, serializer: S) -> core::result::Result<S::Ok, S::Error> {
+        ParametersData::of(self).serialize(serializer)
+    }
+}
+
+/// Rebuilt through the builder: every check of [`RlweParametersBuilder::build`] applies.
+impl<'de> Deserialize<'de> for RlweParameters {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> core::result::Result<Self, D::Error> {
+        let data = ParametersData::deserialize(deserializer)?;
+        let params = data.build().map_err(de::Error::custom)?;
+        Arc::try_unwrap(params).map_err(|_| de::Error::custom("freshly built parameters are shared"))
+    }
+}
+
+/// What encodes and decodes objects of type `T` as bytes: a scheme's context (its `*_to_bytes`
+/// and `*_from_bytes`). The serde wrappers below go through it, so serde and the byte
+/// encodings share one validation path.
+pub trait Codec<T> {
+    /// The decoder's error.
+    type Error: fmt::Display;
+    /// What the bytes hold, for messages ("ciphertext", "public key", ...).
+    const WHAT: &'static str;
+    /// The byte encoding of `value`.
+    fn encode(&self, value: &T) -> core::result::Result<Vec<u8>, Self::Error>;
+    /// The object encoded in `bytes`, checked against this context.
+    fn decode(&self, bytes: &[u8]) -> core::result::Result<T, Self::Error>;
+}
+
+/// `value` made serializable by its context (device objects need their backend to be read):
+/// written as its byte encoding.
+pub struct Serializable<'a, C, T> {
+    codec: &'a C,
+    value: &'a T,
+}
+
+impl<'a, C, T> Serializable<'a, C, T> {
+    /// `value` to be encoded by `codec`.
+    pub fn new(codec: &'a C, value: &'a T) -> Self {
+        Self { codec, value }
+    }
+}
+
+impl<C, T> fmt::Debug for Serializable<'_, C, T> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Serializable").finish_non_exhaustive()
+    }
+}
+
+impl<C: Codec<T>, T> Serialize for Serializable<'_, C, T> {
+    fn serialize<S: Serializer>(&self, serializer: S) -> core::result::Result<S::Ok, S::Error> {
+        serialize_encoding(serializer, self.codec.encode(self.value))
+    }
+}
+
+/// A `DeserializeSeed` carrying the context: yields a `T` that its decoder has validated
+/// against the context (parameters, sizes, level, every word below its prime), or the
+/// decoder's error as the format's custom error.
+pub struct ContextSeed<'a, C, T> {
+    codec: &'a C,
+    value: core::marker::PhantomData<fn() -> T>,
+}
+
+impl<'a, C, T> ContextSeed<'a, C, T> {
+    /// The seed of `codec`.
+    pub fn new(codec: &'a C) -> Self {
+        Self { codec, value: core::marker::PhantomData }
+    }
+}
+
+impl<C, T> Clone for ContextSeed<'_, C, T> {
+    fn clone(&self) -> Self {
+        *self
+    }
+}
+
+impl<C, T> Copy for ContextSeed<'_, C, T> {}
+
+impl<C, T> fmt::Debug for ContextSeed<'_, C, T> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("ContextSeed").finish_non_exhaustive()
+    }
+}
+
+impl<'de, C: Codec<T>, T> de::DeserializeSeed<'de> for ContextSeed<'_, C, T> {
+    type Value = T;
+
+    fn deserialize<D: Deserializer<'de>>(self, deserializer: D) -> core::result::Result<T, D::Error> {
+        deserialize_validated(deserializer, C::WHAT, |bytes| self.codec.decode(bytes))
+    }
+}
+
+/// Reads a `T` with `codec` from `deserializer`, keeping the decoder's typed error apart
+/// (inner) from the format's (outer).
+pub fn load<'de, C: Codec<T>, T, D: Deserializer<'de>>(
+    codec: &C,
+    deserializer: D,
+) -> core::result::Result<core::result::Result<T, C::Error>, D::Error> {
+    deserialize_encoding(deserializer, C::WHAT, |bytes| codec.decode(bytes))
+}
