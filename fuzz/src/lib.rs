@@ -174,3 +174,51 @@ pub fn ops_fixture() -> &'static OpsFixture {
         OpsFixture { context, encoder, secret, public, relin, galois }
     })
 }
+
+/// The objects of the serde target, by index: parameters, plaintext, then the decoders'
+/// order (ciphertext, ciphertext one level down, seeded ciphertext, public, relinearization,
+/// Galois and secret keys).
+pub const SERDE_OBJECTS: usize = 9;
+
+/// Valid serialized forms of every object of both schemes in both formats:
+/// `valid[scheme][format][object]`, scheme 0 = BFV, 1 = BGV, format 0 = postcard, 1 = JSON.
+pub struct SerdeFixture {
+    pub valid: [[Vec<Vec<u8>>; 2]; 2],
+}
+
+/// Bytes as a serde byte string (the form every object but the parameters takes).
+struct Raw<'a>(&'a [u8]);
+
+impl serde::Serialize for Raw<'_> {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        serializer.serialize_bytes(self.0)
+    }
+}
+
+fn serialized_forms<P: serde::Serialize>(params: &P, plaintext: &[u8], encodings: &[Vec<u8>]) -> [Vec<Vec<u8>>; 2] {
+    let mut binary = vec![postcard::to_allocvec(params).unwrap(), postcard::to_allocvec(&Raw(plaintext)).unwrap()];
+    let mut json = vec![serde_json::to_vec(params).unwrap(), serde_json::to_vec(&Raw(plaintext)).unwrap()];
+    for bytes in encodings {
+        binary.push(postcard::to_allocvec(&Raw(bytes)).unwrap());
+        json.push(serde_json::to_vec(&Raw(bytes)).unwrap());
+    }
+    [binary, json]
+}
+
+pub fn serde_fixture() -> &'static SerdeFixture {
+    static FIXTURE: OnceLock<SerdeFixture> = OnceLock::new();
+    FIXTURE.get_or_init(|| {
+        let bfv = bfv_fixture();
+        let plain = bfv::BatchEncoder::new(bfv.context.params()).unwrap().encode(&[1, 2, 3]).unwrap();
+        let bfv_plain = bfv.context.plaintext_to_bytes(&plain).unwrap();
+        let bgv = bgv_fixture();
+        let plain = bgv_encrypt::BatchEncoder::new(bgv.context.params()).unwrap().encode(&[1, 2, 3]).unwrap();
+        let bgv_plain = bgv.context.plaintext_to_bytes(&plain).unwrap();
+        SerdeFixture {
+            valid: [
+                serialized_forms(&**bfv.context.params(), &bfv_plain, &bfv.valid),
+                serialized_forms(&**bgv.context.params(), &bgv_plain, &bgv.valid),
+            ],
+        }
+    })
+}

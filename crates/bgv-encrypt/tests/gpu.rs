@@ -132,4 +132,97 @@ mod on_device {
             random_circuit(gpu.clone(), &params, depth, base.wrapping_add(i as u64), false);
         }
     }
+
+    /// Every object of one session made from seeds (plaintext, ciphertexts at the top, one
+    /// level down and of three polynomials, a seeded ciphertext, the four keys), serialized
+    /// through postcard and JSON by its context: `(postcard, JSON)` per object, in that order.
+    #[cfg(feature = "serde")]
+    fn serialized_session<B: BgvBackend>(backend: B) -> Vec<(Vec<u8>, Vec<u8>)> {
+        let params = Preset::Secure { log_degree: 12 }.build().unwrap();
+        let c = bgv_encrypt::BgvContext::new(backend, &params).unwrap();
+        let seed = |byte: u8| poly::Seed::from([byte; 32]);
+        let plain = bgv_encrypt::BatchEncoder::new(&params).unwrap().encode(&[5, 6, 7]).unwrap();
+        let secret = c.secret_key_from_seed(&seed(1)).unwrap();
+        let public = c.public_key_from_seed(&secret, &seed(2)).unwrap();
+        let relin = c.relin_key_from_seed(&secret, &seed(3)).unwrap();
+        let elements = [c.galois_element_for_row_rotation(1), c.galois_element_for_row_swap()];
+        let galois = c.galois_keys_from_seed(&secret, &elements, &seed(4)).unwrap();
+        let top = c.encrypt_with_seed(&plain, &public, &seed(5)).unwrap();
+        let low = c.mod_switch_to_next(&top).unwrap();
+        let product = c.mul(&top, &top).unwrap();
+        let seeded = c.encrypt_symmetric_with_seeds(&plain, &secret, &seed(6), &seed(7)).unwrap();
+        use erased::Both;
+        vec![
+            c.serializable(&plain).both(),
+            c.serializable(&top).both(),
+            c.serializable(&low).both(),
+            c.serializable(&product).both(),
+            c.serializable(&seeded).both(),
+            c.serializable(&public).both(),
+            c.serializable(&relin).both(),
+            c.serializable(&galois).both(),
+            c.serializable(&secret).both(),
+        ]
+    }
+
+    /// A `Serialize` view written through postcard and JSON.
+    #[cfg(feature = "serde")]
+    mod erased {
+        pub trait Both {
+            fn both(&self) -> (Vec<u8>, Vec<u8>);
+        }
+
+        impl<T: serde::Serialize> Both for T {
+            fn both(&self) -> (Vec<u8>, Vec<u8>) {
+                (postcard::to_allocvec(self).unwrap(), serde_json::to_vec(self).unwrap())
+            }
+        }
+    }
+
+    /// `bytes` (postcard) loaded as a `T` by `context`'s seed, then serialized again.
+    #[cfg(feature = "serde")]
+    fn reloaded<C: rlwe::serde_support::Codec<T>, T>(context: &C, bytes: &[u8]) -> Vec<u8> {
+        use rlwe::serde_support::{ContextSeed, Serializable};
+        use serde::de::DeserializeSeed;
+        let value = ContextSeed::<C, T>::new(context).deserialize(&mut postcard::Deserializer::from_bytes(bytes));
+        let value = value.unwrap_or_else(|error| panic!("{}: {error}", C::WHAT));
+        postcard::to_allocvec(&Serializable::new(context, &value)).unwrap()
+    }
+
+    /// serde on the GPU: every object serializes (postcard and JSON) to the same bytes as the
+    /// CPU's made from the same seeds; the CPU's bytes load on the GPU through the context's
+    /// seed (validated) and serialize back to themselves; a loaded ciphertext decrypts there.
+    #[cfg(feature = "serde")]
+    #[test]
+    fn gpu_serde_equals_cpu() {
+        let Some(gpu) = gpu_backend() else { return };
+        let on_cpu = serialized_session(CpuBackend);
+        let on_gpu = serialized_session(gpu.clone());
+        assert_eq!(on_cpu.len(), on_gpu.len());
+        for (index, (c, g)) in on_cpu.iter().zip(&on_gpu).enumerate() {
+            assert!(c.0 == g.0, "object {index}: postcard bytes differ between CPU and GPU");
+            assert!(c.1 == g.1, "object {index}: JSON differs between CPU and GPU");
+        }
+        let params = Preset::Secure { log_degree: 12 }.build().unwrap();
+        let context = bgv_encrypt::BgvContext::new(gpu, &params).unwrap();
+        type G = GpuBackend;
+        let bytes: Vec<&[u8]> = on_cpu.iter().map(|(binary, _)| &binary[..]).collect();
+        assert_eq!(reloaded::<_, bgv_encrypt::Plaintext>(&context, bytes[0]), bytes[0]);
+        for &ciphertext in &bytes[1..4] {
+            assert_eq!(reloaded::<_, bgv_encrypt::Ciphertext<G>>(&context, ciphertext), ciphertext);
+        }
+        assert_eq!(reloaded::<_, bgv_encrypt::SeededCiphertext<G>>(&context, bytes[4]), bytes[4]);
+        assert_eq!(reloaded::<_, bgv_encrypt::PublicKey<G>>(&context, bytes[5]), bytes[5]);
+        assert_eq!(reloaded::<_, bgv_encrypt::RelinKey<G>>(&context, bytes[6]), bytes[6]);
+        assert_eq!(reloaded::<_, bgv_encrypt::GaloisKeys<G>>(&context, bytes[7]), bytes[7]);
+        assert_eq!(reloaded::<_, bgv_encrypt::SecretKey<G>>(&context, bytes[8]), bytes[8]);
+        let secret: bgv_encrypt::SecretKey<G> =
+            context.load(&mut postcard::Deserializer::from_bytes(bytes[8])).unwrap();
+        let encoder = bgv_encrypt::BatchEncoder::new(&params).unwrap();
+        for (&ciphertext, expected) in bytes[1..4].iter().zip([[5, 6, 7], [5, 6, 7], [25, 36, 49]]) {
+            let loaded: bgv_encrypt::Ciphertext<G> =
+                context.load(&mut postcard::Deserializer::from_bytes(ciphertext)).unwrap();
+            assert_eq!(&encoder.decode(&context.decrypt(&loaded, &secret).unwrap()).unwrap()[..3], &expected);
+        }
+    }
 }
