@@ -24,11 +24,7 @@ fuzz_target!(|data: &[u8]| {
     let object = usize::from(selector >> 2) % hegpu_fuzz::SERDE_OBJECTS;
     let valid = &hegpu_fuzz::serde_fixture().valid[usize::from(bgv)][usize::from(json)][object..=object];
     hegpu_fuzz::with_input_bytes(rest, valid, |bytes| {
-        if bgv {
-            check_bgv(object, json, bytes)
-        } else {
-            check_bfv(object, json, bytes)
-        }
+        if bgv { check_bgv(object, json, bytes) } else { check_bfv(object, json, bytes) }
     });
 });
 
@@ -100,7 +96,8 @@ macro_rules! parameters {
             <$params>::load(&mut postcard::Deserializer::from_bytes(bytes))
         };
         if let Ok(params) = loaded {
-            let again = if json { serde_json::to_vec(&*params).unwrap() } else { postcard::to_allocvec(&*params).unwrap() };
+            let again =
+                if json { serde_json::to_vec(&*params).unwrap() } else { postcard::to_allocvec(&*params).unwrap() };
             let back = if json {
                 <$params>::load(&mut serde_json::Deserializer::from_slice(&again))
             } else {

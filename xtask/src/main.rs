@@ -53,8 +53,9 @@ commands:
                            run the criterion CPU benchmarks, then print the transform table
   fuzz [--seconds N] [TARGET ...]
                            build the cargo-fuzz targets of fuzz/ (cargo +nightly fuzz) and run each
-                           for N seconds (default 60), one at a time: decode_bfv, decode_bgv, params,
-                           helpers, ops_bfv; reproducers go to fuzz/artifacts/<target>/
+                           for N seconds (default 60), one at a time: decode_bfv, decode_bgv,
+                           decode_serde, params, helpers, ops_bfv; reproducers go to
+                           fuzz/artifacts/<target>/
   plot [--data DIR] [--out FILE.png]
                            read the saved outputs of a same-run comparison with Phantom (DIR, default
                            docs/perf/data/2026-11-24-h100: ours_bfv_R.txt, peer_bfv_R.txt, ours_bgv_R.txt,
