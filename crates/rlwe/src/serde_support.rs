@@ -293,3 +293,78 @@ pub fn load<'de, C: Codec<T>, T, D: Deserializer<'de>>(
 ) -> core::result::Result<core::result::Result<T, C::Error>, D::Error> {
     deserialize_encoding(deserializer, C::WHAT, |bytes| codec.decode(bytes))
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// `N = 1024`, beyond the 128-bit table, DGT.
+    fn insecure() -> Arc<RlweParameters> {
+        RlweParametersBuilder::new(1024)
+            .ciphertext(ModuliChoice::Bits(vec![30, 30]))
+            .special(ModuliChoice::Bits(vec![31]))
+            .transform(poly::TransformKind::Dgt)
+            .allow_insecure(true)
+            .build()
+            .unwrap()
+    }
+
+    #[test]
+    fn parameters_round_trip_and_are_checked() {
+        let params = insecure();
+        let binary = postcard::to_allocvec(&*params).unwrap();
+        assert_eq!(postcard::from_bytes::<RlweParameters>(&binary).unwrap(), *params);
+        let json = serde_json::to_value(&*params).unwrap();
+        assert_eq!(json["transform"], "Dgt");
+        assert_eq!(json["allow_insecure"], true);
+        assert_eq!(*serde_json::from_value::<Arc<RlweParameters>>(json.clone()).unwrap(), *params);
+        let mut edited = json.clone();
+        edited["allow_insecure"] = false.into();
+        let error = serde_json::from_value::<RlweParameters>(edited).unwrap_err();
+        assert!(error.to_string().contains("128-bit"), "{error}");
+        let mut edited = json;
+        edited["special_moduli"] = serde_json::json!(vec![7u64; MAX_PRIMES]);
+        let error = serde_json::from_value::<RlweParameters>(edited).unwrap_err();
+        assert!(error.to_string().contains("number of ciphertext and special primes"), "{error}");
+        // A set within the table travels with allow_insecure false.
+        let data = ParametersData::of(
+            &RlweParametersBuilder::new(4096)
+                .ciphertext(ModuliChoice::Bits(vec![36, 36]))
+                .special(ModuliChoice::Bits(vec![37]))
+                .build()
+                .unwrap(),
+        );
+        assert!(!data.allow_insecure);
+    }
+
+    /// Byte strings from postcard (borrowed) and JSON (a sequence, grown by hand) reach the
+    /// decoder whole; the decoder's error stays apart from the format's.
+    #[test]
+    fn byte_strings_reach_the_decoder() {
+        struct Raw(Vec<u8>);
+        impl Serialize for Raw {
+            fn serialize<S: Serializer>(&self, serializer: S) -> core::result::Result<S::Ok, S::Error> {
+                serializer.serialize_bytes(&self.0)
+            }
+        }
+        let bytes: Vec<u8> = (0..10_000u32).map(|i| (i * 7919 % 251) as u8).collect();
+        let binary = postcard::to_allocvec(&Raw(bytes.clone())).unwrap();
+        let json = serde_json::to_vec(&Raw(bytes.clone())).unwrap();
+        let decode = |input: &[u8]| -> core::result::Result<Vec<u8>, String> { Ok(input.to_vec()) };
+        let from_binary =
+            deserialize_encoding(&mut postcard::Deserializer::from_bytes(&binary), "bytes", decode).unwrap();
+        assert_eq!(from_binary.unwrap(), bytes);
+        let from_json =
+            deserialize_encoding(&mut serde_json::Deserializer::from_slice(&json), "bytes", decode).unwrap();
+        assert_eq!(from_json.unwrap(), bytes);
+        let refuse = |_: &[u8]| -> core::result::Result<(), String> { Err("refused".to_string()) };
+        let inner = deserialize_encoding(&mut serde_json::Deserializer::from_slice(&json), "bytes", refuse).unwrap();
+        assert_eq!(inner.unwrap_err(), "refused");
+        let outer = deserialize_validated(&mut serde_json::Deserializer::from_slice(&json), "bytes", refuse);
+        assert!(outer.unwrap_err().to_string().contains("refused"));
+        // Not a byte string: the format's error, the decoder not called.
+        let not_bytes = deserialize_encoding(&mut serde_json::Deserializer::from_slice(b"{}"), "bytes", refuse);
+        assert!(not_bytes.is_err());
+        assert!(deserialize_encoding(&mut serde_json::Deserializer::from_slice(b"[1, 256]"), "bytes", refuse).is_err());
+    }
+}
