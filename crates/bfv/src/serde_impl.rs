@@ -27,7 +27,7 @@ use crate::backend::BfvBackend;
 use crate::context::{BfvContext, Ciphertext, PublicKey, RelinKey, SecretKey, SeededCiphertext};
 use crate::encoding::Plaintext;
 use crate::galois::GaloisKeys;
-use crate::params::{BfvParameters, BfvParametersBuilder, MAX_PRIMES, MulVariant};
+use crate::params::{BfvParameters, BfvParametersBuilder, MulVariant};
 use crate::serialize::{plaintext_from_bytes, plaintext_to_bytes};
 use crate::{BfvError, Result};
 
@@ -46,20 +46,8 @@ struct ParametersData {
 
 impl ParametersData {
     fn build(&self) -> Result<Arc<BfvParameters>> {
-        let degree = usize::try_from(self.degree).map_err(|_| BfvError::InvalidParameter {
-            name: "degree",
-            value: self.degree,
-            requirement: "must fit the platform's usize".to_string(),
-        })?;
-        // Bound the builder's work (prime tests, distinctness) before it starts.
-        let primes = self.ciphertext_moduli.len().saturating_add(self.special_moduli.len());
-        if primes > MAX_PRIMES {
-            return Err(BfvError::InvalidParameter {
-                name: "number of ciphertext and special primes",
-                value: primes as u64,
-                requirement: format!("at most {MAX_PRIMES}"),
-            });
-        }
+        // The core's bounds on the work of building, before the builder starts.
+        let degree = serde_support::checked_shape(self.degree, &self.ciphertext_moduli, &self.special_moduli)?;
         BfvParametersBuilder::new(degree)
             .ciphertext_moduli(&self.ciphertext_moduli)
             .special_moduli(&self.special_moduli)

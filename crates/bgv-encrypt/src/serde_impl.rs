@@ -28,7 +28,6 @@ use crate::context::{BgvContext, Ciphertext, PublicKey, RelinKey, SecretKey, See
 use crate::params::{BgvParameters, BgvParametersBuilder};
 use crate::serialize::{plaintext_from_bytes, plaintext_to_bytes};
 use crate::{BgvError, GaloisKeys, Plaintext, Result};
-use rlwe::params::MAX_PRIMES;
 
 /// The defining values of [`BgvParameters`] as they travel.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -44,20 +43,8 @@ struct ParametersData {
 
 impl ParametersData {
     fn build(&self) -> Result<Arc<BgvParameters>> {
-        let degree = usize::try_from(self.degree).map_err(|_| BgvError::InvalidParameter {
-            name: "degree",
-            value: self.degree,
-            requirement: "must fit the platform's usize".to_string(),
-        })?;
-        // Bound the builder's work (prime tests, distinctness) before it starts.
-        let primes = self.ciphertext_moduli.len().saturating_add(self.special_moduli.len());
-        if primes > MAX_PRIMES {
-            return Err(BgvError::InvalidParameter {
-                name: "number of ciphertext and special primes",
-                value: primes as u64,
-                requirement: format!("at most {MAX_PRIMES}"),
-            });
-        }
+        // The core's bounds on the work of building, before the builder starts.
+        let degree = serde_support::checked_shape(self.degree, &self.ciphertext_moduli, &self.special_moduli)?;
         BgvParametersBuilder::new(degree)
             .ciphertext_moduli(&self.ciphertext_moduli)
             .special_moduli(&self.special_moduli)

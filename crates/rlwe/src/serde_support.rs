@@ -166,19 +166,7 @@ impl ParametersData {
     /// degree that fits a `usize` and at most [`MAX_PRIMES`] primes (the builder checks the
     /// rest). Errors with [`RlweError::InvalidParameter`].
     pub fn builder(&self) -> Result<RlweParametersBuilder> {
-        let degree = usize::try_from(self.degree).map_err(|_| RlweError::InvalidParameter {
-            name: "degree",
-            value: self.degree,
-            requirement: "must fit the platform's usize".to_string(),
-        })?;
-        let primes = self.ciphertext_moduli.len().saturating_add(self.special_moduli.len());
-        if primes > MAX_PRIMES {
-            return Err(RlweError::InvalidParameter {
-                name: "number of ciphertext and special primes",
-                value: primes as u64,
-                requirement: format!("at most {MAX_PRIMES}"),
-            });
-        }
+        let degree = checked_shape(self.degree, &self.ciphertext_moduli, &self.special_moduli)?;
         Ok(RlweParametersBuilder::new(degree)
             .ciphertext(ModuliChoice::Explicit(self.ciphertext_moduli.clone()))
             .special(ModuliChoice::Explicit(self.special_moduli.clone()))
@@ -191,6 +179,27 @@ impl ParametersData {
     pub fn build(&self) -> Result<Arc<RlweParameters>> {
         self.builder()?.build()
     }
+}
+
+/// The checks that bound the work of building parameters from decoded values, before any
+/// builder runs (the schemes' parameter decoders call it too): the degree as a `usize` if it
+/// fits one, and at most [`MAX_PRIMES`] ciphertext and special primes. Errors with
+/// [`RlweError::InvalidParameter`].
+pub fn checked_shape(degree: u64, ciphertext_moduli: &[u64], special_moduli: &[u64]) -> Result<usize> {
+    let degree = usize::try_from(degree).map_err(|_| RlweError::InvalidParameter {
+        name: "degree",
+        value: degree,
+        requirement: "must fit the platform's usize".to_string(),
+    })?;
+    let primes = ciphertext_moduli.len().saturating_add(special_moduli.len());
+    if primes > MAX_PRIMES {
+        return Err(RlweError::InvalidParameter {
+            name: "number of ciphertext and special primes",
+            value: primes as u64,
+            requirement: format!("at most {MAX_PRIMES}"),
+        });
+    }
+    Ok(degree)
 }
 
 impl Serialize for RlweParameters {
