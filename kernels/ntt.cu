@@ -26,7 +26,9 @@
 // Fused entry points (BFV decryption's c_1 s without a device copy or an element-wise kernel):
 // every forward kernel takes a `source` pointer, null for in place, from which the first pass
 // of an out-of-place forward reads; the first inverse pass (contiguous or single-block) also
-// exists as ntt_inv_product_*, which multiplies each loaded value by a factor first.
+// exists as ntt_inv_product_*, which multiplies each loaded value by a factor first, and as
+// ntt_inv_mul_add_*, which loads addend + source * factor into fresh memory (a decryption's
+// phase c_0 + c_1 s: one pass instead of a copy, an element-wise kernel and the first pass).
 //
 // Inside a pass, each thread keeps R = 2^LOG_R points in registers and performs up to
 // LOG_R stages on them (a "round"); rounds exchange data through shared memory. Each pass
@@ -493,14 +495,20 @@ __device__ __forceinline__ void inverse_rounds(u64 (&x)[P::R], u64* smem, const 
 
 // Inverse pass. CONTIGUOUS passes do the last stages (first in inverse order) and read
 // canonical input; STRIDED passes end at stage 0 and fold N^-1. A CONTIGUOUS pass with
-// M = N (single pass) does both. With PRODUCT (CONTIGUOUS passes only: the first pass of the
-// inverse), each loaded value is first replaced by its Barrett product with `factor`'s value
-// at the same index (same layout as `data`, canonical; modarith::mul, canonical: the value
-// ew_mul would have written), so the inverse of a product needs no element-wise kernel. A
-// compile-time flag, not a run-time null test: the passes sit at the 64-register bound of
-// their launch bounds, and a run-time branch there moved spills into the ordinary kernels.
-template <class P, bool PRODUCT>
-__device__ __forceinline__ void inverse_pass(u64* __restrict__ data, const u64* __restrict__ factor,
+// M = N (single pass) does both. With LOAD != Plain (CONTIGUOUS passes only: the first pass of
+// the inverse), each loaded value is first replaced by its Barrett product with `factor`'s
+// value at the same index (Product; same layout as `data`, canonical; modarith::mul, canonical:
+// the value ew_mul would have written), or (MulAdd) the values are `addend + source * factor`
+// (modarith::mul then add, the value of a copy of `addend` after ew_mul_add), read from
+// `source` instead of `data`, which this pass then writes whole. So neither needs an
+// element-wise kernel. A compile-time mode, not a run-time null test: the passes sit at the
+// 64-register bound of their launch bounds, and a run-time branch there moved spills into
+// the ordinary kernels.
+enum class Load { Plain, Product, MulAdd };
+
+template <class P, Load LOAD>
+__device__ __forceinline__ void inverse_pass(u64* __restrict__ data, const u64* __restrict__ source,
+                                             const u64* __restrict__ factor, const u64* __restrict__ addend,
                                              const ulonglong2* __restrict__ table,
                                              const u64* __restrict__ chunk_roots, const ulonglong2* __restrict__ scale,
                                              const modarith::Modulus* __restrict__ moduli, const int log_n,
@@ -530,13 +538,25 @@ __device__ __forceinline__ void inverse_pass(u64* __restrict__ data, const u64* 
     } else {
         // Each thread needs R consecutive points: load whole rows through shared memory.
         const u64* block_in = poly + (size_t)blockIdx.x * P::WORDS;
-        if constexpr (PRODUCT) {
+        const size_t block_offset = ((size_t)blockIdx.y << log_n) + (size_t)blockIdx.x * P::WORDS;
+        if constexpr (LOAD == Load::Product) {
             static_assert(!P::STRIDED, "the product is taken by the first inverse pass, a CONTIGUOUS one");
-            const u64* block_factor = factor + ((size_t)blockIdx.y << log_n) + (size_t)blockIdx.x * P::WORDS;
+            const u64* block_factor = factor + block_offset;
 #pragma unroll
             for (int t = 0; t < P::WORDS / P::THREADS; ++t) {
                 const int i = threadIdx.x + t * P::THREADS;
                 smem[padded(i)] = modarith::mul(block_in[i], block_factor[i], m);
+            }
+        } else if constexpr (LOAD == Load::MulAdd) {
+            static_assert(!P::STRIDED, "the product is taken by the first inverse pass, a CONTIGUOUS one");
+            const u64* block_source = source + block_offset;
+            const u64* block_factor = factor + block_offset;
+            const u64* block_addend = addend + block_offset;
+#pragma unroll
+            for (int t = 0; t < P::WORDS / P::THREADS; ++t) {
+                const int i = threadIdx.x + t * P::THREADS;
+                smem[padded(i)] =
+                    modarith::add(block_addend[i], modarith::mul(block_source[i], block_factor[i], m), m.p);
             }
         } else {
 #pragma unroll
@@ -576,9 +596,11 @@ __device__ __forceinline__ void inverse_pass(u64* __restrict__ data, const u64* 
 //   contiguous_<m>_lr<r>: the last m stages, 2^r points per thread; grid (N / 1024, limbs),
 //                        1024 / 2^r threads.
 // and ntt_inv_product_{single_<n>, contiguous_<m>_lr<r>}: the same first inverse pass taking
-// the product with `factor` first (inverse_pass with PRODUCT).
+// the product with `factor` first (inverse_pass with Load::Product), and
+// ntt_inv_mul_add_{single_<n>, contiguous_<m>_lr<r>}: addend + source * factor
+// (Load::MulAdd).
 // Arguments: data, [forward: source (null: in place; else the input, read by this pass, see
-// forward_pass)], [inverse product: factor], table ([limb][N] {w, w_shoup}), chunk_roots
+// forward_pass)], [inverse product: factor], [inverse mul-add: source, factor, addend], table ([limb][N] {w, w_shoup}), chunk_roots
 // ([limb][N/M][M] A(c, r) of stage_twiddles, for contiguous passes; ignored otherwise),
 // [inverse: scale ([limb][2] {N^-1, shoup}, {w_1 N^-1, shoup})], moduli ([limb]
 // modarith::Modulus), log_n, limbs_per_poly.
@@ -596,17 +618,23 @@ __device__ __forceinline__ void inverse_pass(u64* __restrict__ data, const u64* 
     extern "C" __global__ void NTT_LAUNCH_BOUNDS(LOG_M, LOG_R, STRIDED, COLUMNS, SMEM_TW, MIN_THREADS)        \
         ntt_inv_##SUFFIX(u64* data, const ulonglong2* table, const u64* chunk_roots, const ulonglong2* scale,   \
                          const modarith::Modulus* moduli, int log_n, int limbs_per_poly) {                     \
-        inverse_pass<Pass<LOG_M, LOG_R, STRIDED, COLUMNS, SMEM_TW>, false>(data, nullptr, table, chunk_roots,  \
-                                                                           scale, moduli, log_n,              \
-                                                                           limbs_per_poly);                    \
+        inverse_pass<Pass<LOG_M, LOG_R, STRIDED, COLUMNS, SMEM_TW>, Load::Plain>(                             \
+            data, nullptr, nullptr, nullptr, table, chunk_roots, scale, moduli, log_n, limbs_per_poly);         \
     }
 #define NTT_INV_PRODUCT_KERNEL(SUFFIX, LOG_M, LOG_R, COLUMNS, SMEM_TW, MIN_THREADS)                              \
     extern "C" __global__ void NTT_LAUNCH_BOUNDS(LOG_M, LOG_R, false, COLUMNS, SMEM_TW, MIN_THREADS)          \
         ntt_inv_product_##SUFFIX(u64* data, const u64* factor, const ulonglong2* table,                       \
                                  const u64* chunk_roots, const ulonglong2* scale,                              \
                                  const modarith::Modulus* moduli, int log_n, int limbs_per_poly) {             \
-        inverse_pass<Pass<LOG_M, LOG_R, false, COLUMNS, SMEM_TW>, true>(data, factor, table, chunk_roots,      \
-                                                                        scale, moduli, log_n, limbs_per_poly); \
+        inverse_pass<Pass<LOG_M, LOG_R, false, COLUMNS, SMEM_TW>, Load::Product>(                             \
+            data, nullptr, factor, nullptr, table, chunk_roots, scale, moduli, log_n, limbs_per_poly);          \
+    }                                                                                                           \
+    extern "C" __global__ void NTT_LAUNCH_BOUNDS(LOG_M, LOG_R, false, COLUMNS, SMEM_TW, MIN_THREADS)          \
+        ntt_inv_mul_add_##SUFFIX(u64* data, const u64* source, const u64* factor, const u64* addend,          \
+                                 const ulonglong2* table, const u64* chunk_roots, const ulonglong2* scale,     \
+                                 const modarith::Modulus* moduli, int log_n, int limbs_per_poly) {             \
+        inverse_pass<Pass<LOG_M, LOG_R, false, COLUMNS, SMEM_TW>, Load::MulAdd>(                              \
+            data, source, factor, addend, table, chunk_roots, scale, moduli, log_n, limbs_per_poly);            \
     }
 #define SINGLE(N, LR)                                           \
     NTT_PASS_KERNELS(single_##N, N, LR, false, 1, false, 1024) \

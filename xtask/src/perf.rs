@@ -96,6 +96,7 @@ impl Op {
         Some(match name {
             "Encrypt" => Op::Encrypt,
             "Decrypt" => Op::Decrypt,
+            "DecryptResident" => Op::DecryptResident,
             "AddInPlace" => Op::AddInPlace,
             "Add" => Op::Add,
             "MulRelin" => Op::MulRelin,

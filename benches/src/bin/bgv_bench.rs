@@ -1,6 +1,7 @@
 //! BGV on the GPU at Phantom's BGV sets (its `bgv_bench`: `N = 4096, 16384, 32768, 65536`
 //! with its prime sizes and special-prime counts, a 20-bit batching `t`): Encrypt (host
-//! plaintext to a device ciphertext), Decrypt (device ciphertext to a host plaintext), Add (out
+//! plaintext to a device ciphertext), Decrypt (device ciphertext to a host plaintext; and
+//! DecryptResident, the plaintext left on the device, as Phantom's `decrypt`), Add (out
 //! of place, a copy plus the sum: what Phantom's `add_inplace` timing covers with its copy of
 //! the operand), Add in place, Mul+Relin (at the top level, as Phantom), Rotate rows by one.
 //!
@@ -22,8 +23,19 @@ use poly_cuda::cudarc::driver::sys::CUevent_flags;
 
 type BoxResult<T> = Result<T, Box<dyn std::error::Error>>;
 
-const OPS: [&str; 10] =
-    ["Encrypt", "Decrypt", "Add", "AddInPlace", "MulRelin", "Rotate", "Mul", "Relinearize", "ModSwitch", "Square"];
+const OPS: [&str; 11] = [
+    "Encrypt",
+    "Decrypt",
+    "Add",
+    "AddInPlace",
+    "MulRelin",
+    "Rotate",
+    "Mul",
+    "Relinearize",
+    "ModSwitch",
+    "Square",
+    "DecryptResident",
+];
 
 struct Options {
     runs: usize,
@@ -128,6 +140,9 @@ fn bench_set(gpu: &GpuBackend, log_degree: u32, runs: usize) -> BoxResult<Vec<St
         let (x, us) = timed(&device, || Ok(context.square(&ca)?))?;
         record(9, us);
         drop(x);
+        let (x, us) = timed(&device, || Ok(context.decrypt_resident(&ca, &secret)?))?;
+        record(10, us);
+        drop(x);
     }
     for (op, s) in OPS.iter().zip(samples) {
         let (median, min, max) = stats(s);
@@ -147,6 +162,11 @@ fn bench_set(gpu: &GpuBackend, log_degree: u32, runs: usize) -> BoxResult<Vec<St
     context.add_assign(&mut in_place, &cb)?;
     for (what, got, want) in [
         ("decrypt(encrypt(a))", decode(&ca)?, a.clone()),
+        (
+            "decrypt_resident(encrypt(a))",
+            encoder.decode(&context.decrypt_resident(&ca, &secret)?.to_plaintext()?)?,
+            a.clone(),
+        ),
         ("a + b", decode(&context.add(&ca, &cb)?)?, sum.clone()),
         ("a += b", decode(&in_place)?, sum),
         ("mul_relin(a, b)", decode(&context.mul_relin(&ca, &cb, &relin)?)?, product),

@@ -119,14 +119,28 @@ pub trait BgvBackend: bfv::BfvBackend {
     fn prepare_decryption(&self, tables: &DecryptionTables) -> Result<Self::Decryption>;
 
     /// [`DecryptionTables::reduce_host`] of `phase` (over the tables' primes), on the
-    /// backend; the `N` words come back to the host.
+    /// backend; the `N` words stay there (a device backend queues the work and waits for
+    /// nothing).
+    fn reduce_phase_resident(
+        &self,
+        tables: &DecryptionTables,
+        prepared: &Self::Decryption,
+        phase: &Self::Poly<Coeff>,
+        correction_inv: u64,
+    ) -> Result<Self::PlainWords>;
+
+    /// [`reduce_phase_resident`](Self::reduce_phase_resident), the `N` words brought to the
+    /// host.
     fn reduce_phase(
         &self,
         tables: &DecryptionTables,
         prepared: &Self::Decryption,
         phase: &Self::Poly<Coeff>,
         correction_inv: u64,
-    ) -> Result<Vec<u64>>;
+    ) -> Result<Vec<u64>> {
+        let words = self.reduce_phase_resident(tables, prepared, phase, correction_inv)?;
+        Ok(self.download_plain_words(&words)?)
+    }
 }
 
 impl BgvBackend for CpuBackend {
@@ -136,7 +150,7 @@ impl BgvBackend for CpuBackend {
         Ok(())
     }
 
-    fn reduce_phase(
+    fn reduce_phase_resident(
         &self,
         tables: &DecryptionTables,
         _prepared: &(),
@@ -153,7 +167,7 @@ poly_cuda::kernel_set! {
     struct BgvKernels(poly_cuda::hegpu_kernels::BGV) { bgv_reduce_phase }
 }
 
-/// One kernel per decryption, then `N` words to the host.
+/// One kernel per decryption; the `N` words stay on the device until downloaded.
 #[cfg(feature = "cuda")]
 impl BgvBackend for poly_cuda::GpuBackend {
     type Decryption = poly_cuda::cudarc::driver::CudaSlice<u64>;
@@ -165,13 +179,13 @@ impl BgvBackend for poly_cuda::GpuBackend {
             .map_err(|e| BgvError::from_backend(poly_cuda::GpuError::driver("cuMemcpyHtoDAsync", e)))
     }
 
-    fn reduce_phase(
+    fn reduce_phase_resident(
         &self,
         tables: &DecryptionTables,
         prepared: &Self::Decryption,
         phase: &poly_cuda::DevicePoly<Coeff>,
         correction_inv: u64,
-    ) -> Result<Vec<u64>> {
+    ) -> Result<Self::PlainWords> {
         use poly_cuda::GpuError;
         let device = self.device();
         let context = phase.context();
@@ -213,7 +227,7 @@ impl BgvBackend for poly_cuda::GpuBackend {
         // correction_inv, q_mod_t < t. Every buffer is on the device's one stream.
         unsafe { builder.launch(poly_cuda::kernel::linear_config(n, u32::MAX as usize)) }
             .map_err(BgvError::from_backend)?;
-        device.download_words(&out).map_err(BgvError::from_backend)
+        Ok(out)
     }
 }
 

@@ -55,6 +55,7 @@ mod error;
 mod evaluate;
 mod galois;
 pub mod params;
+mod resident;
 mod scheme;
 #[cfg(feature = "serde")]
 mod serde_impl;
@@ -68,6 +69,7 @@ pub use context::{
 pub use encoding::{BatchEncoder, CoefficientEncoder, Plaintext};
 pub use error::BgvError;
 pub use params::{BgvParameters, BgvParametersBuilder, Preset};
+pub use resident::ResidentPlaintext;
 pub use rlwe::GaloisKeys;
 #[cfg(feature = "serde")]
 pub use serde_impl::{

@@ -12,6 +12,7 @@ use crate::backend::BgvBackend;
 use crate::context::{
     BackendResult, BgvContext, Ciphertext, PublicKey, RelinKey, SecretKey, SeededCiphertext, inverse_mod,
 };
+use crate::resident::ResidentPlaintext;
 use crate::{BgvError, Plaintext, Result};
 
 /// The secret at a ciphertext's level: the key's own polynomial at the top, its first limbs
@@ -163,7 +164,7 @@ impl<B: BgvBackend> BgvContext<B> {
             }
         };
         // c_1 + c_2 s + ... + c_k s^(k-1) by Horner (a two-polynomial ciphertext borrows c_1),
-        // then c_0 + that times s in one multiply-add, and one inverse transform.
+        // then c_0 + that times s loaded by the inverse transform's first pass.
         let horner;
         let acc = match rest {
             [c1] => c1,
@@ -178,16 +179,22 @@ impl<B: BgvBackend> BgvContext<B> {
             }
             [] => unreachable_size(polys.len())?,
         };
-        let mut value = backend.duplicate(c0).be()?;
-        backend.mul_add_assign(&mut value, acc, s.poly()).be()?;
-        backend.inverse(value).be()
+        Ok(backend.inverse_of_mul_add(c0, acc, s.poly())?)
     }
 
     /// Decrypts at the ciphertext's level: `m = [c_0 + c_1 s + ...]_{q_l} f^{-1} mod t`, the
     /// centered phase reduced modulo `t` exactly ([`crate::DecryptionTables::reduce_host`], on
     /// the backend). Any size `>= 2`. A ciphertext whose noise budget is spent decrypts to
     /// garbage without an error: ask [`noise_budget`](Self::noise_budget).
+    /// [`decrypt_resident`](Self::decrypt_resident) leaves the plaintext on the backend.
     pub fn decrypt(&self, ciphertext: &Ciphertext<B>, secret: &SecretKey<B>) -> Result<Plaintext> {
+        self.decrypt_resident(ciphertext, secret)?.to_plaintext()
+    }
+
+    /// [`decrypt`](Self::decrypt) with the plaintext left on the backend: on the GPU the work
+    /// is queued and nothing waits; the `N` words stay in device memory until
+    /// [`ResidentPlaintext::to_plaintext`]. The same coefficients as `decrypt`; the same errors.
+    pub fn decrypt_resident(&self, ciphertext: &Ciphertext<B>, secret: &SecretKey<B>) -> Result<ResidentPlaintext<B>> {
         let phase = self.phase(ciphertext, secret)?;
         let tables = self.level_tables(ciphertext.level)?;
         let t = self.params.plaintext_modulus();
@@ -196,13 +203,8 @@ impl<B: BgvBackend> BgvContext<B> {
             value: ciphertext.correction,
             requirement: "must be invertible modulo t".to_string(),
         })?;
-        let coefficients = self.backend.reduce_phase(&tables.decryption, &tables.prepared, &phase, correction_inv)?;
-        if coefficients.len() != self.params.degree() {
-            return Err(
-                poly::PolyError::LengthMismatch { expected: self.params.degree(), actual: coefficients.len() }.into()
-            );
-        }
-        Ok(Plaintext::from_reduced(&self.params, coefficients))
+        let words = self.backend.reduce_phase_resident(&tables.decryption, &tables.prepared, &phase, correction_inv)?;
+        Ok(ResidentPlaintext::new(&self.params, &self.backend, words))
     }
 
     /// The noise budget in bits, exactly (big integers, on the host): with `v` the centered

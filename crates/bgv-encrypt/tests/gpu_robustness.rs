@@ -56,15 +56,28 @@ mod on_device {
     /// run one after the other, word for word, and every decryption is right.
     #[test]
     fn gpu_threads_sharing_one_context_equal_a_sequential_run() {
+        threads_equal_a_sequential_run(13, 32, 8);
+    }
+
+    /// The same with 4 jobs on 2 threads: sized for `compute-sanitizer --tool
+    /// racecheck` (docs/robustness.md), which replays every kernel under instrumentation and
+    /// stops tracking launches on the full test.
+    #[test]
+    fn gpu_threads_sharing_one_context_racecheck_sized() {
+        threads_equal_a_sequential_run(13, 4, 2);
+    }
+
+    /// `jobs` jobs at N = 2^log_degree on `threads` threads sharing one context equal the
+    /// sequential run, and every BFV decryption is the squared slots.
+    fn threads_equal_a_sequential_run(log_degree: u32, jobs: u64, threads: u64) {
         let Some(gpu) = gpu_backend() else { return };
-        let params = Preset::Secure { log_degree: 13 }.build().unwrap();
+        let params = Preset::Secure { log_degree }.build().unwrap();
         let bgv = BgvContext::new(gpu.clone(), &params).unwrap();
         let bfv_params = bfv_twin(&params);
         let bfv = bfv::BfvContext::new(gpu.clone(), &bfv_params).unwrap();
         let k = keys(&bgv);
         let bfv_relin = bfv.relin_key_from_seed(&k.secret, &seed(41)).unwrap();
         let bfv_public = bfv.public_key_from_seed(&k.secret, &seed(40)).unwrap();
-        let jobs = 32u64;
         let sequential: Vec<_> = (0..jobs).map(|i| job(&bgv, &bfv, &k, &bfv_relin, &bfv_public, i)).collect();
         let t = params.plaintext_modulus();
         for (i, out) in sequential.iter().enumerate() {
@@ -72,7 +85,6 @@ mod on_device {
             let squared = slot_op(&values, &values, t, mul_mod);
             assert_eq!(out[out.len() - 1], squared, "job {i}: BFV");
         }
-        let threads = 8u64;
         let parallel: Vec<(u64, Vec<Vec<u64>>)> = std::thread::scope(|scope| {
             let handles: Vec<_> = (0..threads)
                 .map(|thread| {

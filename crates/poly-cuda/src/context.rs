@@ -156,6 +156,41 @@ impl GpuContext {
         }
     }
 
+    /// `inverse(addend + source * factor)` of `polys` polynomials into new memory, the
+    /// operation element-wise in the evaluation domain (as a copy of `addend` after
+    /// `DevicePoly::mul_add_assign`). NTT: the first inverse pass loads it (no copy, no
+    /// element-wise kernel); DGT and HDGT: a copy, the Gaussian multiply-add kernel, the
+    /// inverse. Errors with [`GpuError::LengthMismatch`] (nothing queued) unless the three
+    /// inputs have one length.
+    pub(crate) fn inverse_transform_of_mul_add(
+        &self,
+        addend: &CudaSlice<u64>,
+        source: &CudaSlice<u64>,
+        factor: &CudaSlice<u64>,
+        polys: usize,
+    ) -> Result<CudaSlice<u64>> {
+        for other in [source, factor] {
+            if other.len() != addend.len() {
+                return Err(GpuError::LengthMismatch { expected: addend.len(), actual: other.len() });
+            }
+        }
+        match &self.inner.dgt {
+            Some(dgt) => {
+                let mut data = self.inner.device.duplicate(addend)?;
+                crate::launch::binary(self, crate::launch::BinaryOp::GaussMulAdd, &mut data, Some(source), factor)?;
+                dgt.inverse(&mut data)?;
+                Ok(data)
+            }
+            None => {
+                // SAFETY: the first inverse pass writes every value of `data` before any pass
+                // reads it (launch::ntt_inverse_of_mul_add).
+                let mut data = unsafe { self.inner.device.alloc::<u64>(addend.len()) }?;
+                crate::launch::ntt_inverse_of_mul_add(self, &mut data, source, factor, addend, polys)?;
+                Ok(data)
+            }
+        }
+    }
+
     pub(crate) fn ntt_tables(&self) -> Result<&NttTables> {
         self.inner.ntt.as_ref().ok_or_else(|| GpuError::Unsupported {
             what: format!(

@@ -289,6 +289,18 @@ impl DevicePoly<Eval> {
         Ok(self.retag())
     }
 
+    /// The inverse transform of `self + a * b` into a new polynomial: word for word a copy of
+    /// `self` after [`DevicePoly::mul_add_assign`], then [`DevicePoly::inverse`]. NTT contexts
+    /// load the multiply-add in the inverse's first pass (no copy, no element-wise kernel):
+    /// a decryption's phase `c_0 + c_1 s`. Errors as `mul_add_assign` before queuing
+    /// anything; the three inputs are never changed.
+    pub fn inverse_of_mul_add(&self, a: &Self, b: &Self) -> Result<DevicePoly<Coeff>> {
+        self.context.check_compatible(&a.context)?;
+        self.context.check_compatible(&b.context)?;
+        let data = self.context.inverse_transform_of_mul_add(&self.data, &a.data, &b.data, 1)?;
+        Ok(DevicePoly { context: self.context.clone(), data, representation: PhantomData })
+    }
+
     fn product_op(&self, accumulate: bool) -> BinaryOp {
         match (self.context.ring().transform(), accumulate) {
             (TransformKind::Ntt, false) => BinaryOp::Mul,

@@ -112,7 +112,7 @@ enum PassKind {
     Contiguous,
 }
 
-/// The names of one kernel of `kernels/ntt.cu` in its three functions.
+/// The names of one kernel of `kernels/ntt.cu` in its four functions.
 #[derive(Debug, Clone, Copy)]
 struct FunctionNames {
     forward: &'static str,
@@ -120,6 +120,8 @@ struct FunctionNames {
     /// The inverse pass that multiplies by a factor first (contiguous and single-block passes:
     /// they come first in the inverse).
     inverse_product: Option<&'static str>,
+    /// The inverse pass that loads `addend + source * factor` (the same passes).
+    inverse_mul_add: Option<&'static str>,
 }
 
 impl FunctionNames {
@@ -128,6 +130,7 @@ impl FunctionNames {
             PassFunction::Forward => Some(self.forward),
             PassFunction::Inverse => Some(self.inverse),
             PassFunction::InverseProduct => self.inverse_product,
+            PassFunction::InverseMulAdd => self.inverse_mul_add,
         }
     }
 }
@@ -152,6 +155,7 @@ macro_rules! strided_kernel {
                 forward: concat!("ntt_fwd_strided_", $m, "_lr", $r),
                 inverse: concat!("ntt_inv_strided_", $m, "_lr", $r),
                 inverse_product: None,
+                inverse_mul_add: None,
             },
         }
     };
@@ -168,6 +172,7 @@ macro_rules! contiguous_kernel {
                 forward: concat!("ntt_fwd_contiguous_", $m, "_lr", $r),
                 inverse: concat!("ntt_inv_contiguous_", $m, "_lr", $r),
                 inverse_product: Some(concat!("ntt_inv_product_contiguous_", $m, "_lr", $r)),
+                inverse_mul_add: Some(concat!("ntt_inv_mul_add_contiguous_", $m, "_lr", $r)),
             },
         }
     };
@@ -199,6 +204,7 @@ macro_rules! single_kernel {
             forward: concat!("ntt_fwd_single_", $log_n),
             inverse: concat!("ntt_inv_single_", $log_n),
             inverse_product: Some(concat!("ntt_inv_product_single_", $log_n)),
+            inverse_mul_add: Some(concat!("ntt_inv_mul_add_single_", $log_n)),
         }
     };
 }
@@ -208,12 +214,13 @@ const SINGLE_KERNELS: [FunctionNames; 3] = [single_kernel!(10), single_kernel!(1
 /// `log2(N)` of `SINGLE_KERNELS[0]`.
 const SINGLE_MIN_LOG_N: u32 = 10;
 
-/// One kernel of `kernels/ntt.cu` in its three functions, loaded.
+/// One kernel of `kernels/ntt.cu` in its four functions, loaded.
 #[derive(Debug)]
 struct Functions {
     forward: Kernel,
     inverse: Kernel,
     inverse_product: Option<Kernel>,
+    inverse_mul_add: Option<Kernel>,
 }
 
 impl Functions {
@@ -222,6 +229,7 @@ impl Functions {
             forward: module.kernel(names.forward)?,
             inverse: module.kernel(names.inverse)?,
             inverse_product: names.inverse_product.map(|name| module.kernel(name)).transpose()?,
+            inverse_mul_add: names.inverse_mul_add.map(|name| module.kernel(name)).transpose()?,
         })
     }
 
@@ -230,6 +238,7 @@ impl Functions {
             PassFunction::Forward => Some(&self.forward),
             PassFunction::Inverse => Some(&self.inverse),
             PassFunction::InverseProduct => self.inverse_product.as_ref(),
+            PassFunction::InverseMulAdd => self.inverse_mul_add.as_ref(),
         }
     }
 }
@@ -342,6 +351,8 @@ pub(crate) enum NttTransform {
     /// The inverse transform of the element-wise product with a factor, which its first pass
     /// takes as it loads.
     InverseOfProduct,
+    /// The inverse transform of `addend + source * factor`, which its first pass loads.
+    InverseOfMulAdd,
 }
 
 /// Which function of a pass kernel runs.
@@ -351,6 +362,8 @@ enum PassFunction {
     Inverse,
     /// The first inverse pass (contiguous or single-block), multiplying by a factor first.
     InverseProduct,
+    /// The first inverse pass, loading `addend + source * factor`.
+    InverseMulAdd,
 }
 
 /// Which kernel table an [`NttPass`] indexes.
@@ -386,6 +399,7 @@ fn ntt_passes(transform: NttTransform, schedule: &NttSchedule, log_n: u32, grid_
         NttTransform::Forward => (PassFunction::Forward, PassFunction::Forward),
         NttTransform::Inverse => (PassFunction::Inverse, PassFunction::Inverse),
         NttTransform::InverseOfProduct => (PassFunction::InverseProduct, PassFunction::Inverse),
+        NttTransform::InverseOfMulAdd => (PassFunction::InverseMulAdd, PassFunction::Inverse),
     };
     let single = |log_n| -> Result<Vec<NttPass>> { Ok(vec![single_pass(first_function, log_n, grid_y)?]) };
     match *schedule {
@@ -394,7 +408,7 @@ fn ntt_passes(transform: NttTransform, schedule: &NttSchedule, log_n: u32, grid_
         NttSchedule::TwoPass { strided, contiguous } => {
             let (first_kind, first_log_m, later_kind, later_log_m) = match transform {
                 NttTransform::Forward => (PassKind::Strided, strided, PassKind::Contiguous, contiguous),
-                NttTransform::Inverse | NttTransform::InverseOfProduct => {
+                NttTransform::Inverse | NttTransform::InverseOfProduct | NttTransform::InverseOfMulAdd => {
                     (PassKind::Contiguous, contiguous, PassKind::Strided, strided)
                 }
             };
@@ -459,7 +473,7 @@ fn launch_forward(
 /// Inverse NTT, in place, of `polys` consecutive polynomials (as
 /// `poly::ntt::NttPlan::inverse_inplace`).
 pub(crate) fn ntt_inverse(context: &GpuContext, data: &mut CudaSlice<u64>, polys: usize) -> Result<()> {
-    launch_inverse(context, data, None, polys)
+    launch_inverse(context, data, FirstLoad::Data, polys)
 }
 
 /// `data <- inverse(data * factor)`, in place, of `polys` consecutive polynomials, the product
@@ -471,15 +485,36 @@ pub(crate) fn ntt_inverse_of_product(
     factor: &CudaSlice<u64>,
     polys: usize,
 ) -> Result<()> {
-    launch_inverse(context, data, Some(factor), polys)
+    launch_inverse(context, data, FirstLoad::Product { factor }, polys)
 }
 
-fn launch_inverse(
+/// `data <- inverse(addend + source * factor)` of `polys` consecutive polynomials, the
+/// operation element-wise (as a copy of `addend` after `ew_mul_add`), loaded by the first
+/// inverse pass, which writes every value of `data` (so `data` may be uninitialized). All
+/// four buffers have the same length (the caller checks); the three inputs are untouched.
+pub(crate) fn ntt_inverse_of_mul_add(
     context: &GpuContext,
     data: &mut CudaSlice<u64>,
-    factor: Option<&CudaSlice<u64>>,
+    source: &CudaSlice<u64>,
+    factor: &CudaSlice<u64>,
+    addend: &CudaSlice<u64>,
     polys: usize,
 ) -> Result<()> {
+    launch_inverse(context, data, FirstLoad::MulAdd { source, factor, addend }, polys)
+}
+
+/// What the first inverse pass loads.
+#[derive(Clone, Copy)]
+enum FirstLoad<'a> {
+    /// `data`, in place.
+    Data,
+    /// `data * factor`.
+    Product { factor: &'a CudaSlice<u64> },
+    /// `addend + source * factor` (`data` is only written).
+    MulAdd { source: &'a CudaSlice<u64>, factor: &'a CudaSlice<u64>, addend: &'a CudaSlice<u64> },
+}
+
+fn launch_inverse(context: &GpuContext, data: &mut CudaSlice<u64>, load: FirstLoad<'_>, polys: usize) -> Result<()> {
     let tables = context.ntt_tables()?;
     let device = context.device();
     let stream = device.stream();
@@ -487,12 +522,22 @@ fn launch_inverse(
     let grid_y = total_limbs(context, polys)?;
     let (log_n_arg, limbs_arg) = (log_n as i32, context.num_limbs() as i32);
     let moduli = context.moduli_table();
-    let transform = if factor.is_some() { NttTransform::InverseOfProduct } else { NttTransform::Inverse };
+    let transform = match load {
+        FirstLoad::Data => NttTransform::Inverse,
+        FirstLoad::Product { .. } => NttTransform::InverseOfProduct,
+        FirstLoad::MulAdd { .. } => NttTransform::InverseOfMulAdd,
+    };
     for pass in ntt_passes(transform, &tables.schedule, log_n, grid_y)? {
         let mut builder = device.kernels().ntt.get(&pass)?.builder(stream);
         builder.arg(&mut *data);
-        if let Some(factor) = factor.filter(|_| pass.first) {
-            builder.arg(factor);
+        match load {
+            FirstLoad::Product { factor } if pass.first => {
+                builder.arg(factor);
+            }
+            FirstLoad::MulAdd { source, factor, addend } if pass.first => {
+                builder.arg(source).arg(factor).arg(addend);
+            }
+            _ => {}
         }
         builder
             .arg(&tables.inverse)
@@ -502,10 +547,12 @@ fn launch_inverse(
             .arg(&log_n_arg)
             .arg(&limbs_arg);
         // SAFETY: argument list matches `ntt_inv_*(data, table, chunk_roots, scale, moduli,
-        // log_n, limbs_per_poly)` in kernels/ntt.cu, and for the first pass of a product
-        // `ntt_inv_product_*(data, factor, ...)` (ntt_passes names that kernel exactly then);
-        // `factor`, a distinct buffer (shared borrow beside `data`'s mutable one), has the
-        // length of `data` (see launch_forward for the others).
+        // log_n, limbs_per_poly)` in kernels/ntt.cu, for the first pass of a product
+        // `ntt_inv_product_*(data, factor, ...)` and of a multiply-add
+        // `ntt_inv_mul_add_*(data, source, factor, addend, ...)` (ntt_passes names exactly
+        // those kernels then); the inputs, distinct buffers (shared borrows beside `data`'s
+        // mutable one), have the length of `data` (see launch_forward for the others). The
+        // multiply-add pass writes every value of `data` before the later pass reads it.
         unsafe { builder.launch(pass.config) }?;
     }
     Ok(())
@@ -764,8 +811,9 @@ pub(crate) fn automorphism_eval(
 mod tests {
     use super::*;
 
-    /// For every schedule and launch size: the inverse of a product launches the inverse's
-    /// kernels with the same shapes, its first kernel replaced by that kernel's product variant;
+    /// For every schedule and launch size: the inverse of a product (and of a multiply-add)
+    /// launches the inverse's kernels with the same shapes, its first kernel replaced by that
+    /// kernel's product (multiply-add) variant;
     /// exactly the first pass of each transform is marked as the one that reads the source
     /// (forward) or takes the product (inverse).
     #[test]
@@ -779,23 +827,26 @@ mod tests {
                 let forward = ntt_passes(NttTransform::Forward, &schedule, log_n, grid_y).unwrap();
                 let inverse = ntt_passes(NttTransform::Inverse, &schedule, log_n, grid_y).unwrap();
                 let product = ntt_passes(NttTransform::InverseOfProduct, &schedule, log_n, grid_y).unwrap();
+                let mul_add = ntt_passes(NttTransform::InverseOfMulAdd, &schedule, log_n, grid_y).unwrap();
                 assert_eq!(inverse.len(), product.len(), "{label}");
+                assert_eq!(inverse.len(), mul_add.len(), "{label}");
                 assert_eq!(forward.len(), inverse.len(), "{label}");
-                for passes in [&forward, &inverse, &product] {
+                for passes in [&forward, &inverse, &product, &mul_add] {
                     let firsts: Vec<bool> = passes.iter().map(|p| p.first).collect();
                     assert_eq!(firsts.iter().filter(|&&f| f).count(), 1, "{label}");
                     assert!(firsts[0], "{label}");
                 }
                 assert_eq!(product[0].name, inverse[0].name.replacen("ntt_inv_", "ntt_inv_product_", 1), "{label}");
-                for (p, i) in product.iter().zip(&inverse) {
+                assert_eq!(mul_add[0].name, inverse[0].name.replacen("ntt_inv_", "ntt_inv_mul_add_", 1), "{label}");
+                for (p, i) in product.iter().zip(&inverse).chain(mul_add.iter().zip(&inverse)) {
                     assert_eq!(p.config.grid_dim, i.config.grid_dim, "{label}");
                     assert_eq!(p.config.block_dim, i.config.block_dim, "{label}");
                 }
-                for (p, i) in product.iter().zip(&inverse).skip(1) {
+                for (p, i) in product.iter().zip(&inverse).skip(1).chain(mul_add.iter().zip(&inverse).skip(1)) {
                     assert_eq!(p.name, i.name, "{label}");
                 }
                 // Each pass names the kernel table entry that its handle is taken from.
-                for pass in forward.iter().chain(&inverse).chain(&product) {
+                for pass in forward.iter().chain(&inverse).chain(&product).chain(&mul_add) {
                     let names = match pass.table {
                         KernelTable::Pass => PASS_KERNELS.get(pass.index).map(|k| k.names),
                         KernelTable::Single => SINGLE_KERNELS.get(pass.index).copied(),
@@ -805,6 +856,7 @@ mod tests {
                 // The forward's first pass is the strided one (or the single-block kernel).
                 assert!(!forward[0].name.contains("contiguous"), "{label}: {}", forward[0].name);
                 assert!(!product[0].name.contains("strided"), "{label}: {}", product[0].name);
+                assert!(!mul_add[0].name.contains("strided"), "{label}: {}", mul_add[0].name);
             }
         }
     }

@@ -1,8 +1,8 @@
 //! GPU NTT against the CPU reference (`poly`'s `Poly::forward` / `Poly::inverse`), bit-exact:
 //! random cases (proptest, `common/gpu_cases.rs`: degrees 2^10..2^17, 1..64 limbs, prime sizes,
 //! data) and fixed edge cases (every degree, the largest shapes and primes); the same for the
-//! fused entry points `DevicePoly::forward_to_new` and `DevicePoly::inverse_of_product` (and
-//! their DGT fallbacks). Skips, saying why, when there is no CUDA driver or device.
+//! fused entry points `DevicePoly::forward_to_new`, `DevicePoly::inverse_of_product` and
+//! `DevicePoly::inverse_of_mul_add` (and their DGT fallbacks). Skips, saying why, when there is no CUDA driver or device.
 #![cfg(feature = "cuda")]
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
@@ -155,7 +155,9 @@ fn assert_words_equal(gpu: &[u64], cpu: &[u64], n: usize, what: &str) {
 /// The fused entry points against the CPU and the unfused GPU sequence, word for word:
 /// `forward_to_new` equals `Poly::forward` and the in-place GPU forward and leaves its input as
 /// it was; `inverse_of_product` equals the CPU product then inverse and the GPU's `mul_assign`
-/// then `inverse`, and leaves its factor as it was. Inputs: `edge_values` (0, 1, p-1, p-2
+/// then `inverse`, and leaves its factor as it was; `inverse_of_mul_add` equals the CPU
+/// multiply-add then inverse and the GPU's copy, `mul_add_assign`, `inverse`, and leaves its
+/// three inputs as they were. Inputs: `edge_values` (0, 1, p-1, p-2
 /// planted among random values) for one operand, uniform values for the other.
 fn check_fused(device: &Arc<GpuDevice>, ring: &Arc<RingContext>, rng: &mut StdRng, label: &str) {
     let n = ring.degree();
@@ -186,6 +188,21 @@ fn check_fused(device: &Arc<GpuDevice>, ring: &Arc<RingContext>, rng: &mut StdRn
     let unfused = unfused.inverse().unwrap().to_vec().unwrap();
     assert_words_equal(&fused, &unfused, n, &format!("{label}: inverse_of_product vs GPU mul_assign, inverse"));
     assert_words_equal(&factor.to_vec().unwrap(), b.as_slice(), n, &format!("{label}: factor changed"));
+
+    let c = Poly::<Eval>::from_limbs(ring, common::edge_values(ring, rng)).unwrap();
+    let mut cpu = c.clone();
+    cpu.mul_add_assign(&a, &b).unwrap();
+    let cpu = cpu.inverse().unwrap();
+    let (addend, source) = (DevicePoly::upload(&gpu, &c).unwrap(), DevicePoly::upload(&gpu, &a).unwrap());
+    let fused = addend.inverse_of_mul_add(&source, &factor).unwrap().to_vec().unwrap();
+    assert_words_equal(&fused, cpu.as_slice(), n, &format!("{label}: inverse_of_mul_add vs CPU mul_add, inverse"));
+    let mut unfused = addend.duplicate().unwrap();
+    unfused.mul_add_assign(&source, &factor).unwrap();
+    let unfused = unfused.inverse().unwrap().to_vec().unwrap();
+    assert_words_equal(&fused, &unfused, n, &format!("{label}: inverse_of_mul_add vs GPU mul_add_assign, inverse"));
+    for (poly, host, what) in [(&addend, &c, "addend"), (&source, &a, "source"), (&factor, &b, "factor")] {
+        assert_words_equal(&poly.to_vec().unwrap(), host.as_slice(), n, &format!("{label}: {what} changed"));
+    }
 }
 
 #[test]
@@ -254,6 +271,12 @@ fn fused_entry_points_with_largest_primes_and_values() {
         let factor = DevicePoly::upload(&gpu, &eval).unwrap();
         let gpu_product = DevicePoly::upload(&gpu, &eval).unwrap().inverse_of_product(&factor).unwrap();
         assert_words_equal(&gpu_product.to_vec().unwrap(), cpu.as_slice(), n, &format!("N = 2^{log_n}: product"));
+        // (p-1) + (p-1)^2 = p (p-1) = 0: the largest sum before its reduction.
+        let mut cpu = eval.clone();
+        cpu.mul_add_assign(&eval, &eval).unwrap();
+        let cpu = cpu.inverse().unwrap();
+        let gpu_mul_add = factor.inverse_of_mul_add(&factor, &factor).unwrap();
+        assert_words_equal(&gpu_mul_add.to_vec().unwrap(), cpu.as_slice(), n, &format!("N = 2^{log_n}: mul-add"));
     }
 }
 

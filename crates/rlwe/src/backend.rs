@@ -65,6 +65,21 @@ pub trait RlweBackend: Backend + Clone {
         self.inverse(a).be()
     }
 
+    /// The inverse transform of `addend + a * b` (evaluation representation; the three stay as
+    /// they are): a decryption's phase `c_0 + c_1 s`. The provided method copies, multiplies
+    /// and adds, then transforms; a device backend loads the multiply-add in the transform's
+    /// first pass. Same values either way.
+    fn inverse_of_mul_add(
+        &self,
+        addend: &Self::Poly<Eval>,
+        a: &Self::Poly<Eval>,
+        b: &Self::Poly<Eval>,
+    ) -> Result<Self::Poly<Coeff>> {
+        let mut value = self.duplicate(addend).be()?;
+        self.mul_add_assign(&mut value, a, b).be()?;
+        self.inverse(value).be()
+    }
+
     /// `(input - E r) / q_l` over `target` (the primes of `input` but its last one, `q_l`),
     /// `E = error_scale` (`round(input / q_l)` for `E = 1`), coefficient representation:
     /// [`crate::chain::rescale_by_last_prime_host`]'s words. The provided method computes them
@@ -306,6 +321,15 @@ impl RlweBackend for poly_cuda::GpuBackend {
         b: &poly_cuda::DevicePoly<Eval>,
     ) -> Result<poly_cuda::DevicePoly<Coeff>> {
         a.inverse_of_product(b).be()
+    }
+
+    fn inverse_of_mul_add(
+        &self,
+        addend: &poly_cuda::DevicePoly<Eval>,
+        a: &poly_cuda::DevicePoly<Eval>,
+        b: &poly_cuda::DevicePoly<Eval>,
+    ) -> Result<poly_cuda::DevicePoly<Coeff>> {
+        addend.inverse_of_mul_add(a, b).be()
     }
 }
 
