@@ -59,12 +59,56 @@ mod on_device {
         threads_equal_a_sequential_run(13, 32, 8);
     }
 
-    /// The same with 4 jobs on 2 threads: sized for `compute-sanitizer --tool
-    /// racecheck` (docs/robustness.md), which replays every kernel under instrumentation and
-    /// stops tracking launches on the full test.
+    /// Sized for `compute-sanitizer --tool racecheck` (docs/robustness.md), which instruments
+    /// every shared-memory access and made even 4 jobs of the test above run past 5 minutes:
+    /// N = 2^12, a light job (a BGV encryption, Mul+Relin and decryption), 2 threads with one
+    /// job each against the sequential run, word for word, and both decryptions right.
     #[test]
-    fn gpu_threads_sharing_one_context_racecheck_sized() {
-        threads_equal_a_sequential_run(13, 4, 2);
+    fn gpu_light_jobs_on_two_threads_equal_a_sequential_run() {
+        light_jobs_equal_a_sequential_run(2);
+    }
+
+    /// The same jobs from one thread: the kernels of the test above without concurrent
+    /// launches, for racecheck to compare with (docs/robustness.md).
+    #[test]
+    fn gpu_light_jobs_on_one_thread_equal_a_sequential_run() {
+        light_jobs_equal_a_sequential_run(1);
+    }
+
+    fn light_jobs_equal_a_sequential_run(threads: u64) {
+        let Some(gpu) = gpu_backend() else { return };
+        let params = Preset::Secure { log_degree: 12 }.build().unwrap();
+        let bgv = BgvContext::new(gpu, &params).unwrap();
+        let secret = bgv.secret_key_from_seed(&seed(1)).unwrap();
+        let public = bgv.public_key_from_seed(&secret, &seed(2)).unwrap();
+        let relin = bgv.relin_key_from_seed(&secret, &seed(3)).unwrap();
+        let encoder = BatchEncoder::new(&params).unwrap();
+        let t = params.plaintext_modulus();
+        let values = |i: u64| -> Vec<u64> { (0..params.degree() as u64).map(|j| (j * 7 + i * 13) % t).collect() };
+        let light_job = |i: u64| -> (Vec<Vec<u64>>, Vec<u64>) {
+            let ct = bgv.encrypt_with_seed(&encoder.encode(&values(i)).unwrap(), &public, &salted(20, i)).unwrap();
+            let product = bgv.mul_relin(&ct, &ct, &relin).unwrap();
+            let words = bgv.download(&product).unwrap().into_iter().map(|p| p.into_vec()).collect();
+            (words, encoder.decode(&bgv.decrypt(&product, &secret).unwrap()).unwrap())
+        };
+        let jobs = 2u64;
+        let sequential: Vec<_> = (0..jobs).map(light_job).collect();
+        for (i, (_, slots)) in sequential.iter().enumerate() {
+            assert_eq!(*slots, slot_op(&values(i as u64), &values(i as u64), t, mul_mod), "job {i}");
+        }
+        let parallel: Vec<_> = std::thread::scope(|scope| {
+            let handles: Vec<_> = (0..threads)
+                .map(|thread| {
+                    scope.spawn(move || (thread..jobs).step_by(threads as usize).map(light_job).collect::<Vec<_>>())
+                })
+                .collect();
+            handles.into_iter().flat_map(|h| h.join().unwrap()).collect()
+        });
+        let mut expected: Vec<_> = Vec::new();
+        for thread in 0..threads {
+            expected.extend((thread..jobs).step_by(threads as usize).map(|i| sequential[i as usize].clone()));
+        }
+        assert!(parallel == expected, "the threaded run differs from the sequential one");
     }
 
     /// `jobs` jobs at N = 2^log_degree on `threads` threads sharing one context equal the
