@@ -161,6 +161,22 @@ impl BgvBackend for CpuBackend {
     }
 }
 
+/// The launch shape of `bgv_reduce_phase` (kernels/bgv.cu) over `degree` coefficients of
+/// `limbs` primes: blocks of 256 threads, `G` threads per coefficient sharing its limbs (`G`
+/// the largest of 1, 2, 4, 8 leaving each thread at least 4 limbs), `256 / G` coefficients per
+/// block.
+#[cfg(feature = "cuda")]
+pub fn reduce_phase_config(degree: usize, limbs: usize) -> poly_cuda::cudarc::driver::LaunchConfig {
+    let groups = [8u32, 4, 2].into_iter().find(|&g| limbs >= 4 * g as usize).unwrap_or(1);
+    let columns = 256 / groups;
+    let blocks = degree.div_ceil(columns as usize).clamp(1, u32::MAX as usize) as u32;
+    poly_cuda::cudarc::driver::LaunchConfig {
+        grid_dim: (blocks, 1, 1),
+        block_dim: (columns, groups, 1),
+        shared_mem_bytes: 0,
+    }
+}
+
 #[cfg(feature = "cuda")]
 poly_cuda::kernel_set! {
     /// The kernels of `kernels/bgv.cu`, loaded once per device.
@@ -224,9 +240,9 @@ impl BgvBackend for poly_cuda::GpuBackend {
         // limbs)` in kernels/bgv.cu: `out` holds N words, `in` L N canonical words (a DevicePoly
         // of the ring whose primes are the tables', checked above), the moduli table L triples,
         // `tables` 3 L words (checked); 2 <= t < 2^60 (DecryptionTables::new) and
-        // correction_inv, q_mod_t < t. Every buffer is on the device's one stream.
-        unsafe { builder.launch(poly_cuda::kernel::linear_config(n, u32::MAX as usize)) }
-            .map_err(BgvError::from_backend)?;
+        // correction_inv, q_mod_t < t. Every buffer is on the device's one stream. The shape is
+        // reduce_phase_config's: 256 threads per block, as the kernel's shared arrays hold.
+        unsafe { builder.launch(reduce_phase_config(n, limbs)) }.map_err(BgvError::from_backend)?;
         Ok(out)
     }
 }

@@ -657,8 +657,9 @@ impl GpuBgv {
         // correction_inv, int log_n, int limbs)` in kernels/bgv.cu: `out` holds 2^log_n = width
         // words, `input` (level + 1) width canonical words (rows padded with zeros), the moduli
         // table of q_0 .. q_level (level + 1 triples), `per_limb` 3 (level + 1) words of the
-        // level's DecryptionTables; 2 <= t < 2^32 and correction_inv, q_mod_t < t.
-        unsafe { launch.launch(config(width)) }.map_err(backend_error)?;
+        // level's DecryptionTables; 2 <= t < 2^32 and correction_inv, q_mod_t < t. The shape is
+        // reduce_phase_config's: 256 threads per block, as the kernel's shared arrays hold.
+        unsafe { launch.launch(bgv_encrypt::backend::reduce_phase_config(width, limbs)) }.map_err(backend_error)?;
         let plain = stream.clone_dtoh(&out.slice(0..n)).map_err(|e| driver_error("cuMemcpyDtoHAsync", e))?;
         self.ring.device().synchronize().map_err(backend_error)?;
         Ok(plain)
