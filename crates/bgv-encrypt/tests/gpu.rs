@@ -84,7 +84,7 @@ mod on_device {
 
     /// `bgv_reduce_phase` (kernels/bgv.cu) equals `DecryptionTables::reduce_host` word for word
     /// on uniformly random phases (any value modulo q, edges near +-q/2 included) and on zero,
-    /// for 1, 4 and 12 primes and `t` odd prime, power of two, 3 and near 2^60.
+    /// for 1 to 63 primes and `t` odd prime, power of two, 3 and near 2^60.
     #[test]
     fn gpu_phase_reduction_equals_host() {
         let Some(gpu) = gpu_backend() else { return };
@@ -96,7 +96,8 @@ mod on_device {
             state ^= state << 17;
             state
         };
-        for (count, bits) in [(1usize, 61u32), (4, 45), (12, 60)] {
+        // 1..63 primes: 1, 2, 4 and 8 threads per coefficient (backend::reduce_phase_config).
+        for (count, bits) in [(1usize, 61u32), (4, 45), (12, 60), (16, 50), (40, 60), (63, 61)] {
             let moduli = modarith::generate_ntt_primes(bits, 2 * degree as u64, count, &[]).unwrap();
             let ring = RingContext::new(degree, &moduli, TransformKind::Ntt).unwrap();
             let context = gpu.context(&ring).unwrap();
