@@ -169,3 +169,46 @@ extern "C" __global__ void __launch_bounds__(KS_THREADS)
     keyswitch_inner_product_gaussian(const __grid_constant__ InnerProductParams P) {
     inner_product<true>(P);
 }
+
+// ModDown in the evaluation representation (BGV keeps ciphertexts there), for both key-switching
+// sums s (over q u P, evaluation representation, [2][limbs_qp][n]): with r the forward transform
+// over q of the exact conversion P -> q of s's P limbs (inverse-transformed and multiplied by
+// E^-1 first, crates/rns/src/gpu/keyswitch.rs), limb i of output k is
+//   out_k = addend_k + (s_k - E r_k) P^-1 mod q_i,
+// which is the forward transform of E ModDown(E^-1 s_k) (rns::KeySwitchContext::mod_down):
+// the transform is linear per prime, and E (E^-1 s)_q = s_q. Products by Barrett (E may exceed
+// q_i) and Shoup (P^-1); every value canonical, so the words are the host's.
+struct ModDownEvalParams {
+    const u64* sums;       // [2][limbs_qp][n]: the limbs of q first
+    const u64* remainder;  // [2][limbs_q][n]: r_0, r_1
+    const u64* addend0;    // [limbs_q][n], or null
+    const u64* addend1;    // [limbs_q][n], or null
+    u64* out0;             // [limbs_q][n]
+    u64* out1;             // [limbs_q][n]
+    const Modulus* moduli; // the limbs of q
+    const u64* p_inv;      // P^-1 mod q_i
+    const u64* p_inv_shoup;
+    u64 error_scale;       // E
+    u32 log_n;
+    u32 limbs_q;
+    u32 limbs_qp;
+    u32 unused;
+};
+
+// Grid (ceil(limbs_q n / KS_THREADS), 2): one thread per word of one output.
+extern "C" __global__ void __launch_bounds__(KS_THREADS)
+    keyswitch_mod_down_eval(const __grid_constant__ ModDownEvalParams P) {
+    const u64 words = (u64)P.limbs_q << P.log_n;
+    const u64 index = (u64)blockIdx.x * blockDim.x + threadIdx.x;
+    if (index >= words) return;
+    const u32 k = blockIdx.y;
+    const u32 limb = (u32)(index >> P.log_n);
+    const Modulus m = P.moduli[limb];
+    const u64 s = P.sums[(u64)k * ((u64)P.limbs_qp << P.log_n) + index];
+    const u64 r = P.remainder[(u64)k * words + index];
+    const u64 scaled = P.error_scale == 1 ? r : modarith::mul(r, P.error_scale, m);
+    u64 value = modarith::mul_shoup(modarith::sub(s, scaled, m.p), P.p_inv[limb], P.p_inv_shoup[limb], m.p);
+    const u64* addend = k == 0 ? P.addend0 : P.addend1;
+    if (addend != nullptr) value = modarith::add(addend[index], value, m.p);
+    (k == 0 ? P.out0 : P.out1)[index] = value;
+}

@@ -263,12 +263,13 @@ impl<B: BgvBackend> BgvContext<B> {
         match a.polys.len() {
             2 => self.duplicate(a),
             3 => {
-                let [down_b, down_a] = self.switch_c2(&a.polys[2], key, a.level)?;
-                let backend = &self.backend;
-                let mut c0 = backend.duplicate(&a.polys[0]).be()?;
-                backend.add_assign(&mut c0, &down_b).be()?;
-                let mut c1 = backend.duplicate(&a.polys[1]).be()?;
-                backend.add_assign(&mut c1, &down_a).be()?;
+                let c2 = self.inverse_copy(&a.polys[2])?;
+                let [c0, c1] = self.core.switch_key_at_level_eval(
+                    &c2,
+                    key.key_switching_key(),
+                    a.level,
+                    [Some(&a.polys[0]), Some(&a.polys[1])],
+                )?;
                 let mut out = self.ciphertext(vec![c0, c1], a.level, a.correction, key_set);
                 out.product = a.product;
                 Ok(out)
@@ -306,19 +307,15 @@ impl<B: BgvBackend> BgvContext<B> {
             actual: 0,
         })?;
         let c2 = self.backend.inverse(c2).be()?;
-        let [down_b, down_a] = self.core.switch_key_at_level(&c2, key.key_switching_key(), a.level)?;
-        let (down_b, down_a) = (self.forward(down_b)?, self.forward(down_a)?);
-        self.backend.add_assign(&mut a.polys[0], &down_b).be()?;
-        self.backend.add_assign(&mut a.polys[1], &down_a).be()?;
+        // The core adds the switched pair to (c_0, c_1) in the evaluation representation.
+        let [c0, c1] = self.core.switch_key_at_level_eval(
+            &c2,
+            key.key_switching_key(),
+            a.level,
+            [Some(&a.polys[0]), Some(&a.polys[1])],
+        )?;
+        a.polys = vec![c0, c1];
         Ok(a)
-    }
-
-    /// `c_2` switched from `s^2` to `s` at `level`, in the evaluation representation (the core
-    /// switches coefficients: one inverse transform in, two forward out).
-    fn switch_c2(&self, c2: &B::Poly<Eval>, key: &RelinKey<B>, level: usize) -> Result<[B::Poly<Eval>; 2]> {
-        let c2 = self.inverse_copy(c2)?;
-        let [b, a] = self.core.switch_key_at_level(&c2, key.key_switching_key(), level)?;
-        Ok([self.forward(b)?, self.forward(a)?])
     }
 
     /// `ciphertext` one level down: each polynomial `(c - t r) / q_l` with `r` the centered

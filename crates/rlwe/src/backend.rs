@@ -28,6 +28,17 @@ pub trait RlweBackend: Backend + Clone {
     /// Prepares `tables` for this backend (uploads them on a device).
     fn prepare_key_switch(&self, tables: &KeySwitchContext) -> Result<Self::KeySwitchTables>;
 
+    /// A whole key switch with the result in the evaluation representation, each output
+    /// added to its addend where given: `[addend_b + F(ks_b), addend_a + F(ks_a)]`, `F` the
+    /// forward transform and `(ks_b, ks_a)` what `mod_up_inner_product`, `E^-1` on the sums,
+    /// `mod_down_sums` and `E` on the result give ([`switch_key_eval_by_steps`], the provided
+    /// method). A device backend keeps the sums in the evaluation representation and
+    /// transforms only their special limbs back (ModDown in the evaluation representation);
+    /// the words are the same.
+    fn switch_key_eval(&self, request: &EvalKeySwitch<'_, Self>) -> Result<[Self::Poly<Eval>; 2]> {
+        switch_key_eval_by_steps(self, request)
+    }
+
     /// ModUp and inner product: with `d_j` the exact extension of digit `j` of `input` (over
     /// `q`, coefficient representation) to `q u P`, the sums `sum_j d_j b_j` and
     /// `sum_j d_j a_j` over `ring_qp`, in the coefficient representation. `key` has one pair
@@ -141,6 +152,63 @@ pub trait RlweBackend: Backend + Clone {
     }
 }
 
+/// What [`RlweBackend::switch_key_eval`] works on: the input and key of one key switch at
+/// one level, the rings it spans, its error scale and the addends of its two outputs.
+pub struct EvalKeySwitch<'a, B: RlweBackend> {
+    /// The level's key-switching tables.
+    pub tables: &'a KeySwitchContext,
+    /// The same, prepared on the backend.
+    pub prepared: &'a B::KeySwitchTables,
+    /// The polynomial to switch, over `q_l`, coefficient representation.
+    pub input: &'a B::Poly<Coeff>,
+    /// The key's digits restricted to `q_l P`.
+    pub key: &'a [EvalPair<B>],
+    /// `R_{q_l P}`, `R_{q_l}` and `R_P`.
+    pub ring_qp: &'a B::Context,
+    pub ring_q: &'a B::Context,
+    pub ring_p: &'a B::Context,
+    /// `E` (1 for BFV, `t` for BGV) and `E^-1` modulo each prime of `q_l u P` (empty for 1).
+    pub error_scale: u64,
+    pub scale_inverses: &'a [u64],
+    /// Added to the two outputs where given (over `q_l`, evaluation representation).
+    pub addends: [Option<&'a B::Poly<Eval>>; 2],
+}
+
+impl<B: RlweBackend> core::fmt::Debug for EvalKeySwitch<'_, B> {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        f.debug_struct("EvalKeySwitch")
+            .field("error_scale", &self.error_scale)
+            .field("digits", &self.key.len())
+            .field("addends", &self.addends.map(|a| a.is_some()))
+            .finish()
+    }
+}
+
+/// [`RlweBackend::switch_key_eval`] from the coefficient-representation steps: ModUp and
+/// inner product, `E^-1` on the sums, ModDown, `E` on the result, forward transforms, addends.
+pub fn switch_key_eval_by_steps<B: RlweBackend>(
+    backend: &B,
+    request: &EvalKeySwitch<'_, B>,
+) -> Result<[B::Poly<Eval>; 2]> {
+    let mut sums =
+        backend.mod_up_inner_product(request.tables, request.prepared, request.input, request.key, request.ring_qp)?;
+    if request.error_scale != 1 {
+        backend.scale_sums(&mut sums, request.scale_inverses)?;
+    }
+    let [down_b, down_a] = backend.mod_down_sums(request.tables, request.prepared, sums, request.ring_q)?;
+    let finish = |mut down: B::Poly<Coeff>, addend: Option<&B::Poly<Eval>>| -> Result<B::Poly<Eval>> {
+        if request.error_scale != 1 {
+            backend.scalar_mul_assign(&mut down, request.error_scale).be()?;
+        }
+        let mut out = backend.forward(down).be()?;
+        if let Some(addend) = addend {
+            backend.add_assign(&mut out, addend).be()?;
+        }
+        Ok(out)
+    };
+    Ok([finish(down_b, request.addends[0])?, finish(down_a, request.addends[1])?])
+}
+
 /// The reference: one digit at a time, on the host.
 impl RlweBackend for CpuBackend {
     type KeySwitchTables = ();
@@ -244,6 +312,30 @@ impl RlweBackend for poly_cuda::GpuBackend {
                 actual: sums.len(),
             })),
         }
+    }
+
+    /// NTT rings: the sums stay in the evaluation representation and
+    /// `GpuKeySwitch::mod_down_eval` transforms back only their special limbs; DGT rings take
+    /// the steps.
+    fn switch_key_eval(&self, request: &EvalKeySwitch<'_, Self>) -> Result<[poly_cuda::DevicePoly<Eval>; 2]> {
+        if request.ring_q.ring().transform() != poly::TransformKind::Ntt {
+            return switch_key_eval_by_steps(self, request);
+        }
+        let sums = request
+            .prepared
+            .key_switch_accumulate(request.input, request.key, rns::Extension::Exact, request.ring_qp)
+            .map_err(gpu_rns_error)?;
+        let limbs_q = request.ring_q.ring().num_limbs();
+        let p_scale = match request.error_scale {
+            1 => None,
+            _ => Some(request.scale_inverses.get(limbs_q..).ok_or(crate::RlweError::from_backend(
+                poly_cuda::GpuError::LengthMismatch { expected: limbs_q, actual: request.scale_inverses.len() },
+            ))?),
+        };
+        request
+            .prepared
+            .mod_down_eval(&sums, request.ring_p, request.ring_q, request.error_scale, p_scale, request.addends)
+            .map_err(gpu_rns_error)
     }
 
     fn forward_copy(&self, poly: &poly_cuda::DevicePoly<Coeff>) -> Result<poly_cuda::DevicePoly<Eval>> {

@@ -16,6 +16,9 @@ pub struct RlweContext<B: RlweBackend> {
     pub(crate) params: Arc<RlweParameters>,
     pub(crate) ring_q: B::Context,
     pub(crate) ring_qp: B::Context,
+    /// The backend context of `R_P`, the special primes alone (ModDown in the evaluation
+    /// representation transforms only these limbs back).
+    pub(crate) ring_p: B::Context,
     /// The gadget factors `g_j` over `qP`, one per digit.
     pub(crate) gadgets: Vec<Vec<u64>>,
     /// The key-switching tables as the backend uses them.
@@ -51,6 +54,9 @@ impl<B: RlweBackend> RlweContext<B> {
         }
         let ring_q = backend.context(params.ring_q()).be()?;
         let ring_qp = backend.context(params.ring_qp()).be()?;
+        let ring_p = poly::RingContext::new(params.degree(), params.special_moduli(), params.transform())
+            .map_err(RlweError::from)?;
+        let ring_p = backend.context(&ring_p).be()?;
         let tables = params.key_switch_tables();
         let gadgets = (0..tables.num_digits()).map(|j| tables.gadget_factor(j)).collect::<rns::Result<_>>()?;
         let key_switch = backend.prepare_key_switch(tables)?;
@@ -61,6 +67,7 @@ impl<B: RlweBackend> RlweContext<B> {
             params: Arc::clone(params),
             ring_q,
             ring_qp,
+            ring_p,
             gadgets,
             key_switch,
             error_scale,

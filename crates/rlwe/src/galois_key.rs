@@ -223,9 +223,7 @@ impl<B: RlweBackend> RlweContext<B> {
     ) -> Result<[B::Poly<Eval>; 2]> {
         let backend = &self.backend;
         let permuted_c1 = backend.inverse(backend.automorphism_eval(c1, element).be()?).be()?;
-        let [switched_b, switched_a] = self.switch_key_at_level(&permuted_c1, key, level)?;
-        let mut out_c0 = backend.automorphism_eval(c0, element).be()?;
-        backend.add_assign(&mut out_c0, &backend.forward(switched_b).be()?).be()?;
-        Ok([out_c0, backend.forward(switched_a).be()?])
+        let permuted_c0 = backend.automorphism_eval(c0, element).be()?;
+        self.switch_key_at_level_eval(&permuted_c1, key, level, [Some(&permuted_c0), None])
     }
 }

@@ -9,9 +9,9 @@
 //! prime gives SEAL's method (a digit per prime of `q`); `k` special primes give hybrid key
 //! switching with `ceil(L / k)` digits. On a GPU step 1 is batched over all digits.
 
-use poly::Coeff;
+use poly::{Coeff, Eval};
 
-use crate::backend::RlweBackend;
+use crate::backend::{EvalKeySwitch, RlweBackend};
 use crate::context::RlweContext;
 use crate::error::BackendResult;
 use crate::key_switching_key::{KeySwitchingKey, check_digit_count};
@@ -40,6 +40,51 @@ impl<B: RlweBackend> RlweContext<B> {
         key: &KeySwitchingKey<B>,
         level: usize,
     ) -> Result<[B::Poly<Coeff>; 2]> {
+        let step = self.level_step(key, level)?;
+        let mut sums = self.backend.mod_up_inner_product(step.tables, step.prepared, input, step.key, step.ring_qp)?;
+        if self.error_scale == 1 {
+            return self.backend.mod_down_sums(step.tables, step.prepared, sums, step.ring_q);
+        }
+        self.backend.scale_sums(&mut sums, &step.scale_inverses)?;
+        let mut down = self.backend.mod_down_sums(step.tables, step.prepared, sums, step.ring_q)?;
+        for poly in &mut down {
+            self.backend.scalar_mul_assign(poly, self.error_scale).be()?;
+        }
+        Ok(down)
+    }
+
+    /// [`switch_key_at_level`](Self::switch_key_at_level) with the result in the evaluation
+    /// representation, each output added to its addend where given (BGV's relinearization
+    /// adds `(c_0, c_1)`, a rotation its permuted `c_0`): the forward transforms of the same
+    /// words, plus the addends. A device backend transforms only the special limbs back
+    /// ([`RlweBackend::switch_key_eval`]). Errors as `switch_key_at_level`.
+    pub fn switch_key_at_level_eval(
+        &self,
+        input: &B::Poly<Coeff>,
+        key: &KeySwitchingKey<B>,
+        level: usize,
+        addends: [Option<&B::Poly<Eval>>; 2],
+    ) -> Result<[B::Poly<Eval>; 2]> {
+        let step = self.level_step(key, level)?;
+        let request = EvalKeySwitch {
+            tables: step.tables,
+            prepared: step.prepared,
+            input,
+            key: step.key,
+            ring_qp: step.ring_qp,
+            ring_q: step.ring_q,
+            ring_p: &self.ring_p,
+            error_scale: self.error_scale,
+            scale_inverses: &step.scale_inverses,
+            addends,
+        };
+        self.backend.switch_key_eval(&request)
+    }
+
+    /// What a key switch with `key` at `level` works with, after the checks (parameters, error
+    /// scale, digit count): the level's tables, prepared tables, rings and key digits, and
+    /// `E^-1` modulo each prime of `q_l u P` (empty for `E = 1`).
+    fn level_step<'a>(&'a self, key: &'a KeySwitchingKey<B>, level: usize) -> Result<LevelStep<'a, B>> {
         self.check(key.params(), "key-switching key")?;
         if key.error_scale() != self.error_scale {
             return Err(RlweError::ParameterMismatch { what: "key-switching key (error scale)" });
@@ -53,20 +98,13 @@ impl<B: RlweBackend> RlweContext<B> {
             let (prepared, ring_qp) = self.key_switch_at_level(level)?;
             (&self.params.key_switch_at_level(level)?.tables, prepared, ring_qp)
         };
-        let mut sums = self.backend.mod_up_inner_product(tables, prepared, input, digits, ring_qp)?;
-        if self.error_scale == 1 {
-            return self.backend.mod_down_sums(tables, prepared, sums, ring_q);
+        let mut scale_inverses = Vec::new();
+        if self.error_scale != 1 {
+            for m in tables.q().moduli().iter().chain(tables.p().moduli()) {
+                scale_inverses.push(crate::chain::scale_inverse(m, self.error_scale)?);
+            }
         }
-        let mut inverses = Vec::with_capacity(tables.q().len() + tables.p().len());
-        for m in tables.q().moduli().iter().chain(tables.p().moduli()) {
-            inverses.push(crate::chain::scale_inverse(m, self.error_scale)?);
-        }
-        self.backend.scale_sums(&mut sums, &inverses)?;
-        let mut down = self.backend.mod_down_sums(tables, prepared, sums, ring_q)?;
-        for poly in &mut down {
-            self.backend.scalar_mul_assign(poly, self.error_scale).be()?;
-        }
-        Ok(down)
+        Ok(LevelStep { tables, prepared, ring_qp, ring_q, key: digits, scale_inverses })
     }
 
     /// The backend's key-switching tables of level `level` below the top and the backend
@@ -85,6 +123,16 @@ impl<B: RlweBackend> RlweContext<B> {
             requirement: "its key-switching tables could not be prepared".to_string(),
         })
     }
+}
+
+/// [`RlweContext::level_step`]'s result.
+struct LevelStep<'a, B: RlweBackend> {
+    tables: &'a rns::KeySwitchContext,
+    prepared: &'a B::KeySwitchTables,
+    ring_qp: &'a B::Context,
+    ring_q: &'a B::Context,
+    key: &'a [crate::EvalPair<B>],
+    scale_inverses: Vec<u64>,
 }
 
 #[cfg(test)]

@@ -37,7 +37,7 @@ pub mod security;
 pub mod serde_support;
 pub mod slots;
 
-pub use backend::{EvalPair, RlweBackend};
+pub use backend::{EvalKeySwitch, EvalPair, RlweBackend, switch_key_eval_by_steps};
 pub use context::RlweContext;
 pub use error::RlweError;
 pub use galois_key::GaloisKeys;

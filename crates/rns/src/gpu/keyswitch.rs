@@ -60,10 +60,31 @@ struct InnerProductParams {
     accumulate: u32,
 }
 
+/// Mirror of `ModDownEvalParams` in `kernels/keyswitch.cu`.
+#[repr(C)]
+#[derive(Debug, Clone, Copy, Default, Pod, Zeroable)]
+struct ModDownEvalParams {
+    sums: u64,
+    remainder: u64,
+    addend0: u64,
+    addend1: u64,
+    out0: u64,
+    out1: u64,
+    moduli: u64,
+    p_inv: u64,
+    p_inv_shoup: u64,
+    error_scale: u64,
+    log_n: u32,
+    limbs_q: u32,
+    limbs_qp: u32,
+    unused: u32,
+}
+
 // The kernels read these structs byte for byte, laid out as the C structs of
 // kernels/keyswitch.cu (same field order and types; u64 for pointers): their sizes are those
 // of the C structs (`Pod` already rules out padding).
 const _: () = assert!(size_of::<ModUpParams>() == 4 * 8 + 6 * 4);
+const _: () = assert!(size_of::<ModDownEvalParams>() == 10 * 8 + 4 * 4);
 const _: () = assert!(size_of::<InnerProductParams>() == (4 + 2 * MAX_DIGITS_PER_LAUNCH) * 8 + 4 * 4);
 
 poly_cuda::kernel_set! {
@@ -72,6 +93,7 @@ poly_cuda::kernel_set! {
         keyswitch_mod_up_one_prime,
         keyswitch_inner_product,
         keyswitch_inner_product_gaussian,
+        keyswitch_mod_down_eval,
     }
 }
 
@@ -115,6 +137,7 @@ pub struct GpuKeySwitch {
     q_p_moduli: usize,
     degree: usize,
     q: Vec<u64>,
+    p: Vec<u64>,
     q_p: Vec<u64>,
 }
 
@@ -154,6 +177,7 @@ impl GpuKeySwitch {
             q_p_moduli,
             degree: key_switch.degree(),
             q: key_switch.q().values(),
+            p: key_switch.p().values(),
             q_p: q_p.values(),
         })
     }
@@ -601,6 +625,107 @@ impl GpuKeySwitch {
         // SAFETY: the kernel writes all k limbs of `output`; the rings were checked.
         unsafe { self.mod_down_raw(input_address, output_address) }?;
         Ok(DevicePoly::from_device_buffer(q, output)?)
+    }
+
+    /// ModDown of both key-switching sums in the evaluation representation, each added to an
+    /// optional addend: `[addend_0 + F(E ModDown(E^-1 s_0)), addend_1 + F(E ModDown(E^-1 s_1))]`
+    /// over `q` (`ring_q`), `F` the forward transform and `s_k` the sums of
+    /// [`key_switch_accumulate`](Self::key_switch_accumulate) (evaluation representation over
+    /// `q u P`), `E = error_scale` with `p_scale` its inverse modulo each special prime (`None`
+    /// for `E = 1`). Only the `P` limbs go back to coefficients: they are copied out, inverse
+    /// transformed over `ring_p` (the special primes), scaled by `E^-1`, converted exactly to
+    /// `q` and forward transformed; one kernel then forms `addend + (s_q - E r) P^-1`, which
+    /// is the forward transform of the coefficient ModDown (linear per prime), word for word.
+    /// NTT rings only (the host-side composition serves the DGTs).
+    ///
+    /// Errors: [`RnsError::ContextMismatch`] unless `sums` is over `q u P`, `ring_q` is `q`,
+    /// `ring_p` is `P` and the addends are over `q`; [`RnsError::LengthMismatch`] unless
+    /// `sums` holds two polynomials and `p_scale` one scalar per special prime;
+    /// [`GpuError::WrongContext`](poly_cuda::GpuError::WrongContext) for another device.
+    /// Nothing is queued on an input error; the inputs are never changed.
+    pub fn mod_down_eval(
+        &self,
+        sums: &DevicePolyBatch<Eval>,
+        ring_p: &GpuContext,
+        ring_q: &GpuContext,
+        error_scale: u64,
+        p_scale: Option<&[u64]>,
+        addends: [Option<&DevicePoly<Eval>>; 2],
+    ) -> Result<[DevicePoly<Eval>; 2]> {
+        check_poly(&self.kernels, sums.context(), &self.q_p, self.degree, "ModDown input")?;
+        check_poly(&self.kernels, ring_q, &self.q, self.degree, "ModDown output")?;
+        check_poly(&self.kernels, ring_p, &self.p, self.degree, "ModDown special ring")?;
+        check_len("ModDown sums", 2, sums.len())?;
+        for addend in addends.iter().flatten() {
+            check_poly(&self.kernels, addend.context(), &self.q, self.degree, "ModDown addend")?;
+        }
+        if let Some(scale) = p_scale {
+            check_len("ModDown special scalars", self.p.len(), scale.len())?;
+        }
+        let (n, k, l) = (self.degree, self.q.len(), self.p.len());
+        let stride = self.stride();
+        // The P limbs of both sums, [2][l][N].
+        let stream = &self.kernels.stream;
+        let mut special = self.kernels.alloc_for_kernels(2 * l * n)?;
+        for poly in 0..2 {
+            let from = poly * stride + k * n;
+            let source = sums.device_buffer().slice(from..from + l * n);
+            let mut destination = special.slice_mut(poly * l * n..(poly + 1) * l * n);
+            stream
+                .memcpy_dtod(&source, &mut destination)
+                .map_err(|e| GpuError::Driver { call: "cuMemcpyDtoDAsync", reason: e.to_string() })?;
+        }
+        let mut special = DevicePolyBatch::<Eval>::from_device_buffer(ring_p, 2, special)?.inverse()?;
+        if let Some(scale) = p_scale {
+            special.scalar_mul_per_limb_assign(scale)?;
+        }
+        let special_address = self.kernels.read_address(special.device_buffer())?;
+        let mut remainder = self.kernels.alloc_for_kernels(2 * k * n)?;
+        let remainder_address = self.kernels.write_address(&mut remainder)?;
+        for poly in 0..2 {
+            let mut params = self.p_to_q.params(&self.tables, n, k);
+            params.input = special_address + 8 * (poly * l * n) as u64;
+            params.output = remainder_address + 8 * (poly * k * n) as u64;
+            // SAFETY: the converter P -> q of this context reads l limbs of `special` (polynomial
+            // `poly` of the [2][l][N] batch) and writes all k limbs of polynomial `poly` of
+            // `remainder` ([2][k][N]); both buffers are on this stream.
+            unsafe { self.kernels.convert(ConvertKernel::Exact, params) }?;
+        }
+        let remainder = DevicePolyBatch::<Coeff>::from_device_buffer(ring_q, 2, remainder)?.forward()?;
+        let mut out0 = self.kernels.alloc_for_kernels(k * n)?;
+        let mut out1 = self.kernels.alloc_for_kernels(k * n)?;
+        let addend_address = |addend: Option<&DevicePoly<Eval>>| -> Result<u64> {
+            addend.map_or(Ok(0), |a| self.kernels.read_address(a.device_buffer()))
+        };
+        let params = ModDownEvalParams {
+            sums: self.kernels.read_address(sums.device_buffer())?,
+            remainder: self.kernels.read_address(remainder.device_buffer())?,
+            addend0: addend_address(addends[0])?,
+            addend1: addend_address(addends[1])?,
+            out0: self.kernels.write_address(&mut out0)?,
+            out1: self.kernels.write_address(&mut out1)?,
+            moduli: self.tables.at(self.q_p_moduli),
+            p_inv: self.tables.at(self.p_inv_q),
+            p_inv_shoup: self.tables.at(self.p_inv_q_shoup),
+            error_scale,
+            log_n: n.trailing_zeros(),
+            limbs_q: k as u32,
+            limbs_qp: self.q_p.len() as u32,
+            unused: 0,
+        };
+        let blocks = (k * n).div_ceil(THREADS as usize);
+        let config = LaunchConfig { grid_dim: (blocks as u32, 2, 1), block_dim: (THREADS, 1, 1), shared_mem_bytes: 0 };
+        let mut builder = self.batch.keyswitch_mod_down_eval.builder(stream);
+        builder.arg_pod(&params);
+        // SAFETY: matches `keyswitch_mod_down_eval(ModDownEvalParams)` of kernels/keyswitch.cu
+        // (the struct mirrored field by field, size asserted above): `sums` holds [2][k + l][N]
+        // words (checked: two polynomials over q u P), `remainder` [2][k][N], each addend (or
+        // null) and output k N; the moduli table's first k triples are q's (q u P lists q
+        // first), `p_inv`/`p_inv_shoup` k words each. N is a power of two (a ring degree), so
+        // log_n is exact; the grid covers the k N words of both outputs. Every buffer is on
+        // this stream; the outputs are fresh and written whole before they are returned.
+        unsafe { builder.launch(config) }?;
+        Ok([DevicePoly::from_device_buffer(ring_q, out0)?, DevicePoly::from_device_buffer(ring_q, out1)?])
     }
 
     /// [`mod_down_poly`](Self::mod_down_poly) of every polynomial of a batch over `q u P`
