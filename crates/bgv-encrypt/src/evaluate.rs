@@ -214,25 +214,20 @@ impl<B: BgvBackend> BgvContext<B> {
         let backend = &self.backend;
         let (a0, a1) = two_polys(&a, "multiplication")?;
         let (b0, b1) = two_polys(&b, "multiplication")?;
-        // Element-wise in the evaluation representation: no transform.
-        let mut e1: B::Poly<Eval> = backend.mul(a0, b1).be()?;
-        backend.mul_add_assign(&mut e1, a1, b0).be()?;
-        let e0 = backend.mul(a0, b0).be()?;
-        let e2 = backend.mul(a1, b1).be()?;
+        // Element-wise in the evaluation representation: no transform (one kernel on a device).
+        let [e0, e1, e2] = backend.tensor_product([a0, a1], [b0, b1])?;
         let correction = self.mul_factors(a.correction, b.correction);
         Ok(self.product(vec![e0, e1, e2], a.level, correction, key_set))
     }
 
-    /// `a^2`: `(c_0^2, 2 c_0 c_1, c_1^2)`, element-wise.
+    /// `a^2`: `(c_0^2, 2 c_0 c_1, c_1^2)`, element-wise (one kernel on a device).
     pub fn square(&self, a: &Ciphertext<B>) -> Result<Ciphertext<B>> {
         self.check_ciphertext(a)?;
         let a = self.auto_switched(Operand::Borrowed(a))?;
         let backend = &self.backend;
         let (a0, a1) = two_polys(&a, "squaring")?;
-        let mut e1: B::Poly<Eval> = backend.mul(a0, a1).be()?;
-        backend.scalar_mul_assign(&mut e1, 2).be()?;
-        let e0 = backend.mul(a0, a0).be()?;
-        let e2 = backend.mul(a1, a1).be()?;
+        // 2 c_0 c_1 = c_0 c_1 + c_1 c_0: the tensor product of the pair with itself.
+        let [e0, e1, e2] = backend.tensor_product([a0, a1], [a0, a1])?;
         let correction = self.mul_factors(a.correction, a.correction);
         Ok(self.product(vec![e0, e1, e2], a.level, correction, a.key_set))
     }

@@ -301,6 +301,31 @@ impl DevicePoly<Eval> {
         Ok(DevicePoly { context: self.context.clone(), data, representation: PhantomData })
     }
 
+    /// The tensor product of the pairs `(c_0, c_1) = (self, c1)` and `(d_0, d_1)`:
+    /// `[c_0 d_0, c_0 d_1 + c_1 d_0, c_1 d_1]`, word for word the products and multiply-add of
+    /// [`DevicePoly::mul`] and [`DevicePoly::mul_add_assign`]. NTT contexts run one kernel
+    /// reading each input once; DGT and HDGT contexts run those steps. Errors as `mul` (every
+    /// operand checked before anything is queued); the inputs are never changed.
+    pub fn tensor(&self, c1: &Self, d0: &Self, d1: &Self) -> Result<[Self; 3]> {
+        for other in [c1, d0, d1] {
+            self.context.check_compatible(&other.context)?;
+        }
+        if self.context.ring().transform() != TransformKind::Ntt {
+            let mut middle = self.mul(d1)?;
+            middle.mul_add_assign(c1, d0)?;
+            return Ok([self.mul(d0)?, middle, c1.mul(d1)?]);
+        }
+        let len = self.data.len();
+        // SAFETY: ew_tensor writes every value of the three outputs.
+        let (mut e0, mut e1, mut e2) = unsafe {
+            let device = self.context.device();
+            (device.alloc::<u64>(len)?, device.alloc::<u64>(len)?, device.alloc::<u64>(len)?)
+        };
+        launch::tensor(&self.context, [&mut e0, &mut e1, &mut e2], [&self.data, &c1.data], [&d0.data, &d1.data])?;
+        let wrap = |data| DevicePoly { context: self.context.clone(), data, representation: PhantomData };
+        Ok([wrap(e0), wrap(e1), wrap(e2)])
+    }
+
     fn product_op(&self, accumulate: bool) -> BinaryOp {
         match (self.context.ring().transform(), accumulate) {
             (TransformKind::Ntt, false) => BinaryOp::Mul,

@@ -605,6 +605,7 @@ crate::kernel_set! {
         ew_sub,
         ew_mul,
         ew_mul_add,
+        ew_tensor,
         ew_gauss_mul,
         ew_gauss_mul_add,
         ew_neg,
@@ -711,6 +712,30 @@ impl BinaryOp {
 /// One thread per item (pair or value), grid capped at `u32::MAX` blocks.
 fn elementwise_config(items: u64) -> LaunchConfig {
     linear_config(usize::try_from(items).unwrap_or(usize::MAX), u32::MAX as usize)
+}
+
+/// `[c_0 d_0, c_0 d_1 + c_1 d_0, c_1 d_1]` into `out` (`ew_tensor`, NTT evaluation
+/// representation). The caller checks that every buffer belongs to `context` and holds
+/// `out[0].len()` values.
+pub(crate) fn tensor(
+    context: &GpuContext,
+    out: [&mut CudaSlice<u64>; 3],
+    c: [&CudaSlice<u64>; 2],
+    d: [&CudaSlice<u64>; 2],
+) -> Result<()> {
+    let device = context.device();
+    let [out0, out1, out2] = out;
+    let pairs = (out0.len() / 2) as u64;
+    let (log_n, limbs) = (context.degree().trailing_zeros() as i32, context.num_limbs() as i32);
+    let mut builder = device.kernels().elementwise.ew_tensor.builder(device.stream());
+    builder.arg(out0).arg(out1).arg(out2).arg(c[0]).arg(c[1]).arg(d[0]).arg(d[1]);
+    builder.arg(context.moduli_table()).arg(&log_n).arg(&limbs).arg(&pairs);
+    // SAFETY: matches `ew_tensor(out0, out1, out2, c0, c1, d0, d1, moduli, log_n,
+    // limbs_per_poly, pairs)`: the three outputs (distinct, mutably borrowed) and four inputs
+    // hold 2 pairs values each (the caller checks one context, hence one length); the inputs
+    // may alias one another (a square), never an output.
+    unsafe { builder.launch(elementwise_config(pairs)) }?;
+    Ok(())
 }
 
 /// `out <- op(a, b)` over `out.len()` values, where `a` is `out` itself when `None`

@@ -30,6 +30,19 @@ fn check_elementwise(device: &Arc<GpuDevice>, ring: &Arc<RingContext>, rng: &mut
         DevicePoly::upload(&gpu, &c).unwrap(),
     );
 
+    // The tensor product of (a, b) with (c, a), and of (a, b) with itself (a square: aliased
+    // inputs), against the CPU's products and multiply-add.
+    for (d0, d1, dd0, dd1) in [(&c, &a, &dc, &da), (&a, &b, &da, &db)] {
+        let mut middle = a.mul(d1).unwrap();
+        middle.mul_add_assign(&b, d0).unwrap();
+        let want = [a.mul(d0).unwrap(), middle, b.mul(d1).unwrap()];
+        let got = da.tensor(&db, dd0, dd1).unwrap();
+        for (k, (g, w)) in got.iter().zip(&want).enumerate() {
+            assert_eq!(g.download().unwrap(), *w, "{label}: tensor output {k}");
+        }
+    }
+    assert_eq!(da.download().unwrap(), a, "{label}: tensor changed an input");
+
     let mut sum = da.duplicate().unwrap();
     sum.add_assign(&db).unwrap();
     assert_eq!(sum.download().unwrap(), a.add(&b).unwrap(), "{label}: add");

@@ -25,8 +25,9 @@ pub trait RlweBackend: Backend + Clone {
     /// ModDown: two host polynomials on the CPU, one two-polynomial device buffer on the GPU.
     type KeySwitchSums;
 
-    /// Prepares `tables` for this backend (uploads them on a device).
-    fn prepare_key_switch(&self, tables: &KeySwitchContext) -> Result<Self::KeySwitchTables>;
+    /// Prepares `tables` for this backend (uploads them on a device), for key switching whose
+    /// errors are multiples of `error_scale` (1 for BFV, `t` for BGV).
+    fn prepare_key_switch(&self, tables: &KeySwitchContext, error_scale: u64) -> Result<Self::KeySwitchTables>;
 
     /// A whole key switch with the result in the evaluation representation, each output
     /// added to its addend where given: `[addend_b + F(ks_b), addend_a + F(ks_a)]`, `F` the
@@ -60,6 +61,15 @@ pub trait RlweBackend: Backend + Clone {
         sums: Self::KeySwitchSums,
         ring_q: &Self::Context,
     ) -> Result<[Self::Poly<Coeff>; 2]>;
+
+    /// The tensor product of the pairs `c = (c_0, c_1)` and `d = (d_0, d_1)` (evaluation
+    /// representation): `[c_0 d_0, c_0 d_1 + c_1 d_0, c_1 d_1]`. The provided method runs three
+    /// products and a multiply-add; a device backend one kernel. Same values either way.
+    fn tensor_product(&self, c: [&Self::Poly<Eval>; 2], d: [&Self::Poly<Eval>; 2]) -> Result<[Self::Poly<Eval>; 3]> {
+        let mut middle = self.mul(c[0], d[1]).be()?;
+        self.mul_add_assign(&mut middle, c[1], d[0]).be()?;
+        Ok([self.mul(c[0], d[0]).be()?, middle, self.mul(c[1], d[1]).be()?])
+    }
 
     /// The forward transform of a copy of `poly` (which stays as it is). The provided method
     /// duplicates and transforms; a device backend transforms straight into new memory.
@@ -214,7 +224,7 @@ impl RlweBackend for CpuBackend {
     type KeySwitchTables = ();
     type KeySwitchSums = [Poly<Coeff>; 2];
 
-    fn prepare_key_switch(&self, _tables: &KeySwitchContext) -> Result<()> {
+    fn prepare_key_switch(&self, _tables: &KeySwitchContext, _error_scale: u64) -> Result<()> {
         Ok(())
     }
 
@@ -281,8 +291,8 @@ impl RlweBackend for poly_cuda::GpuBackend {
     type KeySwitchTables = rns::gpu::GpuKeySwitch;
     type KeySwitchSums = poly_cuda::DevicePolyBatch<Coeff>;
 
-    fn prepare_key_switch(&self, tables: &KeySwitchContext) -> Result<rns::gpu::GpuKeySwitch> {
-        rns::gpu::GpuKeySwitch::new(self.device(), tables).map_err(gpu_rns_error)
+    fn prepare_key_switch(&self, tables: &KeySwitchContext, error_scale: u64) -> Result<rns::gpu::GpuKeySwitch> {
+        rns::gpu::GpuKeySwitch::with_error_scale(self.device(), tables, error_scale).map_err(gpu_rns_error)
     }
 
     fn mod_up_inner_product(
@@ -315,8 +325,8 @@ impl RlweBackend for poly_cuda::GpuBackend {
     }
 
     /// NTT rings: the sums stay in the evaluation representation and
-    /// `GpuKeySwitch::mod_down_eval` transforms back only their special limbs; DGT rings take
-    /// the steps.
+    /// `GpuKeySwitch::mod_down_eval` transforms back only their special limbs (`E^-1` folded
+    /// into its conversion when the tables were prepared); DGT rings take the steps.
     fn switch_key_eval(&self, request: &EvalKeySwitch<'_, Self>) -> Result<[poly_cuda::DevicePoly<Eval>; 2]> {
         if request.ring_q.ring().transform() != poly::TransformKind::Ntt {
             return switch_key_eval_by_steps(self, request);
@@ -325,21 +335,22 @@ impl RlweBackend for poly_cuda::GpuBackend {
             .prepared
             .key_switch_accumulate(request.input, request.key, rns::Extension::Exact, request.ring_qp)
             .map_err(gpu_rns_error)?;
-        let limbs_q = request.ring_q.ring().num_limbs();
-        let p_scale = match request.error_scale {
-            1 => None,
-            _ => Some(request.scale_inverses.get(limbs_q..).ok_or(crate::RlweError::from_backend(
-                poly_cuda::GpuError::LengthMismatch { expected: limbs_q, actual: request.scale_inverses.len() },
-            ))?),
-        };
         request
             .prepared
-            .mod_down_eval(&sums, request.ring_p, request.ring_q, request.error_scale, p_scale, request.addends)
+            .mod_down_eval(&sums, request.ring_p, request.ring_q, request.error_scale, request.addends)
             .map_err(gpu_rns_error)
     }
 
     fn forward_copy(&self, poly: &poly_cuda::DevicePoly<Coeff>) -> Result<poly_cuda::DevicePoly<Eval>> {
         poly.forward_to_new().be()
+    }
+
+    fn tensor_product(
+        &self,
+        c: [&poly_cuda::DevicePoly<Eval>; 2],
+        d: [&poly_cuda::DevicePoly<Eval>; 2],
+    ) -> Result<[poly_cuda::DevicePoly<Eval>; 3]> {
+        c[0].tensor(c[1], d[0], d[1]).be()
     }
 
     /// One kernel (`kernels/rlwe.cu`), after a small upload of the inverses of the last prime.

@@ -59,7 +59,7 @@ impl<B: RlweBackend> RlweContext<B> {
         let ring_p = backend.context(&ring_p).be()?;
         let tables = params.key_switch_tables();
         let gadgets = (0..tables.num_digits()).map(|j| tables.gadget_factor(j)).collect::<rns::Result<_>>()?;
-        let key_switch = backend.prepare_key_switch(tables)?;
+        let key_switch = backend.prepare_key_switch(tables, error_scale)?;
         let levels = (0..params.ciphertext_moduli().len()).map(|_| std::sync::OnceLock::new()).collect();
         let key_switch_levels = (0..params.ciphertext_moduli().len()).map(|_| std::sync::OnceLock::new()).collect();
         Ok(Self {

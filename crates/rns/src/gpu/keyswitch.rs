@@ -131,6 +131,10 @@ pub struct GpuKeySwitch {
     /// Per digit: its limbs of `q` and the converter `D_j -> (q \ D_j) u P`.
     digits: Vec<(Range<usize>, ConverterLayout)>,
     p_to_q: ConverterLayout,
+    /// With an error scale `E != 1` ([`with_error_scale`](Self::with_error_scale)): `E` and
+    /// the converter `P -> q` with `E^-1` folded into its per-limb scale, for
+    /// [`mod_down_eval`](Self::mod_down_eval).
+    p_to_q_scaled: Option<(u64, ConverterLayout)>,
     p_inv_q: usize,
     p_inv_q_shoup: usize,
     /// The moduli of `q u P` as `{p, barrett_hi, barrett_lo}` triples.
@@ -154,6 +158,15 @@ impl GpuKeySwitch {
 
     /// Uploads the tables of `key_switch` to `device` (one allocation).
     pub fn new(device: &GpuDevice, key_switch: &KeySwitchContext) -> Result<Self> {
+        Self::with_error_scale(device, key_switch, 1)
+    }
+
+    /// [`new`](Self::new) for key switching whose errors are multiples of `error_scale` (`E`;
+    /// BGV's `t`): the tables also hold the ModDown converter `P -> q` with `E^-1 mod p_j`
+    /// folded into the scale of each special limb, so [`mod_down_eval`](Self::mod_down_eval)
+    /// converts `E^-1 x` without a pass over the limbs. Errors with
+    /// [`RnsError::InvalidParameter`] for an `E` not invertible modulo a special prime.
+    pub fn with_error_scale(device: &GpuDevice, key_switch: &KeySwitchContext, error_scale: u64) -> Result<Self> {
         let mut host = HostTables::default();
         let mut digits = Vec::with_capacity(key_switch.num_digits());
         for digit in 0..key_switch.num_digits() {
@@ -161,6 +174,26 @@ impl GpuKeySwitch {
             digits.push((range, ConverterLayout::push(&mut host, key_switch.mod_up_converter(digit)?)));
         }
         let (p_to_q, p_inv_q, p_inv_q_shoup) = key_switch.mod_down_tables();
+        let p_to_q_scaled = match error_scale {
+            1 => None,
+            e => {
+                let from = p_to_q.from_base();
+                let mut scale = Vec::with_capacity(from.len());
+                let mut scale_shoup = Vec::with_capacity(from.len());
+                for (m, &w) in from.moduli().iter().zip(from.punctured_inverses()) {
+                    let inverse = m.inv(m.reduce(e)).map_err(|_| RnsError::InvalidParameter {
+                        name: "error scale",
+                        value: e,
+                        reason: "must be invertible modulo every special prime",
+                    })?;
+                    let folded = m.mul(w, inverse);
+                    scale.push(folded);
+                    scale_shoup.push(m.shoup(folded));
+                }
+                let layout = ConverterLayout::push(&mut host, p_to_q).with_scale(&mut host, &scale, &scale_shoup);
+                Some((e, layout))
+            }
+        };
         let p_to_q = ConverterLayout::push(&mut host, p_to_q);
         let p_inv_q = host.push(p_inv_q);
         let p_inv_q_shoup = host.push(p_inv_q_shoup);
@@ -172,6 +205,7 @@ impl GpuKeySwitch {
             tables: host.upload(device)?,
             digits,
             p_to_q,
+            p_to_q_scaled,
             p_inv_q,
             p_inv_q_shoup,
             q_p_moduli,
@@ -631,16 +665,18 @@ impl GpuKeySwitch {
     /// optional addend: `[addend_0 + F(E ModDown(E^-1 s_0)), addend_1 + F(E ModDown(E^-1 s_1))]`
     /// over `q` (`ring_q`), `F` the forward transform and `s_k` the sums of
     /// [`key_switch_accumulate`](Self::key_switch_accumulate) (evaluation representation over
-    /// `q u P`), `E = error_scale` with `p_scale` its inverse modulo each special prime (`None`
-    /// for `E = 1`). Only the `P` limbs go back to coefficients: they are copied out, inverse
-    /// transformed over `ring_p` (the special primes), scaled by `E^-1`, converted exactly to
-    /// `q` and forward transformed; one kernel then forms `addend + (s_q - E r) P^-1`, which
-    /// is the forward transform of the coefficient ModDown (linear per prime), word for word.
-    /// NTT rings only (the host-side composition serves the DGTs).
+    /// `q u P`), `E = error_scale` (1, or the scale of [`with_error_scale`](Self::with_error_scale)).
+    /// Only the `P` limbs go back to coefficients: they are copied out, inverse transformed
+    /// over `ring_p` (the special primes), converted exactly to `q` (the conversion's scale
+    /// times `E^-1`) and forward transformed; one kernel then forms
+    /// `addend + (s_q - E r) P^-1`, which is the forward transform of the coefficient ModDown
+    /// (linear per prime), word for word. NTT rings only (the host-side composition serves
+    /// the DGTs).
     ///
     /// Errors: [`RnsError::ContextMismatch`] unless `sums` is over `q u P`, `ring_q` is `q`,
     /// `ring_p` is `P` and the addends are over `q`; [`RnsError::LengthMismatch`] unless
-    /// `sums` holds two polynomials and `p_scale` one scalar per special prime;
+    /// `sums` holds two polynomials; [`RnsError::InvalidParameter`] for an `error_scale` other
+    /// than 1 and this context's;
     /// [`GpuError::WrongContext`](poly_cuda::GpuError::WrongContext) for another device.
     /// Nothing is queued on an input error; the inputs are never changed.
     pub fn mod_down_eval(
@@ -649,7 +685,6 @@ impl GpuKeySwitch {
         ring_p: &GpuContext,
         ring_q: &GpuContext,
         error_scale: u64,
-        p_scale: Option<&[u64]>,
         addends: [Option<&DevicePoly<Eval>>; 2],
     ) -> Result<[DevicePoly<Eval>; 2]> {
         check_poly(&self.kernels, sums.context(), &self.q_p, self.degree, "ModDown input")?;
@@ -659,9 +694,18 @@ impl GpuKeySwitch {
         for addend in addends.iter().flatten() {
             check_poly(&self.kernels, addend.context(), &self.q, self.degree, "ModDown addend")?;
         }
-        if let Some(scale) = p_scale {
-            check_len("ModDown special scalars", self.p.len(), scale.len())?;
-        }
+        let converter = match (error_scale, &self.p_to_q_scaled) {
+            (1, _) => &self.p_to_q,
+            (e, Some((scaled_e, layout))) if e == *scaled_e => layout,
+            (e, _) => {
+                return Err(RnsError::InvalidParameter {
+                    name: "error scale",
+                    value: e,
+                    reason: "must be 1 or the scale these tables were prepared with",
+                }
+                .into());
+            }
+        };
         let (n, k, l) = (self.degree, self.q.len(), self.p.len());
         let stride = self.stride();
         // The P limbs of both sums, [2][l][N].
@@ -675,18 +719,15 @@ impl GpuKeySwitch {
                 .memcpy_dtod(&source, &mut destination)
                 .map_err(|e| GpuError::Driver { call: "cuMemcpyDtoDAsync", reason: e.to_string() })?;
         }
-        let mut special = DevicePolyBatch::<Eval>::from_device_buffer(ring_p, 2, special)?.inverse()?;
-        if let Some(scale) = p_scale {
-            special.scalar_mul_per_limb_assign(scale)?;
-        }
+        let special = DevicePolyBatch::<Eval>::from_device_buffer(ring_p, 2, special)?.inverse()?;
         let special_address = self.kernels.read_address(special.device_buffer())?;
         let mut remainder = self.kernels.alloc_for_kernels(2 * k * n)?;
         let remainder_address = self.kernels.write_address(&mut remainder)?;
         for poly in 0..2 {
-            let mut params = self.p_to_q.params(&self.tables, n, k);
+            let mut params = converter.params(&self.tables, n, k);
             params.input = special_address + 8 * (poly * l * n) as u64;
             params.output = remainder_address + 8 * (poly * k * n) as u64;
-            // SAFETY: the converter P -> q of this context reads l limbs of `special` (polynomial
+            // SAFETY: a converter P -> q of this context reads l limbs of `special` (polynomial
             // `poly` of the [2][l][N] batch) and writes all k limbs of polynomial `poly` of
             // `remainder` ([2][k][N]); both buffers are on this stream.
             unsafe { self.kernels.convert(ConvertKernel::Exact, params) }?;
