@@ -27,6 +27,24 @@ const SHARED_WORDS: usize = 4096;
 /// Tiles of the conversion kernels: 2^4 ..= 2^6 coefficients (THREADS / 16 ..= THREADS / 4).
 const MIN_LOG_TILE: u32 = 4;
 const MAX_LOG_TILE: u32 = 6;
+/// Environment knob: the fewest outputs (output limbs times tile coefficients) a conversion
+/// block takes where the limbs allow; unset, [`min_block_outputs`] picks. Read once per
+/// process.
+pub const MIN_BLOCK_OUTPUTS_ENV: &str = "HEGPU_RNS_MIN_BLOCK_OUTPUTS";
+
+/// The fewest outputs a conversion block takes (where the output limbs allow) for a launch of
+/// `tiles` coefficient tiles. The second phase gives each thread 4 outputs, so 1024 keeps all
+/// 256 threads busy (grouping for [`TARGET_BLOCKS`] alone left 64 of them working at
+/// N = 2^15 with 16 output limbs); with 1024 tiles or more, 2048 (two items per thread, half
+/// the blocks reloading the tile). H100, 2026-11-24, same call, against no minimum: BFV
+/// Mul+Relin at 32768 898 -> 692 us, at 65536 hybrid 2124 -> 1971; 4096..16384 within noise
+/// or better (docs/perf/2026-11-24-h100-bgv-keyswitch-eval.md).
+fn min_block_outputs(tiles: usize) -> usize {
+    static KNOB: std::sync::OnceLock<Option<usize>> = std::sync::OnceLock::new();
+    let knob = *KNOB.get_or_init(|| std::env::var(MIN_BLOCK_OUTPUTS_ENV).ok().and_then(|v| v.parse().ok()));
+    knob.unwrap_or(if tiles >= 1024 { 2048 } else { 1024 })
+}
+
 /// Largest grid of the grid-stride kernels.
 pub(crate) const MAX_STRIDE_BLOCKS: usize = 1 << 16;
 
@@ -370,7 +388,10 @@ impl RnsKernels {
         let log_tile = (SHARED_WORDS / (k + 2)).max(1).ilog2().clamp(MIN_LOG_TILE, MAX_LOG_TILE);
         let tiles = n.div_ceil(1 << log_tile);
         let wanted_groups = TARGET_BLOCKS.div_ceil(tiles).max(1);
-        let group = outputs.div_ceil(wanted_groups).max(outputs.min(MIN_GROUP));
+        let group = outputs
+            .div_ceil(wanted_groups)
+            .max(outputs.min(MIN_GROUP))
+            .max(outputs.min(min_block_outputs(tiles) >> log_tile));
         let groups = outputs.div_ceil(group);
         params.log_tile = log_tile;
         params.group = group as u32;
