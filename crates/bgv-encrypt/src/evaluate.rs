@@ -9,7 +9,7 @@
 //! multiplies the factor by `q_l^{-1} mod t` (chain.rs of the core keeps the error a
 //! multiple of `t`).
 
-use poly::Eval;
+use poly::{Coeff, Eval};
 
 use crate::backend::BgvBackend;
 use crate::context::{BackendResult, BgvContext, Ciphertext, LevelPolicy, ModSwitching, RelinKey};
@@ -259,12 +259,7 @@ impl<B: BgvBackend> BgvContext<B> {
             2 => self.duplicate(a),
             3 => {
                 let c2 = self.inverse_copy(&a.polys[2])?;
-                let [c0, c1] = self.core.switch_key_at_level_eval(
-                    &c2,
-                    key.key_switching_key(),
-                    a.level,
-                    [Some(&a.polys[0]), Some(&a.polys[1])],
-                )?;
+                let [c0, c1] = self.relinearized_pair(&c2, &a.polys[0], &a.polys[1], key, a.level)?;
                 let mut out = self.ciphertext(vec![c0, c1], a.level, a.correction, key_set);
                 out.product = a.product;
                 Ok(out)
@@ -290,6 +285,20 @@ impl<B: BgvBackend> BgvContext<B> {
         self.relinearize_owned(self.square(a)?, key)
     }
 
+    /// `(c_0, c_1)` plus `c_2` (coefficient representation) switched from `s^2` to `s` at
+    /// `level`, in the evaluation representation: the core adds the switched pair to the
+    /// addends (one kernel on a device).
+    fn relinearized_pair(
+        &self,
+        c2: &B::Poly<Coeff>,
+        c0: &B::Poly<Eval>,
+        c1: &B::Poly<Eval>,
+        key: &RelinKey<B>,
+        level: usize,
+    ) -> Result<[B::Poly<Eval>; 2]> {
+        Ok(self.core.switch_key_at_level_eval(c2, key.key_switching_key(), level, [Some(c0), Some(c1)])?)
+    }
+
     fn relinearize_owned(&self, mut a: Ciphertext<B>, key: &RelinKey<B>) -> Result<Ciphertext<B>> {
         if a.polys.len() != 3 {
             return self.relinearize(&a, key);
@@ -302,13 +311,7 @@ impl<B: BgvBackend> BgvContext<B> {
             actual: 0,
         })?;
         let c2 = self.backend.inverse(c2).be()?;
-        // The core adds the switched pair to (c_0, c_1) in the evaluation representation.
-        let [c0, c1] = self.core.switch_key_at_level_eval(
-            &c2,
-            key.key_switching_key(),
-            a.level,
-            [Some(&a.polys[0]), Some(&a.polys[1])],
-        )?;
+        let [c0, c1] = self.relinearized_pair(&c2, &a.polys[0], &a.polys[1], key, a.level)?;
         a.polys = vec![c0, c1];
         Ok(a)
     }
