@@ -183,7 +183,88 @@ poly_cuda::kernel_set! {
     struct BgvKernels(poly_cuda::hegpu_kernels::BGV) { bgv_reduce_phase }
 }
 
-/// One kernel per decryption; the `N` words stay on the device until downloaded.
+/// Where `bgv_reduce_phase` writes its `N` words: a device buffer, or the device address of
+/// mapped host memory (`GpuDevice::collect_words`).
+#[cfg(feature = "cuda")]
+enum ReduceOutput<'a> {
+    Device(&'a mut poly_cuda::cudarc::driver::CudaSlice<u64>),
+    Mapped(u64),
+}
+
+/// Queues `bgv_reduce_phase` (kernels/bgv.cu) of `phase` into `output`, after checking that
+/// `phase` lives on `backend`'s device over the tables' primes.
+#[cfg(feature = "cuda")]
+fn queue_reduce_phase(
+    backend: &poly_cuda::GpuBackend,
+    tables: &DecryptionTables,
+    prepared: &poly_cuda::cudarc::driver::CudaSlice<u64>,
+    phase: &poly_cuda::DevicePoly<Coeff>,
+    correction_inv: u64,
+    output: ReduceOutput<'_>,
+) -> Result<()> {
+    let device = backend.device();
+    let context = phase.context();
+    let ring = context.ring();
+    let (n, limbs) = (ring.degree(), ring.num_limbs());
+    let kernels = device.kernel_set::<BgvKernels>().map_err(BgvError::from_backend)?;
+    let (t, t_hi, t_lo) = tables.plaintext_barrett();
+    let (q_mod_t, log_n, limbs_arg) = (tables.q_mod_t(), n.trailing_zeros() as i32, limbs as i32);
+    // Declared before the builder, which borrows it until the launch.
+    let mapped_address: u64;
+    let mut builder = kernels.bgv_reduce_phase.builder(device.stream());
+    match output {
+        ReduceOutput::Device(out) => builder.arg(out),
+        ReduceOutput::Mapped(address) => {
+            mapped_address = address;
+            builder.arg(&mapped_address)
+        }
+    };
+    builder
+        .arg(phase.device_buffer())
+        .arg(context.moduli_table())
+        .arg(prepared)
+        .arg(&t)
+        .arg(&t_hi)
+        .arg(&t_lo)
+        .arg(&q_mod_t)
+        .arg(&correction_inv)
+        .arg(&log_n)
+        .arg(&limbs_arg);
+    // SAFETY: matches `bgv_reduce_phase(u64* out, const u64* in, const Modulus* moduli,
+    // const u64* tables, u64 t, u64 t_barrett_hi, u64 t_barrett_lo, u64 q_mod_t, u64 correction_inv, int log_n, int
+    // limbs)` in kernels/bgv.cu: `out` holds N words (a device buffer of N words, or N words of
+    // mapped host memory that collect_words hands out), `in` L N canonical words (a DevicePoly
+    // of the ring whose primes are the tables', checked by the caller), the moduli table L
+    // triples, `tables` 3 L words (checked); 2 <= t < 2^60 (DecryptionTables::new) and
+    // correction_inv, q_mod_t < t. Every buffer is on the device's one stream. The shape is
+    // reduce_phase_config's: 256 threads per block, as the kernel's shared arrays hold.
+    unsafe { builder.launch(reduce_phase_config(n, limbs)) }.map_err(BgvError::from_backend)
+}
+
+/// Errors unless `phase` lives on `backend`'s device over the primes of `tables` (prepared).
+#[cfg(feature = "cuda")]
+fn check_phase(
+    backend: &poly_cuda::GpuBackend,
+    tables: &DecryptionTables,
+    prepared: &poly_cuda::cudarc::driver::CudaSlice<u64>,
+    phase: &poly_cuda::DevicePoly<Coeff>,
+) -> Result<()> {
+    let context = phase.context();
+    if !std::sync::Arc::ptr_eq(context.device(), backend.device()) {
+        return Err(BgvError::from_backend(poly_cuda::GpuError::WrongContext));
+    }
+    let ring = context.ring();
+    let limbs = ring.num_limbs();
+    let same_primes =
+        limbs == tables.num_limbs() && ring.moduli().iter().zip(&tables.moduli).all(|(a, b)| a.value() == b.value());
+    if !same_primes || prepared.len() != 3 * limbs {
+        return Err(poly::PolyError::ContextMismatch.into());
+    }
+    Ok(())
+}
+
+/// One kernel per decryption: into device memory (`reduce_phase_resident`), or straight into
+/// mapped host memory (`reduce_phase`: no separate copy back).
 #[cfg(feature = "cuda")]
 impl BgvBackend for poly_cuda::GpuBackend {
     type Decryption = poly_cuda::cudarc::driver::CudaSlice<u64>;
@@ -202,48 +283,31 @@ impl BgvBackend for poly_cuda::GpuBackend {
         phase: &poly_cuda::DevicePoly<Coeff>,
         correction_inv: u64,
     ) -> Result<Self::PlainWords> {
-        use poly_cuda::GpuError;
-        let device = self.device();
-        let context = phase.context();
-        if !std::sync::Arc::ptr_eq(context.device(), device) {
-            return Err(BgvError::from_backend(GpuError::WrongContext));
-        }
-        let ring = context.ring();
-        let (n, limbs) = (ring.degree(), ring.num_limbs());
-        let same_primes = limbs == tables.num_limbs()
-            && ring.moduli().iter().zip(&tables.moduli).all(|(a, b)| a.value() == b.value());
-        if !same_primes || prepared.len() != 3 * limbs {
-            return Err(poly::PolyError::ContextMismatch.into());
-        }
-        let stream = device.stream();
+        check_phase(self, tables, prepared, phase)?;
+        let n = phase.context().ring().degree();
         // SAFETY: the kernel writes all N words before anything reads them.
-        let mut out = unsafe { stream.alloc::<u64>(n) }
-            .map_err(|e| BgvError::from_backend(GpuError::alloc(n * size_of::<u64>(), e)))?;
-        let kernels = device.kernel_set::<BgvKernels>().map_err(BgvError::from_backend)?;
-        let (t, t_hi, t_lo) = tables.plaintext_barrett();
-        let (q_mod_t, log_n, limbs_arg) = (tables.q_mod_t(), n.trailing_zeros() as i32, limbs as i32);
-        let mut builder = kernels.bgv_reduce_phase.builder(stream);
-        builder
-            .arg(&mut out)
-            .arg(phase.device_buffer())
-            .arg(context.moduli_table())
-            .arg(prepared)
-            .arg(&t)
-            .arg(&t_hi)
-            .arg(&t_lo)
-            .arg(&q_mod_t)
-            .arg(&correction_inv)
-            .arg(&log_n)
-            .arg(&limbs_arg);
-        // SAFETY: matches `bgv_reduce_phase(u64* out, const u64* in, const Modulus* moduli,
-        // const u64* tables, u64 t, u64 t_barrett_hi, u64 t_barrett_lo, u64 q_mod_t, u64 correction_inv, int log_n, int
-        // limbs)` in kernels/bgv.cu: `out` holds N words, `in` L N canonical words (a DevicePoly
-        // of the ring whose primes are the tables', checked above), the moduli table L triples,
-        // `tables` 3 L words (checked); 2 <= t < 2^60 (DecryptionTables::new) and
-        // correction_inv, q_mod_t < t. Every buffer is on the device's one stream. The shape is
-        // reduce_phase_config's: 256 threads per block, as the kernel's shared arrays hold.
-        unsafe { builder.launch(reduce_phase_config(n, limbs)) }.map_err(BgvError::from_backend)?;
+        let mut out = unsafe { self.device().stream().alloc::<u64>(n) }
+            .map_err(|e| BgvError::from_backend(poly_cuda::GpuError::alloc(n * size_of::<u64>(), e)))?;
+        queue_reduce_phase(self, tables, prepared, phase, correction_inv, ReduceOutput::Device(&mut out))?;
         Ok(out)
+    }
+
+    fn reduce_phase(
+        &self,
+        tables: &DecryptionTables,
+        prepared: &Self::Decryption,
+        phase: &poly_cuda::DevicePoly<Coeff>,
+        correction_inv: u64,
+    ) -> Result<Vec<u64>> {
+        check_phase(self, tables, prepared, phase)?;
+        let n = phase.context().ring().degree();
+        if n > poly_cuda::STAGING_MAX_WORDS {
+            let words = self.reduce_phase_resident(tables, prepared, phase, correction_inv)?;
+            return Ok(bfv::BfvBackend::download_plain_words(self, &words)?);
+        }
+        self.device().collect_words(n, |address| {
+            queue_reduce_phase(self, tables, prepared, phase, correction_inv, ReduceOutput::Mapped(address))
+        })
     }
 }
 

@@ -188,13 +188,33 @@ impl<B: BgvBackend> BgvContext<B> {
     /// garbage without an error: ask [`noise_budget`](Self::noise_budget).
     /// [`decrypt_resident`](Self::decrypt_resident) leaves the plaintext on the backend.
     pub fn decrypt(&self, ciphertext: &Ciphertext<B>, secret: &SecretKey<B>) -> Result<Plaintext> {
-        self.decrypt_resident(ciphertext, secret)?.to_plaintext()
+        let (phase, tables, correction_inv) = self.decryption_inputs(ciphertext, secret)?;
+        // On a device the kernel writes straight into host memory (no separate copy back).
+        let coefficients = self.backend.reduce_phase(&tables.decryption, &tables.prepared, &phase, correction_inv)?;
+        if coefficients.len() != self.params.degree() {
+            return Err(
+                poly::PolyError::LengthMismatch { expected: self.params.degree(), actual: coefficients.len() }.into()
+            );
+        }
+        Ok(Plaintext::from_reduced(&self.params, coefficients))
     }
 
     /// [`decrypt`](Self::decrypt) with the plaintext left on the backend: on the GPU the work
     /// is queued and nothing waits; the `N` words stay in device memory until
     /// [`ResidentPlaintext::to_plaintext`]. The same coefficients as `decrypt`; the same errors.
     pub fn decrypt_resident(&self, ciphertext: &Ciphertext<B>, secret: &SecretKey<B>) -> Result<ResidentPlaintext<B>> {
+        let (phase, tables, correction_inv) = self.decryption_inputs(ciphertext, secret)?;
+        let words = self.backend.reduce_phase_resident(&tables.decryption, &tables.prepared, &phase, correction_inv)?;
+        Ok(ResidentPlaintext::new(&self.params, &self.backend, words))
+    }
+
+    /// The phase of `ciphertext`, its level's tables and `f^{-1} mod t` (`f` its correction
+    /// factor): what both decryptions reduce.
+    fn decryption_inputs(
+        &self,
+        ciphertext: &Ciphertext<B>,
+        secret: &SecretKey<B>,
+    ) -> Result<(B::Poly<Coeff>, &crate::context::LevelTables<B>, u64)> {
         let phase = self.phase(ciphertext, secret)?;
         let tables = self.level_tables(ciphertext.level)?;
         let t = self.params.plaintext_modulus();
@@ -203,8 +223,7 @@ impl<B: BgvBackend> BgvContext<B> {
             value: ciphertext.correction,
             requirement: "must be invertible modulo t".to_string(),
         })?;
-        let words = self.backend.reduce_phase_resident(&tables.decryption, &tables.prepared, &phase, correction_inv)?;
-        Ok(ResidentPlaintext::new(&self.params, &self.backend, words))
+        Ok((phase, tables, correction_inv))
     }
 
     /// The noise budget in bits, exactly (big integers, on the host): with `v` the centered

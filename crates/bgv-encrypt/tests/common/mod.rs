@@ -207,7 +207,11 @@ pub fn session<B: BgvBackend>(backend: B, params: &Arc<BgvParameters>, salt: u64
         for p in context.download(ct).unwrap() {
             out.push(p.into_vec());
         }
-        out.push(context.decrypt(ct, &sk).unwrap().coefficients().to_vec());
+        let decrypted = context.decrypt(ct, &sk).unwrap().coefficients().to_vec();
+        // The plaintext left on the backend holds the same words.
+        let resident = context.decrypt_resident(ct, &sk).unwrap().to_plaintext().unwrap();
+        assert_eq!(resident.coefficients(), &decrypted[..], "decrypt_resident differs from decrypt");
+        out.push(decrypted);
         out.push(match context.noise_budget(ct, &sk) {
             Ok(budget) => vec![u64::from(budget)],
             Err(BgvError::NoiseBudgetExhausted { noise_bits, .. }) => vec![1 << 20, noise_bits],
