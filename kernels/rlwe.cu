@@ -41,3 +41,60 @@ extern "C" __global__ void rlwe_rescale_by_last(u64* __restrict__ out, const u64
         }
     }
 }
+
+// Rescaling in the evaluation representation (BGV keeps ciphertexts there), in two kernels
+// around a forward transform: for x over q_0 .. q_l in NTT form, with x_l's coefficients
+// `last` (one inverse transform of one limb),
+//   rlwe_rescale_correction: c_i = (0 - r) * q_l^{-1} mod q_i in coefficient form, r as in
+//     rlwe_rescale_by_last (the centered x_l E^{-1} mod q_l, times E), for every coefficient;
+//   (the host transforms c forward over q_0 .. q_{l-1})
+//   rlwe_rescale_combine: out_i = x_i * q_l^{-1} + F(c)_i mod q_i on the evaluations.
+// The forward transform is linear per prime, so out = F((x - E r) q_l^{-1}): the words of
+// rlwe_rescale_by_last followed by a forward transform. `constants` as there.
+//
+// Correction: `last` holds `polys` polynomials of one limb ([polys][N]); `out` [polys][limbs_out][N].
+// One thread per (coefficient, polynomial) (grid stride over coefficients, grid y = polynomial).
+extern "C" __global__ void rlwe_rescale_correction(u64* __restrict__ out, const u64* __restrict__ last_limb,
+                                                   const Modulus* __restrict__ moduli,
+                                                   const u64* __restrict__ constants, int log_n, int limbs_out,
+                                                   int scaled) {
+    const u64 n = 1ull << log_n;
+    const Modulus last = moduli[limbs_out];
+    const u64 half = last.p >> 1;
+    const u64* scale_inv = constants + 2 * limbs_out;
+    const u64* scale = scale_inv + 2;
+    const u64 poly = blockIdx.y;
+    u64* out_poly = out + poly * ((u64)limbs_out << log_n);
+    for (u64 j = (u64)blockIdx.x * blockDim.x + threadIdx.x; j < n; j += (u64)gridDim.x * blockDim.x) {
+        u64 x_last = last_limb[(poly << log_n) + j];
+        if (scaled) x_last = modarith::mul_shoup(x_last, scale_inv[0], scale_inv[1], last.p);
+        const bool negative = x_last > half;
+        for (int i = 0; i < limbs_out; ++i) {
+            const Modulus mi = moduli[i];
+            u64 r = modarith::reduce(x_last, mi);
+            if (negative) r = modarith::sub(r, modarith::reduce(last.p, mi), mi.p);
+            if (scaled) r = modarith::mul_shoup(r, scale[2 * i], scale[2 * i + 1], mi.p);
+            out_poly[((u64)i << log_n) + j] =
+                modarith::mul_shoup(modarith::neg(r, mi.p), constants[2 * i], constants[2 * i + 1], mi.p);
+        }
+    }
+}
+
+// Combine: for polynomial k = blockIdx.y (0 or 1), out_k[w] = in_k[w] * q_l^{-1} + corr[k][w] mod
+// q_i over the limbs_out N words w of q_0 .. q_{l-1} (in_k has one limb more, which is not read).
+extern "C" __global__ void rlwe_rescale_combine(u64* __restrict__ out0, u64* __restrict__ out1,
+                                                const u64* __restrict__ in0, const u64* __restrict__ in1,
+                                                const u64* __restrict__ corr, const Modulus* __restrict__ moduli,
+                                                const u64* __restrict__ constants, int log_n, int limbs_out) {
+    const u64 words = (u64)limbs_out << log_n;
+    const unsigned k = blockIdx.y;
+    const u64* in = k == 0 ? in0 : in1;
+    u64* out = k == 0 ? out0 : out1;
+    const u64* corr_k = corr + k * words;
+    for (u64 w = (u64)blockIdx.x * blockDim.x + threadIdx.x; w < words; w += (u64)gridDim.x * blockDim.x) {
+        const int i = (int)(w >> log_n);
+        const u64 p = moduli[i].p;
+        const u64 scaled = modarith::mul_shoup(in[w], constants[2 * i], constants[2 * i + 1], p);
+        out[w] = modarith::add(scaled, corr_k[w], p);
+    }
+}

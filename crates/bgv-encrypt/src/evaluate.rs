@@ -323,11 +323,8 @@ impl<B: BgvBackend> BgvContext<B> {
     pub fn mod_switch_to_next(&self, ciphertext: &Ciphertext<B>) -> Result<Ciphertext<B>> {
         self.check_ciphertext(ciphertext)?;
         let level = ciphertext.level;
-        let polys = ciphertext
-            .polys
-            .iter()
-            .map(|poly| self.forward(self.core.mod_switch_to_next_poly(&self.inverse_copy(poly)?, level)?))
-            .collect::<Result<Vec<_>>>()?;
+        let polys: Vec<&B::Poly<Eval>> = ciphertext.polys.iter().collect();
+        let polys = self.core.mod_switch_to_next_eval(&polys, level)?;
         let factor = self.level_tables(level)?.last_prime_inv_mod_t;
         Ok(self.ciphertext(polys, level - 1, self.mul_factors(ciphertext.correction, factor), ciphertext.key_set))
     }

@@ -116,6 +116,29 @@ pub trait RlweBackend: Backend + Clone {
         self.upload(target, &output).be()
     }
 
+    /// [`rescale_by_last_prime`](Self::rescale_by_last_prime) of each of `inputs` (evaluation
+    /// representation, one ring), with the results in the evaluation representation: the
+    /// forward transforms of the same words. `last_prime` is the one-prime context of the
+    /// inputs' last prime `q_l`. The provided method transforms each input back, rescales and
+    /// transforms forward; a device backend transforms back only the last limb.
+    fn rescale_by_last_prime_eval(
+        &self,
+        inputs: &[&Self::Poly<Eval>],
+        target: &Self::Context,
+        last_prime: &Self::Context,
+        error_scale: u64,
+    ) -> Result<Vec<Self::Poly<Eval>>> {
+        let _ = last_prime;
+        inputs
+            .iter()
+            .map(|input| {
+                let coefficients = self.inverse(self.duplicate(input).be()?).be()?;
+                let rescaled = self.rescale_by_last_prime(&coefficients, target, error_scale)?;
+                self.forward(rescaled).be()
+            })
+            .collect()
+    }
+
     /// The limbs of `input` whose primes are `target`'s, as a polynomial of `target`, whose
     /// primes must be a subsequence of `input`'s (in order): a key over `q P` restricted to
     /// `q_l P`. Either representation (both are per prime). The provided method goes through
@@ -363,6 +386,33 @@ impl RlweBackend for poly_cuda::GpuBackend {
         gpu_rescale_by_last_prime(self, input, target, error_scale)
     }
 
+    /// NTT rings: the last limb of each input goes back to coefficients (one transform over
+    /// `last_prime`), one kernel forms the correction over `q_0 .. q_{l-1}`, one forward
+    /// transform of it, one kernel adds `x q_l^-1` on the evaluations (two inputs per launch);
+    /// instead of transforming every limb back and forth. DGT rings take the provided steps.
+    fn rescale_by_last_prime_eval(
+        &self,
+        inputs: &[&poly_cuda::DevicePoly<Eval>],
+        target: &poly_cuda::GpuContext,
+        last_prime: &poly_cuda::GpuContext,
+        error_scale: u64,
+    ) -> Result<Vec<poly_cuda::DevicePoly<Eval>>> {
+        if target.ring().transform() != poly::TransformKind::Ntt {
+            return inputs
+                .iter()
+                .map(|input| {
+                    let coefficients = input.duplicate().be()?.inverse().be()?;
+                    gpu_rescale_by_last_prime(self, &coefficients, target, error_scale)?.forward().be()
+                })
+                .collect();
+        }
+        let mut out = Vec::with_capacity(inputs.len());
+        for pair in inputs.chunks(2) {
+            out.extend(gpu_rescale_eval_pair(self, pair, target, last_prime, error_scale)?);
+        }
+        Ok(out)
+    }
+
     /// One device-to-device copy per run of consecutive limbs (two for a key over `q P`
     /// restricted to `q_l P`).
     fn select_limbs<R: Representation>(
@@ -439,7 +489,11 @@ impl RlweBackend for poly_cuda::GpuBackend {
 #[cfg(feature = "cuda")]
 poly_cuda::kernel_set! {
     /// The kernels of `kernels/rlwe.cu`, loaded once per device.
-    struct RlweKernels(poly_cuda::hegpu_kernels::RLWE) { rlwe_rescale_by_last }
+    struct RlweKernels(poly_cuda::hegpu_kernels::RLWE) {
+        rlwe_rescale_by_last,
+        rlwe_rescale_correction,
+        rlwe_rescale_combine,
+    }
 }
 
 #[cfg(feature = "cuda")]
@@ -451,35 +505,9 @@ fn gpu_rescale_by_last_prime(
 ) -> Result<poly_cuda::DevicePoly<Coeff>> {
     use poly_cuda::GpuError;
     let device = backend.device();
-    if !std::sync::Arc::ptr_eq(input.context().device(), device) || !std::sync::Arc::ptr_eq(target.device(), device) {
-        return Err(crate::RlweError::from_backend(GpuError::WrongContext));
-    }
-    let (from, to) = (input.context().ring(), target.ring());
-    let limbs_out = to.num_limbs();
-    let prefix = from.moduli().iter().zip(to.moduli()).all(|(a, b)| a.value() == b.value());
-    if !prefix || from.num_limbs() != limbs_out + 1 || from.degree() != to.degree() {
-        return Err(crate::RlweError::Poly(poly::PolyError::ContextMismatch));
-    }
-    let last_modulus = &from.moduli()[limbs_out];
-    let last = last_modulus.value();
-    let scale_inv = crate::chain::scale_inverse(last_modulus, error_scale)?;
-    // limbs_out pairs {q_l^-1 mod q_i, shoup}, then {E^-1 mod q_l, shoup}, then limbs_out
-    // pairs {E mod q_i, shoup}.
-    let mut inverses = Vec::with_capacity(4 * limbs_out + 2);
-    for qi in to.moduli() {
-        let inv = qi.inv(qi.reduce(last))?;
-        inverses.extend_from_slice(&[inv, qi.shoup(inv)]);
-    }
-    inverses.extend_from_slice(&[scale_inv, last_modulus.shoup(scale_inv)]);
-    for qi in to.moduli() {
-        let scale = qi.reduce(error_scale);
-        inverses.extend_from_slice(&[scale, qi.shoup(scale)]);
-    }
+    let inverses = rescale_constants(backend, input.context(), target, error_scale)?;
     let stream = device.stream();
-    let inverses = stream
-        .clone_htod(&inverses)
-        .map_err(|e| crate::RlweError::from_backend(GpuError::driver("cuMemcpyHtoDAsync", e)))?;
-    let n = to.degree();
+    let (n, limbs_out) = (target.ring().degree(), target.ring().num_limbs());
     // SAFETY: the kernel writes every one of the limbs_out N words before anything reads them.
     let mut out = unsafe { stream.alloc::<u64>(n * limbs_out) }
         .map_err(|e| crate::RlweError::from_backend(GpuError::alloc(n * limbs_out * size_of::<u64>(), e)))?;
@@ -497,11 +525,154 @@ fn gpu_rescale_by_last_prime(
     // SAFETY: matches `rlwe_rescale_by_last` (u64* out, const u64* in, const Modulus* moduli,
     // const u64* constants, int log_n, int limbs_out, int scaled) in kernels/rlwe.cu: `out` holds
     // limbs_out N words, `in` (limbs_out + 1) N canonical words (a DevicePoly of the input ring,
-    // checked above to be the output's primes plus one), the input's moduli table limbs_out + 1
-    // triples, `constants` 4 limbs_out + 2 words; N = 2^log_n. Every buffer is on the device's
-    // one stream.
+    // checked by rescale_constants to be the output's primes plus one), the input's moduli table
+    // limbs_out + 1 triples, `constants` 4 limbs_out + 2 words; N = 2^log_n. Every buffer is on
+    // the device's one stream.
     unsafe { builder.launch(poly_cuda::kernel::linear_config(n, u32::MAX as usize)) }.be()?;
     poly_cuda::DevicePoly::from_device_buffer(target, out).be()
+}
+
+/// After checking that `from` (the input ring, on `backend`'s device) is `target`'s primes plus
+/// one more, the constants of kernels/rlwe.cu's rescaling kernels on the device: limbs_out pairs
+/// {q_l^-1 mod q_i, shoup}, then {E^-1 mod q_l, shoup}, then limbs_out pairs {E mod q_i, shoup}.
+#[cfg(feature = "cuda")]
+fn rescale_constants(
+    backend: &poly_cuda::GpuBackend,
+    from: &poly_cuda::GpuContext,
+    target: &poly_cuda::GpuContext,
+    error_scale: u64,
+) -> Result<poly_cuda::cudarc::driver::CudaSlice<u64>> {
+    use poly_cuda::GpuError;
+    let device = backend.device();
+    if !std::sync::Arc::ptr_eq(from.device(), device) || !std::sync::Arc::ptr_eq(target.device(), device) {
+        return Err(crate::RlweError::from_backend(GpuError::WrongContext));
+    }
+    let (from, to) = (from.ring(), target.ring());
+    let limbs_out = to.num_limbs();
+    let prefix = from.moduli().iter().zip(to.moduli()).all(|(a, b)| a.value() == b.value());
+    if !prefix || from.num_limbs() != limbs_out + 1 || from.degree() != to.degree() {
+        return Err(crate::RlweError::Poly(poly::PolyError::ContextMismatch));
+    }
+    let last_modulus = &from.moduli()[limbs_out];
+    let last = last_modulus.value();
+    let scale_inv = crate::chain::scale_inverse(last_modulus, error_scale)?;
+    let mut inverses = Vec::with_capacity(4 * limbs_out + 2);
+    for qi in to.moduli() {
+        let inv = qi.inv(qi.reduce(last))?;
+        inverses.extend_from_slice(&[inv, qi.shoup(inv)]);
+    }
+    inverses.extend_from_slice(&[scale_inv, last_modulus.shoup(scale_inv)]);
+    for qi in to.moduli() {
+        let scale = qi.reduce(error_scale);
+        inverses.extend_from_slice(&[scale, qi.shoup(scale)]);
+    }
+    device
+        .stream()
+        .clone_htod(&inverses)
+        .map_err(|e| crate::RlweError::from_backend(GpuError::driver("cuMemcpyHtoDAsync", e)))
+}
+
+/// `RlweBackend::rescale_by_last_prime_eval` of one or two inputs of one NTT ring on the device.
+#[cfg(feature = "cuda")]
+fn gpu_rescale_eval_pair(
+    backend: &poly_cuda::GpuBackend,
+    inputs: &[&poly_cuda::DevicePoly<Eval>],
+    target: &poly_cuda::GpuContext,
+    last_prime: &poly_cuda::GpuContext,
+    error_scale: u64,
+) -> Result<Vec<poly_cuda::DevicePoly<Eval>>> {
+    use poly_cuda::GpuError;
+    let (Some(first), true) = (inputs.first(), inputs.len() <= 2) else {
+        return Err(crate::RlweError::from_backend(GpuError::LengthMismatch { expected: 2, actual: inputs.len() }));
+    };
+    let from = first.context();
+    for input in inputs {
+        from.check_compatible(input.context()).be()?;
+    }
+    let constants = rescale_constants(backend, from, target, error_scale)?;
+    let (n, limbs_out) = (target.ring().degree(), target.ring().num_limbs());
+    let last_ring = last_prime.ring();
+    if last_ring.num_limbs() != 1
+        || last_ring.degree() != n
+        || last_ring.moduli()[0].value() != from.ring().moduli()[limbs_out].value()
+        || !std::sync::Arc::ptr_eq(last_prime.device(), backend.device())
+    {
+        return Err(crate::RlweError::Poly(poly::PolyError::ContextMismatch));
+    }
+    let device = backend.device();
+    let stream = device.stream();
+    let count = inputs.len();
+    let alloc = |len: usize| {
+        // SAFETY: every caller below fills all `len` words before anything reads them.
+        unsafe { stream.alloc::<u64>(len) }
+            .map_err(|e| crate::RlweError::from_backend(GpuError::alloc(len * size_of::<u64>(), e)))
+    };
+    // The last limb of each input, [count][N], back to coefficients over q_l.
+    let mut last = alloc(count * n)?;
+    for (k, input) in inputs.iter().enumerate() {
+        let source = input.device_buffer().slice(limbs_out * n..(limbs_out + 1) * n);
+        let mut destination = last.slice_mut(k * n..(k + 1) * n);
+        stream
+            .memcpy_dtod(&source, &mut destination)
+            .map_err(|e| crate::RlweError::from_backend(GpuError::driver("cuMemcpyDtoDAsync", e)))?;
+    }
+    let last = poly_cuda::DevicePolyBatch::<Eval>::from_device_buffer(last_prime, count, last).be()?.inverse().be()?;
+    let kernels = device.kernel_set::<RlweKernels>().be()?;
+    let (log_n, limbs_arg, scaled) = (n.trailing_zeros() as i32, limbs_out as i32, i32::from(error_scale != 1));
+    let mut correction = alloc(count * limbs_out * n)?;
+    let mut builder = kernels.rlwe_rescale_correction.builder(stream);
+    builder
+        .arg(&mut correction)
+        .arg(last.device_buffer())
+        .arg(from.moduli_table())
+        .arg(&constants)
+        .arg(&log_n)
+        .arg(&limbs_arg)
+        .arg(&scaled);
+    let mut config = poly_cuda::kernel::linear_config(n, u32::MAX as usize);
+    config.grid_dim.1 = count as u32;
+    // SAFETY: matches `rlwe_rescale_correction(u64* out, const u64* last_limb, const Modulus*
+    // moduli, const u64* constants, int log_n, int limbs_out, int scaled)` in kernels/rlwe.cu:
+    // grid y = count polynomials; `out` holds count limbs_out N words (all written), `last_limb`
+    // count N canonical words over q_l, the input ring's moduli table limbs_out + 1 triples (the
+    // last q_l, checked by rescale_constants), `constants` 4 limbs_out + 2 words. Every buffer
+    // is on the device's one stream.
+    unsafe { builder.launch(config) }.be()?;
+    let correction =
+        poly_cuda::DevicePolyBatch::<Coeff>::from_device_buffer(target, count, correction).be()?.forward().be()?;
+    let mut out0 = alloc(limbs_out * n)?;
+    let mut out1 = if count == 2 { Some(alloc(limbs_out * n)?) } else { None };
+    let second_input = inputs.get(1).unwrap_or(first);
+    let mut builder = kernels.rlwe_rescale_combine.builder(stream);
+    builder.arg(&mut out0);
+    match out1.as_mut() {
+        Some(out1) => builder.arg(out1),
+        // One polynomial: the second output is never written (grid y = 1); any valid address.
+        None => builder.arg(correction.device_buffer()),
+    };
+    builder
+        .arg(first.device_buffer())
+        .arg(second_input.device_buffer())
+        .arg(correction.device_buffer())
+        .arg(target.moduli_table())
+        .arg(&constants)
+        .arg(&log_n)
+        .arg(&limbs_arg);
+    let mut config = poly_cuda::kernel::linear_config(limbs_out * n, u32::MAX as usize);
+    config.grid_dim.1 = count as u32;
+    // SAFETY: matches `rlwe_rescale_combine(u64* out0, u64* out1, const u64* in0, const u64* in1,
+    // const u64* corr, const Modulus* moduli, const u64* constants, int log_n, int limbs_out)` in
+    // kernels/rlwe.cu: grid y = count (1 or 2) picks (out_k, in_k); each out_k holds limbs_out N
+    // words (all written), each in_k (limbs_out + 1) N (the first limbs_out N read), `corr`
+    // count limbs_out N, the target's moduli table limbs_out triples, `constants` as above. With
+    // one polynomial the kernel never touches its second output, which aliases `corr` only as
+    // an address. Every buffer is on the device's one stream.
+    unsafe { builder.launch(config) }.be()?;
+    let mut out = vec![poly_cuda::DevicePoly::from_device_buffer(target, out0).be()?];
+    if let Some(out1) = out1 {
+        out.push(poly_cuda::DevicePoly::from_device_buffer(target, out1).be()?);
+    }
+    Ok(out)
 }
 
 /// The runs of consecutive limbs that take `target`'s primes out of `from`'s: `(first limb in

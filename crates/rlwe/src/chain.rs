@@ -20,7 +20,7 @@
 
 use std::sync::Arc;
 
-use poly::{Coeff, Poly, RingContext};
+use poly::{Coeff, Eval, Poly, RingContext};
 
 use crate::backend::RlweBackend;
 use crate::context::RlweContext;
@@ -186,6 +186,44 @@ impl<B: RlweBackend> RlweContext<B> {
         }
         let target = self.context_at_level(level - 1)?;
         self.backend.rescale_by_last_prime(poly, target, self.error_scale)
+    }
+
+    /// [`mod_switch_to_next_poly`](Self::mod_switch_to_next_poly) of each of `polys` (one level,
+    /// evaluation representation), the results in the evaluation representation: the forward
+    /// transforms of the same words ([`RlweBackend::rescale_by_last_prime_eval`]; a device
+    /// backend transforms back only the last limb). Errors as `mod_switch_to_next_poly`.
+    pub fn mod_switch_to_next_eval(&self, polys: &[&B::Poly<Eval>], level: usize) -> Result<Vec<B::Poly<Eval>>> {
+        self.params.check_level(level)?;
+        if level == 0 {
+            return Err(RlweError::InvalidParameter {
+                name: "level",
+                value: 0,
+                requirement: "level 0 has one prime left: there is no next level".to_string(),
+            });
+        }
+        if self.params.transform() != poly::TransformKind::Ntt {
+            // The DGTs transform whole limbs of Gaussian pairs: every limb goes back and forth.
+            return polys
+                .iter()
+                .map(|poly| {
+                    let coefficients = self.backend.inverse(self.backend.duplicate(poly).be()?).be()?;
+                    self.backend.forward(self.mod_switch_to_next_poly(&coefficients, level)?).be()
+                })
+                .collect();
+        }
+        let target = self.context_at_level(level - 1)?;
+        let cell = &self.last_primes[level];
+        if cell.get().is_none() {
+            let prime = self.params.ciphertext_moduli()[level];
+            let ring = poly::RingContext::new(self.params.degree(), &[prime], self.params.transform())?;
+            let _ = cell.set(self.backend.context(&ring).be()?);
+        }
+        let last_prime = cell.get().ok_or(RlweError::InvalidParameter {
+            name: "level",
+            value: level as u64,
+            requirement: "its last prime's context could not be prepared".to_string(),
+        })?;
+        self.backend.rescale_by_last_prime_eval(polys, target, last_prime, self.error_scale)
     }
 
     /// The first `level + 1` limbs of `poly` (a polynomial over `q` or of a higher level, either

@@ -27,6 +27,9 @@ pub struct RlweContext<B: RlweBackend> {
     pub(crate) error_scale: u64,
     /// The backend contexts of the levels below the top, prepared on first use (chain.rs).
     pub(crate) levels: Vec<std::sync::OnceLock<B::Context>>,
+    /// The backend context of each level's last prime alone (`R_{q_l}` of one prime), for
+    /// rescaling in the evaluation representation, prepared on first use (chain.rs).
+    pub(crate) last_primes: Vec<std::sync::OnceLock<B::Context>>,
     /// The key-switching tables of the levels below the top as the backend uses them, with the
     /// backend context of `R_{q_l P}`, prepared on first use (keyswitch.rs).
     pub(crate) key_switch_levels: Vec<std::sync::OnceLock<(B::KeySwitchTables, B::Context)>>,
@@ -62,6 +65,7 @@ impl<B: RlweBackend> RlweContext<B> {
         let key_switch = backend.prepare_key_switch(tables, error_scale)?;
         let levels = (0..params.ciphertext_moduli().len()).map(|_| std::sync::OnceLock::new()).collect();
         let key_switch_levels = (0..params.ciphertext_moduli().len()).map(|_| std::sync::OnceLock::new()).collect();
+        let last_primes = (0..params.ciphertext_moduli().len()).map(|_| std::sync::OnceLock::new()).collect();
         Ok(Self {
             backend,
             params: Arc::clone(params),
@@ -72,6 +76,7 @@ impl<B: RlweBackend> RlweContext<B> {
             key_switch,
             error_scale,
             levels,
+            last_primes,
             key_switch_levels,
         })
     }
