@@ -17,28 +17,43 @@ using modarith::u64;
 // limbs_out pairs {q_l^{-1} mod q_i, shoup}, one pair {E^{-1} mod q_l, shoup}, limbs_out pairs
 // {E mod q_i, shoup}. One thread per coefficient (grid stride): it reads x_l once and writes
 // every limb (coalesced per limb).
+namespace {
+
+// One coefficient j of the rescaling, for every output limb i: with x_last = x_l (the last
+// limb's word), r the centered residue of x_l E^{-1} modulo q_l (times E),
+//   out[i N + j] = (x_i - E r) q_l^{-1} mod q_i, x_i = lower[i N + j];
+// with CORRECTION_ONLY, x_i = 0 (lower unused): out[i N + j] = -E r q_l^{-1} mod q_i.
+template <bool CORRECTION_ONLY>
+__device__ __forceinline__ void rescale_coefficient(u64* __restrict__ out, const u64* __restrict__ lower,
+                                                    u64 x_last, const u64 j, const Modulus* __restrict__ moduli,
+                                                    const u64* __restrict__ constants, const int log_n,
+                                                    const int limbs_out, const int scaled) {
+    const Modulus last = moduli[limbs_out];
+    const u64* scale_inv = constants + 2 * limbs_out;
+    const u64* scale = scale_inv + 2;
+    if (scaled) x_last = modarith::mul_shoup(x_last, scale_inv[0], scale_inv[1], last.p);
+    const bool negative = x_last > (last.p >> 1);
+    for (int i = 0; i < limbs_out; ++i) {
+        const Modulus mi = moduli[i];
+        u64 r = modarith::reduce(x_last, mi);
+        if (negative) r = modarith::sub(r, modarith::reduce(last.p, mi), mi.p);
+        if (scaled) r = modarith::mul_shoup(r, scale[2 * i], scale[2 * i + 1], mi.p);
+        const u64 index = ((u64)i << log_n) + j;
+        const u64 difference = CORRECTION_ONLY ? modarith::neg(r, mi.p) : modarith::sub(lower[index], r, mi.p);
+        out[index] = modarith::mul_shoup(difference, constants[2 * i], constants[2 * i + 1], mi.p);
+    }
+}
+
+}  // namespace
+
 extern "C" __global__ void rlwe_rescale_by_last(u64* __restrict__ out, const u64* __restrict__ in,
                                                 const Modulus* __restrict__ moduli,
                                                 const u64* __restrict__ constants, int log_n, int limbs_out,
                                                 int scaled) {
     const u64 n = 1ull << log_n;
-    const Modulus last = moduli[limbs_out];
-    const u64 half = last.p >> 1;
-    const u64* scale_inv = constants + 2 * limbs_out;
-    const u64* scale = scale_inv + 2;
     for (u64 j = (u64)blockIdx.x * blockDim.x + threadIdx.x; j < n; j += (u64)gridDim.x * blockDim.x) {
-        u64 x_last = in[((u64)limbs_out << log_n) + j];
-        if (scaled) x_last = modarith::mul_shoup(x_last, scale_inv[0], scale_inv[1], last.p);
-        const bool negative = x_last > half;
-        for (int i = 0; i < limbs_out; ++i) {
-            const Modulus mi = moduli[i];
-            u64 r = modarith::reduce(x_last, mi);
-            if (negative) r = modarith::sub(r, modarith::reduce(last.p, mi), mi.p);
-            if (scaled) r = modarith::mul_shoup(r, scale[2 * i], scale[2 * i + 1], mi.p);
-            const u64 x = in[((u64)i << log_n) + j];
-            out[((u64)i << log_n) + j] =
-                modarith::mul_shoup(modarith::sub(x, r, mi.p), constants[2 * i], constants[2 * i + 1], mi.p);
-        }
+        rescale_coefficient<false>(out, in, in[((u64)limbs_out << log_n) + j], j, moduli, constants, log_n,
+                                   limbs_out, scaled);
     }
 }
 
@@ -59,24 +74,11 @@ extern "C" __global__ void rlwe_rescale_correction(u64* __restrict__ out, const 
                                                    const u64* __restrict__ constants, int log_n, int limbs_out,
                                                    int scaled) {
     const u64 n = 1ull << log_n;
-    const Modulus last = moduli[limbs_out];
-    const u64 half = last.p >> 1;
-    const u64* scale_inv = constants + 2 * limbs_out;
-    const u64* scale = scale_inv + 2;
     const u64 poly = blockIdx.y;
     u64* out_poly = out + poly * ((u64)limbs_out << log_n);
     for (u64 j = (u64)blockIdx.x * blockDim.x + threadIdx.x; j < n; j += (u64)gridDim.x * blockDim.x) {
-        u64 x_last = last_limb[(poly << log_n) + j];
-        if (scaled) x_last = modarith::mul_shoup(x_last, scale_inv[0], scale_inv[1], last.p);
-        const bool negative = x_last > half;
-        for (int i = 0; i < limbs_out; ++i) {
-            const Modulus mi = moduli[i];
-            u64 r = modarith::reduce(x_last, mi);
-            if (negative) r = modarith::sub(r, modarith::reduce(last.p, mi), mi.p);
-            if (scaled) r = modarith::mul_shoup(r, scale[2 * i], scale[2 * i + 1], mi.p);
-            out_poly[((u64)i << log_n) + j] =
-                modarith::mul_shoup(modarith::neg(r, mi.p), constants[2 * i], constants[2 * i + 1], mi.p);
-        }
+        rescale_coefficient<true>(out_poly, nullptr, last_limb[(poly << log_n) + j], j, moduli, constants, log_n,
+                                  limbs_out, scaled);
     }
 }
 

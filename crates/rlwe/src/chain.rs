@@ -176,14 +176,7 @@ impl<B: RlweBackend> RlweContext<B> {
     /// quotient keeps the error a multiple of `E`). Errors with [`RlweError::InvalidParameter`] at level 0 or
     /// above the top.
     pub fn mod_switch_to_next_poly(&self, poly: &B::Poly<Coeff>, level: usize) -> Result<B::Poly<Coeff>> {
-        self.params.check_level(level)?;
-        if level == 0 {
-            return Err(RlweError::InvalidParameter {
-                name: "level",
-                value: 0,
-                requirement: "level 0 has one prime left: there is no next level".to_string(),
-            });
-        }
+        self.check_switchable(level)?;
         let target = self.context_at_level(level - 1)?;
         self.backend.rescale_by_last_prime(poly, target, self.error_scale)
     }
@@ -193,14 +186,7 @@ impl<B: RlweBackend> RlweContext<B> {
     /// transforms of the same words ([`RlweBackend::rescale_by_last_prime_eval`]; a device
     /// backend transforms back only the last limb). Errors as `mod_switch_to_next_poly`.
     pub fn mod_switch_to_next_eval(&self, polys: &[&B::Poly<Eval>], level: usize) -> Result<Vec<B::Poly<Eval>>> {
-        self.params.check_level(level)?;
-        if level == 0 {
-            return Err(RlweError::InvalidParameter {
-                name: "level",
-                value: 0,
-                requirement: "level 0 has one prime left: there is no next level".to_string(),
-            });
-        }
+        self.check_switchable(level)?;
         if self.params.transform() != poly::TransformKind::Ntt {
             // The DGTs transform whole limbs of Gaussian pairs: every limb goes back and forth.
             return polys
@@ -224,6 +210,19 @@ impl<B: RlweBackend> RlweContext<B> {
             requirement: "its last prime's context could not be prepared".to_string(),
         })?;
         self.backend.rescale_by_last_prime_eval(polys, target, last_prime, self.error_scale)
+    }
+
+    /// Errors unless `level` is a level of these parameters above 0 (a level to switch down from).
+    fn check_switchable(&self, level: usize) -> Result<()> {
+        self.params.check_level(level)?;
+        if level == 0 {
+            return Err(RlweError::InvalidParameter {
+                name: "level",
+                value: 0,
+                requirement: "level 0 has one prime left: there is no next level".to_string(),
+            });
+        }
+        Ok(())
     }
 
     /// The first `level + 1` limbs of `poly` (a polynomial over `q` or of a higher level, either
