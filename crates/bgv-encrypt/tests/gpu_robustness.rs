@@ -24,6 +24,15 @@ mod on_device {
         gpu_cases::device().map(GpuBackend::from_device)
     }
 
+    /// The device's memory, as the tests of this file share it: the out-of-memory test takes
+    /// all of it (write), every other test runs beside the others (read), so that no test
+    /// meets the out-of-memory test's exhausted device (the test harness runs them at once).
+    static DEVICE_MEMORY: std::sync::RwLock<()> = std::sync::RwLock::new(());
+
+    fn shared_memory() -> std::sync::RwLockReadGuard<'static, ()> {
+        DEVICE_MEMORY.read().unwrap_or_else(std::sync::PoisonError::into_inner)
+    }
+
     /// Job `i` on one context: a BGV encryption, product, rotation, switch and decryption,
     /// and a BFV product and decryption, all from seeds of `i`; everything downloaded.
     fn job(
@@ -56,6 +65,7 @@ mod on_device {
     /// run one after the other, word for word, and every decryption is right.
     #[test]
     fn gpu_threads_sharing_one_context_equal_a_sequential_run() {
+        let _memory = shared_memory();
         threads_equal_a_sequential_run(13, 32, 8);
     }
 
@@ -65,6 +75,7 @@ mod on_device {
     /// job each against the sequential run, word for word, and both decryptions right.
     #[test]
     fn gpu_light_jobs_on_two_threads_equal_a_sequential_run() {
+        let _memory = shared_memory();
         light_jobs_equal_a_sequential_run(2);
     }
 
@@ -72,6 +83,7 @@ mod on_device {
     /// launches, for racecheck to compare with (docs/robustness.md).
     #[test]
     fn gpu_light_jobs_on_one_thread_equal_a_sequential_run() {
+        let _memory = shared_memory();
         light_jobs_equal_a_sequential_run(1);
     }
 
@@ -154,6 +166,7 @@ mod on_device {
     /// call succeeds and decrypts right.
     #[test]
     fn gpu_out_of_memory_is_a_typed_error_and_the_context_recovers() {
+        let _memory = DEVICE_MEMORY.write().unwrap_or_else(std::sync::PoisonError::into_inner);
         let Some(gpu) = gpu_backend() else { return };
         let params = Preset::Secure { log_degree: 14 }.build().unwrap();
         let context = BgvContext::new(gpu.clone(), &params).unwrap();
@@ -191,6 +204,7 @@ mod on_device {
     /// Ciphertexts and keys of one device handle used with a context of another are refused.
     #[test]
     fn gpu_objects_of_another_device_handle_are_refused() {
+        let _memory = shared_memory();
         let Some(first) = gpu_backend() else { return };
         let second = GpuBackend::new(0).unwrap();
         assert!(!std::sync::Arc::ptr_eq(first.device(), second.device()));
