@@ -265,18 +265,8 @@ __device__ __forceinline__ void limb_sum(const u64* c, u32 n, i64 b, u64 j, cons
 extern "C" __global__ void bigint_split(const SplitParams p) {
     const u64* in = (const u64*)p.in + (u64)blockIdx.y * p.in_stride;
     u64* out = (u64*)p.out + (u64)blockIdx.y * p.n;
-    const u64 mask = p.digit_bits >= 64 ? ~0ull : ((1ull << p.digit_bits) - 1);
     for (u64 i = (u64)blockIdx.x * blockDim.x + threadIdx.x; i < p.n; i += (u64)gridDim.x * blockDim.x) {
-        u64 v = 0;
-        if (i < p.count) {
-            const u64 pos = p.bit_offset + i * p.digit_bits;
-            const u64 word = pos >> 6;
-            const u32 shift = (u32)(pos & 63);
-            const u64 lo = word < p.in_limbs ? in[word] >> shift : 0;
-            const u64 hi = (shift != 0 && shift + p.digit_bits > 64 && word + 1 < p.in_limbs) ? in[word + 1] << (64 - shift) : 0;
-            v = (lo | hi) & mask;
-        }
-        out[i] = v;
+        out[i] = digit_at(in, p.in_limbs, p.bit_offset, p.digit_bits, p.count, i);
     }
 }
 
@@ -376,30 +366,8 @@ extern "C" __global__ void bigint_gather(const GatherParams p) {
     u64* lo_out = (u64*)p.lo + (u64)blockIdx.y * p.out_limbs;
     i64* hi_out = (i64*)p.hi + (u64)blockIdx.y * p.out_limbs;
     const u64* minuend = p.minuend ? (const u64*)p.minuend + (u64)blockIdx.y * p.minuend_stride : nullptr;
-    const i64 b = p.digit_bits;
     for (u64 j = (u64)blockIdx.x * blockDim.x + threadIdx.x; j < p.out_limbs; j += (u64)gridDim.x * blockDim.x) {
-        const i64 base = 64 * (i64)j;
-        i64 k_lo = (base - 63 + b - 1) / b;
-        if (base - 63 <= 0) k_lo = 0;
-        i64 k_hi = (base + 63) / b;
-        if (k_hi > (i64)p.n - 1) k_hi = (i64)p.n - 1;
-        u64 lo = 0, hi = 0;
-        for (i64 k = k_lo; k <= k_hi; ++k) {
-            const i64 o = b * k - base;
-            const u64 v = c[k];
-            const u64 piece = o >= 0 ? v << o : v >> (-o);
-            lo += piece;
-            hi += lo < piece ? 1 : 0;
-        }
-        if (minuend) {
-            const u64 t = j < p.minuend_limbs ? minuend[j] : 0;
-            const u64 d = t - lo;
-            const u64 borrow = t < lo ? 1 : 0;
-            lo = d;
-            hi = (u64)(-(i64)hi - (i64)borrow);
-        }
-        lo_out[j] = lo;
-        hi_out[j] = (i64)hi;
+        limb_sum(c, p.n, p.digit_bits, j, minuend, p.minuend_limbs, lo_out[j], hi_out[j]);
     }
 }
 
