@@ -1,9 +1,11 @@
 // Deterministic sampling kernels, bit-exact with crates/poly/src/sampling.rs. Specification:
-// docs/sampling.md. Every thread computes one ChaCha20 block of the stream (grid-stride loop).
+// docs/sampling.md. Every thread computes one ChaCha20 block of the stream: a grid-stride loop
+// for the uniform kernel; the ternary and binomial kernels spread the limbs over the grid too.
 //
 // Common arguments:
 //   key        Seed::key_words(), by value
 //   stream_id  Distribution::stream_id(poly_index) = tag << 56 | poly_index, computed by the host
+//   limbs_per_group  (ternary, binomial) limbs written by one row of the grid (blockIdx.y)
 //   out        limb-major [limb_count][N] u64, N = 1 << log_degree, N >= 8; 16-byte aligned
 //              (the kernels store pairs of u64; device allocations are 256-byte aligned and
 //              limb offsets are multiples of 64 bytes)
@@ -60,55 +62,63 @@ extern "C" __global__ void sample_uniform_kernel(uint64_t* __restrict__ out,
     }
 }
 
-// Writes the 8 signed values of coefficients 8b .. 8b + 7 into every limb.
-__device__ __forceinline__ void sampling_store_small(uint64_t* __restrict__ out,
-                                                     const modarith::Modulus* __restrict__ moduli,
-                                                     uint32_t limb_count, uint32_t log_degree, uint64_t b,
-                                                     const int64_t values[8]) {
-    for (uint32_t limb = 0; limb < limb_count; ++limb) {
-        const uint64_t p = moduli[limb].p;
-        ulonglong2* target = reinterpret_cast<ulonglong2*>(out + ((uint64_t)limb << log_degree) + 8 * b);
+// Threads per block of the ternary and binomial kernels (the host launches with this many).
+#define SMALL_SAMPLING_THREADS 128
+
+// Ternary and binomial sampling, one body. Grid: x covers the ChaCha blocks (block b holds
+// coefficients 8b .. 8b + 7; SMALL_SAMPLING_THREADS per CUDA block), y the groups of
+// `limbs_per_group` consecutive limbs. Each thread computes its ChaCha block once per group (the
+// blocks of a group are recomputed by the other groups: a ChaCha block is cheaper than the
+// serial stores of every limb, which left most SMs idle with one group), keeps its 8 signed
+// values in shared memory, and the CUDA block then writes its run of 8 * SMALL_SAMPLING_THREADS
+// coefficients into each limb of the group in coalesced pairs.
+template <class Value>
+__device__ __forceinline__ void sample_small_body(uint64_t* __restrict__ out,
+                                                  const modarith::Modulus* __restrict__ moduli,
+                                                  uint32_t limb_count, uint32_t log_degree, ChaChaKey key,
+                                                  uint64_t stream_id, uint32_t limbs_per_group, Value value_of) {
+    __shared__ int8_t values[8 * SMALL_SAMPLING_THREADS];
+    const uint64_t n = (uint64_t)1 << log_degree;
+    const uint64_t first_block = (uint64_t)blockIdx.x * SMALL_SAMPLING_THREADS;
+    const uint64_t b = first_block + threadIdx.x;
+    if (b < n / 8) {
+        uint32_t words[CHACHA20_BLOCK_WORDS];
+        chacha20_block(key, stream_id, b, words);
 #pragma unroll
-        for (int k = 0; k < 4; ++k) {
-            target[k] = make_ulonglong2(sampling_small_signed_mod(values[2 * k], p),
-                                        sampling_small_signed_mod(values[2 * k + 1], p));
+        for (int k = 0; k < 8; ++k) values[8 * threadIdx.x + k] = (int8_t)value_of(chacha20_u64(words, k));
+    }
+    __syncthreads();
+    const uint64_t first = 8 * first_block;
+    const uint32_t count = (uint32_t)min((uint64_t)8 * SMALL_SAMPLING_THREADS, n - first);
+    const uint32_t first_limb = blockIdx.y * limbs_per_group;
+    const uint32_t end_limb = min(limb_count, first_limb + limbs_per_group);
+    for (uint32_t limb = first_limb; limb < end_limb; ++limb) {
+        const uint64_t p = moduli[limb].p;
+        ulonglong2* target = reinterpret_cast<ulonglong2*>(out + ((uint64_t)limb << log_degree) + first);
+        for (uint32_t i = threadIdx.x; 2 * i < count; i += SMALL_SAMPLING_THREADS) {
+            target[i] = make_ulonglong2(sampling_small_signed_mod(values[2 * i], p),
+                                        sampling_small_signed_mod(values[2 * i + 1], p));
         }
     }
 }
 
-// Ternary: coefficient j = (u64 keystream word j) mod 3 - 1, in every limb. Threads: N / 8.
-extern "C" __global__ void sample_ternary_kernel(uint64_t* __restrict__ out,
-                                                 const modarith::Modulus* __restrict__ moduli, uint32_t limb_count,
-                                                 uint32_t log_degree, ChaChaKey key, uint64_t stream_id) {
-    const uint64_t block_count = ((uint64_t)1 << log_degree) / 8;
-    for (uint64_t b = blockIdx.x * (uint64_t)blockDim.x + threadIdx.x; b < block_count;
-         b += (uint64_t)gridDim.x * blockDim.x) {
-        uint32_t words[CHACHA20_BLOCK_WORDS];
-        chacha20_block(key, stream_id, b, words);
-        int64_t values[8];
-#pragma unroll
-        for (int k = 0; k < 8; ++k) values[k] = (int64_t)(chacha20_u64(words, k) % 3) - 1;
-        sampling_store_small(out, moduli, limb_count, log_degree, b, values);
-    }
+// Ternary: coefficient j = (u64 keystream word j) mod 3 - 1, in every limb.
+extern "C" __global__ void __launch_bounds__(SMALL_SAMPLING_THREADS)
+    sample_ternary_kernel(uint64_t* __restrict__ out, const modarith::Modulus* __restrict__ moduli,
+                          uint32_t limb_count, uint32_t log_degree, ChaChaKey key, uint64_t stream_id,
+                          uint32_t limbs_per_group) {
+    sample_small_body(out, moduli, limb_count, log_degree, key, stream_id, limbs_per_group,
+                      [](const uint64_t u) { return (int)(u % 3) - 1; });
 }
 
 // Centered binomial, eta = 21: coefficient j = popcount(u & (2^21 - 1)) - popcount((u >> 21) &
-// (2^21 - 1)) for u = u64 keystream word j, in every limb. Threads: N / 8.
-extern "C" __global__ void sample_cbd_kernel(uint64_t* __restrict__ out,
-                                             const modarith::Modulus* __restrict__ moduli, uint32_t limb_count,
-                                             uint32_t log_degree, ChaChaKey key, uint64_t stream_id) {
-    const uint64_t mask = (1ull << 21) - 1;
-    const uint64_t block_count = ((uint64_t)1 << log_degree) / 8;
-    for (uint64_t b = blockIdx.x * (uint64_t)blockDim.x + threadIdx.x; b < block_count;
-         b += (uint64_t)gridDim.x * blockDim.x) {
-        uint32_t words[CHACHA20_BLOCK_WORDS];
-        chacha20_block(key, stream_id, b, words);
-        int64_t values[8];
-#pragma unroll
-        for (int k = 0; k < 8; ++k) {
-            const uint64_t u = chacha20_u64(words, k);
-            values[k] = (int64_t)__popcll(u & mask) - (int64_t)__popcll((u >> 21) & mask);
-        }
-        sampling_store_small(out, moduli, limb_count, log_degree, b, values);
-    }
+// (2^21 - 1)) for u = u64 keystream word j, in every limb.
+extern "C" __global__ void __launch_bounds__(SMALL_SAMPLING_THREADS)
+    sample_cbd_kernel(uint64_t* __restrict__ out, const modarith::Modulus* __restrict__ moduli,
+                      uint32_t limb_count, uint32_t log_degree, ChaChaKey key, uint64_t stream_id,
+                      uint32_t limbs_per_group) {
+    sample_small_body(out, moduli, limb_count, log_degree, key, stream_id, limbs_per_group, [](const uint64_t u) {
+        const uint64_t mask = (1ull << 21) - 1;
+        return __popcll(u & mask) - __popcll((u >> 21) & mask);
+    });
 }

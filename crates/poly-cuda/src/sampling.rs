@@ -4,7 +4,8 @@
 //! returns for the same `(seed, poly_index)`. Layout and distributions: `docs/sampling.md`.
 //!
 //! One GPU thread computes one ChaCha20 block: four uniform coefficients, or eight ternary or
-//! binomial coefficients (written into every limb).
+//! binomial coefficients, which it writes into the limbs of its grid row (the limbs are spread
+//! over the grid's rows so that small degrees still occupy the GPU).
 
 use cudarc::driver::{CudaSlice, LaunchConfig};
 use poly::sampling::{CHACHA_BLOCK_WORDS, Distribution, MIN_SAMPLING_DEGREE};
@@ -48,11 +49,9 @@ fn geometry(context: &GpuContext) -> Result<(u32, u32)> {
     Ok((limbs, degree.trailing_zeros()))
 }
 
-/// Queues the sampler `kernel(kernels)` (`sample_uniform_kernel`, `sample_ternary_kernel` or
-/// `sample_cbd_kernel`, which share one signature) writing all `L * N` values of `out`.
-fn launch_sampler(
+/// Queues `sample_uniform_kernel` writing all `L * N` values of `out`.
+fn launch_uniform(
     context: &GpuContext,
-    kernel: fn(&SamplingKernels) -> &Kernel,
     threads: usize,
     out: &mut CudaSlice<u64>,
     seed: &Seed,
@@ -65,10 +64,10 @@ fn launch_sampler(
     }
     let device = context.device();
     let key = seed.key_words(); // zeroized when dropped, after the launch has copied it
-    let mut builder = kernel(&device.kernels().sampling).builder(device.stream());
+    let mut builder = device.kernels().sampling.sample_uniform_kernel.builder(device.stream());
     builder.arg(out).arg(context.moduli_table()).arg(&limbs).arg(&log_degree).arg(&*key).arg(&stream_id);
-    // SAFETY: the arguments match `kernel(uint64_t* out, const modarith::Modulus* moduli,
-    // uint32_t limb_count, uint32_t log_degree, ChaChaKey key, uint64_t stream_id)` in
+    // SAFETY: the arguments match `sample_uniform_kernel(uint64_t* out, const modarith::Modulus*
+    // moduli, uint32_t limb_count, uint32_t log_degree, ChaChaKey key, uint64_t stream_id)` in
     // kernels/sampling.cu: `out` holds L * N u64 (checked above) in a fresh allocation, so it is
     // 16-byte aligned for the kernel's paired stores; the moduli table holds L triples
     // `{p, barrett_hi, barrett_lo}` (= modarith::Modulus); `[u32; 8]` is the 32-byte, 4-aligned
@@ -87,7 +86,7 @@ impl<R: Representation> DevicePoly<R> {
         let len = context.ring().poly_len();
         // SAFETY: the kernel writes every one of the `len` values before anything reads them.
         let mut data = unsafe { context.device().alloc::<u64>(len) }?;
-        launch_sampler(context, |k| &k.sample_uniform_kernel, len / UNIFORM_PER_BLOCK, &mut data, seed, stream_id)?;
+        launch_uniform(context, len / UNIFORM_PER_BLOCK, &mut data, seed, stream_id)?;
         Self::from_device_buffer(context, data)
     }
 }
@@ -113,13 +112,53 @@ impl DevicePoly<Coeff> {
         seed: &Seed,
         stream_id: u64,
     ) -> Result<Self> {
+        let (limbs, log_degree) = geometry(context)?;
         let len = context.ring().poly_len();
-        // SAFETY: the kernel writes every one of the `len` values (each of its N / 8 threads
-        // writes 8 coefficients in every limb) before anything reads them.
+        let chacha_blocks = context.degree() / SMALL_PER_BLOCK;
+        let limbs_per_group = small_limbs_per_group(chacha_blocks, limbs as usize);
+        let groups = (limbs as usize).div_ceil(limbs_per_group);
+        let config = LaunchConfig {
+            grid_dim: (chacha_blocks.div_ceil(SMALL_THREADS) as u32, groups as u32, 1),
+            block_dim: (SMALL_THREADS as u32, 1, 1),
+            shared_mem_bytes: 0,
+        };
+        // SAFETY: every one of the `len` values is written by the kernel below before anything
+        // reads it (the grid covers the N / 8 ChaCha blocks and, in its rows, all L limbs).
         let mut data = unsafe { context.device().alloc::<u64>(len) }?;
-        launch_sampler(context, kernel, context.degree() / SMALL_PER_BLOCK, &mut data, seed, stream_id)?;
+        let device = context.device();
+        let key = seed.key_words(); // zeroized when dropped, after the launch has copied it
+        let limbs_per_group = limbs_per_group as u32;
+        let mut builder = kernel(&device.kernels().sampling).builder(device.stream());
+        builder
+            .arg(&mut data)
+            .arg(context.moduli_table())
+            .arg(&limbs)
+            .arg(&log_degree)
+            .arg(&*key)
+            .arg(&stream_id)
+            .arg(&limbs_per_group);
+        // SAFETY: the arguments match `kernel(uint64_t* out, const modarith::Modulus* moduli,
+        // uint32_t limb_count, uint32_t log_degree, ChaChaKey key, uint64_t stream_id, uint32_t
+        // limbs_per_group)` of kernels/sampling.cu: `out` holds L * N u64 in a fresh (16-byte
+        // aligned) allocation; the moduli table holds L `modarith::Modulus` triples; `[u32; 8]`
+        // is the `ChaChaKey`. The block size is the kernel's SMALL_SAMPLING_THREADS; the grid's x
+        // covers N / 8 ChaCha blocks (N >= 8 is a power of two) and its y rows the limbs in
+        // groups of `limbs_per_group` (at least 1). The kernel writes only `out[0 .. L * N)`.
+        unsafe { builder.launch(config) }?;
         Self::from_device_buffer(context, data)
     }
+}
+
+/// Threads per block of the ternary and binomial kernels (`SMALL_SAMPLING_THREADS` there).
+const SMALL_THREADS: usize = 128;
+/// Threads a ternary or binomial launch aims for: enough to occupy every SM of a large GPU.
+const SMALL_TARGET_THREADS: usize = 1 << 16;
+
+/// Limbs written per grid row: few enough rows that the `chacha_blocks` threads of each row,
+/// times the rows, reach [`SMALL_TARGET_THREADS`] (each row recomputes its ChaCha blocks).
+fn small_limbs_per_group(chacha_blocks: usize, limbs: usize) -> usize {
+    let groups = SMALL_TARGET_THREADS.div_ceil(chacha_blocks.max(1)).clamp(1, limbs.max(1));
+    limbs.max(1).div_ceil(groups)
 }
 
 /// ChaCha20 keystream blocks `first_block .. first_block + block_count` of stream `stream_id`,
@@ -153,3 +192,25 @@ pub fn chacha20_keystream(
     unsafe { builder.launch(config(block_count)) }?;
     device.download(&out)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::small_limbs_per_group;
+
+    #[test]
+    fn limb_groups_cover_every_limb_once() {
+        for log_n in 3..=17 {
+            let blocks = (1usize << log_n) / 8;
+            for limbs in 1..=70 {
+                let per_group = small_limbs_per_group(blocks, limbs);
+                let groups = limbs.div_ceil(per_group);
+                assert!(per_group >= 1 && (groups - 1) * per_group < limbs && groups * per_group >= limbs);
+                // Limbs share a row only when one row per limb would pass the target.
+                assert!(per_group == 1 || blocks * limbs > super::SMALL_TARGET_THREADS);
+            }
+        }
+        assert_eq!(small_limbs_per_group(8192, 48), 6);
+        assert_eq!(small_limbs_per_group(512, 3), 1);
+    }
+}
+

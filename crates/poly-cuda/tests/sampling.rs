@@ -71,9 +71,19 @@ fn device_keystream_matches_cpu_blocks() {
 }
 
 /// (log N, limbs, prime bits) covering small and large degrees, one and 64 limbs, and prime
-/// sizes from 30 to 61 bits.
-const SHAPES: [(u32, usize, u32); 7] =
-    [(10, 1, 30), (10, 64, 61), (11, 3, 50), (13, 5, 40), (14, 2, 61), (16, 7, 55), (17, 4, 61)];
+/// sizes from 30 to 61 bits; the last two give the ternary and binomial kernels rows of several
+/// limbs with a shorter last row (50 limbs in rows of 7, 35 in rows of 9).
+const SHAPES: [(u32, usize, u32); 9] = [
+    (10, 1, 30),
+    (10, 64, 61),
+    (11, 3, 50),
+    (13, 5, 40),
+    (14, 2, 61),
+    (16, 7, 55),
+    (17, 4, 61),
+    (16, 50, 55),
+    (17, 35, 60),
+];
 const INDICES: [u64; 3] = [0, 1, MAX_POLY_INDEX];
 
 fn check<R: Representation>(label: &str, ring: &RingContext, gpu: &DevicePoly<R>, cpu: &Poly<R>) {
