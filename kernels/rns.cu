@@ -22,8 +22,10 @@
 //             terms split over neighbouring threads and merged exactly by warp shuffles;
 //   phase 2   each thread forms the inner products sum_i y_i * w_{j,i} of two output limbs
 //             for two coefficients (register blocking: 2 shared and 2 table loads per 4
-//             products) as exact 192-bit sums of full 128-bit products, reduces once, and
-//             applies the mode's epilogue; consecutive threads write consecutive coefficients.
+//             products) as exact sums of full 128-bit products (128-bit sums when the host's
+//             bound k (max a_i - 1)(max c_j - 1) + HPS start < 2^128 holds: `narrow`, else
+//             192-bit), reduces once, and applies the mode's epilogue; consecutive threads
+//             write consecutive coefficients.
 //   The inner products differ in form from the CPU's (lazy Shoup products summed in 128
 //   bits) but not in value modulo the prime, so the canonical outputs are the same words.
 #include <cstdint>
@@ -32,6 +34,9 @@
 #include "wide_sum.cuh"
 
 using modarith::Modulus;
+using wide_sum::Sum128;
+using wide_sum::sum128;
+using wide_sum::sum128_mad;
 using wide_sum::Sum192;
 using wide_sum::sum192;
 using wide_sum::sum192_mad;
@@ -147,6 +152,8 @@ struct ConvertParams {
     u32 skip_len;
     u32 log_tile;                // TILE = 2^log_tile coefficients per block
     u32 group;                   // output limbs per block (blockIdx.y = group index)
+    u32 narrow;                  // 1: every inner product (with its HPS start) is below 2^128
+    u32 unused;
 };
 
 namespace {
@@ -233,6 +240,61 @@ __device__ __forceinline__ void finish_output(const ConvertParams& P, const u32 
     P.output[(u64)out_limb * P.n + index] = result;
 }
 
+__device__ __forceinline__ void sum_mad(Sum192& a, const u64 x, const u64 w) { sum192_mad(a, x, w); }
+__device__ __forceinline__ void sum_mad(Sum128& a, const u64 x, const u64 w) { sum128_mad(a, x, w); }
+__device__ __forceinline__ Sum192 to_sum192(const Sum192& a) { return a; }
+__device__ __forceinline__ Sum192 to_sum192(const Sum128& a) { return sum192(a); }
+template <class Sum>
+__device__ __forceinline__ Sum sum_from(const u64 lo, const u64 hi);
+template <>
+__device__ __forceinline__ Sum192 sum_from<Sum192>(const u64 lo, const u64 hi) { return sum192(lo, hi); }
+template <>
+__device__ __forceinline__ Sum128 sum_from<Sum128>(const u64 lo, const u64 hi) { return sum128(lo, hi); }
+
+// Phase 2 of convert_body with accumulators of type Sum (Sum128 or Sum192: the same values).
+template <int MODE, class Sum>
+__device__ __forceinline__ void inner_products(const ConvertParams& P, const u64 first, const u32 count,
+                                               const u64* y, const u64* aux_lo, const u64* aux_hi) {
+    const u32 log_tile = P.log_tile;
+    const u32 first_row = blockIdx.y * P.group;
+    const u32 rows = min(P.group, P.l - first_row);
+    const u32 log_half = log_tile - 1;
+    const u32 half = 1u << log_half;
+    const u32 items = ((rows + 1) >> 1) << log_half;
+    for (u32 idx = threadIdx.x; idx < items; idx += blockDim.x) {
+        const u32 c0 = idx & (half - 1);
+        const u32 c1 = c0 + half;
+        const u32 pair = idx >> log_half;
+        const u32 j0 = first_row + 2 * pair;
+        const bool second_row = 2 * pair + 1 < rows;
+        const u32 j1 = second_row ? j0 + 1 : j0;
+        Sum a00 = sum_from<Sum>(0, 0), a01 = sum_from<Sum>(0, 0);
+        if (MODE == MODE_HPS_SCALE) {
+            a00 = sum_from<Sum>(aux_lo[c0], aux_hi[c0]);
+            a01 = sum_from<Sum>(aux_lo[c1], aux_hi[c1]);
+        }
+        Sum a10 = a00, a11 = a01;
+        const u64* row0 = P.table + (u64)j0 * P.k;
+        const u64* row1 = P.table + (u64)j1 * P.k;
+        for (u32 i = 0; i < P.k; ++i) {
+            const u64 y0 = y[(i << log_tile) + c0];
+            const u64 y1 = y[(i << log_tile) + c1];
+            const u64 w0 = row0[i];
+            const u64 w1 = row1[i];
+            sum_mad(a00, y0, w0);
+            sum_mad(a01, y1, w0);
+            sum_mad(a10, y0, w1);
+            sum_mad(a11, y1, w1);
+        }
+        finish_output<MODE>(P, j0, c0, first, count, to_sum192(a00), aux_lo, aux_hi);
+        finish_output<MODE>(P, j0, c1, first, count, to_sum192(a01), aux_lo, aux_hi);
+        if (second_row) {
+            finish_output<MODE>(P, j1, c0, first, count, to_sum192(a10), aux_lo, aux_hi);
+            finish_output<MODE>(P, j1, c1, first, count, to_sum192(a11), aux_lo, aux_hi);
+        }
+    }
+}
+
 template <int MODE>
 __device__ __forceinline__ void convert_body(const ConvertParams& P) {
     extern __shared__ u64 shared[];
@@ -303,43 +365,12 @@ __device__ __forceinline__ void convert_body(const ConvertParams& P) {
     }
 
     // Phase 2: each thread takes two output limbs (j0, j1) of two coefficients (c0, c0 + tile/2):
-    // four inner products that share their loads of y and of the table rows.
-    const u32 first_row = blockIdx.y * P.group;
-    const u32 rows = min(P.group, P.l - first_row);
-    const u32 log_half = log_tile - 1;
-    const u32 half = 1u << log_half;
-    const u32 items = ((rows + 1) >> 1) << log_half;
-    for (u32 idx = threadIdx.x; idx < items; idx += blockDim.x) {
-        const u32 c0 = idx & (half - 1);
-        const u32 c1 = c0 + half;
-        const u32 pair = idx >> log_half;
-        const u32 j0 = first_row + 2 * pair;
-        const bool second_row = 2 * pair + 1 < rows;
-        const u32 j1 = second_row ? j0 + 1 : j0;
-        Sum192 a00 = sum192(0, 0), a01 = sum192(0, 0);
-        if (MODE == MODE_HPS_SCALE) {
-            a00 = sum192(aux_lo[c0], aux_hi[c0]);
-            a01 = sum192(aux_lo[c1], aux_hi[c1]);
-        }
-        Sum192 a10 = a00, a11 = a01;
-        const u64* row0 = P.table + (u64)j0 * P.k;
-        const u64* row1 = P.table + (u64)j1 * P.k;
-        for (u32 i = 0; i < P.k; ++i) {
-            const u64 y0 = y[(i << log_tile) + c0];
-            const u64 y1 = y[(i << log_tile) + c1];
-            const u64 w0 = row0[i];
-            const u64 w1 = row1[i];
-            sum192_mad(a00, y0, w0);
-            sum192_mad(a01, y1, w0);
-            sum192_mad(a10, y0, w1);
-            sum192_mad(a11, y1, w1);
-        }
-        finish_output<MODE>(P, j0, c0, first, count, a00, aux_lo, aux_hi);
-        finish_output<MODE>(P, j0, c1, first, count, a01, aux_lo, aux_hi);
-        if (second_row) {
-            finish_output<MODE>(P, j1, c0, first, count, a10, aux_lo, aux_hi);
-            finish_output<MODE>(P, j1, c1, first, count, a11, aux_lo, aux_hi);
-        }
+    // four inner products that share their loads of y and of the table rows. 128-bit sums
+    // where the host found every inner product below 2^128 (narrow), else 192-bit ones.
+    if (P.narrow) {
+        inner_products<MODE, Sum128>(P, first, count, y, aux_lo, aux_hi);
+    } else {
+        inner_products<MODE, Sum192>(P, first, count, y, aux_lo, aux_hi);
     }
 }
 

@@ -1,5 +1,6 @@
 // Exact 192-bit sums of full 128-bit products, reduced once at the end: the inner products of
-// the RNS conversions (kernels/rns.cu) and of key switching (kernels/keyswitch.cu).
+// the RNS conversions (kernels/rns.cu) and of key switching (kernels/keyswitch.cu); and
+// 128-bit sums for inner products whose bound the host has checked (Sum128).
 //
 // With factors below 2^62 every product is below 2^124, so up to 2^68 terms fit; the kernels
 // use at most a few hundred. The reduction gives the residue of the exact sum, which is the
@@ -52,6 +53,59 @@ __device__ __forceinline__ u64 sum192_reduce(const Sum192& a, const modarith::Mo
     if (a.s2 == 0) return modarith::reduce_u128(a.s0, a.s1, m);
     const u64 top = modarith::reduce_u128(a.s1, a.s2, m);
     return modarith::reduce_u128(a.s0, top, m);
+}
+
+// A sum known to stay below 2^128 (the caller bounds the number and size of its terms). With
+// x = x1 2^32 + x0 and w = w1 2^32 + w0, the partial products x0 w0 + x1 w1 2^64 go into
+// (hi, lo) with one carry, and the middle ones x0 w1 + x1 w0 into a 96-bit (mc, mid) weighted
+// 2^32: every addition is one wide multiply-add on aligned register pairs (about 8 instructions
+// a product, where sum192_mad takes about 20).
+struct Sum128 {
+    u64 lo, hi, mid;
+    uint32_t mc;
+};
+
+// The 128-bit value hi 2^64 + lo.
+__device__ __forceinline__ Sum128 sum128(const u64 lo, const u64 hi) {
+    Sum128 a;
+    a.lo = lo;
+    a.hi = hi;
+    a.mid = 0;
+    a.mc = 0;
+    return a;
+}
+
+// a += x * w. (hi, lo) stays at most the true sum, so with the sum below 2^128 its carry out is
+// zero; (mc, mid) takes at most 2^31 products.
+__device__ __forceinline__ void sum128_mad(Sum128& a, const u64 x, const u64 w) {
+    asm("{\n\t"
+        ".reg .u32 x0, x1, w0, w1;\n\t"
+        ".reg .u64 t;\n\t"
+        "mov.b64 {x0, x1}, %4;\n\t"
+        "mov.b64 {w0, w1}, %5;\n\t"
+        "mul.wide.u32 t, x0, w0;\n\t"
+        "add.cc.u64 %0, %0, t;\n\t"
+        "mul.wide.u32 t, x1, w1;\n\t"
+        "addc.u64 %1, %1, t;\n\t"
+        "mul.wide.u32 t, x0, w1;\n\t"
+        "add.cc.u64 %2, %2, t;\n\t"
+        "addc.u32 %3, %3, 0;\n\t"
+        "mul.wide.u32 t, x1, w0;\n\t"
+        "add.cc.u64 %2, %2, t;\n\t"
+        "addc.u32 %3, %3, 0;\n\t"
+        "}"
+        : "+l"(a.lo), "+l"(a.hi), "+l"(a.mid), "+r"(a.mc)
+        : "l"(x), "l"(w));
+}
+
+// The same value as a Sum192 (for sum192_reduce and the epilogues): lo + mid 2^32 + hi 2^64 +
+// mc 2^96, below 2^128.
+__device__ __forceinline__ Sum192 sum192(const Sum128& a) {
+    const u64 shifted = a.mid << 32;
+    const u64 s0 = a.lo + shifted;
+    const u64 carry = s0 < shifted ? 1 : 0;
+    const u64 s1 = a.hi + (a.mid >> 32) + ((u64)a.mc << 32) + carry;
+    return sum192(s0, s1);
 }
 
 }  // namespace wide_sum

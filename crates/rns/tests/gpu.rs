@@ -178,6 +178,18 @@ fn base_conversions_of_edge_shapes_match_the_cpu() {
     }
 }
 
+/// Both sides of the kernels' 128-bit bound (`k (max a - 1)(max c - 1) + (k + 1) 2^62 < 2^128`
+/// selects 128-bit sums): 16 and 17 primes of 62 bits (128-bit, then 192-bit sums), 17 of 62
+/// into 60 bits (192-bit), 64 of 61 bits (192-bit), 200 of 56 bits (128-bit).
+#[test]
+fn base_conversions_on_both_sides_of_the_128_bit_bound_match_the_cpu() {
+    let Some(device) = device() else { return };
+    let mut rng = StdRng::seed_from_u64(2);
+    for (from, to) in [((16, 62), (17, 62)), ((17, 62), (17, 62)), ((17, 62), (9, 60)), ((64, 61), (5, 61)), ((200, 56), (3, 56))] {
+        check_conversion(&device, 1 << 12, from, to, &mut rng);
+    }
+}
+
 /// 12 random cases: `|B|` 1..34 and `|C|` 1..32 primes of random sizes, degrees that are
 /// powers of two or not (300).
 #[test]

@@ -115,6 +115,11 @@ impl GpuHps {
             k: k as u32,
             l: l as u32,
             skip_start: l as u32,
+            narrow: super::launch::narrow_sums(
+                k,
+                self.q.iter().copied().max().unwrap_or(0),
+                self.p.iter().copied().max().unwrap_or(0),
+            ),
             ..Default::default()
         };
         // SAFETY: as above.

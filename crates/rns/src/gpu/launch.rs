@@ -79,6 +79,9 @@ pub(crate) struct ConvertParams {
     pub skip_len: u32,
     pub log_tile: u32,
     pub group: u32,
+    /// 1 where every inner product stays below 2^128 ([`narrow_sums`]): 128-bit sums.
+    pub narrow: u32,
+    pub unused: u32,
 }
 
 /// Mirror of `MontgomeryParams` in `kernels/rns.cu`.
@@ -146,7 +149,7 @@ pub(crate) struct HpsDecryptParams {
 // The kernels read these structs byte for byte, laid out as the C structs of kernels/rns.cu
 // (same field order and types; u64 for pointers): their sizes are those of the C structs
 // (`Pod` already rules out padding).
-const _: () = assert!(size_of::<ConvertParams>() == 21 * 8 + 6 * 4);
+const _: () = assert!(size_of::<ConvertParams>() == 21 * 8 + 8 * 4);
 const _: () = assert!(size_of::<MontgomeryParams>() == 11 * 8 + 2 * 4);
 const _: () = assert!(size_of::<BehzDecryptParams>() == 19 * 8 + 2 * 4);
 const _: () = assert!(size_of::<HpsDecryptParams>() == 12 * 8 + 2 * 4);
@@ -240,6 +243,24 @@ pub(crate) struct ConverterLayout {
     pub k: usize,
     /// Rows of the table (target limbs, redundant rows included).
     pub rows: usize,
+    /// [`narrow_sums`] of the two bases.
+    pub narrow: u32,
+}
+
+/// 1 when the conversion kernel may sum in 128 bits: every inner product of `k` canonical
+/// residues below `max_in` with table words below `max_out`, plus the rounded start of HPS
+/// scaling (below `(k + 1) 2^62`), stays below 2^128; else 0 (192-bit sums). Primes of up to 62
+/// bits give 1 for `k <= 15`, and the 50-60-bit primes of the presets for hundreds of limbs.
+pub(crate) fn narrow_sums(k: usize, max_in: u64, max_out: u64) -> u32 {
+    let k = k as u128;
+    let product = u128::from(max_in.saturating_sub(1)) * u128::from(max_out.saturating_sub(1));
+    let bound = product.checked_mul(k).and_then(|sum| sum.checked_add((k + 1) << 62));
+    u32::from(bound.is_some())
+}
+
+/// The largest modulus of `moduli` (0 for none).
+pub(crate) fn largest(moduli: &[Modulus]) -> u64 {
+    moduli.iter().map(Modulus::value).max().unwrap_or(0)
 }
 
 impl ConverterLayout {
@@ -261,6 +282,7 @@ impl ConverterLayout {
             fraction_lo: host.push(fraction_lo),
             k: from.len(),
             rows: converter.to_base().len(),
+            narrow: narrow_sums(from.len(), largest(from.moduli()), largest(converter.to_base().moduli())),
         }
     }
 
@@ -286,6 +308,7 @@ impl ConverterLayout {
             k: self.k as u32,
             l: outputs as u32,
             skip_start: outputs as u32,
+            narrow: self.narrow,
             ..ConvertParams::default()
         }
     }
@@ -473,3 +496,30 @@ pub(crate) fn decrypt_lanes(k: usize) -> u32 {
 fn stride_config(items: usize) -> LaunchConfig {
     linear_config(items, MAX_STRIDE_BLOCKS)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::narrow_sums;
+
+    #[test]
+    fn narrow_sums_holds_exactly_below_two_to_the_128() {
+        // 62-bit primes: 16 limbs stay below 2^128 (16 (2^62 - 1)^2 + 17 2^62), 17 do not.
+        assert_eq!(narrow_sums(16, 1 << 62, 1 << 62), 1);
+        assert_eq!(narrow_sums(17, 1 << 62, 1 << 62), 0);
+        assert_eq!(narrow_sums(255, 1 << 60, 1 << 60), 1);
+        assert_eq!(narrow_sums(256, 1 << 60, 1 << 60), 0);
+        assert_eq!(narrow_sums(300, 1 << 61, 1 << 61), 0);
+        assert_eq!(narrow_sums(0, u64::MAX, u64::MAX), 1);
+        // The exact bound: k p^2 + (k + 1) 2^62 against 2^128.
+        for k in [1usize, 2, 15, 16, 17, 100, 255] {
+            for bits in [30u32, 50, 55, 58, 60, 61, 62] {
+                let p = (1u64 << bits) - 1;
+                let exact = num_bigint::BigUint::from(k) * num_bigint::BigUint::from(p - 1).pow(2)
+                    + (num_bigint::BigUint::from(k + 1) << 62);
+                let fits = exact < (num_bigint::BigUint::from(1u8) << 128);
+                assert_eq!(narrow_sums(k, p, p) == 1, fits, "k = {k}, {bits} bits");
+            }
+        }
+    }
+}
+
