@@ -45,6 +45,16 @@ fn min_block_outputs(tiles: usize) -> usize {
     knob.unwrap_or(if tiles >= 1024 { 2048 } else { 1024 })
 }
 
+/// Environment knob: set to 1, every conversion sums in 192 bits (the path before 128-bit
+/// sums, for A/B runs); read once per process.
+pub const WIDE_SUMS_ENV: &str = "HEGPU_RNS_WIDE_SUMS";
+
+/// Whether [`WIDE_SUMS_ENV`] asks for 192-bit sums everywhere.
+fn wide_sums_forced() -> bool {
+    static KNOB: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
+    *KNOB.get_or_init(|| std::env::var(WIDE_SUMS_ENV).is_ok_and(|v| v == "1"))
+}
+
 /// Largest grid of the grid-stride kernels.
 pub(crate) const MAX_STRIDE_BLOCKS: usize = 1 << 16;
 
@@ -418,6 +428,9 @@ impl RnsKernels {
         let groups = outputs.div_ceil(group);
         params.log_tile = log_tile;
         params.group = group as u32;
+        if wide_sums_forced() {
+            params.narrow = 0;
+        }
         let config = LaunchConfig {
             grid_dim: (tiles as u32, groups as u32, 1),
             block_dim: (THREADS, 1, 1),
