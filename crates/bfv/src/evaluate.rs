@@ -159,10 +159,8 @@ impl<B: BfvBackend> BfvContext<B> {
         let backend = &self.backend;
         let (a0, a1) = (self.extend_for_product(&a.polys[0])?, self.extend_for_product(&a.polys[1])?);
         let (b0, b1) = (self.extend_for_product(&b.polys[0])?, self.extend_for_product(&b.polys[1])?);
-        let d0 = backend.mul(&a0, &b0).be()?;
-        let mut d1 = backend.mul(&a0, &b1).be()?;
-        backend.mul_add_assign(&mut d1, &a1, &b0).be()?;
-        let d2 = backend.mul(&a1, &b1).be()?;
+        // (a0 b0, a0 b1 + a1 b0, a1 b1): one kernel on a device.
+        let [d0, d1, d2] = backend.tensor_product([&a0, &a1], [&b0, &b1])?;
         let polys = vec![self.scale_down_product(d0)?, self.scale_down_product(d1)?, self.scale_down_product(d2)?];
         Ok(Ciphertext { params: Arc::clone(&self.params), polys, level: self.top_level(), key_set })
     }
@@ -173,10 +171,8 @@ impl<B: BfvBackend> BfvContext<B> {
         self.check_size(a, "squaring", "2", a.polys.len() == 2)?;
         let backend = &self.backend;
         let (a0, a1) = (self.extend_for_product(&a.polys[0])?, self.extend_for_product(&a.polys[1])?);
-        let d0 = backend.mul(&a0, &a0).be()?;
-        let mut d1 = backend.mul(&a0, &a1).be()?;
-        backend.scalar_mul_assign(&mut d1, 2).be()?;
-        let d2 = backend.mul(&a1, &a1).be()?;
+        // (a0^2, 2 a0 a1, a1^2): the tensor product of a with itself.
+        let [d0, d1, d2] = backend.tensor_product([&a0, &a1], [&a0, &a1])?;
         let polys = vec![self.scale_down_product(d0)?, self.scale_down_product(d1)?, self.scale_down_product(d2)?];
         Ok(Ciphertext { params: Arc::clone(&self.params), polys, level: self.top_level(), key_set: a.key_set })
     }
