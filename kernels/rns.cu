@@ -11,7 +11,8 @@
 // products in a 128-bit accumulator, the FixedPointSum of crates/rns/src/word.rs).
 //
 // Conversion kernels (one template, a MODE per operation): a block takes a TILE of
-// consecutive coefficients and a GROUP of output limbs (grid x = tiles, grid y = groups).
+// consecutive coefficients and a GROUP of output limbs (grid x = tiles, grid y = groups, grid z
+// = the polynomials of a batch, each with its own input and output).
 //   phase 1   every source residue of the tile is loaded once (coalesced), scaled
 //             (y_i = |x_i * scale_i|_{a_i}, or y_i = x_i) and kept in shared memory
 //             y[i * TILE + c]; the raw residues may also be copied out (extend = copy q limbs
@@ -122,6 +123,9 @@ enum ConvertMode {
     MODE_HPS_SCALE = 6,
 };
 
+// Polynomials one conversion launch may take (grid z).
+#define CONVERT_BATCH 4
+
 // Arguments of every conversion kernel (mirrored by `ConvertParams` in crates/rns/src/gpu/).
 // Unused pointers are null.
 struct ConvertParams {
@@ -154,9 +158,38 @@ struct ConvertParams {
     u32 group;                   // output limbs per block (blockIdx.y = group index)
     u32 narrow;                  // 1: every inner product (with its HPS start) is below 2^128
     u32 unused;
+    // Batches (gridDim.z = count > 1, at most CONVERT_BATCH): member z reads batch_input[z] and
+    // writes batch_output[z]; redundant_input, extra and copy keep their offsets from input and
+    // output (member 0's input and output are `input` and `output`).
+    u64 batch_input[CONVERT_BATCH];
+    u64 batch_output[CONVERT_BATCH];
+};
+
+// The buffers of this block's batch member.
+struct ConvertBuffers {
+    const u64* input;
+    const u64* redundant_input;
+    const u64* extra;
+    u64* output;
+    u64* copy;
 };
 
 namespace {
+
+__device__ __forceinline__ ConvertBuffers buffers_of(const ConvertParams& P) {
+    ConvertBuffers b = {P.input, P.redundant_input, P.extra, P.output, P.copy};
+    if (gridDim.z > 1) {
+        // Offsets by wrapping 64-bit arithmetic on the addresses (unsigned: no overflow UB).
+        const u64 in_shift = P.batch_input[blockIdx.z] - (u64)P.input;
+        const u64 out_shift = P.batch_output[blockIdx.z] - (u64)P.output;
+        b.input = reinterpret_cast<const u64*>(P.batch_input[blockIdx.z]);
+        b.output = reinterpret_cast<u64*>(P.batch_output[blockIdx.z]);
+        if (P.redundant_input) b.redundant_input = reinterpret_cast<const u64*>((u64)P.redundant_input + in_shift);
+        if (P.extra) b.extra = reinterpret_cast<const u64*>((u64)P.extra + in_shift);
+        if (P.copy) b.copy = reinterpret_cast<u64*>((u64)P.copy + out_shift);
+    }
+    return b;
+}
 
 // a += b for fixed-point sums: exact, so partial sums over any split of the terms merge into
 // the sum FixedPointSum::add_product forms term by term.
@@ -199,9 +232,9 @@ __device__ __forceinline__ Sum192 shuffle_down(const Sum192& value, const u32 of
 
 // The mode's epilogue for output limb j of coefficient c of the tile, from its inner product.
 template <int MODE>
-__device__ __forceinline__ void finish_output(const ConvertParams& P, const u32 j, const u32 c, const u64 first,
-                                              const u32 count, const Sum192& acc, const u64* aux_lo,
-                                              const u64* aux_hi) {
+__device__ __forceinline__ void finish_output(const ConvertParams& P, const ConvertBuffers& B, const u32 j,
+                                              const u32 c, const u64 first, const u32 count, const Sum192& acc,
+                                              const u64* aux_lo, const u64* aux_hi) {
     if (c >= count) return;
     const Modulus m = P.to[j];
     const u64 index = first + c;
@@ -213,7 +246,7 @@ __device__ __forceinline__ void finish_output(const ConvertParams& P, const u32 
         const u64 correction = modarith::mul_shoup(aux_lo[c], P.product[j], P.product_shoup[j], m.p);
         result = modarith::sub(sum192_reduce(sum, m), correction, m.p);
         if (MODE == MODE_MOD_DOWN) {
-            const u64 x = P.extra[(u64)j * P.n + index];
+            const u64 x = B.extra[(u64)j * P.n + index];
             result = modarith::mul_shoup(modarith::sub(x, result, m.p), P.epi_a[j], P.epi_a_shoup[j], m.p);
         }
     } else if (MODE == MODE_SHENOY_KUMARESAN) {
@@ -227,17 +260,17 @@ __device__ __forceinline__ void finish_output(const ConvertParams& P, const u32 
         result = modarith::mul_shoup(shifted, P.epi_b[j], P.epi_b_shoup[j], m.p);
     } else if (MODE == MODE_FLOOR) {
         const u64 fast = sum192_reduce(sum, m);
-        const u64 x = P.extra[(u64)j * P.n + index];
+        const u64 x = B.extra[(u64)j * P.n + index];
         const u64 scaled_x = modarith::mul_shoup(x, P.epi_a[j], P.epi_a_shoup[j], m.p);
         const u64 scaled_fast = modarith::mul_shoup(fast, P.epi_b[j], P.epi_b_shoup[j], m.p);
         result = modarith::sub(scaled_x, scaled_fast, m.p);
     } else {  // MODE_HPS_SCALE: the rounded fraction is already in the sum
-        const u64 own = P.extra[(u64)j * P.n + index];
+        const u64 own = B.extra[(u64)j * P.n + index];
         sum192_merge(sum, sum192(modarith::mul_shoup_lazy(own, P.epi_a[j], P.epi_a_shoup[j], m.p), 0));
         result = sum192_reduce(sum, m);
     }
     const u32 out_limb = j < P.skip_start ? j : j + P.skip_len;
-    P.output[(u64)out_limb * P.n + index] = result;
+    B.output[(u64)out_limb * P.n + index] = result;
 }
 
 __device__ __forceinline__ void sum_mad(Sum192& a, const u64 x, const u64 w) { sum192_mad(a, x, w); }
@@ -253,8 +286,9 @@ __device__ __forceinline__ Sum128 sum_from<Sum128>(const u64 lo, const u64 hi) {
 
 // Phase 2 of convert_body with accumulators of type Sum (Sum128 or Sum192: the same values).
 template <int MODE, class Sum>
-__device__ __forceinline__ void inner_products(const ConvertParams& P, const u64 first, const u32 count,
-                                               const u64* y, const u64* aux_lo, const u64* aux_hi) {
+__device__ __forceinline__ void inner_products(const ConvertParams& P, const ConvertBuffers& B, const u64 first,
+                                               const u32 count, const u64* y, const u64* aux_lo,
+                                               const u64* aux_hi) {
     const u32 log_tile = P.log_tile;
     const u32 first_row = blockIdx.y * P.group;
     const u32 rows = min(P.group, P.l - first_row);
@@ -286,11 +320,11 @@ __device__ __forceinline__ void inner_products(const ConvertParams& P, const u64
             sum_mad(a10, y0, w1);
             sum_mad(a11, y1, w1);
         }
-        finish_output<MODE>(P, j0, c0, first, count, to_sum192(a00), aux_lo, aux_hi);
-        finish_output<MODE>(P, j0, c1, first, count, to_sum192(a01), aux_lo, aux_hi);
+        finish_output<MODE>(P, B, j0, c0, first, count, to_sum192(a00), aux_lo, aux_hi);
+        finish_output<MODE>(P, B, j0, c1, first, count, to_sum192(a01), aux_lo, aux_hi);
         if (second_row) {
-            finish_output<MODE>(P, j1, c0, first, count, to_sum192(a10), aux_lo, aux_hi);
-            finish_output<MODE>(P, j1, c1, first, count, to_sum192(a11), aux_lo, aux_hi);
+            finish_output<MODE>(P, B, j1, c0, first, count, to_sum192(a10), aux_lo, aux_hi);
+            finish_output<MODE>(P, B, j1, c1, first, count, to_sum192(a11), aux_lo, aux_hi);
         }
     }
 }
@@ -298,6 +332,7 @@ __device__ __forceinline__ void inner_products(const ConvertParams& P, const u64
 template <int MODE>
 __device__ __forceinline__ void convert_body(const ConvertParams& P) {
     extern __shared__ u64 shared[];
+    const ConvertBuffers B = buffers_of(P);
     const u32 log_tile = P.log_tile;
     const u32 tile = 1u << log_tile;
     u64* y = shared;                            // y[i * tile + c], k * tile words
@@ -305,7 +340,7 @@ __device__ __forceinline__ void convert_body(const ConvertParams& P) {
     u64* aux_hi = aux_lo + tile;                // tile words
     const u64 first = (u64)blockIdx.x << log_tile;
     const u32 count = (u32)min((u64)tile, P.n - first);
-    const bool copies = P.copy != nullptr && blockIdx.y == 0;
+    const bool copies = B.copy != nullptr && blockIdx.y == 0;
 
     // Phase 1: load, copy, scale (zeros past the end of the last tile).
     const u32 loads = P.k << log_tile;
@@ -315,8 +350,8 @@ __device__ __forceinline__ void convert_body(const ConvertParams& P) {
         u64 value = 0;
         if (c < count) {
             const u64 offset = (u64)i * P.n + first + c;
-            const u64 x = P.input[offset];
-            if (copies) P.copy[offset] = x;
+            const u64 x = B.input[offset];
+            if (copies) B.copy[offset] = x;
             value = P.scale != nullptr ? modarith::mul_shoup(x, P.scale[i], P.scale_shoup[i], P.from[i].p) : x;
         }
         y[idx] = value;
@@ -353,7 +388,7 @@ __device__ __forceinline__ void convert_body(const ConvertParams& P) {
                 const Modulus m = P.to[P.l];
                 u64 value = sum192_reduce(d, m);
                 if (MODE == MODE_SHENOY_KUMARESAN) {
-                    value = modarith::sub(value, P.redundant_input[first + c], m.p);
+                    value = modarith::sub(value, B.redundant_input[first + c], m.p);
                 }
                 const u64 r = modarith::mul_shoup(value, P.redundant_w, P.redundant_w_shoup, m.p);
                 const bool negative = r > m.p / 2;
@@ -368,9 +403,9 @@ __device__ __forceinline__ void convert_body(const ConvertParams& P) {
     // four inner products that share their loads of y and of the table rows. 128-bit sums
     // where the host found every inner product below 2^128 (narrow), else 192-bit ones.
     if (P.narrow) {
-        inner_products<MODE, Sum128>(P, first, count, y, aux_lo, aux_hi);
+        inner_products<MODE, Sum128>(P, B, first, count, y, aux_lo, aux_hi);
     } else {
-        inner_products<MODE, Sum192>(P, first, count, y, aux_lo, aux_hi);
+        inner_products<MODE, Sum192>(P, B, first, count, y, aux_lo, aux_hi);
     }
 }
 

@@ -372,6 +372,24 @@ pub trait BfvBackend: RlweBackend {
         self.upload(target, &output).map_err(BfvError::from_backend)
     }
 
+    /// A multiplication's product step: `a` and `b` (each a ciphertext's two polynomials over
+    /// `q`; `None`: `a` again, a square) extended to the multiplication ring `ring_mul`, their
+    /// tensor product formed there, and each of its three parts scaled by `t/q` back to
+    /// `ring_q` (the extension and scaling [`RnsStep`]s of `tables`' variant). The provided method
+    /// ([`tensor_and_scale_by_steps`]) runs the steps polynomial by polynomial; a device backend
+    /// batches them. Same values either way.
+    fn tensor_and_scale(
+        &self,
+        tables: &MulTables,
+        prepared: &Self::MulTables,
+        a: [&Self::Poly<Coeff>; 2],
+        b: Option<[&Self::Poly<Coeff>; 2]>,
+        ring_mul: &Self::Context,
+        ring_q: &Self::Context,
+    ) -> Result<[Self::Poly<Coeff>; 3]> {
+        tensor_and_scale_by_steps(self, tables, prepared, a, b, ring_mul, ring_q)
+    }
+
     /// Decryption's scale-and-round: the `N` plaintext coefficients of `input` (over `q`,
     /// in BFV `[c_0 + c_1 s + ...]_q`), in `[0, t)`, on the host.
     fn decrypt_scale(
@@ -472,6 +490,36 @@ pub trait BfvBackend: RlweBackend {
         let host = scaling.embed_host(self.ring(context), embedding, coefficients)?;
         self.upload(context, &host).map_err(BfvError::from_backend)
     }
+}
+
+/// [`BfvBackend::tensor_and_scale`] step by step: each polynomial extended and transformed,
+/// the core's tensor product, then each part transformed back and scaled down.
+pub fn tensor_and_scale_by_steps<B: BfvBackend>(
+    backend: &B,
+    tables: &MulTables,
+    prepared: &B::MulTables,
+    a: [&B::Poly<Coeff>; 2],
+    b: Option<[&B::Poly<Coeff>; 2]>,
+    ring_mul: &B::Context,
+    ring_q: &B::Context,
+) -> Result<[B::Poly<Coeff>; 3]> {
+    let extend = |c: &B::Poly<Coeff>| -> Result<B::Poly<Eval>> {
+        let extended = backend.rns_step(extend_step(tables), prepared, c, ring_mul)?;
+        backend.forward(extended).map_err(BfvError::from_backend)
+    };
+    let (a0, a1) = (extend(a[0])?, extend(a[1])?);
+    let [d0, d1, d2] = match b {
+        Some(b) => {
+            let (b0, b1) = (extend(b[0])?, extend(b[1])?);
+            backend.tensor_product([&a0, &a1], [&b0, &b1])?
+        }
+        None => backend.tensor_product([&a0, &a1], [&a0, &a1])?,
+    };
+    let scale_down = |d: B::Poly<Eval>| -> Result<B::Poly<Coeff>> {
+        let coefficients = backend.inverse(d).map_err(BfvError::from_backend)?;
+        backend.rns_step(scale_down_step(tables), prepared, &coefficients, ring_q)
+    };
+    Ok([scale_down(d0)?, scale_down(d1)?, scale_down(d2)?])
 }
 
 impl BfvBackend for CpuBackend {
@@ -635,6 +683,39 @@ impl BfvBackend for poly_cuda::GpuBackend {
         output.map_err(gpu_rns_error)
     }
 
+    /// HPS over an NTT ring: the input polynomials extended in one launch into one batch, one
+    /// transform of the batch, one tensor kernel into a batch of three, one inverse transform,
+    /// then one launch per scaling step for the three parts (eight launches where the steps
+    /// take about twenty-five). BEHZ and the DGT rings take the steps one by one.
+    fn tensor_and_scale(
+        &self,
+        tables: &MulTables,
+        prepared: &GpuMulTables,
+        a: [&poly_cuda::DevicePoly<Coeff>; 2],
+        b: Option<[&poly_cuda::DevicePoly<Coeff>; 2]>,
+        ring_mul: &poly_cuda::GpuContext,
+        ring_q: &poly_cuda::GpuContext,
+    ) -> Result<[poly_cuda::DevicePoly<Coeff>; 3]> {
+        let (GpuMulTables::Hps(hps), MulTables::Hps(_)) = (prepared, tables) else {
+            return tensor_and_scale_by_steps(self, tables, prepared, a, b, ring_mul, ring_q);
+        };
+        if ring_mul.ring().transform() != poly::TransformKind::Ntt || unbatched_forced() {
+            return tensor_and_scale_by_steps(self, tables, prepared, a, b, ring_mul, ring_q);
+        }
+        let mut inputs = vec![a[0], a[1]];
+        if let Some(b) = b {
+            inputs.extend_from_slice(&b);
+        }
+        let extended = hps.extend_batch(&inputs, ring_mul).map_err(gpu_rns_error)?;
+        let tensor = extended.forward().map_err(BfvError::from_backend)?.tensor().map_err(BfvError::from_backend)?;
+        let coefficients = tensor.inverse().map_err(BfvError::from_backend)?;
+        let mut parts = hps.scale_down_batch(&coefficients, ring_q).map_err(gpu_rns_error)?.into_iter();
+        match (parts.next(), parts.next(), parts.next()) {
+            (Some(d0), Some(d1), Some(d2)) => Ok([d0, d1, d2]),
+            _ => Err(BfvError::from_backend(poly_cuda::GpuError::LengthMismatch { expected: 3, actual: 0 })),
+        }
+    }
+
     fn embed_plaintext(
         &self,
         context: &poly_cuda::GpuContext,
@@ -665,6 +746,17 @@ impl BfvBackend for poly_cuda::GpuBackend {
     ) -> Result<Vec<u64>> {
         prepared.decryption().decrypt_poly(input).map_err(gpu_rns_error)
     }
+}
+
+/// Environment knob: set to 1, the GPU's multiplications take the product steps one by one
+/// ([`tensor_and_scale_by_steps`]) instead of the batched HPS path (for A/B runs); read once
+/// per process.
+pub const UNBATCHED_PRODUCT_ENV: &str = "HEGPU_BFV_UNBATCHED_PRODUCT";
+
+#[cfg(feature = "cuda")]
+fn unbatched_forced() -> bool {
+    static KNOB: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
+    *KNOB.get_or_init(|| std::env::var(UNBATCHED_PRODUCT_ENV).is_ok_and(|v| v == "1"))
 }
 
 /// Launches `bfv_scale_plaintext` or `bfv_lift_plaintext` of `kernels/bfv.cu` for `backend`

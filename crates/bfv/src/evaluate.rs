@@ -3,9 +3,9 @@
 
 use std::sync::Arc;
 
-use poly::{Coeff, Eval};
+use poly::Coeff;
 
-use crate::backend::{BfvBackend, extend_step, scale_down_step};
+use crate::backend::BfvBackend;
 use crate::context::{BackendResult, BfvContext, Ciphertext, RelinKey};
 use crate::resident::PlaintextOperand;
 use crate::{BfvError, Result};
@@ -132,18 +132,15 @@ impl<B: BfvBackend> BfvContext<B> {
         Ok(Ciphertext { params: Arc::clone(&self.params), polys, level: self.top_level(), key_set: a.key_set })
     }
 
-    /// A polynomial over `q` extended to the tensor ring and transformed.
-    fn extend_for_product(&self, c: &B::Poly<Coeff>) -> Result<B::Poly<Eval>> {
-        let step = extend_step(self.params.multiplication_tables());
-        let extended = self.backend.rns_step(step, &self.mul, c, &self.ring_mul)?;
-        self.backend.forward(extended).be()
-    }
-
-    /// A tensor coefficient back to coefficients, scaled by `t/q` to a polynomial over `q`.
-    fn scale_down_product(&self, d: B::Poly<Eval>) -> Result<B::Poly<Coeff>> {
-        let step = scale_down_step(self.params.multiplication_tables());
-        let coefficients = self.backend.inverse(d).be()?;
-        self.backend.rns_step(step, &self.mul, &coefficients, self.core.ring_q())
+    /// The product step of [`mul`](Self::mul) and [`square`](Self::square) (`b = None`): the
+    /// tensor product over `q` and the variant's auxiliary base, scaled by `t/q` back to `q`.
+    fn tensor_and_scale(
+        &self,
+        a: [&B::Poly<Coeff>; 2],
+        b: Option<[&B::Poly<Coeff>; 2]>,
+    ) -> Result<[B::Poly<Coeff>; 3]> {
+        let tables = self.params.multiplication_tables();
+        self.backend.tensor_and_scale(tables, &self.mul, a, b, &self.ring_mul, self.core.ring_q())
     }
 
     /// The product of two ciphertexts of size 2, of size 3 (relinearize it with
@@ -156,12 +153,7 @@ impl<B: BfvBackend> BfvContext<B> {
         self.check_size(a, "multiplication", "2", a.polys.len() == 2)?;
         self.check_size(b, "multiplication", "2", b.polys.len() == 2)?;
         let key_set = Self::key_set_of(a.key_set, b.key_set, "ciphertext")?;
-        let backend = &self.backend;
-        let (a0, a1) = (self.extend_for_product(&a.polys[0])?, self.extend_for_product(&a.polys[1])?);
-        let (b0, b1) = (self.extend_for_product(&b.polys[0])?, self.extend_for_product(&b.polys[1])?);
-        // (a0 b0, a0 b1 + a1 b0, a1 b1): one kernel on a device.
-        let [d0, d1, d2] = backend.tensor_product([&a0, &a1], [&b0, &b1])?;
-        let polys = vec![self.scale_down_product(d0)?, self.scale_down_product(d1)?, self.scale_down_product(d2)?];
+        let polys = self.tensor_and_scale([&a.polys[0], &a.polys[1]], Some([&b.polys[0], &b.polys[1]]))?.into();
         Ok(Ciphertext { params: Arc::clone(&self.params), polys, level: self.top_level(), key_set })
     }
 
@@ -169,11 +161,7 @@ impl<B: BfvBackend> BfvContext<B> {
     pub fn square(&self, a: &Ciphertext<B>) -> Result<Ciphertext<B>> {
         self.check_ciphertext(a, "squaring")?;
         self.check_size(a, "squaring", "2", a.polys.len() == 2)?;
-        let backend = &self.backend;
-        let (a0, a1) = (self.extend_for_product(&a.polys[0])?, self.extend_for_product(&a.polys[1])?);
-        // (a0^2, 2 a0 a1, a1^2): the tensor product of a with itself.
-        let [d0, d1, d2] = backend.tensor_product([&a0, &a1], [&a0, &a1])?;
-        let polys = vec![self.scale_down_product(d0)?, self.scale_down_product(d1)?, self.scale_down_product(d2)?];
+        let polys = self.tensor_and_scale([&a.polys[0], &a.polys[1]], None)?.into();
         Ok(Ciphertext { params: Arc::clone(&self.params), polys, level: self.top_level(), key_set: a.key_set })
     }
 

@@ -483,6 +483,66 @@ impl DevicePolyBatch<Eval> {
         self.context.inverse_transform(&mut self.data, self.count)?;
         Ok(self.retag())
     }
+
+    /// The tensor product of the batch's pairs, as [`DevicePoly::tensor`], into a batch of
+    /// three: `[c_0 d_0, c_0 d_1 + c_1 d_0, c_1 d_1]` for a batch `[c_0, c_1, d_0, d_1]`, and
+    /// the square of `c` for a batch `[c_0, c_1]`. One kernel (NTT rings; the DGTs' products
+    /// take the element-wise kernels, one per product). Errors with
+    /// [`PolyError::InvalidParameter`] for a batch of another size.
+    pub fn tensor(&self) -> Result<DevicePolyBatch<Eval>> {
+        let (c, d) = match self.count {
+            4 => ([0, 1], [2, 3]),
+            2 => ([0, 1], [0, 1]),
+            count => {
+                return Err(PolyError::InvalidParameter {
+                    name: "tensor batch size",
+                    value: count as u64,
+                    reason: "must be 4 (two pairs) or 2 (a square)",
+                }
+                .into());
+            }
+        };
+        let len = self.context.ring().poly_len();
+        let device = self.context.device();
+        // SAFETY: written whole below (ew_tensor writes every value of its three outputs; the
+        // DGT path copies each product in).
+        let mut out = unsafe { device.alloc::<u64>(3 * len) }?;
+        if self.context.ring().transform() != TransformKind::Ntt {
+            let poly = |i: usize| -> Result<DevicePoly<Eval>> {
+                let data = device
+                    .stream()
+                    .clone_dtod(&self.data.slice(i * len..(i + 1) * len))
+                    .map_err(|e| GpuError::driver("cuMemcpyDtoDAsync", e))?;
+                DevicePoly::from_device_buffer(&self.context, data)
+            };
+            let (c0, c1, d0, d1) = (poly(c[0])?, poly(c[1])?, poly(d[0])?, poly(d[1])?);
+            let products = c0.tensor(&c1, &d0, &d1)?;
+            for (k, product) in products.iter().enumerate() {
+                let mut target = out.slice_mut(k * len..(k + 1) * len);
+                device
+                    .stream()
+                    .memcpy_dtod(product.device_buffer(), &mut target)
+                    .map_err(|e| GpuError::driver("cuMemcpyDtoDAsync", e))?;
+            }
+            return DevicePolyBatch::from_device_buffer(&self.context, 3, out);
+        }
+        let stream = device.stream();
+        let input = crate::kernel::address(&self.data, stream);
+        let output = crate::kernel::address_mut(&mut out, stream);
+        let at = |base: u64, i: usize| base + 8 * (i * len) as u64;
+        // SAFETY: the three outputs are the thirds of the fresh `out`; the inputs are
+        // polynomials of this batch (one context, `len` words each), on this device's stream.
+        unsafe {
+            launch::tensor_raw(
+                &self.context,
+                [at(output, 0), at(output, 1), at(output, 2)],
+                [at(input, c[0]), at(input, c[1])],
+                [at(input, d[0]), at(input, d[1])],
+                len,
+            )
+        }?;
+        DevicePolyBatch::from_device_buffer(&self.context, 3, out)
+    }
 }
 
 #[cfg(test)]

@@ -738,6 +738,32 @@ pub(crate) fn tensor(
     Ok(())
 }
 
+/// [`tensor`] on device addresses: `out` three distinct ranges of `len` words, `c` and `d` two
+/// each (they may alias one another, never an output).
+///
+/// # Safety
+/// Every address is that of `len` words of a buffer on `context`'s device stream, live until
+/// the kernel has run; the outputs do not overlap each other or any input.
+pub(crate) unsafe fn tensor_raw(
+    context: &GpuContext,
+    out: [u64; 3],
+    c: [u64; 2],
+    d: [u64; 2],
+    len: usize,
+) -> Result<()> {
+    let device = context.device();
+    let pairs = (len / 2) as u64;
+    let (log_n, limbs) = (context.degree().trailing_zeros() as i32, context.num_limbs() as i32);
+    let mut builder = device.kernels().elementwise.ew_tensor.builder(device.stream());
+    builder.arg(&out[0]).arg(&out[1]).arg(&out[2]).arg(&c[0]).arg(&c[1]).arg(&d[0]).arg(&d[1]);
+    builder.arg(context.moduli_table()).arg(&log_n).arg(&limbs).arg(&pairs);
+    // SAFETY: matches `ew_tensor(out0, out1, out2, c0, c1, d0, d1, moduli, log_n,
+    // limbs_per_poly, pairs)` (pointers passed as their addresses); the caller vouches for
+    // the ranges (`len` words each: one polynomial of `context`) and their disjointness.
+    unsafe { builder.launch(elementwise_config(pairs)) }?;
+    Ok(())
+}
+
 /// `out <- op(a, b)` over `out.len()` values, where `a` is `out` itself when `None`
 /// (in place); for the `*_add` ops `out` is the accumulator and `a` must be given.
 pub(crate) fn binary(

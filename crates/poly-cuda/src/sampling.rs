@@ -213,4 +213,3 @@ mod tests {
         assert_eq!(small_limbs_per_group(512, 3), 1);
     }
 }
-

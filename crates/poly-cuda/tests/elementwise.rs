@@ -9,7 +9,7 @@ mod common;
 use std::sync::Arc;
 
 use poly::{Backend, Coeff, CpuBackend, Eval, Poly, PolyError, RingContext, TransformKind};
-use poly_cuda::{DevicePoly, GpuBackend, GpuContext, GpuDevice, GpuError};
+use poly_cuda::{DevicePoly, DevicePolyBatch, GpuBackend, GpuContext, GpuDevice, GpuError};
 use proptest::prelude::*;
 use rand::rngs::StdRng;
 use rand::{Rng, SeedableRng};
@@ -42,6 +42,20 @@ fn check_elementwise(device: &Arc<GpuDevice>, ring: &Arc<RingContext>, rng: &mut
         }
     }
     assert_eq!(da.download().unwrap(), a, "{label}: tensor changed an input");
+    // The same two products from batches: [a, b, c, a] (two pairs) and [a, b] (a square).
+    for (batch, (d0, d1)) in
+        [(vec![a.clone(), b.clone(), c.clone(), a.clone()], (&c, &a)), (vec![a.clone(), b.clone()], (&a, &b))]
+    {
+        let mut middle = a.mul(d1).unwrap();
+        middle.mul_add_assign(&b, d0).unwrap();
+        let want = vec![a.mul(d0).unwrap(), middle, b.mul(d1).unwrap()];
+        let uploaded = DevicePolyBatch::upload(&gpu, &batch).unwrap();
+        let got = uploaded.tensor().unwrap();
+        assert_eq!(got.download().unwrap(), want, "{label}: batch tensor of {}", batch.len());
+        assert_eq!(uploaded.download().unwrap(), batch, "{label}: batch tensor changed its input");
+    }
+    let three = DevicePolyBatch::upload(&gpu, &[a.clone(), b.clone(), c.clone()]).unwrap();
+    assert!(matches!(three.tensor(), Err(GpuError::Poly(PolyError::InvalidParameter { .. }))), "{label}: batch of 3");
 
     let mut sum = da.duplicate().unwrap();
     sum.add_assign(&db).unwrap();

@@ -185,7 +185,9 @@ fn base_conversions_of_edge_shapes_match_the_cpu() {
 fn base_conversions_on_both_sides_of_the_128_bit_bound_match_the_cpu() {
     let Some(device) = device() else { return };
     let mut rng = StdRng::seed_from_u64(2);
-    for (from, to) in [((16, 62), (17, 62)), ((17, 62), (17, 62)), ((17, 62), (9, 60)), ((64, 61), (5, 61)), ((200, 56), (3, 56))] {
+    for (from, to) in
+        [((16, 62), (17, 62)), ((17, 62), (17, 62)), ((17, 62), (9, 60)), ((64, 61), (5, 61)), ((200, 56), (3, 56))]
+    {
         check_conversion(&device, 1 << 12, from, to, &mut rng);
     }
 }
@@ -523,6 +525,27 @@ fn polynomial_methods_match_the_cpu_wrappers() {
         assert_same(&format!("{label}, HPS scale down"), &scaled.to_vec().unwrap(), expected.as_slice(), degree);
         let decrypted = gpu.decrypt_poly(&input).unwrap();
         assert_eq!(decrypted, hps.decrypt_poly(&host).unwrap(), "{label}: HPS decryption");
+        // Batches of 1 to 4 in one launch per step: each member as the CPU's step of it.
+        let hosts: Vec<Poly<Coeff>> = (0..4).map(|_| random_ring_poly(&q_ring, &mut rng)).collect();
+        let inputs: Vec<DevicePoly<Coeff>> = hosts.iter().map(|h| DevicePoly::upload(&q_gpu, h).unwrap()).collect();
+        let tensors: Vec<Poly<Coeff>> = (0..4).map(|_| random_ring_poly(&q_p_ring, &mut rng)).collect();
+        for count in 1..=4 {
+            let refs: Vec<&DevicePoly<Coeff>> = inputs[..count].iter().collect();
+            let extended = gpu.extend_batch(&refs, &q_p_gpu).unwrap().download().unwrap();
+            let batch = DevicePolyBatch::upload(&q_p_gpu, &tensors[..count]).unwrap();
+            let scaled = gpu.scale_down_batch(&batch, &q_gpu).unwrap();
+            assert_eq!((extended.len(), scaled.len()), (count, count), "{label}: batch of {count}");
+            for z in 0..count {
+                let expected = hps.extend_poly(&hosts[z], &q_p_ring).unwrap();
+                assert_eq!(extended[z], expected, "{label}: HPS extend, member {z} of {count}");
+                let expected = hps.scale_down_poly(&tensors[z], &q_ring).unwrap();
+                assert_eq!(scaled[z].download().unwrap(), expected, "{label}: HPS scale down, member {z} of {count}");
+            }
+        }
+        let none: [&DevicePoly<Coeff>; 0] = [];
+        assert!(gpu.extend_batch(&none, &q_p_gpu).is_err(), "{label}: empty batch");
+        let five: Vec<&DevicePoly<Coeff>> = inputs.iter().chain(inputs.iter().take(1)).collect();
+        assert!(gpu.extend_batch(&five, &q_p_gpu).is_err(), "{label}: batch of 5");
 
         let special = random_primes(&mut rng, degree, (k / 2).max(1), &q);
         let key_switch = KeySwitchContext::new(degree, &q, &special, special.len().min(k)).unwrap();

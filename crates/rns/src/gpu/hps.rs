@@ -2,10 +2,11 @@
 
 use poly::Coeff;
 use poly_cuda::cudarc::driver::{DevicePtr, DevicePtrMut};
-use poly_cuda::{DevicePoly, GpuContext, GpuDevice};
+use poly_cuda::{DevicePoly, DevicePolyBatch, GpuContext, GpuDevice};
 
 use super::launch::{
-    ConvertKernel, ConverterLayout, DeviceTables, HostTables, HpsDecryptParams, RnsKernels, plain_modulus_words,
+    CONVERT_BATCH, ConvertKernel, ConvertParams, ConverterLayout, DeviceTables, HostTables, HpsDecryptParams,
+    RnsKernels, plain_modulus_words,
 };
 use super::{Result, check_poly};
 use crate::{HpsContext, check_len};
@@ -86,21 +87,36 @@ impl GpuHps {
     /// Exact conversion with `converter` from `input` to `output`; with `copy`, the input limbs
     /// are also written there.
     unsafe fn exact_raw(&self, converter: &ConverterLayout, input: u64, copy: u64, output: u64) -> Result<()> {
+        // SAFETY: forwarded (a batch of one).
+        unsafe { self.exact_batch_raw(converter, &[(input, output)], copy) }
+    }
+
+    /// [`exact_raw`](Self::exact_raw) of the `(input, output)` members in one launch; `copy`
+    /// (or 0) is the first member's, the others' at the same offset from their outputs.
+    unsafe fn exact_batch_raw(&self, converter: &ConverterLayout, members: &[(u64, u64)], copy: u64) -> Result<()> {
+        let Some(&(input, output)) = members.first() else { return Ok(()) };
         let mut params = converter.params(&self.tables, self.degree, converter.rows);
         params.input = input;
         params.copy = copy;
         params.output = output;
         // SAFETY: tables of this context; buffers as documented by the caller.
-        unsafe { self.kernels.convert(ConvertKernel::Exact, params) }
+        unsafe { self.kernels.convert_batch(ConvertKernel::Exact, params, members) }
     }
 
     /// Scale-and-round from `input` (`(k + l) N` words) to `output` (`l N` words).
     unsafe fn scale_raw(&self, input: u64, output: u64) -> Result<()> {
+        // SAFETY: forwarded (a batch of one).
+        unsafe { self.scale_batch_raw(&[(input, output)]) }
+    }
+
+    /// [`scale_raw`](Self::scale_raw) of the `(input, output)` members in one launch.
+    unsafe fn scale_batch_raw(&self, members: &[(u64, u64)]) -> Result<()> {
+        let Some(&(input, output)) = members.first() else { return Ok(()) };
         let layout = &self.layout;
         let (k, l) = (self.q.len(), self.p.len());
         // The template's conversion with y_i = x_i (no scale), the table omega'_i mod p_j,
         // the fractions theta'_i and the epilogue x_j lambda_j.
-        let params = super::launch::ConvertParams {
+        let params = ConvertParams {
             input,
             extra: input + 8 * (k * self.degree) as u64,
             output,
@@ -123,7 +139,7 @@ impl GpuHps {
             ..Default::default()
         };
         // SAFETY: as above.
-        unsafe { self.kernels.convert(ConvertKernel::HpsScale, params) }
+        unsafe { self.kernels.convert_batch(ConvertKernel::HpsScale, params, members) }
     }
 
     /// [`HpsContext::extend_q_to_p`] on the device: `input` over `q`, `output` over `P`.
@@ -211,6 +227,80 @@ impl GpuHps {
         }
         Ok(DevicePoly::from_device_buffer(q, output)?)
     }
+
+    /// [`extend_poly`](Self::extend_poly) of 1 to 4 polynomials in one launch, into one batch
+    /// over `q u P` (in order), ready for one transform of all of them. Errors as
+    /// `extend_poly`, and [`RnsError::InvalidParameter`](crate::RnsError::InvalidParameter)
+    /// for no input or more than 4.
+    pub fn extend_batch(&self, inputs: &[&DevicePoly<Coeff>], q_p: &GpuContext) -> Result<DevicePolyBatch<Coeff>> {
+        check_batch_size(inputs.len())?;
+        check_poly(&self.kernels, q_p, &self.q_p, self.degree, "HPS extension output")?;
+        for input in inputs {
+            check_poly(&self.kernels, input.context(), &self.q, self.degree, "HPS extension input")?;
+        }
+        let stride = self.q_p.len() * self.degree;
+        let mut output = self.kernels.alloc_for_kernels(inputs.len() * stride)?;
+        let copy = self.kernels.write_address(&mut output)?;
+        let mut members = Vec::with_capacity(inputs.len());
+        for (z, input) in inputs.iter().enumerate() {
+            let start = copy + 8 * (z * stride) as u64;
+            members.push((
+                self.kernels.read_address(input.device_buffer())?,
+                start + 8 * (self.q.len() * self.degree) as u64,
+            ));
+        }
+        // SAFETY: member z writes all of polynomial z of `output`: its q limbs by the copy (at
+        // the same offset before its P limbs as member 0's), its P limbs after them; the rings
+        // were checked.
+        unsafe { self.exact_batch_raw(&self.layout.q_to_p, &members, copy) }?;
+        Ok(DevicePolyBatch::from_device_buffer(q_p, inputs.len(), output)?)
+    }
+
+    /// [`scale_down_poly`](Self::scale_down_poly) of every polynomial of a batch over `q u P`
+    /// (1 to 4), with one launch per step for all of them. Errors as `scale_down_poly`, and
+    /// [`RnsError::InvalidParameter`](crate::RnsError::InvalidParameter) for more than 4.
+    pub fn scale_down_batch(&self, input: &DevicePolyBatch<Coeff>, q: &GpuContext) -> Result<Vec<DevicePoly<Coeff>>> {
+        check_batch_size(input.len())?;
+        check_poly(&self.kernels, input.context(), &self.q_p, self.degree, "HPS scaling input")?;
+        check_poly(&self.kernels, q, &self.q, self.degree, "HPS scaling output")?;
+        let count = input.len();
+        let (in_stride, p_len) = (self.q_p.len() * self.degree, self.p.len() * self.degree);
+        let mut scaled = self.kernels.alloc_for_kernels(count * p_len)?;
+        let input_address = self.kernels.read_address(input.device_buffer())?;
+        let scaled_address = self.kernels.write_address(&mut scaled)?;
+        let mut outputs = Vec::with_capacity(count);
+        for _ in 0..count {
+            outputs.push(self.kernels.alloc_for_kernels(self.q.len() * self.degree)?);
+        }
+        let scale_members: Vec<(u64, u64)> = (0..count)
+            .map(|z| (input_address + 8 * (z * in_stride) as u64, scaled_address + 8 * (z * p_len) as u64))
+            .collect();
+        let mut exact_members = Vec::with_capacity(count);
+        for (z, output) in outputs.iter_mut().enumerate() {
+            exact_members.push((scale_members[z].1, self.kernels.write_address(output)?));
+        }
+        // SAFETY: member z of the scaling reads polynomial z of the batch (over q u P: checked)
+        // and writes all of its `l N` words of `scaled`; member z of the conversion reads those
+        // and writes all of output z (`k N` words). `scaled` is freed in stream order.
+        unsafe {
+            self.scale_batch_raw(&scale_members)?;
+            self.exact_batch_raw(&self.layout.p_to_q, &exact_members, 0)?;
+        }
+        outputs.into_iter().map(|output| Ok(DevicePoly::from_device_buffer(q, output)?)).collect()
+    }
+}
+
+/// A conversion batch holds 1 to [`CONVERT_BATCH`] polynomials.
+fn check_batch_size(count: usize) -> Result<()> {
+    if count == 0 || count > CONVERT_BATCH {
+        return Err(crate::RnsError::InvalidParameter {
+            name: "batch size",
+            value: count as u64,
+            reason: "a conversion batch holds 1 to 4 polynomials",
+        }
+        .into());
+    }
+    Ok(())
 }
 
 impl GpuHps {

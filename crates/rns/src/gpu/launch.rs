@@ -92,7 +92,15 @@ pub(crate) struct ConvertParams {
     /// 1 where every inner product stays below 2^128 ([`narrow_sums`]): 128-bit sums.
     pub narrow: u32,
     pub unused: u32,
+    /// Batches ([`RnsKernels::convert_batch`]): member `z` reads `batch_input[z]` and writes
+    /// `batch_output[z]`; `redundant_input`, `extra` and `copy` keep their offsets from
+    /// `input` and `output`, which are member 0's.
+    pub batch_input: [u64; CONVERT_BATCH],
+    pub batch_output: [u64; CONVERT_BATCH],
 }
+
+/// Polynomials one conversion launch takes at most (`CONVERT_BATCH` in `kernels/rns.cu`).
+pub(crate) const CONVERT_BATCH: usize = 4;
 
 /// Mirror of `MontgomeryParams` in `kernels/rns.cu`.
 #[repr(C)]
@@ -159,7 +167,7 @@ pub(crate) struct HpsDecryptParams {
 // The kernels read these structs byte for byte, laid out as the C structs of kernels/rns.cu
 // (same field order and types; u64 for pointers): their sizes are those of the C structs
 // (`Pod` already rules out padding).
-const _: () = assert!(size_of::<ConvertParams>() == 21 * 8 + 8 * 4);
+const _: () = assert!(size_of::<ConvertParams>() == 21 * 8 + 8 * 4 + 2 * CONVERT_BATCH * 8);
 const _: () = assert!(size_of::<MontgomeryParams>() == 11 * 8 + 2 * 4);
 const _: () = assert!(size_of::<BehzDecryptParams>() == 19 * 8 + 2 * 4);
 const _: () = assert!(size_of::<HpsDecryptParams>() == 12 * 8 + 2 * 4);
@@ -407,7 +415,37 @@ impl RnsKernels {
     /// Every address in `params` must point to live device memory of this context holding
     /// what `kernels/rns.cu` documents for that field (tables of `k` or `rows * k` words,
     /// buffers of the limbs they are read or written at), written or read only on this stream.
-    pub(crate) unsafe fn convert(&self, kernel: ConvertKernel, mut params: ConvertParams) -> Result<()> {
+    pub(crate) unsafe fn convert(&self, kernel: ConvertKernel, params: ConvertParams) -> Result<()> {
+        // SAFETY: forwarded to the caller (a batch of one: `input` and `output`).
+        unsafe { self.convert_batch(kernel, params, &[]) }
+    }
+
+    /// Queues one conversion over a batch: `members` holds `(input, output)` device addresses
+    /// of up to [`CONVERT_BATCH`] polynomials (none or one: `params`' own), each converted as
+    /// `params` describes for its first; `params.input` and `params.output` must be the first
+    /// member's (the kernel finds each member's other buffers at the same offsets).
+    ///
+    /// # Safety
+    /// As [`convert`](Self::convert), for every member.
+    pub(crate) unsafe fn convert_batch(
+        &self,
+        kernel: ConvertKernel,
+        mut params: ConvertParams,
+        members: &[(u64, u64)],
+    ) -> Result<()> {
+        if members.len() > CONVERT_BATCH || members.first().is_some_and(|&m| m != (params.input, params.output)) {
+            return Err(crate::RnsError::InvalidParameter {
+                name: "conversion batch",
+                value: members.len() as u64,
+                reason: "at most CONVERT_BATCH members, the first being the parameters' input and output",
+            }
+            .into());
+        }
+        for (z, &(input, output)) in members.iter().enumerate() {
+            params.batch_input[z] = input;
+            params.batch_output[z] = output;
+        }
+        let batch = members.len().max(1) as u32;
         let n = params.n as usize;
         let k = params.k as usize;
         let outputs = params.l as usize;
@@ -432,7 +470,7 @@ impl RnsKernels {
             params.narrow = 0;
         }
         let config = LaunchConfig {
-            grid_dim: (tiles as u32, groups as u32, 1),
+            grid_dim: (tiles as u32, groups as u32, batch),
             block_dim: (THREADS, 1, 1),
             shared_mem_bytes: (((k + 2) << log_tile) * 8) as u32,
         };
@@ -449,7 +487,8 @@ impl RnsKernels {
         let mut builder = kernel.builder(&self.stream);
         builder.arg_pod(&params);
         // SAFETY: the argument is the kernel's one by-value ConvertParams; the caller vouches
-        // for its addresses; the grid covers ceil(n / tile) tiles and every output limb group.
+        // for its addresses (every batch member's); the grid covers ceil(n / tile) tiles, every
+        // output limb group and every member (grid z).
         unsafe { builder.launch(config) }?;
         Ok(())
     }
@@ -535,4 +574,3 @@ mod tests {
         }
     }
 }
-
