@@ -15,7 +15,8 @@ use poly_cuda::{DevicePoly, DevicePolyBatch, GpuContext, GpuDevice, GpuError};
 // ModUp launches aim for TARGET_BLOCKS blocks (splitting the output limbs into groups), the
 // grid-stride inner product stops at MAX_STRIDE_BLOCKS: the conversions' geometry.
 use super::launch::{
-    ConvertKernel, ConverterLayout, DeviceTables, HostTables, MAX_STRIDE_BLOCKS, RnsKernels, TARGET_BLOCKS,
+    CONVERT_BATCH, ConvertKernel, ConverterLayout, DeviceTables, HostTables, MAX_STRIDE_BLOCKS, RnsKernels,
+    TARGET_BLOCKS,
 };
 use super::{GpuRnsError, Result, check_poly};
 use crate::{Extension, KeySwitchContext, RnsError, check_len};
@@ -349,15 +350,26 @@ impl GpuKeySwitch {
 
     /// ModDown from `input` (`(k + l) N` words) to `output` (`k N` words).
     unsafe fn mod_down_raw(&self, input: u64, output: u64) -> Result<()> {
+        // SAFETY: forwarded (a batch of one).
+        unsafe { self.mod_down_batch_raw(&[(input, output)]) }
+    }
+
+    /// [`mod_down_raw`](Self::mod_down_raw) of up to `CONVERT_BATCH` `(input, output)` pairs
+    /// in one launch.
+    unsafe fn mod_down_batch_raw(&self, pairs: &[(u64, u64)]) -> Result<()> {
+        let Some(&(input, output)) = pairs.first() else { return Ok(()) };
         let k = self.q.len();
+        let p_offset = 8 * (k * self.degree) as u64;
         let mut params = self.p_to_q.params(&self.tables, self.degree, k);
-        params.input = input + 8 * (k * self.degree) as u64;
+        params.input = input + p_offset;
         params.extra = input;
         params.output = output;
         params.epi_a = self.tables.at(self.p_inv_q);
         params.epi_a_shoup = self.tables.at(self.p_inv_q_shoup);
+        // Each member reads its P limbs (its input's extra, the q limbs, at the same offset).
+        let members: Vec<(u64, u64)> = pairs.iter().map(|&(input, output)| (input + p_offset, output)).collect();
         // SAFETY: tables of this context; buffers as documented by the caller.
-        unsafe { self.kernels.convert(ConvertKernel::ModDown, params) }
+        unsafe { self.kernels.convert_batch(ConvertKernel::ModDown, params, &members) }
     }
 
     /// `output[0] (+)= sum_t extended_t key_t.0`, `output[1] (+)= sum_t extended_t key_t.1`
@@ -723,15 +735,15 @@ impl GpuKeySwitch {
         let special_address = self.kernels.read_address(special.device_buffer())?;
         let mut remainder = self.kernels.alloc_for_kernels(2 * k * n)?;
         let remainder_address = self.kernels.write_address(&mut remainder)?;
-        for poly in 0..2 {
-            let mut params = converter.params(&self.tables, n, k);
-            params.input = special_address + 8 * (poly * l * n) as u64;
-            params.output = remainder_address + 8 * (poly * k * n) as u64;
-            // SAFETY: a converter P -> q of this context reads l limbs of `special` (polynomial
-            // `poly` of the [2][l][N] batch) and writes all k limbs of polynomial `poly` of
-            // `remainder` ([2][k][N]); both buffers are on this stream.
-            unsafe { self.kernels.convert(ConvertKernel::Exact, params) }?;
-        }
+        let members: Vec<(u64, u64)> = (0..2)
+            .map(|poly| (special_address + 8 * (poly * l * n) as u64, remainder_address + 8 * (poly * k * n) as u64))
+            .collect();
+        let mut params = converter.params(&self.tables, n, k);
+        (params.input, params.output) = members[0];
+        // SAFETY: a converter P -> q of this context; member `poly` reads the l limbs of
+        // polynomial `poly` of `special` ([2][l][N]) and writes all k limbs of polynomial
+        // `poly` of `remainder` ([2][k][N]); both buffers are on this stream.
+        unsafe { self.kernels.convert_batch(ConvertKernel::Exact, params, &members) }?;
         let remainder = DevicePolyBatch::<Coeff>::from_device_buffer(ring_q, 2, remainder)?.forward()?;
         let mut out0 = self.kernels.alloc_for_kernels(k * n)?;
         let mut out1 = self.kernels.alloc_for_kernels(k * n)?;
@@ -777,15 +789,18 @@ impl GpuKeySwitch {
         check_poly(&self.kernels, q, &self.q, self.degree, "ModDown output")?;
         let input_address = self.kernels.read_address(input.device_buffer())?;
         let mut outputs = Vec::with_capacity(input.len());
+        let mut pairs = Vec::with_capacity(input.len());
         for index in 0..input.len() {
             let mut output = self.kernels.alloc_for_kernels(self.q.len() * self.degree)?;
-            let output_address = self.kernels.write_address(&mut output)?;
             let at = input_address + 8 * (index * self.stride()) as u64;
-            // SAFETY: polynomial `index` of the batch (its ring was checked: q u P); the
-            // kernel writes all k limbs of `output`.
-            unsafe { self.mod_down_raw(at, output_address) }?;
-            outputs.push(DevicePoly::from_device_buffer(q, output)?);
+            pairs.push((at, self.kernels.write_address(&mut output)?));
+            outputs.push(output);
         }
-        Ok(outputs)
+        for chunk in pairs.chunks(CONVERT_BATCH) {
+            // SAFETY: each pair is polynomial `index` of the batch (its ring was checked:
+            // q u P) and a fresh output of k limbs, which the kernel writes whole.
+            unsafe { self.mod_down_batch_raw(chunk) }?;
+        }
+        outputs.into_iter().map(|output| Ok(DevicePoly::from_device_buffer(q, output)?)).collect()
     }
 }
