@@ -683,10 +683,10 @@ impl BfvBackend for poly_cuda::GpuBackend {
         output.map_err(gpu_rns_error)
     }
 
-    /// HPS over an NTT ring: the input polynomials extended in one launch into one batch, one
-    /// transform of the batch, one tensor kernel into a batch of three, one inverse transform,
-    /// then one launch per scaling step for the three parts (eight launches where the steps
-    /// take about twenty-five). BEHZ and the DGT rings take the steps one by one.
+    /// NTT rings (HPS or BEHZ): the input polynomials extended in one launch into one batch,
+    /// one transform of the batch, one tensor kernel into a batch of three, one inverse
+    /// transform, then one launch per scaling step for the three parts (eight or nine launches
+    /// where the steps take about twenty-five). The DGT rings take the steps one by one.
     fn tensor_and_scale(
         &self,
         tables: &MulTables,
@@ -696,20 +696,29 @@ impl BfvBackend for poly_cuda::GpuBackend {
         ring_mul: &poly_cuda::GpuContext,
         ring_q: &poly_cuda::GpuContext,
     ) -> Result<[poly_cuda::DevicePoly<Coeff>; 3]> {
-        let (GpuMulTables::Hps(hps), MulTables::Hps(_)) = (prepared, tables) else {
-            return tensor_and_scale_by_steps(self, tables, prepared, a, b, ring_mul, ring_q);
-        };
-        if ring_mul.ring().transform() != poly::TransformKind::Ntt || unbatched_forced() {
+        let matching = matches!(
+            (prepared, tables),
+            (GpuMulTables::Hps(_), MulTables::Hps(_)) | (GpuMulTables::Behz(_), MulTables::Behz(_))
+        );
+        if !matching || ring_mul.ring().transform() != poly::TransformKind::Ntt || unbatched_forced() {
             return tensor_and_scale_by_steps(self, tables, prepared, a, b, ring_mul, ring_q);
         }
         let mut inputs = vec![a[0], a[1]];
         if let Some(b) = b {
             inputs.extend_from_slice(&b);
         }
-        let extended = hps.extend_batch(&inputs, ring_mul).map_err(gpu_rns_error)?;
+        let extended = match prepared {
+            GpuMulTables::Hps(hps) => hps.extend_batch(&inputs, ring_mul),
+            GpuMulTables::Behz(behz) => behz.extend_batch(&inputs, ring_mul),
+        }
+        .map_err(gpu_rns_error)?;
         let tensor = extended.forward().map_err(BfvError::from_backend)?.tensor().map_err(BfvError::from_backend)?;
         let coefficients = tensor.inverse().map_err(BfvError::from_backend)?;
-        let mut parts = hps.scale_down_batch(&coefficients, ring_q).map_err(gpu_rns_error)?.into_iter();
+        let parts = match prepared {
+            GpuMulTables::Hps(hps) => hps.scale_down_batch(&coefficients, ring_q),
+            GpuMulTables::Behz(behz) => behz.scale_down_batch(&coefficients, ring_q),
+        };
+        let mut parts = parts.map_err(gpu_rns_error)?.into_iter();
         match (parts.next(), parts.next(), parts.next()) {
             (Some(d0), Some(d1), Some(d2)) => Ok([d0, d1, d2]),
             _ => Err(BfvError::from_backend(poly_cuda::GpuError::LengthMismatch { expected: 3, actual: 0 })),
@@ -749,7 +758,7 @@ impl BfvBackend for poly_cuda::GpuBackend {
 }
 
 /// Environment knob: set to 1, the GPU's multiplications take the product steps one by one
-/// ([`tensor_and_scale_by_steps`]) instead of the batched HPS path (for A/B runs); read once
+/// ([`tensor_and_scale_by_steps`]) instead of the batched path (for A/B runs); read once
 /// per process.
 pub const UNBATCHED_PRODUCT_ENV: &str = "HEGPU_BFV_UNBATCHED_PRODUCT";
 

@@ -511,6 +511,23 @@ fn polynomial_methods_match_the_cpu_wrappers() {
         assert_same(&format!("{label}, BEHZ scale down"), &scaled.to_vec().unwrap(), expected.as_slice(), degree);
         let decrypted = gpu.decrypt_poly(&input).unwrap();
         assert_eq!(decrypted, behz.decrypt_poly(&host).unwrap(), "{label}: BEHZ decryption");
+        // Batches of 1 to 4 in one launch per step: each member as the CPU's step of it.
+        let hosts: Vec<Poly<Coeff>> = (0..4).map(|_| random_ring_poly(&q_ring, &mut rng)).collect();
+        let inputs: Vec<DevicePoly<Coeff>> = hosts.iter().map(|h| DevicePoly::upload(&q_gpu, h).unwrap()).collect();
+        let tensors: Vec<Poly<Coeff>> = (0..4).map(|_| random_ring_poly(&q_bsk_ring, &mut rng)).collect();
+        for count in 1..=4 {
+            let refs: Vec<&DevicePoly<Coeff>> = inputs[..count].iter().collect();
+            let extended = gpu.extend_batch(&refs, &q_bsk_gpu).unwrap().download().unwrap();
+            let batch = DevicePolyBatch::upload(&q_bsk_gpu, &tensors[..count]).unwrap();
+            let scaled = gpu.scale_down_batch(&batch, &q_gpu).unwrap();
+            assert_eq!((extended.len(), scaled.len()), (count, count), "{label}: BEHZ batch of {count}");
+            for z in 0..count {
+                let expected = behz.extend_poly(&hosts[z], &q_bsk_ring).unwrap();
+                assert_eq!(extended[z], expected, "{label}: BEHZ extend, member {z} of {count}");
+                let expected = behz.scale_down_poly(&tensors[z], &q_ring).unwrap();
+                assert_eq!(scaled[z].download().unwrap(), expected, "{label}: BEHZ scale down, member {z} of {count}");
+            }
+        }
 
         let hps = HpsContext::with_generated_moduli(degree, &q, t).unwrap();
         let gpu = GpuHps::new(&device, &hps).unwrap();

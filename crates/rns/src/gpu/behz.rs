@@ -2,9 +2,9 @@
 
 use poly::Coeff;
 use poly_cuda::cudarc::driver::{DevicePtr, DevicePtrMut};
-use poly_cuda::{DevicePoly, GpuContext, GpuDevice};
+use poly_cuda::{DevicePoly, DevicePolyBatch, GpuContext, GpuDevice};
 
-use super::convert::shenoy_kumaresan;
+use super::convert::shenoy_kumaresan_batch;
 use super::launch::{
     BehzDecryptParams, ConvertKernel, ConverterLayout, DeviceTables, HostTables, MontgomeryParams, RnsKernels,
     modulus_words, plain_modulus_words,
@@ -133,6 +133,15 @@ impl GpuBehz {
     /// S0 + S1 from `input` (`k N` words) to `output` (`|B_sk| N` words); with `copy`, the
     /// input limbs are also written there (`k N` words).
     unsafe fn extend_raw(&self, input: u64, copy: u64, output: u64) -> Result<()> {
+        // SAFETY: forwarded (a batch of one).
+        unsafe { self.extend_batch_raw(&[(input, output)], copy) }
+    }
+
+    /// [`extend_raw`](Self::extend_raw) of up to `CONVERT_BATCH` `(input, output)` pairs in
+    /// one launch; `copy` (or 0) is the first pair's, the others' at the same offset from their
+    /// outputs.
+    unsafe fn extend_batch_raw(&self, members: &[(u64, u64)], copy: u64) -> Result<()> {
+        let Some(&(input, output)) = members.first() else { return Ok(()) };
         let layout = &self.layout;
         let mut params = layout.extend.params(&self.tables, self.degree, self.bsk_len);
         params.input = input;
@@ -145,11 +154,13 @@ impl GpuBehz {
         params.epi_b = self.tables.at(layout.mtilde_inv_bsk);
         params.epi_b_shoup = self.tables.at(layout.mtilde_inv_bsk_shoup);
         // SAFETY: tables of this context; buffers as documented by the caller.
-        unsafe { self.kernels.convert(ConvertKernel::BehzExtend, params) }
+        unsafe { self.kernels.convert_batch(ConvertKernel::BehzExtend, params, members) }
     }
 
-    /// S3 from `input` (`(k + |B_sk|) N` words) to `output` (`|B_sk| N` words).
-    unsafe fn floor_raw(&self, input: u64, output: u64) -> Result<()> {
+    /// S3 from `input` (`(k + |B_sk|) N` words) to `output` (`|B_sk| N` words), for up to
+    /// `CONVERT_BATCH` `(input, output)` pairs in one launch.
+    unsafe fn floor_batch_raw(&self, members: &[(u64, u64)]) -> Result<()> {
+        let Some(&(input, output)) = members.first() else { return Ok(()) };
         let layout = &self.layout;
         let mut params = layout.floor.params(&self.tables, self.degree, self.bsk_len);
         params.input = input;
@@ -159,21 +170,21 @@ impl GpuBehz {
         params.epi_a_shoup = self.tables.at(layout.t_q_inv_bsk_shoup);
         params.epi_b = self.tables.at(layout.q_inv_bsk);
         params.epi_b_shoup = self.tables.at(layout.q_inv_bsk_shoup);
-        // SAFETY: as above.
-        unsafe { self.kernels.convert(ConvertKernel::BehzFloor, params) }
+        // SAFETY: as above (each member's B_sk limbs at the same offset from its input).
+        unsafe { self.kernels.convert_batch(ConvertKernel::BehzFloor, params, members) }
     }
 
-    /// S4 from `input` (`|B_sk| N` words) to `output` (`k N` words).
-    unsafe fn bsk_to_q_raw(&self, input: u64, output: u64) -> Result<()> {
+    /// S4 from `input` (`|B_sk| N` words) to `output` (`k N` words), for up to
+    /// `CONVERT_BATCH` `(input, output)` pairs in one launch.
+    unsafe fn bsk_to_q_batch_raw(&self, members: &[(u64, u64)]) -> Result<()> {
         // SAFETY: as above.
         unsafe {
-            shenoy_kumaresan(
+            shenoy_kumaresan_batch(
                 &self.kernels,
                 &self.tables,
                 &self.layout.bsk_to_q,
                 self.sk_inverse,
-                input,
-                output,
+                members,
                 self.degree,
             )
         }
@@ -258,7 +269,7 @@ impl GpuBehz {
         check_len("BEHZ floor output", self.bsk_len * self.degree, output.len())?;
         let (input, output) = (self.kernels.read_address(input)?, self.kernels.write_address(output)?);
         // SAFETY: lengths checked above; both buffers are on this stream.
-        unsafe { self.floor_raw(input, output) }
+        unsafe { self.floor_batch_raw(&[(input, output)]) }
     }
 
     /// [`BehzContext::bsk_to_q`] (S4): `input` over `B_sk`, `output` over `q`. Errors as
@@ -268,7 +279,7 @@ impl GpuBehz {
         check_len("BEHZ Shenoy-Kumaresan output", self.k() * self.degree, output.len())?;
         let (input, output) = (self.kernels.read_address(input)?, self.kernels.write_address(output)?);
         // SAFETY: lengths checked above; both buffers are on this stream.
-        unsafe { self.bsk_to_q_raw(input, output) }
+        unsafe { self.bsk_to_q_batch_raw(&[(input, output)]) }
     }
 
     /// [`BehzContext::extend_poly`] on the device: `input` over `q`, the result over `q u B_sk`
@@ -304,10 +315,68 @@ impl GpuBehz {
         // SAFETY: the floor kernel writes all of `floored`, the Shenoy-Kumaresan kernel all of
         // `output`; lengths follow from the checked rings. `floored` is freed in stream order.
         unsafe {
-            self.floor_raw(input_address, floored_address)?;
-            self.bsk_to_q_raw(floored_address, output_address)?;
+            self.floor_batch_raw(&[(input_address, floored_address)])?;
+            self.bsk_to_q_batch_raw(&[(floored_address, output_address)])?;
         }
         Ok(DevicePoly::from_device_buffer(q, output)?)
+    }
+
+    /// [`extend_poly`](Self::extend_poly) of 1 to 4 polynomials in one launch, into one batch
+    /// over `q u B_sk` (in order). Errors as `extend_poly`, and
+    /// [`RnsError::InvalidParameter`](crate::RnsError::InvalidParameter) for no input or more
+    /// than 4.
+    pub fn extend_batch(&self, inputs: &[&DevicePoly<Coeff>], q_bsk: &GpuContext) -> Result<DevicePolyBatch<Coeff>> {
+        super::check_batch_size(inputs.len())?;
+        check_poly(&self.kernels, q_bsk, &self.q_bsk, self.degree, "BEHZ extension output")?;
+        for input in inputs {
+            check_poly(&self.kernels, input.context(), &self.q, self.degree, "BEHZ extension input")?;
+        }
+        let stride = self.q_bsk.len() * self.degree;
+        let mut output = self.kernels.alloc_for_kernels(inputs.len() * stride)?;
+        let copy = self.kernels.write_address(&mut output)?;
+        let mut members = Vec::with_capacity(inputs.len());
+        for (z, input) in inputs.iter().enumerate() {
+            let start = copy + 8 * (z * stride) as u64;
+            members
+                .push((self.kernels.read_address(input.device_buffer())?, start + 8 * (self.k() * self.degree) as u64));
+        }
+        // SAFETY: member z writes all of polynomial z of `output`: its q limbs by the copy (at
+        // the same offset before its B_sk limbs as member 0's), its B_sk limbs after them.
+        unsafe { self.extend_batch_raw(&members, copy) }?;
+        Ok(DevicePolyBatch::from_device_buffer(q_bsk, inputs.len(), output)?)
+    }
+
+    /// [`scale_down_poly`](Self::scale_down_poly) of every polynomial of a batch over
+    /// `q u B_sk` (1 to 4), one launch per step for all of them. Errors as `scale_down_poly`,
+    /// and [`RnsError::InvalidParameter`](crate::RnsError::InvalidParameter) for more than 4.
+    pub fn scale_down_batch(&self, input: &DevicePolyBatch<Coeff>, q: &GpuContext) -> Result<Vec<DevicePoly<Coeff>>> {
+        super::check_batch_size(input.len())?;
+        check_poly(&self.kernels, input.context(), &self.q_bsk, self.degree, "BEHZ scaling input")?;
+        check_poly(&self.kernels, q, &self.q, self.degree, "BEHZ scaling output")?;
+        let count = input.len();
+        let (in_stride, bsk_len) = (self.q_bsk.len() * self.degree, self.bsk_len * self.degree);
+        let mut floored = self.kernels.alloc_for_kernels(count * bsk_len)?;
+        let input_address = self.kernels.read_address(input.device_buffer())?;
+        let floored_address = self.kernels.write_address(&mut floored)?;
+        let mut outputs = Vec::with_capacity(count);
+        for _ in 0..count {
+            outputs.push(self.kernels.alloc_for_kernels(self.k() * self.degree)?);
+        }
+        let floor_members: Vec<(u64, u64)> = (0..count)
+            .map(|z| (input_address + 8 * (z * in_stride) as u64, floored_address + 8 * (z * bsk_len) as u64))
+            .collect();
+        let mut sk_members = Vec::with_capacity(count);
+        for (z, output) in outputs.iter_mut().enumerate() {
+            sk_members.push((floor_members[z].1, self.kernels.write_address(output)?));
+        }
+        // SAFETY: floor member z reads polynomial z of the batch (over q u B_sk: checked) and
+        // writes all of its |B_sk| N words of `floored`; Shenoy-Kumaresan member z reads those
+        // and writes all of output z. `floored` is freed in stream order.
+        unsafe {
+            self.floor_batch_raw(&floor_members)?;
+            self.bsk_to_q_batch_raw(&sk_members)?;
+        }
+        outputs.into_iter().map(|output| Ok(DevicePoly::from_device_buffer(q, output)?)).collect()
     }
 }
 

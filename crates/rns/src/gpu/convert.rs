@@ -161,17 +161,34 @@ pub(crate) unsafe fn shenoy_kumaresan(
     kernels: &RnsKernels,
     tables: &DeviceTables,
     layout: &ConverterLayout,
-    (inverse, inverse_shoup): (u64, u64),
+    inverse: (u64, u64),
     input: u64,
     output: u64,
     degree: usize,
 ) -> Result<()> {
+    // SAFETY: forwarded to the caller (a batch of one).
+    unsafe { shenoy_kumaresan_batch(kernels, tables, layout, inverse, &[(input, output)], degree) }
+}
+
+/// [`shenoy_kumaresan`] of up to `CONVERT_BATCH` `(input, output)` pairs in one launch.
+///
+/// # Safety
+/// As `shenoy_kumaresan`, for every pair.
+pub(crate) unsafe fn shenoy_kumaresan_batch(
+    kernels: &RnsKernels,
+    tables: &DeviceTables,
+    layout: &ConverterLayout,
+    (inverse, inverse_shoup): (u64, u64),
+    members: &[(u64, u64)],
+    degree: usize,
+) -> Result<()> {
+    let Some(&(input, output)) = members.first() else { return Ok(()) };
     let mut params = layout.params(tables, degree, layout.rows - 1);
     params.input = input;
     params.redundant_input = input + 8 * (layout.k * degree) as u64;
     params.output = output;
     params.redundant_w = inverse;
     params.redundant_w_shoup = inverse_shoup;
-    // SAFETY: forwarded to the caller.
-    unsafe { kernels.convert(ConvertKernel::ShenoyKumaresan, params) }
+    // SAFETY: forwarded to the caller (each member's redundant limb at the same offset).
+    unsafe { kernels.convert_batch(ConvertKernel::ShenoyKumaresan, params, members) }
 }

@@ -5,8 +5,8 @@ use poly_cuda::cudarc::driver::{DevicePtr, DevicePtrMut};
 use poly_cuda::{DevicePoly, DevicePolyBatch, GpuContext, GpuDevice};
 
 use super::launch::{
-    CONVERT_BATCH, ConvertKernel, ConvertParams, ConverterLayout, DeviceTables, HostTables, HpsDecryptParams,
-    RnsKernels, plain_modulus_words,
+    ConvertKernel, ConvertParams, ConverterLayout, DeviceTables, HostTables, HpsDecryptParams, RnsKernels,
+    plain_modulus_words,
 };
 use super::{Result, check_poly};
 use crate::{HpsContext, check_len};
@@ -233,7 +233,7 @@ impl GpuHps {
     /// `extend_poly`, and [`RnsError::InvalidParameter`](crate::RnsError::InvalidParameter)
     /// for no input or more than 4.
     pub fn extend_batch(&self, inputs: &[&DevicePoly<Coeff>], q_p: &GpuContext) -> Result<DevicePolyBatch<Coeff>> {
-        check_batch_size(inputs.len())?;
+        super::check_batch_size(inputs.len())?;
         check_poly(&self.kernels, q_p, &self.q_p, self.degree, "HPS extension output")?;
         for input in inputs {
             check_poly(&self.kernels, input.context(), &self.q, self.degree, "HPS extension input")?;
@@ -260,7 +260,7 @@ impl GpuHps {
     /// (1 to 4), with one launch per step for all of them. Errors as `scale_down_poly`, and
     /// [`RnsError::InvalidParameter`](crate::RnsError::InvalidParameter) for more than 4.
     pub fn scale_down_batch(&self, input: &DevicePolyBatch<Coeff>, q: &GpuContext) -> Result<Vec<DevicePoly<Coeff>>> {
-        check_batch_size(input.len())?;
+        super::check_batch_size(input.len())?;
         check_poly(&self.kernels, input.context(), &self.q_p, self.degree, "HPS scaling input")?;
         check_poly(&self.kernels, q, &self.q, self.degree, "HPS scaling output")?;
         let count = input.len();
@@ -288,19 +288,6 @@ impl GpuHps {
         }
         outputs.into_iter().map(|output| Ok(DevicePoly::from_device_buffer(q, output)?)).collect()
     }
-}
-
-/// A conversion batch holds 1 to [`CONVERT_BATCH`] polynomials.
-fn check_batch_size(count: usize) -> Result<()> {
-    if count == 0 || count > CONVERT_BATCH {
-        return Err(crate::RnsError::InvalidParameter {
-            name: "batch size",
-            value: count as u64,
-            reason: "a conversion batch holds 1 to 4 polynomials",
-        }
-        .into());
-    }
-    Ok(())
 }
 
 impl GpuHps {

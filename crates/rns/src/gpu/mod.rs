@@ -55,6 +55,20 @@ pub enum GpuRnsError {
 /// Result type of the GPU RNS operations.
 pub type Result<T> = core::result::Result<T, GpuRnsError>;
 
+/// A conversion batch holds 1 to `CONVERT_BATCH` (4) polynomials ([`RnsError::InvalidParameter`]
+/// otherwise).
+fn check_batch_size(count: usize) -> Result<()> {
+    if count == 0 || count > launch::CONVERT_BATCH {
+        return Err(RnsError::InvalidParameter {
+            name: "batch size",
+            value: count as u64,
+            reason: "a conversion batch holds 1 to 4 polynomials",
+        }
+        .into());
+    }
+    Ok(())
+}
+
 /// Errors unless `context` lives on the kernels' device ([`GpuError::WrongContext`]) and its
 /// ring has degree `degree` and exactly the primes `expected`, in order
 /// ([`RnsError::ContextMismatch`]).
