@@ -414,12 +414,19 @@ __device__ __forceinline__ void forward_rounds(u64 (&x)[P::R], u64* smem, const 
 // layout as `data`, canonical) the pass reads its input there instead of from `data`: the
 // first pass of an out-of-place transform, which writes every value of `data` (a uniform
 // branch on a kernel argument; null for ordinary transforms).
-template <class P>
+//
+// EXTEND (first passes only: strided and single-block) loads a ModUp of one-prime digits
+// instead (key switching with one special prime): polynomial t of the batch is the extension
+// of limb s = first_source + t of `source` (a polynomial over the context's first limbs): limb
+// s itself, and every other limb i the residue modulo p_i of its value x, or of x - p_s when
+// `centered` and x > p_s / 2 (what keyswitch_mod_up_one_prime writes; the same words).
+template <class P, bool EXTEND = false>
 __device__ __forceinline__ void forward_pass(u64* __restrict__ data, const u64* __restrict__ source,
                                              const ulonglong2* __restrict__ table,
                                              const u64* __restrict__ chunk_roots,
                                              const modarith::Modulus* __restrict__ moduli, const int log_n,
-                                             const int limbs_per_poly) {
+                                             const int limbs_per_poly, const int first_source = 0,
+                                             const int centered = 0) {
     __shared__ u64 smem[P::SMEM_WORDS];
     __shared__ ulonglong2 stw[P::TW_SMEM];
     const int limb = blockIdx.y % limbs_per_poly;
@@ -430,14 +437,27 @@ __device__ __forceinline__ void forward_pass(u64* __restrict__ data, const u64* 
     u64* poly = data + ((size_t)blockIdx.y << log_n);
     const int s0 = P::STRIDED ? 0 : log_n - P::LOG_M;
 
-    const u64* input = source != nullptr ? source + ((size_t)blockIdx.y << log_n) : poly;
-
     u64 x[P::R];
     int column, base;
     constexpr int w0 = P::window(0);
     P::locate(threadIdx.x, w0, column, base);
+    if constexpr (EXTEND) {
+        const int s = first_source + (int)blockIdx.y / limbs_per_poly;
+        const u64 p_s = moduli[s].p;
+        const u64* input = source + ((size_t)s << log_n);
+        const bool own = s == limb;
 #pragma unroll
-    for (int u = 0; u < P::R; ++u) x[u] = input[global_index<P>(column, base + (u << w0), log_n)];
+        for (int u = 0; u < P::R; ++u) {
+            const u64 v = input[global_index<P>(column, base + (u << w0), log_n)];
+            const bool negative = centered != 0 && v > (p_s >> 1);
+            const u64 r = modarith::reduce(negative ? p_s - v : v, m);
+            x[u] = own ? v : (negative ? modarith::neg(r, m.p) : r);
+        }
+    } else {
+        const u64* input = source != nullptr ? source + ((size_t)blockIdx.y << log_n) : poly;
+#pragma unroll
+        for (int u = 0; u < P::R; ++u) x[u] = input[global_index<P>(column, base + (u << w0), log_n)];
+    }
 
     if constexpr (P::SMEM_TWIDDLES) {
         stage_twiddles<P>(stw, tw, roots, m, p);
@@ -595,6 +615,8 @@ __device__ __forceinline__ void inverse_pass(u64* __restrict__ data, const u64* 
 //                        thread; grid (N / 2^m / 16, limbs), 16 2^m / 2^r threads.
 //   contiguous_<m>_lr<r>: the last m stages, 2^r points per thread; grid (N / 1024, limbs),
 //                        1024 / 2^r threads.
+// ntt_fwd_extend_{single_<n>, strided_<m>_lr<r>}: the first forward pass loading the ModUp of
+// one-prime digits (forward_pass with EXTEND; extra arguments first_source, centered);
 // and ntt_inv_product_{single_<n>, contiguous_<m>_lr<r>}: the same first inverse pass taking
 // the product with `factor` first (inverse_pass with Load::Product), and
 // ntt_inv_mul_add_{single_<n>, contiguous_<m>_lr<r>}: addend + source * factor
@@ -636,11 +658,21 @@ __device__ __forceinline__ void inverse_pass(u64* __restrict__ data, const u64* 
         inverse_pass<Pass<LOG_M, LOG_R, false, COLUMNS, SMEM_TW>, Load::MulAdd>(                              \
             data, source, factor, addend, table, chunk_roots, scale, moduli, log_n, limbs_per_poly);            \
     }
-#define SINGLE(N, LR)                                           \
-    NTT_PASS_KERNELS(single_##N, N, LR, false, 1, false, 1024) \
-    NTT_INV_PRODUCT_KERNEL(single_##N, N, LR, 1, false, 1024)
-#define STRIDED(M, LR, MIN_THREADS) \
-    NTT_PASS_KERNELS(strided_##M##_lr##LR, M, LR, true, STRIDED_COLUMNS, true, MIN_THREADS)
+#define NTT_FWD_EXTEND_KERNEL(SUFFIX, LOG_M, LOG_R, STRIDED, COLUMNS, SMEM_TW, MIN_THREADS)                     \
+    extern "C" __global__ void NTT_LAUNCH_BOUNDS(LOG_M, LOG_R, STRIDED, COLUMNS, SMEM_TW, MIN_THREADS)        \
+        ntt_fwd_extend_##SUFFIX(u64* data, const u64* source, const ulonglong2* table, const u64* chunk_roots, \
+                                const modarith::Modulus* moduli, int log_n, int limbs_per_poly,               \
+                                int first_source, int centered) {                                               \
+        forward_pass<Pass<LOG_M, LOG_R, STRIDED, COLUMNS, SMEM_TW>, true>(                                     \
+            data, source, table, chunk_roots, moduli, log_n, limbs_per_poly, first_source, centered);           \
+    }
+#define SINGLE(N, LR)                                             \
+    NTT_PASS_KERNELS(single_##N, N, LR, false, 1, false, 1024)   \
+    NTT_INV_PRODUCT_KERNEL(single_##N, N, LR, 1, false, 1024)    \
+    NTT_FWD_EXTEND_KERNEL(single_##N, N, LR, false, 1, false, 1024)
+#define STRIDED(M, LR, MIN_THREADS)                                                          \
+    NTT_PASS_KERNELS(strided_##M##_lr##LR, M, LR, true, STRIDED_COLUMNS, true, MIN_THREADS) \
+    NTT_FWD_EXTEND_KERNEL(strided_##M##_lr##LR, M, LR, true, STRIDED_COLUMNS, true, MIN_THREADS)
 #define CONTIGUOUS(M, LR, MIN_THREADS)                                                                   \
     NTT_PASS_KERNELS(contiguous_##M##_lr##LR, M, LR, false, (CONTIGUOUS_BLOCK_WORDS >> M), true, MIN_THREADS) \
     NTT_INV_PRODUCT_KERNEL(contiguous_##M##_lr##LR, M, LR, (CONTIGUOUS_BLOCK_WORDS >> M), true, MIN_THREADS)

@@ -478,6 +478,48 @@ impl DevicePolyBatch<Coeff> {
 }
 
 impl DevicePolyBatch<Eval> {
+    /// The forward transforms of the ModUp of `count` one-prime digits, in one launch sequence
+    /// whose first pass loads the extension (no separate ModUp kernel, no extended polynomials
+    /// in coefficient form): polynomial `t` of the batch (over `context`) is the forward
+    /// transform of limb `s = first_limb + t` of `source` extended to every limb of `context`:
+    /// limb `s` itself, every other limb `i` the residue modulo `p_i` of that limb's value `x`
+    /// (`centered`: of `x - p_s` when `x > p_s / 2`). `source` is over a ring whose primes are
+    /// `context`'s first ones (key switching's `q` inside `q u P`).
+    ///
+    /// Errors: [`PolyError::ContextMismatch`] unless `source`'s primes are a prefix of
+    /// `context`'s at the same degree on the same device, [`PolyError::InvalidParameter`] for
+    /// `count == 0` or limbs past `source`'s, [`GpuError::Unsupported`] for a DGT ring.
+    pub fn forward_extending_limbs(
+        context: &GpuContext,
+        source: &DevicePoly<Coeff>,
+        first_limb: usize,
+        count: usize,
+        centered: bool,
+    ) -> Result<Self> {
+        let (ring, from) = (context.ring(), source.context.ring());
+        let prefix = from.num_limbs() <= ring.num_limbs()
+            && from.degree() == ring.degree()
+            && from.moduli().iter().zip(ring.moduli()).all(|(a, b)| a.value() == b.value());
+        if !prefix || !Arc::ptr_eq(context.device(), source.context.device()) {
+            return Err(PolyError::ContextMismatch.into());
+        }
+        if count == 0 || first_limb + count > from.num_limbs() {
+            return Err(PolyError::InvalidParameter {
+                name: "one-prime digits",
+                value: (first_limb + count) as u64,
+                reason: "need 1 or more digits among the source's limbs",
+            }
+            .into());
+        }
+        if ring.transform() != TransformKind::Ntt {
+            return Err(GpuError::Unsupported { what: "an extending forward transform over a DGT ring".to_string() });
+        }
+        // SAFETY: the transform's first pass writes every value of the `count` polynomials.
+        let mut data = unsafe { context.device().alloc::<u64>(count * ring.poly_len()) }?;
+        launch::ntt_forward_extending(context, &mut data, &source.data, first_limb, centered, count)?;
+        DevicePolyBatch::from_device_buffer(context, count, data)
+    }
+
     /// The inverse transform of every polynomial (see [`DevicePoly::inverse`]).
     pub fn inverse(mut self) -> Result<DevicePolyBatch<Coeff>> {
         self.context.inverse_transform(&mut self.data, self.count)?;

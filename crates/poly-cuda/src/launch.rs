@@ -122,6 +122,9 @@ struct FunctionNames {
     inverse_product: Option<&'static str>,
     /// The inverse pass that loads `addend + source * factor` (the same passes).
     inverse_mul_add: Option<&'static str>,
+    /// The forward pass that loads the ModUp of one-prime digits (strided and single-block
+    /// passes: they come first in the forward).
+    forward_extend: Option<&'static str>,
 }
 
 impl FunctionNames {
@@ -131,6 +134,7 @@ impl FunctionNames {
             PassFunction::Inverse => Some(self.inverse),
             PassFunction::InverseProduct => self.inverse_product,
             PassFunction::InverseMulAdd => self.inverse_mul_add,
+            PassFunction::ForwardExtend => self.forward_extend,
         }
     }
 }
@@ -156,6 +160,7 @@ macro_rules! strided_kernel {
                 inverse: concat!("ntt_inv_strided_", $m, "_lr", $r),
                 inverse_product: None,
                 inverse_mul_add: None,
+                forward_extend: Some(concat!("ntt_fwd_extend_strided_", $m, "_lr", $r)),
             },
         }
     };
@@ -173,6 +178,7 @@ macro_rules! contiguous_kernel {
                 inverse: concat!("ntt_inv_contiguous_", $m, "_lr", $r),
                 inverse_product: Some(concat!("ntt_inv_product_contiguous_", $m, "_lr", $r)),
                 inverse_mul_add: Some(concat!("ntt_inv_mul_add_contiguous_", $m, "_lr", $r)),
+                forward_extend: None,
             },
         }
     };
@@ -205,6 +211,7 @@ macro_rules! single_kernel {
             inverse: concat!("ntt_inv_single_", $log_n),
             inverse_product: Some(concat!("ntt_inv_product_single_", $log_n)),
             inverse_mul_add: Some(concat!("ntt_inv_mul_add_single_", $log_n)),
+            forward_extend: Some(concat!("ntt_fwd_extend_single_", $log_n)),
         }
     };
 }
@@ -221,6 +228,7 @@ struct Functions {
     inverse: Kernel,
     inverse_product: Option<Kernel>,
     inverse_mul_add: Option<Kernel>,
+    forward_extend: Option<Kernel>,
 }
 
 impl Functions {
@@ -230,6 +238,7 @@ impl Functions {
             inverse: module.kernel(names.inverse)?,
             inverse_product: names.inverse_product.map(|name| module.kernel(name)).transpose()?,
             inverse_mul_add: names.inverse_mul_add.map(|name| module.kernel(name)).transpose()?,
+            forward_extend: names.forward_extend.map(|name| module.kernel(name)).transpose()?,
         })
     }
 
@@ -239,6 +248,7 @@ impl Functions {
             PassFunction::Inverse => Some(&self.inverse),
             PassFunction::InverseProduct => self.inverse_product.as_ref(),
             PassFunction::InverseMulAdd => self.inverse_mul_add.as_ref(),
+            PassFunction::ForwardExtend => self.forward_extend.as_ref(),
         }
     }
 }
@@ -353,6 +363,8 @@ pub(crate) enum NttTransform {
     InverseOfProduct,
     /// The inverse transform of `addend + source * factor`, which its first pass loads.
     InverseOfMulAdd,
+    /// The forward transform of the ModUp of one-prime digits, which its first pass loads.
+    ForwardOfExtension,
 }
 
 /// Which function of a pass kernel runs.
@@ -364,6 +376,8 @@ enum PassFunction {
     InverseProduct,
     /// The first inverse pass, loading `addend + source * factor`.
     InverseMulAdd,
+    /// The first forward pass (strided or single-block), loading one-prime digits' ModUp.
+    ForwardExtend,
 }
 
 /// Which kernel table an [`NttPass`] indexes.
@@ -400,6 +414,7 @@ fn ntt_passes(transform: NttTransform, schedule: &NttSchedule, log_n: u32, grid_
         NttTransform::Inverse => (PassFunction::Inverse, PassFunction::Inverse),
         NttTransform::InverseOfProduct => (PassFunction::InverseProduct, PassFunction::Inverse),
         NttTransform::InverseOfMulAdd => (PassFunction::InverseMulAdd, PassFunction::Inverse),
+        NttTransform::ForwardOfExtension => (PassFunction::ForwardExtend, PassFunction::Forward),
     };
     let single = |log_n| -> Result<Vec<NttPass>> { Ok(vec![single_pass(first_function, log_n, grid_y)?]) };
     match *schedule {
@@ -407,7 +422,9 @@ fn ntt_passes(transform: NttTransform, schedule: &NttSchedule, log_n: u32, grid_
         NttSchedule::TwoPass { .. } if single_launch(log_n, grid_y) => single(log_n),
         NttSchedule::TwoPass { strided, contiguous } => {
             let (first_kind, first_log_m, later_kind, later_log_m) = match transform {
-                NttTransform::Forward => (PassKind::Strided, strided, PassKind::Contiguous, contiguous),
+                NttTransform::Forward | NttTransform::ForwardOfExtension => {
+                    (PassKind::Strided, strided, PassKind::Contiguous, contiguous)
+                }
                 NttTransform::Inverse | NttTransform::InverseOfProduct | NttTransform::InverseOfMulAdd => {
                     (PassKind::Contiguous, contiguous, PassKind::Strided, strided)
                 }
@@ -423,6 +440,52 @@ fn ntt_passes(transform: NttTransform, schedule: &NttSchedule, log_n: u32, grid_
 /// bit-reversed evaluations out, as `poly::ntt::NttPlan::forward_inplace`).
 pub(crate) fn ntt_forward(context: &GpuContext, data: &mut CudaSlice<u64>, polys: usize) -> Result<()> {
     launch_forward(context, data, None, polys)
+}
+
+/// Forward NTT of `polys` polynomials into `data` whose inputs are the ModUp of one-prime
+/// digits (the first pass loads them; see `forward_pass` with EXTEND in kernels/ntt.cu):
+/// polynomial `t` is limb `first_source + t` of `source` (a polynomial over the context's
+/// first `source_limbs` primes) extended to every limb of `context`, centered when `centered`.
+/// The caller checks `first_source + polys <= source_limbs <= L`, that `source`'s primes are
+/// the context's first, and that `data` holds `polys * L * N` values.
+pub(crate) fn ntt_forward_extending(
+    context: &GpuContext,
+    data: &mut CudaSlice<u64>,
+    source: &CudaSlice<u64>,
+    first_source: usize,
+    centered: bool,
+    polys: usize,
+) -> Result<()> {
+    let tables = context.ntt_tables()?;
+    let device = context.device();
+    let stream = device.stream();
+    let log_n = context.degree().trailing_zeros();
+    let grid_y = total_limbs(context, polys)?;
+    let (log_n_arg, limbs_arg) = (log_n as i32, context.num_limbs() as i32);
+    let (first_arg, centered_arg) = (first_source as i32, i32::from(centered));
+    let moduli = context.moduli_table();
+    let null_source: u64 = 0;
+    for pass in ntt_passes(NttTransform::ForwardOfExtension, &tables.schedule, log_n, grid_y)? {
+        let mut builder = device.kernels().ntt.get(&pass)?.builder(stream);
+        builder.arg(&mut *data);
+        if pass.first {
+            builder.arg(source);
+        } else {
+            builder.arg(&null_source);
+        }
+        builder.arg(&tables.forward).arg(&tables.forward_chunk_roots).arg(moduli).arg(&log_n_arg).arg(&limbs_arg);
+        if pass.first {
+            builder.arg(&first_arg).arg(&centered_arg);
+        }
+        // SAFETY: the first pass matches `ntt_fwd_extend_*(data, source, table, chunk_roots,
+        // moduli, log_n, limbs_per_poly, first_source, centered)`, the later one
+        // `ntt_fwd_*(data, null, ...)` (in place) in kernels/ntt.cu; `data` holds
+        // `polys * L * N` values, `source` (distinct, borrowed shared) the limbs
+        // `first_source .. first_source + polys` of a polynomial over the context's first
+        // primes (the caller checks), the tables as for the forward transform.
+        unsafe { builder.launch(pass.config) }?;
+    }
+    Ok(())
 }
 
 /// Forward NTT of `polys` consecutive polynomials of `source` into `destination` (the same

@@ -345,3 +345,80 @@ fn inverse_of_product_rejects_foreign_factors() {
     let product = DevicePoly::upload(&gpu, &a).unwrap().inverse_of_product(&factor).unwrap().download().unwrap();
     assert_eq!(product.as_slice(), a.mul(&b).unwrap().inverse().unwrap().as_slice());
 }
+
+/// `DevicePolyBatch::forward_extending_limbs` (the ModUp of one-prime digits loaded by the
+/// forward transform's first pass) against the CPU: each digit's limb extended to `q u P` by
+/// plain integer arithmetic (centered or not), then `Poly::forward`. Shapes that take the
+/// single-block kernels (N = 2^10, 2^11) and the strided ones of every radix; special primes
+/// larger and smaller than `q`'s; values at `p_s / 2`, `p_s / 2 + 1`, 0 and `p_s - 1`.
+#[test]
+fn forward_of_one_prime_digit_extension_matches_cpu() {
+    let Some(device) = device() else { return };
+    let mut rng = StdRng::seed_from_u64(21);
+    let shapes = [
+        (10, 3, 50, 1, 61),
+        (11, 4, 40, 1, 60),
+        (12, 3, 60, 1, 40),
+        (13, 5, 55, 2, 58),
+        (14, 8, 59, 1, 61),
+        (16, 6, 45, 1, 60),
+    ];
+    for (log_n, q_count, q_bits, p_count, p_bits) in shapes {
+        let n = 1usize << log_n;
+        let q = modarith::generate_ntt_primes(q_bits, 2 * n as u64, q_count, &[]).unwrap();
+        let p = modarith::generate_ntt_primes(p_bits, 2 * n as u64, p_count, &q).unwrap();
+        let all = [q.clone(), p].concat();
+        let ring_q = RingContext::new(n, &q, TransformKind::Ntt).unwrap();
+        let ring_qp = RingContext::new(n, &all, TransformKind::Ntt).unwrap();
+        let (gpu_q, gpu_qp) = (GpuContext::new(&device, &ring_q).unwrap(), GpuContext::new(&device, &ring_qp).unwrap());
+        let mut values = common::random_values(&ring_q, &mut rng);
+        for (s, &p_s) in q.iter().enumerate() {
+            values[s * n..s * n + 4].copy_from_slice(&[p_s / 2, p_s / 2 + 1, 0, p_s - 1]);
+        }
+        let source = DevicePoly::upload(&gpu_q, &Poly::<Coeff>::from_limbs(&ring_q, values.clone()).unwrap()).unwrap();
+        for centered in [false, true] {
+            for (first, count) in [(0, q_count), (1, q_count - 1), (q_count - 1, 1)] {
+                if count == 0 {
+                    continue;
+                }
+                let label = format!(
+                    "N = 2^{log_n}, q {q_count} x {q_bits} bits, digits {first}..+{count}, centered {centered}"
+                );
+                let got = DevicePolyBatch::<Eval>::forward_extending_limbs(&gpu_qp, &source, first, count, centered)
+                    .unwrap()
+                    .download()
+                    .unwrap();
+                assert_eq!(got.len(), count, "{label}");
+                for (t, got) in got.iter().enumerate() {
+                    let s = first + t;
+                    let p_s = q[s];
+                    let mut extended = Vec::with_capacity(all.len() * n);
+                    for (i, &p_i) in all.iter().enumerate() {
+                        extended.extend(values[s * n..(s + 1) * n].iter().map(|&x| {
+                            if i == s {
+                                return x;
+                            }
+                            let negative = centered && x > p_s / 2;
+                            let r = (if negative { p_s - x } else { x }) % p_i;
+                            if negative && r != 0 { p_i - r } else { r }
+                        }));
+                    }
+                    let want = Poly::<Coeff>::from_limbs(&ring_qp, extended).unwrap().forward().unwrap();
+                    if let Some(diff) = first_difference(got.as_slice(), want.as_slice(), n) {
+                        panic!("{label}: digit {t}: {diff}");
+                    }
+                }
+            }
+        }
+        // Bad requests: no digit, digits past q's limbs, a source ring that is not a prefix.
+        let err = |r: Result<DevicePolyBatch<Eval>, GpuError>| matches!(r, Err(GpuError::Poly(_)));
+        assert!(err(DevicePolyBatch::<Eval>::forward_extending_limbs(&gpu_qp, &source, 0, 0, true)));
+        assert!(err(DevicePolyBatch::<Eval>::forward_extending_limbs(&gpu_qp, &source, 1, q_count, true)));
+        let other = DevicePoly::upload(
+            &gpu_qp,
+            &Poly::<Coeff>::from_limbs(&ring_qp, common::random_values(&ring_qp, &mut rng)).unwrap(),
+        )
+        .unwrap();
+        assert!(err(DevicePolyBatch::<Eval>::forward_extending_limbs(&gpu_q, &other, 0, 1, true)));
+    }
+}

@@ -525,8 +525,9 @@ impl GpuKeySwitch {
     /// representation), in one batch `[b sum, a sum]`: exactly what the CPU's loop of
     /// [`KeySwitchContext::mod_up`], forward transform and `mul_add_assign` gives.
     ///
-    /// The extended digits of `input` go into one buffer `[digits][q u P][N]` (one ModUp
-    /// launch for all one-prime digits), get one forward transform, and one kernel forms both
+    /// The extended digits of `input` go into one buffer `[digits][q u P][N]` and get one
+    /// forward transform (over NTT rings, one-prime digits are extended by that transform's
+    /// first pass; other digits by their ModUp launches first), and one kernel forms both
     /// sums. At most [`DEFAULT_BATCH_BYTES`](Self::DEFAULT_BATCH_BYTES) of extended digits are held at once: beyond that
     /// (or when the allocation runs out of memory) the digits are processed in chunks whose
     /// sums accumulate.
@@ -592,19 +593,14 @@ impl GpuKeySwitch {
         let mut start = 0;
         while start < digits {
             let count = chunk.min(digits - start);
-            let mut extended = match self.kernels.alloc_for_kernels(count * stride) {
-                Ok(buffer) => buffer,
+            let transformed = match self.extended_digits(input, start, count, extension, q_p, input_address) {
+                Ok(batch) => batch,
                 Err(GpuRnsError::Gpu(GpuError::OutOfMemory { .. })) if count > 1 => {
                     chunk = count / 2;
                     continue;
                 }
                 Err(error) => return Err(error),
             };
-            let extended_address = self.kernels.write_address(&mut extended)?;
-            // SAFETY: `extended` holds `count` polynomials over q u P; `input` is over q
-            // (its ring was checked).
-            unsafe { self.mod_up_digits_raw(start..start + count, extension, input_address, extended_address) }?;
-            let transformed = DevicePolyBatch::<Coeff>::from_device_buffer(q_p, count, extended)?.forward()?;
             let extended_address = self.kernels.read_address(transformed.device_buffer())?;
             // SAFETY: `count` transformed polynomials, one key polynomial per address (rings
             // checked: q u P at this degree), two accumulator polynomials; device allocations
@@ -622,6 +618,37 @@ impl GpuKeySwitch {
             start += count;
         }
         Ok(DevicePolyBatch::from_device_buffer(q_p, 2, accumulators)?)
+    }
+
+    /// The digits `start .. start + count` of `input` extended to `q u P` (ModUp) and forward
+    /// transformed, as one batch. Over an NTT ring a run of consecutive one-prime digits is
+    /// extended by the transform's first pass (`DevicePolyBatch::forward_extending_limbs`: no
+    /// ModUp kernel and no coefficient-form copy); otherwise ModUp kernels, then the transform.
+    fn extended_digits(
+        &self,
+        input: &DevicePoly<Coeff>,
+        start: usize,
+        count: usize,
+        extension: Extension,
+        q_p: &GpuContext,
+        input_address: u64,
+    ) -> Result<DevicePolyBatch<Eval>> {
+        let (first, _) = self.digit(start)?;
+        let mut one_prime_run = true;
+        for (offset, digit) in (start..start + count).enumerate() {
+            let (range, _) = self.digit(digit)?;
+            one_prime_run &= range.len() == 1 && range.start == first.start + offset;
+        }
+        if one_prime_run && q_p.ring().transform() == TransformKind::Ntt {
+            let centered = extension == Extension::Exact;
+            return Ok(DevicePolyBatch::<Eval>::forward_extending_limbs(q_p, input, first.start, count, centered)?);
+        }
+        let mut extended = self.kernels.alloc_for_kernels(count * self.stride())?;
+        let extended_address = self.kernels.write_address(&mut extended)?;
+        // SAFETY: `extended` holds `count` polynomials over q u P; `input` is over q (the
+        // caller checked its ring) at `input_address`.
+        unsafe { self.mod_up_digits_raw(start..start + count, extension, input_address, extended_address) }?;
+        Ok(DevicePolyBatch::<Coeff>::from_device_buffer(q_p, count, extended)?.forward()?)
     }
 
     /// [`KeySwitchContext::mod_down`] on the device: `input` over `q u P`, `output` over `q`.
