@@ -100,6 +100,15 @@ poly_cuda::kernel_set! {
 
 /// Whether products in the evaluation domain of `transform` are Gaussian (the DGTs) rather
 /// than coordinate-wise (the NTT).
+/// Environment knob: set to 1, one-prime digits take the ModUp kernel and then the transform
+/// (the path before the fused first pass, for A/B runs); read once per process.
+pub const SEPARATE_MOD_UP_ENV: &str = "HEGPU_KS_SEPARATE_MOD_UP";
+
+fn separate_mod_up_forced() -> bool {
+    static KNOB: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
+    *KNOB.get_or_init(|| std::env::var(SEPARATE_MOD_UP_ENV).is_ok_and(|v| v == "1"))
+}
+
 fn is_gaussian(transform: TransformKind) -> bool {
     !matches!(transform, TransformKind::Ntt)
 }
@@ -639,7 +648,7 @@ impl GpuKeySwitch {
             let (range, _) = self.digit(digit)?;
             one_prime_run &= range.len() == 1 && range.start == first.start + offset;
         }
-        if one_prime_run && q_p.ring().transform() == TransformKind::Ntt {
+        if one_prime_run && q_p.ring().transform() == TransformKind::Ntt && !separate_mod_up_forced() {
             let centered = extension == Extension::Exact;
             return Ok(DevicePolyBatch::<Eval>::forward_extending_limbs(q_p, input, first.start, count, centered)?);
         }
