@@ -439,7 +439,7 @@ fn ntt_passes(transform: NttTransform, schedule: &NttSchedule, log_n: u32, grid_
 /// Forward NTT, in place, of `polys` consecutive polynomials in `data` (canonical in, canonical
 /// bit-reversed evaluations out, as `poly::ntt::NttPlan::forward_inplace`).
 pub(crate) fn ntt_forward(context: &GpuContext, data: &mut CudaSlice<u64>, polys: usize) -> Result<()> {
-    launch_forward(context, data, None, polys)
+    launch_forward(context, data, ForwardInput::InPlace, polys)
 }
 
 /// Forward NTT of `polys` polynomials into `data` whose inputs are the ModUp of one-prime
@@ -456,36 +456,7 @@ pub(crate) fn ntt_forward_extending(
     centered: bool,
     polys: usize,
 ) -> Result<()> {
-    let tables = context.ntt_tables()?;
-    let device = context.device();
-    let stream = device.stream();
-    let log_n = context.degree().trailing_zeros();
-    let grid_y = total_limbs(context, polys)?;
-    let (log_n_arg, limbs_arg) = (log_n as i32, context.num_limbs() as i32);
-    let (first_arg, centered_arg) = (first_source as i32, i32::from(centered));
-    let moduli = context.moduli_table();
-    let null_source: u64 = 0;
-    for pass in ntt_passes(NttTransform::ForwardOfExtension, &tables.schedule, log_n, grid_y)? {
-        let mut builder = device.kernels().ntt.get(&pass)?.builder(stream);
-        builder.arg(&mut *data);
-        if pass.first {
-            builder.arg(source);
-        } else {
-            builder.arg(&null_source);
-        }
-        builder.arg(&tables.forward).arg(&tables.forward_chunk_roots).arg(moduli).arg(&log_n_arg).arg(&limbs_arg);
-        if pass.first {
-            builder.arg(&first_arg).arg(&centered_arg);
-        }
-        // SAFETY: the first pass matches `ntt_fwd_extend_*(data, source, table, chunk_roots,
-        // moduli, log_n, limbs_per_poly, first_source, centered)`, the later one
-        // `ntt_fwd_*(data, null, ...)` (in place) in kernels/ntt.cu; `data` holds
-        // `polys * L * N` values, `source` (distinct, borrowed shared) the limbs
-        // `first_source .. first_source + polys` of a polynomial over the context's first
-        // primes (the caller checks), the tables as for the forward transform.
-        unsafe { builder.launch(pass.config) }?;
-    }
-    Ok(())
+    launch_forward(context, data, ForwardInput::Extending { source, first_source, centered }, polys)
 }
 
 /// Forward NTT of `polys` consecutive polynomials of `source` into `destination` (the same
@@ -497,13 +468,24 @@ pub(crate) fn ntt_forward_from(
     destination: &mut CudaSlice<u64>,
     polys: usize,
 ) -> Result<()> {
-    launch_forward(context, destination, Some(source), polys)
+    launch_forward(context, destination, ForwardInput::From(source), polys)
+}
+
+/// What a forward transform's first pass reads.
+#[derive(Clone, Copy)]
+enum ForwardInput<'a> {
+    /// `data` itself.
+    InPlace,
+    /// Another buffer of the same layout.
+    From(&'a CudaSlice<u64>),
+    /// One-prime digits of `source`, extended as they load ([`ntt_forward_extending`]).
+    Extending { source: &'a CudaSlice<u64>, first_source: usize, centered: bool },
 }
 
 fn launch_forward(
     context: &GpuContext,
     data: &mut CudaSlice<u64>,
-    source: Option<&CudaSlice<u64>>,
+    input: ForwardInput<'_>,
     polys: usize,
 ) -> Result<()> {
     let tables = context.ntt_tables()?;
@@ -513,21 +495,35 @@ fn launch_forward(
     let grid_y = total_limbs(context, polys)?;
     let (log_n_arg, limbs_arg) = (log_n as i32, context.num_limbs() as i32);
     let moduli = context.moduli_table();
+    let transform = match input {
+        ForwardInput::Extending { .. } => NttTransform::ForwardOfExtension,
+        _ => NttTransform::Forward,
+    };
+    let (first_arg, centered_arg) = match input {
+        ForwardInput::Extending { first_source, centered, .. } => (first_source as i32, i32::from(centered)),
+        _ => (0, 0),
+    };
     // The kernels read their input in place when `source` is null.
     let null_source: u64 = 0;
-    for pass in ntt_passes(NttTransform::Forward, &tables.schedule, log_n, grid_y)? {
+    for pass in ntt_passes(transform, &tables.schedule, log_n, grid_y)? {
         let mut builder = device.kernels().ntt.get(&pass)?.builder(stream);
         builder.arg(&mut *data);
-        match source {
-            Some(source) if pass.first => builder.arg(source),
+        match input {
+            ForwardInput::From(source) | ForwardInput::Extending { source, .. } if pass.first => builder.arg(source),
             _ => builder.arg(&null_source),
         };
         builder.arg(&tables.forward).arg(&tables.forward_chunk_roots).arg(moduli).arg(&log_n_arg).arg(&limbs_arg);
+        if pass.first && transform == NttTransform::ForwardOfExtension {
+            builder.arg(&first_arg).arg(&centered_arg);
+        }
         // SAFETY: argument list matches `ntt_fwd_*(data, source, table, chunk_roots, moduli,
-        // log_n, limbs_per_poly)` in kernels/ntt.cu; `data` (and `source` when given, a distinct
-        // buffer: it is borrowed shared while `data` is borrowed mutably) hold `polys * L * N`
-        // values (checked by the caller), the table `L * N` pairs and the chunk roots
-        // `L * (N / M) * log M` words (for the schedule's contiguous M).
+        // log_n, limbs_per_poly)` in kernels/ntt.cu, and for an extending transform's first pass
+        // `ntt_fwd_extend_*(..., first_source, centered)`; `data` (and `source` when given, a
+        // distinct buffer: it is borrowed shared while `data` is borrowed mutably) hold
+        // `polys * L * N` values (checked by the caller; an extending source the limbs
+        // `first_source .. first_source + polys` of a polynomial over the context's first
+        // primes), the table `L * N` pairs and the chunk roots `L * (N / M) * log M` words
+        // (for the schedule's contiguous M).
         unsafe { builder.launch(pass.config) }?;
     }
     Ok(())

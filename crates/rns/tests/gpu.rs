@@ -485,6 +485,33 @@ fn ring_over(base: &RnsBase, degree: usize) -> Arc<RingContext> {
     RingContext::new(degree, &base.values(), TransformKind::Ntt).unwrap()
 }
 
+/// `extend_batch` and `scale_down_batch` (given as closures over one variant's GPU context) on
+/// batches of 1 to 4 random polynomials: every member equals the CPU's step of it.
+#[allow(clippy::type_complexity)]
+fn check_batches(
+    label: &str,
+    rng: &mut StdRng,
+    (q_ring, q_gpu, wide_ring): (&Arc<RingContext>, &GpuContext, &Arc<RingContext>),
+    extend_batch: impl Fn(&[&DevicePoly<Coeff>]) -> Vec<Poly<Coeff>>,
+    scale_down_batch: impl Fn(&[Poly<Coeff>]) -> Vec<Poly<Coeff>>,
+    cpu_extend: impl Fn(&Poly<Coeff>) -> Poly<Coeff>,
+    cpu_scale_down: impl Fn(&Poly<Coeff>) -> Poly<Coeff>,
+) {
+    let hosts: Vec<Poly<Coeff>> = (0..4).map(|_| random_ring_poly(q_ring, rng)).collect();
+    let inputs: Vec<DevicePoly<Coeff>> = hosts.iter().map(|h| DevicePoly::upload(q_gpu, h).unwrap()).collect();
+    let tensors: Vec<Poly<Coeff>> = (0..4).map(|_| random_ring_poly(wide_ring, rng)).collect();
+    for count in 1..=4 {
+        let refs: Vec<&DevicePoly<Coeff>> = inputs[..count].iter().collect();
+        let extended = extend_batch(&refs);
+        let scaled = scale_down_batch(&tensors[..count]);
+        assert_eq!((extended.len(), scaled.len()), (count, count), "{label}: batch of {count}");
+        for z in 0..count {
+            assert_eq!(extended[z], cpu_extend(&hosts[z]), "{label}: extend, member {z} of {count}");
+            assert_eq!(scaled[z], cpu_scale_down(&tensors[z]), "{label}: scale down, member {z} of {count}");
+        }
+    }
+}
+
 #[test]
 fn polynomial_methods_match_the_cpu_wrappers() {
     let Some(device) = device() else { return };
@@ -512,22 +539,18 @@ fn polynomial_methods_match_the_cpu_wrappers() {
         let decrypted = gpu.decrypt_poly(&input).unwrap();
         assert_eq!(decrypted, behz.decrypt_poly(&host).unwrap(), "{label}: BEHZ decryption");
         // Batches of 1 to 4 in one launch per step: each member as the CPU's step of it.
-        let hosts: Vec<Poly<Coeff>> = (0..4).map(|_| random_ring_poly(&q_ring, &mut rng)).collect();
-        let inputs: Vec<DevicePoly<Coeff>> = hosts.iter().map(|h| DevicePoly::upload(&q_gpu, h).unwrap()).collect();
-        let tensors: Vec<Poly<Coeff>> = (0..4).map(|_| random_ring_poly(&q_bsk_ring, &mut rng)).collect();
-        for count in 1..=4 {
-            let refs: Vec<&DevicePoly<Coeff>> = inputs[..count].iter().collect();
-            let extended = gpu.extend_batch(&refs, &q_bsk_gpu).unwrap().download().unwrap();
-            let batch = DevicePolyBatch::upload(&q_bsk_gpu, &tensors[..count]).unwrap();
-            let scaled = gpu.scale_down_batch(&batch, &q_gpu).unwrap();
-            assert_eq!((extended.len(), scaled.len()), (count, count), "{label}: BEHZ batch of {count}");
-            for z in 0..count {
-                let expected = behz.extend_poly(&hosts[z], &q_bsk_ring).unwrap();
-                assert_eq!(extended[z], expected, "{label}: BEHZ extend, member {z} of {count}");
-                let expected = behz.scale_down_poly(&tensors[z], &q_ring).unwrap();
-                assert_eq!(scaled[z].download().unwrap(), expected, "{label}: BEHZ scale down, member {z} of {count}");
-            }
-        }
+        check_batches(
+            &format!("{label}, BEHZ"),
+            &mut rng,
+            (&q_ring, &q_gpu, &q_bsk_ring),
+            |inputs| gpu.extend_batch(inputs, &q_bsk_gpu).unwrap().download().unwrap(),
+            |batch| {
+                let uploaded = DevicePolyBatch::upload(&q_bsk_gpu, batch).unwrap();
+                gpu.scale_down_batch(&uploaded, &q_gpu).unwrap().iter().map(|p| p.download().unwrap()).collect()
+            },
+            |host| behz.extend_poly(host, &q_bsk_ring).unwrap(),
+            |tensor| behz.scale_down_poly(tensor, &q_ring).unwrap(),
+        );
 
         let hps = HpsContext::with_generated_moduli(degree, &q, t).unwrap();
         let gpu = GpuHps::new(&device, &hps).unwrap();
@@ -543,22 +566,20 @@ fn polynomial_methods_match_the_cpu_wrappers() {
         let decrypted = gpu.decrypt_poly(&input).unwrap();
         assert_eq!(decrypted, hps.decrypt_poly(&host).unwrap(), "{label}: HPS decryption");
         // Batches of 1 to 4 in one launch per step: each member as the CPU's step of it.
-        let hosts: Vec<Poly<Coeff>> = (0..4).map(|_| random_ring_poly(&q_ring, &mut rng)).collect();
-        let inputs: Vec<DevicePoly<Coeff>> = hosts.iter().map(|h| DevicePoly::upload(&q_gpu, h).unwrap()).collect();
-        let tensors: Vec<Poly<Coeff>> = (0..4).map(|_| random_ring_poly(&q_p_ring, &mut rng)).collect();
-        for count in 1..=4 {
-            let refs: Vec<&DevicePoly<Coeff>> = inputs[..count].iter().collect();
-            let extended = gpu.extend_batch(&refs, &q_p_gpu).unwrap().download().unwrap();
-            let batch = DevicePolyBatch::upload(&q_p_gpu, &tensors[..count]).unwrap();
-            let scaled = gpu.scale_down_batch(&batch, &q_gpu).unwrap();
-            assert_eq!((extended.len(), scaled.len()), (count, count), "{label}: batch of {count}");
-            for z in 0..count {
-                let expected = hps.extend_poly(&hosts[z], &q_p_ring).unwrap();
-                assert_eq!(extended[z], expected, "{label}: HPS extend, member {z} of {count}");
-                let expected = hps.scale_down_poly(&tensors[z], &q_ring).unwrap();
-                assert_eq!(scaled[z].download().unwrap(), expected, "{label}: HPS scale down, member {z} of {count}");
-            }
-        }
+        check_batches(
+            &format!("{label}, HPS"),
+            &mut rng,
+            (&q_ring, &q_gpu, &q_p_ring),
+            |inputs| gpu.extend_batch(inputs, &q_p_gpu).unwrap().download().unwrap(),
+            |batch| {
+                let uploaded = DevicePolyBatch::upload(&q_p_gpu, batch).unwrap();
+                gpu.scale_down_batch(&uploaded, &q_gpu).unwrap().iter().map(|p| p.download().unwrap()).collect()
+            },
+            |host| hps.extend_poly(host, &q_p_ring).unwrap(),
+            |tensor| hps.scale_down_poly(tensor, &q_ring).unwrap(),
+        );
+        let inputs: Vec<DevicePoly<Coeff>> =
+            (0..4).map(|_| DevicePoly::upload(&q_gpu, &random_ring_poly(&q_ring, &mut rng)).unwrap()).collect();
         let none: [&DevicePoly<Coeff>; 0] = [];
         assert!(gpu.extend_batch(&none, &q_p_gpu).is_err(), "{label}: empty batch");
         let five: Vec<&DevicePoly<Coeff>> = inputs.iter().chain(inputs.iter().take(1)).collect();

@@ -331,15 +331,8 @@ impl GpuBehz {
         for input in inputs {
             check_poly(&self.kernels, input.context(), &self.q, self.degree, "BEHZ extension input")?;
         }
-        let stride = self.q_bsk.len() * self.degree;
-        let mut output = self.kernels.alloc_for_kernels(inputs.len() * stride)?;
-        let copy = self.kernels.write_address(&mut output)?;
-        let mut members = Vec::with_capacity(inputs.len());
-        for (z, input) in inputs.iter().enumerate() {
-            let start = copy + 8 * (z * stride) as u64;
-            members
-                .push((self.kernels.read_address(input.device_buffer())?, start + 8 * (self.k() * self.degree) as u64));
-        }
+        let (stride, copied) = (self.q_bsk.len() * self.degree, self.k() * self.degree);
+        let (output, copy, members) = super::extension_members(&self.kernels, inputs, stride, copied)?;
         // SAFETY: member z writes all of polynomial z of `output`: its q limbs by the copy (at
         // the same offset before its B_sk limbs as member 0's), its B_sk limbs after them.
         unsafe { self.extend_batch_raw(&members, copy) }?;
@@ -353,22 +346,9 @@ impl GpuBehz {
         super::check_batch_size(input.len())?;
         check_poly(&self.kernels, input.context(), &self.q_bsk, self.degree, "BEHZ scaling input")?;
         check_poly(&self.kernels, q, &self.q, self.degree, "BEHZ scaling output")?;
-        let count = input.len();
         let (in_stride, bsk_len) = (self.q_bsk.len() * self.degree, self.bsk_len * self.degree);
-        let mut floored = self.kernels.alloc_for_kernels(count * bsk_len)?;
-        let input_address = self.kernels.read_address(input.device_buffer())?;
-        let floored_address = self.kernels.write_address(&mut floored)?;
-        let mut outputs = Vec::with_capacity(count);
-        for _ in 0..count {
-            outputs.push(self.kernels.alloc_for_kernels(self.k() * self.degree)?);
-        }
-        let floor_members: Vec<(u64, u64)> = (0..count)
-            .map(|z| (input_address + 8 * (z * in_stride) as u64, floored_address + 8 * (z * bsk_len) as u64))
-            .collect();
-        let mut sk_members = Vec::with_capacity(count);
-        for (z, output) in outputs.iter_mut().enumerate() {
-            sk_members.push((floor_members[z].1, self.kernels.write_address(output)?));
-        }
+        let (_floored, outputs, floor_members, sk_members) =
+            super::scaling_members(&self.kernels, input, in_stride, bsk_len, self.k() * self.degree)?;
         // SAFETY: floor member z reads polynomial z of the batch (over q u B_sk: checked) and
         // writes all of its |B_sk| N words of `floored`; Shenoy-Kumaresan member z reads those
         // and writes all of output z. `floored` is freed in stream order.

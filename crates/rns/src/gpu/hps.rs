@@ -238,17 +238,8 @@ impl GpuHps {
         for input in inputs {
             check_poly(&self.kernels, input.context(), &self.q, self.degree, "HPS extension input")?;
         }
-        let stride = self.q_p.len() * self.degree;
-        let mut output = self.kernels.alloc_for_kernels(inputs.len() * stride)?;
-        let copy = self.kernels.write_address(&mut output)?;
-        let mut members = Vec::with_capacity(inputs.len());
-        for (z, input) in inputs.iter().enumerate() {
-            let start = copy + 8 * (z * stride) as u64;
-            members.push((
-                self.kernels.read_address(input.device_buffer())?,
-                start + 8 * (self.q.len() * self.degree) as u64,
-            ));
-        }
+        let (stride, copied) = (self.q_p.len() * self.degree, self.q.len() * self.degree);
+        let (output, copy, members) = super::extension_members(&self.kernels, inputs, stride, copied)?;
         // SAFETY: member z writes all of polynomial z of `output`: its q limbs by the copy (at
         // the same offset before its P limbs as member 0's), its P limbs after them; the rings
         // were checked.
@@ -263,22 +254,9 @@ impl GpuHps {
         super::check_batch_size(input.len())?;
         check_poly(&self.kernels, input.context(), &self.q_p, self.degree, "HPS scaling input")?;
         check_poly(&self.kernels, q, &self.q, self.degree, "HPS scaling output")?;
-        let count = input.len();
         let (in_stride, p_len) = (self.q_p.len() * self.degree, self.p.len() * self.degree);
-        let mut scaled = self.kernels.alloc_for_kernels(count * p_len)?;
-        let input_address = self.kernels.read_address(input.device_buffer())?;
-        let scaled_address = self.kernels.write_address(&mut scaled)?;
-        let mut outputs = Vec::with_capacity(count);
-        for _ in 0..count {
-            outputs.push(self.kernels.alloc_for_kernels(self.q.len() * self.degree)?);
-        }
-        let scale_members: Vec<(u64, u64)> = (0..count)
-            .map(|z| (input_address + 8 * (z * in_stride) as u64, scaled_address + 8 * (z * p_len) as u64))
-            .collect();
-        let mut exact_members = Vec::with_capacity(count);
-        for (z, output) in outputs.iter_mut().enumerate() {
-            exact_members.push((scale_members[z].1, self.kernels.write_address(output)?));
-        }
+        let (_scaled, outputs, scale_members, exact_members) =
+            super::scaling_members(&self.kernels, input, in_stride, p_len, self.q.len() * self.degree)?;
         // SAFETY: member z of the scaling reads polynomial z of the batch (over q u P: checked)
         // and writes all of its `l N` words of `scaled`; member z of the conversion reads those
         // and writes all of output z (`k N` words). `scaled` is freed in stream order.

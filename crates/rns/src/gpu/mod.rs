@@ -33,7 +33,9 @@ pub use behz::GpuBehz;
 pub use convert::{GpuBaseConverter, GpuShenoyKumaresan};
 pub use hps::GpuHps;
 pub use keyswitch::GpuKeySwitch;
-use poly_cuda::{GpuContext, GpuError};
+use poly::Coeff;
+use poly_cuda::cudarc::driver::CudaSlice;
+use poly_cuda::{DevicePoly, DevicePolyBatch, GpuContext, GpuError};
 use thiserror::Error;
 
 use crate::RnsError;
@@ -67,6 +69,54 @@ fn check_batch_size(count: usize) -> Result<()> {
         .into());
     }
     Ok(())
+}
+
+/// The buffers of an extension of `inputs` into one batch (`stride` words a polynomial, the
+/// copied input limbs first, `copied` words): the batch's buffer, the address of its start (the
+/// first member's copy target) and each member's `(input, output)` pair, its output starting
+/// after its copied limbs.
+#[allow(clippy::type_complexity)]
+fn extension_members(
+    kernels: &RnsKernels,
+    inputs: &[&DevicePoly<Coeff>],
+    stride: usize,
+    copied: usize,
+) -> Result<(CudaSlice<u64>, u64, Vec<(u64, u64)>)> {
+    let mut output = kernels.alloc_for_kernels(inputs.len() * stride)?;
+    let copy = kernels.write_address(&mut output)?;
+    let mut members = Vec::with_capacity(inputs.len());
+    for (z, input) in inputs.iter().enumerate() {
+        let start = copy + 8 * (z * stride) as u64;
+        members.push((kernels.read_address(input.device_buffer())?, start + 8 * copied as u64));
+    }
+    Ok((output, copy, members))
+}
+
+/// The buffers of a two-step scaling of every polynomial of `input` (`in_stride` words each):
+/// an intermediate batch of `middle` words a polynomial, one output of `out_len` words per
+/// polynomial, and the members of both steps (input to intermediate, intermediate to output).
+#[allow(clippy::type_complexity)]
+fn scaling_members(
+    kernels: &RnsKernels,
+    input: &DevicePolyBatch<Coeff>,
+    in_stride: usize,
+    middle: usize,
+    out_len: usize,
+) -> Result<(CudaSlice<u64>, Vec<CudaSlice<u64>>, Vec<(u64, u64)>, Vec<(u64, u64)>)> {
+    let count = input.len();
+    let mut between = kernels.alloc_for_kernels(count * middle)?;
+    let input_address = kernels.read_address(input.device_buffer())?;
+    let between_address = kernels.write_address(&mut between)?;
+    let mut outputs = Vec::with_capacity(count);
+    let (mut first, mut second) = (Vec::with_capacity(count), Vec::with_capacity(count));
+    for z in 0..count {
+        let mut output = kernels.alloc_for_kernels(out_len)?;
+        let at = between_address + 8 * (z * middle) as u64;
+        first.push((input_address + 8 * (z * in_stride) as u64, at));
+        second.push((at, kernels.write_address(&mut output)?));
+        outputs.push(output);
+    }
+    Ok((between, outputs, first, second))
 }
 
 /// Errors unless `context` lives on the kernels' device ([`GpuError::WrongContext`]) and its
