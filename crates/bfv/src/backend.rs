@@ -718,11 +718,10 @@ impl BfvBackend for poly_cuda::GpuBackend {
             GpuMulTables::Hps(hps) => hps.scale_down_batch(&coefficients, ring_q),
             GpuMulTables::Behz(behz) => behz.scale_down_batch(&coefficients, ring_q),
         };
-        let mut parts = parts.map_err(gpu_rns_error)?.into_iter();
-        match (parts.next(), parts.next(), parts.next()) {
-            (Some(d0), Some(d1), Some(d2)) => Ok([d0, d1, d2]),
-            _ => Err(BfvError::from_backend(poly_cuda::GpuError::LengthMismatch { expected: 3, actual: 0 })),
-        }
+        let parts = parts.map_err(gpu_rns_error)?;
+        let actual = parts.len();
+        <[_; 3]>::try_from(parts)
+            .map_err(|_| BfvError::from_backend(poly_cuda::GpuError::LengthMismatch { expected: 3, actual }))
     }
 
     fn embed_plaintext(

@@ -528,9 +528,9 @@ impl DevicePolyBatch<Eval> {
 
     /// The tensor product of the batch's pairs, as [`DevicePoly::tensor`], into a batch of
     /// three: `[c_0 d_0, c_0 d_1 + c_1 d_0, c_1 d_1]` for a batch `[c_0, c_1, d_0, d_1]`, and
-    /// the square of `c` for a batch `[c_0, c_1]`. One kernel (NTT rings; the DGTs' products
-    /// take the element-wise kernels, one per product). Errors with
-    /// [`PolyError::InvalidParameter`] for a batch of another size.
+    /// the square of `c` for a batch `[c_0, c_1]`, in one kernel. Errors with
+    /// [`PolyError::InvalidParameter`] for a batch of another size and
+    /// [`GpuError::Unsupported`] for a DGT ring (take [`DevicePoly::tensor`] there).
     pub fn tensor(&self) -> Result<DevicePolyBatch<Eval>> {
         let (c, d) = match self.count {
             4 => ([0, 1], [2, 3]),
@@ -544,30 +544,13 @@ impl DevicePolyBatch<Eval> {
                 .into());
             }
         };
+        if self.context.ring().transform() != TransformKind::Ntt {
+            return Err(GpuError::Unsupported { what: "a batch tensor product over a DGT ring".to_string() });
+        }
         let len = self.context.ring().poly_len();
         let device = self.context.device();
-        // SAFETY: written whole below (ew_tensor writes every value of its three outputs; the
-        // DGT path copies each product in).
+        // SAFETY: ew_tensor writes every value of its three outputs.
         let mut out = unsafe { device.alloc::<u64>(3 * len) }?;
-        if self.context.ring().transform() != TransformKind::Ntt {
-            let poly = |i: usize| -> Result<DevicePoly<Eval>> {
-                let data = device
-                    .stream()
-                    .clone_dtod(&self.data.slice(i * len..(i + 1) * len))
-                    .map_err(|e| GpuError::driver("cuMemcpyDtoDAsync", e))?;
-                DevicePoly::from_device_buffer(&self.context, data)
-            };
-            let (c0, c1, d0, d1) = (poly(c[0])?, poly(c[1])?, poly(d[0])?, poly(d[1])?);
-            let products = c0.tensor(&c1, &d0, &d1)?;
-            for (k, product) in products.iter().enumerate() {
-                let mut target = out.slice_mut(k * len..(k + 1) * len);
-                device
-                    .stream()
-                    .memcpy_dtod(product.device_buffer(), &mut target)
-                    .map_err(|e| GpuError::driver("cuMemcpyDtoDAsync", e))?;
-            }
-            return DevicePolyBatch::from_device_buffer(&self.context, 3, out);
-        }
         let stream = device.stream();
         let input = crate::kernel::address(&self.data, stream);
         let output = crate::kernel::address_mut(&mut out, stream);

@@ -782,19 +782,22 @@ pub(crate) fn tensor(
     c: [&CudaSlice<u64>; 2],
     d: [&CudaSlice<u64>; 2],
 ) -> Result<()> {
-    let device = context.device();
+    let stream = context.device().stream();
+    let len = out[0].len();
     let [out0, out1, out2] = out;
-    let pairs = (out0.len() / 2) as u64;
-    let (log_n, limbs) = (context.degree().trailing_zeros() as i32, context.num_limbs() as i32);
-    let mut builder = device.kernels().elementwise.ew_tensor.builder(device.stream());
-    builder.arg(out0).arg(out1).arg(out2).arg(c[0]).arg(c[1]).arg(d[0]).arg(d[1]);
-    builder.arg(context.moduli_table()).arg(&log_n).arg(&limbs).arg(&pairs);
-    // SAFETY: matches `ew_tensor(out0, out1, out2, c0, c1, d0, d1, moduli, log_n,
-    // limbs_per_poly, pairs)`: the three outputs (distinct, mutably borrowed) and four inputs
-    // hold 2 pairs values each (the caller checks one context, hence one length); the inputs
-    // may alias one another (a square), never an output.
-    unsafe { builder.launch(elementwise_config(pairs)) }?;
-    Ok(())
+    let out = [address_mut(out0, stream), address_mut(out1, stream), address_mut(out2, stream)];
+    // SAFETY: the three outputs are distinct buffers (mutably borrowed), the four inputs hold
+    // `len` values each (the caller checks one context, hence one length) and may alias one
+    // another (a square), never an output; all live on this context's stream.
+    unsafe {
+        tensor_raw(
+            context,
+            out,
+            [address(c[0], stream), address(c[1], stream)],
+            [address(d[0], stream), address(d[1], stream)],
+            len,
+        )
+    }
 }
 
 /// [`tensor`] on device addresses: `out` three distinct ranges of `len` words, `c` and `d` two
