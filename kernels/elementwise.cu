@@ -200,3 +200,19 @@ extern "C" __global__ void ew_add_sub_many(const __grid_constant__ ManyParams P)
                                  : make_ulonglong2(modarith::add(x.x, y.x, p), modarith::add(x.y, y.y, p));
     }
 }
+
+// Copies of up to EW_MAX_MANY buffers in one launch (the inputs and outputs of a replayed
+// graph: crates/poly-cuda/src/graph.rs): buffer k = blockIdx.y, dst[k][i] = src[k][i] for
+// i < pairs[k] value pairs. Buffers do not overlap.
+struct CopyManyParams {
+    ulonglong2* dst[EW_MAX_MANY];
+    const ulonglong2* src[EW_MAX_MANY];
+    u64 pairs[EW_MAX_MANY];
+};
+
+extern "C" __global__ void ew_copy_many(const __grid_constant__ CopyManyParams P) {
+    const int k = blockIdx.y;
+    ulonglong2* __restrict__ dst = P.dst[k];
+    const ulonglong2* __restrict__ src = P.src[k];
+    FOR_EACH_PAIR(P.pairs[k]) { dst[i] = src[i]; }
+}

@@ -11,8 +11,10 @@
 //! warm-up calls. Every result is decrypted and checked against slot arithmetic; a wrong one
 //! prints `MISMATCH` and the exit code is 1.
 //!
-//! `bgv_bench [--runs N] [--sets 4096,16384,...]`; prints one table row per set and operation:
-//! `BGV <N> <op> median_us min_us max_us`.
+//! `bgv_bench [--runs N] [--sets 4096,16384,...] [--host]`; prints one table row per set and
+//! operation: `BGV <N> <op> median_us min_us max_us`; `--host` adds the host's time per call
+//! (until the call returns) as comment rows `# host BGV <N> <op> ...`: where it is close to the
+//! device time, the call is bound by the host's issue rate.
 
 use std::process::ExitCode;
 use std::sync::Arc;
@@ -40,13 +42,16 @@ const OPS: [&str; 11] = [
 struct Options {
     runs: usize,
     sets: Vec<u32>,
+    /// Also print the host's time per call (until the call returns, nothing awaited).
+    host: bool,
 }
 
 fn parse_options() -> BoxResult<Options> {
-    let mut options = Options { runs: 100, sets: vec![12, 14, 15, 16] };
+    let mut options = Options { runs: 100, sets: vec![12, 14, 15, 16], host: false };
     let mut args = std::env::args().skip(1);
     while let Some(arg) = args.next() {
         match arg.as_str() {
+            "--host" => options.host = true,
             "--runs" => options.runs = args.next().ok_or("--runs needs a number")?.parse()?,
             "--sets" => {
                 let list = args.next().ok_or("--sets needs a list of degrees")?;
@@ -61,15 +66,18 @@ fn parse_options() -> BoxResult<Options> {
     Ok(options)
 }
 
-/// Times `op` between two events on `device`'s stream; microseconds.
-fn timed<T>(device: &Arc<poly_cuda::GpuDevice>, op: impl FnOnce() -> BoxResult<T>) -> BoxResult<(T, f64)> {
+/// Times `op` between two events on `device`'s stream; microseconds of device time and of
+/// host time (from the start event to the call's return, nothing awaited).
+fn timed<T>(device: &Arc<poly_cuda::GpuDevice>, op: impl FnOnce() -> BoxResult<T>) -> BoxResult<(T, (f64, f64))> {
     let stream = device.stream();
     let flags = Some(CUevent_flags::CU_EVENT_DEFAULT);
     let start = stream.record_event(flags)?;
+    let host_start = std::time::Instant::now();
     let out = op()?;
+    let host = host_start.elapsed().as_secs_f64() * 1e6;
     let end = stream.record_event(flags)?;
     stream.synchronize()?;
-    Ok((out, f64::from(start.elapsed_ms(&end)?) * 1e3))
+    Ok((out, (f64::from(start.elapsed_ms(&end)?) * 1e3, host)))
 }
 
 fn stats(mut samples: Vec<f64>) -> (f64, f64, f64) {
@@ -78,7 +86,7 @@ fn stats(mut samples: Vec<f64>) -> (f64, f64, f64) {
 }
 
 /// One set: every operation timed, results checked. Returns the mismatches.
-fn bench_set(gpu: &GpuBackend, log_degree: u32, runs: usize) -> BoxResult<Vec<String>> {
+fn bench_set(gpu: &GpuBackend, log_degree: u32, runs: usize, host: bool) -> BoxResult<Vec<String>> {
     let params = Preset::Phantom { log_degree }.build()?;
     let n = params.degree();
     let t = params.plaintext_modulus();
@@ -102,11 +110,13 @@ fn bench_set(gpu: &GpuBackend, log_degree: u32, runs: usize) -> BoxResult<Vec<St
     let cb = context.encrypt(&pb, &public)?;
     let device = Arc::clone(gpu.device());
     let mut samples: Vec<Vec<f64>> = vec![Vec::new(); OPS.len()];
+    let mut host_samples: Vec<Vec<f64>> = vec![Vec::new(); OPS.len()];
     let warmup = 5;
     for round in 0..warmup + runs {
-        let mut record = |index: usize, us: f64| {
+        let mut record = |index: usize, (us, host_us): (f64, f64)| {
             if round >= warmup {
                 samples[index].push(us);
+                host_samples[index].push(host_us);
             }
         };
         let (x, us) = timed(&device, || Ok(context.encrypt(&pa, &public)?))?;
@@ -147,6 +157,12 @@ fn bench_set(gpu: &GpuBackend, log_degree: u32, runs: usize) -> BoxResult<Vec<St
     for (op, s) in OPS.iter().zip(samples) {
         let (median, min, max) = stats(s);
         println!("BGV {n} {op} {median:.1} {min:.1} {max:.1}");
+    }
+    if host {
+        for (op, s) in OPS.iter().zip(host_samples) {
+            let (median, min, max) = stats(s);
+            println!("# host BGV {n} {op} {median:.1} {min:.1} {max:.1}");
+        }
     }
 
     let mut mismatches = Vec::new();
@@ -192,7 +208,7 @@ fn main() -> ExitCode {
         let mut ok = true;
         for &log_degree in &options.sets {
             let runs = if log_degree >= 16 { options.runs.min(30) } else { options.runs };
-            for why in bench_set(&gpu, log_degree, runs)? {
+            for why in bench_set(&gpu, log_degree, runs, options.host)? {
                 println!("MISMATCH {why}");
                 ok = false;
             }

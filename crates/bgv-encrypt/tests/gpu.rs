@@ -66,6 +66,87 @@ mod on_device {
         }
     }
 
+    /// The words of `n` products `c_i c_{i+1}` (relinearized) and rotations of `c_i` by one row
+    /// step and by two, with keys and ciphertexts from fixed seeds; on the GPU from three host
+    /// threads sharing one context: one multiplies, one rotates, one adds meanwhile (work on
+    /// the device's stream while the others record their key switches as graphs).
+    fn products_and_rotations<B>(
+        backend: B,
+        params: &Arc<BgvParameters>,
+        n: usize,
+        threads: bool,
+    ) -> (Vec<Vec<u64>>, Vec<Vec<u64>>)
+    where
+        B: BgvBackend + Send + Sync,
+        B::Poly<poly::Eval>: Send + Sync,
+        B::Poly<poly::Coeff>: Send + Sync,
+        bgv_encrypt::BgvContext<B>: Sync,
+    {
+        use crate::common::salted;
+        let context = bgv_encrypt::BgvContext::new(backend, params).unwrap();
+        let encoder = bgv_encrypt::CoefficientEncoder::new(params);
+        let t = params.plaintext_modulus();
+        let sk = context.secret_key_from_seed(&salted(1, 77)).unwrap();
+        let pk = context.public_key_from_seed(&sk, &salted(2, 77)).unwrap();
+        let rk = context.relin_key_from_seed(&sk, &salted(3, 77)).unwrap();
+        let steps = [context.galois_element_for_row_rotation(1), context.galois_element_for_row_rotation(2)];
+        let gk = context.galois_keys_from_seed(&sk, &steps, &salted(4, 77)).unwrap();
+        let values: Vec<Vec<u64>> =
+            (0..=n).map(|i| (0..params.degree() as u64).map(|j| (j * (i as u64 + 3) + 1) % t).collect()).collect();
+        let cts: Vec<_> = values
+            .iter()
+            .enumerate()
+            .map(|(i, v)| {
+                context.encrypt_with_seed(&encoder.encode(v).unwrap(), &pk, &salted(10 + i as u8, 77)).unwrap()
+            })
+            .collect();
+        let words = |ct: &bgv_encrypt::Ciphertext<B>| -> Vec<u64> {
+            context.download(ct).unwrap().into_iter().flat_map(|p| p.into_vec()).collect()
+        };
+        let multiply = || -> Vec<Vec<u64>> {
+            (0..n).map(|i| words(&context.mul_relin(&cts[i], &cts[i + 1], &rk).unwrap())).collect()
+        };
+        let rotate = || -> Vec<Vec<u64>> {
+            (0..n).flat_map(|i| [1, 2].map(|step| words(&context.rotate_rows(&cts[i], step, &gk).unwrap()))).collect()
+        };
+        if !threads {
+            return (multiply(), rotate());
+        }
+        std::thread::scope(|scope| {
+            let products = scope.spawn(multiply);
+            let rotations = scope.spawn(rotate);
+            let sums = scope.spawn(|| {
+                for i in 0..4 * n {
+                    let (x, y) = (i % n, i % n + 1);
+                    let sum = context.add(&cts[x], &cts[y]).unwrap();
+                    let want: Vec<u64> = values[x].iter().zip(&values[y]).map(|(a, b)| (a + b) % t).collect();
+                    assert_eq!(encoder.decode(&context.decrypt(&sum, &sk).unwrap()).unwrap(), want, "sum {i}");
+                }
+            });
+            sums.join().unwrap();
+            (products.join().unwrap(), rotations.join().unwrap())
+        })
+    }
+
+    /// Key switching recorded as CUDA graphs and replayed (`GpuKeySwitch::switch_key_eval` at
+    /// `N <= 2^14`): every replay follows its own inputs and keys (two Galois keys, fresh
+    /// ciphertexts each call), also with three host threads on one context, word for word
+    /// the CPU's.
+    #[test]
+    fn replayed_key_switching_follows_inputs_keys_and_threads() {
+        let Some(gpu) = gpu_backend() else { return };
+        for params in [
+            Preset::Phantom { log_degree: 12 }.build().unwrap(),
+            build(13, &[50, 50, 50, 50], &[55, 55], 65537, TransformKind::Ntt),
+        ] {
+            let expected = products_and_rotations(CpuBackend, &params, 4, false);
+            let single = products_and_rotations(gpu.clone(), &params, 4, false);
+            assert!(single == expected, "{params:?}: one thread: GPU differs from CPU");
+            let threaded = products_and_rotations(gpu.clone(), &params, 4, true);
+            assert!(threaded == expected, "{params:?}: three threads: GPU differs from CPU");
+        }
+    }
+
     /// Fixed sets (one and several special primes, each transform) and random ones.
     #[test]
     fn gpu_equals_cpu_on_sessions() {

@@ -71,6 +71,12 @@ impl GpuContext {
         &self.inner.device
     }
 
+    /// A number naming this context (and its clones) for as long as one of them lives: the
+    /// address of the shared tables. Graph signatures use it (`crate::graph`).
+    pub fn id(&self) -> u64 {
+        Arc::as_ptr(&self.inner) as u64
+    }
+
     /// The host ring context.
     pub fn ring(&self) -> &Arc<RingContext> {
         &self.inner.ring

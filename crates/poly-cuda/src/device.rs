@@ -1,10 +1,11 @@
 //! The device: a CUDA context, the one stream all work goes to, and the kernels loaded into it.
 
 use std::any::{Any, TypeId};
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, PoisonError};
 
-use cudarc::driver::sys::CUresult;
-use cudarc::driver::{CudaContext, CudaSlice, CudaStream, DeviceRepr, DriverError, PinnedHostSlice};
+use cudarc::driver::sys::{CUgraphInstantiate_flags, CUresult, CUstreamCaptureMode};
+use cudarc::driver::{CudaContext, CudaGraph, CudaSlice, CudaStream, DeviceRepr, DriverError, PinnedHostSlice};
 
 use crate::error::{GpuError, Result};
 use crate::kernel::{KernelSet, PolyKernels};
@@ -65,6 +66,41 @@ fn initialize_driver(ordinal: usize) -> Result<Option<usize>> {
 /// Kernel sets of other crates on one device, by type: each loaded once, on first use.
 type KernelSets = Vec<(TypeId, Arc<dyn Any + Send + Sync>)>;
 
+/// A small number naming the calling thread (1, 2, ...; never 0), for [`DeviceStreams`].
+fn thread_token() -> u64 {
+    static NEXT: AtomicU64 = AtomicU64::new(1);
+    thread_local! {
+        static TOKEN: u64 = NEXT.fetch_add(1, Ordering::Relaxed);
+    }
+    TOKEN.with(|token| *token)
+}
+
+/// A device's two streams: the one all work is queued on, and a private one on which
+/// [`GpuDevice::capture_graph`] records a CUDA graph. While a thread captures, that thread
+/// (and only it) sees the capture stream as the device's stream, so work that other threads
+/// queue meanwhile runs as usual and never lands in the graph.
+#[derive(Debug)]
+pub struct DeviceStreams {
+    main: Arc<CudaStream>,
+    capture: Arc<CudaStream>,
+    /// The token of the capturing thread; 0 when none captures.
+    capturing_thread: AtomicU64,
+}
+
+impl DeviceStreams {
+    /// The stream the calling thread queues work on: the capture stream inside
+    /// [`GpuDevice::capture_graph`]'s closure, the device's stream everywhere else.
+    pub fn current(&self) -> &Arc<CudaStream> {
+        let owner = self.capturing_thread.load(Ordering::Acquire);
+        if owner != 0 && owner == thread_token() { &self.capture } else { &self.main }
+    }
+
+    /// The device's stream, whatever the calling thread captures.
+    pub fn main(&self) -> &Arc<CudaStream> {
+        &self.main
+    }
+}
+
 /// One CUDA device with its context, its stream and its kernels.
 ///
 /// All work of this crate is queued on [`GpuDevice::stream`], in order; downloads wait for
@@ -72,7 +108,9 @@ type KernelSets = Vec<(TypeId, Arc<dyn Any + Send + Sync>)>;
 #[derive(Debug)]
 pub struct GpuDevice {
     context: Arc<CudaContext>,
-    stream: Arc<CudaStream>,
+    streams: Arc<DeviceStreams>,
+    /// Held while a thread captures a graph (one capture at a time per device).
+    capture_gate: Mutex<()>,
     /// This crate's kernels, loaded when the device opens.
     kernels: PolyKernels,
     /// Other crates' kernels ([`GpuDevice::kernel_set`]).
@@ -120,12 +158,14 @@ impl GpuDevice {
         // operation of this crate runs on the single stream below.
         unsafe { context.disable_event_tracking() };
         let stream = context.new_stream().map_err(|e| GpuError::driver("cuStreamCreate", e))?;
+        let capture = context.new_stream().map_err(|e| GpuError::driver("cuStreamCreate", e))?;
         keep_pool_memory(&context)?;
         let name = context.name().unwrap_or_else(|_| "unknown CUDA device".to_string());
         let kernels = PolyKernels::load(&context)?;
         Ok(Arc::new(Self {
             context,
-            stream,
+            streams: Arc::new(DeviceStreams { main: stream, capture, capturing_thread: AtomicU64::new(0) }),
+            capture_gate: Mutex::new(()),
             kernels,
             kernel_sets: Mutex::new(Vec::new()),
             name,
@@ -159,9 +199,53 @@ impl GpuDevice {
         &self.context
     }
 
-    /// The stream all work of this crate is queued on.
+    /// The stream all work of this crate is queued on (inside
+    /// [`capture_graph`](Self::capture_graph)'s closure, the capture stream).
     pub fn stream(&self) -> &Arc<CudaStream> {
-        &self.stream
+        self.streams.current()
+    }
+
+    /// The device's streams, for types that launch on the device without holding it.
+    pub fn streams(&self) -> &Arc<DeviceStreams> {
+        &self.streams
+    }
+
+    /// Records the work `body` queues on the device as a CUDA graph, without running it:
+    /// inside `body`, the calling thread's [`stream`](Self::stream) is a private capture
+    /// stream (other threads keep queueing on the device's stream, outside the graph). Every
+    /// buffer `body` allocates must be freed inside it (the graph then owns that memory);
+    /// buffers from before the capture are used by address, so they must outlive every
+    /// launch of the graph. A call that waits for the device inside `body` fails (capture
+    /// forbids it). Returns `body`'s value and the graph, launched with
+    /// [`launch_graph`](Self::launch_graph); errors with `body`'s error or the driver's.
+    pub fn capture_graph<T, E: From<GpuError>>(
+        &self,
+        body: impl FnOnce() -> std::result::Result<T, E>,
+    ) -> std::result::Result<(T, CudaGraph), E> {
+        let _gate = self.capture_gate.lock().unwrap_or_else(PoisonError::into_inner);
+        let capture = &self.streams.capture;
+        capture
+            .begin_capture(CUstreamCaptureMode::CU_STREAM_CAPTURE_MODE_THREAD_LOCAL)
+            .map_err(|e| GpuError::driver("cuStreamBeginCapture", e))?;
+        self.streams.capturing_thread.store(thread_token(), Ordering::Release);
+        let value = body();
+        self.streams.capturing_thread.store(0, Ordering::Release);
+        let ended = capture.end_capture(CUgraphInstantiate_flags(0));
+        let value = value?;
+        let graph = ended
+            .map_err(|e| GpuError::driver("cuStreamEndCapture", e))?
+            .ok_or_else(|| GpuError::Driver { call: "cuStreamEndCapture", reason: "no graph captured".to_string() })?;
+        Ok((value, graph))
+    }
+
+    /// Queues `graph` (from [`capture_graph`](Self::capture_graph) on this device) on the
+    /// device's stream.
+    pub fn launch_graph(&self, graph: &CudaGraph) -> Result<()> {
+        self.context.bind_to_thread().map_err(|e| GpuError::driver("cuCtxSetCurrent", e))?;
+        // SAFETY: `graph` is a live executable graph of this context (it owns the exec handle
+        // for as long as the borrow lasts) and the stream is this device's.
+        unsafe { cudarc::driver::result::graph::launch(graph.cu_graph_exec(), self.streams.main.cu_stream()) }
+            .map_err(|e| GpuError::driver("cuGraphLaunch", e))
     }
 
     /// This crate's kernels.
@@ -189,7 +273,7 @@ impl GpuDevice {
 
     /// Waits for all queued work.
     pub fn synchronize(&self) -> Result<()> {
-        self.stream.synchronize().map_err(|e| GpuError::driver("cuStreamSynchronize", e))
+        self.stream().synchronize().map_err(|e| GpuError::driver("cuStreamSynchronize", e))
     }
 
     /// `(free, total)` device memory in bytes.
@@ -204,21 +288,21 @@ impl GpuDevice {
     pub(crate) unsafe fn alloc<T: DeviceRepr>(&self, len: usize) -> Result<CudaSlice<T>> {
         let bytes = len.saturating_mul(size_of::<T>());
         // SAFETY: forwarded to the caller.
-        unsafe { self.stream.alloc::<T>(len) }.map_err(|e| GpuError::alloc(bytes, e))
+        unsafe { self.stream().alloc::<T>(len) }.map_err(|e| GpuError::alloc(bytes, e))
     }
 
     /// A device copy of `host`.
     pub(crate) fn upload<T: DeviceRepr>(&self, host: &[T]) -> Result<CudaSlice<T>> {
         // SAFETY: the copy below writes every element.
         let mut buffer = unsafe { self.alloc::<T>(host.len()) }?;
-        self.stream.memcpy_htod(host, &mut buffer).map_err(|e| GpuError::driver("cuMemcpyHtoDAsync", e))?;
+        self.stream().memcpy_htod(host, &mut buffer).map_err(|e| GpuError::driver("cuMemcpyHtoDAsync", e))?;
         Ok(buffer)
     }
 
     /// The values of `buffer`, after all queued work has finished.
     pub(crate) fn download<T: DeviceRepr + Default + Clone>(&self, buffer: &CudaSlice<T>) -> Result<Vec<T>> {
         let mut host = vec![T::default(); buffer.len()];
-        self.stream.memcpy_dtoh(buffer, &mut host).map_err(|e| GpuError::driver("cuMemcpyDtoHAsync", e))?;
+        self.stream().memcpy_dtoh(buffer, &mut host).map_err(|e| GpuError::driver("cuMemcpyDtoHAsync", e))?;
         self.synchronize()?;
         Ok(host)
     }
@@ -264,7 +348,7 @@ impl GpuDevice {
             // Unreachable: the buffer was grown to at least `len` words above.
             return Err(GpuError::Unsupported { what: format!("a staged download of {len} words") });
         };
-        self.stream.memcpy_dtoh(buffer, target).map_err(|e| GpuError::driver("cuMemcpyDtoHAsync", e))?;
+        self.stream().memcpy_dtoh(buffer, target).map_err(|e| GpuError::driver("cuMemcpyDtoHAsync", e))?;
         self.synchronize()?;
         Ok(target.to_vec())
     }
@@ -309,7 +393,7 @@ impl GpuDevice {
     pub(crate) fn duplicate<T: DeviceRepr>(&self, buffer: &CudaSlice<T>) -> Result<CudaSlice<T>> {
         // SAFETY: the copy below writes every element.
         let mut copy = unsafe { self.alloc::<T>(buffer.len()) }?;
-        self.stream.memcpy_dtod(buffer, &mut copy).map_err(|e| GpuError::driver("cuMemcpyDtoDAsync", e))?;
+        self.stream().memcpy_dtod(buffer, &mut copy).map_err(|e| GpuError::driver("cuMemcpyDtoDAsync", e))?;
         Ok(copy)
     }
 }

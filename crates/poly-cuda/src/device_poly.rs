@@ -43,6 +43,13 @@ impl<R: Representation> DevicePoly<R> {
         self.data
     }
 
+    /// The device buffer of the values, to be overwritten (e.g. by
+    /// [`crate::graph::copy_buffers`]): the caller writes canonical residues of the context's
+    /// limbs, on the context's stream.
+    pub fn device_buffer_mut(&mut self) -> &mut CudaSlice<u64> {
+        &mut self.data
+    }
+
     /// The zero polynomial.
     pub fn zero(context: &GpuContext) -> Result<Self> {
         let len = context.ring().poly_len();

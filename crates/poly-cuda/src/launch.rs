@@ -672,6 +672,7 @@ crate::kernel_set! {
         ew_automorphism,
         ew_automorphism_eval,
         ew_add_sub_many,
+        ew_copy_many,
     }
 }
 
@@ -740,6 +741,49 @@ pub(crate) fn add_sub_many(
     // table of the context; `out` stays mutably borrowed for the call, and an in-place `out[k]`
     // is read and written pair by pair by the same thread.
     unsafe { builder.launch(config) }?;
+    Ok(())
+}
+
+/// Mirror of `CopyManyParams` in `kernels/elementwise.cu` (device addresses as `u64`).
+#[repr(C)]
+#[derive(Debug, Clone, Copy, Default, bytemuck::Pod, bytemuck::Zeroable)]
+struct CopyManyParams {
+    dst: [u64; MAX_MANY],
+    src: [u64; MAX_MANY],
+    pairs: [u64; MAX_MANY],
+}
+
+/// `dst[k] <- src[k]` for every pair, [`MAX_MANY`] buffers per launch, on `device`'s stream.
+/// Errors with [`PolyError::LengthMismatch`] unless each pair has equal, even lengths (nothing
+/// is launched then).
+pub(crate) fn copy_many(device: &crate::GpuDevice, pairs: &mut [(&CudaSlice<u64>, &mut CudaSlice<u64>)]) -> Result<()> {
+    for (src, dst) in pairs.iter() {
+        if src.len() != dst.len() || src.len() % 2 != 0 {
+            return Err(PolyError::LengthMismatch { expected: src.len(), actual: dst.len() }.into());
+        }
+    }
+    let stream = device.stream();
+    for chunk in pairs.chunks_mut(MAX_MANY) {
+        let mut params = CopyManyParams::default();
+        let mut most = 0u64;
+        for (k, (src, dst)) in chunk.iter_mut().enumerate() {
+            params.src[k] = address(&**src, stream);
+            params.dst[k] = address_mut(&mut **dst, stream);
+            params.pairs[k] = (src.len() / 2) as u64;
+            most = most.max(params.pairs[k]);
+        }
+        if most == 0 {
+            continue;
+        }
+        let mut builder = device.kernels().elementwise.ew_copy_many.builder(stream);
+        builder.arg_pod(&params);
+        let mut config = elementwise_config(most);
+        config.grid_dim.1 = chunk.len() as u32;
+        // SAFETY: matches `ew_copy_many(CopyManyParams)`: grid y = the chunk's buffers, each
+        // `src[k]`/`dst[k]` holding `2 pairs[k]` words (lengths checked equal above); the
+        // destinations stay mutably borrowed for the call, so no source aliases them.
+        unsafe { builder.launch(config) }?;
+    }
     Ok(())
 }
 

@@ -42,6 +42,8 @@ pub mod dgt;
 #[cfg(feature = "cuda")]
 mod error;
 #[cfg(feature = "cuda")]
+pub mod graph;
+#[cfg(feature = "cuda")]
 pub mod kernel;
 #[cfg(feature = "cuda")]
 mod launch;
@@ -56,7 +58,8 @@ pub use backend::GpuBackend;
 pub use context::GpuContext;
 #[cfg(feature = "cuda")]
 pub use device::{
-    GpuDevice, REQUIRE_GPU_ENV, SKIP_LOG_ENV, STAGING_MAX_WORDS, device_count, driver_available, open_device_or_skip,
+    DeviceStreams, GpuDevice, REQUIRE_GPU_ENV, SKIP_LOG_ENV, STAGING_MAX_WORDS, device_count, driver_available,
+    open_device_or_skip,
 };
 #[cfg(feature = "cuda")]
 pub use device_poly::{DevicePoly, DevicePolyBatch};

@@ -347,20 +347,26 @@ impl RlweBackend for poly_cuda::GpuBackend {
         }
     }
 
-    /// NTT rings: the sums stay in the evaluation representation and
-    /// `GpuKeySwitch::mod_down_eval` transforms back only their special limbs (`E^-1` folded
-    /// into its conversion when the tables were prepared); DGT rings take the steps.
+    /// NTT rings: `GpuKeySwitch::switch_key_eval` (the sums stay in the evaluation
+    /// representation and ModDown transforms back only their special limbs, `E^-1` folded
+    /// into its conversion when the tables were prepared; replayed as a CUDA graph at small
+    /// `N`); DGT rings take the steps.
     fn switch_key_eval(&self, request: &EvalKeySwitch<'_, Self>) -> Result<[poly_cuda::DevicePoly<Eval>; 2]> {
         if request.ring_q.ring().transform() != poly::TransformKind::Ntt {
             return switch_key_eval_by_steps(self, request);
         }
-        let sums = request
-            .prepared
-            .key_switch_accumulate(request.input, request.key, rns::Extension::Exact, request.ring_qp)
-            .map_err(gpu_rns_error)?;
         request
             .prepared
-            .mod_down_eval(&sums, request.ring_p, request.ring_q, request.error_scale, request.addends)
+            .switch_key_eval(
+                request.input,
+                request.key,
+                rns::Extension::Exact,
+                request.ring_qp,
+                request.ring_p,
+                request.ring_q,
+                request.error_scale,
+                request.addends,
+            )
             .map_err(gpu_rns_error)
     }
 

@@ -9,6 +9,7 @@ use std::sync::Arc;
 use bytemuck::{Pod, Zeroable};
 use poly::{Coeff, Eval, TransformKind};
 use poly_cuda::cudarc::driver::{DevicePtr, DevicePtrMut, LaunchConfig};
+use poly_cuda::graph::{GraphCache, Replay};
 use poly_cuda::kernel::{MAX_GRID_Y, THREADS, linear_config};
 use poly_cuda::{DevicePoly, DevicePolyBatch, GpuContext, GpuDevice, GpuError};
 
@@ -153,6 +154,19 @@ pub struct GpuKeySwitch {
     q: Vec<u64>,
     p: Vec<u64>,
     q_p: Vec<u64>,
+    /// Recorded [`switch_key_eval`](Self::switch_key_eval) launches, by signature.
+    replays: GraphCache<EvalStaging>,
+}
+
+/// The staging inputs of a recorded [`GpuKeySwitch::switch_key_eval`], with the rings its
+/// launches read (held, so their tables outlive the graph).
+#[derive(Debug)]
+struct EvalStaging {
+    input: DevicePoly<Coeff>,
+    addends: [Option<DevicePoly<Eval>>; 2],
+    /// `q u P`, `P` and `q`: held, never read.
+    #[allow(dead_code)]
+    rings: [GpuContext; 3],
 }
 
 impl GpuKeySwitch {
@@ -223,6 +237,7 @@ impl GpuKeySwitch {
             q: key_switch.q().values(),
             p: key_switch.p().values(),
             q_p: q_p.values(),
+            replays: GraphCache::default(),
         })
     }
 
@@ -312,7 +327,7 @@ impl GpuKeySwitch {
                 block_dim: (THREADS, 1, 1),
                 shared_mem_bytes: 0,
             };
-            let mut builder = self.batch.keyswitch_mod_up_one_prime.builder(&self.kernels.stream);
+            let mut builder = self.batch.keyswitch_mod_up_one_prime.builder(self.kernels.stream());
             builder.arg_pod(&params);
             // SAFETY: matches `keyswitch_mod_up_one_prime(ModUpParams)`: `q_p` is this context's
             // table of k + l moduli; the caller vouches that `input` holds the k limbs of q (it
@@ -417,7 +432,7 @@ impl GpuKeySwitch {
                 params.key_b[slot] = b;
                 params.key_a[slot] = a;
             }
-            let mut builder = kernel.builder(&self.kernels.stream);
+            let mut builder = kernel.builder(self.kernels.stream());
             builder.arg_pod(&params);
             // SAFETY: matches `keyswitch_inner_product[_gaussian](InnerProductParams)`: `moduli` is
             // this context's table of k + l moduli (limb = word >> log_n, N = 2^log_n even);
@@ -709,6 +724,88 @@ impl GpuKeySwitch {
         Ok(DevicePoly::from_device_buffer(q, output)?)
     }
 
+    /// Key switching of `input` (coefficients over `q`) in the evaluation representation:
+    /// [`key_switch_accumulate`](Self::key_switch_accumulate) (exact or fast ModUp by
+    /// `extension`) then [`mod_down_eval`](Self::mod_down_eval) onto `addends`; the same words
+    /// and errors as those two. Over NTT rings of a degree that `poly_cuda::graph` replays
+    /// (`N <= 2^14` by default), the launches are recorded once per key and rings as a CUDA graph
+    /// and replayed: one copy of the inputs, the graph, one copy of the outputs, where the
+    /// direct path issues a dozen launches from the host.
+    #[allow(clippy::too_many_arguments)]
+    pub fn switch_key_eval(
+        &self,
+        input: &DevicePoly<Coeff>,
+        key: &[(DevicePoly<Eval>, DevicePoly<Eval>)],
+        extension: Extension,
+        ring_qp: &GpuContext,
+        ring_p: &GpuContext,
+        ring_q: &GpuContext,
+        error_scale: u64,
+        addends: [Option<&DevicePoly<Eval>>; 2],
+    ) -> Result<[DevicePoly<Eval>; 2]> {
+        let run = |input: &DevicePoly<Coeff>, addends: [Option<&DevicePoly<Eval>>; 2]| {
+            let sums = self.key_switch_accumulate(input, key, extension, ring_qp)?;
+            self.mod_down_eval(&sums, ring_p, ring_q, error_scale, addends)
+        };
+        if !poly_cuda::graph::replay_enabled(self.degree) || is_gaussian(ring_qp.ring().transform()) {
+            return run(input, addends);
+        }
+        // The checks of the direct path on what the staging copies take, before the cache is
+        // consulted: a bad call never records anything.
+        check_poly(&self.kernels, input.context(), &self.q, self.degree, "key-switching input")?;
+        for addend in addends.iter().flatten() {
+            check_poly(&self.kernels, addend.context(), &self.q, self.degree, "ModDown addend")?;
+        }
+        check_len("key-switching key digits", self.digits.len(), key.len())?;
+        let mut signature = vec![
+            ring_qp.id(),
+            ring_p.id(),
+            ring_q.id(),
+            input.context().id(),
+            addends[0].map_or(0, |a| a.context().id()),
+            addends[1].map_or(0, |a| a.context().id()),
+            u64::from(extension == Extension::Exact),
+            error_scale,
+        ];
+        for (b, a) in key {
+            signature.push(self.kernels.read_address(b.device_buffer())?);
+            signature.push(self.kernels.read_address(a.device_buffer())?);
+        }
+        let into_buffers = |[b, a]: [DevicePoly<Eval>; 2]| vec![b.into_device_buffer(), a.into_device_buffer()];
+        let make_staging = || -> Result<EvalStaging> {
+            let staged_addends = [addends[0], addends[1]].map(|addend| addend.map(|a| DevicePoly::zero(a.context())));
+            let [first, second] = staged_addends;
+            Ok(EvalStaging {
+                input: DevicePoly::zero(input.context())?,
+                addends: [first.transpose()?, second.transpose()?],
+                rings: [ring_qp.clone(), ring_p.clone(), ring_q.clone()],
+            })
+        };
+        let load = |staging: &mut EvalStaging| -> Result<()> {
+            let EvalStaging { input: staged_input, addends: staged_addends, .. } = staging;
+            let mut pairs = vec![(input.device_buffer(), staged_input.device_buffer_mut())];
+            for (addend, staged) in addends.iter().zip(staged_addends.iter_mut()) {
+                if let (Some(addend), Some(staged)) = (addend, staged.as_mut()) {
+                    pairs.push((addend.device_buffer(), staged.device_buffer_mut()));
+                }
+            }
+            Ok(poly_cuda::graph::copy_buffers(ring_q.device(), &mut pairs)?)
+        };
+        let body = |staging: &EvalStaging| -> Result<Vec<poly_cuda::cudarc::driver::CudaSlice<u64>>> {
+            let [a0, a1] = &staging.addends;
+            Ok(into_buffers(run(&staging.input, [a0.as_ref(), a1.as_ref()])?))
+        };
+        let direct = || Ok(into_buffers(run(input, addends)?));
+        let replay = Replay { signature, make_staging: &make_staging, load: &load, body: &body, direct: &direct };
+        let mut outputs = self.replays.run(ring_q.device(), &replay)?.into_iter();
+        match (outputs.next(), outputs.next()) {
+            (Some(b), Some(a)) => {
+                Ok([DevicePoly::from_device_buffer(ring_q, b)?, DevicePoly::from_device_buffer(ring_q, a)?])
+            }
+            _ => Err(GpuError::LengthMismatch { expected: 2, actual: 0 }.into()),
+        }
+    }
+
     /// ModDown of both key-switching sums in the evaluation representation, each added to an
     /// optional addend: `[addend_0 + F(E ModDown(E^-1 s_0)), addend_1 + F(E ModDown(E^-1 s_1))]`
     /// over `q` (`ring_q`), `F` the forward transform and `s_k` the sums of
@@ -757,7 +854,7 @@ impl GpuKeySwitch {
         let (n, k, l) = (self.degree, self.q.len(), self.p.len());
         let stride = self.stride();
         // The P limbs of both sums, [2][l][N].
-        let stream = &self.kernels.stream;
+        let stream = self.kernels.stream();
         let mut special = self.kernels.alloc_for_kernels(2 * l * n)?;
         for poly in 0..2 {
             let from = poly * stride + k * n;

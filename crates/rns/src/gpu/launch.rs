@@ -348,10 +348,10 @@ poly_cuda::kernel_set! {
     }
 }
 
-/// The kernels of `kernels/rns.cu` and the stream they run on.
+/// The kernels of `kernels/rns.cu` and the streams of their device.
 #[derive(Debug, Clone)]
 pub(crate) struct RnsKernels {
-    pub stream: Arc<CudaStream>,
+    streams: Arc<poly_cuda::DeviceStreams>,
     functions: Arc<RnsModule>,
 }
 
@@ -369,13 +369,19 @@ pub(crate) enum ConvertKernel {
 
 impl RnsKernels {
     pub(crate) fn load(device: &GpuDevice) -> Result<Self> {
-        Ok(Self { stream: Arc::clone(device.stream()), functions: device.kernel_set::<RnsModule>()? })
+        Ok(Self { streams: Arc::clone(device.streams()), functions: device.kernel_set::<RnsModule>()? })
+    }
+
+    /// The stream the calling thread launches on (the device's, or its capture stream while
+    /// the thread records a graph: `GpuDevice::capture_graph`).
+    pub(crate) fn stream(&self) -> &Arc<CudaStream> {
+        self.streams.current()
     }
 
     /// Whether `stream` is the stream these kernels run on (that of the device the tables
     /// were uploaded to).
     pub(crate) fn owns(&self, stream: &Arc<CudaStream>) -> bool {
-        Arc::ptr_eq(&self.stream, stream)
+        Arc::ptr_eq(self.streams.main(), stream) || Arc::ptr_eq(self.stream(), stream)
     }
 
     /// The device address of a buffer this context may read: it must live on this device's
@@ -384,7 +390,7 @@ impl RnsKernels {
         if !self.owns(buffer.stream()) {
             return Err(GpuError::WrongContext.into());
         }
-        Ok(address(buffer, &self.stream))
+        Ok(address(buffer, self.stream()))
     }
 
     /// The device address of a buffer this context may write (same condition).
@@ -392,14 +398,14 @@ impl RnsKernels {
         if !self.owns(buffer.stream()) {
             return Err(GpuError::WrongContext.into());
         }
-        Ok(address_mut(buffer, &self.stream))
+        Ok(address_mut(buffer, self.stream()))
     }
 
     /// A fresh device buffer of `len` words that the caller's kernels fill completely.
     pub(crate) fn alloc_for_kernels(&self, len: usize) -> Result<CudaSlice<u64>> {
         // SAFETY: every caller launches kernels that write all `len` words before anything
         // reads the buffer (each says which in its comment).
-        unsafe { self.stream.alloc::<u64>(len) }.map_err(|e| {
+        unsafe { self.stream().alloc::<u64>(len) }.map_err(|e| {
             if e.0 == poly_cuda::cudarc::driver::sys::CUresult::CUDA_ERROR_OUT_OF_MEMORY {
                 GpuError::OutOfMemory { bytes: len * 8 }.into()
             } else {
@@ -484,7 +490,7 @@ impl RnsKernels {
             ConvertKernel::ModDown => &functions.rns_mod_down,
             ConvertKernel::HpsScale => &functions.rns_hps_scale,
         };
-        let mut builder = kernel.builder(&self.stream);
+        let mut builder = kernel.builder(self.stream());
         builder.arg_pod(&params);
         // SAFETY: the argument is the kernel's one by-value ConvertParams; the caller vouches
         // for its addresses (every batch member's); the grid covers ceil(n / tile) tiles, every
@@ -498,7 +504,7 @@ impl RnsKernels {
     /// # Safety
     /// As [`convert`](Self::convert), for `MontgomeryParams`.
     pub(crate) unsafe fn montgomery(&self, params: MontgomeryParams) -> Result<()> {
-        let mut builder = self.functions.rns_behz_montgomery.builder(&self.stream);
+        let mut builder = self.functions.rns_behz_montgomery.builder(self.stream());
         builder.arg_pod(&params);
         let config = stride_config(params.l as usize * params.n as usize);
         // SAFETY: forwarded to the caller; the kernel is grid-stride over l * n values.
@@ -511,7 +517,7 @@ impl RnsKernels {
     /// # Safety
     /// As [`convert`](Self::convert), for `BehzDecryptParams`.
     pub(crate) unsafe fn behz_decrypt(&self, params: BehzDecryptParams) -> Result<()> {
-        let mut builder = self.functions.rns_behz_decrypt.builder(&self.stream);
+        let mut builder = self.functions.rns_behz_decrypt.builder(self.stream());
         builder.arg_pod(&params);
         // SAFETY: forwarded to the caller; `lanes` threads per coefficient, block-stride over n.
         let threads = (params.n as usize).saturating_mul(params.lanes.max(1) as usize);
@@ -524,7 +530,7 @@ impl RnsKernels {
     /// # Safety
     /// As [`convert`](Self::convert), for `HpsDecryptParams`.
     pub(crate) unsafe fn hps_decrypt(&self, params: HpsDecryptParams) -> Result<()> {
-        let mut builder = self.functions.rns_hps_decrypt.builder(&self.stream);
+        let mut builder = self.functions.rns_hps_decrypt.builder(self.stream());
         builder.arg_pod(&params);
         // SAFETY: forwarded to the caller; `lanes` threads per coefficient, block-stride over n.
         let threads = (params.n as usize).saturating_mul(params.lanes.max(1) as usize);
