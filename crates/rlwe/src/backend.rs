@@ -40,6 +40,22 @@ pub trait RlweBackend: Backend + Clone {
         switch_key_eval_by_steps(self, request)
     }
 
+    /// A whole key switch with error scale 1 (BFV): `mod_up_inner_product` then
+    /// `mod_down_sums` (the provided method). A device backend may run the same launches as
+    /// one recorded sequence; the words are the same.
+    fn switch_key_coeff(
+        &self,
+        tables: &KeySwitchContext,
+        prepared: &Self::KeySwitchTables,
+        input: &Self::Poly<Coeff>,
+        key: &[EvalPair<Self>],
+        ring_qp: &Self::Context,
+        ring_q: &Self::Context,
+    ) -> Result<[Self::Poly<Coeff>; 2]> {
+        let sums = self.mod_up_inner_product(tables, prepared, input, key, ring_qp)?;
+        self.mod_down_sums(tables, prepared, sums, ring_q)
+    }
+
     /// ModUp and inner product: with `d_j` the exact extension of digit `j` of `input` (over
     /// `q`, coefficient representation) to `q u P`, the sums `sum_j d_j b_j` and
     /// `sum_j d_j a_j` over `ring_qp`, in the coefficient representation. `key` has one pair
@@ -345,6 +361,20 @@ impl RlweBackend for poly_cuda::GpuBackend {
                 actual: sums.len(),
             })),
         }
+    }
+
+    /// `GpuKeySwitch::switch_key`: the same launches as the two steps, replayed as a CUDA graph
+    /// at small `N`.
+    fn switch_key_coeff(
+        &self,
+        _tables: &KeySwitchContext,
+        prepared: &rns::gpu::GpuKeySwitch,
+        input: &poly_cuda::DevicePoly<Coeff>,
+        key: &[EvalPair<Self>],
+        ring_qp: &poly_cuda::GpuContext,
+        ring_q: &poly_cuda::GpuContext,
+    ) -> Result<[poly_cuda::DevicePoly<Coeff>; 2]> {
+        prepared.switch_key(input, key, rns::Extension::Exact, ring_qp, ring_q).map_err(gpu_rns_error)
     }
 
     /// NTT rings: `GpuKeySwitch::switch_key_eval` (the sums stay in the evaluation

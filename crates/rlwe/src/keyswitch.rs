@@ -41,10 +41,17 @@ impl<B: RlweBackend> RlweContext<B> {
         level: usize,
     ) -> Result<[B::Poly<Coeff>; 2]> {
         let step = self.level_step(key, level)?;
-        let mut sums = self.backend.mod_up_inner_product(step.tables, step.prepared, input, step.key, step.ring_qp)?;
         if self.error_scale == 1 {
-            return self.backend.mod_down_sums(step.tables, step.prepared, sums, step.ring_q);
+            return self.backend.switch_key_coeff(
+                step.tables,
+                step.prepared,
+                input,
+                step.key,
+                step.ring_qp,
+                step.ring_q,
+            );
         }
+        let mut sums = self.backend.mod_up_inner_product(step.tables, step.prepared, input, step.key, step.ring_qp)?;
         self.backend.scale_sums(&mut sums, &step.scale_inverses)?;
         let mut down = self.backend.mod_down_sums(step.tables, step.prepared, sums, step.ring_q)?;
         for poly in &mut down {

@@ -8,7 +8,7 @@ use std::sync::Arc;
 
 use bytemuck::{Pod, Zeroable};
 use poly::{Coeff, Eval, TransformKind};
-use poly_cuda::cudarc::driver::{DevicePtr, DevicePtrMut, LaunchConfig};
+use poly_cuda::cudarc::driver::{CudaSlice, DevicePtr, DevicePtrMut, LaunchConfig};
 use poly_cuda::graph::{GraphCache, Replay};
 use poly_cuda::kernel::{MAX_GRID_Y, THREADS, linear_config};
 use poly_cuda::{DevicePoly, DevicePolyBatch, GpuContext, GpuDevice, GpuError};
@@ -154,14 +154,37 @@ pub struct GpuKeySwitch {
     q: Vec<u64>,
     p: Vec<u64>,
     q_p: Vec<u64>,
-    /// Recorded [`switch_key_eval`](Self::switch_key_eval) launches, by signature.
-    replays: GraphCache<EvalStaging>,
+    /// Recorded [`switch_key`](Self::switch_key) and [`switch_key_eval`](Self::switch_key_eval)
+    /// launches, by signature.
+    replays: GraphCache<Staging>,
 }
 
-/// The staging inputs of a recorded [`GpuKeySwitch::switch_key_eval`], with the rings its
-/// launches read (held, so their tables outlive the graph).
+/// A key switch on given inputs (the call's or the staging copies): its two output buffers.
+type KeySwitchRun<'a> = dyn Fn(&DevicePoly<Coeff>, [Option<&DevicePoly<Eval>>; 2]) -> Result<Vec<CudaSlice<u64>>> + 'a;
+
+/// Which key switch a recording holds (part of its signature).
+#[derive(Debug, Clone, Copy)]
+enum ReplayKind {
+    Coefficients = 1,
+    Evaluations = 2,
+}
+
+/// The two output buffers of a key switch as polynomials over `ring_q`.
+fn two_polys<R: poly::Representation>(ring_q: &GpuContext, outputs: Vec<CudaSlice<u64>>) -> Result<[DevicePoly<R>; 2]> {
+    let count = outputs.len();
+    let mut outputs = outputs.into_iter();
+    match (outputs.next(), outputs.next(), outputs.next()) {
+        (Some(b), Some(a), None) => {
+            Ok([DevicePoly::from_device_buffer(ring_q, b)?, DevicePoly::from_device_buffer(ring_q, a)?])
+        }
+        _ => Err(GpuError::LengthMismatch { expected: 2, actual: count }.into()),
+    }
+}
+
+/// The staging inputs of a recorded key switch, with the rings its launches read (held, so
+/// their tables outlive the graph).
 #[derive(Debug)]
-struct EvalStaging {
+struct Staging {
     input: DevicePoly<Coeff>,
     addends: [Option<DevicePoly<Eval>>; 2],
     /// `q u P`, `P` and `q`: held, never read.
@@ -724,6 +747,33 @@ impl GpuKeySwitch {
         Ok(DevicePoly::from_device_buffer(q, output)?)
     }
 
+    /// Key switching of `input` (coefficients over `q`) in the coefficient representation:
+    /// [`key_switch_accumulate`](Self::key_switch_accumulate) (exact or fast ModUp by
+    /// `extension`), the inverse transform of both sums, then
+    /// [`mod_down_batch`](Self::mod_down_batch): `[ks_b, ks_a]` over `q`, the same words and
+    /// errors as those steps. Replayed as a CUDA graph where `poly_cuda::graph` says so (see
+    /// [`switch_key_eval`](Self::switch_key_eval)).
+    pub fn switch_key(
+        &self,
+        input: &DevicePoly<Coeff>,
+        key: &[(DevicePoly<Eval>, DevicePoly<Eval>)],
+        extension: Extension,
+        ring_qp: &GpuContext,
+        ring_q: &GpuContext,
+    ) -> Result<[DevicePoly<Coeff>; 2]> {
+        let run = |input: &DevicePoly<Coeff>, _: [Option<&DevicePoly<Eval>>; 2]| -> Result<Vec<CudaSlice<u64>>> {
+            let sums = self.key_switch_accumulate(input, key, extension, ring_qp)?.inverse()?;
+            Ok(self.mod_down_batch(&sums, ring_q)?.into_iter().map(DevicePoly::into_device_buffer).collect())
+        };
+        let outputs = if poly_cuda::graph::replay_enabled(self.degree) && !is_gaussian(ring_qp.ring().transform()) {
+            let rings = [ring_qp, ring_q, ring_q];
+            self.replayed(ReplayKind::Coefficients, input, [None, None], key, extension, rings, 1, &run)?
+        } else {
+            run(input, [None, None])?
+        };
+        two_polys(ring_q, outputs)
+    }
+
     /// Key switching of `input` (coefficients over `q`) in the evaluation representation:
     /// [`key_switch_accumulate`](Self::key_switch_accumulate) (exact or fast ModUp by
     /// `extension`) then [`mod_down_eval`](Self::mod_down_eval) onto `addends`; the same words
@@ -743,13 +793,34 @@ impl GpuKeySwitch {
         error_scale: u64,
         addends: [Option<&DevicePoly<Eval>>; 2],
     ) -> Result<[DevicePoly<Eval>; 2]> {
-        let run = |input: &DevicePoly<Coeff>, addends: [Option<&DevicePoly<Eval>>; 2]| {
+        let run = |input: &DevicePoly<Coeff>, addends: [Option<&DevicePoly<Eval>>; 2]| -> Result<Vec<CudaSlice<u64>>> {
             let sums = self.key_switch_accumulate(input, key, extension, ring_qp)?;
-            self.mod_down_eval(&sums, ring_p, ring_q, error_scale, addends)
+            let [b, a] = self.mod_down_eval(&sums, ring_p, ring_q, error_scale, addends)?;
+            Ok(vec![b.into_device_buffer(), a.into_device_buffer()])
         };
-        if !poly_cuda::graph::replay_enabled(self.degree) || is_gaussian(ring_qp.ring().transform()) {
-            return run(input, addends);
-        }
+        let outputs = if poly_cuda::graph::replay_enabled(self.degree) && !is_gaussian(ring_qp.ring().transform()) {
+            let rings = [ring_qp, ring_p, ring_q];
+            self.replayed(ReplayKind::Evaluations, input, addends, key, extension, rings, error_scale, &run)?
+        } else {
+            run(input, addends)?
+        };
+        two_polys(ring_q, outputs)
+    }
+
+    /// `run(input, addends)` by the graph recorded for this kind, key, rings and inputs'
+    /// contexts (recorded on first use; `run` on staging copies of the inputs).
+    #[allow(clippy::too_many_arguments)]
+    fn replayed(
+        &self,
+        kind: ReplayKind,
+        input: &DevicePoly<Coeff>,
+        addends: [Option<&DevicePoly<Eval>>; 2],
+        key: &[(DevicePoly<Eval>, DevicePoly<Eval>)],
+        extension: Extension,
+        rings: [&GpuContext; 3],
+        error_scale: u64,
+        run: &KeySwitchRun<'_>,
+    ) -> Result<Vec<CudaSlice<u64>>> {
         // The checks of the direct path on what the staging copies take, before the cache is
         // consulted: a bad call never records anything.
         check_poly(&self.kernels, input.context(), &self.q, self.degree, "key-switching input")?;
@@ -758,9 +829,10 @@ impl GpuKeySwitch {
         }
         check_len("key-switching key digits", self.digits.len(), key.len())?;
         let mut signature = vec![
-            ring_qp.id(),
-            ring_p.id(),
-            ring_q.id(),
+            kind as u64,
+            rings[0].id(),
+            rings[1].id(),
+            rings[2].id(),
             input.context().id(),
             addends[0].map_or(0, |a| a.context().id()),
             addends[1].map_or(0, |a| a.context().id()),
@@ -771,39 +843,32 @@ impl GpuKeySwitch {
             signature.push(self.kernels.read_address(b.device_buffer())?);
             signature.push(self.kernels.read_address(a.device_buffer())?);
         }
-        let into_buffers = |[b, a]: [DevicePoly<Eval>; 2]| vec![b.into_device_buffer(), a.into_device_buffer()];
-        let make_staging = || -> Result<EvalStaging> {
-            let staged_addends = [addends[0], addends[1]].map(|addend| addend.map(|a| DevicePoly::zero(a.context())));
-            let [first, second] = staged_addends;
-            Ok(EvalStaging {
+        let device = rings[2].device();
+        let make_staging = || -> Result<Staging> {
+            let [first, second] = addends.map(|addend| addend.map(|a| DevicePoly::zero(a.context())));
+            Ok(Staging {
                 input: DevicePoly::zero(input.context())?,
                 addends: [first.transpose()?, second.transpose()?],
-                rings: [ring_qp.clone(), ring_p.clone(), ring_q.clone()],
+                rings: rings.map(GpuContext::clone),
             })
         };
-        let load = |staging: &mut EvalStaging| -> Result<()> {
-            let EvalStaging { input: staged_input, addends: staged_addends, .. } = staging;
+        let load = |staging: &mut Staging| -> Result<()> {
+            let Staging { input: staged_input, addends: staged_addends, .. } = staging;
             let mut pairs = vec![(input.device_buffer(), staged_input.device_buffer_mut())];
             for (addend, staged) in addends.iter().zip(staged_addends.iter_mut()) {
                 if let (Some(addend), Some(staged)) = (addend, staged.as_mut()) {
                     pairs.push((addend.device_buffer(), staged.device_buffer_mut()));
                 }
             }
-            Ok(poly_cuda::graph::copy_buffers(ring_q.device(), &mut pairs)?)
+            Ok(poly_cuda::graph::copy_buffers(device, &mut pairs)?)
         };
-        let body = |staging: &EvalStaging| -> Result<Vec<poly_cuda::cudarc::driver::CudaSlice<u64>>> {
+        let body = |staging: &Staging| -> Result<Vec<CudaSlice<u64>>> {
             let [a0, a1] = &staging.addends;
-            Ok(into_buffers(run(&staging.input, [a0.as_ref(), a1.as_ref()])?))
+            run(&staging.input, [a0.as_ref(), a1.as_ref()])
         };
-        let direct = || Ok(into_buffers(run(input, addends)?));
+        let direct = || run(input, addends);
         let replay = Replay { signature, make_staging: &make_staging, load: &load, body: &body, direct: &direct };
-        let mut outputs = self.replays.run(ring_q.device(), &replay)?.into_iter();
-        match (outputs.next(), outputs.next()) {
-            (Some(b), Some(a)) => {
-                Ok([DevicePoly::from_device_buffer(ring_q, b)?, DevicePoly::from_device_buffer(ring_q, a)?])
-            }
-            _ => Err(GpuError::LengthMismatch { expected: 2, actual: 0 }.into()),
-        }
+        self.replays.run(device, &replay)
     }
 
     /// ModDown of both key-switching sums in the evaluation representation, each added to an
