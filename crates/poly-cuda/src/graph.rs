@@ -29,7 +29,7 @@ pub const GRAPHS_ENV: &str = "HEGPU_GRAPHS";
 pub const GRAPH_MAX_DEGREE_ENV: &str = "HEGPU_GRAPH_MAX_DEGREE";
 /// Above this degree the kernels outlast their launches and replay saves little (the
 /// copies in and out cost bandwidth instead).
-pub const DEFAULT_MAX_DEGREE: usize = 1 << 14;
+pub const DEFAULT_MAX_DEGREE: usize = 1 << 13;
 /// Signatures a cache keeps (the oldest is dropped first).
 const MAX_ENTRIES: usize = 8;
 
