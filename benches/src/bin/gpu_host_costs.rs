@@ -6,8 +6,9 @@
 //! microseconds per call (wall time over the loop / runs). Rows: an empty kernel launched
 //! through cudarc's builder, a stream-ordered allocation with its free, an upload of 32 words
 //! from pageable memory, an event record, a kernel-set lookup, a CUDA graph of eleven empty
-//! kernels, and a forward and inverse NTT of
-//! 2^12 x 3 limbs (out of place: an allocation and two launches).
+//! kernels, and a forward and inverse NTT of 2^12 x 3 limbs (out of place: an allocation and
+//! two launches). Two `device-*` rows give the device's time per empty kernel instead (events
+//! around 200 launches behind the busy kernel, alone and as graphs of eleven).
 //!
 //! `gpu_host_costs [--runs N]`; prints `host <primitive> <min> <median>` (microseconds per call
 //! over seven loops).
@@ -16,7 +17,7 @@ use std::sync::Arc;
 use std::time::Instant;
 
 use poly::{Coeff, RingContext, TransformKind};
-use poly_cuda::cudarc::driver::sys::{CUgraphInstantiate_flags, CUstreamCaptureMode};
+use poly_cuda::cudarc::driver::sys::{CUevent_flags, CUgraphInstantiate_flags, CUstreamCaptureMode};
 use poly_cuda::cudarc::driver::{LaunchConfig, PushKernelArg};
 use poly_cuda::{DevicePoly, GpuContext, GpuDevice};
 
@@ -125,6 +126,32 @@ fn main() -> BoxResult<()> {
     let graph = graph?.ok_or("no graph captured")?;
     graph.upload()?;
     rows.push(("graph-of-11-empty-kernels", per_call(&device, launches / 11, || Ok(graph.launch()?))?));
+    // Device time per empty kernel, back to back behind a busy spin (events around 200
+    // launches, and around 18 launches of the graph of eleven): the device's own floor per
+    // kernel, which small-N operations pay whatever the host does.
+    let device_floor = |launch_all: &dyn Fn() -> BoxResult<()>, kernels: f64| -> BoxResult<(f64, f64)> {
+        let mut loops = Vec::with_capacity(REPEATS);
+        for _ in 0..REPEATS {
+            device.synchronize()?;
+            spin(&device, 20)?;
+            let timing = Some(CUevent_flags::CU_EVENT_DEFAULT);
+            let start = stream.record_event(timing)?;
+            launch_all()?;
+            let end = stream.record_event(timing)?;
+            end.synchronize()?;
+            loops.push(f64::from(start.elapsed_ms(&end)?) * 1e3 / kernels);
+        }
+        loops.sort_by(f64::total_cmp);
+        Ok((loops[0], loops[REPEATS / 2]))
+    };
+    rows.push((
+        "device-per-empty-kernel",
+        device_floor(&|| (0..200).try_for_each(|_| launch_spin(&device, 0)), 200.0)?,
+    ));
+    rows.push((
+        "device-per-empty-kernel-in-graph",
+        device_floor(&|| (0..18).try_for_each(|_| Ok(graph.launch()?)), 18.0 * 11.0)?,
+    ));
     let n = 4096;
     let primes = modarith::generate_ntt_primes(60, 2 * n as u64, 3, &[])?;
     let ring: Arc<RingContext> = RingContext::new(n, &primes, TransformKind::Ntt)?;
