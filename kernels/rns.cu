@@ -48,6 +48,11 @@ typedef uint32_t u32;
 
 // Threads per block of every kernel here (the host launches with this many).
 #define RNS_THREADS 256
+// Blocks per SM the conversion kernels are compiled for (registers per thread: 65536 /
+// (RNS_THREADS * RNS_MIN_BLOCKS)).
+#ifndef RNS_MIN_BLOCKS
+#define RNS_MIN_BLOCKS 4
+#endif
 
 namespace {
 
@@ -411,31 +416,31 @@ __device__ __forceinline__ void convert_body(const ConvertParams& P) {
 
 }  // namespace
 
-extern "C" __global__ void __launch_bounds__(RNS_THREADS, 4) rns_fast_convert(const ConvertParams p) {
+extern "C" __global__ void __launch_bounds__(RNS_THREADS, RNS_MIN_BLOCKS) rns_fast_convert(const ConvertParams p) {
     convert_body<MODE_FAST>(p);
 }
 
-extern "C" __global__ void __launch_bounds__(RNS_THREADS, 4) rns_exact_convert(const ConvertParams p) {
+extern "C" __global__ void __launch_bounds__(RNS_THREADS, RNS_MIN_BLOCKS) rns_exact_convert(const ConvertParams p) {
     convert_body<MODE_EXACT>(p);
 }
 
-extern "C" __global__ void __launch_bounds__(RNS_THREADS, 4) rns_shenoy_kumaresan(const ConvertParams p) {
+extern "C" __global__ void __launch_bounds__(RNS_THREADS, RNS_MIN_BLOCKS) rns_shenoy_kumaresan(const ConvertParams p) {
     convert_body<MODE_SHENOY_KUMARESAN>(p);
 }
 
-extern "C" __global__ void __launch_bounds__(RNS_THREADS, 4) rns_behz_extend(const ConvertParams p) {
+extern "C" __global__ void __launch_bounds__(RNS_THREADS, RNS_MIN_BLOCKS) rns_behz_extend(const ConvertParams p) {
     convert_body<MODE_BEHZ_EXTEND>(p);
 }
 
-extern "C" __global__ void __launch_bounds__(RNS_THREADS, 4) rns_behz_floor(const ConvertParams p) {
+extern "C" __global__ void __launch_bounds__(RNS_THREADS, RNS_MIN_BLOCKS) rns_behz_floor(const ConvertParams p) {
     convert_body<MODE_FLOOR>(p);
 }
 
-extern "C" __global__ void __launch_bounds__(RNS_THREADS, 4) rns_mod_down(const ConvertParams p) {
+extern "C" __global__ void __launch_bounds__(RNS_THREADS, RNS_MIN_BLOCKS) rns_mod_down(const ConvertParams p) {
     convert_body<MODE_MOD_DOWN>(p);
 }
 
-extern "C" __global__ void __launch_bounds__(RNS_THREADS, 4) rns_hps_scale(const ConvertParams p) {
+extern "C" __global__ void __launch_bounds__(RNS_THREADS, RNS_MIN_BLOCKS) rns_hps_scale(const ConvertParams p) {
     convert_body<MODE_HPS_SCALE>(p);
 }
 
