@@ -606,6 +606,108 @@ __device__ __forceinline__ void inverse_pass(u64* __restrict__ data, const u64* 
     for (int u = 0; u < P::R; ++u) poly[global_index<P>(column, base + (u << w_top), log_n)] = x[u];
 }
 
+// The forward transform's last (CONTIGUOUS) pass fused with key switching's inner product: for
+// limb `limb = blockIdx.y` of q u P and this block's WORDS coefficients, digit t's polynomial
+// (after the transform's first pass, lazy) is finished in registers and shared memory and
+// multiplied by both key digits, and the sums over the digits
+//   out_b = sum_t ext_t key_b[t],  out_a = sum_t ext_t key_a[t]  (mod p_limb)
+// are written once (plus the current output values with `accumulate`): the transformed digits
+// never go to memory. The same canonical words as the separate pass and inner-product kernel.
+// Sums: products of canonical values are below p^2 < 2^124, so 128-bit sums take 15 of them
+// with a canonical carry-in; they are reduced every IP_REDUCE_EVERY digits.
+#define IP_MAX_DIGITS 64
+#define IP_REDUCE_EVERY 15
+struct FwdIpParams {
+    const u64* data;                   // [digits][limbs][N] after the first pass (lazy)
+    u64* output;                       // [2][limbs][N]: the b sum, then the a sum
+    const ulonglong2* table;           // forward twiddles [limb][N]
+    const u64* chunk_roots;            // [limb][N/M][LOG_M]
+    const modarith::Modulus* moduli;   // [limb]
+    const u64* key_b[IP_MAX_DIGITS];   // digit t of the key: one polynomial over q u P each
+    const u64* key_a[IP_MAX_DIGITS];
+    int log_n;
+    int limbs;                         // limbs of q u P
+    int digits;                        // 1..=IP_MAX_DIGITS
+    int accumulate;                    // 1: add the current output values
+};
+
+// (hi, lo) += a * b.
+__device__ __forceinline__ void mad128(u64& lo, u64& hi, const u64 a, const u64 b) {
+    const u64 plo = a * b;
+    const u64 phi = __umul64hi(a, b);
+    lo += plo;
+    hi += phi + (lo < plo ? 1 : 0);
+}
+
+template <class P>
+__device__ __forceinline__ void forward_inner_product_pass(const FwdIpParams& F) {
+    static_assert(!P::STRIDED, "the inner product follows the last (contiguous) pass");
+    constexpr int PER = P::WORDS / P::THREADS;
+    __shared__ u64 smem[P::SMEM_WORDS];
+    __shared__ ulonglong2 stw[P::TW_SMEM];
+    const int limb = blockIdx.y;
+    const int log_n = F.log_n;
+    const modarith::Modulus m = F.moduli[limb];
+    const Prime p(m.p);
+    const ulonglong2* tw = F.table + ((size_t)limb << log_n);
+    const u64* roots = F.chunk_roots + ((size_t)limb << (log_n - P::LOG_M)) * P::LOG_M;
+    const size_t limb_offset = (size_t)limb << log_n;
+    const size_t block_offset = limb_offset + (size_t)blockIdx.x * P::WORDS;
+    u64 b_lo[PER], b_hi[PER], a_lo[PER], a_hi[PER];
+#pragma unroll
+    for (int k = 0; k < PER; ++k) {
+        const size_t at = block_offset + threadIdx.x + k * P::THREADS;
+        b_lo[k] = F.accumulate != 0 ? F.output[at] : 0;
+        a_lo[k] = F.accumulate != 0 ? F.output[((size_t)F.limbs << log_n) + at] : 0;
+        b_hi[k] = 0;
+        a_hi[k] = 0;
+    }
+    stage_twiddles<P>(stw, tw, roots, m, p);
+    __syncthreads();
+    for (int t = 0; t < F.digits; ++t) {
+        const u64* poly = F.data + (((size_t)t * F.limbs + limb) << log_n);
+        u64 x[P::R];
+        int column, base;
+        constexpr int w0 = P::window(0);
+        P::locate(threadIdx.x, w0, column, base);
+#pragma unroll
+        for (int u = 0; u < P::R; ++u) x[u] = poly[global_index<P>(column, base + (u << w0), log_n)];
+        forward_rounds<P, 0>(x, smem, SharedTwiddles<P>{stw, column}, p, column, base);
+        constexpr int w_last = P::window(P::ROUNDS - 1);
+        P::locate(threadIdx.x, w_last, column, base);
+#pragma unroll
+        for (int u = 0; u < P::R; ++u) x[u] = canonical_from_4p(x[u], p);
+        to_smem<P>(smem, x, column, base, w_last);
+        __syncthreads();
+        const u64* key_b = F.key_b[t] + block_offset;
+        const u64* key_a = F.key_a[t] + block_offset;
+#pragma unroll
+        for (int k = 0; k < PER; ++k) {
+            const int i = threadIdx.x + k * P::THREADS;
+            const u64 v = smem[padded(i)];
+            mad128(b_lo[k], b_hi[k], v, key_b[i]);
+            mad128(a_lo[k], a_hi[k], v, key_a[i]);
+        }
+        if ((t + 1) % IP_REDUCE_EVERY == 0) {
+#pragma unroll
+            for (int k = 0; k < PER; ++k) {
+                b_lo[k] = modarith::reduce_u128(b_lo[k], b_hi[k], m);
+                a_lo[k] = modarith::reduce_u128(a_lo[k], a_hi[k], m);
+                b_hi[k] = 0;
+                a_hi[k] = 0;
+            }
+        }
+        // The next digit's first round writes shared memory: every thread has read its words.
+        __syncthreads();
+    }
+#pragma unroll
+    for (int k = 0; k < PER; ++k) {
+        const size_t at = block_offset + threadIdx.x + k * P::THREADS;
+        F.output[at] = modarith::reduce_u128(b_lo[k], b_hi[k], m);
+        F.output[((size_t)F.limbs << log_n) + at] = modarith::reduce_u128(a_lo[k], a_hi[k], m);
+    }
+}
+
 }  // namespace
 
 // Exported kernels. Names: ntt_{fwd,inv}_single_<n> and ntt_{fwd,inv}_{strided,contiguous}_<m>_lr<r>:
@@ -666,6 +768,11 @@ __device__ __forceinline__ void inverse_pass(u64* __restrict__ data, const u64* 
         forward_pass<Pass<LOG_M, LOG_R, STRIDED, COLUMNS, SMEM_TW>, true>(                                     \
             data, source, table, chunk_roots, moduli, log_n, limbs_per_poly, first_source, centered);           \
     }
+#define NTT_FWD_IP_KERNEL(M, LR)                                                                           \
+    extern "C" __global__ void NTT_LAUNCH_BOUNDS(M, LR, false, (CONTIGUOUS_BLOCK_WORDS >> M), true, 512)       \
+        ntt_fwd_ip_contiguous_##M##_lr##LR(const __grid_constant__ FwdIpParams params) {                         \
+        forward_inner_product_pass<Pass<M, LR, false, (CONTIGUOUS_BLOCK_WORDS >> M), true>>(params);            \
+    }
 #define SINGLE(N, LR)                                             \
     NTT_PASS_KERNELS(single_##N, N, LR, false, 1, false, 1024)   \
     NTT_INV_PRODUCT_KERNEL(single_##N, N, LR, 1, false, 1024)    \
@@ -699,3 +806,9 @@ CONTIGUOUS(9, 3, 1024)
 // radix-16 passes were slower on an H100 (N = 2^17 x 64: 158 us forward against 148 with radix 8).
 STRIDED(7, 4, 512)
 STRIDED(8, 4, 512)
+// The last forward pass fused with key switching's inner product (radix 8, up to 128 registers).
+NTT_FWD_IP_KERNEL(5, 3)
+NTT_FWD_IP_KERNEL(6, 3)
+NTT_FWD_IP_KERNEL(7, 3)
+NTT_FWD_IP_KERNEL(8, 3)
+NTT_FWD_IP_KERNEL(9, 3)

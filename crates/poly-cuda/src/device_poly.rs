@@ -482,6 +482,34 @@ impl DevicePolyBatch<Coeff> {
         self.context.forward_transform(&mut self.data, self.count)?;
         Ok(self.retag())
     }
+
+    /// Whether the fused transform-and-inner-product methods
+    /// ([`forward_inner_product`](Self::forward_inner_product),
+    /// [`DevicePolyBatch::forward_extending_limbs_inner_product`]) run for `polys` polynomials of
+    /// `context`: an NTT ring transformed in two passes whose last pass exists fused.
+    pub fn forward_inner_product_supported(context: &GpuContext, polys: usize) -> bool {
+        context.ring().transform() == TransformKind::Ntt && launch::forward_inner_product_supported(context, polys)
+    }
+
+    /// The forward transform of every polynomial with key switching's inner product in its last
+    /// pass (see [`DevicePolyBatch::forward_extending_limbs_inner_product`]); the batch is
+    /// scratch memory for it. Errors with [`GpuError::Unsupported`] where
+    /// [`forward_inner_product_supported`](Self::forward_inner_product_supported) is false.
+    ///
+    /// # Safety
+    /// As `forward_extending_limbs_inner_product`, with one key pair per polynomial of the batch.
+    pub unsafe fn forward_inner_product(mut self, keys: crate::InnerProductKeys<'_>) -> Result<()> {
+        let (context, polys) = (self.context.clone(), self.count);
+        if !Self::forward_inner_product_supported(&context, polys) {
+            return Err(GpuError::Unsupported {
+                what: "a forward transform fused with the inner product here".to_string(),
+            });
+        }
+        // SAFETY: the batch holds `polys` polynomials; the caller vouches for the keys and output.
+        unsafe {
+            launch::ntt_forward_inner_product(&context, &mut self.data, launch::ForwardInput::InPlace, polys, keys)
+        }
+    }
 }
 
 impl DevicePolyBatch<Eval> {
@@ -525,6 +553,53 @@ impl DevicePolyBatch<Eval> {
         let mut data = unsafe { context.device().alloc::<u64>(count * ring.poly_len()) }?;
         launch::ntt_forward_extending(context, &mut data, &source.data, first_limb, centered, count)?;
         DevicePolyBatch::from_device_buffer(context, count, data)
+    }
+
+    /// [`forward_extending_limbs`](Self::forward_extending_limbs) with key switching's inner
+    /// product in the transform's last pass: the transformed digits are never stored; each is
+    /// multiplied by its key digit and summed into `keys.output` (see
+    /// [`InnerProductKeys`](crate::InnerProductKeys)). The same words as the transform followed
+    /// by the inner product. Errors as `forward_extending_limbs`, and with
+    /// [`GpuError::Unsupported`] where [`DevicePolyBatch::forward_inner_product_supported`] is
+    /// false (nothing is queued then).
+    ///
+    /// # Safety
+    /// `keys.keys` holds `count` pairs of addresses of polynomials over `context` and
+    /// `keys.output` two, all on `context`'s device, 16-byte aligned, live until the queued
+    /// work has run, the output overlapping neither the keys nor `source`.
+    pub unsafe fn forward_extending_limbs_inner_product(
+        context: &GpuContext,
+        source: &DevicePoly<Coeff>,
+        first_limb: usize,
+        count: usize,
+        centered: bool,
+        keys: crate::InnerProductKeys<'_>,
+    ) -> Result<()> {
+        let (ring, from) = (context.ring(), source.context.ring());
+        let prefix = from.num_limbs() <= ring.num_limbs()
+            && from.degree() == ring.degree()
+            && from.moduli().iter().zip(ring.moduli()).all(|(a, b)| a.value() == b.value());
+        if !prefix || !Arc::ptr_eq(context.device(), source.context.device()) {
+            return Err(PolyError::ContextMismatch.into());
+        }
+        if count == 0 || first_limb + count > from.num_limbs() {
+            return Err(PolyError::InvalidParameter {
+                name: "one-prime digits",
+                value: (first_limb + count) as u64,
+                reason: "need 1 or more digits among the source's limbs",
+            }
+            .into());
+        }
+        if !launch::forward_inner_product_supported(context, count) {
+            return Err(GpuError::Unsupported {
+                what: "a forward transform fused with the inner product here".to_string(),
+            });
+        }
+        // SAFETY: the transform's first pass writes every value of the `count` polynomials.
+        let mut data = unsafe { context.device().alloc::<u64>(count * ring.poly_len()) }?;
+        let input = launch::ForwardInput::Extending { source: &source.data, first_source: first_limb, centered };
+        // SAFETY: `data` holds `count` polynomials; the caller vouches for the keys and output.
+        unsafe { launch::ntt_forward_inner_product(context, &mut data, input, count, keys) }
     }
 
     /// The inverse transform of every polynomial (see [`DevicePoly::inverse`]).

@@ -259,7 +259,25 @@ impl Functions {
 pub(crate) struct NttKernels {
     passes: Vec<Functions>,
     single: Vec<Functions>,
+    /// `ntt_fwd_ip_contiguous_<m>_lr3` by `m` (see [`FORWARD_IP_LOG_M`]).
+    forward_ip: Vec<(u32, Kernel)>,
 }
+
+/// The contiguous passes (`log2` of their points) that exist fused with key switching's
+/// inner product (`ntt_fwd_ip_contiguous_<m>_lr3` in kernels/ntt.cu, radix 8).
+const FORWARD_IP_LOG_M: [u32; 5] = [5, 6, 7, 8, 9];
+/// Their names, in the order of [`FORWARD_IP_LOG_M`].
+const FORWARD_IP_NAMES: [&str; 5] = [
+    "ntt_fwd_ip_contiguous_5_lr3",
+    "ntt_fwd_ip_contiguous_6_lr3",
+    "ntt_fwd_ip_contiguous_7_lr3",
+    "ntt_fwd_ip_contiguous_8_lr3",
+    "ntt_fwd_ip_contiguous_9_lr3",
+];
+/// `log2` of the points per thread of the fused passes.
+const FORWARD_IP_LOG_RADIX: u32 = 3;
+/// `IP_MAX_DIGITS` of kernels/ntt.cu: key digits per fused launch.
+pub const FORWARD_IP_MAX_DIGITS: usize = 64;
 
 impl NttKernels {
     pub(crate) fn load(context: &Arc<CudaContext>) -> Result<Self> {
@@ -267,6 +285,11 @@ impl NttKernels {
         Ok(Self {
             passes: PASS_KERNELS.iter().map(|k| Functions::load(&module, &k.names)).collect::<Result<_>>()?,
             single: SINGLE_KERNELS.iter().map(|names| Functions::load(&module, names)).collect::<Result<_>>()?,
+            forward_ip: FORWARD_IP_LOG_M
+                .iter()
+                .zip(FORWARD_IP_NAMES)
+                .map(|(&m, name)| Ok((m, module.kernel(name)?)))
+                .collect::<Result<_>>()?,
         })
     }
 
@@ -473,7 +496,7 @@ pub(crate) fn ntt_forward_from(
 
 /// What a forward transform's first pass reads.
 #[derive(Clone, Copy)]
-enum ForwardInput<'a> {
+pub(crate) enum ForwardInput<'a> {
     /// `data` itself.
     InPlace,
     /// Another buffer of the same layout.
@@ -525,6 +548,153 @@ fn launch_forward(
         // primes), the table `L * N` pairs and the chunk roots `L * (N / M) * log M` words
         // (for the schedule's contiguous M).
         unsafe { builder.launch(pass.config) }?;
+    }
+    Ok(())
+}
+
+/// Mirror of `FwdIpParams` in kernels/ntt.cu (device addresses as `u64`).
+#[repr(C)]
+#[derive(Debug, Clone, Copy, bytemuck::Pod, bytemuck::Zeroable)]
+struct FwdIpParams {
+    data: u64,
+    output: u64,
+    table: u64,
+    chunk_roots: u64,
+    moduli: u64,
+    key_b: [u64; FORWARD_IP_MAX_DIGITS],
+    key_a: [u64; FORWARD_IP_MAX_DIGITS],
+    log_n: i32,
+    limbs: i32,
+    digits: i32,
+    accumulate: i32,
+}
+
+const _: () = assert!(size_of::<FwdIpParams>() == (5 + 2 * FORWARD_IP_MAX_DIGITS) * 8 + 4 * 4);
+
+/// Key switching's inner product as [`ntt_forward_inner_product`] takes it: the key digits'
+/// `(b, a)` device addresses (one pair per polynomial of the transform, each a polynomial over
+/// the context), the output's address (two polynomials over the context: the `b` sum, then the
+/// `a` sum) and whether to add the output's current values.
+#[derive(Debug, Clone, Copy)]
+pub struct InnerProductKeys<'a> {
+    pub keys: &'a [(u64, u64)],
+    pub output: u64,
+    pub accumulate: bool,
+}
+
+/// Whether [`ntt_forward_inner_product`] can run `polys` polynomials of `context`: a two-pass
+/// forward transform whose contiguous pass has a fused kernel.
+pub(crate) fn forward_inner_product_supported(context: &GpuContext, polys: usize) -> bool {
+    let Ok(tables) = context.ntt_tables() else { return false };
+    let log_n = context.degree().trailing_zeros();
+    let Ok(grid_y) = total_limbs(context, polys) else { return false };
+    match tables.schedule {
+        NttSchedule::TwoPass { contiguous, .. } => {
+            !single_launch(log_n, grid_y) && FORWARD_IP_LOG_M.contains(&contiguous)
+        }
+        NttSchedule::Single { .. } => false,
+    }
+}
+
+/// The forward transform of `polys` polynomials whose last pass forms key switching's inner
+/// product instead of storing them: the first pass runs as [`launch_forward`]'s (reading
+/// `input`, writing lazy values into `data`), then launches of `ntt_fwd_ip_contiguous_*` (up
+/// to [`FORWARD_IP_MAX_DIGITS`] polynomials each, the later ones accumulating) finish each
+/// polynomial and add its products with its key digit into the output. `data` is scratch
+/// afterwards. Errors with [`GpuError::Unsupported`] where
+/// [`forward_inner_product_supported`] is false (nothing queued).
+///
+/// # Safety
+/// `keys` holds `polys` pairs of addresses of polynomials over `context` (device memory of this
+/// context's device, live until the queued work has run) and `output` two such polynomials,
+/// 16-byte aligned, not overlapping `data` or the keys; `data` holds `polys * L * N` values.
+pub(crate) unsafe fn ntt_forward_inner_product(
+    context: &GpuContext,
+    data: &mut CudaSlice<u64>,
+    input: ForwardInput<'_>,
+    polys: usize,
+    ip: InnerProductKeys<'_>,
+) -> Result<()> {
+    if !forward_inner_product_supported(context, polys) || ip.keys.len() != polys {
+        return Err(GpuError::Unsupported {
+            what: format!(
+                "a forward transform fused with the inner product ({polys} polynomials, {} key digits)",
+                ip.keys.len()
+            ),
+        });
+    }
+    let tables = context.ntt_tables()?;
+    let NttSchedule::TwoPass { contiguous, .. } = tables.schedule else {
+        return Err(GpuError::Unsupported { what: "a fused inner product after a single-block transform".to_string() });
+    };
+    let device = context.device();
+    let stream = device.stream();
+    let log_n = context.degree().trailing_zeros();
+    let limbs = context.num_limbs();
+    let grid_y = total_limbs(context, polys)?;
+    let transform = match input {
+        ForwardInput::Extending { .. } => NttTransform::ForwardOfExtension,
+        _ => NttTransform::Forward,
+    };
+    let passes = ntt_passes(transform, &tables.schedule, log_n, grid_y)?;
+    let Some(first) = passes.first().filter(|pass| pass.first && passes.len() == 2) else {
+        return Err(GpuError::Unsupported { what: "a fused inner product after a single-block transform".to_string() });
+    };
+    let (log_n_arg, limbs_arg) = (log_n as i32, limbs as i32);
+    let moduli = context.moduli_table();
+    let null_source: u64 = 0;
+    let mut builder = device.kernels().ntt.get(first)?.builder(stream);
+    builder.arg(&mut *data);
+    match input {
+        ForwardInput::From(source) | ForwardInput::Extending { source, .. } => builder.arg(source),
+        ForwardInput::InPlace => builder.arg(&null_source),
+    };
+    builder.arg(&tables.forward).arg(&tables.forward_chunk_roots).arg(moduli).arg(&log_n_arg).arg(&limbs_arg);
+    let (first_arg, centered_arg) = match input {
+        ForwardInput::Extending { first_source, centered, .. } => (first_source as i32, i32::from(centered)),
+        _ => (0, 0),
+    };
+    if transform == NttTransform::ForwardOfExtension {
+        builder.arg(&first_arg).arg(&centered_arg);
+    }
+    // SAFETY: as in `launch_forward` for the first pass of this transform.
+    unsafe { builder.launch(first.config) }?;
+    let kernel = device
+        .kernels()
+        .ntt
+        .forward_ip
+        .iter()
+        .find_map(|(m, kernel)| (*m == contiguous).then_some(kernel))
+        .ok_or_else(|| GpuError::Unsupported { what: format!("a fused inner product after 2^{contiguous} points") })?;
+    let data_address = address(&*data, stream);
+    let poly_bytes = (limbs << log_n) as u64 * 8;
+    for (chunk_index, chunk) in ip.keys.chunks(FORWARD_IP_MAX_DIGITS).enumerate() {
+        let first_poly = chunk_index * FORWARD_IP_MAX_DIGITS;
+        let mut params = FwdIpParams {
+            data: data_address + first_poly as u64 * poly_bytes,
+            output: ip.output,
+            table: address(&tables.forward, stream),
+            chunk_roots: address(&tables.forward_chunk_roots, stream),
+            moduli: address(moduli, stream),
+            key_b: [0; FORWARD_IP_MAX_DIGITS],
+            key_a: [0; FORWARD_IP_MAX_DIGITS],
+            log_n: log_n_arg,
+            limbs: limbs_arg,
+            digits: chunk.len() as i32,
+            accumulate: i32::from(ip.accumulate || chunk_index > 0),
+        };
+        for (slot, &(b, a)) in chunk.iter().enumerate() {
+            params.key_b[slot] = b;
+            params.key_a[slot] = a;
+        }
+        let mut builder = kernel.builder(stream);
+        builder.arg_pod(&params);
+        let config = contiguous_config(1 << log_n, contiguous, FORWARD_IP_LOG_RADIX, limbs as u32);
+        // SAFETY: matches `ntt_fwd_ip_contiguous_*(FwdIpParams)`: grid (N / 1024, L) over the
+        // context's limbs, `data` the chunk's polynomials after the first pass (written above,
+        // same stream), the context's forward table and chunk roots for its contiguous M, and
+        // the caller's keys (one per polynomial of the chunk) and output (two polynomials).
+        unsafe { builder.launch(config) }?;
     }
     Ok(())
 }

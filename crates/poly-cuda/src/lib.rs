@@ -68,6 +68,8 @@ pub use dgt::{DgtSchedule, GpuDgtPlan};
 #[cfg(feature = "cuda")]
 pub use error::{GpuError, Result};
 #[cfg(feature = "cuda")]
+pub use launch::InnerProductKeys;
+#[cfg(feature = "cuda")]
 pub use pool::{DevicePool, Worker};
 
 /// Re-export of the CUDA host library, for callers that launch kernels of their own.

@@ -966,6 +966,47 @@ fn inner_product_over_many_digits_matches_the_cpu() {
     }
 }
 
+/// The key inner product fused into the forward transform's last pass
+/// (`ntt_fwd_ip_contiguous_*`, taken by `key_switch_accumulate` over NTT rings transformed in two
+/// passes) over more digits than its 128-bit sums take between reductions (15) and than one
+/// launch takes (64): 70 one-prime digits and 70 primes in digits of 3 (24 digits), at
+/// N = 2^12 and 2^13, whole and in chunks of 20 (the later chunks accumulating), against the
+/// CPU's sums word for word.
+#[test]
+fn fused_inner_product_over_many_digits_matches_the_cpu() {
+    let Some(device) = device() else { return };
+    let mut rng = StdRng::seed_from_u64(21);
+    for (degree, special_count, digit_size) in [(1usize << 12, 1usize, 1usize), (1 << 13, 3, 3)] {
+        let k = 70;
+        let q = primes_of(50, degree, k, &[]);
+        let special = random_primes(&mut rng, degree, special_count, &q);
+        let key_switch = KeySwitchContext::new(degree, &q, &special, digit_size).unwrap();
+        let digits = key_switch.num_digits();
+        let gpu = GpuKeySwitch::new(&device, &key_switch).unwrap();
+        let q_ring = RingContext::new(degree, &q, TransformKind::Ntt).unwrap();
+        let q_p_ring = RingContext::new(degree, &key_switch.q_p().unwrap().values(), TransformKind::Ntt).unwrap();
+        let (q_gpu, q_p_gpu) =
+            (GpuContext::new(&device, &q_ring).unwrap(), GpuContext::new(&device, &q_p_ring).unwrap());
+        assert!(DevicePolyBatch::forward_inner_product_supported(&q_p_gpu, 20), "N = {degree}: fused path not taken");
+        let input = lift_edges(key_switch.q(), degree, &mut rng);
+        let device_input = DevicePoly::<Coeff>::from_limbs(&q_gpu, &input).unwrap();
+        let key: Vec<(Poly<Eval>, Poly<Eval>)> = (0..digits)
+            .map(|_| (random_eval_poly(&q_p_ring, &mut rng), random_eval_poly(&q_p_ring, &mut rng)))
+            .collect();
+        let device_key: Vec<_> = key
+            .iter()
+            .map(|(b, a)| (DevicePoly::upload(&q_p_gpu, b).unwrap(), DevicePoly::upload(&q_p_gpu, a).unwrap()))
+            .collect();
+        let expected = cpu_key_switch_sums(&key_switch, &q_p_ring, &input, Extension::Exact, &key, None);
+        let label = format!("N = {degree}, {k} primes, {digits} digits of {digit_size}");
+        let sums = gpu.key_switch_accumulate(&device_input, &device_key, Extension::Exact, &q_p_gpu).unwrap();
+        assert_same(&label, &batch_words(&sums), &expected, degree);
+        let sums =
+            gpu.key_switch_accumulate_in_chunks(&device_input, &device_key, Extension::Exact, &q_p_gpu, 20).unwrap();
+        assert_same(&format!("{label}, chunks of 20"), &batch_words(&sums), &expected, degree);
+    }
+}
+
 /// Bad inputs of the batched key switching: wrong lengths of the extended digits, a key digit
 /// or the sums, an empty key, a misaligned view, a key with one digit too few, rings that are
 /// not `q` and `q u P`, a key over another ring, a chunk size of 0. Each is an error; outputs

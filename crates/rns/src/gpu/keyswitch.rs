@@ -105,6 +105,15 @@ poly_cuda::kernel_set! {
 /// (the path before the fused first pass, for A/B runs); read once per process.
 pub const SEPARATE_MOD_UP_ENV: &str = "HEGPU_KS_SEPARATE_MOD_UP";
 
+/// Environment knob: set to 1, the key inner product runs as its own kernel after the whole
+/// forward transform (the path before the fused last pass, for A/B runs); read once per process.
+pub const UNFUSED_INNER_PRODUCT_ENV: &str = "HEGPU_KS_UNFUSED_INNER_PRODUCT";
+
+fn unfused_inner_product_forced() -> bool {
+    static KNOB: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
+    *KNOB.get_or_init(|| std::env::var(UNFUSED_INNER_PRODUCT_ENV).is_ok_and(|v| v == "1"))
+}
+
 fn separate_mod_up_forced() -> bool {
     static KNOB: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
     *KNOB.get_or_init(|| std::env::var(SEPARATE_MOD_UP_ENV).is_ok_and(|v| v == "1"))
@@ -640,6 +649,33 @@ impl GpuKeySwitch {
         let mut start = 0;
         while start < digits {
             let count = chunk.min(digits - start);
+            if !gaussian
+                && !unfused_inner_product_forced()
+                && DevicePolyBatch::forward_inner_product_supported(q_p, count)
+            {
+                let target = poly_cuda::InnerProductKeys {
+                    keys: &keys[start..start + count],
+                    output: accumulators_address,
+                    accumulate: start > 0,
+                };
+                // SAFETY: one key pair per digit of the chunk (rings checked: q u P at this
+                // degree, 16-byte aligned), two accumulator polynomials over q u P apart from
+                // the keys and the input; all on this device, alive until the work has run
+                // (the keys are borrowed for this call, the accumulators returned).
+                match unsafe {
+                    self.extended_digits_inner_product(input, start, count, extension, q_p, input_address, target)
+                } {
+                    Ok(()) => {
+                        start += count;
+                        continue;
+                    }
+                    Err(GpuRnsError::Gpu(GpuError::OutOfMemory { .. })) if count > 1 => {
+                        chunk = count / 2;
+                        continue;
+                    }
+                    Err(error) => return Err(error),
+                }
+            }
             let transformed = match self.extended_digits(input, start, count, extension, q_p, input_address) {
                 Ok(batch) => batch,
                 Err(GpuRnsError::Gpu(GpuError::OutOfMemory { .. })) if count > 1 => {
@@ -696,6 +732,54 @@ impl GpuKeySwitch {
         // caller checked its ring) at `input_address`.
         unsafe { self.mod_up_digits_raw(start..start + count, extension, input_address, extended_address) }?;
         Ok(DevicePolyBatch::<Coeff>::from_device_buffer(q_p, count, extended)?.forward()?)
+    }
+
+    /// [`extended_digits`](Self::extended_digits) with the inner product in the transform's
+    /// last pass: the extended, transformed digits are never stored, their products with the
+    /// key digits are summed into `target.output`.
+    ///
+    /// # Safety
+    /// As [`DevicePolyBatch::forward_extending_limbs_inner_product`] for `target`.
+    #[allow(clippy::too_many_arguments)]
+    unsafe fn extended_digits_inner_product(
+        &self,
+        input: &DevicePoly<Coeff>,
+        start: usize,
+        count: usize,
+        extension: Extension,
+        q_p: &GpuContext,
+        input_address: u64,
+        target: poly_cuda::InnerProductKeys<'_>,
+    ) -> Result<()> {
+        let (first, _) = self.digit(start)?;
+        let mut one_prime_run = true;
+        for (offset, digit) in (start..start + count).enumerate() {
+            let (range, _) = self.digit(digit)?;
+            one_prime_run &= range.len() == 1 && range.start == first.start + offset;
+        }
+        if one_prime_run && !separate_mod_up_forced() {
+            let centered = extension == Extension::Exact;
+            // SAFETY: forwarded from the caller.
+            return Ok(unsafe {
+                DevicePolyBatch::<Eval>::forward_extending_limbs_inner_product(
+                    q_p,
+                    input,
+                    first.start,
+                    count,
+                    centered,
+                    target,
+                )
+            }?);
+        }
+        let mut extended = self.kernels.alloc_for_kernels(count * self.stride())?;
+        let extended_address = self.kernels.write_address(&mut extended)?;
+        // SAFETY: `extended` holds `count` polynomials over q u P; `input` is over q (the
+        // caller checked its ring) at `input_address`.
+        unsafe { self.mod_up_digits_raw(start..start + count, extension, input_address, extended_address) }?;
+        // SAFETY: forwarded from the caller.
+        Ok(unsafe {
+            DevicePolyBatch::<Coeff>::from_device_buffer(q_p, count, extended)?.forward_inner_product(target)
+        }?)
     }
 
     /// [`KeySwitchContext::mod_down`] on the device: `input` over `q u P`, `output` over `q`.
