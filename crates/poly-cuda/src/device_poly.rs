@@ -486,7 +486,8 @@ impl DevicePolyBatch<Coeff> {
     /// Whether the fused transform-and-inner-product methods
     /// ([`forward_inner_product`](Self::forward_inner_product),
     /// [`DevicePolyBatch::forward_extending_limbs_inner_product`]) run for `polys` polynomials of
-    /// `context`: an NTT ring transformed in two passes whose last pass exists fused.
+    /// `context`: an NTT ring transformed in two passes whose last pass exists fused, with at
+    /// least 256 blocks of 1024 coefficients over its limbs (fewer leave the GPU idle).
     pub fn forward_inner_product_supported(context: &GpuContext, polys: usize) -> bool {
         context.ring().transform() == TransformKind::Ntt && launch::forward_inner_product_supported(context, polys)
     }

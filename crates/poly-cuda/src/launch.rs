@@ -276,6 +276,11 @@ const FORWARD_IP_NAMES: [&str; 5] = [
 ];
 /// `log2` of the points per thread of the fused passes.
 const FORWARD_IP_LOG_RADIX: u32 = 3;
+/// The fewest blocks (`N / 1024` per limb, one grid row per limb) for which the fused pass is
+/// taken: with fewer, its grid leaves the GPU idle where the separate pass (one row per limb
+/// and digit) does not. H100 A/B: BFV `phantom-16384` (8 limbs, 128 blocks) 3% slower fused,
+/// `phantom-32768` (16 limbs, 512 blocks) Rotate 17% faster.
+const FORWARD_IP_MIN_BLOCKS: usize = 256;
 /// `IP_MAX_DIGITS` of kernels/ntt.cu: key digits per fused launch.
 pub const FORWARD_IP_MAX_DIGITS: usize = 64;
 
@@ -582,15 +587,17 @@ pub struct InnerProductKeys<'a> {
     pub accumulate: bool,
 }
 
-/// Whether [`ntt_forward_inner_product`] can run `polys` polynomials of `context`: a two-pass
-/// forward transform whose contiguous pass has a fused kernel.
+/// Whether [`ntt_forward_inner_product`] runs `polys` polynomials of `context`: a two-pass
+/// forward transform whose contiguous pass has a fused kernel, over enough limbs to fill the
+/// GPU ([`FORWARD_IP_MIN_BLOCKS`]).
 pub(crate) fn forward_inner_product_supported(context: &GpuContext, polys: usize) -> bool {
     let Ok(tables) = context.ntt_tables() else { return false };
     let log_n = context.degree().trailing_zeros();
     let Ok(grid_y) = total_limbs(context, polys) else { return false };
     match tables.schedule {
         NttSchedule::TwoPass { contiguous, .. } => {
-            !single_launch(log_n, grid_y) && FORWARD_IP_LOG_M.contains(&contiguous)
+            let blocks = (context.degree() >> 10) * context.num_limbs();
+            !single_launch(log_n, grid_y) && FORWARD_IP_LOG_M.contains(&contiguous) && blocks >= FORWARD_IP_MIN_BLOCKS
         }
         NttSchedule::Single { .. } => false,
     }
