@@ -513,6 +513,32 @@ impl DevicePolyBatch<Coeff> {
     }
 }
 
+/// The checks of the extending transforms: `source`'s primes a prefix of `context`'s at the same
+/// degree on the same device, `1 <= count` digits among its limbs from `first_limb`.
+fn check_extension_source(
+    context: &GpuContext,
+    source: &DevicePoly<Coeff>,
+    first_limb: usize,
+    count: usize,
+) -> Result<()> {
+    let (ring, from) = (context.ring(), source.context.ring());
+    let prefix = from.num_limbs() <= ring.num_limbs()
+        && from.degree() == ring.degree()
+        && from.moduli().iter().zip(ring.moduli()).all(|(a, b)| a.value() == b.value());
+    if !prefix || !Arc::ptr_eq(context.device(), source.context.device()) {
+        return Err(PolyError::ContextMismatch.into());
+    }
+    if count == 0 || first_limb + count > from.num_limbs() {
+        return Err(PolyError::InvalidParameter {
+            name: "one-prime digits",
+            value: (first_limb + count) as u64,
+            reason: "need 1 or more digits among the source's limbs",
+        }
+        .into());
+    }
+    Ok(())
+}
+
 impl DevicePolyBatch<Eval> {
     /// The forward transforms of the ModUp of `count` one-prime digits, in one launch sequence
     /// whose first pass loads the extension (no separate ModUp kernel, no extended polynomials
@@ -532,21 +558,8 @@ impl DevicePolyBatch<Eval> {
         count: usize,
         centered: bool,
     ) -> Result<Self> {
-        let (ring, from) = (context.ring(), source.context.ring());
-        let prefix = from.num_limbs() <= ring.num_limbs()
-            && from.degree() == ring.degree()
-            && from.moduli().iter().zip(ring.moduli()).all(|(a, b)| a.value() == b.value());
-        if !prefix || !Arc::ptr_eq(context.device(), source.context.device()) {
-            return Err(PolyError::ContextMismatch.into());
-        }
-        if count == 0 || first_limb + count > from.num_limbs() {
-            return Err(PolyError::InvalidParameter {
-                name: "one-prime digits",
-                value: (first_limb + count) as u64,
-                reason: "need 1 or more digits among the source's limbs",
-            }
-            .into());
-        }
+        check_extension_source(context, source, first_limb, count)?;
+        let ring = context.ring();
         if ring.transform() != TransformKind::Ntt {
             return Err(GpuError::Unsupported { what: "an extending forward transform over a DGT ring".to_string() });
         }
@@ -576,21 +589,8 @@ impl DevicePolyBatch<Eval> {
         centered: bool,
         keys: crate::InnerProductKeys<'_>,
     ) -> Result<()> {
-        let (ring, from) = (context.ring(), source.context.ring());
-        let prefix = from.num_limbs() <= ring.num_limbs()
-            && from.degree() == ring.degree()
-            && from.moduli().iter().zip(ring.moduli()).all(|(a, b)| a.value() == b.value());
-        if !prefix || !Arc::ptr_eq(context.device(), source.context.device()) {
-            return Err(PolyError::ContextMismatch.into());
-        }
-        if count == 0 || first_limb + count > from.num_limbs() {
-            return Err(PolyError::InvalidParameter {
-                name: "one-prime digits",
-                value: (first_limb + count) as u64,
-                reason: "need 1 or more digits among the source's limbs",
-            }
-            .into());
-        }
+        check_extension_source(context, source, first_limb, count)?;
+        let ring = context.ring();
         if !launch::forward_inner_product_supported(context, count) {
             return Err(GpuError::Unsupported {
                 what: "a forward transform fused with the inner product here".to_string(),

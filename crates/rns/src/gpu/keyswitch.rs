@@ -716,22 +716,43 @@ impl GpuKeySwitch {
         q_p: &GpuContext,
         input_address: u64,
     ) -> Result<DevicePolyBatch<Eval>> {
+        if let Some(first_limb) = self.first_pass_extension(start, count, q_p)? {
+            let centered = extension == Extension::Exact;
+            return Ok(DevicePolyBatch::<Eval>::forward_extending_limbs(q_p, input, first_limb, count, centered)?);
+        }
+        Ok(self.mod_up_batch(start, count, extension, q_p, input_address)?.forward()?)
+    }
+
+    /// The first limb of the digits `start .. start + count` when the transform's first pass
+    /// can extend them (consecutive one-prime digits over an NTT ring, unless the knob
+    /// `HEGPU_KS_SEPARATE_MOD_UP` asks for the ModUp kernel); `None` otherwise.
+    fn first_pass_extension(&self, start: usize, count: usize, q_p: &GpuContext) -> Result<Option<usize>> {
         let (first, _) = self.digit(start)?;
         let mut one_prime_run = true;
         for (offset, digit) in (start..start + count).enumerate() {
             let (range, _) = self.digit(digit)?;
             one_prime_run &= range.len() == 1 && range.start == first.start + offset;
         }
-        if one_prime_run && q_p.ring().transform() == TransformKind::Ntt && !separate_mod_up_forced() {
-            let centered = extension == Extension::Exact;
-            return Ok(DevicePolyBatch::<Eval>::forward_extending_limbs(q_p, input, first.start, count, centered)?);
-        }
+        let fused = one_prime_run && q_p.ring().transform() == TransformKind::Ntt && !separate_mod_up_forced();
+        Ok(fused.then_some(first.start))
+    }
+
+    /// The digits `start .. start + count` of `input` (at `input_address`) extended to `q u P`
+    /// by the ModUp kernels, in coefficient form.
+    fn mod_up_batch(
+        &self,
+        start: usize,
+        count: usize,
+        extension: Extension,
+        q_p: &GpuContext,
+        input_address: u64,
+    ) -> Result<DevicePolyBatch<Coeff>> {
         let mut extended = self.kernels.alloc_for_kernels(count * self.stride())?;
         let extended_address = self.kernels.write_address(&mut extended)?;
         // SAFETY: `extended` holds `count` polynomials over q u P; `input` is over q (the
         // caller checked its ring) at `input_address`.
         unsafe { self.mod_up_digits_raw(start..start + count, extension, input_address, extended_address) }?;
-        Ok(DevicePolyBatch::<Coeff>::from_device_buffer(q_p, count, extended)?.forward()?)
+        Ok(DevicePolyBatch::<Coeff>::from_device_buffer(q_p, count, extended)?)
     }
 
     /// [`extended_digits`](Self::extended_digits) with the inner product in the transform's
@@ -751,35 +772,18 @@ impl GpuKeySwitch {
         input_address: u64,
         target: poly_cuda::InnerProductKeys<'_>,
     ) -> Result<()> {
-        let (first, _) = self.digit(start)?;
-        let mut one_prime_run = true;
-        for (offset, digit) in (start..start + count).enumerate() {
-            let (range, _) = self.digit(digit)?;
-            one_prime_run &= range.len() == 1 && range.start == first.start + offset;
-        }
-        if one_prime_run && !separate_mod_up_forced() {
+        if let Some(first_limb) = self.first_pass_extension(start, count, q_p)? {
             let centered = extension == Extension::Exact;
             // SAFETY: forwarded from the caller.
             return Ok(unsafe {
                 DevicePolyBatch::<Eval>::forward_extending_limbs_inner_product(
-                    q_p,
-                    input,
-                    first.start,
-                    count,
-                    centered,
-                    target,
+                    q_p, input, first_limb, count, centered, target,
                 )
             }?);
         }
-        let mut extended = self.kernels.alloc_for_kernels(count * self.stride())?;
-        let extended_address = self.kernels.write_address(&mut extended)?;
-        // SAFETY: `extended` holds `count` polynomials over q u P; `input` is over q (the
-        // caller checked its ring) at `input_address`.
-        unsafe { self.mod_up_digits_raw(start..start + count, extension, input_address, extended_address) }?;
+        let extended = self.mod_up_batch(start, count, extension, q_p, input_address)?;
         // SAFETY: forwarded from the caller.
-        Ok(unsafe {
-            DevicePolyBatch::<Coeff>::from_device_buffer(q_p, count, extended)?.forward_inner_product(target)
-        }?)
+        Ok(unsafe { extended.forward_inner_product(target) }?)
     }
 
     /// [`KeySwitchContext::mod_down`] on the device: `input` over `q u P`, `output` over `q`.
