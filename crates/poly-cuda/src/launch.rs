@@ -576,8 +576,9 @@ struct FwdIpParams {
 
 const _: () = assert!(size_of::<FwdIpParams>() == (5 + 2 * FORWARD_IP_MAX_DIGITS) * 8 + 4 * 4);
 
-/// Key switching's inner product as [`ntt_forward_inner_product`] takes it: the key digits'
-/// `(b, a)` device addresses (one pair per polynomial of the transform, each a polynomial over
+/// Key switching's inner product as the fused transforms take it
+/// ([`DevicePolyBatch::forward_extending_limbs_inner_product`](crate::DevicePolyBatch::forward_extending_limbs_inner_product)):
+/// the key digits' `(b, a)` device addresses (one pair per polynomial of the transform, each a polynomial over
 /// the context), the output's address (two polynomials over the context: the `b` sum, then the
 /// `a` sum) and whether to add the output's current values.
 #[derive(Debug, Clone, Copy)]
