@@ -501,11 +501,6 @@ impl DevicePolyBatch<Coeff> {
     /// As `forward_extending_limbs_inner_product`, with one key pair per polynomial of the batch.
     pub unsafe fn forward_inner_product(mut self, keys: crate::InnerProductKeys<'_>) -> Result<()> {
         let (context, polys) = (self.context.clone(), self.count);
-        if !Self::forward_inner_product_supported(&context, polys) {
-            return Err(GpuError::Unsupported {
-                what: "a forward transform fused with the inner product here".to_string(),
-            });
-        }
         // SAFETY: the batch holds `polys` polynomials; the caller vouches for the keys and output.
         unsafe {
             launch::ntt_forward_inner_product(&context, &mut self.data, launch::ForwardInput::InPlace, polys, keys)
@@ -590,12 +585,13 @@ impl DevicePolyBatch<Eval> {
         keys: crate::InnerProductKeys<'_>,
     ) -> Result<()> {
         check_extension_source(context, source, first_limb, count)?;
-        let ring = context.ring();
+        // Checked before the allocation: nothing is allocated or queued where it cannot run.
         if !launch::forward_inner_product_supported(context, count) {
             return Err(GpuError::Unsupported {
                 what: "a forward transform fused with the inner product here".to_string(),
             });
         }
+        let ring = context.ring();
         // SAFETY: the transform's first pass writes every value of the `count` polynomials.
         let mut data = unsafe { context.device().alloc::<u64>(count * ring.poly_len()) }?;
         let input = launch::ForwardInput::Extending { source: &source.data, first_source: first_limb, centered };

@@ -517,43 +517,64 @@ fn launch_forward(
     polys: usize,
 ) -> Result<()> {
     let tables = context.ntt_tables()?;
-    let device = context.device();
-    let stream = device.stream();
     let log_n = context.degree().trailing_zeros();
     let grid_y = total_limbs(context, polys)?;
-    let (log_n_arg, limbs_arg) = (log_n as i32, context.num_limbs() as i32);
-    let moduli = context.moduli_table();
-    let transform = match input {
-        ForwardInput::Extending { .. } => NttTransform::ForwardOfExtension,
-        _ => NttTransform::Forward,
-    };
+    for pass in ntt_passes(input.transform(), &tables.schedule, log_n, grid_y)? {
+        launch_forward_pass(context, data, input, &pass)?;
+    }
+    Ok(())
+}
+
+impl ForwardInput<'_> {
+    fn transform(&self) -> NttTransform {
+        match self {
+            ForwardInput::Extending { .. } => NttTransform::ForwardOfExtension,
+            _ => NttTransform::Forward,
+        }
+    }
+}
+
+/// One pass of a forward transform of `data` whose first pass reads `input`.
+fn launch_forward_pass(
+    context: &GpuContext,
+    data: &mut CudaSlice<u64>,
+    input: ForwardInput<'_>,
+    pass: &NttPass,
+) -> Result<()> {
+    let tables = context.ntt_tables()?;
+    let device = context.device();
+    let stream = device.stream();
+    let (log_n_arg, limbs_arg) = (context.degree().trailing_zeros() as i32, context.num_limbs() as i32);
     let (first_arg, centered_arg) = match input {
         ForwardInput::Extending { first_source, centered, .. } => (first_source as i32, i32::from(centered)),
         _ => (0, 0),
     };
     // The kernels read their input in place when `source` is null.
     let null_source: u64 = 0;
-    for pass in ntt_passes(transform, &tables.schedule, log_n, grid_y)? {
-        let mut builder = device.kernels().ntt.get(&pass)?.builder(stream);
-        builder.arg(&mut *data);
-        match input {
-            ForwardInput::From(source) | ForwardInput::Extending { source, .. } if pass.first => builder.arg(source),
-            _ => builder.arg(&null_source),
-        };
-        builder.arg(&tables.forward).arg(&tables.forward_chunk_roots).arg(moduli).arg(&log_n_arg).arg(&limbs_arg);
-        if pass.first && transform == NttTransform::ForwardOfExtension {
-            builder.arg(&first_arg).arg(&centered_arg);
-        }
-        // SAFETY: argument list matches `ntt_fwd_*(data, source, table, chunk_roots, moduli,
-        // log_n, limbs_per_poly)` in kernels/ntt.cu, and for an extending transform's first pass
-        // `ntt_fwd_extend_*(..., first_source, centered)`; `data` (and `source` when given, a
-        // distinct buffer: it is borrowed shared while `data` is borrowed mutably) hold
-        // `polys * L * N` values (checked by the caller; an extending source the limbs
-        // `first_source .. first_source + polys` of a polynomial over the context's first
-        // primes), the table `L * N` pairs and the chunk roots `L * (N / M) * log M` words
-        // (for the schedule's contiguous M).
-        unsafe { builder.launch(pass.config) }?;
+    let mut builder = device.kernels().ntt.get(pass)?.builder(stream);
+    builder.arg(&mut *data);
+    match input {
+        ForwardInput::From(source) | ForwardInput::Extending { source, .. } if pass.first => builder.arg(source),
+        _ => builder.arg(&null_source),
+    };
+    builder
+        .arg(&tables.forward)
+        .arg(&tables.forward_chunk_roots)
+        .arg(context.moduli_table())
+        .arg(&log_n_arg)
+        .arg(&limbs_arg);
+    if pass.first && input.transform() == NttTransform::ForwardOfExtension {
+        builder.arg(&first_arg).arg(&centered_arg);
     }
+    // SAFETY: argument list matches `ntt_fwd_*(data, source, table, chunk_roots, moduli,
+    // log_n, limbs_per_poly)` in kernels/ntt.cu, and for an extending transform's first pass
+    // `ntt_fwd_extend_*(..., first_source, centered)`; `data` (and `source` when given, a
+    // distinct buffer: it is borrowed shared while `data` is borrowed mutably) hold
+    // `polys * L * N` values (checked by the callers; an extending source the limbs
+    // `first_source .. first_source + polys` of a polynomial over the context's first
+    // primes), the table `L * N` pairs and the chunk roots `L * (N / M) * log M` words
+    // (for the schedule's contiguous M).
+    unsafe { builder.launch(pass.config) }?;
     Ok(())
 }
 
@@ -640,33 +661,10 @@ pub(crate) unsafe fn ntt_forward_inner_product(
     let log_n = context.degree().trailing_zeros();
     let limbs = context.num_limbs();
     let grid_y = total_limbs(context, polys)?;
-    let transform = match input {
-        ForwardInput::Extending { .. } => NttTransform::ForwardOfExtension,
-        _ => NttTransform::Forward,
-    };
-    let passes = ntt_passes(transform, &tables.schedule, log_n, grid_y)?;
+    let passes = ntt_passes(input.transform(), &tables.schedule, log_n, grid_y)?;
     let Some(first) = passes.first().filter(|pass| pass.first && passes.len() == 2) else {
         return Err(GpuError::Unsupported { what: "a fused inner product after a single-block transform".to_string() });
     };
-    let (log_n_arg, limbs_arg) = (log_n as i32, limbs as i32);
-    let moduli = context.moduli_table();
-    let null_source: u64 = 0;
-    let mut builder = device.kernels().ntt.get(first)?.builder(stream);
-    builder.arg(&mut *data);
-    match input {
-        ForwardInput::From(source) | ForwardInput::Extending { source, .. } => builder.arg(source),
-        ForwardInput::InPlace => builder.arg(&null_source),
-    };
-    builder.arg(&tables.forward).arg(&tables.forward_chunk_roots).arg(moduli).arg(&log_n_arg).arg(&limbs_arg);
-    let (first_arg, centered_arg) = match input {
-        ForwardInput::Extending { first_source, centered, .. } => (first_source as i32, i32::from(centered)),
-        _ => (0, 0),
-    };
-    if transform == NttTransform::ForwardOfExtension {
-        builder.arg(&first_arg).arg(&centered_arg);
-    }
-    // SAFETY: as in `launch_forward` for the first pass of this transform.
-    unsafe { builder.launch(first.config) }?;
     let kernel = device
         .kernels()
         .ntt
@@ -674,6 +672,9 @@ pub(crate) unsafe fn ntt_forward_inner_product(
         .iter()
         .find_map(|(m, kernel)| (*m == contiguous).then_some(kernel))
         .ok_or_else(|| GpuError::Unsupported { what: format!("a fused inner product after 2^{contiguous} points") })?;
+    launch_forward_pass(context, data, input, first)?;
+    let (log_n_arg, limbs_arg) = (log_n as i32, limbs as i32);
+    let moduli = context.moduli_table();
     let data_address = address(&*data, stream);
     let poly_bytes = (limbs << log_n) as u64 * 8;
     for (chunk_index, chunk) in ip.keys.chunks(FORWARD_IP_MAX_DIGITS).enumerate() {

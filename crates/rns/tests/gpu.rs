@@ -803,6 +803,22 @@ fn random_eval_poly(ring: &Arc<RingContext>, rng: &mut StdRng) -> Poly<Eval> {
     Poly::from_limbs(ring, random_poly(&base, ring.degree(), rng)).unwrap()
 }
 
+/// A random key of `digits` pairs over `ring` (evaluation representation), on the host and on
+/// the device.
+#[allow(clippy::type_complexity)]
+fn random_key(
+    ring: &Arc<RingContext>,
+    gpu: &GpuContext,
+    digits: usize,
+    rng: &mut StdRng,
+) -> (Vec<(Poly<Eval>, Poly<Eval>)>, Vec<(DevicePoly<Eval>, DevicePoly<Eval>)>) {
+    let key: Vec<(Poly<Eval>, Poly<Eval>)> =
+        (0..digits).map(|_| (random_eval_poly(ring, rng), random_eval_poly(ring, rng))).collect();
+    let device_key =
+        key.iter().map(|(b, a)| (DevicePoly::upload(gpu, b).unwrap(), DevicePoly::upload(gpu, a).unwrap())).collect();
+    (key, device_key)
+}
+
 fn batch_words(batch: &DevicePolyBatch<Eval>) -> Vec<u64> {
     batch.download().unwrap().into_iter().flat_map(Poly::into_vec).collect()
 }
@@ -864,13 +880,7 @@ fn batched_key_switching_matches_the_cpu() {
             gpu.mod_up_all(device_input.device_buffer(), extension, &mut output).unwrap();
             assert_same(&format!("{label}, ModUp all"), &download(&device, &output), &expected, degree);
 
-            let key: Vec<(Poly<Eval>, Poly<Eval>)> = (0..digits)
-                .map(|_| (random_eval_poly(&q_p_ring, &mut rng), random_eval_poly(&q_p_ring, &mut rng)))
-                .collect();
-            let device_key: Vec<_> = key
-                .iter()
-                .map(|(b, a)| (DevicePoly::upload(&q_p_gpu, b).unwrap(), DevicePoly::upload(&q_p_gpu, a).unwrap()))
-                .collect();
+            let (key, device_key) = random_key(&q_p_ring, &q_p_gpu, digits, &mut rng);
             let expected = cpu_key_switch_sums(&key_switch, &q_p_ring, &input, extension, &key, None);
             let sums = gpu.key_switch_accumulate(&device_input, &device_key, extension, &q_p_gpu).unwrap();
             assert_eq!(sums.len(), 2);
@@ -990,13 +1000,7 @@ fn fused_inner_product_over_many_digits_matches_the_cpu() {
         assert!(DevicePolyBatch::forward_inner_product_supported(&q_p_gpu, 20), "N = {degree}: fused path not taken");
         let input = lift_edges(key_switch.q(), degree, &mut rng);
         let device_input = DevicePoly::<Coeff>::from_limbs(&q_gpu, &input).unwrap();
-        let key: Vec<(Poly<Eval>, Poly<Eval>)> = (0..digits)
-            .map(|_| (random_eval_poly(&q_p_ring, &mut rng), random_eval_poly(&q_p_ring, &mut rng)))
-            .collect();
-        let device_key: Vec<_> = key
-            .iter()
-            .map(|(b, a)| (DevicePoly::upload(&q_p_gpu, b).unwrap(), DevicePoly::upload(&q_p_gpu, a).unwrap()))
-            .collect();
+        let (key, device_key) = random_key(&q_p_ring, &q_p_gpu, digits, &mut rng);
         let expected = cpu_key_switch_sums(&key_switch, &q_p_ring, &input, Extension::Exact, &key, None);
         let label = format!("N = {degree}, {k} primes, {digits} digits of {digit_size}");
         let sums = gpu.key_switch_accumulate(&device_input, &device_key, Extension::Exact, &q_p_gpu).unwrap();
