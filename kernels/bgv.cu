@@ -12,12 +12,14 @@ using modarith::u64;
 //
 // Per coefficient: y_i = x_i * (q/q_i)^{-1} mod q_i; then
 //   x_c = sum_i y_i (q/q_i) - v q,  v = round(sum_i y_i / q_i),
-// with sum_i y_i / q_i accumulated in 0.128 fixed point (y_i * floor(2^128 / q_i), which is
-// the moduli table's Barrett constant, summed with the carries kept: v = carries + top bit),
-// and x_c mod t = sum_i y_i [(q/q_i)]_t - v [q]_t: the products y_i [(q/q_i)]_t (< 2^122) are
+// with sum_i y_i / q_i accumulated in 0.64 fixed point: term i is y_i floor(2^128 / q_i) / 2^64
+// rounded down (two 64-bit products with the moduli table's Barrett constant), summed modulo
+// 2^64 with the carries counted (v = carries + top bit). Each term is at most 2^-63 short, so
+// v is exact unless x is within L 2^-63 q of +-q/2, where the noise budget is long spent.
+// x_c mod t = sum_i y_i [(q/q_i)]_t - v [q]_t: the products y_i [(q/q_i)]_t (< 2^122) are
 // summed exactly in 128 bits with their carries and reduced modulo t once at the end (Barrett
-// reduction; t < 2^60 need not be prime). Every step is exact integer arithmetic, so the
-// output equals the host's word for word.
+// reduction; t < 2^60 need not be prime). Every step is integer arithmetic whose result does
+// not depend on the order of the sums, so the output equals the host's word for word.
 //
 // Threads: blockDim = (256 / G, G). Thread (x, y) of block b takes coefficient
 // j = b * blockDim.x + x and the limbs y, y + G, y + 2G, ...: G threads share a coefficient's
@@ -58,14 +60,18 @@ extern "C" __global__ void __launch_bounds__(REDUCE_THREADS)
     const u64 n = 1ull << log_n;
     const int groups = blockDim.y;
     const u64 j = (u64)blockIdx.x * blockDim.x + threadIdx.x;
+    // The fraction: 64-bit sum (modulo 2^64) and its carries; Wide's hi word is unused there.
     Wide fraction = {0, 0, 0};
     Wide sum = {0, 0, 0};
     if (j < n) {
+#pragma unroll 4
         for (int i = threadIdx.y; i < limbs; i += groups) {
             const Modulus mi = moduli[i];
             const u64 y = modarith::mul_shoup(in[((u64)i << log_n) + j], tables[3 * i], tables[3 * i + 1], mi.p);
-            // y * floor(2^128 / q_i) < 2^128: y * barrett_hi < 2^64.
-            add_wide(fraction, y * mi.barrett_lo, y * mi.barrett_hi + __umul64hi(y, mi.barrett_lo), 0);
+            // floor(y floor(2^128 / q_i) / 2^64): below 2^64, as y < q_i.
+            const u64 term = y * mi.barrett_hi + __umul64hi(y, mi.barrett_lo);
+            fraction.lo += term;
+            fraction.carries += fraction.lo < term ? 1 : 0;
             const u64 c = tables[3 * i + 2];
             add_wide(sum, y * c, __umul64hi(y, c), 0);
         }
@@ -79,13 +85,14 @@ extern "C" __global__ void __launch_bounds__(REDUCE_THREADS)
         for (int g = 1; g < groups; ++g) {
             const Wide f = partial[0][g * blockDim.x + threadIdx.x];
             const Wide s = partial[1][g * blockDim.x + threadIdx.x];
-            add_wide(fraction, f.lo, f.hi, f.carries);
+            fraction.lo += f.lo;
+            fraction.carries += f.carries + (fraction.lo < f.lo ? 1 : 0);
             add_wide(sum, s.lo, s.hi, s.carries);
         }
     }
     if (j >= n) return;
     const Modulus t_mod = {t, t_barrett_hi, t_barrett_lo};
-    const u64 v = fraction.carries + (fraction.hi >> 63);
+    const u64 v = fraction.carries + (fraction.lo >> 63);
     // sum mod t: (carries * 2^64 + hi) mod t first, then that * 2^64 + lo.
     const u64 acc = modarith::reduce_u128(sum.lo, modarith::reduce_u128(sum.hi, sum.carries, t_mod), t_mod);
     const u64 r = modarith::sub(acc, modarith::mul(modarith::reduce(v, t_mod), q_mod_t, t_mod), t);

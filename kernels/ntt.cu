@@ -409,6 +409,25 @@ __device__ __forceinline__ void forward_rounds(u64 (&x)[P::R], u64* smem, const 
     }
 }
 
+// The epilogue of ModDown in the evaluation representation (hybrid key switching, BGV; see
+// crates/rns/src/gpu/keyswitch.rs, mod_down_eval), taken by the forward transform's last pass
+// instead of storing its values r: for polynomial k (0 or 1) of the batch and limb i,
+//   out_k = addend_k + (s_k - E r) P^-1 mod q_i   (addend_k skipped when null),
+// s_k the key-switching sums' limbs of q (sums + k sums_poly_words, limb-major), E the error
+// scale (Barrett product: E may exceed q_i) and P^-1 mod q_i with its Shoup companion. The
+// same canonical words as the plain pass followed by keyswitch_mod_down_eval.
+struct ModDownEpilogue {
+    const u64* sums;
+    const u64* addend0;
+    const u64* addend1;
+    u64* out0;
+    u64* out1;
+    const u64* p_inv;
+    const u64* p_inv_shoup;
+    u64 error_scale;
+    long long sums_poly_words;
+};
+
 // Forward pass. STRIDED passes are the first pass (s0 = 0); CONTIGUOUS passes end at the
 // last stage (s0 = log N - LOG_M) and write canonical values. With a non-null `source` (same
 // layout as `data`, canonical) the pass reads its input there instead of from `data`: the
@@ -420,13 +439,17 @@ __device__ __forceinline__ void forward_rounds(u64 (&x)[P::R], u64* smem, const 
 // of limb s = first_source + t of `source` (a polynomial over the context's first limbs): limb
 // s itself, and every other limb i the residue modulo p_i of its value x, or of x - p_s when
 // `centered` and x > p_s / 2 (what keyswitch_mod_up_one_prime writes; the same words).
-template <class P, bool EXTEND = false>
+//
+// MOD_DOWN (last passes only: CONTIGUOUS) stores through `epilogue` (ModDownEpilogue) instead
+// of into `data`.
+template <class P, bool EXTEND = false, bool MOD_DOWN = false>
 __device__ __forceinline__ void forward_pass(u64* __restrict__ data, const u64* __restrict__ source,
                                              const ulonglong2* __restrict__ table,
                                              const u64* __restrict__ chunk_roots,
                                              const modarith::Modulus* __restrict__ moduli, const int log_n,
                                              const int limbs_per_poly, const int first_source = 0,
-                                             const int centered = 0) {
+                                             const int centered = 0,
+                                             const ModDownEpilogue* __restrict__ epilogue = nullptr) {
     __shared__ u64 smem[P::SMEM_WORDS];
     __shared__ ulonglong2 stw[P::TW_SMEM];
     const int limb = blockIdx.y % limbs_per_poly;
@@ -482,11 +505,32 @@ __device__ __forceinline__ void forward_pass(u64* __restrict__ data, const u64* 
         for (int u = 0; u < P::R; ++u) x[u] = canonical_from_4p(x[u], p);
         to_smem<P>(smem, x, column, base, w_last);
         __syncthreads();
-        u64* block_out = poly + (size_t)blockIdx.x * P::WORDS;
+        if constexpr (MOD_DOWN) {
+            static_assert(!P::STRIDED, "ModDown's epilogue follows the last (contiguous) pass");
+            const ModDownEpilogue& e = *epilogue;
+            const int k = (int)blockIdx.y / limbs_per_poly;
+            const size_t at = ((size_t)limb << log_n) + (size_t)blockIdx.x * P::WORDS;
+            const u64* sums = e.sums + k * e.sums_poly_words + at;
+            const u64* addend = k == 0 ? e.addend0 : e.addend1;
+            u64* out = (k == 0 ? e.out0 : e.out1) + at;
+            const u64 p_inv = e.p_inv[limb];
+            const u64 p_inv_shoup = e.p_inv_shoup[limb];
 #pragma unroll
-        for (int t = 0; t < P::WORDS / P::THREADS; ++t) {
-            const int i = threadIdx.x + t * P::THREADS;
-            block_out[i] = smem[padded(i)];
+            for (int t = 0; t < P::WORDS / P::THREADS; ++t) {
+                const int i = threadIdx.x + t * P::THREADS;
+                const u64 r = smem[padded(i)];
+                const u64 scaled = e.error_scale == 1 ? r : modarith::mul(r, e.error_scale, m);
+                u64 value = modarith::mul_shoup(modarith::sub(sums[i], scaled, m.p), p_inv, p_inv_shoup, m.p);
+                if (addend != nullptr) value = modarith::add(addend[at + i], value, m.p);
+                out[i] = value;
+            }
+        } else {
+            u64* block_out = poly + (size_t)blockIdx.x * P::WORDS;
+#pragma unroll
+            for (int t = 0; t < P::WORDS / P::THREADS; ++t) {
+                const int i = threadIdx.x + t * P::THREADS;
+                block_out[i] = smem[padded(i)];
+            }
         }
     }
 }
@@ -722,7 +766,8 @@ __device__ __forceinline__ void forward_inner_product_pass(const FwdIpParams& F)
 // and ntt_inv_product_{single_<n>, contiguous_<m>_lr<r>}: the same first inverse pass taking
 // the product with `factor` first (inverse_pass with Load::Product), and
 // ntt_inv_mul_add_{single_<n>, contiguous_<m>_lr<r>}: addend + source * factor
-// (Load::MulAdd).
+// (Load::MulAdd); ntt_fwd_mod_down_contiguous_<m>_lr<r>: the last forward pass storing through
+// ModDown's epilogue (forward_pass with MOD_DOWN; extra argument epilogue).
 // Arguments: data, [forward: source (null: in place; else the input, read by this pass, see
 // forward_pass)], [inverse product: factor], [inverse mul-add: source, factor, addend], table ([limb][N] {w, w_shoup}), chunk_roots
 // ([limb][N/M][M] A(c, r) of stage_twiddles, for contiguous passes; ignored otherwise),
@@ -768,6 +813,14 @@ __device__ __forceinline__ void forward_inner_product_pass(const FwdIpParams& F)
         forward_pass<Pass<LOG_M, LOG_R, STRIDED, COLUMNS, SMEM_TW>, true>(                                     \
             data, source, table, chunk_roots, moduli, log_n, limbs_per_poly, first_source, centered);           \
     }
+#define NTT_FWD_MOD_DOWN_KERNEL(SUFFIX, LOG_M, LOG_R, COLUMNS, MIN_THREADS)                                    \
+    extern "C" __global__ void NTT_LAUNCH_BOUNDS(LOG_M, LOG_R, false, COLUMNS, true, MIN_THREADS)             \
+        ntt_fwd_mod_down_##SUFFIX(u64* data, const u64* source, const ulonglong2* table, const u64* chunk_roots, \
+                                  const modarith::Modulus* moduli, int log_n, int limbs_per_poly,               \
+                                  const __grid_constant__ ModDownEpilogue epilogue) {                          \
+        forward_pass<Pass<LOG_M, LOG_R, false, COLUMNS, true>, false, true>(                                    \
+            data, source, table, chunk_roots, moduli, log_n, limbs_per_poly, 0, 0, &epilogue);                  \
+    }
 #define NTT_FWD_IP_KERNEL(M, LR)                                                                           \
     extern "C" __global__ void NTT_LAUNCH_BOUNDS(M, LR, false, (CONTIGUOUS_BLOCK_WORDS >> M), true, 512)       \
         ntt_fwd_ip_contiguous_##M##_lr##LR(const __grid_constant__ FwdIpParams params) {                         \
@@ -782,7 +835,8 @@ __device__ __forceinline__ void forward_inner_product_pass(const FwdIpParams& F)
     NTT_FWD_EXTEND_KERNEL(strided_##M##_lr##LR, M, LR, true, STRIDED_COLUMNS, true, MIN_THREADS)
 #define CONTIGUOUS(M, LR, MIN_THREADS)                                                                   \
     NTT_PASS_KERNELS(contiguous_##M##_lr##LR, M, LR, false, (CONTIGUOUS_BLOCK_WORDS >> M), true, MIN_THREADS) \
-    NTT_INV_PRODUCT_KERNEL(contiguous_##M##_lr##LR, M, LR, (CONTIGUOUS_BLOCK_WORDS >> M), true, MIN_THREADS)
+    NTT_INV_PRODUCT_KERNEL(contiguous_##M##_lr##LR, M, LR, (CONTIGUOUS_BLOCK_WORDS >> M), true, MIN_THREADS) \
+    NTT_FWD_MOD_DOWN_KERNEL(contiguous_##M##_lr##LR, M, LR, (CONTIGUOUS_BLOCK_WORDS >> M), MIN_THREADS)
 
 SINGLE(10, 3)
 SINGLE(11, 3)

@@ -79,9 +79,10 @@ impl DecryptionTables {
     /// `N`), `x_c` the centered representative modulo `q`, `f^{-1}` = `correction_inv`: the
     /// reference of the GPU kernel `bgv_reduce_phase` (kernels/bgv.cu), step for step.
     ///
-    /// `round(sum_i y_i / q_i)` is taken in 0.128 fixed point (`y_i floor(2^128 / q_i)`), which
-    /// is exact unless `x` is within `L 2^-64 q` of `+-q/2`: only a phase whose noise has
-    /// spent its budget comes there. Errors with [`poly::PolyError::LengthMismatch`] for a
+    /// `round(sum_i y_i / q_i)` is taken in 0.64 fixed point (`y_i floor(2^128 / q_i) / 2^64`
+    /// rounded down, summed modulo `2^64` with the carries counted), which is exact unless `x`
+    /// is within `L 2^-63 q` of `+-q/2`: only a phase whose noise has spent its budget comes
+    /// there. Errors with [`poly::PolyError::LengthMismatch`] for a
     /// phase of another length.
     pub fn reduce_host(&self, phase: &[u64], degree: usize, correction_inv: u64) -> Result<Vec<u64>> {
         let limbs = self.moduli.len();
@@ -91,18 +92,20 @@ impl DecryptionTables {
         let t = u128::from(self.t);
         let mut out = Vec::with_capacity(degree);
         for j in 0..degree {
-            let (mut fraction, mut carries, mut acc) = (0u128, 0u64, 0u128);
+            // The fraction sum_i y_i / q_i in 0.64 fixed point (modulo 2^64, carries counted).
+            let (mut fraction, mut carries, mut acc) = (0u64, 0u64, 0u128);
             for (i, m) in self.moduli.iter().enumerate() {
                 let row = &self.per_limb[3 * i..3 * i + 3];
                 let y = m.mul_shoup(phase[i * degree + j], row[0], row[1]);
                 let (hi, lo) = m.barrett_constant();
-                let term = (u128::from(y * hi) << 64) + u128::from(y) * u128::from(lo);
+                // floor(y floor(2^128 / q_i) / 2^64): below 2^64, as y < q_i.
+                let term = y.wrapping_mul(hi).wrapping_add(((u128::from(y) * u128::from(lo)) >> 64) as u64);
                 let (sum, overflow) = fraction.overflowing_add(term);
                 fraction = sum;
                 carries += u64::from(overflow);
                 acc = (acc + u128::from(y) % t * u128::from(row[2])) % t;
             }
-            let v = u128::from(carries) + (fraction >> 127);
+            let v = u128::from(carries) + u128::from(fraction >> 63);
             let r = (acc + t - v % t * u128::from(self.q_mod_t) % t) % t;
             out.push((r * u128::from(correction_inv) % t) as u64);
         }

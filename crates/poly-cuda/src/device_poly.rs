@@ -506,6 +506,35 @@ impl DevicePolyBatch<Coeff> {
             launch::ntt_forward_inner_product(&context, &mut self.data, launch::ForwardInput::InPlace, polys, keys)
         }
     }
+
+    /// Whether [`forward_mod_down`](Self::forward_mod_down) runs a batch of `polys`
+    /// polynomials of `context`: two polynomials of an NTT ring whose transform runs in two
+    /// passes (the fused pass is the contiguous one).
+    pub fn forward_mod_down_supported(context: &GpuContext, polys: usize) -> bool {
+        context.ring().transform() == TransformKind::Ntt && launch::forward_mod_down_supported(context, polys)
+    }
+
+    /// The forward transform of both polynomials `r_0, r_1` of the batch with ModDown's last
+    /// step in its last pass ([`crate::ModDownTarget`]): `out_k = addend_k + (s_k - E F(r_k))
+    /// P^-1`, written to the target's outputs instead of the transform (the batch is scratch
+    /// memory for it): word for word the forward transform then the element-wise steps. Errors
+    /// with [`GpuError::Unsupported`] where
+    /// [`forward_mod_down_supported`](Self::forward_mod_down_supported) is false (nothing
+    /// queued).
+    ///
+    /// # Safety
+    /// The target's addresses are device memory of this batch's device, live until the queued
+    /// work has run (see `ModDownTarget` for their shapes: the sums, addends and outputs are
+    /// polynomials over at least this context's primes, `p_inv` and `p_inv_shoup` one word
+    /// per limb); the outputs overlap no other buffer.
+    pub unsafe fn forward_mod_down(mut self, target: &crate::ModDownTarget) -> Result<()> {
+        if !Self::forward_mod_down_supported(&self.context, self.count) {
+            return Err(GpuError::Unsupported { what: "ModDown's epilogue on this transform".to_string() });
+        }
+        let context = self.context.clone();
+        // SAFETY: two polynomials in the batch (checked); the caller vouches for the target.
+        unsafe { launch::ntt_forward_mod_down(&context, &mut self.data, target) }
+    }
 }
 
 /// The checks of the extending transforms: `source`'s primes a prefix of `context`'s at the same

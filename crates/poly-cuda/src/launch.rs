@@ -125,6 +125,8 @@ struct FunctionNames {
     /// The forward pass that loads the ModUp of one-prime digits (strided and single-block
     /// passes: they come first in the forward).
     forward_extend: Option<&'static str>,
+    /// The last forward pass storing through ModDown's epilogue (contiguous passes).
+    forward_mod_down: Option<&'static str>,
 }
 
 impl FunctionNames {
@@ -135,6 +137,7 @@ impl FunctionNames {
             PassFunction::InverseProduct => self.inverse_product,
             PassFunction::InverseMulAdd => self.inverse_mul_add,
             PassFunction::ForwardExtend => self.forward_extend,
+            PassFunction::ForwardModDown => self.forward_mod_down,
         }
     }
 }
@@ -161,6 +164,7 @@ macro_rules! strided_kernel {
                 inverse_product: None,
                 inverse_mul_add: None,
                 forward_extend: Some(concat!("ntt_fwd_extend_strided_", $m, "_lr", $r)),
+                forward_mod_down: None,
             },
         }
     };
@@ -179,6 +183,7 @@ macro_rules! contiguous_kernel {
                 inverse_product: Some(concat!("ntt_inv_product_contiguous_", $m, "_lr", $r)),
                 inverse_mul_add: Some(concat!("ntt_inv_mul_add_contiguous_", $m, "_lr", $r)),
                 forward_extend: None,
+                forward_mod_down: Some(concat!("ntt_fwd_mod_down_contiguous_", $m, "_lr", $r)),
             },
         }
     };
@@ -212,6 +217,7 @@ macro_rules! single_kernel {
             inverse_product: Some(concat!("ntt_inv_product_single_", $log_n)),
             inverse_mul_add: Some(concat!("ntt_inv_mul_add_single_", $log_n)),
             forward_extend: Some(concat!("ntt_fwd_extend_single_", $log_n)),
+            forward_mod_down: None,
         }
     };
 }
@@ -229,6 +235,7 @@ struct Functions {
     inverse_product: Option<Kernel>,
     inverse_mul_add: Option<Kernel>,
     forward_extend: Option<Kernel>,
+    forward_mod_down: Option<Kernel>,
 }
 
 impl Functions {
@@ -239,6 +246,7 @@ impl Functions {
             inverse_product: names.inverse_product.map(|name| module.kernel(name)).transpose()?,
             inverse_mul_add: names.inverse_mul_add.map(|name| module.kernel(name)).transpose()?,
             forward_extend: names.forward_extend.map(|name| module.kernel(name)).transpose()?,
+            forward_mod_down: names.forward_mod_down.map(|name| module.kernel(name)).transpose()?,
         })
     }
 
@@ -249,6 +257,7 @@ impl Functions {
             PassFunction::InverseProduct => self.inverse_product.as_ref(),
             PassFunction::InverseMulAdd => self.inverse_mul_add.as_ref(),
             PassFunction::ForwardExtend => self.forward_extend.as_ref(),
+            PassFunction::ForwardModDown => self.forward_mod_down.as_ref(),
         }
     }
 }
@@ -393,6 +402,9 @@ pub(crate) enum NttTransform {
     InverseOfMulAdd,
     /// The forward transform of the ModUp of one-prime digits, which its first pass loads.
     ForwardOfExtension,
+    /// The forward transform whose last pass stores through ModDown's epilogue (two passes
+    /// only).
+    ForwardModDown,
 }
 
 /// Which function of a pass kernel runs.
@@ -406,6 +418,8 @@ enum PassFunction {
     InverseMulAdd,
     /// The first forward pass (strided or single-block), loading one-prime digits' ModUp.
     ForwardExtend,
+    /// The last forward pass (contiguous), storing through ModDown's epilogue.
+    ForwardModDown,
 }
 
 /// Which kernel table an [`NttPass`] indexes.
@@ -443,14 +457,20 @@ fn ntt_passes(transform: NttTransform, schedule: &NttSchedule, log_n: u32, grid_
         NttTransform::InverseOfProduct => (PassFunction::InverseProduct, PassFunction::Inverse),
         NttTransform::InverseOfMulAdd => (PassFunction::InverseMulAdd, PassFunction::Inverse),
         NttTransform::ForwardOfExtension => (PassFunction::ForwardExtend, PassFunction::Forward),
+        NttTransform::ForwardModDown => (PassFunction::Forward, PassFunction::ForwardModDown),
     };
-    let single = |log_n| -> Result<Vec<NttPass>> { Ok(vec![single_pass(first_function, log_n, grid_y)?]) };
+    let single = |log_n| -> Result<Vec<NttPass>> {
+        if transform == NttTransform::ForwardModDown {
+            return Err(GpuError::Unsupported { what: "ModDown's epilogue after a single-block transform".to_string() });
+        }
+        Ok(vec![single_pass(first_function, log_n, grid_y)?])
+    };
     match *schedule {
         NttSchedule::Single { log_n } => single(log_n),
         NttSchedule::TwoPass { .. } if single_launch(log_n, grid_y) => single(log_n),
         NttSchedule::TwoPass { strided, contiguous } => {
             let (first_kind, first_log_m, later_kind, later_log_m) = match transform {
-                NttTransform::Forward | NttTransform::ForwardOfExtension => {
+                NttTransform::Forward | NttTransform::ForwardOfExtension | NttTransform::ForwardModDown => {
                     (PassKind::Strided, strided, PassKind::Contiguous, contiguous)
                 }
                 NttTransform::Inverse | NttTransform::InverseOfProduct | NttTransform::InverseOfMulAdd => {
@@ -520,7 +540,7 @@ fn launch_forward(
     let log_n = context.degree().trailing_zeros();
     let grid_y = total_limbs(context, polys)?;
     for pass in ntt_passes(input.transform(), &tables.schedule, log_n, grid_y)? {
-        launch_forward_pass(context, data, input, &pass)?;
+        launch_forward_pass(context, data, input, &pass, None)?;
     }
     Ok(())
 }
@@ -534,12 +554,14 @@ impl ForwardInput<'_> {
     }
 }
 
-/// One pass of a forward transform of `data` whose first pass reads `input`.
+/// One pass of a forward transform of `data` whose first pass reads `input`; a
+/// [`PassFunction::ForwardModDown`] pass takes `epilogue` (the caller vouches for its addresses).
 fn launch_forward_pass(
     context: &GpuContext,
     data: &mut CudaSlice<u64>,
     input: ForwardInput<'_>,
     pass: &NttPass,
+    epilogue: Option<&ModDownEpilogueParams>,
 ) -> Result<()> {
     let tables = context.ntt_tables()?;
     let device = context.device();
@@ -566,6 +588,10 @@ fn launch_forward_pass(
     if pass.first && input.transform() == NttTransform::ForwardOfExtension {
         builder.arg(&first_arg).arg(&centered_arg);
     }
+    if pass.function == PassFunction::ForwardModDown {
+        let epilogue = epilogue.ok_or_else(|| GpuError::Unsupported { what: "ModDown's pass without its epilogue".into() })?;
+        builder.arg_pod(epilogue);
+    }
     // SAFETY: argument list matches `ntt_fwd_*(data, source, table, chunk_roots, moduli,
     // log_n, limbs_per_poly)` in kernels/ntt.cu, and for an extending transform's first pass
     // `ntt_fwd_extend_*(..., first_source, centered)`; `data` (and `source` when given, a
@@ -573,8 +599,97 @@ fn launch_forward_pass(
     // `polys * L * N` values (checked by the callers; an extending source the limbs
     // `first_source .. first_source + polys` of a polynomial over the context's first
     // primes), the table `L * N` pairs and the chunk roots `L * (N / M) * log M` words
-    // (for the schedule's contiguous M).
+    // (for the schedule's contiguous M). A ModDown pass takes `ntt_fwd_mod_down_*(...,
+    // ModDownEpilogue)` last, by value, as mirrored by ModDownEpilogueParams; its addresses are
+    // the caller's (ntt_forward_mod_down).
     unsafe { builder.launch(pass.config) }?;
+    Ok(())
+}
+
+/// Mirror of `ModDownEpilogue` in kernels/ntt.cu (device addresses as `u64`).
+#[repr(C)]
+#[derive(Debug, Clone, Copy, Default, bytemuck::Pod, bytemuck::Zeroable)]
+struct ModDownEpilogueParams {
+    sums: u64,
+    addend0: u64,
+    addend1: u64,
+    out0: u64,
+    out1: u64,
+    p_inv: u64,
+    p_inv_shoup: u64,
+    error_scale: u64,
+    sums_poly_words: i64,
+}
+
+const _: () = assert!(size_of::<ModDownEpilogueParams>() == 9 * 8);
+
+/// The last step of ModDown in the evaluation representation, as the forward transform of the
+/// converted remainder `r` takes it in its last pass
+/// ([`DevicePolyBatch::forward_mod_down`](crate::DevicePolyBatch::forward_mod_down)): for
+/// polynomial `k` (0, 1) of the transform and limb `i`,
+/// `out_k = addend_k + (s_k - E F(r_k)) P^-1 mod q_i`. Device addresses: `sums` the first key-switching
+/// sum's limbs of `q` (the second `sums_poly_words` words further, each polynomial limb-major
+/// over the transform's primes first), `addends` (0 for none) and `outputs` polynomials over the
+/// transform's context, `p_inv` / `p_inv_shoup` one word per limb (`P^-1 mod q_i` and its Shoup
+/// companion); `error_scale` is `E`.
+#[derive(Debug, Clone, Copy)]
+pub struct ModDownTarget {
+    pub sums: u64,
+    pub sums_poly_words: usize,
+    pub addends: [u64; 2],
+    pub outputs: [u64; 2],
+    pub p_inv: u64,
+    pub p_inv_shoup: u64,
+    pub error_scale: u64,
+}
+
+/// Whether [`ntt_forward_mod_down`] runs `polys` polynomials of `context`: two of them, over a
+/// two-pass schedule that this launch does not run as single-block passes.
+pub(crate) fn forward_mod_down_supported(context: &GpuContext, polys: usize) -> bool {
+    let Ok(tables) = context.ntt_tables() else { return false };
+    let Ok(grid_y) = total_limbs(context, polys) else { return false };
+    polys == 2
+        && matches!(tables.schedule, NttSchedule::TwoPass { .. })
+        && !single_launch(context.degree().trailing_zeros(), grid_y)
+}
+
+/// The forward transform of the two polynomials in `data` (canonical coefficients; scratch
+/// afterwards) whose last pass writes ModDown's outputs ([`ModDownTarget`]) instead of the
+/// transform. Errors with [`GpuError::Unsupported`] where [`forward_mod_down_supported`] is
+/// false (nothing queued).
+///
+/// # Safety
+/// The target's addresses are device memory of this context's device, live until the queued
+/// work has run: `sums` two polynomials over at least the context's primes (`sums_poly_words`
+/// apart), each addend (or 0) and output one polynomial over the context, `p_inv` and
+/// `p_inv_shoup` one word per limb; the outputs overlap nothing else; `data` holds two
+/// polynomials.
+pub(crate) unsafe fn ntt_forward_mod_down(
+    context: &GpuContext,
+    data: &mut CudaSlice<u64>,
+    target: &ModDownTarget,
+) -> Result<()> {
+    if !forward_mod_down_supported(context, 2) {
+        return Err(GpuError::Unsupported { what: "ModDown's epilogue on this transform".to_string() });
+    }
+    let tables = context.ntt_tables()?;
+    let log_n = context.degree().trailing_zeros();
+    let grid_y = total_limbs(context, 2)?;
+    let passes = ntt_passes(NttTransform::ForwardModDown, &tables.schedule, log_n, grid_y)?;
+    let epilogue = ModDownEpilogueParams {
+        sums: target.sums,
+        addend0: target.addends[0],
+        addend1: target.addends[1],
+        out0: target.outputs[0],
+        out1: target.outputs[1],
+        p_inv: target.p_inv,
+        p_inv_shoup: target.p_inv_shoup,
+        error_scale: target.error_scale,
+        sums_poly_words: target.sums_poly_words as i64,
+    };
+    for pass in passes {
+        launch_forward_pass(context, data, ForwardInput::InPlace, &pass, Some(&epilogue))?;
+    }
     Ok(())
 }
 
@@ -672,7 +787,7 @@ pub(crate) unsafe fn ntt_forward_inner_product(
         .iter()
         .find_map(|(m, kernel)| (*m == contiguous).then_some(kernel))
         .ok_or_else(|| GpuError::Unsupported { what: format!("a fused inner product after 2^{contiguous} points") })?;
-    launch_forward_pass(context, data, input, first)?;
+    launch_forward_pass(context, data, input, first, None)?;
     let (log_n_arg, limbs_arg) = (log_n as i32, limbs as i32);
     let moduli = context.moduli_table();
     let data_address = address(&*data, stream);

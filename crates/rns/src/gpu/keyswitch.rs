@@ -114,6 +114,16 @@ fn unfused_inner_product_forced() -> bool {
     *KNOB.get_or_init(|| std::env::var(UNFUSED_INNER_PRODUCT_ENV).is_ok_and(|v| v == "1"))
 }
 
+/// Environment knob: set to 1, ModDown in the evaluation representation forms its outputs in a
+/// kernel of its own after the forward transform of the remainder (the path before the fused
+/// epilogue, for A/B runs); read once per process.
+pub const SEPARATE_MOD_DOWN_ENV: &str = "HEGPU_KS_SEPARATE_MOD_DOWN";
+
+fn separate_mod_down_forced() -> bool {
+    static KNOB: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
+    *KNOB.get_or_init(|| std::env::var(SEPARATE_MOD_DOWN_ENV).is_ok_and(|v| v == "1"))
+}
+
 fn separate_mod_up_forced() -> bool {
     static KNOB: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
     *KNOB.get_or_init(|| std::env::var(SEPARATE_MOD_UP_ENV).is_ok_and(|v| v == "1"))
@@ -966,10 +976,11 @@ impl GpuKeySwitch {
     /// `q u P`), `E = error_scale` (1, or the scale of [`with_error_scale`](Self::with_error_scale)).
     /// Only the `P` limbs go back to coefficients: they are copied out, inverse transformed
     /// over `ring_p` (the special primes), converted exactly to `q` (the conversion's scale
-    /// times `E^-1`) and forward transformed; one kernel then forms
-    /// `addend + (s_q - E r) P^-1`, which is the forward transform of the coefficient ModDown
-    /// (linear per prime), word for word. NTT rings only (the host-side composition serves
-    /// the DGTs).
+    /// times `E^-1`) and forward transformed, and `addend + (s_q - E r) P^-1` is formed (in the
+    /// transform's last pass where [`DevicePolyBatch::forward_mod_down_supported`] says so, by a
+    /// kernel of its own otherwise or with `HEGPU_KS_SEPARATE_MOD_DOWN=1`): the forward
+    /// transform of the coefficient ModDown (linear per prime), word for word. NTT rings only
+    /// (the host-side composition serves the DGTs).
     ///
     /// Errors: [`RnsError::ContextMismatch`] unless `sums` is over `q u P`, `ring_q` is `q`,
     /// `ring_p` is `P` and the addends are over `q`; [`RnsError::LengthMismatch`] unless
@@ -1030,12 +1041,32 @@ impl GpuKeySwitch {
         // polynomial `poly` of `special` ([2][l][N]) and writes all k limbs of polynomial
         // `poly` of `remainder` ([2][k][N]); both buffers are on this stream.
         unsafe { self.kernels.convert_batch(ConvertKernel::Exact, params, &members) }?;
-        let remainder = DevicePolyBatch::<Coeff>::from_device_buffer(ring_q, 2, remainder)?.forward()?;
+        let remainder = DevicePolyBatch::<Coeff>::from_device_buffer(ring_q, 2, remainder)?;
         let mut out0 = self.kernels.alloc_for_kernels(k * n)?;
         let mut out1 = self.kernels.alloc_for_kernels(k * n)?;
         let addend_address = |addend: Option<&DevicePoly<Eval>>| -> Result<u64> {
             addend.map_or(Ok(0), |a| self.kernels.read_address(a.device_buffer()))
         };
+        if DevicePolyBatch::<Coeff>::forward_mod_down_supported(ring_q, 2) && !separate_mod_down_forced() {
+            let target = poly_cuda::ModDownTarget {
+                sums: self.kernels.read_address(sums.device_buffer())?,
+                sums_poly_words: stride,
+                addends: [addend_address(addends[0])?, addend_address(addends[1])?],
+                outputs: [self.kernels.write_address(&mut out0)?, self.kernels.write_address(&mut out1)?],
+                p_inv: self.tables.at(self.p_inv_q),
+                p_inv_shoup: self.tables.at(self.p_inv_q_shoup),
+                error_scale,
+            };
+            // SAFETY: `sums` holds two polynomials over q u P (checked), `stride` words apart,
+            // whose first k limbs are q's (the transform's primes); the addends (checked: over
+            // q) and the fresh outputs are polynomials over q; `p_inv`/`p_inv_shoup` hold k
+            // words of this context's tables. All live on this device until the work has run
+            // (the outputs are returned, the others borrowed for this call and the tables
+            // owned by self).
+            unsafe { remainder.forward_mod_down(&target) }?;
+            return Ok([DevicePoly::from_device_buffer(ring_q, out0)?, DevicePoly::from_device_buffer(ring_q, out1)?]);
+        }
+        let remainder = remainder.forward()?;
         let params = ModDownEvalParams {
             sums: self.kernels.read_address(sums.device_buffer())?,
             remainder: self.kernels.read_address(remainder.device_buffer())?,
