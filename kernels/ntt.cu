@@ -412,10 +412,11 @@ __device__ __forceinline__ void forward_rounds(u64 (&x)[P::R], u64* smem, const 
 // The epilogue of ModDown in the evaluation representation (hybrid key switching, BGV; see
 // crates/rns/src/gpu/keyswitch.rs, mod_down_eval), taken by the forward transform's last pass
 // instead of storing its values r: for polynomial k (0 or 1) of the batch and limb i,
-//   out_k = addend_k + (s_k - E r) P^-1 mod q_i   (addend_k skipped when null),
+//   out_k = addend_k + s_k P^-1 - r (E P^-1) mod q_i   (addend_k skipped when null),
 // s_k the key-switching sums' limbs of q (sums + k sums_poly_words, limb-major), E the error
-// scale (Barrett product: E may exceed q_i) and P^-1 mod q_i with its Shoup companion. The
-// same canonical words as the plain pass followed by keyswitch_mod_down_eval.
+// scale; P^-1 and E P^-1 mod q_i come with Shoup companions (two Shoup products). That is
+// (s_k - E r) P^-1: the same canonical words as the plain pass followed by
+// keyswitch_mod_down_eval.
 struct ModDownEpilogue {
     const u64* sums;
     const u64* addend0;
@@ -424,7 +425,8 @@ struct ModDownEpilogue {
     u64* out1;
     const u64* p_inv;
     const u64* p_inv_shoup;
-    u64 error_scale;
+    const u64* e_p_inv;
+    const u64* e_p_inv_shoup;
     long long sums_poly_words;
 };
 
@@ -515,12 +517,13 @@ __device__ __forceinline__ void forward_pass(u64* __restrict__ data, const u64* 
             u64* out = (k == 0 ? e.out0 : e.out1) + at;
             const u64 p_inv = e.p_inv[limb];
             const u64 p_inv_shoup = e.p_inv_shoup[limb];
+            const u64 e_p_inv = e.e_p_inv[limb];
+            const u64 e_p_inv_shoup = e.e_p_inv_shoup[limb];
 #pragma unroll
             for (int t = 0; t < P::WORDS / P::THREADS; ++t) {
                 const int i = threadIdx.x + t * P::THREADS;
-                const u64 r = smem[padded(i)];
-                const u64 scaled = e.error_scale == 1 ? r : modarith::mul(r, e.error_scale, m);
-                u64 value = modarith::mul_shoup(modarith::sub(sums[i], scaled, m.p), p_inv, p_inv_shoup, m.p);
+                const u64 r = modarith::mul_shoup(smem[padded(i)], e_p_inv, e_p_inv_shoup, m.p);
+                u64 value = modarith::sub(modarith::mul_shoup(sums[i], p_inv, p_inv_shoup, m.p), r, m.p);
                 if (addend != nullptr) value = modarith::add(addend[at + i], value, m.p);
                 out[i] = value;
             }

@@ -617,30 +617,33 @@ struct ModDownEpilogueParams {
     out1: u64,
     p_inv: u64,
     p_inv_shoup: u64,
-    error_scale: u64,
+    e_p_inv: u64,
+    e_p_inv_shoup: u64,
     sums_poly_words: i64,
 }
 
-const _: () = assert!(size_of::<ModDownEpilogueParams>() == 9 * 8);
+const _: () = assert!(size_of::<ModDownEpilogueParams>() == 10 * 8);
 
 /// The last step of ModDown in the evaluation representation, as the forward transform of the
 /// converted remainder `r` takes it in its last pass
 /// ([`DevicePolyBatch::forward_mod_down`](crate::DevicePolyBatch::forward_mod_down)): for
 /// polynomial `k` (0, 1) of the transform and limb `i`,
-/// `out_k = addend_k + (s_k - E F(r_k)) P^-1 mod q_i`. Device addresses: `sums` the first key-switching
-/// sum's limbs of `q` (the second `sums_poly_words` words further, each polynomial limb-major
-/// over the transform's primes first), `addends` (0 for none) and `outputs` polynomials over the
-/// transform's context, `p_inv` / `p_inv_shoup` one word per limb (`P^-1 mod q_i` and its Shoup
-/// companion); `error_scale` is `E`.
+/// `out_k = addend_k + s_k P^-1 - F(r_k) (E P^-1) mod q_i` (`= addend_k + (s_k - E F(r_k)) P^-1`).
+/// Device addresses: `sums` the first key-switching sum's limbs of `q` (the second
+/// `sums_poly_words` words further, each polynomial limb-major over the transform's primes
+/// first), `addends` (0 for none) and `outputs` polynomials over the transform's context,
+/// `p_inv` and `e_p_inv` one word per limb each for `P^-1 mod q_i` and `E P^-1 mod q_i` (`E`
+/// the error scale), each with a second array of their Shoup companions.
 #[derive(Debug, Clone, Copy)]
 pub struct ModDownTarget {
     pub sums: u64,
     pub sums_poly_words: usize,
     pub addends: [u64; 2],
     pub outputs: [u64; 2],
-    pub p_inv: u64,
-    pub p_inv_shoup: u64,
-    pub error_scale: u64,
+    /// `[P^-1 mod q_i, Shoup companions]`.
+    pub p_inv: [u64; 2],
+    /// `[E P^-1 mod q_i, Shoup companions]`.
+    pub e_p_inv: [u64; 2],
 }
 
 /// Whether [`ntt_forward_mod_down`] runs `polys` polynomials of `context`: two of them, over a
@@ -662,8 +665,8 @@ pub(crate) fn forward_mod_down_supported(context: &GpuContext, polys: usize) -> 
 /// The target's addresses are device memory of this context's device, live until the queued
 /// work has run: `sums` two polynomials over at least the context's primes (`sums_poly_words`
 /// apart), each addend (or 0) and output one polynomial over the context, `p_inv` and
-/// `p_inv_shoup` one word per limb; the outputs overlap nothing else; `data` holds two
-/// polynomials.
+/// `e_p_inv` (with their companions) one word per limb; the outputs overlap nothing else; `data`
+/// holds two polynomials.
 pub(crate) unsafe fn ntt_forward_mod_down(
     context: &GpuContext,
     data: &mut CudaSlice<u64>,
@@ -682,9 +685,10 @@ pub(crate) unsafe fn ntt_forward_mod_down(
         addend1: target.addends[1],
         out0: target.outputs[0],
         out1: target.outputs[1],
-        p_inv: target.p_inv,
-        p_inv_shoup: target.p_inv_shoup,
-        error_scale: target.error_scale,
+        p_inv: target.p_inv[0],
+        p_inv_shoup: target.p_inv[1],
+        e_p_inv: target.e_p_inv[0],
+        e_p_inv_shoup: target.e_p_inv[1],
         sums_poly_words: target.sums_poly_words as i64,
     };
     for pass in passes {

@@ -167,6 +167,8 @@ pub struct GpuKeySwitch {
     p_to_q_scaled: Option<(u64, ConverterLayout)>,
     p_inv_q: usize,
     p_inv_q_shoup: usize,
+    /// `E P^-1 mod q_i` and its Shoup companions (`E` the error scale, 1 by default).
+    e_p_inv_q: (usize, usize),
     /// The moduli of `q u P` as `{p, barrett_hi, barrett_lo}` triples.
     q_p_moduli: usize,
     degree: usize,
@@ -260,6 +262,15 @@ impl GpuKeySwitch {
                 Some((e, layout))
             }
         };
+        // E P^-1 mod q_i (Shoup pairs), which ModDown's fused epilogue multiplies the remainder by.
+        let q_moduli = key_switch.q().moduli();
+        let (mut e_p_inv, mut e_p_inv_shoup) = (Vec::with_capacity(q_moduli.len()), Vec::with_capacity(q_moduli.len()));
+        for (m, &w) in q_moduli.iter().zip(p_inv_q) {
+            let folded = m.mul(m.reduce(error_scale), w);
+            e_p_inv.push(folded);
+            e_p_inv_shoup.push(m.shoup(folded));
+        }
+        let e_p_inv_q = (host.push(&e_p_inv), host.push(&e_p_inv_shoup));
         let p_to_q = ConverterLayout::push(&mut host, p_to_q);
         let p_inv_q = host.push(p_inv_q);
         let p_inv_q_shoup = host.push(p_inv_q_shoup);
@@ -274,6 +285,7 @@ impl GpuKeySwitch {
             p_to_q_scaled,
             p_inv_q,
             p_inv_q_shoup,
+            e_p_inv_q,
             q_p_moduli,
             degree: key_switch.degree(),
             q: key_switch.q().values(),
@@ -1053,14 +1065,16 @@ impl GpuKeySwitch {
                 sums_poly_words: stride,
                 addends: [addend_address(addends[0])?, addend_address(addends[1])?],
                 outputs: [self.kernels.write_address(&mut out0)?, self.kernels.write_address(&mut out1)?],
-                p_inv: self.tables.at(self.p_inv_q),
-                p_inv_shoup: self.tables.at(self.p_inv_q_shoup),
-                error_scale,
+                p_inv: [self.tables.at(self.p_inv_q), self.tables.at(self.p_inv_q_shoup)],
+                e_p_inv: match error_scale {
+                    1 => [self.tables.at(self.p_inv_q), self.tables.at(self.p_inv_q_shoup)],
+                    _ => [self.tables.at(self.e_p_inv_q.0), self.tables.at(self.e_p_inv_q.1)],
+                },
             };
             // SAFETY: `sums` holds two polynomials over q u P (checked), `stride` words apart,
             // whose first k limbs are q's (the transform's primes); the addends (checked: over
-            // q) and the fresh outputs are polynomials over q; `p_inv`/`p_inv_shoup` hold k
-            // words of this context's tables. All live on this device until the work has run
+            // q) and the fresh outputs are polynomials over q; `p_inv` and `e_p_inv` hold k
+            // words each of this context's tables (E = error_scale, checked above). All live on this device until the work has run
             // (the outputs are returned, the others borrowed for this call and the tables
             // owned by self).
             unsafe { remainder.forward_mod_down(&target) }?;
