@@ -444,17 +444,28 @@ struct ModDownEpilogue {
 //
 // MOD_DOWN (last passes only: CONTIGUOUS) stores through `epilogue` (ModDownEpilogue) instead
 // of into `data`.
-template <class P, bool EXTEND = false, bool MOD_DOWN = false>
+//
+// SKIP_OWN (first passes only: STRIDED) leaves out the limbs that key switching's fused inner
+// product reads in the evaluation representation (OwnLimbs): polynomial t of the batch (digit
+// first_digit + t) skips its limbs i < limbs_q with i / digit_limbs == first_digit + t, whose
+// blocks return at once (a uniform branch; those rows of `data` stay unwritten).
+template <class P, bool EXTEND = false, bool MOD_DOWN = false, bool SKIP_OWN = false>
 __device__ __forceinline__ void forward_pass(u64* __restrict__ data, const u64* __restrict__ source,
                                              const ulonglong2* __restrict__ table,
                                              const u64* __restrict__ chunk_roots,
                                              const modarith::Modulus* __restrict__ moduli, const int log_n,
                                              const int limbs_per_poly, const int first_source = 0,
                                              const int centered = 0,
-                                             const ModDownEpilogue* __restrict__ epilogue = nullptr) {
+                                             const ModDownEpilogue* __restrict__ epilogue = nullptr,
+                                             const int digit_limbs = 0, const int limbs_q = 0) {
     __shared__ u64 smem[P::SMEM_WORDS];
     __shared__ ulonglong2 stw[P::TW_SMEM];
     const int limb = blockIdx.y % limbs_per_poly;
+    if constexpr (SKIP_OWN) {
+        static_assert(P::STRIDED, "own limbs are skipped by the first (strided) pass");
+        const int digit = first_source + (int)blockIdx.y / limbs_per_poly;
+        if (limb < limbs_q && limb / digit_limbs == digit) return;
+    }
     const modarith::Modulus m = moduli[limb];
     const Prime p(m.p);
     const ulonglong2* tw = table + ((size_t)limb << log_n);
@@ -566,12 +577,13 @@ __device__ __forceinline__ void inverse_rounds(u64 (&x)[P::R], u64* smem, const 
 // the inverse), each loaded value is first replaced by its Barrett product with `factor`'s
 // value at the same index (Product; same layout as `data`, canonical; modarith::mul, canonical:
 // the value ew_mul would have written), or (MulAdd) the values are `addend + source * factor`
-// (modarith::mul then add, the value of a copy of `addend` after ew_mul_add), read from
-// `source` instead of `data`, which this pass then writes whole. So neither needs an
+// (modarith::mul then add, the value of a copy of `addend` after ew_mul_add), or (Source) the
+// values of `source` (an out-of-place inverse), read from `source` instead of `data`, which
+// this pass then writes whole. So neither needs an
 // element-wise kernel. A compile-time mode, not a run-time null test: the passes sit at the
 // 64-register bound of their launch bounds, and a run-time branch there moved spills into
 // the ordinary kernels.
-enum class Load { Plain, Product, MulAdd };
+enum class Load { Plain, Product, MulAdd, Source };
 
 template <class P, Load LOAD>
 __device__ __forceinline__ void inverse_pass(u64* __restrict__ data, const u64* __restrict__ source,
@@ -613,6 +625,14 @@ __device__ __forceinline__ void inverse_pass(u64* __restrict__ data, const u64* 
             for (int t = 0; t < P::WORDS / P::THREADS; ++t) {
                 const int i = threadIdx.x + t * P::THREADS;
                 smem[padded(i)] = modarith::mul(block_in[i], block_factor[i], m);
+            }
+        } else if constexpr (LOAD == Load::Source) {
+            static_assert(!P::STRIDED, "the out-of-place load is the first inverse pass, a CONTIGUOUS one");
+            const u64* block_source = source + block_offset;
+#pragma unroll
+            for (int t = 0; t < P::WORDS / P::THREADS; ++t) {
+                const int i = threadIdx.x + t * P::THREADS;
+                smem[padded(i)] = block_source[i];
             }
         } else if constexpr (LOAD == Load::MulAdd) {
             static_assert(!P::STRIDED, "the product is taken by the first inverse pass, a CONTIGUOUS one");
@@ -676,6 +696,16 @@ struct FwdIpParams {
     int limbs;                         // limbs of q u P
     int digits;                        // 1..=IP_MAX_DIGITS
     int accumulate;                    // 1: add the current output values
+    // Own limbs (null own_source: none): digit first_digit + t's limbs i < limbs_q with
+    // i / digit_limbs == first_digit + t are read from own_source ([limbs_q][N], already in the
+    // evaluation representation: the ModUp of a digit keeps its own limbs, so their transform is
+    // the input's) instead of being finished from `data` (whose rows there the skipping first
+    // pass left unwritten).
+    const u64* own_source;
+    int first_digit;
+    int digit_limbs;
+    int limbs_q;
+    int unused;
 };
 
 // (hi, lo) += a * b.
@@ -712,28 +742,42 @@ __device__ __forceinline__ void forward_inner_product_pass(const FwdIpParams& F)
     stage_twiddles<P>(stw, tw, roots, m, p);
     __syncthreads();
     for (int t = 0; t < F.digits; ++t) {
-        const u64* poly = F.data + (((size_t)t * F.limbs + limb) << log_n);
-        u64 x[P::R];
-        int column, base;
-        constexpr int w0 = P::window(0);
-        P::locate(threadIdx.x, w0, column, base);
+        // A uniform branch: the block's limb is one of this digit's own limbs.
+        if (F.own_source != nullptr && limb < F.limbs_q && limb / F.digit_limbs == F.first_digit + t) {
+            const u64* key_b = F.key_b[t] + block_offset;
+            const u64* key_a = F.key_a[t] + block_offset;
+            const u64* own = F.own_source + block_offset;
 #pragma unroll
-        for (int u = 0; u < P::R; ++u) x[u] = poly[global_index<P>(column, base + (u << w0), log_n)];
-        forward_rounds<P, 0>(x, smem, SharedTwiddles<P>{stw, column}, p, column, base);
-        constexpr int w_last = P::window(P::ROUNDS - 1);
-        P::locate(threadIdx.x, w_last, column, base);
+            for (int k = 0; k < PER; ++k) {
+                const int i = threadIdx.x + k * P::THREADS;
+                const u64 v = own[i];
+                mad128(b_lo[k], b_hi[k], v, key_b[i]);
+                mad128(a_lo[k], a_hi[k], v, key_a[i]);
+            }
+        } else {
+            const u64* poly = F.data + (((size_t)t * F.limbs + limb) << log_n);
+            u64 x[P::R];
+            int column, base;
+            constexpr int w0 = P::window(0);
+            P::locate(threadIdx.x, w0, column, base);
 #pragma unroll
-        for (int u = 0; u < P::R; ++u) x[u] = canonical_from_4p(x[u], p);
-        to_smem<P>(smem, x, column, base, w_last);
-        __syncthreads();
-        const u64* key_b = F.key_b[t] + block_offset;
-        const u64* key_a = F.key_a[t] + block_offset;
+            for (int u = 0; u < P::R; ++u) x[u] = poly[global_index<P>(column, base + (u << w0), log_n)];
+            forward_rounds<P, 0>(x, smem, SharedTwiddles<P>{stw, column}, p, column, base);
+            constexpr int w_last = P::window(P::ROUNDS - 1);
+            P::locate(threadIdx.x, w_last, column, base);
 #pragma unroll
-        for (int k = 0; k < PER; ++k) {
-            const int i = threadIdx.x + k * P::THREADS;
-            const u64 v = smem[padded(i)];
-            mad128(b_lo[k], b_hi[k], v, key_b[i]);
-            mad128(a_lo[k], a_hi[k], v, key_a[i]);
+            for (int u = 0; u < P::R; ++u) x[u] = canonical_from_4p(x[u], p);
+            to_smem<P>(smem, x, column, base, w_last);
+            __syncthreads();
+            const u64* key_b = F.key_b[t] + block_offset;
+            const u64* key_a = F.key_a[t] + block_offset;
+#pragma unroll
+            for (int k = 0; k < PER; ++k) {
+                const int i = threadIdx.x + k * P::THREADS;
+                const u64 v = smem[padded(i)];
+                mad128(b_lo[k], b_hi[k], v, key_b[i]);
+                mad128(a_lo[k], a_hi[k], v, key_a[i]);
+            }
         }
         if ((t + 1) % IP_REDUCE_EVERY == 0) {
 #pragma unroll
@@ -807,6 +851,13 @@ __device__ __forceinline__ void forward_inner_product_pass(const FwdIpParams& F)
                                  const modarith::Modulus* moduli, int log_n, int limbs_per_poly) {             \
         inverse_pass<Pass<LOG_M, LOG_R, false, COLUMNS, SMEM_TW>, Load::MulAdd>(                              \
             data, source, factor, addend, table, chunk_roots, scale, moduli, log_n, limbs_per_poly);            \
+    }                                                                                                           \
+    extern "C" __global__ void NTT_LAUNCH_BOUNDS(LOG_M, LOG_R, false, COLUMNS, SMEM_TW, MIN_THREADS)          \
+        ntt_inv_from_##SUFFIX(u64* data, const u64* source, const ulonglong2* table, const u64* chunk_roots,   \
+                              const ulonglong2* scale, const modarith::Modulus* moduli, int log_n,             \
+                              int limbs_per_poly) {                                                             \
+        inverse_pass<Pass<LOG_M, LOG_R, false, COLUMNS, SMEM_TW>, Load::Source>(                              \
+            data, source, nullptr, nullptr, table, chunk_roots, scale, moduli, log_n, limbs_per_poly);          \
     }
 #define NTT_FWD_EXTEND_KERNEL(SUFFIX, LOG_M, LOG_R, STRIDED, COLUMNS, SMEM_TW, MIN_THREADS)                     \
     extern "C" __global__ void NTT_LAUNCH_BOUNDS(LOG_M, LOG_R, STRIDED, COLUMNS, SMEM_TW, MIN_THREADS)        \
@@ -815,6 +866,15 @@ __device__ __forceinline__ void forward_inner_product_pass(const FwdIpParams& F)
                                 int first_source, int centered) {                                               \
         forward_pass<Pass<LOG_M, LOG_R, STRIDED, COLUMNS, SMEM_TW>, true>(                                     \
             data, source, table, chunk_roots, moduli, log_n, limbs_per_poly, first_source, centered);           \
+    }
+#define NTT_FWD_SKIP_KERNEL(SUFFIX, LOG_M, LOG_R, COLUMNS, MIN_THREADS)                                        \
+    extern "C" __global__ void NTT_LAUNCH_BOUNDS(LOG_M, LOG_R, true, COLUMNS, true, MIN_THREADS)              \
+        ntt_fwd_skip_##SUFFIX(u64* data, const u64* source, const ulonglong2* table, const u64* chunk_roots,   \
+                              const modarith::Modulus* moduli, int log_n, int limbs_per_poly, int first_digit, \
+                              int digit_limbs, int limbs_q) {                                                   \
+        forward_pass<Pass<LOG_M, LOG_R, true, COLUMNS, true>, false, false, true>(                              \
+            data, source, table, chunk_roots, moduli, log_n, limbs_per_poly, first_digit, 0, nullptr,           \
+            digit_limbs, limbs_q);                                                                              \
     }
 #define NTT_FWD_MOD_DOWN_KERNEL(SUFFIX, LOG_M, LOG_R, COLUMNS, MIN_THREADS)                                    \
     extern "C" __global__ void NTT_LAUNCH_BOUNDS(LOG_M, LOG_R, false, COLUMNS, true, MIN_THREADS)             \
@@ -835,7 +895,8 @@ __device__ __forceinline__ void forward_inner_product_pass(const FwdIpParams& F)
     NTT_FWD_EXTEND_KERNEL(single_##N, N, LR, false, 1, false, 1024)
 #define STRIDED(M, LR, MIN_THREADS)                                                          \
     NTT_PASS_KERNELS(strided_##M##_lr##LR, M, LR, true, STRIDED_COLUMNS, true, MIN_THREADS) \
-    NTT_FWD_EXTEND_KERNEL(strided_##M##_lr##LR, M, LR, true, STRIDED_COLUMNS, true, MIN_THREADS)
+    NTT_FWD_EXTEND_KERNEL(strided_##M##_lr##LR, M, LR, true, STRIDED_COLUMNS, true, MIN_THREADS) \
+    NTT_FWD_SKIP_KERNEL(strided_##M##_lr##LR, M, LR, STRIDED_COLUMNS, MIN_THREADS)
 #define CONTIGUOUS(M, LR, MIN_THREADS)                                                                   \
     NTT_PASS_KERNELS(contiguous_##M##_lr##LR, M, LR, false, (CONTIGUOUS_BLOCK_WORDS >> M), true, MIN_THREADS) \
     NTT_INV_PRODUCT_KERNEL(contiguous_##M##_lr##LR, M, LR, (CONTIGUOUS_BLOCK_WORDS >> M), true, MIN_THREADS) \

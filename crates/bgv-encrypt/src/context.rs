@@ -198,8 +198,7 @@ impl<B: BgvBackend> BgvContext<B> {
 
     /// The coefficients of `poly` (a transformed copy; `poly` stays as it is).
     pub(crate) fn inverse_copy(&self, poly: &B::Poly<Eval>) -> Result<B::Poly<Coeff>> {
-        let copy = self.backend.duplicate(poly).be()?;
-        self.backend.inverse(copy).be()
+        Ok(rlwe::RlweBackend::inverse_copy(&self.backend, poly)?)
     }
 
     /// The evaluations of `poly` (transformed in place).

@@ -9,7 +9,7 @@
 //! multiplies the factor by `q_l^{-1} mod t` (chain.rs of the core keeps the error a
 //! multiple of `t`).
 
-use poly::{Coeff, Eval};
+use poly::Eval;
 
 use crate::backend::BgvBackend;
 use crate::context::{BackendResult, BgvContext, Ciphertext, LevelPolicy, ModSwitching, RelinKey};
@@ -258,8 +258,7 @@ impl<B: BgvBackend> BgvContext<B> {
         match a.polys.len() {
             2 => self.duplicate(a),
             3 => {
-                let c2 = self.inverse_copy(&a.polys[2])?;
-                let [c0, c1] = self.relinearized_pair(&c2, &a.polys[0], &a.polys[1], key, a.level)?;
+                let [c0, c1] = self.relinearized_pair(&a.polys[2], &a.polys[0], &a.polys[1], key, a.level)?;
                 let mut out = self.ciphertext(vec![c0, c1], a.level, a.correction, key_set);
                 out.product = a.product;
                 Ok(out)
@@ -285,18 +284,18 @@ impl<B: BgvBackend> BgvContext<B> {
         self.relinearize_owned(self.square(a)?, key)
     }
 
-    /// `(c_0, c_1)` plus `c_2` (coefficient representation) switched from `s^2` to `s` at
-    /// `level`, in the evaluation representation: the core adds the switched pair to the
-    /// addends (one kernel on a device).
+    /// `(c_0, c_1)` plus `c_2` switched from `s^2` to `s` at `level`, in the evaluation
+    /// representation: the core takes `c_2` to coefficients in new memory (so a device reads
+    /// the digits' own limbs from `c_2` itself) and adds the switched pair to the addends.
     fn relinearized_pair(
         &self,
-        c2: &B::Poly<Coeff>,
+        c2: &B::Poly<Eval>,
         c0: &B::Poly<Eval>,
         c1: &B::Poly<Eval>,
         key: &RelinKey<B>,
         level: usize,
     ) -> Result<[B::Poly<Eval>; 2]> {
-        Ok(self.core.switch_key_at_level_eval(c2, key.key_switching_key(), level, [Some(c0), Some(c1)])?)
+        Ok(self.core.switch_key_at_level_eval_of(c2, key.key_switching_key(), level, [Some(c0), Some(c1)])?)
     }
 
     fn relinearize_owned(&self, mut a: Ciphertext<B>, key: &RelinKey<B>) -> Result<Ciphertext<B>> {
@@ -304,13 +303,11 @@ impl<B: BgvBackend> BgvContext<B> {
             return self.relinearize(&a, key);
         }
         a.key_set = Self::key_set_of(a.key_set, key.key_set(), "relinearization key")?;
-        // The product is ours: c_2 goes to coefficients in place (no copy).
         let c2 = a.polys.pop().ok_or(BgvError::InvalidCiphertextSize {
             operation: "relinearization",
             expected: "3",
             actual: 0,
         })?;
-        let c2 = self.backend.inverse(c2).be()?;
         let [c0, c1] = self.relinearized_pair(&c2, &a.polys[0], &a.polys[1], key, a.level)?;
         a.polys = vec![c0, c1];
         Ok(a)

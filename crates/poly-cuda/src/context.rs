@@ -139,6 +139,26 @@ impl GpuContext {
         }
     }
 
+    /// The inverse transform of `polys` polynomials of `source` into fresh device memory
+    /// (`source` untouched): NTT contexts read `source` in the first inverse pass; DGT
+    /// contexts copy, then transform.
+    pub(crate) fn inverse_transform_to_new(&self, source: &CudaSlice<u64>, polys: usize) -> Result<CudaSlice<u64>> {
+        match &self.inner.dgt {
+            Some(dgt) => {
+                let mut data = self.inner.device.duplicate(source)?;
+                dgt.inverse(&mut data)?;
+                Ok(data)
+            }
+            None => {
+                // SAFETY: the first inverse pass writes every value of `data` before any pass
+                // reads it (launch::ntt_inverse_from).
+                let mut data = unsafe { self.inner.device.alloc::<u64>(source.len()) }?;
+                crate::launch::ntt_inverse_from(self, &mut data, source, polys)?;
+                Ok(data)
+            }
+        }
+    }
+
     /// `data <- inverse(data * factor)` for `polys` polynomials, the product element-wise in the
     /// evaluation domain (as `DevicePoly::mul_assign`). NTT: the first inverse pass takes the
     /// product as it loads (no element-wise kernel); DGT and HDGT: the Gaussian product kernel,

@@ -285,6 +285,14 @@ impl DevicePoly<Eval> {
         Ok(self.retag())
     }
 
+    /// The inverse transform (as [`DevicePoly::inverse`]) into fresh device memory; `self` is
+    /// untouched. NTT contexts read `self` in the transform's first pass (no device copy
+    /// first); DGT and HDGT contexts copy, then transform.
+    pub fn inverse_to_new(&self) -> Result<DevicePoly<Coeff>> {
+        let data = self.context.inverse_transform_to_new(&self.data, 1)?;
+        Ok(DevicePoly { context: self.context.clone(), data, representation: PhantomData })
+    }
+
     /// The inverse transform of `self * other`: word for word [`DevicePoly::mul_assign`] then
     /// [`DevicePoly::inverse`]. NTT contexts take the product in the inverse's first pass (no
     /// element-wise kernel); DGT and HDGT contexts run the two steps. Errors as `mul_assign`

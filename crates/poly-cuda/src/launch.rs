@@ -122,6 +122,10 @@ struct FunctionNames {
     inverse_product: Option<&'static str>,
     /// The inverse pass that loads `addend + source * factor` (the same passes).
     inverse_mul_add: Option<&'static str>,
+    /// The first inverse pass reading another buffer (out of place; the same passes).
+    inverse_from: Option<&'static str>,
+    /// The first forward pass leaving out the fused inner product's own limbs (strided).
+    forward_skip: Option<&'static str>,
     /// The forward pass that loads the ModUp of one-prime digits (strided and single-block
     /// passes: they come first in the forward).
     forward_extend: Option<&'static str>,
@@ -136,6 +140,8 @@ impl FunctionNames {
             PassFunction::Inverse => Some(self.inverse),
             PassFunction::InverseProduct => self.inverse_product,
             PassFunction::InverseMulAdd => self.inverse_mul_add,
+            PassFunction::InverseFrom => self.inverse_from,
+            PassFunction::ForwardSkip => self.forward_skip,
             PassFunction::ForwardExtend => self.forward_extend,
             PassFunction::ForwardModDown => self.forward_mod_down,
         }
@@ -163,6 +169,8 @@ macro_rules! strided_kernel {
                 inverse: concat!("ntt_inv_strided_", $m, "_lr", $r),
                 inverse_product: None,
                 inverse_mul_add: None,
+                inverse_from: None,
+                forward_skip: Some(concat!("ntt_fwd_skip_strided_", $m, "_lr", $r)),
                 forward_extend: Some(concat!("ntt_fwd_extend_strided_", $m, "_lr", $r)),
                 forward_mod_down: None,
             },
@@ -182,6 +190,8 @@ macro_rules! contiguous_kernel {
                 inverse: concat!("ntt_inv_contiguous_", $m, "_lr", $r),
                 inverse_product: Some(concat!("ntt_inv_product_contiguous_", $m, "_lr", $r)),
                 inverse_mul_add: Some(concat!("ntt_inv_mul_add_contiguous_", $m, "_lr", $r)),
+                inverse_from: Some(concat!("ntt_inv_from_contiguous_", $m, "_lr", $r)),
+                forward_skip: None,
                 forward_extend: None,
                 forward_mod_down: Some(concat!("ntt_fwd_mod_down_contiguous_", $m, "_lr", $r)),
             },
@@ -216,6 +226,8 @@ macro_rules! single_kernel {
             inverse: concat!("ntt_inv_single_", $log_n),
             inverse_product: Some(concat!("ntt_inv_product_single_", $log_n)),
             inverse_mul_add: Some(concat!("ntt_inv_mul_add_single_", $log_n)),
+            inverse_from: Some(concat!("ntt_inv_from_single_", $log_n)),
+            forward_skip: None,
             forward_extend: Some(concat!("ntt_fwd_extend_single_", $log_n)),
             forward_mod_down: None,
         }
@@ -234,6 +246,8 @@ struct Functions {
     inverse: Kernel,
     inverse_product: Option<Kernel>,
     inverse_mul_add: Option<Kernel>,
+    inverse_from: Option<Kernel>,
+    forward_skip: Option<Kernel>,
     forward_extend: Option<Kernel>,
     forward_mod_down: Option<Kernel>,
 }
@@ -245,6 +259,8 @@ impl Functions {
             inverse: module.kernel(names.inverse)?,
             inverse_product: names.inverse_product.map(|name| module.kernel(name)).transpose()?,
             inverse_mul_add: names.inverse_mul_add.map(|name| module.kernel(name)).transpose()?,
+            inverse_from: names.inverse_from.map(|name| module.kernel(name)).transpose()?,
+            forward_skip: names.forward_skip.map(|name| module.kernel(name)).transpose()?,
             forward_extend: names.forward_extend.map(|name| module.kernel(name)).transpose()?,
             forward_mod_down: names.forward_mod_down.map(|name| module.kernel(name)).transpose()?,
         })
@@ -256,6 +272,8 @@ impl Functions {
             PassFunction::Inverse => Some(&self.inverse),
             PassFunction::InverseProduct => self.inverse_product.as_ref(),
             PassFunction::InverseMulAdd => self.inverse_mul_add.as_ref(),
+            PassFunction::InverseFrom => self.inverse_from.as_ref(),
+            PassFunction::ForwardSkip => self.forward_skip.as_ref(),
             PassFunction::ForwardExtend => self.forward_extend.as_ref(),
             PassFunction::ForwardModDown => self.forward_mod_down.as_ref(),
         }
@@ -400,6 +418,12 @@ pub(crate) enum NttTransform {
     InverseOfProduct,
     /// The inverse transform of `addend + source * factor`, which its first pass loads.
     InverseOfMulAdd,
+    /// The inverse transform of another buffer, which its first pass reads (out of place).
+    InverseFrom,
+    /// The forward transform whose first pass leaves out the own limbs of key switching's
+    /// digits (their rows are read in the evaluation representation by the fused inner
+    /// product; two passes only).
+    ForwardSkippingOwn,
     /// The forward transform of the ModUp of one-prime digits, which its first pass loads.
     ForwardOfExtension,
     /// The forward transform whose last pass stores through ModDown's epilogue (two passes
@@ -416,6 +440,10 @@ enum PassFunction {
     InverseProduct,
     /// The first inverse pass, loading `addend + source * factor`.
     InverseMulAdd,
+    /// The first inverse pass, reading another buffer.
+    InverseFrom,
+    /// The first forward pass (strided), leaving out the digits' own limbs.
+    ForwardSkip,
     /// The first forward pass (strided or single-block), loading one-prime digits' ModUp.
     ForwardExtend,
     /// The last forward pass (contiguous), storing through ModDown's epilogue.
@@ -456,12 +484,14 @@ fn ntt_passes(transform: NttTransform, schedule: &NttSchedule, log_n: u32, grid_
         NttTransform::Inverse => (PassFunction::Inverse, PassFunction::Inverse),
         NttTransform::InverseOfProduct => (PassFunction::InverseProduct, PassFunction::Inverse),
         NttTransform::InverseOfMulAdd => (PassFunction::InverseMulAdd, PassFunction::Inverse),
+        NttTransform::InverseFrom => (PassFunction::InverseFrom, PassFunction::Inverse),
+        NttTransform::ForwardSkippingOwn => (PassFunction::ForwardSkip, PassFunction::Forward),
         NttTransform::ForwardOfExtension => (PassFunction::ForwardExtend, PassFunction::Forward),
         NttTransform::ForwardModDown => (PassFunction::Forward, PassFunction::ForwardModDown),
     };
     let single = |log_n| -> Result<Vec<NttPass>> {
-        if transform == NttTransform::ForwardModDown {
-            return Err(GpuError::Unsupported { what: "ModDown's epilogue after a single-block transform".to_string() });
+        if matches!(transform, NttTransform::ForwardModDown | NttTransform::ForwardSkippingOwn) {
+            return Err(GpuError::Unsupported { what: format!("{transform:?} as a single-block transform") });
         }
         Ok(vec![single_pass(first_function, log_n, grid_y)?])
     };
@@ -470,12 +500,14 @@ fn ntt_passes(transform: NttTransform, schedule: &NttSchedule, log_n: u32, grid_
         NttSchedule::TwoPass { .. } if single_launch(log_n, grid_y) => single(log_n),
         NttSchedule::TwoPass { strided, contiguous } => {
             let (first_kind, first_log_m, later_kind, later_log_m) = match transform {
-                NttTransform::Forward | NttTransform::ForwardOfExtension | NttTransform::ForwardModDown => {
-                    (PassKind::Strided, strided, PassKind::Contiguous, contiguous)
-                }
-                NttTransform::Inverse | NttTransform::InverseOfProduct | NttTransform::InverseOfMulAdd => {
-                    (PassKind::Contiguous, contiguous, PassKind::Strided, strided)
-                }
+                NttTransform::Forward
+                | NttTransform::ForwardOfExtension
+                | NttTransform::ForwardModDown
+                | NttTransform::ForwardSkippingOwn => (PassKind::Strided, strided, PassKind::Contiguous, contiguous),
+                NttTransform::Inverse
+                | NttTransform::InverseOfProduct
+                | NttTransform::InverseOfMulAdd
+                | NttTransform::InverseFrom => (PassKind::Contiguous, contiguous, PassKind::Strided, strided),
             };
             let first = pass_launch(first_function, first_kind, n, first_log_m, grid_y, true)?;
             let later = pass_launch(later_function, later_kind, n, later_log_m, grid_y, false)?;
@@ -528,6 +560,9 @@ pub(crate) enum ForwardInput<'a> {
     From(&'a CudaSlice<u64>),
     /// One-prime digits of `source`, extended as they load ([`ntt_forward_extending`]).
     Extending { source: &'a CudaSlice<u64>, first_source: usize, centered: bool },
+    /// `data` itself, the own limbs of key switching's digits left out ([`OwnLimbs`]; only
+    /// before the fused inner product, which reads those limbs elsewhere).
+    SkippingOwn(OwnLimbs),
 }
 
 fn launch_forward(
@@ -549,6 +584,7 @@ impl ForwardInput<'_> {
     fn transform(&self) -> NttTransform {
         match self {
             ForwardInput::Extending { .. } => NttTransform::ForwardOfExtension,
+            ForwardInput::SkippingOwn(_) => NttTransform::ForwardSkippingOwn,
             _ => NttTransform::Forward,
         }
     }
@@ -571,6 +607,10 @@ fn launch_forward_pass(
         ForwardInput::Extending { first_source, centered, .. } => (first_source as i32, i32::from(centered)),
         _ => (0, 0),
     };
+    let skip_args = match input {
+        ForwardInput::SkippingOwn(own) => [own.first_digit as i32, own.digit_limbs as i32, own.limbs_q as i32],
+        _ => [0; 3],
+    };
     // The kernels read their input in place when `source` is null.
     let null_source: u64 = 0;
     let mut builder = device.kernels().ntt.get(pass)?.builder(stream);
@@ -588,8 +628,12 @@ fn launch_forward_pass(
     if pass.first && input.transform() == NttTransform::ForwardOfExtension {
         builder.arg(&first_arg).arg(&centered_arg);
     }
+    if pass.first && input.transform() == NttTransform::ForwardSkippingOwn {
+        builder.arg(&skip_args[0]).arg(&skip_args[1]).arg(&skip_args[2]);
+    }
     if pass.function == PassFunction::ForwardModDown {
-        let epilogue = epilogue.ok_or_else(|| GpuError::Unsupported { what: "ModDown's pass without its epilogue".into() })?;
+        let epilogue =
+            epilogue.ok_or_else(|| GpuError::Unsupported { what: "ModDown's pass without its epilogue".into() })?;
         builder.arg_pod(epilogue);
     }
     // SAFETY: argument list matches `ntt_fwd_*(data, source, table, chunk_roots, moduli,
@@ -601,7 +645,8 @@ fn launch_forward_pass(
     // primes), the table `L * N` pairs and the chunk roots `L * (N / M) * log M` words
     // (for the schedule's contiguous M). A ModDown pass takes `ntt_fwd_mod_down_*(...,
     // ModDownEpilogue)` last, by value, as mirrored by ModDownEpilogueParams; its addresses are
-    // the caller's (ntt_forward_mod_down).
+    // the caller's (ntt_forward_mod_down). A skipping first pass is
+    // `ntt_fwd_skip_*(..., first_digit, digit_limbs, limbs_q)`: digit_limbs >= 1 (OwnLimbs).
     unsafe { builder.launch(pass.config) }?;
     Ok(())
 }
@@ -712,9 +757,14 @@ struct FwdIpParams {
     limbs: i32,
     digits: i32,
     accumulate: i32,
+    own_source: u64,
+    first_digit: i32,
+    digit_limbs: i32,
+    limbs_q: i32,
+    unused: i32,
 }
 
-const _: () = assert!(size_of::<FwdIpParams>() == (5 + 2 * FORWARD_IP_MAX_DIGITS) * 8 + 4 * 4);
+const _: () = assert!(size_of::<FwdIpParams>() == (6 + 2 * FORWARD_IP_MAX_DIGITS) * 8 + 8 * 4);
 
 /// Key switching's inner product as the fused transforms take it
 /// ([`DevicePolyBatch::forward_extending_limbs_inner_product`](crate::DevicePolyBatch::forward_extending_limbs_inner_product)):
@@ -726,6 +776,24 @@ pub struct InnerProductKeys<'a> {
     pub keys: &'a [(u64, u64)],
     pub output: u64,
     pub accumulate: bool,
+    /// The digits' own limbs, read in the evaluation representation instead of transformed
+    /// (hybrid key switching of an input whose evaluations are at hand); `None`: every limb
+    /// is transformed.
+    pub own: Option<OwnLimbs>,
+}
+
+/// The own limbs of key switching's digits (the ModUp of digit `d` keeps its limbs of `q`, so
+/// their forward transform is the input's): polynomial `t` of a fused transform is digit
+/// `first_digit + t`, whose own limbs are the limbs `i < limbs_q` with
+/// `i / digit_limbs == first_digit + t`, read from `source` (the device address of the input
+/// over `q`, `limbs_q` limbs, evaluation representation) by the fused inner product; the
+/// first pass leaves them out (their rows of the scratch buffer are never written).
+#[derive(Debug, Clone, Copy)]
+pub struct OwnLimbs {
+    pub source: u64,
+    pub first_digit: usize,
+    pub digit_limbs: usize,
+    pub limbs_q: usize,
 }
 
 /// Whether [`ntt_forward_inner_product`] runs `polys` polynomials of `context`: a two-pass
@@ -763,7 +831,10 @@ pub(crate) unsafe fn ntt_forward_inner_product(
     polys: usize,
     ip: InnerProductKeys<'_>,
 ) -> Result<()> {
-    if !forward_inner_product_supported(context, polys) || ip.keys.len() != polys {
+    let own_fits = ip.own.is_none_or(|own| {
+        own.digit_limbs >= 1 && own.limbs_q <= context.num_limbs() && own.source != 0 && polys <= MAX_GRID_Y
+    });
+    if !forward_inner_product_supported(context, polys) || ip.keys.len() != polys || !own_fits {
         return Err(GpuError::Unsupported {
             what: format!(
                 "a forward transform fused with the inner product ({polys} polynomials, {} key digits)",
@@ -780,7 +851,13 @@ pub(crate) unsafe fn ntt_forward_inner_product(
     let log_n = context.degree().trailing_zeros();
     let limbs = context.num_limbs();
     let grid_y = total_limbs(context, polys)?;
-    let passes = ntt_passes(input.transform(), &tables.schedule, log_n, grid_y)?;
+    // Own limbs are skipped by the first pass of an in-place transform only (the fused digits
+    // of key switching), and read by the fused pass.
+    let (first_input, own) = match (input, ip.own) {
+        (ForwardInput::InPlace, Some(own)) => (ForwardInput::SkippingOwn(own), Some(own)),
+        (input, _) => (input, None),
+    };
+    let passes = ntt_passes(first_input.transform(), &tables.schedule, log_n, grid_y)?;
     let Some(first) = passes.first().filter(|pass| pass.first && passes.len() == 2) else {
         return Err(GpuError::Unsupported { what: "a fused inner product after a single-block transform".to_string() });
     };
@@ -791,7 +868,7 @@ pub(crate) unsafe fn ntt_forward_inner_product(
         .iter()
         .find_map(|(m, kernel)| (*m == contiguous).then_some(kernel))
         .ok_or_else(|| GpuError::Unsupported { what: format!("a fused inner product after 2^{contiguous} points") })?;
-    launch_forward_pass(context, data, input, first, None)?;
+    launch_forward_pass(context, data, first_input, first, None)?;
     let (log_n_arg, limbs_arg) = (log_n as i32, limbs as i32);
     let moduli = context.moduli_table();
     let data_address = address(&*data, stream);
@@ -810,6 +887,11 @@ pub(crate) unsafe fn ntt_forward_inner_product(
             limbs: limbs_arg,
             digits: chunk.len() as i32,
             accumulate: i32::from(ip.accumulate || chunk_index > 0),
+            own_source: own.map_or(0, |own| own.source),
+            first_digit: own.map_or(0, |own| (own.first_digit + first_poly) as i32),
+            digit_limbs: own.map_or(1, |own| own.digit_limbs as i32),
+            limbs_q: own.map_or(0, |own| own.limbs_q as i32),
+            unused: 0,
         };
         for (slot, &(b, a)) in chunk.iter().enumerate() {
             params.key_b[slot] = b;
@@ -860,9 +942,23 @@ pub(crate) fn ntt_inverse_of_mul_add(
     launch_inverse(context, data, FirstLoad::MulAdd { source, factor, addend }, polys)
 }
 
+/// `data <- inverse(source)` of `polys` consecutive polynomials: the first inverse pass reads
+/// `source` (the same length; the caller checks) and writes every value of `data` (which may
+/// be uninitialized); `source` is untouched.
+pub(crate) fn ntt_inverse_from(
+    context: &GpuContext,
+    data: &mut CudaSlice<u64>,
+    source: &CudaSlice<u64>,
+    polys: usize,
+) -> Result<()> {
+    launch_inverse(context, data, FirstLoad::From { source }, polys)
+}
+
 /// What the first inverse pass loads.
 #[derive(Clone, Copy)]
 enum FirstLoad<'a> {
+    /// `source` (out of place; `data` is only written).
+    From { source: &'a CudaSlice<u64> },
     /// `data`, in place.
     Data,
     /// `data * factor`.
@@ -883,6 +979,7 @@ fn launch_inverse(context: &GpuContext, data: &mut CudaSlice<u64>, load: FirstLo
         FirstLoad::Data => NttTransform::Inverse,
         FirstLoad::Product { .. } => NttTransform::InverseOfProduct,
         FirstLoad::MulAdd { .. } => NttTransform::InverseOfMulAdd,
+        FirstLoad::From { .. } => NttTransform::InverseFrom,
     };
     for pass in ntt_passes(transform, &tables.schedule, log_n, grid_y)? {
         let mut builder = device.kernels().ntt.get(&pass)?.builder(stream);
@@ -893,6 +990,9 @@ fn launch_inverse(context: &GpuContext, data: &mut CudaSlice<u64>, load: FirstLo
             }
             FirstLoad::MulAdd { source, factor, addend } if pass.first => {
                 builder.arg(source).arg(factor).arg(addend);
+            }
+            FirstLoad::From { source } if pass.first => {
+                builder.arg(source);
             }
             _ => {}
         }
@@ -906,10 +1006,11 @@ fn launch_inverse(context: &GpuContext, data: &mut CudaSlice<u64>, load: FirstLo
         // SAFETY: argument list matches `ntt_inv_*(data, table, chunk_roots, scale, moduli,
         // log_n, limbs_per_poly)` in kernels/ntt.cu, for the first pass of a product
         // `ntt_inv_product_*(data, factor, ...)` and of a multiply-add
-        // `ntt_inv_mul_add_*(data, source, factor, addend, ...)` (ntt_passes names exactly
-        // those kernels then); the inputs, distinct buffers (shared borrows beside `data`'s
+        // `ntt_inv_mul_add_*(data, source, factor, addend, ...)`, of an out-of-place inverse
+        // `ntt_inv_from_*(data, source, ...)` (ntt_passes names exactly those kernels then); the
+        // inputs, distinct buffers (shared borrows beside `data`'s
         // mutable one), have the length of `data` (see launch_forward for the others). The
-        // multiply-add pass writes every value of `data` before the later pass reads it.
+        // multiply-add and out-of-place passes write every value of `data` before the later pass reads it.
         unsafe { builder.launch(pass.config) }?;
     }
     Ok(())

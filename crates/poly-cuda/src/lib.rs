@@ -68,7 +68,7 @@ pub use dgt::{DgtSchedule, GpuDgtPlan};
 #[cfg(feature = "cuda")]
 pub use error::{GpuError, Result};
 #[cfg(feature = "cuda")]
-pub use launch::{InnerProductKeys, ModDownTarget};
+pub use launch::{InnerProductKeys, ModDownTarget, OwnLimbs};
 #[cfg(feature = "cuda")]
 pub use pool::{DevicePool, Worker};
 

@@ -1,7 +1,7 @@
 //! GPU NTT against the CPU reference (`poly`'s `Poly::forward` / `Poly::inverse`), bit-exact:
 //! random cases (proptest, `common/gpu_cases.rs`: degrees 2^10..2^17, 1..64 limbs, prime sizes,
 //! data) and fixed edge cases (every degree, the largest shapes and primes); the same for the
-//! fused entry points `DevicePoly::forward_to_new`, `DevicePoly::inverse_of_product` and
+//! fused entry points `DevicePoly::forward_to_new`, `DevicePoly::inverse_to_new`, `DevicePoly::inverse_of_product` and
 //! `DevicePoly::inverse_of_mul_add` (and their DGT fallbacks). Skips, saying why, when there is no CUDA driver or device.
 #![cfg(feature = "cuda")]
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
@@ -154,7 +154,8 @@ fn assert_words_equal(gpu: &[u64], cpu: &[u64], n: usize, what: &str) {
 
 /// The fused entry points against the CPU and the unfused GPU sequence, word for word:
 /// `forward_to_new` equals `Poly::forward` and the in-place GPU forward and leaves its input as
-/// it was; `inverse_of_product` equals the CPU product then inverse and the GPU's `mul_assign`
+/// it was, `inverse_to_new` equals `Poly::inverse` and leaves its input as it was;
+/// `inverse_of_product` equals the CPU product then inverse and the GPU's `mul_assign`
 /// then `inverse`, and leaves its factor as it was; `inverse_of_mul_add` equals the CPU
 /// multiply-add then inverse and the GPU's copy, `mul_add_assign`, `inverse`, and leaves its
 /// three inputs as they were. Inputs: `edge_values` (0, 1, p-1, p-2
@@ -176,6 +177,17 @@ fn check_fused(device: &Arc<GpuDevice>, ring: &Arc<RingContext>, rng: &mut StdRn
     let in_place = input.duplicate().unwrap().forward().unwrap().to_vec().unwrap();
     assert_words_equal(&fused, &in_place, n, &format!("{label}: forward_to_new vs in-place GPU forward"));
     assert_words_equal(&input.to_vec().unwrap(), &values, n, &format!("{label}: forward_to_new changed its input"));
+
+    let eval = Poly::<Eval>::from_limbs(ring, values.clone()).unwrap();
+    let input = DevicePoly::upload(&gpu, &eval).unwrap();
+    let fused = input.inverse_to_new().unwrap().to_vec().unwrap();
+    assert_words_equal(
+        &fused,
+        eval.clone().inverse().unwrap().as_slice(),
+        n,
+        &format!("{label}: inverse_to_new vs CPU"),
+    );
+    assert_words_equal(&input.to_vec().unwrap(), &values, n, &format!("{label}: inverse_to_new changed its input"));
 
     let a = Poly::<Eval>::from_limbs(ring, common::random_values(ring, rng)).unwrap();
     let b = Poly::<Eval>::from_limbs(ring, common::edge_values(ring, rng)).unwrap();

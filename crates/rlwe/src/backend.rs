@@ -94,6 +94,13 @@ pub trait RlweBackend: Backend + Clone {
         self.forward(copy).be()
     }
 
+    /// The inverse transform of a copy of `poly` (which stays as it is). The provided method
+    /// duplicates and transforms; a device backend transforms straight into new memory.
+    fn inverse_copy(&self, poly: &Self::Poly<Eval>) -> Result<Self::Poly<Coeff>> {
+        let copy = self.duplicate(poly).be()?;
+        self.inverse(copy).be()
+    }
+
     /// The inverse transform of `a * b` (evaluation representation). The provided method
     /// multiplies, then transforms; a device backend multiplies inside the transform's first
     /// pass. Same values either way.
@@ -210,6 +217,10 @@ pub struct EvalKeySwitch<'a, B: RlweBackend> {
     pub prepared: &'a B::KeySwitchTables,
     /// The polynomial to switch, over `q_l`, coefficient representation.
     pub input: &'a B::Poly<Coeff>,
+    /// The same in the evaluation representation, where the caller has it: a device backend
+    /// reads the digits' own limbs there instead of transforming them (the words are the
+    /// same). `None`: every limb is transformed.
+    pub input_eval: Option<&'a B::Poly<Eval>>,
     /// The key's digits restricted to `q_l P`.
     pub key: &'a [EvalPair<B>],
     /// `R_{q_l P}`, `R_{q_l}` and `R_P`.
@@ -396,12 +407,17 @@ impl RlweBackend for poly_cuda::GpuBackend {
                 request.ring_q,
                 request.error_scale,
                 request.addends,
+                request.input_eval,
             )
             .map_err(gpu_rns_error)
     }
 
     fn forward_copy(&self, poly: &poly_cuda::DevicePoly<Coeff>) -> Result<poly_cuda::DevicePoly<Eval>> {
         poly.forward_to_new().be()
+    }
+
+    fn inverse_copy(&self, poly: &poly_cuda::DevicePoly<Eval>) -> Result<poly_cuda::DevicePoly<Coeff>> {
+        poly.inverse_to_new().be()
     }
 
     fn tensor_product(

@@ -222,8 +222,8 @@ impl<B: RlweBackend> RlweContext<B> {
         level: usize,
     ) -> Result<[B::Poly<Eval>; 2]> {
         let backend = &self.backend;
-        let permuted_c1 = backend.inverse(backend.automorphism_eval(c1, element).be()?).be()?;
+        let permuted_c1 = backend.automorphism_eval(c1, element).be()?;
         let permuted_c0 = backend.automorphism_eval(c0, element).be()?;
-        self.switch_key_at_level_eval(&permuted_c1, key, level, [Some(&permuted_c0), None])
+        self.switch_key_at_level_eval_of(&permuted_c1, key, level, [Some(&permuted_c0), None])
     }
 }

@@ -72,11 +72,39 @@ impl<B: RlweBackend> RlweContext<B> {
         level: usize,
         addends: [Option<&B::Poly<Eval>>; 2],
     ) -> Result<[B::Poly<Eval>; 2]> {
+        self.switch_key_eval_request(input, None, key, level, addends)
+    }
+
+    /// [`switch_key_at_level_eval`](Self::switch_key_at_level_eval) of `input` given in the
+    /// evaluation representation (BGV's `c_2`, a rotation's permuted `c_1`): it goes to
+    /// coefficients in new memory (`RlweBackend::inverse_copy`) and stays as it is, so a device
+    /// backend reads the digits' own limbs from it instead of transforming them again. The
+    /// same words and errors.
+    pub fn switch_key_at_level_eval_of(
+        &self,
+        input: &B::Poly<Eval>,
+        key: &KeySwitchingKey<B>,
+        level: usize,
+        addends: [Option<&B::Poly<Eval>>; 2],
+    ) -> Result<[B::Poly<Eval>; 2]> {
+        let coefficients = self.backend.inverse_copy(input)?;
+        self.switch_key_eval_request(&coefficients, Some(input), key, level, addends)
+    }
+
+    fn switch_key_eval_request(
+        &self,
+        input: &B::Poly<Coeff>,
+        input_eval: Option<&B::Poly<Eval>>,
+        key: &KeySwitchingKey<B>,
+        level: usize,
+        addends: [Option<&B::Poly<Eval>>; 2],
+    ) -> Result<[B::Poly<Eval>; 2]> {
         let step = self.level_step(key, level)?;
         let request = EvalKeySwitch {
             tables: step.tables,
             prepared: step.prepared,
             input,
+            input_eval,
             key: step.key,
             ring_qp: step.ring_qp,
             ring_q: step.ring_q,

@@ -1011,6 +1011,109 @@ fn fused_inner_product_over_many_digits_matches_the_cpu() {
     }
 }
 
+/// Key switching in the evaluation representation (`GpuKeySwitch::switch_key_eval`: the fused
+/// inner product, reading the digits' own limbs from the input's evaluations or transforming
+/// them, then ModDown with its epilogue in the transform's last pass) equals the CPU's steps
+/// word for word: CPU sums, inverse transform, `E^-1`, `KeySwitchContext::mod_down`, `E`,
+/// forward transform, addend. N = 2^14 (not replayed as a graph, so the own limbs are read),
+/// hybrid digits of 8 (the last one shorter in one case) and one-prime digits, `E` = 1 and
+/// 65537, an addend on the first output only.
+#[test]
+fn switch_key_eval_with_own_limbs_matches_the_cpu() {
+    let Some(device) = device() else { return };
+    let mut rng = StdRng::seed_from_u64(23);
+    let degree = 1usize << 14;
+    for (k, special_count, digit_size, error_scale) in
+        [(24usize, 8usize, 8usize, 65537u64), (20, 8, 8, 1), (20, 8, 8, 65537), (16, 1, 1, 65537)]
+    {
+        let q = primes_of(50, degree, k, &[]);
+        let special = primes_of(55, degree, special_count, &q);
+        let key_switch = KeySwitchContext::new(degree, &q, &special, digit_size).unwrap();
+        let digits = key_switch.num_digits();
+        let gpu = GpuKeySwitch::with_error_scale(&device, &key_switch, error_scale).unwrap();
+        let q_ring = RingContext::new(degree, &q, TransformKind::Ntt).unwrap();
+        let p_ring = RingContext::new(degree, &special, TransformKind::Ntt).unwrap();
+        let q_p_ring = RingContext::new(degree, &key_switch.q_p().unwrap().values(), TransformKind::Ntt).unwrap();
+        let [q_gpu, p_gpu, q_p_gpu] = [&q_ring, &p_ring, &q_p_ring].map(|ring| GpuContext::new(&device, ring).unwrap());
+        let input = lift_edges(key_switch.q(), degree, &mut rng);
+        let input_eval = Poly::<Coeff>::from_limbs(&q_ring, input.clone()).unwrap().forward().unwrap();
+        let addend = random_eval_poly(&q_ring, &mut rng);
+        let (key, device_key) = random_key(&q_p_ring, &q_p_gpu, digits, &mut rng);
+
+        // The CPU's steps.
+        let sums = cpu_key_switch_sums(&key_switch, &q_p_ring, &input, Extension::Exact, &key, None);
+        let stride = q_p_ring.poly_len();
+        let mut expected = Vec::new();
+        for (index, words) in sums.chunks(stride).enumerate() {
+            let mut coefficients =
+                Poly::<Eval>::from_limbs(&q_p_ring, words.to_vec()).unwrap().inverse().unwrap().into_vec();
+            for (limb, m) in q_p_ring.moduli().iter().enumerate() {
+                let e_inv = m.inv(m.reduce(error_scale)).unwrap();
+                for x in &mut coefficients[limb * degree..(limb + 1) * degree] {
+                    *x = m.mul(*x, e_inv);
+                }
+            }
+            let mut down = vec![0u64; k * degree];
+            key_switch.mod_down(&coefficients, &mut down).unwrap();
+            for (limb, m) in q_ring.moduli().iter().enumerate() {
+                for x in &mut down[limb * degree..(limb + 1) * degree] {
+                    *x = m.mul(*x, m.reduce(error_scale));
+                }
+            }
+            let mut out = Poly::<Coeff>::from_limbs(&q_ring, down).unwrap().forward().unwrap();
+            if index == 0 {
+                out.add_assign(&addend).unwrap();
+            }
+            expected.extend(out.into_vec());
+        }
+
+        let device_input = DevicePoly::<Coeff>::from_limbs(&q_gpu, &input).unwrap();
+        let device_input_eval = DevicePoly::upload(&q_gpu, &input_eval).unwrap();
+        let device_addend = DevicePoly::upload(&q_gpu, &addend).unwrap();
+        assert!(
+            DevicePolyBatch::forward_inner_product_supported(&q_p_gpu, digits),
+            "N = {degree}: fused path not taken"
+        );
+        for own in [Some(&device_input_eval), None] {
+            let label = format!(
+                "{k} primes, {special_count} special, digits of {digit_size}, E = {error_scale}, own limbs read: {}",
+                own.is_some()
+            );
+            let [b, a] = gpu
+                .switch_key_eval(
+                    &device_input,
+                    &device_key,
+                    Extension::Exact,
+                    &q_p_gpu,
+                    &p_gpu,
+                    &q_gpu,
+                    error_scale,
+                    [Some(&device_addend), None],
+                    own,
+                )
+                .unwrap();
+            let mut got = b.to_vec().unwrap();
+            got.extend(a.to_vec().unwrap());
+            assert_same(&label, &got, &expected, degree);
+        }
+        // The evaluations of another ring are refused.
+        let error = gpu
+            .switch_key_eval(
+                &device_input,
+                &device_key,
+                Extension::Exact,
+                &q_p_gpu,
+                &p_gpu,
+                &q_gpu,
+                error_scale,
+                [None, None],
+                Some(&DevicePoly::upload(&q_p_gpu, &key[0].0).unwrap()),
+            )
+            .unwrap_err();
+        assert!(matches!(error, GpuRnsError::Rns(RnsError::ContextMismatch { .. })), "{error}");
+    }
+}
+
 /// Bad inputs of the batched key switching: wrong lengths of the extended digits, a key digit
 /// or the sums, an empty key, a misaligned view, a key with one digit too few, rings that are
 /// not `q` and `q u P`, a key over another ring, a chunk size of 0. Each is an error; outputs

@@ -124,6 +124,16 @@ fn separate_mod_down_forced() -> bool {
     *KNOB.get_or_init(|| std::env::var(SEPARATE_MOD_DOWN_ENV).is_ok_and(|v| v == "1"))
 }
 
+/// Environment knob: set to 1, the fused inner product transforms the digits' own limbs even
+/// where the input's evaluations are given (the path before reading them, for A/B runs); read
+/// once per process.
+pub const TRANSFORM_OWN_LIMBS_ENV: &str = "HEGPU_KS_TRANSFORM_OWN_LIMBS";
+
+fn transform_own_limbs_forced() -> bool {
+    static KNOB: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
+    *KNOB.get_or_init(|| std::env::var(TRANSFORM_OWN_LIMBS_ENV).is_ok_and(|v| v == "1"))
+}
+
 fn separate_mod_up_forced() -> bool {
     static KNOB: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
     *KNOB.get_or_init(|| std::env::var(SEPARATE_MOD_UP_ENV).is_ok_and(|v| v == "1"))
@@ -314,8 +324,17 @@ impl GpuKeySwitch {
         self.q_p.len() * self.degree
     }
 
-    /// ModUp of one digit from `input` (`k N` words) to `output` (`(k + l) N` words).
-    unsafe fn mod_up_raw(&self, digit: usize, extension: Extension, input: u64, output: u64) -> Result<()> {
+    /// ModUp of one digit from `input` (`k N` words) to `output` (`(k + l) N` words); with
+    /// `copy_own` false the digit's own limbs of `output` are left unwritten (a fused inner
+    /// product reads them elsewhere; digits of several primes only).
+    unsafe fn mod_up_raw(
+        &self,
+        digit: usize,
+        extension: Extension,
+        input: u64,
+        output: u64,
+        copy_own: bool,
+    ) -> Result<()> {
         let (range, converter) = self.digit(digit)?;
         if range.len() == 1 {
             // SAFETY: forwarded: one digit, one polynomial of output.
@@ -325,7 +344,7 @@ impl GpuKeySwitch {
         let mut params = converter.params(&self.tables, n, converter.rows);
         let digit_start = 8 * (range.start * n) as u64;
         params.input = input + digit_start;
-        params.copy = output + digit_start;
+        params.copy = if copy_own { output + digit_start } else { 0 };
         params.output = output;
         // Target limbs: q's limbs before the digit, those after it, then P.
         params.skip_start = range.start as u32;
@@ -396,13 +415,15 @@ impl GpuKeySwitch {
 
     /// ModUp of the digits `digits` into consecutive polynomials over `q u P` at `output`
     /// (the first of them at `output`): runs of one-prime digits in one launch, every other
-    /// digit by its conversion launch. Caller: `output` holds `digits.len() (k + l) N` words.
+    /// digit by its conversion launch (`copy_own`: see [`mod_up_raw`](Self::mod_up_raw)).
+    /// Caller: `output` holds `digits.len() (k + l) N` words.
     unsafe fn mod_up_digits_raw(
         &self,
         digits: Range<usize>,
         extension: Extension,
         input: u64,
         output: u64,
+        copy_own: bool,
     ) -> Result<()> {
         let stride = 8 * self.stride() as u64;
         let mut digit = digits.start;
@@ -419,7 +440,7 @@ impl GpuKeySwitch {
                 unsafe { self.mod_up_one_prime_raw(range.start, run, extension, input, at) }?;
             } else {
                 // SAFETY: one polynomial at `at`, inside the caller's buffer.
-                unsafe { self.mod_up_raw(digit, extension, input, at) }?;
+                unsafe { self.mod_up_raw(digit, extension, input, at, copy_own) }?;
             }
             digit += run;
         }
@@ -516,7 +537,7 @@ impl GpuKeySwitch {
         check_len("ModUp output", self.stride(), output.len())?;
         let (input, output) = (self.kernels.read_address(input)?, self.kernels.write_address(output)?);
         // SAFETY: lengths checked above; both buffers are on this stream.
-        unsafe { self.mod_up_raw(digit, extension, input, output) }
+        unsafe { self.mod_up_raw(digit, extension, input, output, true) }
     }
 
     /// [`KeySwitchContext::mod_up_all`] on the device: every digit, `output` holding
@@ -532,7 +553,7 @@ impl GpuKeySwitch {
         check_len("ModUp input", self.q.len() * self.degree, input.len())?;
         let (input, output) = (self.kernels.read_address(input)?, self.kernels.write_address(output)?);
         // SAFETY: lengths checked above: digit j writes the j-th of the polynomials.
-        unsafe { self.mod_up_digits_raw(0..self.digits.len(), extension, input, output) }
+        unsafe { self.mod_up_digits_raw(0..self.digits.len(), extension, input, output, true) }
     }
 
     /// The inner product of key switching on device slices: with `D = key.len() >= 1`,
@@ -639,7 +660,45 @@ impl GpuKeySwitch {
         q_p: &GpuContext,
         max_chunk_digits: usize,
     ) -> Result<DevicePolyBatch<Eval>> {
+        self.accumulate_in_chunks(input, None, key, extension, q_p, max_chunk_digits)
+    }
+
+    /// The digits' own limbs as the fused inner product reads them from `input_eval` (the
+    /// input in the evaluation representation): its device address and the digits' size `a`,
+    /// where every digit `d` is the limbs `d a .. min((d + 1) a, k)` of `q` with `a >= 2`
+    /// (one-prime digits are extended inside the transform instead). `None` otherwise.
+    fn own_limbs(&self, input_eval: Option<&DevicePoly<Eval>>) -> Result<Option<(u64, usize)>> {
+        let Some(input_eval) = input_eval else { return Ok(None) };
+        check_poly(&self.kernels, input_eval.context(), &self.q, self.degree, "key-switching input (evaluations)")?;
+        let k = self.q.len();
+        let size = self.digits.first().map_or(0, |(range, _)| range.len());
+        let uniform = size >= 2
+            && !transform_own_limbs_forced()
+            && self
+                .digits
+                .iter()
+                .enumerate()
+                .all(|(d, (range, _))| range.start == d * size && range.end == k.min((d + 1) * size));
+        if !uniform {
+            return Ok(None);
+        }
+        Ok(Some((self.kernels.read_address(input_eval.device_buffer())?, size)))
+    }
+
+    /// [`key_switch_accumulate_in_chunks`](Self::key_switch_accumulate_in_chunks), with the
+    /// input's evaluations where the caller has them ([`own_limbs`](Self::own_limbs)): the
+    /// fused inner product then reads the digits' own limbs there (same words).
+    fn accumulate_in_chunks(
+        &self,
+        input: &DevicePoly<Coeff>,
+        input_eval: Option<&DevicePoly<Eval>>,
+        key: &[(DevicePoly<Eval>, DevicePoly<Eval>)],
+        extension: Extension,
+        q_p: &GpuContext,
+        max_chunk_digits: usize,
+    ) -> Result<DevicePolyBatch<Eval>> {
         check_poly(&self.kernels, input.context(), &self.q, self.degree, "key-switching input")?;
+        let own = self.own_limbs(input_eval)?;
         check_poly(&self.kernels, q_p, &self.q_p, self.degree, "key-switching ring q u P")?;
         let digits = self.digits.len();
         check_len("key-switching key digits", digits, key.len())?;
@@ -679,11 +738,19 @@ impl GpuKeySwitch {
                     keys: &keys[start..start + count],
                     output: accumulators_address,
                     accumulate: start > 0,
+                    own: own.map(|(source, digit_limbs)| poly_cuda::OwnLimbs {
+                        source,
+                        first_digit: start,
+                        digit_limbs,
+                        limbs_q: self.q.len(),
+                    }),
                 };
                 // SAFETY: one key pair per digit of the chunk (rings checked: q u P at this
                 // degree, 16-byte aligned), two accumulator polynomials over q u P apart from
                 // the keys and the input; all on this device, alive until the work has run
-                // (the keys are borrowed for this call, the accumulators returned).
+                // (the keys are borrowed for this call, the accumulators returned); the own
+                // limbs' source, when given, is the input's evaluations over q (checked by
+                // own_limbs), borrowed for this call.
                 match unsafe {
                     self.extended_digits_inner_product(input, start, count, extension, q_p, input_address, target)
                 } {
@@ -742,7 +809,7 @@ impl GpuKeySwitch {
             let centered = extension == Extension::Exact;
             return Ok(DevicePolyBatch::<Eval>::forward_extending_limbs(q_p, input, first_limb, count, centered)?);
         }
-        Ok(self.mod_up_batch(start, count, extension, q_p, input_address)?.forward()?)
+        Ok(self.mod_up_batch(start, count, extension, q_p, input_address, true)?.forward()?)
     }
 
     /// The first limb of the digits `start .. start + count` when the transform's first pass
@@ -760,7 +827,8 @@ impl GpuKeySwitch {
     }
 
     /// The digits `start .. start + count` of `input` (at `input_address`) extended to `q u P`
-    /// by the ModUp kernels, in coefficient form.
+    /// by the ModUp kernels, in coefficient form (the digits' own limbs left unwritten unless
+    /// `copy_own`).
     fn mod_up_batch(
         &self,
         start: usize,
@@ -768,12 +836,13 @@ impl GpuKeySwitch {
         extension: Extension,
         q_p: &GpuContext,
         input_address: u64,
+        copy_own: bool,
     ) -> Result<DevicePolyBatch<Coeff>> {
         let mut extended = self.kernels.alloc_for_kernels(count * self.stride())?;
         let extended_address = self.kernels.write_address(&mut extended)?;
         // SAFETY: `extended` holds `count` polynomials over q u P; `input` is over q (the
         // caller checked its ring) at `input_address`.
-        unsafe { self.mod_up_digits_raw(start..start + count, extension, input_address, extended_address) }?;
+        unsafe { self.mod_up_digits_raw(start..start + count, extension, input_address, extended_address, copy_own) }?;
         Ok(DevicePolyBatch::<Coeff>::from_device_buffer(q_p, count, extended)?)
     }
 
@@ -803,7 +872,7 @@ impl GpuKeySwitch {
                 )
             }?);
         }
-        let extended = self.mod_up_batch(start, count, extension, q_p, input_address)?;
+        let extended = self.mod_up_batch(start, count, extension, q_p, input_address, target.own.is_none())?;
         // SAFETY: forwarded from the caller.
         Ok(unsafe { extended.forward_inner_product(target) }?)
     }
@@ -840,7 +909,7 @@ impl GpuKeySwitch {
         let output_address = self.kernels.write_address(&mut output)?;
         // SAFETY: the kernel writes all k + l limbs of `output` (see mod_up_raw); the rings
         // were checked.
-        unsafe { self.mod_up_raw(digit, extension, input_address, output_address) }?;
+        unsafe { self.mod_up_raw(digit, extension, input_address, output_address, true) }?;
         Ok(DevicePoly::from_device_buffer(q_p, output)?)
     }
 
@@ -887,7 +956,10 @@ impl GpuKeySwitch {
     /// Key switching of `input` (coefficients over `q`) in the evaluation representation:
     /// [`key_switch_accumulate`](Self::key_switch_accumulate) (exact or fast ModUp by
     /// `extension`) then [`mod_down_eval`](Self::mod_down_eval) onto `addends`; the same words
-    /// and errors as those two. Over NTT rings of a degree that `poly_cuda::graph` replays
+    /// and errors as those two (and a [`RnsError::ContextMismatch`] for an `input_eval` not over
+    /// `q`). `input_eval`, the input's evaluations where the caller has them, lets the fused
+    /// inner product read the digits' own limbs instead of transforming them (hybrid digits of
+    /// one size, not in a replay). Over NTT rings of a degree that `poly_cuda::graph` replays
     /// (`N <= 2^14` by default), the launches are recorded once per key and rings as a CUDA graph
     /// and replayed: one copy of the inputs, the graph, one copy of the outputs, where the
     /// direct path issues a dozen launches from the host.
@@ -902,17 +974,25 @@ impl GpuKeySwitch {
         ring_q: &GpuContext,
         error_scale: u64,
         addends: [Option<&DevicePoly<Eval>>; 2],
+        input_eval: Option<&DevicePoly<Eval>>,
     ) -> Result<[DevicePoly<Eval>; 2]> {
-        let run = |input: &DevicePoly<Coeff>, addends: [Option<&DevicePoly<Eval>>; 2]| -> Result<Vec<CudaSlice<u64>>> {
-            let sums = self.key_switch_accumulate(input, key, extension, ring_qp)?;
+        let chunk = (Self::DEFAULT_BATCH_BYTES / (8 * self.stride()).max(1)).max(1);
+        let run_with = |input: &DevicePoly<Coeff>,
+                        input_eval: Option<&DevicePoly<Eval>>,
+                        addends: [Option<&DevicePoly<Eval>>; 2]|
+         -> Result<Vec<CudaSlice<u64>>> {
+            let sums = self.accumulate_in_chunks(input, input_eval, key, extension, ring_qp, chunk)?;
             let [b, a] = self.mod_down_eval(&sums, ring_p, ring_q, error_scale, addends)?;
             Ok(vec![b.into_device_buffer(), a.into_device_buffer()])
         };
         let outputs = if poly_cuda::graph::replay_enabled(self.degree) && !is_gaussian(ring_qp.ring().transform()) {
+            // The recording's staging holds the coefficients only: every limb is transformed.
+            let run =
+                |input: &DevicePoly<Coeff>, addends: [Option<&DevicePoly<Eval>>; 2]| run_with(input, None, addends);
             let rings = [ring_qp, ring_p, ring_q];
             self.replayed(ReplayKind::Evaluations, input, addends, key, extension, rings, error_scale, &run)?
         } else {
-            run(input, addends)?
+            run_with(input, input_eval, addends)?
         };
         two_polys(ring_q, outputs)
     }
