@@ -90,7 +90,24 @@ struct InnerProductParams {
     u32 limbs;
     u32 digits;                      // 1..=KS_MAX_DIGITS
     u32 accumulate;                  // 1: add the current output values
+    // When set, the limbs from special_from on (the special primes) of both sums live here
+    // instead, [2][limbs - special_from][n] (ModDown transforms them back as one batch), and
+    // those rows of `output` are neither read nor written.
+    u64* special;
+    u32 special_from;
+    u32 unused;
 };
+
+// Where a sum's word `word` (limb-major over q u P) lives: `output` (+ poly_words for the a
+// sum), or the special buffer for the special limbs.
+__device__ __forceinline__ u64* sum_address(const InnerProductParams& P, const u64 word, const bool a_sum) {
+    const u64 poly_words = (u64)P.limbs * P.n;
+    const u64 q_words = (u64)P.special_from * P.n;
+    if (P.special != nullptr && word >= q_words) {
+        return P.special + (a_sum ? poly_words - q_words : 0) + (word - q_words);
+    }
+    return P.output + (a_sum ? poly_words : 0) + word;
+}
 
 namespace {
 
@@ -119,8 +136,8 @@ __device__ __forceinline__ void inner_product(const InnerProductParams& P) {
         Sum192 bx = sum192(0, 0), by = sum192(0, 0), ax = sum192(0, 0), ay = sum192(0, 0);
         Sum192 bx_neg = sum192(0, 0), ax_neg = sum192(0, 0);
         if (P.accumulate != 0) {
-            const ulonglong2 b = load_pair(P.output, word);
-            const ulonglong2 a = load_pair(P.output + poly_words, word);
+            const ulonglong2 b = load_pair(sum_address(P, word, false), 0);
+            const ulonglong2 a = load_pair(sum_address(P, word, true), 0);
             bx = sum192(b.x, 0);
             by = sum192(b.y, 0);
             ax = sum192(a.x, 0);
@@ -151,8 +168,8 @@ __device__ __forceinline__ void inner_product(const InnerProductParams& P) {
             b_x = modarith::sub(b_x, sum192_reduce(bx_neg, m), m.p);
             a_x = modarith::sub(a_x, sum192_reduce(ax_neg, m), m.p);
         }
-        store_pair(P.output, word, b_x, sum192_reduce(by, m));
-        store_pair(P.output + poly_words, word, a_x, sum192_reduce(ay, m));
+        store_pair(sum_address(P, word, false), 0, b_x, sum192_reduce(by, m));
+        store_pair(sum_address(P, word, true), 0, a_x, sum192_reduce(ay, m));
     }
 }
 

@@ -705,7 +705,11 @@ struct FwdIpParams {
     int first_digit;
     int digit_limbs;
     int limbs_q;
-    int unused;
+    // Special limbs' sums (null: in `output`): limbs i >= special_from write (and, with
+    // accumulate, read) their b sum at special + (i - special_from) N and their a sum
+    // (limbs - special_from) N further, [2][limbs - special_from][N].
+    int special_from;
+    u64* special;
 };
 
 // (hi, lo) += a * b.
@@ -714,6 +718,16 @@ __device__ __forceinline__ void mad128(u64& lo, u64& hi, const u64 a, const u64 
     const u64 phi = __umul64hi(a, b);
     lo += plo;
     hi += phi + (lo < plo ? 1 : 0);
+}
+
+// The base of limb `limb`'s b (or a) sum such that its word `at` (limb-major over q u P) is at
+// base + at: in `output`, or for a special limb in `special`.
+__device__ __forceinline__ u64* sum_base(const FwdIpParams& F, const int limb, const bool a_sum) {
+    if (F.special != nullptr && limb >= F.special_from) {
+        const size_t q_words = (size_t)F.special_from << F.log_n;
+        return F.special - q_words + (a_sum ? ((size_t)(F.limbs - F.special_from)) << F.log_n : 0);
+    }
+    return F.output + (a_sum ? (size_t)F.limbs << F.log_n : 0);
 }
 
 template <class P>
@@ -730,12 +744,14 @@ __device__ __forceinline__ void forward_inner_product_pass(const FwdIpParams& F)
     const u64* roots = F.chunk_roots + ((size_t)limb << (log_n - P::LOG_M)) * P::LOG_M;
     const size_t limb_offset = (size_t)limb << log_n;
     const size_t block_offset = limb_offset + (size_t)blockIdx.x * P::WORDS;
+    u64* sums_b = sum_base(F, limb, false);
+    u64* sums_a = sum_base(F, limb, true);
     u64 b_lo[PER], b_hi[PER], a_lo[PER], a_hi[PER];
 #pragma unroll
     for (int k = 0; k < PER; ++k) {
         const size_t at = block_offset + threadIdx.x + k * P::THREADS;
-        b_lo[k] = F.accumulate != 0 ? F.output[at] : 0;
-        a_lo[k] = F.accumulate != 0 ? F.output[((size_t)F.limbs << log_n) + at] : 0;
+        b_lo[k] = F.accumulate != 0 ? sums_b[at] : 0;
+        a_lo[k] = F.accumulate != 0 ? sums_a[at] : 0;
         b_hi[k] = 0;
         a_hi[k] = 0;
     }
@@ -794,8 +810,8 @@ __device__ __forceinline__ void forward_inner_product_pass(const FwdIpParams& F)
 #pragma unroll
     for (int k = 0; k < PER; ++k) {
         const size_t at = block_offset + threadIdx.x + k * P::THREADS;
-        F.output[at] = modarith::reduce_u128(b_lo[k], b_hi[k], m);
-        F.output[((size_t)F.limbs << log_n) + at] = modarith::reduce_u128(a_lo[k], a_hi[k], m);
+        sum_base(F, limb, false)[at] = modarith::reduce_u128(b_lo[k], b_hi[k], m);
+        sum_base(F, limb, true)[at] = modarith::reduce_u128(a_lo[k], a_hi[k], m);
     }
 }
 

@@ -761,10 +761,11 @@ struct FwdIpParams {
     first_digit: i32,
     digit_limbs: i32,
     limbs_q: i32,
-    unused: i32,
+    special_from: i32,
+    special: u64,
 }
 
-const _: () = assert!(size_of::<FwdIpParams>() == (6 + 2 * FORWARD_IP_MAX_DIGITS) * 8 + 8 * 4);
+const _: () = assert!(size_of::<FwdIpParams>() == (7 + 2 * FORWARD_IP_MAX_DIGITS) * 8 + 8 * 4);
 
 /// Key switching's inner product as the fused transforms take it
 /// ([`DevicePolyBatch::forward_extending_limbs_inner_product`](crate::DevicePolyBatch::forward_extending_limbs_inner_product)):
@@ -780,6 +781,10 @@ pub struct InnerProductKeys<'a> {
     /// (hybrid key switching of an input whose evaluations are at hand); `None`: every limb
     /// is transformed.
     pub own: Option<OwnLimbs>,
+    /// `(address, first)`: the limbs from `first` on (the special primes) of both sums go to a
+    /// separate buffer at `address`, `[2][L - first][N]` (the `b` sum's, then the `a` sum's),
+    /// and those rows of `output` are neither read nor written; `None`: all in `output`.
+    pub special: Option<(u64, usize)>,
 }
 
 /// The own limbs of key switching's digits (the ModUp of digit `d` keeps its limbs of `q`, so
@@ -833,7 +838,7 @@ pub(crate) unsafe fn ntt_forward_inner_product(
 ) -> Result<()> {
     let own_fits = ip.own.is_none_or(|own| {
         own.digit_limbs >= 1 && own.limbs_q <= context.num_limbs() && own.source != 0 && polys <= MAX_GRID_Y
-    });
+    }) && ip.special.is_none_or(|(address, first)| address != 0 && first <= context.num_limbs());
     if !forward_inner_product_supported(context, polys) || ip.keys.len() != polys || !own_fits {
         return Err(GpuError::Unsupported {
             what: format!(
@@ -891,7 +896,8 @@ pub(crate) unsafe fn ntt_forward_inner_product(
             first_digit: own.map_or(0, |own| (own.first_digit + first_poly) as i32),
             digit_limbs: own.map_or(1, |own| own.digit_limbs as i32),
             limbs_q: own.map_or(0, |own| own.limbs_q as i32),
-            unused: 0,
+            special_from: ip.special.map_or(0, |(_, first)| first as i32),
+            special: ip.special.map_or(0, |(address, _)| address),
         };
         for (slot, &(b, a)) in chunk.iter().enumerate() {
             params.key_b[slot] = b;

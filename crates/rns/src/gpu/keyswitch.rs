@@ -60,6 +60,9 @@ struct InnerProductParams {
     limbs: u32,
     digits: u32,
     accumulate: u32,
+    special: u64,
+    special_from: u32,
+    unused: u32,
 }
 
 /// Mirror of `ModDownEvalParams` in `kernels/keyswitch.cu`.
@@ -87,7 +90,7 @@ struct ModDownEvalParams {
 // of the C structs (`Pod` already rules out padding).
 const _: () = assert!(size_of::<ModUpParams>() == 4 * 8 + 6 * 4);
 const _: () = assert!(size_of::<ModDownEvalParams>() == 10 * 8 + 4 * 4);
-const _: () = assert!(size_of::<InnerProductParams>() == (4 + 2 * MAX_DIGITS_PER_LAUNCH) * 8 + 4 * 4);
+const _: () = assert!(size_of::<InnerProductParams>() == (5 + 2 * MAX_DIGITS_PER_LAUNCH) * 8 + 6 * 4);
 
 poly_cuda::kernel_set! {
     /// The kernels of `kernels/keyswitch.cu`, loaded once per device.
@@ -482,6 +485,7 @@ impl GpuKeySwitch {
         keys: &[(u64, u64)],
         accumulate: bool,
         output: u64,
+        special: Option<(u64, usize)>,
     ) -> Result<()> {
         let (n, limbs) = (self.degree, self.q_p.len());
         let stride = self.stride();
@@ -502,6 +506,9 @@ impl GpuKeySwitch {
                 limbs: limbs as u32,
                 digits: chunk.len() as u32,
                 accumulate: u32::from(accumulate || chunk_index > 0),
+                special: special.map_or(0, |(address, _)| address),
+                special_from: special.map_or(0, |(_, first)| first as u32),
+                unused: 0,
             };
             for (slot, &(b, a)) in chunk.iter().enumerate() {
                 params.key_b[slot] = b;
@@ -615,7 +622,7 @@ impl GpuKeySwitch {
             }
         }
         // SAFETY: lengths, streams and alignment checked above; N even.
-        unsafe { self.inner_product_raw(is_gaussian(transform), extended, &keys, accumulate, output) }
+        unsafe { self.inner_product_raw(is_gaussian(transform), extended, &keys, accumulate, output, None) }
     }
 
     /// Key switching's accumulation, batched: with `key` one pair `(b_j, a_j)` per digit over
@@ -660,7 +667,7 @@ impl GpuKeySwitch {
         q_p: &GpuContext,
         max_chunk_digits: usize,
     ) -> Result<DevicePolyBatch<Eval>> {
-        self.accumulate_in_chunks(input, None, key, extension, q_p, max_chunk_digits)
+        self.accumulate_in_chunks(input, None, key, extension, q_p, max_chunk_digits, None)
     }
 
     /// The digits' own limbs as the fused inner product reads them from `input_eval` (the
@@ -687,7 +694,10 @@ impl GpuKeySwitch {
 
     /// [`key_switch_accumulate_in_chunks`](Self::key_switch_accumulate_in_chunks), with the
     /// input's evaluations where the caller has them ([`own_limbs`](Self::own_limbs)): the
-    /// fused inner product then reads the digits' own limbs there (same words).
+    /// fused inner product then reads the digits' own limbs there (same words). With `special`
+    /// (a buffer of `[2][l][N]` words), the sums' special limbs go there instead of into the
+    /// returned batch, whose rows of them are then unwritten.
+    #[allow(clippy::too_many_arguments)]
     fn accumulate_in_chunks(
         &self,
         input: &DevicePoly<Coeff>,
@@ -696,9 +706,17 @@ impl GpuKeySwitch {
         extension: Extension,
         q_p: &GpuContext,
         max_chunk_digits: usize,
+        special: Option<&mut CudaSlice<u64>>,
     ) -> Result<DevicePolyBatch<Eval>> {
         check_poly(&self.kernels, input.context(), &self.q, self.degree, "key-switching input")?;
         let own = self.own_limbs(input_eval)?;
+        let special = match special {
+            Some(buffer) => {
+                check_len("key-switching special sums", 2 * self.p.len() * self.degree, buffer.len())?;
+                Some((self.kernels.write_address(buffer)?, self.q.len()))
+            }
+            None => None,
+        };
         check_poly(&self.kernels, q_p, &self.q_p, self.degree, "key-switching ring q u P")?;
         let digits = self.digits.len();
         check_len("key-switching key digits", digits, key.len())?;
@@ -744,6 +762,7 @@ impl GpuKeySwitch {
                         digit_limbs,
                         limbs_q: self.q.len(),
                     }),
+                    special,
                 };
                 // SAFETY: one key pair per digit of the chunk (rings checked: q u P at this
                 // degree, 16-byte aligned), two accumulator polynomials over q u P apart from
@@ -777,7 +796,8 @@ impl GpuKeySwitch {
             // SAFETY: `count` transformed polynomials, one key polynomial per address (rings
             // checked: q u P at this degree), two accumulator polynomials; device allocations
             // are 256-byte aligned and every polynomial has an even number of words (N >= 2^10
-            // for a ring context). The first chunk writes the accumulators, the others add.
+            // for a ring context; the special buffer, when given, holds 2 l N words, checked). The
+            // first chunk writes the accumulators, the others add.
             unsafe {
                 self.inner_product_raw(
                     gaussian,
@@ -785,6 +805,7 @@ impl GpuKeySwitch {
                     &keys[start..start + count],
                     start > 0,
                     accumulators_address,
+                    special,
                 )
             }?;
             start += count;
@@ -981,8 +1002,11 @@ impl GpuKeySwitch {
                         input_eval: Option<&DevicePoly<Eval>>,
                         addends: [Option<&DevicePoly<Eval>>; 2]|
          -> Result<Vec<CudaSlice<u64>>> {
-            let sums = self.accumulate_in_chunks(input, input_eval, key, extension, ring_qp, chunk)?;
-            let [b, a] = self.mod_down_eval(&sums, ring_p, ring_q, error_scale, addends)?;
+            // The sums' special limbs go straight to their own buffer, which ModDown transforms back.
+            let mut special = self.kernels.alloc_for_kernels(2 * self.p.len() * self.degree)?;
+            let sums =
+                self.accumulate_in_chunks(input, input_eval, key, extension, ring_qp, chunk, Some(&mut special))?;
+            let [b, a] = self.mod_down_eval_split(&sums, special, ring_p, ring_q, error_scale, addends)?;
             Ok(vec![b.into_device_buffer(), a.into_device_buffer()])
         };
         let outputs = if poly_cuda::graph::replay_enabled(self.degree) && !is_gaussian(ring_qp.ring().transform()) {
@@ -1088,6 +1112,33 @@ impl GpuKeySwitch {
         error_scale: u64,
         addends: [Option<&DevicePoly<Eval>>; 2],
     ) -> Result<[DevicePoly<Eval>; 2]> {
+        self.check_mod_down(sums, ring_p, ring_q, error_scale, addends)?;
+        let (n, k, l) = (self.degree, self.q.len(), self.p.len());
+        let stride = self.stride();
+        // The P limbs of both sums, [2][l][N].
+        let stream = self.kernels.stream();
+        let mut special = self.kernels.alloc_for_kernels(2 * l * n)?;
+        for poly in 0..2 {
+            let from = poly * stride + k * n;
+            let source = sums.device_buffer().slice(from..from + l * n);
+            let mut destination = special.slice_mut(poly * l * n..(poly + 1) * l * n);
+            stream
+                .memcpy_dtod(&source, &mut destination)
+                .map_err(|e| GpuError::Driver { call: "cuMemcpyDtoDAsync", reason: e.to_string() })?;
+        }
+        self.mod_down_eval_split(sums, special, ring_p, ring_q, error_scale, addends)
+    }
+
+    /// The checks of [`mod_down_eval`](Self::mod_down_eval) (rings, sums, addends, error
+    /// scale), and the converter `P -> q` of that error scale.
+    fn check_mod_down(
+        &self,
+        sums: &DevicePolyBatch<Eval>,
+        ring_p: &GpuContext,
+        ring_q: &GpuContext,
+        error_scale: u64,
+        addends: [Option<&DevicePoly<Eval>>; 2],
+    ) -> Result<&ConverterLayout> {
         check_poly(&self.kernels, sums.context(), &self.q_p, self.degree, "ModDown input")?;
         check_poly(&self.kernels, ring_q, &self.q, self.degree, "ModDown output")?;
         check_poly(&self.kernels, ring_p, &self.p, self.degree, "ModDown special ring")?;
@@ -1107,19 +1158,27 @@ impl GpuKeySwitch {
                 .into());
             }
         };
+        Ok(converter)
+    }
+
+    /// [`mod_down_eval`](Self::mod_down_eval) of sums whose special limbs are in `special`
+    /// (`[2][l][N]`, evaluation representation; consumed) rather than in `sums` (whose limbs of
+    /// `q` are read). Errors as `mod_down_eval`, and [`RnsError::LengthMismatch`] for a
+    /// `special` buffer of another length; nothing is queued then.
+    fn mod_down_eval_split(
+        &self,
+        sums: &DevicePolyBatch<Eval>,
+        special: CudaSlice<u64>,
+        ring_p: &GpuContext,
+        ring_q: &GpuContext,
+        error_scale: u64,
+        addends: [Option<&DevicePoly<Eval>>; 2],
+    ) -> Result<[DevicePoly<Eval>; 2]> {
+        let converter = self.check_mod_down(sums, ring_p, ring_q, error_scale, addends)?;
+        check_len("ModDown special sums", 2 * self.p.len() * self.degree, special.len())?;
         let (n, k, l) = (self.degree, self.q.len(), self.p.len());
         let stride = self.stride();
-        // The P limbs of both sums, [2][l][N].
         let stream = self.kernels.stream();
-        let mut special = self.kernels.alloc_for_kernels(2 * l * n)?;
-        for poly in 0..2 {
-            let from = poly * stride + k * n;
-            let source = sums.device_buffer().slice(from..from + l * n);
-            let mut destination = special.slice_mut(poly * l * n..(poly + 1) * l * n);
-            stream
-                .memcpy_dtod(&source, &mut destination)
-                .map_err(|e| GpuError::Driver { call: "cuMemcpyDtoDAsync", reason: e.to_string() })?;
-        }
         let special = DevicePolyBatch::<Eval>::from_device_buffer(ring_p, 2, special)?.inverse()?;
         let special_address = self.kernels.read_address(special.device_buffer())?;
         let mut remainder = self.kernels.alloc_for_kernels(2 * k * n)?;
