@@ -722,15 +722,19 @@ __device__ __forceinline__ void mad128(u64& lo, u64& hi, const u64 a, const u64 
 
 // The base of limb `limb`'s b (or a) sum such that its word `at` (limb-major over q u P) is at
 // base + at: in `output`, or for a special limb in `special`.
+template <bool SPLIT>
 __device__ __forceinline__ u64* sum_base(const FwdIpParams& F, const int limb, const bool a_sum) {
-    if (F.special != nullptr && limb >= F.special_from) {
+    if (SPLIT && F.special != nullptr && limb >= F.special_from) {
         const size_t q_words = (size_t)F.special_from << F.log_n;
         return F.special - q_words + (a_sum ? ((size_t)(F.limbs - F.special_from)) << F.log_n : 0);
     }
     return F.output + (a_sum ? (size_t)F.limbs << F.log_n : 0);
 }
 
-template <class P>
+// SPLIT: the own limbs and the special output of FwdIpParams are honoured (the _split kernels);
+// otherwise ignored, and the kernels are those from before them (register budget: the plain
+// kernels serve BFV's many one-prime digits).
+template <class P, bool SPLIT>
 __device__ __forceinline__ void forward_inner_product_pass(const FwdIpParams& F) {
     static_assert(!P::STRIDED, "the inner product follows the last (contiguous) pass");
     constexpr int PER = P::WORDS / P::THREADS;
@@ -744,8 +748,8 @@ __device__ __forceinline__ void forward_inner_product_pass(const FwdIpParams& F)
     const u64* roots = F.chunk_roots + ((size_t)limb << (log_n - P::LOG_M)) * P::LOG_M;
     const size_t limb_offset = (size_t)limb << log_n;
     const size_t block_offset = limb_offset + (size_t)blockIdx.x * P::WORDS;
-    u64* sums_b = sum_base(F, limb, false);
-    u64* sums_a = sum_base(F, limb, true);
+    u64* sums_b = sum_base<SPLIT>(F, limb, false);
+    u64* sums_a = sum_base<SPLIT>(F, limb, true);
     u64 b_lo[PER], b_hi[PER], a_lo[PER], a_hi[PER];
 #pragma unroll
     for (int k = 0; k < PER; ++k) {
@@ -759,7 +763,7 @@ __device__ __forceinline__ void forward_inner_product_pass(const FwdIpParams& F)
     __syncthreads();
     for (int t = 0; t < F.digits; ++t) {
         // A uniform branch: the block's limb is one of this digit's own limbs.
-        if (F.own_source != nullptr && limb < F.limbs_q && limb / F.digit_limbs == F.first_digit + t) {
+        if (SPLIT && F.own_source != nullptr && limb < F.limbs_q && limb / F.digit_limbs == F.first_digit + t) {
             const u64* key_b = F.key_b[t] + block_offset;
             const u64* key_a = F.key_a[t] + block_offset;
             const u64* own = F.own_source + block_offset;
@@ -810,8 +814,8 @@ __device__ __forceinline__ void forward_inner_product_pass(const FwdIpParams& F)
 #pragma unroll
     for (int k = 0; k < PER; ++k) {
         const size_t at = block_offset + threadIdx.x + k * P::THREADS;
-        sum_base(F, limb, false)[at] = modarith::reduce_u128(b_lo[k], b_hi[k], m);
-        sum_base(F, limb, true)[at] = modarith::reduce_u128(a_lo[k], a_hi[k], m);
+        sum_base<SPLIT>(F, limb, false)[at] = modarith::reduce_u128(b_lo[k], b_hi[k], m);
+        sum_base<SPLIT>(F, limb, true)[at] = modarith::reduce_u128(a_lo[k], a_hi[k], m);
     }
 }
 
@@ -903,7 +907,11 @@ __device__ __forceinline__ void forward_inner_product_pass(const FwdIpParams& F)
 #define NTT_FWD_IP_KERNEL(M, LR)                                                                           \
     extern "C" __global__ void NTT_LAUNCH_BOUNDS(M, LR, false, (CONTIGUOUS_BLOCK_WORDS >> M), true, 512)       \
         ntt_fwd_ip_contiguous_##M##_lr##LR(const __grid_constant__ FwdIpParams params) {                         \
-        forward_inner_product_pass<Pass<M, LR, false, (CONTIGUOUS_BLOCK_WORDS >> M), true>>(params);            \
+        forward_inner_product_pass<Pass<M, LR, false, (CONTIGUOUS_BLOCK_WORDS >> M), true>, false>(params);     \
+    }                                                                                                      \
+    extern "C" __global__ void NTT_LAUNCH_BOUNDS(M, LR, false, (CONTIGUOUS_BLOCK_WORDS >> M), true, 512)       \
+        ntt_fwd_ip_split_contiguous_##M##_lr##LR(const __grid_constant__ FwdIpParams params) {                   \
+        forward_inner_product_pass<Pass<M, LR, false, (CONTIGUOUS_BLOCK_WORDS >> M), true>, true>(params);      \
     }
 #define SINGLE(N, LR)                                             \
     NTT_PASS_KERNELS(single_##N, N, LR, false, 1, false, 1024)   \

@@ -288,6 +288,9 @@ pub(crate) struct NttKernels {
     single: Vec<Functions>,
     /// `ntt_fwd_ip_contiguous_<m>_lr3` by `m` (see [`FORWARD_IP_LOG_M`]).
     forward_ip: Vec<(u32, Kernel)>,
+    /// `ntt_fwd_ip_split_contiguous_<m>_lr3` by `m`: the same with own limbs and a special
+    /// output ([`InnerProductKeys::own`], [`InnerProductKeys::special`]).
+    forward_ip_split: Vec<(u32, Kernel)>,
 }
 
 /// The contiguous passes (`log2` of their points) that exist fused with key switching's
@@ -300,6 +303,14 @@ const FORWARD_IP_NAMES: [&str; 5] = [
     "ntt_fwd_ip_contiguous_7_lr3",
     "ntt_fwd_ip_contiguous_8_lr3",
     "ntt_fwd_ip_contiguous_9_lr3",
+];
+/// Their `_split` variants, in the same order.
+const FORWARD_IP_SPLIT_NAMES: [&str; 5] = [
+    "ntt_fwd_ip_split_contiguous_5_lr3",
+    "ntt_fwd_ip_split_contiguous_6_lr3",
+    "ntt_fwd_ip_split_contiguous_7_lr3",
+    "ntt_fwd_ip_split_contiguous_8_lr3",
+    "ntt_fwd_ip_split_contiguous_9_lr3",
 ];
 /// `log2` of the points per thread of the fused passes.
 const FORWARD_IP_LOG_RADIX: u32 = 3;
@@ -320,6 +331,11 @@ impl NttKernels {
             forward_ip: FORWARD_IP_LOG_M
                 .iter()
                 .zip(FORWARD_IP_NAMES)
+                .map(|(&m, name)| Ok((m, module.kernel(name)?)))
+                .collect::<Result<_>>()?,
+            forward_ip_split: FORWARD_IP_LOG_M
+                .iter()
+                .zip(FORWARD_IP_SPLIT_NAMES)
                 .map(|(&m, name)| Ok((m, module.kernel(name)?)))
                 .collect::<Result<_>>()?,
         })
@@ -866,10 +882,11 @@ pub(crate) unsafe fn ntt_forward_inner_product(
     let Some(first) = passes.first().filter(|pass| pass.first && passes.len() == 2) else {
         return Err(GpuError::Unsupported { what: "a fused inner product after a single-block transform".to_string() });
     };
-    let kernel = device
-        .kernels()
-        .ntt
-        .forward_ip
+    // The split kernels honour own limbs and the special output; the plain ones (fewer
+    // registers) serve the rest.
+    let ntt = &device.kernels().ntt;
+    let kernels = if own.is_some() || ip.special.is_some() { &ntt.forward_ip_split } else { &ntt.forward_ip };
+    let kernel = kernels
         .iter()
         .find_map(|(m, kernel)| (*m == contiguous).then_some(kernel))
         .ok_or_else(|| GpuError::Unsupported { what: format!("a fused inner product after 2^{contiguous} points") })?;
@@ -906,7 +923,7 @@ pub(crate) unsafe fn ntt_forward_inner_product(
         let mut builder = kernel.builder(stream);
         builder.arg_pod(&params);
         let config = contiguous_config(1 << log_n, contiguous, FORWARD_IP_LOG_RADIX, limbs as u32);
-        // SAFETY: matches `ntt_fwd_ip_contiguous_*(FwdIpParams)`: grid (N / 1024, L) over the
+        // SAFETY: matches `ntt_fwd_ip[_split]_contiguous_*(FwdIpParams)`: grid (N / 1024, L) over the
         // context's limbs, `data` the chunk's polynomials after the first pass (written above,
         // same stream), the context's forward table and chunk roots for its contiguous M, and
         // the caller's keys (one per polynomial of the chunk) and output (two polynomials).
