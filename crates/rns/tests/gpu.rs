@@ -1074,31 +1074,8 @@ fn switch_key_eval_with_own_limbs_matches_the_cpu() {
             DevicePolyBatch::forward_inner_product_supported(&q_p_gpu, digits),
             "N = {degree}: fused path not taken"
         );
-        for own in [Some(&device_input_eval), None] {
-            let label = format!(
-                "{k} primes, {special_count} special, digits of {digit_size}, E = {error_scale}, own limbs read: {}",
-                own.is_some()
-            );
-            let [b, a] = gpu
-                .switch_key_eval(
-                    &device_input,
-                    &device_key,
-                    Extension::Exact,
-                    &q_p_gpu,
-                    &p_gpu,
-                    &q_gpu,
-                    error_scale,
-                    [Some(&device_addend), None],
-                    own,
-                )
-                .unwrap();
-            let mut got = b.to_vec().unwrap();
-            got.extend(a.to_vec().unwrap());
-            assert_same(&label, &got, &expected, degree);
-        }
-        // The evaluations of another ring are refused.
-        let error = gpu
-            .switch_key_eval(
+        let switch = |addend: Option<&DevicePoly<Eval>>, own: Option<&DevicePoly<Eval>>| {
+            gpu.switch_key_eval(
                 &device_input,
                 &device_key,
                 Extension::Exact,
@@ -1106,10 +1083,22 @@ fn switch_key_eval_with_own_limbs_matches_the_cpu() {
                 &p_gpu,
                 &q_gpu,
                 error_scale,
-                [None, None],
-                Some(&DevicePoly::upload(&q_p_gpu, &key[0].0).unwrap()),
+                [addend, None],
+                own,
             )
-            .unwrap_err();
+        };
+        for own in [Some(&device_input_eval), None] {
+            let label = format!(
+                "{k} primes, {special_count} special, digits of {digit_size}, E = {error_scale}, own limbs read: {}",
+                own.is_some()
+            );
+            let [b, a] = switch(Some(&device_addend), own).unwrap();
+            let mut got = b.to_vec().unwrap();
+            got.extend(a.to_vec().unwrap());
+            assert_same(&label, &got, &expected, degree);
+        }
+        // The evaluations of another ring are refused.
+        let error = switch(None, Some(&DevicePoly::upload(&q_p_gpu, &key[0].0).unwrap())).unwrap_err();
         assert!(matches!(error, GpuRnsError::Rns(RnsError::ContextMismatch { .. })), "{error}");
     }
 }
