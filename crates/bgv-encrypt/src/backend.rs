@@ -164,26 +164,13 @@ impl BgvBackend for CpuBackend {
     }
 }
 
-/// Environment knob (for A/B runs): the fewest limbs each thread of `bgv_reduce_phase` takes
-/// (default 4; read once per process).
-pub const REDUCE_MIN_LIMBS_ENV: &str = "HEGPU_BGV_REDUCE_MIN_LIMBS";
-
-#[cfg(feature = "cuda")]
-fn reduce_min_limbs() -> usize {
-    static KNOB: std::sync::OnceLock<usize> = std::sync::OnceLock::new();
-    *KNOB.get_or_init(|| {
-        std::env::var(REDUCE_MIN_LIMBS_ENV).ok().and_then(|v| v.parse().ok()).filter(|&v| v >= 1).unwrap_or(4)
-    })
-}
-
 /// The launch shape of `bgv_reduce_phase` (kernels/bgv.cu) over `degree` coefficients of
 /// `limbs` primes: blocks of 256 threads, `G` threads per coefficient sharing its limbs (`G`
-/// the largest of 1, 2, 4, 8 leaving each thread at least 4 limbs, or
-/// `HEGPU_BGV_REDUCE_MIN_LIMBS`), `256 / G` coefficients per block.
+/// the largest of 1, 2, 4, 8 leaving each thread at least 4 limbs; 2 limbs a thread measured
+/// no better), `256 / G` coefficients per block.
 #[cfg(feature = "cuda")]
 pub fn reduce_phase_config(degree: usize, limbs: usize) -> poly_cuda::cudarc::driver::LaunchConfig {
-    let min_limbs = reduce_min_limbs();
-    let groups = [8u32, 4, 2].into_iter().find(|&g| limbs >= min_limbs * g as usize).unwrap_or(1);
+    let groups = [8u32, 4, 2].into_iter().find(|&g| limbs >= 4 * g as usize).unwrap_or(1);
     let columns = 256 / groups;
     let blocks = degree.div_ceil(columns as usize).clamp(1, u32::MAX as usize) as u32;
     poly_cuda::cudarc::driver::LaunchConfig {

@@ -327,6 +327,11 @@ impl GpuKeySwitch {
         self.q_p.len() * self.degree
     }
 
+    /// The digits whose extensions fit in [`DEFAULT_BATCH_BYTES`](Self::DEFAULT_BATCH_BYTES) (at least 1).
+    fn default_chunk_digits(&self) -> usize {
+        (Self::DEFAULT_BATCH_BYTES / (8 * self.stride()).max(1)).max(1)
+    }
+
     /// ModUp of one digit from `input` (`k N` words) to `output` (`(k + l) N` words); with
     /// `copy_own` false the digit's own limbs of `output` are left unwritten (a fused inner
     /// product reads them elsewhere; digits of several primes only).
@@ -650,7 +655,7 @@ impl GpuKeySwitch {
         extension: Extension,
         q_p: &GpuContext,
     ) -> Result<DevicePolyBatch<Eval>> {
-        let chunk = (Self::DEFAULT_BATCH_BYTES / (8 * self.stride()).max(1)).max(1);
+        let chunk = self.default_chunk_digits();
         self.key_switch_accumulate_in_chunks(input, key, extension, q_p, chunk)
     }
 
@@ -997,7 +1002,7 @@ impl GpuKeySwitch {
         addends: [Option<&DevicePoly<Eval>>; 2],
         input_eval: Option<&DevicePoly<Eval>>,
     ) -> Result<[DevicePoly<Eval>; 2]> {
-        let chunk = (Self::DEFAULT_BATCH_BYTES / (8 * self.stride()).max(1)).max(1);
+        let chunk = self.default_chunk_digits();
         let run_with = |input: &DevicePoly<Coeff>,
                         input_eval: Option<&DevicePoly<Eval>>,
                         addends: [Option<&DevicePoly<Eval>>; 2]|
