@@ -2,9 +2,11 @@
 #include <cstdint>
 
 #include "modarith.cuh"
+#include "wide_sum.cuh"
 
 using modarith::Modulus;
 using modarith::u64;
+using wide_sum::Sum192;
 
 // Decryption's last step (crates/bgv-encrypt/src/backend.rs, DecryptionTables::reduce_host):
 // the phase x (coefficient representation over q = q_0 .. q_{L-1}, limb-major [L][N]) to
@@ -17,7 +19,7 @@ using modarith::u64;
 // 2^64 with the carries counted (v = carries + top bit). Each term is at most 2^-63 short, so
 // v is exact unless x is within L 2^-63 q of +-q/2, where the noise budget is long spent.
 // x_c mod t = sum_i y_i [(q/q_i)]_t - v [q]_t: the products y_i [(q/q_i)]_t (< 2^122) are
-// summed exactly in 128 bits with their carries and reduced modulo t once at the end (Barrett
+// summed exactly (192-bit carry chains) and reduced modulo t once at the end (Barrett
 // reduction; t < 2^60 need not be prime). Every step is integer arithmetic whose result does
 // not depend on the order of the sums, so the output equals the host's word for word.
 //
@@ -27,74 +29,94 @@ using modarith::u64;
 // consecutive words of one limb; the G partial sums meet in shared memory and row y = 0
 // finishes. G is 1, 2, 4 or 8 (the host picks it).
 //
+// With `scaled`, the input is y itself (the inverse transform folded (q/q_i)^{-1} into its last
+// stage), and the first step is skipped. Each thread issues the loads of up to REDUCE_AHEAD of
+// its limbs before their arithmetic, so they are in flight together.
+//
 // `tables`: L triples {(q/q_i)^{-1} mod q_i, its shoup, (q/q_i) mod t}. `t`, `t_barrett_*`: t with
 // its Barrett constant floor(2^128 / t).
 namespace {
 
-// A 128-bit sum with the carries out of it: value = carries * 2^128 + hi * 2^64 + lo.
-struct Wide {
-    u64 lo, hi, carries;
+constexpr int REDUCE_THREADS = 256;
+
+// The fraction sum_i y_i / q_i in 0.64 fixed point: its 64 bits (modulo 2^64) and the carries
+// out of them.
+struct Fraction {
+    u64 lo, carries;
 };
 
-__device__ __forceinline__ void add_wide(Wide& a, u64 lo, u64 hi, u64 carries) {
-    const u64 new_lo = a.lo + lo;
-    const u64 c0 = new_lo < lo ? 1 : 0;
-    const u64 partial_hi = a.hi + hi;
-    const u64 c1 = partial_hi < hi ? 1 : 0;
-    const u64 new_hi = partial_hi + c0;
-    const u64 c2 = new_hi < c0 ? 1 : 0;
-    a.lo = new_lo;
-    a.hi = new_hi;
-    a.carries += carries + c1 + c2;
+// One limb's terms: y (already times (q/q_i)^{-1}) into the fraction and the sum (carry chains:
+// a 64-bit compare per carry cost three times the instructions).
+__device__ __forceinline__ void add_limb(Fraction& fraction, Sum192& sum, const u64 y, const Modulus& mi,
+                                         const u64 c) {
+    // floor(y floor(2^128 / q_i) / 2^64): below 2^64, as y < q_i.
+    const u64 term = y * mi.barrett_hi + __umul64hi(y, mi.barrett_lo);
+    asm("add.cc.u64 %0, %0, %2;\n\t"
+        "addc.u64 %1, %1, 0;"
+        : "+l"(fraction.lo), "+l"(fraction.carries)
+        : "l"(term));
+    wide_sum::sum192_mad(sum, y, c);
 }
 
-constexpr int REDUCE_THREADS = 256;
+// Limbs a thread loads before it computes: their loads are all in flight at once.
+constexpr int REDUCE_AHEAD = 4;
 
 }  // namespace
 
+// `scaled` (uniform): 1 when `in` holds y_i already (the inverse transform's last stage
+// multiplied by (q/q_i)^{-1}: DevicePoly::inverse_of_mul_add_scaled), 0 for the phase itself.
 extern "C" __global__ void __launch_bounds__(REDUCE_THREADS)
     bgv_reduce_phase(u64* __restrict__ out, const u64* __restrict__ in, const Modulus* __restrict__ moduli,
                      const u64* __restrict__ tables, u64 t, u64 t_barrett_hi, u64 t_barrett_lo, u64 q_mod_t,
-                     u64 correction_inv, int log_n, int limbs) {
-    __shared__ Wide partial[2][REDUCE_THREADS];
+                     u64 correction_inv, int log_n, int limbs, int scaled) {
+    __shared__ Fraction partial_fraction[REDUCE_THREADS];
+    __shared__ Sum192 partial_sum[REDUCE_THREADS];
     const u64 n = 1ull << log_n;
     const int groups = blockDim.y;
     const u64 j = (u64)blockIdx.x * blockDim.x + threadIdx.x;
-    // The fraction: 64-bit sum (modulo 2^64) and its carries; Wide's hi word is unused there.
-    Wide fraction = {0, 0, 0};
-    Wide sum = {0, 0, 0};
+    Fraction fraction = {0, 0};
+    Sum192 sum = {0, 0, 0};
     if (j < n) {
-#pragma unroll 4
-        for (int i = threadIdx.y; i < limbs; i += groups) {
-            const Modulus mi = moduli[i];
-            const u64 y = modarith::mul_shoup(in[((u64)i << log_n) + j], tables[3 * i], tables[3 * i + 1], mi.p);
-            // floor(y floor(2^128 / q_i) / 2^64): below 2^64, as y < q_i.
-            const u64 term = y * mi.barrett_hi + __umul64hi(y, mi.barrett_lo);
-            fraction.lo += term;
-            fraction.carries += fraction.lo < term ? 1 : 0;
-            const u64 c = tables[3 * i + 2];
-            add_wide(sum, y * c, __umul64hi(y, c), 0);
+        // Limb i of coefficient j at in + (i << log_n) + j; this thread's limbs step by `groups`.
+        const u64* limb = in + ((u64)threadIdx.y << log_n) + j;
+        const u64 step = (u64)groups << log_n;
+        for (int first = threadIdx.y; first < limbs; first += REDUCE_AHEAD * groups) {
+            u64 x[REDUCE_AHEAD];
+#pragma unroll
+            for (int u = 0; u < REDUCE_AHEAD; ++u) {
+                x[u] = first + u * groups < limbs ? limb[u * step] : 0;
+            }
+            limb += REDUCE_AHEAD * step;
+#pragma unroll
+            for (int u = 0; u < REDUCE_AHEAD; ++u) {
+                const int i = first + u * groups;
+                if (i >= limbs) break;
+                const Modulus mi = moduli[i];
+                const u64 y = scaled ? x[u] : modarith::mul_shoup(x[u], tables[3 * i], tables[3 * i + 1], mi.p);
+                add_limb(fraction, sum, y, mi, tables[3 * i + 2]);
+            }
         }
     }
     if (groups > 1) {
         const int slot = threadIdx.y * blockDim.x + threadIdx.x;
-        partial[0][slot] = fraction;
-        partial[1][slot] = sum;
+        partial_fraction[slot] = fraction;
+        partial_sum[slot] = sum;
         __syncthreads();
         if (threadIdx.y != 0) return;
         for (int g = 1; g < groups; ++g) {
-            const Wide f = partial[0][g * blockDim.x + threadIdx.x];
-            const Wide s = partial[1][g * blockDim.x + threadIdx.x];
-            fraction.lo += f.lo;
-            fraction.carries += f.carries + (fraction.lo < f.lo ? 1 : 0);
-            add_wide(sum, s.lo, s.hi, s.carries);
+            const Fraction f = partial_fraction[g * blockDim.x + threadIdx.x];
+            asm("add.cc.u64 %0, %0, %2;\n\t"
+                "addc.u64 %1, %1, %3;"
+                : "+l"(fraction.lo), "+l"(fraction.carries)
+                : "l"(f.lo), "l"(f.carries));
+            wide_sum::sum192_merge(sum, partial_sum[g * blockDim.x + threadIdx.x]);
         }
     }
     if (j >= n) return;
     const Modulus t_mod = {t, t_barrett_hi, t_barrett_lo};
     const u64 v = fraction.carries + (fraction.lo >> 63);
-    // sum mod t: (carries * 2^64 + hi) mod t first, then that * 2^64 + lo.
-    const u64 acc = modarith::reduce_u128(sum.lo, modarith::reduce_u128(sum.hi, sum.carries, t_mod), t_mod);
+    // sum mod t: (s2 2^64 + s1) mod t first, then that 2^64 + s0.
+    const u64 acc = modarith::reduce_u128(sum.s0, modarith::reduce_u128(sum.s1, sum.s2, t_mod), t_mod);
     const u64 r = modarith::sub(acc, modarith::mul(modarith::reduce(v, t_mod), q_mod_t, t_mod), t);
     out[j] = modarith::mul(r, correction_inv, t_mod);
 }

@@ -424,6 +424,34 @@ extern "C" __global__ void __launch_bounds__(RNS_THREADS, RNS_MIN_BLOCKS) rns_ex
     convert_body<MODE_EXACT>(p);
 }
 
+// ModUp of up to CONVERT_DIGITS digits in one launch: digit z (blockIdx.z) converts as
+// digit[z] says, each with its own bases, tile and output groups (grid x and y cover the
+// largest; a block past its digit's tiles or groups returns at once). digit[z]'s batch_input[z]
+// and batch_output[z] are its own input and output (convert_body's batch lookup by blockIdx.z).
+#define CONVERT_DIGITS 4
+struct DigitConvertParams {
+    ConvertParams digit[CONVERT_DIGITS];
+};
+
+template <int MODE>
+__device__ __forceinline__ void convert_digit(const DigitConvertParams& D) {
+    const ConvertParams& P = D.digit[blockIdx.z];
+    const u64 tiles = (P.n + (1ull << P.log_tile) - 1) >> P.log_tile;
+    const u32 groups = (P.l + P.group - 1) / P.group;
+    if (blockIdx.x >= tiles || blockIdx.y >= groups) return;
+    convert_body<MODE>(P);
+}
+
+extern "C" __global__ void __launch_bounds__(RNS_THREADS, RNS_MIN_BLOCKS)
+    rns_fast_convert_digits(const __grid_constant__ DigitConvertParams p) {
+    convert_digit<MODE_FAST>(p);
+}
+
+extern "C" __global__ void __launch_bounds__(RNS_THREADS, RNS_MIN_BLOCKS)
+    rns_exact_convert_digits(const __grid_constant__ DigitConvertParams p) {
+    convert_digit<MODE_EXACT>(p);
+}
+
 extern "C" __global__ void __launch_bounds__(RNS_THREADS, RNS_MIN_BLOCKS) rns_shenoy_kumaresan(const ConvertParams p) {
     convert_body<MODE_SHENOY_KUMARESAN>(p);
 }

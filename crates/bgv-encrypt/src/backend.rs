@@ -4,7 +4,7 @@
 //! ([`DecryptionTables::reduce_host`]; one kernel on the GPU, `kernels/bgv.cu`).
 
 use modarith::Modulus;
-use poly::{Coeff, CpuBackend, Poly};
+use poly::{Coeff, CpuBackend, Eval, Poly};
 
 use crate::{BgvError, Result};
 
@@ -144,6 +144,34 @@ pub trait BgvBackend: bfv::BfvBackend {
         let words = self.reduce_phase_resident(tables, prepared, phase, correction_inv)?;
         Ok(self.download_plain_words(&words)?)
     }
+
+    /// Decryption's words from its operands `[c_0, acc, s]` (evaluations over the tables'
+    /// primes): [`reduce_phase_resident`](Self::reduce_phase_resident) of the phase
+    /// `inverse(c_0 + acc s)`, the same words. A backend may fuse the steps (the GPU folds
+    /// `(q/q_i)^{-1}` into the inverse transform).
+    fn decrypt_words_resident(
+        &self,
+        tables: &DecryptionTables,
+        prepared: &Self::Decryption,
+        [c0, acc, s]: [&Self::Poly<Eval>; 3],
+        correction_inv: u64,
+    ) -> Result<Self::PlainWords> {
+        let phase = self.inverse_of_mul_add(c0, acc, s)?;
+        self.reduce_phase_resident(tables, prepared, &phase, correction_inv)
+    }
+
+    /// [`decrypt_words_resident`](Self::decrypt_words_resident), the `N` words on the host
+    /// ([`reduce_phase`](Self::reduce_phase) of the phase).
+    fn decrypt_words(
+        &self,
+        tables: &DecryptionTables,
+        prepared: &Self::Decryption,
+        [c0, acc, s]: [&Self::Poly<Eval>; 3],
+        correction_inv: u64,
+    ) -> Result<Vec<u64>> {
+        let phase = self.inverse_of_mul_add(c0, acc, s)?;
+        self.reduce_phase(tables, prepared, &phase, correction_inv)
+    }
 }
 
 impl BgvBackend for CpuBackend {
@@ -203,6 +231,7 @@ fn queue_reduce_phase(
     prepared: &poly_cuda::cudarc::driver::CudaSlice<u64>,
     phase: &poly_cuda::DevicePoly<Coeff>,
     correction_inv: u64,
+    scaled: bool,
     output: ReduceOutput<'_>,
 ) -> Result<()> {
     let device = backend.device();
@@ -212,6 +241,7 @@ fn queue_reduce_phase(
     let kernels = device.kernel_set::<BgvKernels>().map_err(BgvError::from_backend)?;
     let (t, t_hi, t_lo) = tables.plaintext_barrett();
     let (q_mod_t, log_n, limbs_arg) = (tables.q_mod_t(), n.trailing_zeros() as i32, limbs as i32);
+    let scaled_arg = i32::from(scaled);
     // Declared before the builder, which borrows it until the launch.
     let mapped_address: u64;
     let mut builder = kernels.bgv_reduce_phase.builder(device.stream());
@@ -232,10 +262,11 @@ fn queue_reduce_phase(
         .arg(&q_mod_t)
         .arg(&correction_inv)
         .arg(&log_n)
-        .arg(&limbs_arg);
+        .arg(&limbs_arg)
+        .arg(&scaled_arg);
     // SAFETY: matches `bgv_reduce_phase(u64* out, const u64* in, const Modulus* moduli,
     // const u64* tables, u64 t, u64 t_barrett_hi, u64 t_barrett_lo, u64 q_mod_t, u64 correction_inv, int log_n, int
-    // limbs)` in kernels/bgv.cu: `out` holds N words (a device buffer of N words, or N words of
+    // limbs, int scaled)` in kernels/bgv.cu (scaled: `in` already times (q/q_i)^{-1}): `out` holds N words (a device buffer of N words, or N words of
     // mapped host memory that collect_words hands out), `in` L N canonical words (a DevicePoly
     // of the ring whose primes are the tables', checked by the caller), the moduli table L
     // triples, `tables` 3 L words (checked); 2 <= t < 2^60 (DecryptionTables::new) and
@@ -244,15 +275,15 @@ fn queue_reduce_phase(
     unsafe { builder.launch(reduce_phase_config(n, limbs)) }.map_err(BgvError::from_backend)
 }
 
-/// Errors unless `phase` lives on `backend`'s device over the primes of `tables` (prepared).
+/// Errors unless `context` is of `backend`'s device and over the primes of `tables`
+/// (prepared).
 #[cfg(feature = "cuda")]
-fn check_phase(
+fn check_decryption_context(
     backend: &poly_cuda::GpuBackend,
     tables: &DecryptionTables,
-    prepared: &poly_cuda::cudarc::driver::CudaSlice<u64>,
-    phase: &poly_cuda::DevicePoly<Coeff>,
+    prepared: &GpuDecryption,
+    context: &poly_cuda::GpuContext,
 ) -> Result<()> {
-    let context = phase.context();
     if !std::sync::Arc::ptr_eq(context.device(), backend.device()) {
         return Err(BgvError::from_backend(poly_cuda::GpuError::WrongContext));
     }
@@ -260,23 +291,71 @@ fn check_phase(
     let limbs = ring.num_limbs();
     let same_primes =
         limbs == tables.num_limbs() && ring.moduli().iter().zip(&tables.moduli).all(|(a, b)| a.value() == b.value());
-    if !same_primes || prepared.len() != 3 * limbs {
+    if !same_primes || prepared.per_limb.len() != 3 * limbs {
         return Err(poly::PolyError::ContextMismatch.into());
     }
     Ok(())
 }
 
+/// Decryption's constants on a device: [`DecryptionTables::per_limb`] uploaded, and the
+/// inverse transform's scale by `(q/q_i)^{-1}` for the level's context (made on first use).
+#[cfg(feature = "cuda")]
+#[derive(Debug)]
+pub struct GpuDecryption {
+    per_limb: poly_cuda::cudarc::driver::CudaSlice<u64>,
+    scale: std::sync::OnceLock<poly_cuda::InverseScale>,
+}
+
+/// `inverse(c_0 + acc s)` with each limb times `(q/q_i)^{-1}` (the scale folded into the
+/// transform's last stage), after checking the operands' context.
+#[cfg(feature = "cuda")]
+fn scaled_phase(
+    backend: &poly_cuda::GpuBackend,
+    tables: &DecryptionTables,
+    prepared: &GpuDecryption,
+    [c0, acc, s]: [&poly_cuda::DevicePoly<Eval>; 3],
+) -> Result<poly_cuda::DevicePoly<Coeff>> {
+    let context = c0.context();
+    check_decryption_context(backend, tables, prepared, context)?;
+    let new_scale = || {
+        let factors: Vec<u64> = tables.per_limb().chunks_exact(3).map(|row| row[0]).collect();
+        poly_cuda::InverseScale::new(context, &factors).map_err(BgvError::from_backend)
+    };
+    // The level's ciphertexts share one context; another one gets a scale of its own.
+    let other;
+    let scale = match prepared.scale.get() {
+        Some(scale) if scale.context().id() == context.id() => scale,
+        Some(_) => {
+            other = new_scale()?;
+            &other
+        }
+        None => {
+            let _ = prepared.scale.set(new_scale()?);
+            match prepared.scale.get() {
+                Some(scale) if scale.context().id() == context.id() => scale,
+                _ => {
+                    other = new_scale()?;
+                    &other
+                }
+            }
+        }
+    };
+    c0.inverse_of_mul_add_scaled(acc, s, scale).map_err(BgvError::from_backend)
+}
+
 /// One kernel per decryption: into device memory (`reduce_phase_resident`), or straight into
-/// mapped host memory (`reduce_phase`: no separate copy back).
+/// mapped host memory (`reduce_phase`: no separate copy back). The fused decryptions take the
+/// phase already times `(q/q_i)^{-1}` from the inverse transform.
 #[cfg(feature = "cuda")]
 impl BgvBackend for poly_cuda::GpuBackend {
-    type Decryption = poly_cuda::cudarc::driver::CudaSlice<u64>;
+    type Decryption = GpuDecryption;
 
     fn prepare_decryption(&self, tables: &DecryptionTables) -> Result<Self::Decryption> {
         let stream = self.device().stream();
-        stream
+        let per_limb = stream
             .clone_htod(tables.per_limb())
-            .map_err(|e| BgvError::from_backend(poly_cuda::GpuError::driver("cuMemcpyHtoDAsync", e)))
+            .map_err(|e| BgvError::from_backend(poly_cuda::GpuError::driver("cuMemcpyHtoDAsync", e)))?;
+        Ok(GpuDecryption { per_limb, scale: std::sync::OnceLock::new() })
     }
 
     fn reduce_phase_resident(
@@ -286,13 +365,8 @@ impl BgvBackend for poly_cuda::GpuBackend {
         phase: &poly_cuda::DevicePoly<Coeff>,
         correction_inv: u64,
     ) -> Result<Self::PlainWords> {
-        check_phase(self, tables, prepared, phase)?;
-        let n = phase.context().ring().degree();
-        // SAFETY: the kernel writes all N words before anything reads them.
-        let mut out = unsafe { self.device().stream().alloc::<u64>(n) }
-            .map_err(|e| BgvError::from_backend(poly_cuda::GpuError::alloc(n * size_of::<u64>(), e)))?;
-        queue_reduce_phase(self, tables, prepared, phase, correction_inv, ReduceOutput::Device(&mut out))?;
-        Ok(out)
+        check_decryption_context(self, tables, prepared, phase.context())?;
+        reduce_into_device(self, tables, prepared, phase, correction_inv, false)
     }
 
     fn reduce_phase(
@@ -302,16 +376,86 @@ impl BgvBackend for poly_cuda::GpuBackend {
         phase: &poly_cuda::DevicePoly<Coeff>,
         correction_inv: u64,
     ) -> Result<Vec<u64>> {
-        check_phase(self, tables, prepared, phase)?;
-        let n = phase.context().ring().degree();
-        if n > poly_cuda::STAGING_MAX_WORDS {
-            let words = self.reduce_phase_resident(tables, prepared, phase, correction_inv)?;
-            return Ok(bfv::BfvBackend::download_plain_words(self, &words)?);
-        }
-        self.device().collect_words(n, |address| {
-            queue_reduce_phase(self, tables, prepared, phase, correction_inv, ReduceOutput::Mapped(address))
-        })
+        check_decryption_context(self, tables, prepared, phase.context())?;
+        reduce_to_host(self, tables, prepared, phase, correction_inv, false)
     }
+
+    fn decrypt_words_resident(
+        &self,
+        tables: &DecryptionTables,
+        prepared: &Self::Decryption,
+        operands: [&poly_cuda::DevicePoly<Eval>; 3],
+        correction_inv: u64,
+    ) -> Result<Self::PlainWords> {
+        let phase = scaled_phase(self, tables, prepared, operands)?;
+        reduce_into_device(self, tables, prepared, &phase, correction_inv, true)
+    }
+
+    fn decrypt_words(
+        &self,
+        tables: &DecryptionTables,
+        prepared: &Self::Decryption,
+        operands: [&poly_cuda::DevicePoly<Eval>; 3],
+        correction_inv: u64,
+    ) -> Result<Vec<u64>> {
+        let phase = scaled_phase(self, tables, prepared, operands)?;
+        reduce_to_host(self, tables, prepared, &phase, correction_inv, true)
+    }
+}
+
+/// `bgv_reduce_phase` of a checked `phase` into a new device buffer of `N` words.
+#[cfg(feature = "cuda")]
+fn reduce_into_device(
+    backend: &poly_cuda::GpuBackend,
+    tables: &DecryptionTables,
+    prepared: &GpuDecryption,
+    phase: &poly_cuda::DevicePoly<Coeff>,
+    correction_inv: u64,
+    scaled: bool,
+) -> Result<poly_cuda::cudarc::driver::CudaSlice<u64>> {
+    let n = phase.context().ring().degree();
+    // SAFETY: the kernel writes all N words before anything reads them.
+    let mut out = unsafe { backend.device().stream().alloc::<u64>(n) }
+        .map_err(|e| BgvError::from_backend(poly_cuda::GpuError::alloc(n * size_of::<u64>(), e)))?;
+    queue_reduce_phase(
+        backend,
+        tables,
+        &prepared.per_limb,
+        phase,
+        correction_inv,
+        scaled,
+        ReduceOutput::Device(&mut out),
+    )?;
+    Ok(out)
+}
+
+/// `bgv_reduce_phase` of a checked `phase` to the host: straight into mapped host memory, or
+/// through a device buffer above the staging size.
+#[cfg(feature = "cuda")]
+fn reduce_to_host(
+    backend: &poly_cuda::GpuBackend,
+    tables: &DecryptionTables,
+    prepared: &GpuDecryption,
+    phase: &poly_cuda::DevicePoly<Coeff>,
+    correction_inv: u64,
+    scaled: bool,
+) -> Result<Vec<u64>> {
+    let n = phase.context().ring().degree();
+    if n > poly_cuda::STAGING_MAX_WORDS {
+        let words = reduce_into_device(backend, tables, prepared, phase, correction_inv, scaled)?;
+        return Ok(bfv::BfvBackend::download_plain_words(backend, &words)?);
+    }
+    backend.device().collect_words(n, |address| {
+        queue_reduce_phase(
+            backend,
+            tables,
+            &prepared.per_limb,
+            phase,
+            correction_inv,
+            scaled,
+            ReduceOutput::Mapped(address),
+        )
+    })
 }
 
 #[cfg(test)]

@@ -148,6 +148,19 @@ impl<B: BgvBackend> BgvContext<B> {
     /// `[c_0 + c_1 s + ... + c_k s^k]_{q_l}`, coefficient representation, on the backend (Horner
     /// in the evaluation representation).
     pub(crate) fn phase(&self, ciphertext: &Ciphertext<B>, secret: &SecretKey<B>) -> Result<B::Poly<Coeff>> {
+        self.with_phase_operands(ciphertext, secret, |c0, acc, s| Ok(self.backend.inverse_of_mul_add(c0, acc, s)?))
+    }
+
+    /// `f(c_0, acc, s)` with the phase `c_0 + acc s` (evaluations at the ciphertext's level):
+    /// `acc = c_1` for two polynomials, else `c_1 + c_2 s + ... + c_k s^(k-1)` by Horner. Errors
+    /// (before `f` runs) for a ciphertext or key of other parameters or key set, and a
+    /// ciphertext of fewer than two polynomials.
+    fn with_phase_operands<T>(
+        &self,
+        ciphertext: &Ciphertext<B>,
+        secret: &SecretKey<B>,
+        f: impl FnOnce(&B::Poly<Eval>, &B::Poly<Eval>, &B::Poly<Eval>) -> Result<T>,
+    ) -> Result<T> {
         self.check(&ciphertext.params, "ciphertext")?;
         Self::key_set_of(ciphertext.key_set, secret.key_set(), "secret key")?;
         let s = self.secret_at_level(secret, ciphertext.level)?;
@@ -163,8 +176,8 @@ impl<B: BgvBackend> BgvContext<B> {
                 });
             }
         };
-        // c_1 + c_2 s + ... + c_k s^(k-1) by Horner (a two-polynomial ciphertext borrows c_1),
-        // then c_0 + that times s loaded by the inverse transform's first pass.
+        // A two-polynomial ciphertext borrows c_1; the caller's inverse transform loads
+        // c_0 + acc s in its first pass.
         let horner;
         let acc = match rest {
             [c1] => c1,
@@ -179,18 +192,21 @@ impl<B: BgvBackend> BgvContext<B> {
             }
             [] => unreachable_size(polys.len())?,
         };
-        Ok(backend.inverse_of_mul_add(c0, acc, s.poly())?)
+        f(c0, acc, s.poly())
     }
 
     /// Decrypts at the ciphertext's level: `m = [c_0 + c_1 s + ...]_{q_l} f^{-1} mod t`, the
     /// centered phase reduced modulo `t` exactly ([`crate::DecryptionTables::reduce_host`], on
-    /// the backend). Any size `>= 2`. A ciphertext whose noise budget is spent decrypts to
-    /// garbage without an error: ask [`noise_budget`](Self::noise_budget).
-    /// [`decrypt_resident`](Self::decrypt_resident) leaves the plaintext on the backend.
+    /// the backend: [`BgvBackend::decrypt_words`]). Any size `>= 2`. A ciphertext whose noise
+    /// budget is spent decrypts to garbage without an error: ask
+    /// [`noise_budget`](Self::noise_budget). [`decrypt_resident`](Self::decrypt_resident) leaves
+    /// the plaintext on the backend.
     pub fn decrypt(&self, ciphertext: &Ciphertext<B>, secret: &SecretKey<B>) -> Result<Plaintext> {
-        let (phase, tables, correction_inv) = self.decryption_inputs(ciphertext, secret)?;
-        // On a device the kernel writes straight into host memory (no separate copy back).
-        let coefficients = self.backend.reduce_phase(&tables.decryption, &tables.prepared, &phase, correction_inv)?;
+        let coefficients = self.with_phase_operands(ciphertext, secret, |c0, acc, s| {
+            let (tables, correction_inv) = self.decryption_constants(ciphertext)?;
+            // On a device the kernel writes straight into host memory (no separate copy back).
+            self.backend.decrypt_words(&tables.decryption, &tables.prepared, [c0, acc, s], correction_inv)
+        })?;
         if coefficients.len() != self.params.degree() {
             return Err(
                 poly::PolyError::LengthMismatch { expected: self.params.degree(), actual: coefficients.len() }.into()
@@ -203,19 +219,16 @@ impl<B: BgvBackend> BgvContext<B> {
     /// is queued and nothing waits; the `N` words stay in device memory until
     /// [`ResidentPlaintext::to_plaintext`]. The same coefficients as `decrypt`; the same errors.
     pub fn decrypt_resident(&self, ciphertext: &Ciphertext<B>, secret: &SecretKey<B>) -> Result<ResidentPlaintext<B>> {
-        let (phase, tables, correction_inv) = self.decryption_inputs(ciphertext, secret)?;
-        let words = self.backend.reduce_phase_resident(&tables.decryption, &tables.prepared, &phase, correction_inv)?;
+        let words = self.with_phase_operands(ciphertext, secret, |c0, acc, s| {
+            let (tables, correction_inv) = self.decryption_constants(ciphertext)?;
+            self.backend.decrypt_words_resident(&tables.decryption, &tables.prepared, [c0, acc, s], correction_inv)
+        })?;
         Ok(ResidentPlaintext::new(&self.params, &self.backend, words))
     }
 
-    /// The phase of `ciphertext`, its level's tables and `f^{-1} mod t` (`f` its correction
-    /// factor): what both decryptions reduce.
-    fn decryption_inputs(
-        &self,
-        ciphertext: &Ciphertext<B>,
-        secret: &SecretKey<B>,
-    ) -> Result<(B::Poly<Coeff>, &crate::context::LevelTables<B>, u64)> {
-        let phase = self.phase(ciphertext, secret)?;
+    /// The tables of `ciphertext`'s level and `f^{-1} mod t` (`f` its correction factor):
+    /// what both decryptions reduce with.
+    fn decryption_constants(&self, ciphertext: &Ciphertext<B>) -> Result<(&crate::context::LevelTables<B>, u64)> {
         let tables = self.level_tables(ciphertext.level)?;
         let t = self.params.plaintext_modulus();
         let correction_inv = inverse_mod(ciphertext.correction, t).ok_or(BgvError::InvalidParameter {
@@ -223,7 +236,7 @@ impl<B: BgvBackend> BgvContext<B> {
             value: ciphertext.correction,
             requirement: "must be invertible modulo t".to_string(),
         })?;
-        Ok((phase, tables, correction_inv))
+        Ok((tables, correction_inv))
     }
 
     /// The noise budget in bits, exactly (big integers, on the host): with `v` the centered

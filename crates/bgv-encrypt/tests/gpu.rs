@@ -18,7 +18,7 @@ mod on_device {
     use std::sync::Arc;
 
     use bgv_encrypt::{BgvBackend, BgvParameters, BgvParametersBuilder, DecryptionTables, Preset};
-    use poly::{Backend, CpuBackend, Poly, RingContext, TransformKind};
+    use poly::{Backend, CpuBackend, Eval, Poly, RingContext, TransformKind};
     use poly_cuda::GpuBackend;
     use proptest::prelude::*;
 
@@ -195,6 +195,65 @@ mod on_device {
                     let host = tables.reduce_host(&words, degree, correction_inv).unwrap();
                     let device = gpu.reduce_phase(&tables, &prepared, &device_poly, correction_inv).unwrap();
                     assert!(host == device, "{count} x {bits} bits, t {t}");
+                }
+            }
+        }
+    }
+
+    /// The fused decryption (`BgvBackend::decrypt_words` and `decrypt_words_resident`: the
+    /// inverse transform with `(q/q_i)^{-1}` folded into its last stage, then the phase
+    /// reduction of the scaled words) equals `reduce_host` of the CPU's phase
+    /// `inverse(c_0 + acc s)` word for word: random operands (edges near +-q/2 through
+    /// `acc = 0`), 1 to 40 primes, NTT and DGT rings (the DGT's per-limb scaling after the
+    /// inverse), `t` odd prime, power of two and near 2^60.
+    #[test]
+    fn gpu_fused_decryption_equals_host() {
+        let Some(gpu) = gpu_backend() else { return };
+        let mut state = 0x9e37_79b9_7f4a_7c15u64;
+        let mut next = move || {
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            state
+        };
+        for (log_n, count, bits, transform) in [
+            (12u32, 1usize, 61u32, TransformKind::Ntt),
+            (12, 4, 45, TransformKind::Ntt),
+            (13, 12, 60, TransformKind::Ntt),
+            (14, 40, 55, TransformKind::Ntt),
+            (12, 4, 50, TransformKind::Dgt),
+        ] {
+            let degree = 1usize << log_n;
+            let moduli = modarith::generate_ntt_primes(bits, 4 * degree as u64, count, &[]).unwrap();
+            let ring = RingContext::new(degree, &moduli, transform).unwrap();
+            let context = gpu.context(&ring).unwrap();
+            let mut random = |zero: bool| {
+                let words = ring
+                    .moduli()
+                    .iter()
+                    .flat_map(|m| (0..degree).map(|_| if zero { 0 } else { next() % m.value() }).collect::<Vec<_>>())
+                    .collect::<Vec<_>>();
+                Poly::<Eval>::from_limbs(&ring, words).unwrap()
+            };
+            for zero_acc in [false, true] {
+                let (c0, acc, s) = (random(false), random(zero_acc), random(false));
+                let mut phase = c0.clone();
+                phase.mul_add_assign(&acc, &s).unwrap();
+                let phase = phase.inverse().unwrap();
+                let operands = [&c0, &acc, &s].map(|p| gpu.upload(&context, p).unwrap());
+                let operands = [&operands[0], &operands[1], &operands[2]];
+                for t in [65537u64, 1 << 16, (1 << 60) - 93] {
+                    let tables = DecryptionTables::new(&moduli, t).unwrap();
+                    let prepared = gpu.prepare_decryption(&tables).unwrap();
+                    let label = format!("N = 2^{log_n}, {count} x {bits} bits, {transform:?}, t {t}, acc 0 {zero_acc}");
+                    let host = tables.reduce_host(phase.as_slice(), degree, t - 1).unwrap();
+                    let device = gpu.decrypt_words(&tables, &prepared, operands, t - 1).unwrap();
+                    assert!(host == device, "{label}: decrypt_words");
+                    let resident = gpu.decrypt_words_resident(&tables, &prepared, operands, t - 1).unwrap();
+                    assert!(
+                        host == bfv::BfvBackend::download_plain_words(&gpu, &resident).unwrap(),
+                        "{label}: decrypt_words_resident"
+                    );
                 }
             }
         }

@@ -217,6 +217,34 @@ impl GpuContext {
         }
     }
 
+    /// [`inverse_transform_of_mul_add`](Self::inverse_transform_of_mul_add) with each output
+    /// limb times `scale`'s factor (folded into the last stage over NTT rings; a per-limb scalar
+    /// multiplication after the inverse over DGT rings). The caller checks that `scale` is of
+    /// this context.
+    pub(crate) fn inverse_transform_of_mul_add_scaled(
+        &self,
+        addend: &CudaSlice<u64>,
+        source: &CudaSlice<u64>,
+        factor: &CudaSlice<u64>,
+        scale: &crate::InverseScale,
+    ) -> Result<CudaSlice<u64>> {
+        let Some(table) = scale.table() else {
+            let data = self.inverse_transform_of_mul_add(addend, source, factor, 1)?;
+            let mut poly = crate::DevicePoly::<poly::Coeff>::from_device_buffer(self, data)?;
+            poly.scalar_mul_per_limb_assign(scale.factors())?;
+            return Ok(poly.into_device_buffer());
+        };
+        for other in [source, factor] {
+            if other.len() != addend.len() {
+                return Err(GpuError::LengthMismatch { expected: addend.len(), actual: other.len() });
+            }
+        }
+        // SAFETY: the first inverse pass writes every value of `data` before any pass reads it.
+        let mut data = unsafe { self.inner.device.alloc::<u64>(addend.len()) }?;
+        crate::launch::ntt_inverse_of_mul_add_scaled(self, &mut data, (source, factor, addend), table, 1)?;
+        Ok(data)
+    }
+
     pub(crate) fn ntt_tables(&self) -> Result<&NttTables> {
         self.inner.ntt.as_ref().ok_or_else(|| GpuError::Unsupported {
             what: format!(

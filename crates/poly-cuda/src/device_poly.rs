@@ -316,6 +316,27 @@ impl DevicePoly<Eval> {
         Ok(DevicePoly { context: self.context.clone(), data, representation: PhantomData })
     }
 
+    /// [`inverse_of_mul_add`](Self::inverse_of_mul_add) with each limb `i` of the result times
+    /// `scale`'s factor `f_i` (canonical: the words of `scalar_mul_per_limb_assign` after
+    /// it). NTT contexts fold the factors into the inverse's last stage (no extra pass): a BGV
+    /// decryption's `(q/q_i)^{-1}`. Errors as `inverse_of_mul_add`, and with
+    /// [`GpuError::WrongContext`] for a scale made for another context; the inputs are never
+    /// changed.
+    pub fn inverse_of_mul_add_scaled(
+        &self,
+        a: &Self,
+        b: &Self,
+        scale: &crate::InverseScale,
+    ) -> Result<DevicePoly<Coeff>> {
+        self.context.check_compatible(&a.context)?;
+        self.context.check_compatible(&b.context)?;
+        if scale.context().id() != self.context.id() {
+            return Err(GpuError::WrongContext);
+        }
+        let data = self.context.inverse_transform_of_mul_add_scaled(&self.data, &a.data, &b.data, scale)?;
+        Ok(DevicePoly { context: self.context.clone(), data, representation: PhantomData })
+    }
+
     /// The tensor product of the pairs `(c_0, c_1) = (self, c1)` and `(d_0, d_1)`:
     /// `[c_0 d_0, c_0 d_1 + c_1 d_0, c_1 d_1]`, word for word the products and multiply-add of
     /// [`DevicePoly::mul`] and [`DevicePoly::mul_add_assign`]. NTT contexts run one kernel

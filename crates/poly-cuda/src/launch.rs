@@ -935,7 +935,7 @@ pub(crate) unsafe fn ntt_forward_inner_product(
 /// Inverse NTT, in place, of `polys` consecutive polynomials (as
 /// `poly::ntt::NttPlan::inverse_inplace`).
 pub(crate) fn ntt_inverse(context: &GpuContext, data: &mut CudaSlice<u64>, polys: usize) -> Result<()> {
-    launch_inverse(context, data, FirstLoad::Data, polys)
+    launch_inverse(context, data, FirstLoad::Data, polys, None)
 }
 
 /// `data <- inverse(data * factor)`, in place, of `polys` consecutive polynomials, the product
@@ -947,7 +947,7 @@ pub(crate) fn ntt_inverse_of_product(
     factor: &CudaSlice<u64>,
     polys: usize,
 ) -> Result<()> {
-    launch_inverse(context, data, FirstLoad::Product { factor }, polys)
+    launch_inverse(context, data, FirstLoad::Product { factor }, polys, None)
 }
 
 /// `data <- inverse(addend + source * factor)` of `polys` consecutive polynomials, the
@@ -962,7 +962,20 @@ pub(crate) fn ntt_inverse_of_mul_add(
     addend: &CudaSlice<u64>,
     polys: usize,
 ) -> Result<()> {
-    launch_inverse(context, data, FirstLoad::MulAdd { source, factor, addend }, polys)
+    launch_inverse(context, data, FirstLoad::MulAdd { source, factor, addend }, polys, None)
+}
+
+/// [`ntt_inverse_of_mul_add`] with `scale` (a `[limb]` table of `{N^-1 f, shoup, w_1 N^-1 f,
+/// shoup}`, [`crate::InverseScale`], of this context's limbs; the caller checks) in place of
+/// the context's own: each limb `i` of the outputs comes out times its factor `f_i`.
+pub(crate) fn ntt_inverse_of_mul_add_scaled(
+    context: &GpuContext,
+    data: &mut CudaSlice<u64>,
+    (source, factor, addend): (&CudaSlice<u64>, &CudaSlice<u64>, &CudaSlice<u64>),
+    scale: &CudaSlice<u64>,
+    polys: usize,
+) -> Result<()> {
+    launch_inverse(context, data, FirstLoad::MulAdd { source, factor, addend }, polys, Some(scale))
 }
 
 /// `data <- inverse(source)` of `polys` consecutive polynomials: the first inverse pass reads
@@ -974,7 +987,7 @@ pub(crate) fn ntt_inverse_from(
     source: &CudaSlice<u64>,
     polys: usize,
 ) -> Result<()> {
-    launch_inverse(context, data, FirstLoad::From { source }, polys)
+    launch_inverse(context, data, FirstLoad::From { source }, polys, None)
 }
 
 /// What the first inverse pass loads.
@@ -990,7 +1003,13 @@ enum FirstLoad<'a> {
     MulAdd { source: &'a CudaSlice<u64>, factor: &'a CudaSlice<u64>, addend: &'a CudaSlice<u64> },
 }
 
-fn launch_inverse(context: &GpuContext, data: &mut CudaSlice<u64>, load: FirstLoad<'_>, polys: usize) -> Result<()> {
+fn launch_inverse(
+    context: &GpuContext,
+    data: &mut CudaSlice<u64>,
+    load: FirstLoad<'_>,
+    polys: usize,
+    scale: Option<&CudaSlice<u64>>,
+) -> Result<()> {
     let tables = context.ntt_tables()?;
     let device = context.device();
     let stream = device.stream();
@@ -1022,7 +1041,7 @@ fn launch_inverse(context: &GpuContext, data: &mut CudaSlice<u64>, load: FirstLo
         builder
             .arg(&tables.inverse)
             .arg(&tables.inverse_chunk_roots)
-            .arg(&tables.inverse_scale)
+            .arg(scale.unwrap_or(&tables.inverse_scale))
             .arg(moduli)
             .arg(&log_n_arg)
             .arg(&limbs_arg);
@@ -1030,7 +1049,8 @@ fn launch_inverse(context: &GpuContext, data: &mut CudaSlice<u64>, load: FirstLo
         // log_n, limbs_per_poly)` in kernels/ntt.cu, for the first pass of a product
         // `ntt_inv_product_*(data, factor, ...)` and of a multiply-add
         // `ntt_inv_mul_add_*(data, source, factor, addend, ...)`, of an out-of-place inverse
-        // `ntt_inv_from_*(data, source, ...)` (ntt_passes names exactly those kernels then); the
+        // `ntt_inv_from_*(data, source, ...)` (ntt_passes names exactly those kernels then); `scale`
+        // is the context's table or a caller's InverseScale of the same limbs (4 words each); the
         // inputs, distinct buffers (shared borrows beside `data`'s
         // mutable one), have the length of `data` (see launch_forward for the others). The
         // multiply-add and out-of-place passes write every value of `data` before the later pass reads it.

@@ -44,6 +44,8 @@ mod error;
 #[cfg(feature = "cuda")]
 pub mod graph;
 #[cfg(feature = "cuda")]
+mod inverse_scale;
+#[cfg(feature = "cuda")]
 pub mod kernel;
 #[cfg(feature = "cuda")]
 mod launch;
@@ -67,6 +69,8 @@ pub use device_poly::{DevicePoly, DevicePolyBatch};
 pub use dgt::{DgtSchedule, GpuDgtPlan};
 #[cfg(feature = "cuda")]
 pub use error::{GpuError, Result};
+#[cfg(feature = "cuda")]
+pub use inverse_scale::InverseScale;
 #[cfg(feature = "cuda")]
 pub use launch::{InnerProductKeys, ModDownTarget, OwnLimbs};
 #[cfg(feature = "cuda")]

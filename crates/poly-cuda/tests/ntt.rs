@@ -1,8 +1,9 @@
 //! GPU NTT against the CPU reference (`poly`'s `Poly::forward` / `Poly::inverse`), bit-exact:
 //! random cases (proptest, `common/gpu_cases.rs`: degrees 2^10..2^17, 1..64 limbs, prime sizes,
 //! data) and fixed edge cases (every degree, the largest shapes and primes); the same for the
-//! fused entry points `DevicePoly::forward_to_new`, `DevicePoly::inverse_to_new`, `DevicePoly::inverse_of_product` and
-//! `DevicePoly::inverse_of_mul_add` (and their DGT fallbacks). Skips, saying why, when there is no CUDA driver or device.
+//! fused entry points `DevicePoly::forward_to_new`, `DevicePoly::inverse_to_new`, `DevicePoly::inverse_of_product`,
+//! `DevicePoly::inverse_of_mul_add` and `DevicePoly::inverse_of_mul_add_scaled` (and their DGT fallbacks). Skips,
+//! saying why, when there is no CUDA driver or device.
 #![cfg(feature = "cuda")]
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
@@ -11,7 +12,7 @@ mod common;
 use std::sync::Arc;
 
 use poly::{Coeff, Eval, Poly, PolyError, RingContext, TransformKind};
-use poly_cuda::{DevicePoly, DevicePolyBatch, GpuContext, GpuDevice, GpuError};
+use poly_cuda::{DevicePoly, DevicePolyBatch, GpuContext, GpuDevice, GpuError, InverseScale};
 use proptest::prelude::*;
 use rand::rngs::StdRng;
 use rand::{Rng, SeedableRng};
@@ -158,7 +159,8 @@ fn assert_words_equal(gpu: &[u64], cpu: &[u64], n: usize, what: &str) {
 /// `inverse_of_product` equals the CPU product then inverse and the GPU's `mul_assign`
 /// then `inverse`, and leaves its factor as it was; `inverse_of_mul_add` equals the CPU
 /// multiply-add then inverse and the GPU's copy, `mul_add_assign`, `inverse`, and leaves its
-/// three inputs as they were. Inputs: `edge_values` (0, 1, p-1, p-2
+/// three inputs as they were; `inverse_of_mul_add_scaled` equals that times each limb's factor
+/// (0..p, p - 1, 1), and refuses a scale of another context and bad factors. Inputs: `edge_values` (0, 1, p-1, p-2
 /// planted among random values) for one operand, uniform values for the other.
 fn check_fused(device: &Arc<GpuDevice>, ring: &Arc<RingContext>, rng: &mut StdRng, label: &str) {
     let n = ring.degree();
@@ -215,6 +217,43 @@ fn check_fused(device: &Arc<GpuDevice>, ring: &Arc<RingContext>, rng: &mut StdRn
     for (poly, host, what) in [(&addend, &c, "addend"), (&source, &a, "source"), (&factor, &b, "factor")] {
         assert_words_equal(&poly.to_vec().unwrap(), host.as_slice(), n, &format!("{label}: {what} changed"));
     }
+
+    // Scaled: limb i times f_i (1, p - 1 and random factors), against the CPU's words times f_i.
+    let factors: Vec<u64> = ring
+        .moduli()
+        .iter()
+        .enumerate()
+        .map(|(i, m)| match i % 3 {
+            0 => rng.gen_range(0..m.value()),
+            1 => m.value() - 1,
+            _ => 1,
+        })
+        .collect();
+    let scale = InverseScale::new(&gpu, &factors).unwrap();
+    let mut scaled_cpu = cpu.as_slice().to_vec();
+    for ((limb, f), m) in scaled_cpu.chunks_exact_mut(n).zip(&factors).zip(ring.moduli()) {
+        for x in limb {
+            *x = (u128::from(*x) * u128::from(*f) % u128::from(m.value())) as u64;
+        }
+    }
+    let scaled = addend.inverse_of_mul_add_scaled(&source, &factor, &scale).unwrap().to_vec().unwrap();
+    assert_words_equal(&scaled, &scaled_cpu, n, &format!("{label}: inverse_of_mul_add_scaled vs CPU, times f_i"));
+    let other = GpuContext::new(device, ring).unwrap();
+    assert!(
+        matches!(
+            DevicePoly::upload(&other, &c).unwrap().inverse_of_mul_add_scaled(
+                &DevicePoly::upload(&other, &a).unwrap(),
+                &DevicePoly::upload(&other, &b).unwrap(),
+                &scale
+            ),
+            Err(GpuError::WrongContext)
+        ),
+        "{label}: a scale of another context is refused"
+    );
+    let mut too_big = factors.clone();
+    too_big[0] = ring.moduli()[0].value();
+    assert!(InverseScale::new(&gpu, &too_big).is_err(), "{label}: a factor not below its prime is refused");
+    assert!(InverseScale::new(&gpu, &factors[1..]).is_err(), "{label}: a factor short is refused");
 }
 
 #[test]

@@ -823,6 +823,46 @@ fn batch_words(batch: &DevicePolyBatch<Eval>) -> Vec<u64> {
     batch.download().unwrap().into_iter().flat_map(Poly::into_vec).collect()
 }
 
+/// ModUp converts up to four consecutive digits of several primes in one launch: every digit
+/// count around that limit (5 digits of 3 with a short last one of 2; 6 digits of 2 and a
+/// one-prime digit last; 9 digits of 2), both extensions, `mod_up_all` and a key switch's sums
+/// (chunks of 1, 3 and all) word for word against the CPU.
+#[test]
+fn mod_up_of_several_digits_per_launch_matches_the_cpu() {
+    let Some(device) = device() else { return };
+    let mut rng = StdRng::seed_from_u64(0x00d1_6175);
+    for (degree, k, special_count, bits) in [(1usize << 12, 14, 3, 50), (1 << 13, 13, 2, 36), (1 << 12, 18, 2, 59)] {
+        let q = primes_of(bits, degree, k, &[]);
+        let special = random_primes(&mut rng, degree, special_count, &q);
+        let key_switch = KeySwitchContext::new(degree, &q, &special, special_count).unwrap();
+        let digits = key_switch.num_digits();
+        let gpu = GpuKeySwitch::new(&device, &key_switch).unwrap();
+        let q_ring = RingContext::new(degree, &q, TransformKind::Ntt).unwrap();
+        let q_p_ring = RingContext::new(degree, &key_switch.q_p().unwrap().values(), TransformKind::Ntt).unwrap();
+        let (q_gpu, q_p_gpu) =
+            (GpuContext::new(&device, &q_ring).unwrap(), GpuContext::new(&device, &q_p_ring).unwrap());
+        let input = lift_edges(key_switch.q(), degree, &mut rng);
+        let device_input = DevicePoly::<Coeff>::from_limbs(&q_gpu, &input).unwrap();
+        let stride = q_p_ring.poly_len();
+        let (key, device_key) = random_key(&q_p_ring, &q_p_gpu, digits, &mut rng);
+        for extension in [Extension::Exact, Extension::Fast] {
+            let label = format!("N = {degree}, {k} primes, digits of {special_count} ({digits}), {extension:?}");
+            let mut expected = vec![0u64; digits * stride];
+            let mut output = sentinel(&device, digits * stride);
+            key_switch.mod_up_all(&input, extension, &mut expected).unwrap();
+            gpu.mod_up_all(device_input.device_buffer(), extension, &mut output).unwrap();
+            assert_same(&format!("{label}, ModUp all"), &download(&device, &output), &expected, degree);
+            let expected = cpu_key_switch_sums(&key_switch, &q_p_ring, &input, extension, &key, None);
+            for chunk in [1, 3, digits] {
+                let sums = gpu
+                    .key_switch_accumulate_in_chunks(&device_input, &device_key, extension, &q_p_gpu, chunk)
+                    .unwrap();
+                assert_same(&format!("{label}, chunks of {chunk}"), &batch_words(&sums), &expected, degree);
+            }
+        }
+    }
+}
+
 /// Batched key switching (`GpuKeySwitch::key_switch_accumulate`, its chunked form, the slice
 /// inner product with and without accumulation, and `mod_up_all` through the one-prime kernel)
 /// equals the CPU word for word: one special prime (every digit one prime) and hybrid digits

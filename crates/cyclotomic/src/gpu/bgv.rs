@@ -651,10 +651,12 @@ impl GpuBgv {
             .arg(&q_mod_t)
             .arg(&correction_inv)
             .arg(&log_width)
-            .arg(&limbs32);
+            .arg(&limbs32)
+            .arg(&0i32);
         // SAFETY: matches `bgv_reduce_phase(u64* out, const u64* in, const Modulus* moduli, const
         // u64* tables, u64 t, u64 t_barrett_hi, u64 t_barrett_lo, u64 q_mod_t, u64
-        // correction_inv, int log_n, int limbs)` in kernels/bgv.cu: `out` holds 2^log_n = width
+        // correction_inv, int log_n, int limbs, int scaled)` in kernels/bgv.cu (scaled 0: `input` is the
+        // phase itself): `out` holds 2^log_n = width
         // words, `input` (level + 1) width canonical words (rows padded with zeros), the moduli
         // table of q_0 .. q_level (level + 1 triples), `per_limb` 3 (level + 1) words of the
         // level's DecryptionTables; 2 <= t < 2^32 and correction_inv, q_mod_t < t. The shape is

@@ -16,8 +16,8 @@ use poly_cuda::{DevicePoly, DevicePolyBatch, GpuContext, GpuDevice, GpuError};
 // ModUp launches aim for TARGET_BLOCKS blocks (splitting the output limbs into groups), the
 // grid-stride inner product stops at MAX_STRIDE_BLOCKS: the conversions' geometry.
 use super::launch::{
-    CONVERT_BATCH, ConvertKernel, ConverterLayout, DeviceTables, HostTables, MAX_STRIDE_BLOCKS, RnsKernels,
-    TARGET_BLOCKS,
+    CONVERT_BATCH, CONVERT_DIGITS, ConvertKernel, ConvertParams, ConverterLayout, DeviceTables, HostTables,
+    MAX_STRIDE_BLOCKS, RnsKernels, TARGET_BLOCKS,
 };
 use super::{GpuRnsError, Result, check_poly};
 use crate::{Extension, KeySwitchContext, RnsError, check_len};
@@ -135,6 +135,23 @@ pub const TRANSFORM_OWN_LIMBS_ENV: &str = "HEGPU_KS_TRANSFORM_OWN_LIMBS";
 fn transform_own_limbs_forced() -> bool {
     static KNOB: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
     *KNOB.get_or_init(|| std::env::var(TRANSFORM_OWN_LIMBS_ENV).is_ok_and(|v| v == "1"))
+}
+
+/// Environment knob: set to 1, ModUp converts each digit of several primes in a launch of its
+/// own (the path before one launch for all of them, for A/B runs); read once per process.
+pub const CONVERSION_PER_DIGIT_ENV: &str = "HEGPU_KS_CONVERSION_PER_DIGIT";
+
+fn conversion_per_digit_forced() -> bool {
+    static KNOB: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
+    *KNOB.get_or_init(|| std::env::var(CONVERSION_PER_DIGIT_ENV).is_ok_and(|v| v == "1"))
+}
+
+/// The conversion kernel of a ModUp by `extension`.
+fn conversion_kernel(extension: Extension) -> ConvertKernel {
+    match extension {
+        Extension::Fast => ConvertKernel::Fast,
+        Extension::Exact => ConvertKernel::Exact,
+    }
 }
 
 fn separate_mod_up_forced() -> bool {
@@ -343,11 +360,22 @@ impl GpuKeySwitch {
         output: u64,
         copy_own: bool,
     ) -> Result<()> {
-        let (range, converter) = self.digit(digit)?;
+        let (range, _) = self.digit(digit)?;
         if range.len() == 1 {
             // SAFETY: forwarded: one digit, one polynomial of output.
             return unsafe { self.mod_up_one_prime_raw(range.start, 1, extension, input, output) };
         }
+        let params = self.mod_up_params(digit, input, output, copy_own)?;
+        // SAFETY: tables of this context; buffers as documented by the caller. The output
+        // limbs are those before the digit and after it (the kernel's skip) plus the digit's
+        // own limbs (the copy): all k + l limbs.
+        unsafe { self.kernels.convert(conversion_kernel(extension), params) }
+    }
+
+    /// The conversion parameters of [`mod_up_raw`](Self::mod_up_raw) for a digit of several
+    /// primes (addresses as there).
+    fn mod_up_params(&self, digit: usize, input: u64, output: u64, copy_own: bool) -> Result<ConvertParams> {
+        let (range, converter) = self.digit(digit)?;
         let n = self.degree;
         let mut params = converter.params(&self.tables, n, converter.rows);
         let digit_start = 8 * (range.start * n) as u64;
@@ -357,14 +385,7 @@ impl GpuKeySwitch {
         // Target limbs: q's limbs before the digit, those after it, then P.
         params.skip_start = range.start as u32;
         params.skip_len = range.len() as u32;
-        let kernel = match extension {
-            Extension::Fast => ConvertKernel::Fast,
-            Extension::Exact => ConvertKernel::Exact,
-        };
-        // SAFETY: tables of this context; buffers as documented by the caller. The output
-        // limbs are those before the digit and after it (the kernel's skip) plus the digit's
-        // own limbs (the copy): all k + l limbs.
-        unsafe { self.kernels.convert(kernel, params) }
+        Ok(params)
     }
 
     /// ModUp of `count` consecutive digits of one prime each, digit `t` being limb
@@ -447,8 +468,18 @@ impl GpuKeySwitch {
                 // SAFETY: `run` polynomials from `at`, inside the caller's buffer.
                 unsafe { self.mod_up_one_prime_raw(range.start, run, extension, input, at) }?;
             } else {
-                // SAFETY: one polynomial at `at`, inside the caller's buffer.
-                unsafe { self.mod_up_raw(digit, extension, input, at, copy_own) }?;
+                // Consecutive digits of several primes: one conversion launch for up to
+                // CONVERT_DIGITS of them (or one each, by the knob).
+                let most = if conversion_per_digit_forced() { 1 } else { CONVERT_DIGITS };
+                while run < most && digit + run < digits.end && self.digit(digit + run)?.0.len() > 1 {
+                    run += 1;
+                }
+                let params = (0..run)
+                    .map(|d| self.mod_up_params(digit + d, input, at + d as u64 * stride, copy_own))
+                    .collect::<Result<Vec<_>>>()?;
+                // SAFETY: `run` polynomials from `at`, inside the caller's buffer; each digit's
+                // conversion writes the limbs `mod_up_raw` documents.
+                unsafe { self.kernels.convert_digits(conversion_kernel(extension), &params) }?;
             }
             digit += run;
         }

@@ -102,6 +102,16 @@ pub(crate) struct ConvertParams {
 /// Polynomials one conversion launch takes at most (`CONVERT_BATCH` in `kernels/rns.cu`).
 pub(crate) const CONVERT_BATCH: usize = 4;
 
+/// ModUp digits one conversion launch takes at most (`CONVERT_DIGITS` in `kernels/rns.cu`).
+pub(crate) const CONVERT_DIGITS: usize = 4;
+
+/// Mirror of `DigitConvertParams` in `kernels/rns.cu`: one conversion per ModUp digit.
+#[repr(C)]
+#[derive(Debug, Clone, Copy, Default, Pod, Zeroable)]
+pub(crate) struct DigitConvertParams {
+    pub digit: [ConvertParams; CONVERT_DIGITS],
+}
+
 /// Mirror of `MontgomeryParams` in `kernels/rns.cu`.
 #[repr(C)]
 #[derive(Debug, Clone, Copy, Default, Pod, Zeroable)]
@@ -168,6 +178,7 @@ pub(crate) struct HpsDecryptParams {
 // (same field order and types; u64 for pointers): their sizes are those of the C structs
 // (`Pod` already rules out padding).
 const _: () = assert!(size_of::<ConvertParams>() == 21 * 8 + 8 * 4 + 2 * CONVERT_BATCH * 8);
+const _: () = assert!(size_of::<DigitConvertParams>() == CONVERT_DIGITS * size_of::<ConvertParams>());
 const _: () = assert!(size_of::<MontgomeryParams>() == 11 * 8 + 2 * 4);
 const _: () = assert!(size_of::<BehzDecryptParams>() == 19 * 8 + 2 * 4);
 const _: () = assert!(size_of::<HpsDecryptParams>() == 12 * 8 + 2 * 4);
@@ -281,6 +292,35 @@ pub(crate) fn largest(moduli: &[Modulus]) -> u64 {
     moduli.iter().map(Modulus::value).max().unwrap_or(0)
 }
 
+/// Sets `params`' tile and output group for its source limbs, coefficients and output limbs;
+/// returns the grid's tiles and groups and the shared memory of one block, or `None` when
+/// there is nothing to convert. Shared memory holds `(k + 2)` words per coefficient of the
+/// tile: the largest tile of 16..=64 coefficients within 32 KB (33 KB for 255 or 256 source
+/// limbs). The kernel needs THREADS / tile <= 16 threads per coefficient in phase 1b. (Tiles
+/// of 128 and 256 for few source limbs measured slower on an H100: fewer blocks at small N.)
+fn conversion_shape(params: &mut ConvertParams) -> Option<(u32, u32, u32)> {
+    let n = params.n as usize;
+    let k = params.k as usize;
+    let outputs = params.l as usize;
+    if n == 0 || outputs == 0 {
+        return None;
+    }
+    let log_tile = (SHARED_WORDS / (k + 2)).max(1).ilog2().clamp(MIN_LOG_TILE, MAX_LOG_TILE);
+    let tiles = n.div_ceil(1 << log_tile);
+    let wanted_groups = TARGET_BLOCKS.div_ceil(tiles).max(1);
+    let group = outputs
+        .div_ceil(wanted_groups)
+        .max(outputs.min(MIN_GROUP))
+        .max(outputs.min(min_block_outputs(tiles) >> log_tile));
+    let groups = outputs.div_ceil(group);
+    params.log_tile = log_tile;
+    params.group = group as u32;
+    if wide_sums_forced() {
+        params.narrow = 0;
+    }
+    Some((tiles as u32, groups as u32, (((k + 2) << log_tile) * 8) as u32))
+}
+
 impl ConverterLayout {
     /// Pushes the converter's tables (the source's punctured inverses as the scale).
     pub(crate) fn push(host: &mut HostTables, converter: &BaseConverter) -> Self {
@@ -337,6 +377,8 @@ poly_cuda::kernel_set! {
     pub(crate) struct RnsModule(hegpu_kernels::RNS) {
         rns_fast_convert,
         rns_exact_convert,
+        rns_fast_convert_digits,
+        rns_exact_convert_digits,
         rns_shenoy_kumaresan,
         rns_behz_extend,
         rns_behz_floor,
@@ -452,34 +494,9 @@ impl RnsKernels {
             params.batch_output[z] = output;
         }
         let batch = members.len().max(1) as u32;
-        let n = params.n as usize;
-        let k = params.k as usize;
-        let outputs = params.l as usize;
-        if n == 0 || outputs == 0 {
-            return Ok(());
-        }
-        // Shared memory holds (k + 2) words per coefficient of the tile: the largest tile of
-        // 16..=64 coefficients within 32 KB (33 KB for 255 or 256 source limbs). The kernel
-        // needs THREADS / tile <= 16 threads per coefficient in phase 1b. (Tiles of 128 and
-        // 256 for few source limbs measured slower on an H100: fewer blocks at small N.)
-        let log_tile = (SHARED_WORDS / (k + 2)).max(1).ilog2().clamp(MIN_LOG_TILE, MAX_LOG_TILE);
-        let tiles = n.div_ceil(1 << log_tile);
-        let wanted_groups = TARGET_BLOCKS.div_ceil(tiles).max(1);
-        let group = outputs
-            .div_ceil(wanted_groups)
-            .max(outputs.min(MIN_GROUP))
-            .max(outputs.min(min_block_outputs(tiles) >> log_tile));
-        let groups = outputs.div_ceil(group);
-        params.log_tile = log_tile;
-        params.group = group as u32;
-        if wide_sums_forced() {
-            params.narrow = 0;
-        }
-        let config = LaunchConfig {
-            grid_dim: (tiles as u32, groups as u32, batch),
-            block_dim: (THREADS, 1, 1),
-            shared_mem_bytes: (((k + 2) << log_tile) * 8) as u32,
-        };
+        let Some((tiles, groups, shared)) = conversion_shape(&mut params) else { return Ok(()) };
+        let config =
+            LaunchConfig { grid_dim: (tiles, groups, batch), block_dim: (THREADS, 1, 1), shared_mem_bytes: shared };
         let functions = &*self.functions;
         let kernel = match kernel {
             ConvertKernel::Fast => &functions.rns_fast_convert,
@@ -495,6 +512,64 @@ impl RnsKernels {
         // SAFETY: the argument is the kernel's one by-value ConvertParams; the caller vouches
         // for its addresses (every batch member's); the grid covers ceil(n / tile) tiles, every
         // output limb group and every member (grid z).
+        unsafe { builder.launch(config) }?;
+        Ok(())
+    }
+
+    /// Queues the conversions of up to [`CONVERT_DIGITS`] ModUp digits in one launch
+    /// (`kernels/rns.cu` `rns_*_convert_digits`): `digits[z]` converts as [`convert`](Self::convert)
+    /// would with it alone (its own tile and output groups; the grid covers the largest).
+    /// Only the fast and exact conversions have this form.
+    ///
+    /// # Safety
+    /// As [`convert`](Self::convert), for every digit's parameters.
+    pub(crate) unsafe fn convert_digits(&self, kernel: ConvertKernel, digits: &[ConvertParams]) -> Result<()> {
+        let function = match kernel {
+            ConvertKernel::Fast => &self.functions.rns_fast_convert_digits,
+            ConvertKernel::Exact => &self.functions.rns_exact_convert_digits,
+            _ => {
+                return Err(crate::RnsError::InvalidParameter {
+                    name: "conversion kernel",
+                    value: 0,
+                    reason: "only the fast and exact conversions convert several digits in one launch",
+                }
+                .into());
+            }
+        };
+        if digits.is_empty() || digits.len() > CONVERT_DIGITS {
+            return Err(crate::RnsError::InvalidParameter {
+                name: "conversion digits",
+                value: digits.len() as u64,
+                reason: "between 1 and CONVERT_DIGITS digits a launch",
+            }
+            .into());
+        }
+        let mut all = DigitConvertParams::default();
+        let (mut tiles, mut groups, mut shared) = (0, 0, 0);
+        let mut used = 0;
+        for params in digits {
+            let mut params = *params;
+            let Some((t, g, s)) = conversion_shape(&mut params) else { continue };
+            // The kernel finds digit z's buffers through its batch slot z (see kernels/rns.cu).
+            params.batch_input[used] = params.input;
+            params.batch_output[used] = params.output;
+            all.digit[used] = params;
+            (tiles, groups, shared) = (tiles.max(t), groups.max(g), shared.max(s));
+            used += 1;
+        }
+        if used == 0 {
+            return Ok(());
+        }
+        let config = LaunchConfig {
+            grid_dim: (tiles, groups, used as u32),
+            block_dim: (THREADS, 1, 1),
+            shared_mem_bytes: shared,
+        };
+        let mut builder = function.builder(self.stream());
+        builder.arg_pod(&all);
+        // SAFETY: the argument is the kernel's one by-value DigitConvertParams; the caller
+        // vouches for every digit's addresses; grid z covers the digits, x and y every digit's
+        // tiles and groups (a block past its digit's returns at once).
         unsafe { builder.launch(config) }?;
         Ok(())
     }
