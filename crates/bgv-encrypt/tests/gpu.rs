@@ -138,6 +138,8 @@ mod on_device {
         for params in [
             Preset::Phantom { log_degree: 12 }.build().unwrap(),
             build(13, &[50, 50, 50, 50], &[55, 55], 65537, TransformKind::Ntt),
+            // The largest degree replayed by default (GpuKeySwitch::EVAL_REPLAY_MAX_DEGREE).
+            Preset::Phantom { log_degree: 14 }.build().unwrap(),
         ] {
             let expected = products_and_rotations(CpuBackend, &params, 4, false);
             let single = products_and_rotations(gpu.clone(), &params, 4, false);

@@ -13,8 +13,8 @@
 //! Stream contract: everything is queued on the device's stream, in order; the cache's lock is
 //! held while a call queues its copies and its graph, so calls from several threads never
 //! share staging buffers out of order. Knobs (read once per process): `HEGPU_GRAPHS=0` turns
-//! replay off; `HEGPU_GRAPH_MAX_DEGREE` (default [`DEFAULT_MAX_DEGREE`]) is the largest ring
-//! degree replayed.
+//! replay off; `HEGPU_GRAPH_MAX_DEGREE` (default [`DEFAULT_MAX_DEGREE`], or an operation's own:
+//! [`replay_enabled_up_to`]) is the largest ring degree replayed.
 
 use std::sync::{Mutex, OnceLock, PoisonError};
 
@@ -33,18 +33,23 @@ pub const DEFAULT_MAX_DEGREE: usize = 1 << 13;
 /// Signatures a cache keeps (the oldest is dropped first).
 const MAX_ENTRIES: usize = 8;
 
-/// Whether operations over rings of degree `degree` are replayed (see the module's knobs).
+/// Whether operations over rings of degree `degree` are replayed (see the module's knobs), with
+/// [`DEFAULT_MAX_DEGREE`] as the bound where the knob does not set one.
 pub fn replay_enabled(degree: usize) -> bool {
-    static KNOBS: OnceLock<(bool, usize)> = OnceLock::new();
+    replay_enabled_up_to(degree, DEFAULT_MAX_DEGREE)
+}
+
+/// [`replay_enabled`] for an operation whose own default bound is `default_max_degree` (an
+/// operation that measured faster replayed at larger degrees); `HEGPU_GRAPH_MAX_DEGREE`, where
+/// set, is every operation's bound.
+pub fn replay_enabled_up_to(degree: usize, default_max_degree: usize) -> bool {
+    static KNOBS: OnceLock<(bool, Option<usize>)> = OnceLock::new();
     let (on, max_degree) = *KNOBS.get_or_init(|| {
         let on = std::env::var(GRAPHS_ENV).map_or(true, |v| v != "0");
-        let max_degree = std::env::var(GRAPH_MAX_DEGREE_ENV)
-            .ok()
-            .and_then(|v| v.parse::<usize>().ok())
-            .unwrap_or(DEFAULT_MAX_DEGREE);
+        let max_degree = std::env::var(GRAPH_MAX_DEGREE_ENV).ok().and_then(|v| v.parse::<usize>().ok());
         (on, max_degree)
     });
-    on && degree <= max_degree
+    on && degree <= max_degree.unwrap_or(default_max_degree)
 }
 
 /// `dst[k] <- src[k]` for every pair, up to four buffers per launch, on `device`'s stream.

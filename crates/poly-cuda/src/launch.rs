@@ -319,6 +319,17 @@ const FORWARD_IP_LOG_RADIX: u32 = 3;
 /// and digit) does not. H100 A/B: BFV `phantom-16384` (8 limbs, 128 blocks) 3% slower fused,
 /// `phantom-32768` (16 limbs, 512 blocks) Rotate 17% faster.
 const FORWARD_IP_MIN_BLOCKS: usize = 256;
+/// Environment knob: the fewest blocks for the fused pass in place of
+/// [`FORWARD_IP_MIN_BLOCKS`] (for A/B runs); read once per process.
+pub const FORWARD_IP_MIN_BLOCKS_ENV: &str = "HEGPU_FORWARD_IP_MIN_BLOCKS";
+
+/// [`FORWARD_IP_MIN_BLOCKS`], or the knob's value.
+fn forward_ip_min_blocks() -> usize {
+    static KNOB: std::sync::OnceLock<usize> = std::sync::OnceLock::new();
+    *KNOB.get_or_init(|| {
+        std::env::var(FORWARD_IP_MIN_BLOCKS_ENV).ok().and_then(|v| v.parse().ok()).unwrap_or(FORWARD_IP_MIN_BLOCKS)
+    })
+}
 /// `IP_MAX_DIGITS` of kernels/ntt.cu: key digits per fused launch.
 pub const FORWARD_IP_MAX_DIGITS: usize = 64;
 
@@ -827,7 +838,7 @@ pub(crate) fn forward_inner_product_supported(context: &GpuContext, polys: usize
     match tables.schedule {
         NttSchedule::TwoPass { contiguous, .. } => {
             let blocks = (context.degree() >> 10) * context.num_limbs();
-            !single_launch(log_n, grid_y) && FORWARD_IP_LOG_M.contains(&contiguous) && blocks >= FORWARD_IP_MIN_BLOCKS
+            !single_launch(log_n, grid_y) && FORWARD_IP_LOG_M.contains(&contiguous) && blocks >= forward_ip_min_blocks()
         }
         NttSchedule::Single { .. } => false,
     }

@@ -1055,17 +1055,25 @@ fn fused_inner_product_over_many_digits_matches_the_cpu() {
 /// inner product, reading the digits' own limbs from the input's evaluations or transforming
 /// them, then ModDown with its epilogue in the transform's last pass) equals the CPU's steps
 /// word for word: CPU sums, inverse transform, `E^-1`, `KeySwitchContext::mod_down`, `E`,
-/// forward transform, addend. N = 2^14 (not replayed as a graph, so the own limbs are read),
-/// hybrid digits of 8 (the last one shorter in one case) and one-prime digits, `E` = 1 and
-/// 65537, an addend on the first output only.
+/// forward transform, addend. N = 2^15 (the direct path: the own limbs are read) and 2^14
+/// (replayed as a graph), hybrid digits of 8 (the last one shorter in one case) and one-prime
+/// digits, `E` = 1 and 65537, an addend on the first output only; evaluations of another ring
+/// are refused on both paths.
 #[test]
 fn switch_key_eval_with_own_limbs_matches_the_cpu() {
     let Some(device) = device() else { return };
     let mut rng = StdRng::seed_from_u64(23);
-    let degree = 1usize << 14;
-    for (k, special_count, digit_size, error_scale) in
-        [(24usize, 8usize, 8usize, 65537u64), (20, 8, 8, 1), (20, 8, 8, 65537), (16, 1, 1, 65537)]
-    {
+    // 2^14 is replayed as a graph (GpuKeySwitch::EVAL_REPLAY_MAX_DEGREE: the own limbs are
+    // checked, not read); 2^15 runs the direct path, which reads them.
+    const { assert!(1 << 15 > GpuKeySwitch::EVAL_REPLAY_MAX_DEGREE) };
+    for (degree, k, special_count, digit_size, error_scale) in [
+        (1usize << 15, 24usize, 8usize, 8usize, 65537u64),
+        (1 << 15, 20, 8, 8, 1),
+        (1 << 15, 20, 8, 8, 65537),
+        (1 << 15, 16, 1, 1, 65537),
+        (1 << 14, 24, 8, 8, 65537),
+        (1 << 14, 16, 1, 1, 1),
+    ] {
         let q = primes_of(50, degree, k, &[]);
         let special = primes_of(55, degree, special_count, &q);
         let key_switch = KeySwitchContext::new(degree, &q, &special, digit_size).unwrap();
@@ -1129,7 +1137,8 @@ fn switch_key_eval_with_own_limbs_matches_the_cpu() {
         };
         for own in [Some(&device_input_eval), None] {
             let label = format!(
-                "{k} primes, {special_count} special, digits of {digit_size}, E = {error_scale}, own limbs read: {}",
+                "N = {degree}, {k} primes, {special_count} special, digits of {digit_size}, E = {error_scale}, \
+                 own limbs given: {}",
                 own.is_some()
             );
             let [b, a] = switch(Some(&device_addend), own).unwrap();

@@ -344,6 +344,14 @@ impl GpuKeySwitch {
         self.q_p.len() * self.degree
     }
 
+    /// The largest degree whose evaluation-form key switching ([`switch_key_eval`](Self::switch_key_eval))
+    /// is replayed as a CUDA graph by default (`poly_cuda::graph::replay_enabled_up_to`). H100,
+    /// 2026-11-24, five rounds in two device calls: BGV Mul+Relin at 16384 3-11% faster replayed
+    /// (host-bound there: the direct path issues a dozen launches); at 32768 slower (189.7 /
+    /// 192.7 us against 182.0 / 171.2). Coefficient-form switching (BFV) keeps the default 2^13
+    /// (its Mul+Relin at 16384 measured 2% slower replayed).
+    pub const EVAL_REPLAY_MAX_DEGREE: usize = 1 << 14;
+
     /// The digits whose extensions fit in [`DEFAULT_BATCH_BYTES`](Self::DEFAULT_BATCH_BYTES) (at least 1).
     fn default_chunk_digits(&self) -> usize {
         (Self::DEFAULT_BATCH_BYTES / (8 * self.stride()).max(1)).max(1)
@@ -1045,7 +1053,10 @@ impl GpuKeySwitch {
             let [b, a] = self.mod_down_eval_split(&sums, special, ring_p, ring_q, error_scale, addends)?;
             Ok(vec![b.into_device_buffer(), a.into_device_buffer()])
         };
-        let outputs = if poly_cuda::graph::replay_enabled(self.degree) && !is_gaussian(ring_qp.ring().transform()) {
+        // The input's evaluations are checked on both paths (a replay does not read them).
+        self.own_limbs(input_eval)?;
+        let replay = poly_cuda::graph::replay_enabled_up_to(self.degree, Self::EVAL_REPLAY_MAX_DEGREE);
+        let outputs = if replay && !is_gaussian(ring_qp.ring().transform()) {
             // The recording's staging holds the coefficients only: every limb is transformed.
             let run =
                 |input: &DevicePoly<Coeff>, addends: [Option<&DevicePoly<Eval>>; 2]| run_with(input, None, addends);
