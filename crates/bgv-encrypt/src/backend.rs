@@ -266,7 +266,8 @@ fn queue_reduce_phase(
         .arg(&scaled_arg);
     // SAFETY: matches `bgv_reduce_phase(u64* out, const u64* in, const Modulus* moduli,
     // const u64* tables, u64 t, u64 t_barrett_hi, u64 t_barrett_lo, u64 q_mod_t, u64 correction_inv, int log_n, int
-    // limbs, int scaled)` in kernels/bgv.cu (scaled: `in` already times (q/q_i)^{-1}): `out` holds N words (a device buffer of N words, or N words of
+    // limbs, int scaled)` in kernels/bgv.cu (scaled: `in` already times (q/q_i)^{-1}): `out`
+    // holds N words (a device buffer of N words, or N words of
     // mapped host memory that collect_words hands out), `in` L N canonical words (a DevicePoly
     // of the ring whose primes are the tables', checked by the caller), the moduli table L
     // triples, `tables` 3 L words (checked); 2 <= t < 2^60 (DecryptionTables::new) and
@@ -321,23 +322,17 @@ fn scaled_phase(
         let factors: Vec<u64> = tables.per_limb().chunks_exact(3).map(|row| row[0]).collect();
         poly_cuda::InverseScale::new(context, &factors).map_err(BgvError::from_backend)
     };
-    // The level's ciphertexts share one context; another one gets a scale of its own.
+    // Made for the first context seen: the level's ciphertexts share one; another context
+    // gets a scale of its own per call.
+    if prepared.scale.get().is_none() {
+        let _ = prepared.scale.set(new_scale()?);
+    }
     let other;
     let scale = match prepared.scale.get() {
         Some(scale) if scale.context().id() == context.id() => scale,
-        Some(_) => {
+        _ => {
             other = new_scale()?;
             &other
-        }
-        None => {
-            let _ = prepared.scale.set(new_scale()?);
-            match prepared.scale.get() {
-                Some(scale) if scale.context().id() == context.id() => scale,
-                _ => {
-                    other = new_scale()?;
-                    &other
-                }
-            }
         }
     };
     c0.inverse_of_mul_add_scaled(acc, s, scale).map_err(BgvError::from_backend)

@@ -207,7 +207,8 @@ mod on_device {
     /// reduction of the scaled words) equals `reduce_host` of the CPU's phase
     /// `inverse(c_0 + acc s)` word for word: random operands (edges near +-q/2 through
     /// `acc = 0`), 1 to 40 primes, NTT and DGT rings (the DGT's per-limb scaling after the
-    /// inverse), `t` odd prime, power of two and near 2^60.
+    /// inverse), `t` odd prime, power of two and near 2^60; operands of a second context over
+    /// the same primes (the cached scale is the first's) decrypt the same.
     #[test]
     fn gpu_fused_decryption_equals_host() {
         let Some(gpu) = gpu_backend() else { return };
@@ -256,6 +257,12 @@ mod on_device {
                         host == bfv::BfvBackend::download_plain_words(&gpu, &resident).unwrap(),
                         "{label}: decrypt_words_resident"
                     );
+                    // Operands of another context over the same primes: a scale of their own.
+                    let other = poly_cuda::GpuContext::new(gpu.device(), &ring).unwrap();
+                    let moved = [&c0, &acc, &s].map(|p| poly_cuda::DevicePoly::upload(&other, p).unwrap());
+                    let moved = [&moved[0], &moved[1], &moved[2]];
+                    let device = gpu.decrypt_words(&tables, &prepared, moved, t - 1).unwrap();
+                    assert!(host == device, "{label}: decrypt_words, another context");
                 }
             }
         }
