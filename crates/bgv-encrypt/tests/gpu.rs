@@ -21,6 +21,8 @@ mod on_device {
     use poly::{Backend, CpuBackend, Eval, Poly, RingContext, TransformKind};
     use poly_cuda::GpuBackend;
     use proptest::prelude::*;
+    use rand::rngs::StdRng;
+    use rand::{Rng, SeedableRng};
 
     use crate::common::{random_circuit, session};
     use crate::gpu_cases::{self, Regressions};
@@ -212,13 +214,7 @@ mod on_device {
     #[test]
     fn gpu_fused_decryption_equals_host() {
         let Some(gpu) = gpu_backend() else { return };
-        let mut state = 0x9e37_79b9_7f4a_7c15u64;
-        let mut next = move || {
-            state ^= state << 13;
-            state ^= state >> 7;
-            state ^= state << 17;
-            state
-        };
+        let mut rng = StdRng::seed_from_u64(0x9e37_79b9_7f4a_7c15);
         for (log_n, count, bits, transform) in [
             (12u32, 1usize, 61u32, TransformKind::Ntt),
             (12, 4, 45, TransformKind::Ntt),
@@ -234,7 +230,9 @@ mod on_device {
                 let words = ring
                     .moduli()
                     .iter()
-                    .flat_map(|m| (0..degree).map(|_| if zero { 0 } else { next() % m.value() }).collect::<Vec<_>>())
+                    .flat_map(|m| {
+                        (0..degree).map(|_| if zero { 0 } else { rng.gen_range(0..m.value()) }).collect::<Vec<_>>()
+                    })
                     .collect::<Vec<_>>();
                 Poly::<Eval>::from_limbs(&ring, words).unwrap()
             };

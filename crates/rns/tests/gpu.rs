@@ -823,6 +823,30 @@ fn batch_words(batch: &DevicePolyBatch<Eval>) -> Vec<u64> {
     batch.download().unwrap().into_iter().flat_map(Poly::into_vec).collect()
 }
 
+/// A key-switching context over `q` and `special` (digits of `digit_size` primes), its GPU
+/// twin, the ring `q u P` of `transform` on the host, and `q` and `q u P` on the device.
+struct KeySwitchSetup {
+    key_switch: KeySwitchContext,
+    gpu: GpuKeySwitch,
+    q_p_ring: Arc<RingContext>,
+    q_gpu: GpuContext,
+    q_p_gpu: GpuContext,
+}
+
+fn key_switch_setup(
+    device: &Arc<GpuDevice>,
+    degree: usize,
+    (q, special, digit_size): (&[u64], &[u64], usize),
+    transform: TransformKind,
+) -> KeySwitchSetup {
+    let key_switch = KeySwitchContext::new(degree, q, special, digit_size).unwrap();
+    let gpu = GpuKeySwitch::new(device, &key_switch).unwrap();
+    let q_ring = RingContext::new(degree, q, transform).unwrap();
+    let q_p_ring = RingContext::new(degree, &key_switch.q_p().unwrap().values(), transform).unwrap();
+    let (q_gpu, q_p_gpu) = (GpuContext::new(device, &q_ring).unwrap(), GpuContext::new(device, &q_p_ring).unwrap());
+    KeySwitchSetup { key_switch, gpu, q_p_ring, q_gpu, q_p_gpu }
+}
+
 /// ModUp converts up to four consecutive digits of several primes in one launch: every digit
 /// count around that limit (5 digits of 3 with a short last one of 2; 6 digits of 2 and a
 /// one-prime digit last; 9 digits of 2), both extensions, `mod_up_all` and a key switch's sums
@@ -834,13 +858,9 @@ fn mod_up_of_several_digits_per_launch_matches_the_cpu() {
     for (degree, k, special_count, bits) in [(1usize << 12, 14, 3, 50), (1 << 13, 13, 2, 36), (1 << 12, 18, 2, 59)] {
         let q = primes_of(bits, degree, k, &[]);
         let special = random_primes(&mut rng, degree, special_count, &q);
-        let key_switch = KeySwitchContext::new(degree, &q, &special, special_count).unwrap();
+        let KeySwitchSetup { key_switch, gpu, q_p_ring, q_gpu, q_p_gpu } =
+            key_switch_setup(&device, degree, (&q, &special, special_count), TransformKind::Ntt);
         let digits = key_switch.num_digits();
-        let gpu = GpuKeySwitch::new(&device, &key_switch).unwrap();
-        let q_ring = RingContext::new(degree, &q, TransformKind::Ntt).unwrap();
-        let q_p_ring = RingContext::new(degree, &key_switch.q_p().unwrap().values(), TransformKind::Ntt).unwrap();
-        let (q_gpu, q_p_gpu) =
-            (GpuContext::new(&device, &q_ring).unwrap(), GpuContext::new(&device, &q_p_ring).unwrap());
         let input = lift_edges(key_switch.q(), degree, &mut rng);
         let device_input = DevicePoly::<Coeff>::from_limbs(&q_gpu, &input).unwrap();
         let stride = q_p_ring.poly_len();
@@ -898,17 +918,13 @@ fn batched_key_switching_matches_the_cpu() {
             let q = primes_of(bits, degree, k, &[]);
             let special = random_primes(&mut rng, degree, special_count, &q);
             let digit_size = digits.size(k, special_count);
-            let key_switch = KeySwitchContext::new(degree, &q, &special, digit_size).unwrap();
+            let KeySwitchSetup { key_switch, gpu, q_p_ring, q_gpu, q_p_gpu } =
+                key_switch_setup(&device, degree, (&q, &special, digit_size), transform);
             let digits = key_switch.num_digits();
             let label = format!(
                 "N = {degree}, {k} primes, {special_count} special, digits of {digit_size} ({digits}), \
              {transform:?}, {extension:?}"
             );
-            let gpu = GpuKeySwitch::new(&device, &key_switch).unwrap();
-            let q_ring = RingContext::new(degree, &q, transform).unwrap();
-            let q_p_ring = RingContext::new(degree, &key_switch.q_p().unwrap().values(), transform).unwrap();
-            let (q_gpu, q_p_gpu) =
-                (GpuContext::new(&device, &q_ring).unwrap(), GpuContext::new(&device, &q_p_ring).unwrap());
 
             let input = lift_edges(key_switch.q(), degree, &mut rng);
             let device_input = DevicePoly::<Coeff>::from_limbs(&q_gpu, &input).unwrap();
@@ -1030,13 +1046,9 @@ fn fused_inner_product_over_many_digits_matches_the_cpu() {
         let k = 70;
         let q = primes_of(50, degree, k, &[]);
         let special = random_primes(&mut rng, degree, special_count, &q);
-        let key_switch = KeySwitchContext::new(degree, &q, &special, digit_size).unwrap();
+        let KeySwitchSetup { key_switch, gpu, q_p_ring, q_gpu, q_p_gpu } =
+            key_switch_setup(&device, degree, (&q, &special, digit_size), TransformKind::Ntt);
         let digits = key_switch.num_digits();
-        let gpu = GpuKeySwitch::new(&device, &key_switch).unwrap();
-        let q_ring = RingContext::new(degree, &q, TransformKind::Ntt).unwrap();
-        let q_p_ring = RingContext::new(degree, &key_switch.q_p().unwrap().values(), TransformKind::Ntt).unwrap();
-        let (q_gpu, q_p_gpu) =
-            (GpuContext::new(&device, &q_ring).unwrap(), GpuContext::new(&device, &q_p_ring).unwrap());
         assert!(DevicePolyBatch::forward_inner_product_supported(&q_p_gpu, 20), "N = {degree}: fused path not taken");
         let input = lift_edges(key_switch.q(), degree, &mut rng);
         let device_input = DevicePoly::<Coeff>::from_limbs(&q_gpu, &input).unwrap();

@@ -346,7 +346,7 @@ impl GpuKeySwitch {
 
     /// The largest degree whose evaluation-form key switching ([`switch_key_eval`](Self::switch_key_eval))
     /// is replayed as a CUDA graph by default (`poly_cuda::graph::replay_enabled_up_to`). H100,
-    /// 2026-11-24, five rounds in two device calls: BGV Mul+Relin at 16384 3-11% faster replayed
+    /// 2026-11-24, eight rounds in three device calls: BGV Mul+Relin at 16384 3-11% faster replayed
     /// (host-bound there: the direct path issues a dozen launches); at 32768 slower (189.7 /
     /// 192.7 us against 182.0 / 171.2). Coefficient-form switching (BFV) keeps the default 2^13
     /// (its Mul+Relin at 16384 measured 2% slower replayed).
@@ -1053,10 +1053,11 @@ impl GpuKeySwitch {
             let [b, a] = self.mod_down_eval_split(&sums, special, ring_p, ring_q, error_scale, addends)?;
             Ok(vec![b.into_device_buffer(), a.into_device_buffer()])
         };
-        // The input's evaluations are checked on both paths (a replay does not read them).
-        self.own_limbs(input_eval)?;
         let replay = poly_cuda::graph::replay_enabled_up_to(self.degree, Self::EVAL_REPLAY_MAX_DEGREE);
         let outputs = if replay && !is_gaussian(ring_qp.ring().transform()) {
+            // A replay does not read the input's evaluations; they are checked as the direct
+            // path checks them (accumulate_in_chunks).
+            self.own_limbs(input_eval)?;
             // The recording's staging holds the coefficients only: every limb is transformed.
             let run =
                 |input: &DevicePoly<Coeff>, addends: [Option<&DevicePoly<Eval>>; 2]| run_with(input, None, addends);
