@@ -291,79 +291,6 @@ pub(crate) struct NttKernels {
     /// `ntt_fwd_ip_split_contiguous_<m>_lr3` by `m`: the same with own limbs and a special
     /// output ([`InnerProductKeys::own`], [`InnerProductKeys::special`]).
     forward_ip_split: Vec<(u32, Kernel)>,
-    /// The last inverse pass fused with the centered lift modulo `t`, on devices with thread
-    /// block clusters (compute capability 9.0 and up); `None` elsewhere.
-    lift: Option<LiftKernels>,
-}
-
-/// `ntt_inv_lift_single_<n>` (kernels/ntt.cu) prepared for cluster launches: each with the
-/// dynamic shared memory it may take, and the largest cluster every one of them allows.
-#[derive(Debug)]
-struct LiftKernels {
-    /// `(log2 N, kernel, dynamic shared-memory bytes allowed)`, as [`LIFT_KERNELS`].
-    kernels: Vec<(u32, Kernel, u32)>,
-    max_cluster: u32,
-}
-
-/// The whole inverse fused with the centered lift, for `N = 2^10 ..= 2^12` (single-block
-/// passes): `(log2 N`, name).
-const LIFT_KERNELS: [(u32, &str); 3] =
-    [(10, "ntt_inv_lift_single_10"), (11, "ntt_inv_lift_single_11"), (12, "ntt_inv_lift_single_12")];
-/// Largest cluster of the fused lift: 16 blocks (H100's non-portable limit) where the driver
-/// allows it, else the portable 8.
-const LIFT_MAX_CLUSTER: u32 = 16;
-/// Smallest cluster of the fused lift (blocks past the last limb only lift): the portable
-/// limit, at which every block's threads lift one coefficient each.
-const LIFT_MIN_CLUSTER: u32 = 8;
-/// Environment knob: the largest cluster of the fused lift in place of [`LIFT_MAX_CLUSTER`]
-/// (0 turns the fused lift off; for A/B runs); read when a device opens.
-pub const LIFT_MAX_CLUSTER_ENV: &str = "HEGPU_LIFT_MAX_CLUSTER";
-
-impl LiftKernels {
-    /// The lift kernels of `module`, prepared (larger dynamic shared memory, clusters above 8
-    /// blocks), or `None` on devices without clusters, with the knob at 0, or where the
-    /// driver refuses the attributes.
-    fn load(context: &Arc<CudaContext>, module: &LoadedModule) -> Result<Option<Self>> {
-        use cudarc::driver::sys::{CUdevice_attribute, CUfunction_attribute};
-        let knob = std::env::var(LIFT_MAX_CLUSTER_ENV).ok().and_then(|v| v.parse::<u32>().ok());
-        let wanted = knob.unwrap_or(LIFT_MAX_CLUSTER).min(LIFT_MAX_CLUSTER);
-        let major = context
-            .attribute(CUdevice_attribute::CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR)
-            .map_err(|e| GpuError::driver("cuDeviceGetAttribute", e))?;
-        if major < 9 || wanted == 0 {
-            return Ok(None);
-        }
-        let Ok(optin) = context.attribute(CUdevice_attribute::CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN)
-        else {
-            return Ok(None);
-        };
-        let mut max_cluster = wanted;
-        let mut kernels = Vec::with_capacity(LIFT_KERNELS.len());
-        for (log_n, name) in LIFT_KERNELS {
-            let kernel = module.kernel(name)?;
-            let function = kernel.function();
-            let Ok(static_bytes) = function.get_attribute(CUfunction_attribute::CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES)
-            else {
-                return Ok(None);
-            };
-            let dynamic = optin.saturating_sub(static_bytes).max(0);
-            if function
-                .set_attribute(CUfunction_attribute::CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES, dynamic)
-                .is_err()
-            {
-                return Ok(None);
-            }
-            if max_cluster > 8
-                && function
-                    .set_attribute(CUfunction_attribute::CU_FUNC_ATTRIBUTE_NON_PORTABLE_CLUSTER_SIZE_ALLOWED, 1)
-                    .is_err()
-            {
-                max_cluster = 8;
-            }
-            kernels.push((log_n, kernel, dynamic as u32));
-        }
-        Ok(Some(Self { kernels, max_cluster }))
-    }
 }
 
 /// The contiguous passes (`log2` of their points) that exist fused with key switching's
@@ -422,7 +349,6 @@ impl NttKernels {
                 .zip(FORWARD_IP_SPLIT_NAMES)
                 .map(|(&m, name)| Ok((m, module.kernel(name)?)))
                 .collect::<Result<_>>()?,
-            lift: LiftKernels::load(context, &module)?,
         })
     }
 
@@ -1061,108 +987,6 @@ pub(crate) fn ntt_inverse_of_mul_add_scaled(
     polys: usize,
 ) -> Result<()> {
     launch_inverse(context, data, FirstLoad::MulAdd { source, factor, addend }, polys, Some(scale))
-}
-
-/// The operands of the centered lift modulo `t` ([`crate::CenteredLift`]) for one launch.
-pub(crate) struct LiftOperands<'a> {
-    /// `[limb]` `(q/q_i) mod t`.
-    pub(crate) terms: &'a CudaSlice<u64>,
-    /// `t`, its Barrett constant `floor(2^128 / t)` (high, low word), `q mod t`, and the
-    /// factor the lifted values are multiplied by (all below `t`).
-    pub(crate) t: u64,
-    pub(crate) t_barrett: (u64, u64),
-    pub(crate) q_mod_t: u64,
-    pub(crate) factor: u64,
-    /// Where the `N` lifted words go: a device buffer's or mapped host memory's device address.
-    pub(crate) out: u64,
-}
-
-/// Mirror of `LiftParams` in kernels/ntt.cu (device addresses as `u64`).
-#[repr(C)]
-#[derive(Debug, Clone, Copy, bytemuck::Pod, bytemuck::Zeroable)]
-struct LiftParams {
-    source: u64,
-    factor: u64,
-    addend: u64,
-    out: u64,
-    table: u64,
-    scale: u64,
-    moduli: u64,
-    lift_terms: u64,
-    t: u64,
-    t_barrett_hi: u64,
-    t_barrett_lo: u64,
-    q_mod_t: u64,
-    lift_factor: u64,
-    log_n: i32,
-    limbs: i32,
-}
-const _: () = assert!(size_of::<LiftParams>() == 13 * 8 + 2 * 4);
-
-/// How a context's inverse runs fused with the centered lift: the kernel, its cluster size
-/// and its dynamic shared memory.
-pub(crate) struct LiftPlan<'k> {
-    kernel: &'k Kernel,
-    cluster: u32,
-    kept_bytes: u32,
-}
-
-/// The fused lift's plan over `context`, or `None` where that path does not exist: devices
-/// without clusters (or with the knob at 0), DGT rings, `N > 2^12`, or more limbs than the
-/// clusters' shared memory holds (`ceil(L / C)` slots of `N` words per block).
-pub(crate) fn lift_plan(context: &GpuContext) -> Option<LiftPlan<'_>> {
-    let lift_kernels = context.device().kernels().ntt.lift.as_ref()?;
-    context.ntt_tables().ok()?;
-    let log_n = context.degree().trailing_zeros();
-    let (_, kernel, dynamic_limit) = lift_kernels.kernels.iter().find(|(l, _, _)| *l == log_n)?;
-    let limbs = u32::try_from(context.num_limbs()).ok()?;
-    // At least LIFT_MIN_CLUSTER blocks, those past the last limb only lifting: with fewer
-    // limbs the lift would run on a few blocks' threads.
-    let cluster = limbs.max(LIFT_MIN_CLUSTER).min(lift_kernels.max_cluster).max(1);
-    let kept_bytes = limbs.div_ceil(cluster) * (8 << log_n);
-    (kept_bytes <= *dynamic_limit).then_some(LiftPlan { kernel, cluster, kept_bytes })
-}
-
-/// `lift.out <- [x_c]_t * factor mod t` for `x = inverse(addend + source * factor_poly)` times
-/// `scale`'s factors (`(q/q_i)^{-1}`), `x_c` its centered lift (kernels/include/centered_lift.cuh):
-/// one kernel (`ntt_inv_lift_single_*`) in clusters of `plan.cluster` blocks. `plan` is
-/// [`lift_plan`]'s for `context`; the caller checks the lengths (the inputs `L N` words,
-/// `scale` and `lift.terms` of this context's limbs, `lift.out` `N` words).
-pub(crate) fn ntt_inverse_of_mul_add_lifted(
-    context: &GpuContext,
-    plan: &LiftPlan<'_>,
-    (source, factor, addend): (&CudaSlice<u64>, &CudaSlice<u64>, &CudaSlice<u64>),
-    scale: &CudaSlice<u64>,
-    lift: &LiftOperands<'_>,
-) -> Result<()> {
-    let tables = context.ntt_tables()?;
-    let log_n = context.degree().trailing_zeros();
-    let stream = context.device().stream();
-    let params = LiftParams {
-        source: address(source, stream),
-        factor: address(factor, stream),
-        addend: address(addend, stream),
-        out: lift.out,
-        table: address(&tables.inverse, stream),
-        scale: address(scale, stream),
-        moduli: address(context.moduli_table(), stream),
-        lift_terms: address(lift.terms, stream),
-        t: lift.t,
-        t_barrett_hi: lift.t_barrett.0,
-        t_barrett_lo: lift.t_barrett.1,
-        q_mod_t: lift.q_mod_t,
-        lift_factor: lift.factor,
-        log_n: log_n as i32,
-        limbs: total_limbs(context, 1)? as i32,
-    };
-    let config = LaunchConfig { shared_mem_bytes: plan.kept_bytes, ..single_config(log_n, plan.cluster) };
-    // SAFETY: matches `ntt_inv_lift_single_<log N>(LiftParams)`: grid (1, C) in one cluster
-    // (1, C, 1) of N / 8 threads per block (block r transforms limbs r, r + C, ... and keeps
-    // them in ceil(L / C) slots of N words of dynamic shared memory: lift_plan's kept_bytes);
-    // the inputs L N words each, the context's inverse table and moduli, `scale` and `terms` of
-    // its L limbs, `out` N words (the caller's); 2 <= t < 2^60 with the factor and q_mod_t
-    // below it (CenteredLift::new, the caller). Only reads the inputs; writes only `out`.
-    unsafe { plan.kernel.launch_clustered(stream, config, (1, plan.cluster, 1), &params) }
 }
 
 /// `data <- inverse(source)` of `polys` consecutive polynomials: the first inverse pass reads
