@@ -1,6 +1,7 @@
 // The BGV scheme's kernels (crates/bgv-encrypt), bit-exact with its host code.
 #include <cstdint>
 
+#include "centered_lift.cuh"
 #include "modarith.cuh"
 #include "wide_sum.cuh"
 
@@ -10,18 +11,9 @@ using wide_sum::Sum192;
 
 // Decryption's last step (crates/bgv-encrypt/src/backend.rs, DecryptionTables::reduce_host):
 // the phase x (coefficient representation over q = q_0 .. q_{L-1}, limb-major [L][N]) to
-// out[j] = [x_c]_t * f^{-1} mod t, x_c the centered representative of coefficient j modulo q.
-//
-// Per coefficient: y_i = x_i * (q/q_i)^{-1} mod q_i; then
-//   x_c = sum_i y_i (q/q_i) - v q,  v = round(sum_i y_i / q_i),
-// with sum_i y_i / q_i accumulated in 0.64 fixed point: term i is y_i floor(2^128 / q_i) / 2^64
-// rounded down (two 64-bit products with the moduli table's Barrett constant), summed modulo
-// 2^64 with the carries counted (v = carries + top bit). Each term is at most 2^-63 short, so
-// v is exact unless x is within L 2^-63 q of +-q/2, where the noise budget is long spent.
-// x_c mod t = sum_i y_i [(q/q_i)]_t - v [q]_t: the products y_i [(q/q_i)]_t (< 2^122) are
-// summed exactly (192-bit carry chains) and reduced modulo t once at the end (Barrett
-// reduction; t < 2^60 need not be prime). Every step is integer arithmetic whose result does
-// not depend on the order of the sums, so the output equals the host's word for word.
+// out[j] = [x_c]_t * f^{-1} mod t, x_c the centered representative of coefficient j modulo q
+// (the arithmetic: include/centered_lift.cuh, which the inverse transform's fused last pass in
+// ntt.cu shares). First y_i = x_i * (q/q_i)^{-1} mod q_i, unless `scaled`.
 //
 // Threads: blockDim = (256 / G, G). Thread (x, y) of block b takes coefficient
 // j = b * blockDim.x + x and the limbs y, y + G, y + 2G, ...: G threads share a coefficient's
@@ -39,32 +31,13 @@ namespace {
 
 constexpr int REDUCE_THREADS = 256;
 
-// The fraction sum_i y_i / q_i in 0.64 fixed point: its 64 bits (modulo 2^64) and the carries
-// out of them.
-struct Fraction {
-    u64 lo, carries;
-};
-
-// One limb's terms: y (already times (q/q_i)^{-1}) into the fraction and the sum (carry chains:
-// a 64-bit compare per carry cost three times the instructions).
-__device__ __forceinline__ void add_limb(Fraction& fraction, Sum192& sum, const u64 y, const Modulus& mi,
-                                         const u64 c) {
-    // floor(y floor(2^128 / q_i) / 2^64): below 2^64, as y < q_i.
-    const u64 term = y * mi.barrett_hi + __umul64hi(y, mi.barrett_lo);
-    asm("add.cc.u64 %0, %0, %2;\n\t"
-        "addc.u64 %1, %1, 0;"
-        : "+l"(fraction.lo), "+l"(fraction.carries)
-        : "l"(term));
-    wide_sum::sum192_mad(sum, y, c);
-}
+using centered_lift::Fraction;
 
 // Limbs a thread loads before it computes: their loads are all in flight at once.
 constexpr int REDUCE_AHEAD = 4;
 
 }  // namespace
 
-// `scaled` (uniform): 1 when `in` holds y_i already (the inverse transform's last stage
-// multiplied by (q/q_i)^{-1}: DevicePoly::inverse_of_mul_add_scaled), 0 for the phase itself.
 extern "C" __global__ void __launch_bounds__(REDUCE_THREADS)
     bgv_reduce_phase(u64* __restrict__ out, const u64* __restrict__ in, const Modulus* __restrict__ moduli,
                      const u64* __restrict__ tables, u64 t, u64 t_barrett_hi, u64 t_barrett_lo, u64 q_mod_t,
@@ -93,7 +66,7 @@ extern "C" __global__ void __launch_bounds__(REDUCE_THREADS)
                 if (i >= limbs) break;
                 const Modulus mi = moduli[i];
                 const u64 y = scaled ? x[u] : modarith::mul_shoup(x[u], tables[3 * i], tables[3 * i + 1], mi.p);
-                add_limb(fraction, sum, y, mi, tables[3 * i + 2]);
+                centered_lift::add_limb(fraction, sum, y, mi, tables[3 * i + 2]);
             }
         }
     }
@@ -104,19 +77,11 @@ extern "C" __global__ void __launch_bounds__(REDUCE_THREADS)
         __syncthreads();
         if (threadIdx.y != 0) return;
         for (int g = 1; g < groups; ++g) {
-            const Fraction f = partial_fraction[g * blockDim.x + threadIdx.x];
-            asm("add.cc.u64 %0, %0, %2;\n\t"
-                "addc.u64 %1, %1, %3;"
-                : "+l"(fraction.lo), "+l"(fraction.carries)
-                : "l"(f.lo), "l"(f.carries));
-            wide_sum::sum192_merge(sum, partial_sum[g * blockDim.x + threadIdx.x]);
+            const int other = g * blockDim.x + threadIdx.x;
+            centered_lift::merge(fraction, sum, partial_fraction[other], partial_sum[other]);
         }
     }
     if (j >= n) return;
     const Modulus t_mod = {t, t_barrett_hi, t_barrett_lo};
-    const u64 v = fraction.carries + (fraction.lo >> 63);
-    // sum mod t: (s2 2^64 + s1) mod t first, then that 2^64 + s0.
-    const u64 acc = modarith::reduce_u128(sum.s0, modarith::reduce_u128(sum.s1, sum.s2, t_mod), t_mod);
-    const u64 r = modarith::sub(acc, modarith::mul(modarith::reduce(v, t_mod), q_mod_t, t_mod), t);
-    out[j] = modarith::mul(r, correction_inv, t_mod);
+    out[j] = centered_lift::finish(fraction, sum, t_mod, q_mod_t, correction_inv);
 }

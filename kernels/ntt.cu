@@ -61,7 +61,9 @@
 // with shared-memory exchanges, against 35 before.
 #include <cstdint>
 
+#include "centered_lift.cuh"
 #include "modarith.cuh"
+#include "wide_sum.cuh"
 
 using modarith::u64;
 
@@ -673,6 +675,167 @@ __device__ __forceinline__ void inverse_pass(u64* __restrict__ data, const u64* 
     for (int u = 0; u < P::R; ++u) poly[global_index<P>(column, base + (u << w_top), log_n)] = x[u];
 }
 
+// The inverse transform's last (STRIDED) pass fused with the centered lift modulo t
+// (include/centered_lift.cuh; BGV decryption after inverse(c_0 + c_1 s) times (q/q_i)^{-1},
+// which the first pass and `scale` applied): out[j] = [x_c]_t * factor mod t for every
+// coefficient j, the phase itself never written (two kernels instead of three). A thread
+// block cluster of C = gridDim.y blocks (launched with cuLaunchKernelEx; C <= 16) shares one
+// column group (blockIdx.x): block rank r transforms limbs r, r + C, r + 2C, ... (none when
+// r >= L: the host takes C >= 8 so that the lift has threads enough when L is small) and keeps
+// each one's WORDS canonical values in its dynamic shared memory (one slot per limb, `kept`);
+// after the cluster's barrier, block r lifts its share of the group's coefficients, reading
+// every limb's value from the shared memory of the block that holds it (distributed shared
+// memory), and a second barrier keeps every block's memory alive until all have read it. Needs
+// sm_90 (clusters); the host launches it only there, for N <= 2^12: at 2^14 it was as fast as
+// the strided pass and bgv_reduce_phase apart, above slower (its clusters hold too few blocks
+// for the lift; docs/perf/2026-11-24-h100-fused-lift.md). Dynamic shared memory: ceil(L / C)
+// WORDS words.
+struct LiftParams {
+    const u64* data;                  // [L][N] after the inverse's first pass (lazy, [0, 2p))
+    u64* out;                         // N words: device memory or mapped host memory
+    const ulonglong2* table;          // inverse twiddles [limb][N]
+    const ulonglong2* scale;          // [limb] {N^-1 f_i, shoup}, {w_1 N^-1 f_i, shoup}
+    const modarith::Modulus* moduli;  // [limb]
+    const u64* lift_terms;            // [limb] (q/q_i) mod t
+    u64 t;
+    u64 t_barrett_hi;
+    u64 t_barrett_lo;
+    u64 q_mod_t;
+    u64 lift_factor;
+    int log_n;
+    int limbs;
+};
+
+// Limbs whose values a lifting thread loads before it adds them (in flight together).
+constexpr int LIFT_AHEAD = 4;
+
+// Thread block clusters in PTX (sm_90; the pinned compiler ships no cooperative_groups
+// headers): the block's rank in its cluster, the cluster's size, a barrier of all its threads
+// (release then acquire: shared-memory writes before it are seen by every block after it), and
+// a load from another block's shared memory at the address `local` has in this block's.
+__device__ __forceinline__ int cluster_rank() {
+    unsigned r;
+    asm volatile("mov.u32 %0, %%cluster_ctarank;" : "=r"(r));
+    return (int)r;
+}
+__device__ __forceinline__ int cluster_blocks() {
+    unsigned r;
+    asm volatile("mov.u32 %0, %%cluster_nctarank;" : "=r"(r));
+    return (int)r;
+}
+__device__ __forceinline__ void cluster_sync() {
+    asm volatile("barrier.cluster.arrive.aligned;\n\tbarrier.cluster.wait.aligned;" ::: "memory");
+}
+__device__ __forceinline__ u64 load_from_block(const u64* local, const int rank) {
+    const unsigned address = (unsigned)__cvta_generic_to_shared(local);
+    unsigned remote;
+    asm volatile("mapa.shared::cluster.u32 %0, %1, %2;" : "=r"(remote) : "r"(address), "r"(rank));
+    u64 v;
+    // Volatile: kept in order after the barrier (also volatile); no memory clobber, so other
+    // loads may move around it.
+    asm volatile("ld.shared::cluster.u64 %0, [%1];" : "=l"(v) : "r"(remote));
+    return v;
+}
+
+template <class P>
+__device__ __forceinline__ void inverse_lift_pass(const LiftParams& F) {
+    static_assert(P::STRIDED && P::COLUMNS == 16, "the lift follows the last (strided) inverse pass");
+    static_assert(5 * P::THREADS <= P::SMEM_WORDS, "the groups' partial sums fit in the exchange memory");
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+    extern __shared__ u64 kept[];
+    __shared__ u64 smem[P::SMEM_WORDS];
+    __shared__ ulonglong2 stw[P::TW_SMEM];
+    const int rank = cluster_rank();
+    const int blocks = cluster_blocks();
+    const int log_n = F.log_n;
+    for (int limb = rank, slot = 0; limb < F.limbs; limb += blocks, ++slot) {
+        // The previous limb's last reads of smem and stw are done.
+        __syncthreads();
+        const modarith::Modulus m = F.moduli[limb];
+        const Prime p(m.p);
+        const ulonglong2* tw = F.table + ((size_t)limb << log_n);
+        const u64* poly = F.data + ((size_t)limb << log_n);
+        u64 x[P::R];
+        int column, base;
+        constexpr int w0 = P::window(P::ROUNDS - 1);
+        P::locate(threadIdx.x, w0, column, base);
+#pragma unroll
+        for (int u = 0; u < P::R; ++u) x[u] = poly[global_index<P>(column, base + (u << w0), log_n)];
+        stage_twiddles<P>(stw, tw, nullptr, m, p);
+        __syncthreads();
+        inverse_rounds<P, 0>(x, smem, SharedTwiddles<P>{stw, 0}, p, column, base, true, F.scale[2 * limb],
+                             F.scale[2 * limb + 1]);
+        constexpr int w_top = P::window(0);
+        P::locate(threadIdx.x, w_top, column, base);
+        to_smem<P>(kept + (size_t)slot * P::WORDS, x, column, base, w_top);
+    }
+    cluster_sync();
+    // Block r lifts `count` consecutive slot indices from lo (slot index i = k * 16 + column).
+    // G thread groups split each coefficient's limbs (G = 1, 2, 4 or 8: as many as the block's
+    // threads allow), meet in shared memory (free now: every transform of this block is done)
+    // and group 0 finishes.
+    const int share = (P::WORDS + blocks - 1) / blocks;
+    const int lo = rank * share;
+    const int count = min(P::WORDS - lo, share);
+    int groups = 1;
+    while (groups < 8 && 2 * groups * share <= P::THREADS) groups *= 2;
+    const int span = P::THREADS / groups;
+    const int c = (int)threadIdx.x % span;
+    const int g = (int)threadIdx.x / span;
+    const modarith::Modulus t_mod = {F.t, F.t_barrett_hi, F.t_barrett_lo};
+    for (int first_i = 0; first_i < count; first_i += span) {
+        const int i = lo + first_i + c;
+        const bool active = first_i + c < count;
+        centered_lift::Fraction fraction = {0, 0};
+        wide_sum::Sum192 sum = {0, 0, 0};
+        if (active) {
+            for (int first = g; first < F.limbs; first += LIFT_AHEAD * groups) {
+                u64 y[LIFT_AHEAD];
+#pragma unroll
+                for (int u = 0; u < LIFT_AHEAD; ++u) {
+                    const int limb = first + u * groups;
+                    y[u] = limb < F.limbs ? load_from_block(kept + (limb / blocks) * P::WORDS + i, limb % blocks) : 0;
+                }
+#pragma unroll
+                for (int u = 0; u < LIFT_AHEAD; ++u) {
+                    const int limb = first + u * groups;
+                    if (limb >= F.limbs) break;
+                    centered_lift::add_limb(fraction, sum, y[u], F.moduli[limb], F.lift_terms[limb]);
+                }
+            }
+        }
+        if (groups > 1) {
+            // Five words per thread: the fraction, then the sum.
+            __syncthreads();
+            const int at = threadIdx.x;
+            smem[at] = fraction.lo;
+            smem[at + P::THREADS] = fraction.carries;
+            smem[at + 2 * P::THREADS] = sum.s0;
+            smem[at + 3 * P::THREADS] = sum.s1;
+            smem[at + 4 * P::THREADS] = sum.s2;
+            __syncthreads();
+            if (g == 0) {
+                for (int h = 1; h < groups; ++h) {
+                    const int other = h * span + c;
+                    const centered_lift::Fraction f = {smem[other], smem[other + P::THREADS]};
+                    const wide_sum::Sum192 o = {smem[other + 2 * P::THREADS], smem[other + 3 * P::THREADS],
+                                                smem[other + 4 * P::THREADS]};
+                    centered_lift::merge(fraction, sum, f, o);
+                }
+            }
+        }
+        if (g == 0 && active) {
+            const int j = ((i >> 4) << (log_n - P::LOG_M)) + (int)blockIdx.x * P::COLUMNS + (i & 15);
+            F.out[j] = centered_lift::finish(fraction, sum, t_mod, F.q_mod_t, F.lift_factor);
+        }
+    }
+    // No block leaves while another may still read its kept values.
+    cluster_sync();
+#else
+    __trap();
+#endif
+}
+
 // The forward transform's last (CONTIGUOUS) pass fused with key switching's inner product: for
 // limb `limb = blockIdx.y` of q u P and this block's WORDS coefficients, digit t's polynomial
 // (after the transform's first pass, lazy) is finished in registers and shared memory and
@@ -913,6 +1076,11 @@ __device__ __forceinline__ void forward_inner_product_pass(const FwdIpParams& F)
         ntt_fwd_ip_split_contiguous_##M##_lr##LR(const __grid_constant__ FwdIpParams params) {                   \
         forward_inner_product_pass<Pass<M, LR, false, (CONTIGUOUS_BLOCK_WORDS >> M), true>, true>(params);      \
     }
+#define NTT_INV_LIFT_KERNEL(M)                                                                                   \
+    extern "C" __global__ void NTT_LAUNCH_BOUNDS(M, 3, true, STRIDED_COLUMNS, true, 1024)                      \
+        ntt_inv_lift_strided_##M##_lr3(const __grid_constant__ LiftParams params) {                              \
+        inverse_lift_pass<Pass<M, 3, true, STRIDED_COLUMNS, true>>(params);                                      \
+    }
 #define SINGLE(N, LR)                                             \
     NTT_PASS_KERNELS(single_##N, N, LR, false, 1, false, 1024)   \
     NTT_INV_PRODUCT_KERNEL(single_##N, N, LR, 1, false, 1024)    \
@@ -948,6 +1116,9 @@ CONTIGUOUS(9, 3, 1024)
 // radix-16 passes were slower on an H100 (N = 2^17 x 64: 158 us forward against 148 with radix 8).
 STRIDED(7, 4, 512)
 STRIDED(8, 4, 512)
+// The last inverse pass of N <= 2^12 fused with the centered lift modulo t (clusters, sm_90).
+NTT_INV_LIFT_KERNEL(5)
+NTT_INV_LIFT_KERNEL(6)
 // The last forward pass fused with key switching's inner product (radix 8, up to 128 registers).
 NTT_FWD_IP_KERNEL(5, 3)
 NTT_FWD_IP_KERNEL(6, 3)

@@ -299,48 +299,44 @@ fn check_decryption_context(
 }
 
 /// Decryption's constants on a device: [`DecryptionTables::per_limb`] uploaded, and the
-/// inverse transform's scale by `(q/q_i)^{-1}` for the level's context (made on first use).
+/// centered lift modulo `t` for the level's context (its inverse-transform scale by
+/// `(q/q_i)^{-1}`; made on first use).
 #[cfg(feature = "cuda")]
 #[derive(Debug)]
 pub struct GpuDecryption {
     per_limb: poly_cuda::cudarc::driver::CudaSlice<u64>,
-    scale: std::sync::OnceLock<poly_cuda::InverseScale>,
+    lift: std::sync::OnceLock<poly_cuda::CenteredLift>,
 }
 
-/// `inverse(c_0 + acc s)` with each limb times `(q/q_i)^{-1}` (the scale folded into the
-/// transform's last stage), after checking the operands' context.
+/// Runs `f` with the centered lift of `context` (the operands' context, checked): the cached
+/// one, made on first use for the first context seen (the level's ciphertexts share it), or
+/// for another context one of its own, made for this call.
 #[cfg(feature = "cuda")]
-fn scaled_phase(
-    backend: &poly_cuda::GpuBackend,
+fn with_lift<T>(
     tables: &DecryptionTables,
     prepared: &GpuDecryption,
-    [c0, acc, s]: [&poly_cuda::DevicePoly<Eval>; 3],
-) -> Result<poly_cuda::DevicePoly<Coeff>> {
-    let context = c0.context();
-    check_decryption_context(backend, tables, prepared, context)?;
-    let new_scale = || {
+    context: &poly_cuda::GpuContext,
+    f: impl FnOnce(&poly_cuda::CenteredLift) -> Result<T>,
+) -> Result<T> {
+    let new_lift = || {
         let factors: Vec<u64> = tables.per_limb().chunks_exact(3).map(|row| row[0]).collect();
-        poly_cuda::InverseScale::new(context, &factors).map_err(BgvError::from_backend)
+        let terms: Vec<u64> = tables.per_limb().chunks_exact(3).map(|row| row[2]).collect();
+        let (t, _, _) = tables.plaintext_barrett();
+        poly_cuda::CenteredLift::new(context, &factors, &terms, t, tables.q_mod_t()).map_err(BgvError::from_backend)
     };
-    // Made for the first context seen: the level's ciphertexts share one; another context
-    // gets a scale of its own per call.
-    if prepared.scale.get().is_none() {
-        let _ = prepared.scale.set(new_scale()?);
+    if prepared.lift.get().is_none() {
+        let _ = prepared.lift.set(new_lift()?);
     }
-    let other;
-    let scale = match prepared.scale.get() {
-        Some(scale) if scale.context().id() == context.id() => scale,
-        _ => {
-            other = new_scale()?;
-            &other
-        }
-    };
-    c0.inverse_of_mul_add_scaled(acc, s, scale).map_err(BgvError::from_backend)
+    match prepared.lift.get() {
+        Some(lift) if lift.context().id() == context.id() => f(lift),
+        _ => f(&new_lift()?),
+    }
 }
 
-/// One kernel per decryption: into device memory (`reduce_phase_resident`), or straight into
-/// mapped host memory (`reduce_phase`: no separate copy back). The fused decryptions take the
-/// phase already times `(q/q_i)^{-1}` from the inverse transform.
+/// One kernel per phase reduction: into device memory (`reduce_phase_resident`), or straight
+/// into mapped host memory (`reduce_phase`: no separate copy back). The decryptions lift in
+/// the inverse transform's last pass where that path exists (two kernels in all), else reduce
+/// the phase already times `(q/q_i)^{-1}` from the inverse transform.
 #[cfg(feature = "cuda")]
 impl BgvBackend for poly_cuda::GpuBackend {
     type Decryption = GpuDecryption;
@@ -350,7 +346,7 @@ impl BgvBackend for poly_cuda::GpuBackend {
         let per_limb = stream
             .clone_htod(tables.per_limb())
             .map_err(|e| BgvError::from_backend(poly_cuda::GpuError::driver("cuMemcpyHtoDAsync", e)))?;
-        Ok(GpuDecryption { per_limb, scale: std::sync::OnceLock::new() })
+        Ok(GpuDecryption { per_limb, lift: std::sync::OnceLock::new() })
     }
 
     fn reduce_phase_resident(
@@ -379,22 +375,37 @@ impl BgvBackend for poly_cuda::GpuBackend {
         &self,
         tables: &DecryptionTables,
         prepared: &Self::Decryption,
-        operands: [&poly_cuda::DevicePoly<Eval>; 3],
+        [c0, acc, s]: [&poly_cuda::DevicePoly<Eval>; 3],
         correction_inv: u64,
     ) -> Result<Self::PlainWords> {
-        let phase = scaled_phase(self, tables, prepared, operands)?;
-        reduce_into_device(self, tables, prepared, &phase, correction_inv, true)
+        check_decryption_context(self, tables, prepared, c0.context())?;
+        with_lift(tables, prepared, c0.context(), |lift| {
+            if let Some(words) =
+                c0.inverse_of_mul_add_lifted(acc, s, lift, correction_inv).map_err(BgvError::from_backend)?
+            {
+                return Ok(words);
+            }
+            let phase = c0.inverse_of_mul_add_scaled(acc, s, lift.scale()).map_err(BgvError::from_backend)?;
+            reduce_into_device(self, tables, prepared, &phase, correction_inv, true)
+        })
     }
 
     fn decrypt_words(
         &self,
         tables: &DecryptionTables,
         prepared: &Self::Decryption,
-        operands: [&poly_cuda::DevicePoly<Eval>; 3],
+        [c0, acc, s]: [&poly_cuda::DevicePoly<Eval>; 3],
         correction_inv: u64,
     ) -> Result<Vec<u64>> {
-        let phase = scaled_phase(self, tables, prepared, operands)?;
-        reduce_to_host(self, tables, prepared, &phase, correction_inv, true)
+        check_decryption_context(self, tables, prepared, c0.context())?;
+        with_lift(tables, prepared, c0.context(), |lift| {
+            let fused = c0.inverse_of_mul_add_lifted_to_host(acc, s, lift, correction_inv);
+            if let Some(words) = fused.map_err(BgvError::from_backend)? {
+                return Ok(words);
+            }
+            let phase = c0.inverse_of_mul_add_scaled(acc, s, lift.scale()).map_err(BgvError::from_backend)?;
+            reduce_to_host(self, tables, prepared, &phase, correction_inv, true)
+        })
     }
 }
 

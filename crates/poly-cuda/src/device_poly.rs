@@ -337,6 +337,108 @@ impl DevicePoly<Eval> {
         Ok(DevicePoly { context: self.context.clone(), data, representation: PhantomData })
     }
 
+    /// The centered lift modulo `t` of `inverse(self + a b)` ([`crate::CenteredLift`]): for
+    /// each coefficient `j` of `x = inverse(self + a b)`, `[x_c]_t * factor mod t` with `x_c`
+    /// the representative of `x_j` in `(-q/2, q/2]`, as `N` words on the device (BGV's
+    /// decryption). Two kernels: the transform's last pass runs in thread block clusters that
+    /// lift from their blocks' shared memory and never write `x`. `Ok(None)`, with nothing
+    /// queued, where that path does not exist (devices without clusters, DGT rings,
+    /// `N > 2^12`, where it was slower than the separate lift): then
+    /// [`inverse_of_mul_add_scaled`](Self::inverse_of_mul_add_scaled) with `lift.scale()`
+    /// gives the scaled phase to lift separately. Errors as `inverse_of_mul_add_scaled`, and
+    /// with [`PolyError::CoefficientOutOfRange`] for `factor >= t`; the inputs are never
+    /// changed.
+    pub fn inverse_of_mul_add_lifted(
+        &self,
+        a: &Self,
+        b: &Self,
+        lift: &crate::CenteredLift,
+        factor: u64,
+    ) -> Result<Option<CudaSlice<u64>>> {
+        let Some(plan) = self.check_lift(a, b, lift, factor)? else {
+            return Ok(None);
+        };
+        let device = self.context.device();
+        let n = self.context.degree();
+        // SAFETY: the lift kernel writes all N words before anything reads them.
+        let mut out = unsafe { device.alloc::<u64>(n) }?;
+        let out_address = crate::kernel::address_mut(&mut out, device.stream());
+        self.queue_lift(&plan, a, b, lift, factor, out_address)?;
+        Ok(Some(out))
+    }
+
+    /// [`inverse_of_mul_add_lifted`](Self::inverse_of_mul_add_lifted) with the `N` words
+    /// returned to the host (written by the kernel straight into mapped host memory up to
+    /// [`crate::STAGING_MAX_WORDS`], else copied back); waits for the device. `Ok(None)`, with
+    /// nothing queued, where the fused path does not exist. The same errors.
+    pub fn inverse_of_mul_add_lifted_to_host(
+        &self,
+        a: &Self,
+        b: &Self,
+        lift: &crate::CenteredLift,
+        factor: u64,
+    ) -> Result<Option<Vec<u64>>> {
+        let Some(plan) = self.check_lift(a, b, lift, factor)? else {
+            return Ok(None);
+        };
+        let device = self.context.device();
+        let n = self.context.degree();
+        if n > crate::STAGING_MAX_WORDS {
+            return match self.inverse_of_mul_add_lifted(a, b, lift, factor)? {
+                Some(words) => Ok(Some(device.download_words(&words)?)),
+                None => Ok(None),
+            };
+        }
+        let words = device.collect_words(n, |address| self.queue_lift(&plan, a, b, lift, factor, address))?;
+        Ok(Some(words))
+    }
+
+    /// The checks of the lifted inverse (every operand before anything is queued) and its plan.
+    fn check_lift(
+        &self,
+        a: &Self,
+        b: &Self,
+        lift: &crate::CenteredLift,
+        factor: u64,
+    ) -> Result<Option<launch::LiftPlan<'_>>> {
+        self.context.check_compatible(&a.context)?;
+        self.context.check_compatible(&b.context)?;
+        if lift.context().id() != self.context.id() {
+            return Err(GpuError::WrongContext);
+        }
+        let t = lift.plaintext_modulus();
+        if factor >= t {
+            return Err(PolyError::CoefficientOutOfRange { limb: 0, index: 0, value: factor, modulus: t }.into());
+        }
+        Ok(launch::lift_plan(&self.context))
+    }
+
+    /// Queues the lifted inverse (checked, with its plan) into the `N` words at `out`.
+    fn queue_lift(
+        &self,
+        plan: &launch::LiftPlan<'_>,
+        a: &Self,
+        b: &Self,
+        lift: &crate::CenteredLift,
+        factor: u64,
+        out: u64,
+    ) -> Result<()> {
+        let table = lift
+            .scale()
+            .table()
+            .ok_or_else(|| GpuError::Unsupported { what: "a centered lift without an NTT scale table".to_string() })?;
+        // SAFETY: the first inverse pass writes every value of `data` before the lift reads it.
+        let mut data = unsafe { self.context.device().alloc::<u64>(self.data.len()) }?;
+        launch::ntt_inverse_of_mul_add_lifted(
+            &self.context,
+            plan,
+            &mut data,
+            (&a.data, &b.data, &self.data),
+            table,
+            &lift.operands(factor, out),
+        )
+    }
+
     /// The tensor product of the pairs `(c_0, c_1) = (self, c1)` and `(d_0, d_1)`:
     /// `[c_0 d_0, c_0 d_1 + c_1 d_0, c_1 d_1]`, word for word the products and multiply-add of
     /// [`DevicePoly::mul`] and [`DevicePoly::mul_add_assign`]. NTT contexts run one kernel

@@ -112,6 +112,51 @@ impl<'a> Launch<'a> {
     }
 }
 
+impl Kernel {
+    /// Queues this kernel, whose one parameter is the by-value struct `params`
+    /// (`kernel(const __grid_constant__ Params p)`, laid out as the C struct), with its blocks
+    /// grouped into thread block clusters of `cluster` blocks (`cuLaunchKernelEx`; cudarc's
+    /// builder has no cluster attribute). The grid must be a multiple of `cluster` in each
+    /// dimension. A failure is [`GpuError::Driver`] naming the kernel.
+    ///
+    /// # Safety
+    /// As [`Launch::launch`]: `params` must match the kernel's parameter, and every memory
+    /// access the kernel makes with it and this grid must be to live device memory it may use.
+    pub unsafe fn launch_clustered<T: Pod>(
+        &self,
+        stream: &CudaStream,
+        config: LaunchConfig,
+        cluster: (u32, u32, u32),
+        params: &T,
+    ) -> Result<()> {
+        use cudarc::driver::sys;
+        stream.context().bind_to_thread().map_err(|e| launch_error(self.name, e))?;
+        // SAFETY: an all-zero attribute is a valid value of this plain C struct and union.
+        let mut attribute: sys::CUlaunchAttribute = unsafe { std::mem::zeroed() };
+        attribute.id = sys::CUlaunchAttributeID::CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION;
+        attribute.value.clusterDim =
+            sys::CUlaunchAttributeValue_union__bindgen_ty_1 { x: cluster.0, y: cluster.1, z: cluster.2 };
+        let launch = sys::CUlaunchConfig {
+            gridDimX: config.grid_dim.0,
+            gridDimY: config.grid_dim.1,
+            gridDimZ: config.grid_dim.2,
+            blockDimX: config.block_dim.0,
+            blockDimY: config.block_dim.1,
+            blockDimZ: config.block_dim.2,
+            sharedMemBytes: config.shared_mem_bytes,
+            hStream: stream.cu_stream(),
+            attrs: &mut attribute,
+            numAttrs: 1,
+        };
+        // The driver copies the parameter's bytes before returning.
+        let mut param = params as *const T as *mut std::ffi::c_void;
+        // SAFETY: `launch` and `param` outlive the call; the rest is forwarded to the caller.
+        unsafe { sys::cuLaunchKernelEx(&launch, self.function.cu_function(), &mut param, std::ptr::null_mut()) }
+            .result()
+            .map_err(|e| launch_error(self.name, e))
+    }
+}
+
 fn launch_error(kernel: &'static str, error: DriverError) -> GpuError {
     GpuError::Driver { call: kernel, reason: format!("launch failed: {error}") }
 }

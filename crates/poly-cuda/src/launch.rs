@@ -291,6 +291,84 @@ pub(crate) struct NttKernels {
     /// `ntt_fwd_ip_split_contiguous_<m>_lr3` by `m`: the same with own limbs and a special
     /// output ([`InnerProductKeys::own`], [`InnerProductKeys::special`]).
     forward_ip_split: Vec<(u32, Kernel)>,
+    /// The last inverse pass fused with the centered lift modulo `t`, on devices with thread
+    /// block clusters (compute capability 9.0 and up); `None` elsewhere.
+    lift: Option<LiftKernels>,
+}
+
+/// `ntt_inv_lift_strided_<m>_lr3` (kernels/ntt.cu) prepared for cluster launches: each with
+/// the dynamic shared memory it may take, and the largest cluster every one of them allows.
+#[derive(Debug)]
+struct LiftKernels {
+    /// `(m, kernel, dynamic shared-memory bytes allowed)`, as [`LIFT_KERNELS`].
+    kernels: Vec<(u32, Kernel, u32)>,
+    max_cluster: u32,
+}
+
+/// The strided last passes fused with the centered lift: `(log2` of their points, name). They
+/// are those of `N <= 2^12` ([`LIFT_MAX_LOG_N`]).
+const LIFT_KERNELS: [(u32, &str); 2] = [(5, "ntt_inv_lift_strided_5_lr3"), (6, "ntt_inv_lift_strided_6_lr3")];
+/// Largest `log2 N` of the fused lift. H100, DecryptResident: at 2^12 6.0 us of kernels against
+/// 7.2 for the strided pass and the separate reduction; at 2^14 10.7 against 11.4, no faster in
+/// the benchmark; at 2^15 and 2^16 slower (docs/perf/2026-11-24-h100-fused-lift.md).
+const LIFT_MAX_LOG_N: u32 = 12;
+/// `log2` of the points per thread of the fused lift passes.
+const LIFT_LOG_RADIX: u32 = 3;
+/// Largest cluster of the fused lift: 16 blocks (H100's non-portable limit) where the driver
+/// allows it, else the portable 8.
+const LIFT_MAX_CLUSTER: u32 = 16;
+/// Smallest cluster of the fused lift (blocks past the last limb only lift): the portable
+/// limit, at which every block's threads lift one coefficient each.
+const LIFT_MIN_CLUSTER: u32 = 8;
+/// Environment knob: the largest cluster of the fused lift in place of [`LIFT_MAX_CLUSTER`]
+/// (0 turns the fused lift off; for A/B runs); read when a device opens.
+pub const LIFT_MAX_CLUSTER_ENV: &str = "HEGPU_LIFT_MAX_CLUSTER";
+
+impl LiftKernels {
+    /// The lift kernels of `module`, prepared (larger dynamic shared memory, clusters above 8
+    /// blocks), or `None` on devices without clusters, with the knob at 0, or where the
+    /// driver refuses the attributes.
+    fn load(context: &Arc<CudaContext>, module: &LoadedModule) -> Result<Option<Self>> {
+        use cudarc::driver::sys::{CUdevice_attribute, CUfunction_attribute};
+        let knob = std::env::var(LIFT_MAX_CLUSTER_ENV).ok().and_then(|v| v.parse::<u32>().ok());
+        let wanted = knob.unwrap_or(LIFT_MAX_CLUSTER).min(LIFT_MAX_CLUSTER);
+        let major = context
+            .attribute(CUdevice_attribute::CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR)
+            .map_err(|e| GpuError::driver("cuDeviceGetAttribute", e))?;
+        if major < 9 || wanted == 0 {
+            return Ok(None);
+        }
+        let Ok(optin) = context.attribute(CUdevice_attribute::CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN)
+        else {
+            return Ok(None);
+        };
+        let mut max_cluster = wanted;
+        let mut kernels = Vec::with_capacity(LIFT_KERNELS.len());
+        for (m, name) in LIFT_KERNELS {
+            let kernel = module.kernel(name)?;
+            let function = kernel.function();
+            let Ok(static_bytes) = function.get_attribute(CUfunction_attribute::CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES)
+            else {
+                return Ok(None);
+            };
+            let dynamic = optin.saturating_sub(static_bytes).max(0);
+            if function
+                .set_attribute(CUfunction_attribute::CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES, dynamic)
+                .is_err()
+            {
+                return Ok(None);
+            }
+            if max_cluster > 8
+                && function
+                    .set_attribute(CUfunction_attribute::CU_FUNC_ATTRIBUTE_NON_PORTABLE_CLUSTER_SIZE_ALLOWED, 1)
+                    .is_err()
+            {
+                max_cluster = 8;
+            }
+            kernels.push((m, kernel, dynamic as u32));
+        }
+        Ok(Some(Self { kernels, max_cluster }))
+    }
 }
 
 /// The contiguous passes (`log2` of their points) that exist fused with key switching's
@@ -349,6 +427,7 @@ impl NttKernels {
                 .zip(FORWARD_IP_SPLIT_NAMES)
                 .map(|(&m, name)| Ok((m, module.kernel(name)?)))
                 .collect::<Result<_>>()?,
+            lift: LiftKernels::load(context, &module)?,
         })
     }
 
@@ -989,6 +1068,119 @@ pub(crate) fn ntt_inverse_of_mul_add_scaled(
     launch_inverse(context, data, FirstLoad::MulAdd { source, factor, addend }, polys, Some(scale))
 }
 
+/// The operands of the centered lift modulo `t` ([`crate::CenteredLift`]) for one launch.
+pub(crate) struct LiftOperands<'a> {
+    /// `[limb]` `(q/q_i) mod t`.
+    pub(crate) terms: &'a CudaSlice<u64>,
+    /// `t`, its Barrett constant `floor(2^128 / t)` (high, low word), `q mod t`, and the
+    /// factor the lifted values are multiplied by (all below `t`).
+    pub(crate) t: u64,
+    pub(crate) t_barrett: (u64, u64),
+    pub(crate) q_mod_t: u64,
+    pub(crate) factor: u64,
+    /// Where the `N` lifted words go: a device buffer's or mapped host memory's device address.
+    pub(crate) out: u64,
+}
+
+/// Mirror of `LiftParams` in kernels/ntt.cu (device addresses as `u64`).
+#[repr(C)]
+#[derive(Debug, Clone, Copy, bytemuck::Pod, bytemuck::Zeroable)]
+struct LiftParams {
+    data: u64,
+    out: u64,
+    table: u64,
+    scale: u64,
+    moduli: u64,
+    lift_terms: u64,
+    t: u64,
+    t_barrett_hi: u64,
+    t_barrett_lo: u64,
+    q_mod_t: u64,
+    lift_factor: u64,
+    log_n: i32,
+    limbs: i32,
+}
+const _: () = assert!(size_of::<LiftParams>() == 11 * 8 + 2 * 4);
+
+/// How a context's inverse runs fused with the centered lift: the lift kernel, its cluster
+/// size, its dynamic shared memory, and the two passes' sizes.
+pub(crate) struct LiftPlan<'k> {
+    kernel: &'k Kernel,
+    cluster: u32,
+    kept_bytes: u32,
+    strided: u32,
+    contiguous: u32,
+}
+
+/// The fused lift's plan over `context`, or `None` where that path does not exist: devices
+/// without clusters (or with the knob at 0), DGT rings, single-pass schedules, `N > 2^12`.
+/// (The clusters' shared memory, `ceil(L / C)` slots of `16 M` words per block, holds every
+/// limb count a ring may have there: 128 limbs are 8 slots of 8 KiB; still checked.)
+pub(crate) fn lift_plan(context: &GpuContext) -> Option<LiftPlan<'_>> {
+    let lift_kernels = context.device().kernels().ntt.lift.as_ref()?;
+    if context.degree().trailing_zeros() > LIFT_MAX_LOG_N {
+        return None;
+    }
+    let NttSchedule::TwoPass { strided, contiguous } = context.ntt_tables().ok()?.schedule else {
+        return None;
+    };
+    let (_, kernel, dynamic_limit) = lift_kernels.kernels.iter().find(|(m, _, _)| *m == strided)?;
+    let limbs = u32::try_from(context.num_limbs()).ok()?;
+    // At least LIFT_MIN_CLUSTER blocks, those past the last limb only lifting: with fewer
+    // limbs the lift would run on a few blocks' threads.
+    let cluster = limbs.max(LIFT_MIN_CLUSTER).min(lift_kernels.max_cluster).max(1);
+    let kept_bytes = limbs.div_ceil(cluster) * (STRIDED_COLUMNS << strided) * 8;
+    (kept_bytes <= *dynamic_limit).then_some(LiftPlan { kernel, cluster, kept_bytes, strided, contiguous })
+}
+
+/// `lift.out <- [x_c]_t * factor mod t` for `x = inverse(addend + source * factor_poly)` times
+/// `scale`'s factors (`(q/q_i)^{-1}`), `x_c` its centered lift (kernels/include/centered_lift.cuh):
+/// the first inverse pass (multiply-add) into `data`, then the last pass fused with the lift
+/// in clusters of `plan.cluster` blocks (`ntt_inv_lift_strided_*`). `plan` is [`lift_plan`]'s
+/// for `context`; the caller checks the lengths (`data` and the inputs `L N` words, `scale`
+/// and `lift.terms` of this context's limbs, `lift.out` `N` words).
+pub(crate) fn ntt_inverse_of_mul_add_lifted(
+    context: &GpuContext,
+    plan: &LiftPlan<'_>,
+    data: &mut CudaSlice<u64>,
+    (source, factor, addend): (&CudaSlice<u64>, &CudaSlice<u64>, &CudaSlice<u64>),
+    scale: &CudaSlice<u64>,
+    lift: &LiftOperands<'_>,
+) -> Result<()> {
+    let tables = context.ntt_tables()?;
+    let n = context.degree() as u32;
+    let grid_y = total_limbs(context, 1)?;
+    let first = pass_launch(PassFunction::InverseMulAdd, PassKind::Contiguous, n, plan.contiguous, grid_y, true)?;
+    launch_inverse_pass(context, data, FirstLoad::MulAdd { source, factor, addend }, &first, Some(scale))?;
+    let stream = context.device().stream();
+    let params = LiftParams {
+        data: address(&*data, stream),
+        out: lift.out,
+        table: address(&tables.inverse, stream),
+        scale: address(scale, stream),
+        moduli: address(context.moduli_table(), stream),
+        lift_terms: address(lift.terms, stream),
+        t: lift.t,
+        t_barrett_hi: lift.t_barrett.0,
+        t_barrett_lo: lift.t_barrett.1,
+        q_mod_t: lift.q_mod_t,
+        lift_factor: lift.factor,
+        log_n: n.trailing_zeros() as i32,
+        limbs: grid_y as i32,
+    };
+    let config = LaunchConfig {
+        shared_mem_bytes: plan.kept_bytes,
+        ..strided_config(n, plan.strided, LIFT_LOG_RADIX, plan.cluster)
+    };
+    // SAFETY: matches `ntt_inv_lift_strided_<strided>_lr3(LiftParams)`: grid (N / 16 M, C) in
+    // clusters (1, C, 1) (block r transforms limbs r, r + C, ... and keeps them in
+    // ceil(L / C) slots of 16 M words of dynamic shared memory: lift_plan's kept_bytes), `data`
+    // the first pass's output just queued on this stream (L N words), the context's inverse
+    // table and moduli, `scale` and `terms` of its L limbs, `out` N words (the caller's);
+    // 2 <= t < 2^60 with the factor and q_mod_t below it (CenteredLift::new, the caller).
+    unsafe { plan.kernel.launch_clustered(stream, config, (1, plan.cluster, 1), &params) }
+}
+
 /// `data <- inverse(source)` of `polys` consecutive polynomials: the first inverse pass reads
 /// `source` (the same length; the caller checks) and writes every value of `data` (which may
 /// be uninitialized); `source` is untouched.
@@ -1022,12 +1214,8 @@ fn launch_inverse(
     scale: Option<&CudaSlice<u64>>,
 ) -> Result<()> {
     let tables = context.ntt_tables()?;
-    let device = context.device();
-    let stream = device.stream();
     let log_n = context.degree().trailing_zeros();
     let grid_y = total_limbs(context, polys)?;
-    let (log_n_arg, limbs_arg) = (log_n as i32, context.num_limbs() as i32);
-    let moduli = context.moduli_table();
     let transform = match load {
         FirstLoad::Data => NttTransform::Inverse,
         FirstLoad::Product { .. } => NttTransform::InverseOfProduct,
@@ -1035,38 +1223,55 @@ fn launch_inverse(
         FirstLoad::From { .. } => NttTransform::InverseFrom,
     };
     for pass in ntt_passes(transform, &tables.schedule, log_n, grid_y)? {
-        let mut builder = device.kernels().ntt.get(&pass)?.builder(stream);
-        builder.arg(&mut *data);
-        match load {
-            FirstLoad::Product { factor } if pass.first => {
-                builder.arg(factor);
-            }
-            FirstLoad::MulAdd { source, factor, addend } if pass.first => {
-                builder.arg(source).arg(factor).arg(addend);
-            }
-            FirstLoad::From { source } if pass.first => {
-                builder.arg(source);
-            }
-            _ => {}
-        }
-        builder
-            .arg(&tables.inverse)
-            .arg(&tables.inverse_chunk_roots)
-            .arg(scale.unwrap_or(&tables.inverse_scale))
-            .arg(moduli)
-            .arg(&log_n_arg)
-            .arg(&limbs_arg);
-        // SAFETY: argument list matches `ntt_inv_*(data, table, chunk_roots, scale, moduli,
-        // log_n, limbs_per_poly)` in kernels/ntt.cu, for the first pass of a product
-        // `ntt_inv_product_*(data, factor, ...)` and of a multiply-add
-        // `ntt_inv_mul_add_*(data, source, factor, addend, ...)`, of an out-of-place inverse
-        // `ntt_inv_from_*(data, source, ...)` (ntt_passes names exactly those kernels then); `scale`
-        // is the context's table or a caller's InverseScale of the same limbs (4 words each); the
-        // inputs, distinct buffers (shared borrows beside `data`'s
-        // mutable one), have the length of `data` (see launch_forward for the others). The
-        // multiply-add and out-of-place passes write every value of `data` before the later pass reads it.
-        unsafe { builder.launch(pass.config) }?;
+        launch_inverse_pass(context, data, load, &pass, scale)?;
     }
+    Ok(())
+}
+
+/// One pass of [`launch_inverse`] (also the first pass of [`ntt_inverse_of_mul_add_lifted`]).
+fn launch_inverse_pass(
+    context: &GpuContext,
+    data: &mut CudaSlice<u64>,
+    load: FirstLoad<'_>,
+    pass: &NttPass,
+    scale: Option<&CudaSlice<u64>>,
+) -> Result<()> {
+    let tables = context.ntt_tables()?;
+    let device = context.device();
+    let stream = device.stream();
+    let (log_n_arg, limbs_arg) = (context.degree().trailing_zeros() as i32, context.num_limbs() as i32);
+    let moduli = context.moduli_table();
+    let mut builder = device.kernels().ntt.get(pass)?.builder(stream);
+    builder.arg(&mut *data);
+    match load {
+        FirstLoad::Product { factor } if pass.first => {
+            builder.arg(factor);
+        }
+        FirstLoad::MulAdd { source, factor, addend } if pass.first => {
+            builder.arg(source).arg(factor).arg(addend);
+        }
+        FirstLoad::From { source } if pass.first => {
+            builder.arg(source);
+        }
+        _ => {}
+    }
+    builder
+        .arg(&tables.inverse)
+        .arg(&tables.inverse_chunk_roots)
+        .arg(scale.unwrap_or(&tables.inverse_scale))
+        .arg(moduli)
+        .arg(&log_n_arg)
+        .arg(&limbs_arg);
+    // SAFETY: argument list matches `ntt_inv_*(data, table, chunk_roots, scale, moduli,
+    // log_n, limbs_per_poly)` in kernels/ntt.cu, for the first pass of a product
+    // `ntt_inv_product_*(data, factor, ...)` and of a multiply-add
+    // `ntt_inv_mul_add_*(data, source, factor, addend, ...)`, of an out-of-place inverse
+    // `ntt_inv_from_*(data, source, ...)` (ntt_passes names exactly those kernels then); `scale`
+    // is the context's table or a caller's InverseScale of the same limbs (4 words each); the
+    // inputs, distinct buffers (shared borrows beside `data`'s
+    // mutable one), have the length of `data` (see launch_forward for the others). The
+    // multiply-add and out-of-place passes write every value of `data` before the later pass reads it.
+    unsafe { builder.launch(pass.config) }?;
     Ok(())
 }
 

@@ -32,6 +32,8 @@
 #[cfg(feature = "cuda")]
 mod backend;
 #[cfg(feature = "cuda")]
+mod centered_lift;
+#[cfg(feature = "cuda")]
 mod context;
 #[cfg(feature = "cuda")]
 mod device;
@@ -56,6 +58,8 @@ pub mod sampling;
 
 #[cfg(feature = "cuda")]
 pub use backend::GpuBackend;
+#[cfg(feature = "cuda")]
+pub use centered_lift::{CenteredLift, LIFT_MAX_T_BITS};
 #[cfg(feature = "cuda")]
 pub use context::GpuContext;
 #[cfg(feature = "cuda")]
