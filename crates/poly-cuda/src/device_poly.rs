@@ -368,9 +368,9 @@ impl DevicePoly<Eval> {
     }
 
     /// [`inverse_of_mul_add_lifted`](Self::inverse_of_mul_add_lifted) with the `N` words
-    /// returned to the host (written by the kernel straight into mapped host memory up to
-    /// [`crate::STAGING_MAX_WORDS`], else copied back); waits for the device. `Ok(None)`, with
-    /// nothing queued, where the fused path does not exist. The same errors.
+    /// returned to the host, written by the kernel straight into mapped host memory (the fused
+    /// path's `N <= 2^12` is far below [`crate::STAGING_MAX_WORDS`]); waits for the device.
+    /// `Ok(None)`, with nothing queued, where the fused path does not exist. The same errors.
     pub fn inverse_of_mul_add_lifted_to_host(
         &self,
         a: &Self,
@@ -381,15 +381,9 @@ impl DevicePoly<Eval> {
         let Some(plan) = self.check_lift(a, b, lift, factor)? else {
             return Ok(None);
         };
-        let device = self.context.device();
         let n = self.context.degree();
-        if n > crate::STAGING_MAX_WORDS {
-            return match self.inverse_of_mul_add_lifted(a, b, lift, factor)? {
-                Some(words) => Ok(Some(device.download_words(&words)?)),
-                None => Ok(None),
-            };
-        }
-        let words = device.collect_words(n, |address| self.queue_lift(&plan, a, b, lift, factor, address))?;
+        let words =
+            self.context.device().collect_words(n, |address| self.queue_lift(&plan, a, b, lift, factor, address))?;
         Ok(Some(words))
     }
 
