@@ -12,13 +12,16 @@
 //   6 shoup(cb)          7 mul_shoup_lazy(x, cb, shoup(cb))            8 mul_shoup(x, cb, shoup(cb))
 //   9 add_lazy(la, lb)   10 sub_lazy(la, lb)    11 reduce_from_2p(la)
 //   12 reduce_from_4p_to_2p(l4)                 13 reduce_from_4p(l4)
+//   14 mul_canonical(ca, cb)                    15 mul_canonical(wa, wb)
+// with wa, wb the lazy inputs with their bits from the prime's bit length up cleared (below
+// 2^n, mul_canonical's precondition).
 #include <cstdint>
 
 #include "modarith.cuh"
 
 using modarith::u64;
 
-#define MODARITH_TEST_OUTPUTS 14
+#define MODARITH_TEST_OUTPUTS 16
 
 extern "C" __global__ void modarith_test(const u64* canon_a, const u64* canon_b, const u64* lazy_a,
                                          const u64* lazy_b, const u64* lazy4, const u64* raw_x, const u64* raw_y,
@@ -44,4 +47,7 @@ extern "C" __global__ void modarith_test(const u64* canon_a, const u64* canon_b,
     o[11] = modarith::reduce_from_2p(la, p);
     o[12] = modarith::reduce_from_4p_to_2p(l4, p);
     o[13] = modarith::reduce_from_4p(l4, p);
+    o[14] = modarith::mul_canonical(ca, cb, m);
+    const u64 below_2n = ~0ull >> __clzll(p);
+    o[15] = modarith::mul_canonical(la & below_2n, lb & below_2n, m);
 }

@@ -577,9 +577,9 @@ __device__ __forceinline__ void inverse_rounds(u64 (&x)[P::R], u64* smem, const 
 // canonical input; STRIDED passes end at stage 0 and fold N^-1. A CONTIGUOUS pass with
 // M = N (single pass) does both. With LOAD != Plain (CONTIGUOUS passes only: the first pass of
 // the inverse), each loaded value is first replaced by its Barrett product with `factor`'s
-// value at the same index (Product; same layout as `data`, canonical; modarith::mul, canonical:
+// value at the same index (Product; same layout as `data`, canonical; modarith::mul_canonical:
 // the value ew_mul would have written), or (MulAdd) the values are `addend + source * factor`
-// (modarith::mul then add, the value of a copy of `addend` after ew_mul_add), or (Source) the
+// (modarith::mul_canonical then add, the value of a copy of `addend` after ew_mul_add), or (Source) the
 // values of `source` (an out-of-place inverse), read from `source` instead of `data`, which
 // this pass then writes whole. So neither needs an
 // element-wise kernel. A compile-time mode, not a run-time null test: the passes sit at the
@@ -626,7 +626,7 @@ __device__ __forceinline__ void inverse_pass(u64* __restrict__ data, const u64* 
 #pragma unroll
             for (int t = 0; t < P::WORDS / P::THREADS; ++t) {
                 const int i = threadIdx.x + t * P::THREADS;
-                smem[padded(i)] = modarith::mul(block_in[i], block_factor[i], m);
+                smem[padded(i)] = modarith::mul_canonical(block_in[i], block_factor[i], m);
             }
         } else if constexpr (LOAD == Load::Source) {
             static_assert(!P::STRIDED, "the out-of-place load is the first inverse pass, a CONTIGUOUS one");
@@ -645,7 +645,8 @@ __device__ __forceinline__ void inverse_pass(u64* __restrict__ data, const u64* 
             for (int t = 0; t < P::WORDS / P::THREADS; ++t) {
                 const int i = threadIdx.x + t * P::THREADS;
                 smem[padded(i)] =
-                    modarith::add(block_addend[i], modarith::mul(block_source[i], block_factor[i], m), m.p);
+                    modarith::add(block_addend[i], modarith::mul_canonical(block_source[i], block_factor[i], m),
+                                  m.p);
             }
         } else {
 #pragma unroll
@@ -989,8 +990,11 @@ __device__ __forceinline__ void forward_inner_product_pass(const FwdIpParams& F)
 //                        2^(n-3) threads.
 //   strided_<m>_lr<r>:   the first m stages (forward) or last-in-inverse-order, 2^r points per
 //                        thread; grid (N / 2^m / 16, limbs), 16 2^m / 2^r threads.
+//   strided_<m>_lr<r>_c<c>: the same with c < 16 columns per block (c blocks' worth more
+//                        blocks, for launches that would fill few SMs).
 //   contiguous_<m>_lr<r>: the last m stages, 2^r points per thread; grid (N / 1024, limbs),
 //                        1024 / 2^r threads.
+//   contiguous_<m>_lr<r>_w<w>: the same with w < 1024 points per block.
 // ntt_fwd_extend_{single_<n>, strided_<m>_lr<r>}: the first forward pass loading the ModUp of
 // one-prime digits (forward_pass with EXTEND; extra arguments first_source, centered);
 // and ntt_inv_product_{single_<n>, contiguous_<m>_lr<r>}: the same first inverse pass taking
@@ -1089,10 +1093,22 @@ __device__ __forceinline__ void forward_inner_product_pass(const FwdIpParams& F)
     NTT_PASS_KERNELS(strided_##M##_lr##LR, M, LR, true, STRIDED_COLUMNS, true, MIN_THREADS) \
     NTT_FWD_EXTEND_KERNEL(strided_##M##_lr##LR, M, LR, true, STRIDED_COLUMNS, true, MIN_THREADS) \
     NTT_FWD_SKIP_KERNEL(strided_##M##_lr##LR, M, LR, STRIDED_COLUMNS, MIN_THREADS)
+// Fewer columns per block: a half-warp still covers 16 consecutive words in every round but
+// the bottom one (its threads differ in column and in the window's lowest bit), where 8
+// columns cost a 2-way conflict.
+#define STRIDED_NARROW(M, LR, C, MIN_THREADS)                                    \
+    NTT_PASS_KERNELS(strided_##M##_lr##LR##_c##C, M, LR, true, C, true, MIN_THREADS)   \
+    NTT_FWD_EXTEND_KERNEL(strided_##M##_lr##LR##_c##C, M, LR, true, C, true, MIN_THREADS) \
+    NTT_FWD_SKIP_KERNEL(strided_##M##_lr##LR##_c##C, M, LR, C, MIN_THREADS)
 #define CONTIGUOUS(M, LR, MIN_THREADS)                                                                   \
     NTT_PASS_KERNELS(contiguous_##M##_lr##LR, M, LR, false, (CONTIGUOUS_BLOCK_WORDS >> M), true, MIN_THREADS) \
     NTT_INV_PRODUCT_KERNEL(contiguous_##M##_lr##LR, M, LR, (CONTIGUOUS_BLOCK_WORDS >> M), true, MIN_THREADS) \
     NTT_FWD_MOD_DOWN_KERNEL(contiguous_##M##_lr##LR, M, LR, (CONTIGUOUS_BLOCK_WORDS >> M), MIN_THREADS)
+// Fewer points per block (W < CONTIGUOUS_BLOCK_WORDS): more blocks for launches that fill few SMs.
+#define CONTIGUOUS_NARROW(M, LR, W, MIN_THREADS)                                                          \
+    NTT_PASS_KERNELS(contiguous_##M##_lr##LR##_w##W, M, LR, false, (W >> M), true, MIN_THREADS)           \
+    NTT_INV_PRODUCT_KERNEL(contiguous_##M##_lr##LR##_w##W, M, LR, (W >> M), true, MIN_THREADS)           \
+    NTT_FWD_MOD_DOWN_KERNEL(contiguous_##M##_lr##LR##_w##W, M, LR, (W >> M), MIN_THREADS)
 
 SINGLE(10, 3)
 SINGLE(11, 3)
@@ -1116,6 +1132,12 @@ CONTIGUOUS(9, 3, 1024)
 // radix-16 passes were slower on an H100 (N = 2^17 x 64: 158 us forward against 148 with radix 8).
 STRIDED(7, 4, 512)
 STRIDED(8, 4, 512)
+// Launches that fill few SMs (launch.rs, medium launches): radix 4, and blocks of 8 columns
+// (strided) or 512 points (contiguous), so more blocks and more threads per point.
+STRIDED_NARROW(7, 2, 8, 1024)
+STRIDED_NARROW(8, 2, 8, 1024)
+CONTIGUOUS_NARROW(7, 2, 512, 1024)
+CONTIGUOUS_NARROW(8, 2, 512, 1024)
 // The last inverse pass of N <= 2^12 fused with the centered lift modulo t (clusters, sm_90).
 NTT_INV_LIFT_KERNEL(5)
 NTT_INV_LIFT_KERNEL(6)

@@ -192,13 +192,31 @@ impl BgvBackend for CpuBackend {
     }
 }
 
+/// Environment variable (a tuning knob for benchmarks): the fewest limbs a thread of
+/// `bgv_reduce_phase` takes when several threads share a coefficient (1..=4; default 4).
+#[cfg(feature = "cuda")]
+pub const REDUCE_LIMBS_PER_THREAD_ENV: &str = "HEGPU_REDUCE_LIMBS_PER_THREAD";
+
+#[cfg(feature = "cuda")]
+fn reduce_limbs_per_thread() -> usize {
+    static KNOB: std::sync::OnceLock<usize> = std::sync::OnceLock::new();
+    *KNOB.get_or_init(|| {
+        std::env::var(REDUCE_LIMBS_PER_THREAD_ENV)
+            .ok()
+            .and_then(|v| v.parse().ok())
+            .filter(|v| (1..=4).contains(v))
+            .unwrap_or(4)
+    })
+}
+
 /// The launch shape of `bgv_reduce_phase` (kernels/bgv.cu) over `degree` coefficients of
 /// `limbs` primes: blocks of 256 threads, `G` threads per coefficient sharing its limbs (`G`
 /// the largest of 1, 2, 4, 8 leaving each thread at least 4 limbs; 2 limbs a thread measured
 /// no better), `256 / G` coefficients per block.
 #[cfg(feature = "cuda")]
 pub fn reduce_phase_config(degree: usize, limbs: usize) -> poly_cuda::cudarc::driver::LaunchConfig {
-    let groups = [8u32, 4, 2].into_iter().find(|&g| limbs >= 4 * g as usize).unwrap_or(1);
+    let per_thread = reduce_limbs_per_thread();
+    let groups = [8u32, 4, 2].into_iter().find(|&g| limbs >= per_thread * g as usize).unwrap_or(1);
     let columns = 256 / groups;
     let blocks = degree.div_ceil(columns as usize).clamp(1, u32::MAX as usize) as u32;
     poly_cuda::cudarc::driver::LaunchConfig {

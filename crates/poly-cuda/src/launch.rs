@@ -54,6 +54,40 @@ pub const DEFAULT_SINGLE_LAUNCH_POINTS: usize = 1 << 15;
 /// [`SINGLE_PASS_ENV`] still forces single-block passes up to `N = 2^12`).
 pub const SINGLE_LAUNCH_MAX_LOG_N: u32 = 11;
 
+/// Environment variable (a tuning knob for benchmarks): launches of more than the small
+/// launches' points and at most this many (`polys * limbs * N`) take the medium strided shape
+/// below where such a kernel exists; default [`DEFAULT_MEDIUM_LAUNCH_POINTS`], 0 turns it off.
+pub const MEDIUM_LAUNCH_POINTS_ENV: &str = "POLY_CUDA_NTT_MEDIUM_LAUNCH_POINTS";
+/// Environment variable (a tuning knob for benchmarks): the strided pass of medium launches,
+/// `<log2 points per thread>x<columns per block>` (default `2x8`).
+pub const MEDIUM_STRIDED_ENV: &str = "POLY_CUDA_NTT_MEDIUM_STRIDED";
+/// Environment variable (a tuning knob for benchmarks): [`MEDIUM_LAUNCH_POINTS_ENV`] for the
+/// contiguous pass; default [`DEFAULT_MEDIUM_CONTIGUOUS_LAUNCH_POINTS`].
+pub const MEDIUM_CONTIGUOUS_LAUNCH_POINTS_ENV: &str = "POLY_CUDA_NTT_MEDIUM_CONTIGUOUS_LAUNCH_POINTS";
+/// Environment variable (a tuning knob for benchmarks): the contiguous pass of medium launches,
+/// `<log2 points per thread>x<points per block>` (default `2x512`).
+pub const MEDIUM_CONTIGUOUS_ENV: &str = "POLY_CUDA_NTT_MEDIUM_CONTIGUOUS";
+/// Medium launches fill less than a wave of the default shapes: at N = 2^14 over 8 limbs the
+/// strided pass of 16 columns had 64 blocks for 132 SMs. Radix 4 with 8 columns per block
+/// (twice the blocks, four times the threads) took the strided passes there from 4.9 to 3.8 us
+/// (inverse) and from 4.6 to 3.6 us (forward), and at 2^14 x 24 limbs (3 x 2^17 points) from
+/// 5.9 to 5.5 us; at 2^15 x 16 limbs (2^19 points) it was slower, 7.6 against 7.3 us (H100, ncu,
+/// docs/perf/2026-11-25-h100-medium-launches.md).
+pub const DEFAULT_MEDIUM_LAUNCH_POINTS: usize = 3 << 17;
+/// The contiguous pass in radix 4 with blocks of 512 points: at 2^14 x 8 limbs 4.6 to 4.4 us
+/// (inverse), 5.6 to 4.9 us (the decryption's multiply-add pass), at 2^14 x 16 limbs 8.2 to 7.5
+/// us (ModDown's pass); at 2^14 x 24 limbs no faster (6.8 us), hence 2^18.
+pub const DEFAULT_MEDIUM_CONTIGUOUS_LAUNCH_POINTS: usize = 1 << 18;
+const DEFAULT_MEDIUM_STRIDED: (u32, u32) = (2, 8);
+const DEFAULT_MEDIUM_CONTIGUOUS: (u32, u32) = (2, 512);
+
+/// A knob of the form `<a>x<b>`.
+fn read_pair(name: &str) -> Option<(u32, u32)> {
+    let value = std::env::var(name).ok()?;
+    let (a, b) = value.split_once('x')?;
+    Some((a.trim().parse().ok()?, b.trim().parse().ok()?))
+}
+
 /// The radix knobs, read once per process.
 #[derive(Debug, Clone, Copy)]
 struct RadixKnobs {
@@ -61,6 +95,12 @@ struct RadixKnobs {
     contiguous: Option<u32>,
     small_launch_points: usize,
     single_launch_points: usize,
+    medium_launch_points: usize,
+    medium_contiguous_launch_points: usize,
+    /// (log radix, columns) of medium launches' strided pass.
+    medium_strided: (u32, u32),
+    /// (log radix, points per block) of medium launches' contiguous pass.
+    medium_contiguous: (u32, u32),
 }
 
 fn radix_knobs() -> RadixKnobs {
@@ -72,6 +112,11 @@ fn radix_knobs() -> RadixKnobs {
             contiguous: read(CONTIGUOUS_LOG_RADIX_ENV).map(|v| v as u32),
             small_launch_points: read(SMALL_LAUNCH_POINTS_ENV).unwrap_or(DEFAULT_SMALL_LAUNCH_POINTS),
             single_launch_points: read(SINGLE_LAUNCH_POINTS_ENV).unwrap_or(DEFAULT_SINGLE_LAUNCH_POINTS),
+            medium_launch_points: read(MEDIUM_LAUNCH_POINTS_ENV).unwrap_or(DEFAULT_MEDIUM_LAUNCH_POINTS),
+            medium_contiguous_launch_points: read(MEDIUM_CONTIGUOUS_LAUNCH_POINTS_ENV)
+                .unwrap_or(DEFAULT_MEDIUM_CONTIGUOUS_LAUNCH_POINTS),
+            medium_strided: read_pair(MEDIUM_STRIDED_ENV).unwrap_or(DEFAULT_MEDIUM_STRIDED),
+            medium_contiguous: read_pair(MEDIUM_CONTIGUOUS_ENV).unwrap_or(DEFAULT_MEDIUM_CONTIGUOUS),
         }
     })
 }
@@ -154,46 +199,65 @@ struct PassKernel {
     kind: PassKind,
     log_m: u32,
     log_radix: u32,
+    /// Sub-transforms per block: [`STRIDED_COLUMNS`] or fewer (strided passes), or
+    /// [`CONTIGUOUS_BLOCK_WORDS`] points' worth or fewer (contiguous passes).
+    columns: u32,
     names: FunctionNames,
 }
 
-/// The [`PassKernel`] of a strided pass of `2^m` points, `2^r` per thread (names as exported).
+/// The [`PassKernel`] of a strided pass of `2^m` points, `2^r` per thread (names as exported),
+/// with [`STRIDED_COLUMNS`] or `c` columns per block (kernel names ending in `_c<c>`).
 macro_rules! strided_kernel {
     ($m:literal, $r:literal) => {
+        strided_kernel!(@ $m, $r, 16, "")
+    };
+    ($m:literal, $r:literal, $c:literal, $suffix:literal) => {
+        strided_kernel!(@ $m, $r, $c, $suffix)
+    };
+    (@ $m:literal, $r:literal, $c:literal, $suffix:literal) => {
         PassKernel {
             kind: PassKind::Strided,
             log_m: $m,
             log_radix: $r,
+            columns: $c,
             names: FunctionNames {
-                forward: concat!("ntt_fwd_strided_", $m, "_lr", $r),
-                inverse: concat!("ntt_inv_strided_", $m, "_lr", $r),
+                forward: concat!("ntt_fwd_strided_", $m, "_lr", $r, $suffix),
+                inverse: concat!("ntt_inv_strided_", $m, "_lr", $r, $suffix),
                 inverse_product: None,
                 inverse_mul_add: None,
                 inverse_from: None,
-                forward_skip: Some(concat!("ntt_fwd_skip_strided_", $m, "_lr", $r)),
-                forward_extend: Some(concat!("ntt_fwd_extend_strided_", $m, "_lr", $r)),
+                forward_skip: Some(concat!("ntt_fwd_skip_strided_", $m, "_lr", $r, $suffix)),
+                forward_extend: Some(concat!("ntt_fwd_extend_strided_", $m, "_lr", $r, $suffix)),
                 forward_mod_down: None,
             },
         }
     };
 }
 
-/// The [`PassKernel`] of a contiguous pass of `2^m` points, `2^r` per thread.
+/// The [`PassKernel`] of a contiguous pass of `2^m` points, `2^r` per thread, with
+/// [`CONTIGUOUS_BLOCK_WORDS`] or `w` points per block (kernel names ending in `_w<w>`).
 macro_rules! contiguous_kernel {
     ($m:literal, $r:literal) => {
+        contiguous_kernel!(@ $m, $r, 1024, "")
+    };
+    ($m:literal, $r:literal, $w:literal, $suffix:literal) => {
+        contiguous_kernel!(@ $m, $r, $w, $suffix)
+    };
+    (@ $m:literal, $r:literal, $w:literal, $suffix:literal) => {
         PassKernel {
             kind: PassKind::Contiguous,
             log_m: $m,
             log_radix: $r,
+            columns: $w >> $m,
             names: FunctionNames {
-                forward: concat!("ntt_fwd_contiguous_", $m, "_lr", $r),
-                inverse: concat!("ntt_inv_contiguous_", $m, "_lr", $r),
-                inverse_product: Some(concat!("ntt_inv_product_contiguous_", $m, "_lr", $r)),
-                inverse_mul_add: Some(concat!("ntt_inv_mul_add_contiguous_", $m, "_lr", $r)),
-                inverse_from: Some(concat!("ntt_inv_from_contiguous_", $m, "_lr", $r)),
+                forward: concat!("ntt_fwd_contiguous_", $m, "_lr", $r, $suffix),
+                inverse: concat!("ntt_inv_contiguous_", $m, "_lr", $r, $suffix),
+                inverse_product: Some(concat!("ntt_inv_product_contiguous_", $m, "_lr", $r, $suffix)),
+                inverse_mul_add: Some(concat!("ntt_inv_mul_add_contiguous_", $m, "_lr", $r, $suffix)),
+                inverse_from: Some(concat!("ntt_inv_from_contiguous_", $m, "_lr", $r, $suffix)),
                 forward_skip: None,
                 forward_extend: None,
-                forward_mod_down: Some(concat!("ntt_fwd_mod_down_contiguous_", $m, "_lr", $r)),
+                forward_mod_down: Some(concat!("ntt_fwd_mod_down_contiguous_", $m, "_lr", $r, $suffix)),
             },
         }
     };
@@ -209,6 +273,8 @@ const PASS_KERNELS: &[PassKernel] = &[
     strided_kernel!(8, 3),
     strided_kernel!(7, 4),
     strided_kernel!(8, 4),
+    strided_kernel!(7, 2, 8, "_c8"),
+    strided_kernel!(8, 2, 8, "_c8"),
     contiguous_kernel!(5, 2),
     contiguous_kernel!(6, 2),
     contiguous_kernel!(5, 3),
@@ -216,6 +282,8 @@ const PASS_KERNELS: &[PassKernel] = &[
     contiguous_kernel!(7, 3),
     contiguous_kernel!(8, 3),
     contiguous_kernel!(9, 3),
+    contiguous_kernel!(7, 2, 512, "_w512"),
+    contiguous_kernel!(8, 2, 512, "_w512"),
 ];
 
 /// The [`FunctionNames`] of the single-block kernel of `2^log_n` points.
@@ -444,30 +512,50 @@ impl NttKernels {
     }
 }
 
-fn pass_kernel_exists(kind: PassKind, log_m: u32, log_radix: u32) -> bool {
-    PASS_KERNELS.iter().any(|k| k.kind == kind && k.log_m == log_m && k.log_radix == log_radix)
+fn pass_kernel_exists(kind: PassKind, log_m: u32, log_radix: u32, columns: u32) -> bool {
+    PASS_KERNELS.iter().any(|k| k.kind == kind && k.log_m == log_m && k.log_radix == log_radix && k.columns == columns)
 }
 
-/// `log2` of the points per thread of a pass of `2^log_m` points in a launch of `points`
-/// points: radix 4 for the contiguous pass of small launches (latency-bound: more threads,
-/// shorter chains), else radix 8, or 16 for strided passes of more than 64 points (fewer
-/// shared-memory round trips; H100, N = 2^16 x 32: 43.8 us forward against 44.2 with radix 8);
-/// the knobs override where a kernel exists.
-fn pass_log_radix(kind: PassKind, log_m: u32, points: usize) -> u32 {
+/// `(log2 points per thread, columns per block)` of a pass of `2^log_m` points in a launch
+/// of `points` points. Radix 4 for the contiguous pass of small launches (latency-bound: more
+/// threads, shorter chains), the medium shapes for medium launches, else radix 8, or 16 for
+/// strided passes of more than 64 points (fewer shared-memory round trips; H100, N = 2^16 x
+/// 32: 43.8 us forward against 44.2 with radix 8); the knobs override where a kernel exists.
+fn pass_shape(kind: PassKind, log_m: u32, points: usize) -> (u32, u32) {
     let knobs = radix_knobs();
+    let default_columns = match kind {
+        PassKind::Strided => STRIDED_COLUMNS,
+        PassKind::Contiguous => CONTIGUOUS_BLOCK_WORDS >> log_m,
+    };
     let knob = match kind {
         PassKind::Strided => knobs.strided,
         PassKind::Contiguous => knobs.contiguous,
     };
-    if let Some(r) = knob.filter(|&r| pass_kernel_exists(kind, log_m, r)) {
-        return r;
+    if let Some(r) = knob.filter(|&r| pass_kernel_exists(kind, log_m, r, default_columns)) {
+        return (r, default_columns);
     }
-    if kind == PassKind::Contiguous && points <= knobs.small_launch_points && pass_kernel_exists(kind, log_m, 2) {
-        return 2;
+    if kind == PassKind::Contiguous
+        && points <= knobs.small_launch_points
+        && pass_kernel_exists(kind, log_m, 2, default_columns)
+    {
+        return (2, default_columns);
+    }
+    let (medium_points, medium) = match kind {
+        PassKind::Strided => (knobs.medium_launch_points, knobs.medium_strided),
+        PassKind::Contiguous => {
+            let (r, words) = knobs.medium_contiguous;
+            (knobs.medium_contiguous_launch_points, (r, words >> log_m))
+        }
+    };
+    if points > knobs.small_launch_points
+        && points <= medium_points
+        && pass_kernel_exists(kind, log_m, medium.0, medium.1)
+    {
+        return medium;
     }
     match kind {
-        PassKind::Strided if log_m > 6 => 4,
-        _ => 3,
+        PassKind::Strided if log_m > 6 => (4, default_columns),
+        _ => (3, default_columns),
     }
 }
 
@@ -487,17 +575,17 @@ fn pass_launch(
     first: bool,
 ) -> Result<NttPass> {
     let points = n as usize * grid_y as usize;
-    let log_radix = pass_log_radix(kind, log_m, points);
+    let (log_radix, columns) = pass_shape(kind, log_m, points);
     let found = PASS_KERNELS.iter().enumerate().find_map(|(index, k)| {
-        let matches = k.kind == kind && k.log_m == log_m && k.log_radix == log_radix;
+        let matches = k.kind == kind && k.log_m == log_m && k.log_radix == log_radix && k.columns == columns;
         matches.then(|| k.names.get(function).map(|name| (index, name))).flatten()
     });
     let (index, name) = found.ok_or_else(|| GpuError::Unsupported {
         what: format!("NTT {kind:?} pass ({function:?}) of 2^{log_m} points with 2^{log_radix} points per thread"),
     })?;
     let config = match kind {
-        PassKind::Strided => strided_config(n, log_m, log_radix, grid_y),
-        PassKind::Contiguous => contiguous_config(n, log_m, log_radix, grid_y),
+        PassKind::Strided => strided_config(n, log_m, log_radix, columns, grid_y),
+        PassKind::Contiguous => contiguous_config(n, log_m, log_radix, columns, grid_y),
     };
     Ok(NttPass { name, table: KernelTable::Pass, index, function, config, first })
 }
@@ -1012,7 +1100,13 @@ pub(crate) unsafe fn ntt_forward_inner_product(
         }
         let mut builder = kernel.builder(stream);
         builder.arg_pod(&params);
-        let config = contiguous_config(1 << log_n, contiguous, FORWARD_IP_LOG_RADIX, limbs as u32);
+        let config = contiguous_config(
+            1 << log_n,
+            contiguous,
+            FORWARD_IP_LOG_RADIX,
+            CONTIGUOUS_BLOCK_WORDS >> contiguous,
+            limbs as u32,
+        );
         // SAFETY: matches `ntt_fwd_ip[_split]_contiguous_*(FwdIpParams)`: grid (N / 1024, L) over the
         // context's limbs, `data` the chunk's polynomials after the first pass (written above,
         // same stream), the context's forward table and chunk roots for its contiguous M, and
@@ -1170,7 +1264,7 @@ pub(crate) fn ntt_inverse_of_mul_add_lifted(
     };
     let config = LaunchConfig {
         shared_mem_bytes: plan.kept_bytes,
-        ..strided_config(n, plan.strided, LIFT_LOG_RADIX, plan.cluster)
+        ..strided_config(n, plan.strided, LIFT_LOG_RADIX, STRIDED_COLUMNS, plan.cluster)
     };
     // SAFETY: matches `ntt_inv_lift_strided_<strided>_lr3(LiftParams)`: grid (N / 16 M, C) in
     // clusters (1, C, 1) (block r transforms limbs r, r + C, ... and keeps them in
@@ -1297,21 +1391,16 @@ fn single_config(log_n: u32, grid_y: u32) -> LaunchConfig {
     LaunchConfig { grid_dim: (1, grid_y, 1), block_dim: (1 << (log_n - log_radix), 1, 1), shared_mem_bytes: 0 }
 }
 
-/// `STRIDED_COLUMNS` sub-transforms of `2^log_m` points per block, `2^log_radix` points per thread.
-fn strided_config(n: u32, log_m: u32, log_radix: u32, grid_y: u32) -> LaunchConfig {
-    let threads = (STRIDED_COLUMNS << log_m) >> log_radix;
-    LaunchConfig {
-        grid_dim: ((n >> log_m) / STRIDED_COLUMNS, grid_y, 1),
-        block_dim: (threads, 1, 1),
-        shared_mem_bytes: 0,
-    }
+/// `columns` sub-transforms of `2^log_m` points per block, `2^log_radix` points per thread.
+fn strided_config(n: u32, log_m: u32, log_radix: u32, columns: u32, grid_y: u32) -> LaunchConfig {
+    let threads = (columns << log_m) >> log_radix;
+    LaunchConfig { grid_dim: ((n >> log_m) / columns, grid_y, 1), block_dim: (threads, 1, 1), shared_mem_bytes: 0 }
 }
 
-/// `CONTIGUOUS_BLOCK_WORDS` points (`CONTIGUOUS_BLOCK_WORDS / 2^log_m` sub-transforms) per
-/// block, `2^log_radix` points per thread.
-fn contiguous_config(n: u32, log_m: u32, log_radix: u32, grid_y: u32) -> LaunchConfig {
-    let columns = CONTIGUOUS_BLOCK_WORDS >> log_m;
-    let threads = CONTIGUOUS_BLOCK_WORDS >> log_radix;
+/// `columns` sub-transforms of `2^log_m` points per block (at most
+/// `CONTIGUOUS_BLOCK_WORDS` points), `2^log_radix` points per thread.
+fn contiguous_config(n: u32, log_m: u32, log_radix: u32, columns: u32, grid_y: u32) -> LaunchConfig {
+    let threads = (columns << log_m) >> log_radix;
     LaunchConfig { grid_dim: ((n >> log_m) / columns, grid_y, 1), block_dim: (threads, 1, 1), shared_mem_bytes: 0 }
 }
 

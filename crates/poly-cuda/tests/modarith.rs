@@ -17,7 +17,7 @@ use proptest::prelude::*;
 use rand::rngs::StdRng;
 use rand::{Rng, SeedableRng};
 
-const OUTPUTS: usize = 14;
+const OUTPUTS: usize = 16;
 const NAMES: [&str; OUTPUTS] = [
     "add",
     "sub",
@@ -33,6 +33,8 @@ const NAMES: [&str; OUTPUTS] = [
     "reduce_from_2p",
     "reduce_from_4p_to_2p",
     "reduce_from_4p",
+    "mul_canonical",
+    "mul_canonical (operands below 2^n)",
 ];
 
 /// `modarith::Modulus` as the kernels take it by value: `{p, floor(2^128/p) high, low}`.
@@ -63,8 +65,11 @@ fn check_prime(device: &Arc<GpuDevice>, p: u64, rng: &mut StdRng) {
     };
     let canon_a = below(rng, p);
     let canon_b = below(rng, p);
-    let lazy_a = below(rng, 2 * p);
-    let lazy_b = below(rng, 2 * p);
+    let mut lazy_a = below(rng, 2 * p);
+    let mut lazy_b = below(rng, 2 * p);
+    // 2^n - 1 (n = bit length of p; below 2p): mul_canonical's largest operand.
+    lazy_a[2] = u64::MAX >> p.leading_zeros();
+    lazy_b[2] = u64::MAX >> p.leading_zeros();
     let lazy4 = below(rng, 4 * p);
     let mut raw_x: Vec<u64> = (0..COUNT).map(|_| rng.r#gen()).collect();
     let mut raw_y: Vec<u64> = (0..COUNT).map(|_| rng.r#gen()).collect();
@@ -100,6 +105,10 @@ fn check_prime(device: &Arc<GpuDevice>, p: u64, rng: &mut StdRng) {
         let (a, b, la, lb, l4, x, y) = (canon_a[i], canon_b[i], lazy_a[i], lazy_b[i], lazy4[i], raw_x[i], raw_y[i]);
         let ws = m.shoup(b);
         let wide = (y as u128) << 64 | x as u128;
+        // mul_canonical's operands below 2^n (n = bit length of p), and its oracle: u128.
+        let below_2n = u64::MAX >> p.leading_zeros();
+        let (wa, wb) = (la & below_2n, lb & below_2n);
+        let exact = |u: u64, v: u64| ((u as u128 * v as u128) % p as u128) as u64;
         let expected = [
             m.add(a, b),
             m.sub(a, b),
@@ -115,6 +124,8 @@ fn check_prime(device: &Arc<GpuDevice>, p: u64, rng: &mut StdRng) {
             m.reduce_from_2p(la),
             m.reduce_from_4p_to_2p(l4),
             m.reduce_from_4p(l4),
+            exact(a, b),
+            exact(wa, wb),
         ];
         // The reference itself against exact arithmetic, so that a shared mistake shows.
         assert_eq!(expected[3] as u128, wide % p as u128);
@@ -139,6 +150,8 @@ fn device_helpers_match_modarith() {
         3u64,
         65537,
         modarith::generate_ntt_primes(31, 1 << 11, 1, &[]).unwrap()[0],
+        modarith::generate_ntt_primes(36, 1 << 13, 1, &[]).unwrap()[0],
+        modarith::generate_ntt_primes(40, 1 << 17, 1, &[]).unwrap()[0],
         modarith::generate_ntt_primes(50, 1 << 18, 1, &[]).unwrap()[0],
         modarith::generate_ntt_primes(62, 1 << 18, 1, &[]).unwrap()[0],
         4_611_686_018_427_387_847, // the largest prime below 2^62

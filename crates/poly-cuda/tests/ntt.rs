@@ -289,11 +289,15 @@ fn fused_entry_points_random_parameters_match_cpu() {
 fn fused_entry_points_on_single_block_and_two_pass_launches() {
     // With the default knobs (launch.rs), N <= 2^11 launches of at most 2^15 points run one
     // single-block kernel per limb and larger ones two passes (radix-4 contiguous pass up to
-    // 2^15 points, radix 8 above): each shape below sits on one side of those thresholds.
+    // 2^15 points, radix 8 above; medium launches, up to 3 x 2^17 points for the strided pass
+    // and 2^18 for the contiguous one, take radix 4 with narrower blocks): each shape below
+    // sits on one side of those thresholds.
     let Some(device) = device() else { return };
     let mut rng = common::rng("fused_entry_points_on_single_block_and_two_pass_launches", 0x5eed_0103);
     let shapes =
-        [(10u32, 1usize), (10, 32), (10, 33), (10, 64), (11, 16), (11, 17), (12, 8), (12, 9), (13, 4), (13, 5)];
+        [(10u32, 1usize), (10, 32), (10, 33), (10, 64), (11, 16), (11, 17), (12, 8), (12, 9), (13, 4), (13, 5)]
+            .into_iter()
+            .chain([(14, 8), (14, 16), (14, 17), (14, 24), (14, 25), (15, 12), (16, 4)]);
     for (log_n, limbs) in shapes {
         let bits = rng.gen_range(40..=61);
         let ring = ring(log_n, limbs, bits, TransformKind::Ntt);
