@@ -34,7 +34,7 @@ constexpr int REDUCE_THREADS = 256;
 using centered_lift::Fraction;
 
 // Limbs a thread loads before it computes: their loads are all in flight at once.
-constexpr int REDUCE_AHEAD = 4;
+constexpr int REDUCE_AHEAD = 8;
 
 }  // namespace
 
