@@ -75,7 +75,8 @@ __device__ __forceinline__ u64 mul(u64 a, u64 b, const Modulus& m) {
     return reduce_u128(a * b, __umul64hi(a, b), m);
 }
 
-// a * b mod p for a, b below 2^n, n the bit length of p (canonical operands, p < 2^62), by
+// a * b mod p for a, b below 2^n, n the bit length of p (canonical operands; p an odd prime
+// below 2^62: mu below needs p > 2^(n-1), so not for powers of two such as some t), by
 // Barrett's reduction with one-word constants (Menezes et al., Handbook of Applied
 // Cryptography, 14.42, base 2): with x = a b < 2^(2n), q1 = floor(x / 2^(n-1)) < 2^(n+1) and
 // mu = floor(2^(n+63) / p) < 2^64 (the moduli table's floor(2^128 / p) shifted right by 65 - n),
