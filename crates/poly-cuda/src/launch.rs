@@ -1715,6 +1715,51 @@ pub(crate) fn automorphism_eval(
 mod tests {
     use super::*;
 
+    /// With the default knobs, the passes of each launch size take the shapes `pass_shape`
+    /// documents (small launches: radix-4 contiguous pass; medium ones: radix 4 with 8-column
+    /// strided and 512-point contiguous blocks where those kernels exist; larger ones radix 16
+    /// strided, radix 8 contiguous), and every launch covers each limb's `N` points exactly once.
+    #[test]
+    fn pass_shapes_follow_the_launch_size() {
+        if std::env::vars().any(|(name, _)| name.starts_with("POLY_CUDA_NTT_")) {
+            eprintln!("skipped: a POLY_CUDA_NTT_* knob is set");
+            return;
+        }
+        for log_n in 13u32..=17 {
+            let schedule = NttSchedule::for_log_degree(log_n).unwrap();
+            let NttSchedule::TwoPass { strided, contiguous } = schedule else { unreachable!() };
+            for grid_y in [1u32, 2, 4, 5, 8, 9, 12, 16, 17, 24, 25, 32, 48, 64] {
+                let points = (grid_y as usize) << log_n;
+                let label = format!("N = 2^{log_n}, {grid_y} limbs ({points} points)");
+                let passes = ntt_passes(NttTransform::Forward, &schedule, log_n, grid_y).unwrap();
+                let [first, last] = passes.as_slice() else { panic!("{label}: {} passes", passes.len()) };
+                let small = points <= DEFAULT_SMALL_LAUNCH_POINTS;
+                let medium_strided = !small && points <= DEFAULT_MEDIUM_LAUNCH_POINTS && (7..=8).contains(&strided);
+                let medium_contiguous =
+                    !small && points <= DEFAULT_MEDIUM_CONTIGUOUS_LAUNCH_POINTS && (7..=8).contains(&contiguous);
+                let strided_suffix = if medium_strided {
+                    "_lr2_c8".to_string()
+                } else {
+                    format!("_lr{}", if strided > 6 { 4 } else { 3 })
+                };
+                assert!(first.name.ends_with(&strided_suffix), "{label}: {}", first.name);
+                let contiguous_suffix = match (small && contiguous <= 6, medium_contiguous) {
+                    (true, _) => "_lr2",
+                    (false, true) => "_lr2_w512",
+                    (false, false) => "_lr3",
+                };
+                assert!(last.name.ends_with(contiguous_suffix), "{label}: {}", last.name);
+                for pass in [first, last] {
+                    let kernel = PASS_KERNELS.get(pass.index).unwrap();
+                    let (grid, block) = (pass.config.grid_dim, pass.config.block_dim);
+                    assert_eq!(grid.1, grid_y, "{label}: {}", pass.name);
+                    assert_eq!((grid.0 * kernel.columns) << kernel.log_m, 1 << log_n, "{label}: {}", pass.name);
+                    assert_eq!(block.0 << kernel.log_radix, kernel.columns << kernel.log_m, "{label}: {}", pass.name);
+                }
+            }
+        }
+    }
+
     /// For every schedule and launch size: the inverse of a product (and of a multiply-add)
     /// launches the inverse's kernels with the same shapes, its first kernel replaced by that
     /// kernel's product (multiply-add) variant;
