@@ -209,12 +209,9 @@ struct PassKernel {
 /// with [`STRIDED_COLUMNS`] or `c` columns per block (kernel names ending in `_c<c>`).
 macro_rules! strided_kernel {
     ($m:literal, $r:literal) => {
-        strided_kernel!(@ $m, $r, 16, "")
+        strided_kernel!($m, $r, 16, "")
     };
     ($m:literal, $r:literal, $c:literal, $suffix:literal) => {
-        strided_kernel!(@ $m, $r, $c, $suffix)
-    };
-    (@ $m:literal, $r:literal, $c:literal, $suffix:literal) => {
         PassKernel {
             kind: PassKind::Strided,
             log_m: $m,
@@ -238,12 +235,9 @@ macro_rules! strided_kernel {
 /// [`CONTIGUOUS_BLOCK_WORDS`] or `w` points per block (kernel names ending in `_w<w>`).
 macro_rules! contiguous_kernel {
     ($m:literal, $r:literal) => {
-        contiguous_kernel!(@ $m, $r, 1024, "")
+        contiguous_kernel!($m, $r, 1024, "")
     };
     ($m:literal, $r:literal, $w:literal, $suffix:literal) => {
-        contiguous_kernel!(@ $m, $r, $w, $suffix)
-    };
-    (@ $m:literal, $r:literal, $w:literal, $suffix:literal) => {
         PassKernel {
             kind: PassKind::Contiguous,
             log_m: $m,
@@ -512,8 +506,15 @@ impl NttKernels {
     }
 }
 
+/// The index in [`PASS_KERNELS`] of the kernel of this kind, size, radix and columns per block.
+fn find_pass_kernel(kind: PassKind, log_m: u32, log_radix: u32, columns: u32) -> Option<usize> {
+    PASS_KERNELS
+        .iter()
+        .position(|k| k.kind == kind && k.log_m == log_m && k.log_radix == log_radix && k.columns == columns)
+}
+
 fn pass_kernel_exists(kind: PassKind, log_m: u32, log_radix: u32, columns: u32) -> bool {
-    PASS_KERNELS.iter().any(|k| k.kind == kind && k.log_m == log_m && k.log_radix == log_radix && k.columns == columns)
+    find_pass_kernel(kind, log_m, log_radix, columns).is_some()
 }
 
 /// `(log2 points per thread, columns per block)` of a pass of `2^log_m` points in a launch
@@ -576,12 +577,13 @@ fn pass_launch(
 ) -> Result<NttPass> {
     let points = n as usize * grid_y as usize;
     let (log_radix, columns) = pass_shape(kind, log_m, points);
-    let found = PASS_KERNELS.iter().enumerate().find_map(|(index, k)| {
-        let matches = k.kind == kind && k.log_m == log_m && k.log_radix == log_radix && k.columns == columns;
-        matches.then(|| k.names.get(function).map(|name| (index, name))).flatten()
-    });
+    let found = find_pass_kernel(kind, log_m, log_radix, columns)
+        .and_then(|index| PASS_KERNELS.get(index)?.names.get(function).map(|name| (index, name)));
     let (index, name) = found.ok_or_else(|| GpuError::Unsupported {
-        what: format!("NTT {kind:?} pass ({function:?}) of 2^{log_m} points with 2^{log_radix} points per thread"),
+        what: format!(
+            "NTT {kind:?} pass ({function:?}) of 2^{log_m} points with 2^{log_radix} points per thread, \
+             {columns} sub-transforms per block"
+        ),
     })?;
     let config = match kind {
         PassKind::Strided => strided_config(n, log_m, log_radix, columns, grid_y),
