@@ -237,7 +237,7 @@ poly_cuda::kernel_set! {
 /// Where `bgv_reduce_phase` writes its `N` words: a device buffer, or the device address of
 /// mapped host memory (`GpuDevice::collect_words`).
 #[cfg(feature = "cuda")]
-enum ReduceOutput<'a> {
+pub(crate) enum ReduceOutput<'a> {
     Device(&'a mut poly_cuda::cudarc::driver::CudaSlice<u64>),
     Mapped(u64),
 }
@@ -245,7 +245,7 @@ enum ReduceOutput<'a> {
 /// Queues `bgv_reduce_phase` (kernels/bgv.cu) of `phase` into `output`, after checking that
 /// `phase` lives on `backend`'s device over the tables' primes.
 #[cfg(feature = "cuda")]
-fn queue_reduce_phase(
+pub(crate) fn queue_reduce_phase(
     backend: &poly_cuda::GpuBackend,
     tables: &DecryptionTables,
     prepared: &poly_cuda::cudarc::driver::CudaSlice<u64>,
@@ -326,6 +326,20 @@ fn check_decryption_context(
 pub struct GpuDecryption {
     per_limb: poly_cuda::cudarc::driver::CudaSlice<u64>,
     lift: std::sync::OnceLock<poly_cuda::CenteredLift>,
+    replays: crate::decryption_replay::DecryptionReplays,
+}
+
+#[cfg(feature = "cuda")]
+impl GpuDecryption {
+    /// [`DecryptionTables::per_limb`] on the device.
+    pub(crate) fn per_limb(&self) -> &poly_cuda::cudarc::driver::CudaSlice<u64> {
+        &self.per_limb
+    }
+
+    /// The level's decryptions recorded as graphs.
+    pub(crate) fn replays(&self) -> &crate::decryption_replay::DecryptionReplays {
+        &self.replays
+    }
 }
 
 /// Runs `f` with the centered lift of `context` (the operands' context, checked): the cached
@@ -366,7 +380,7 @@ impl BgvBackend for poly_cuda::GpuBackend {
         let per_limb = stream
             .clone_htod(tables.per_limb())
             .map_err(|e| BgvError::from_backend(poly_cuda::GpuError::driver("cuMemcpyHtoDAsync", e)))?;
-        Ok(GpuDecryption { per_limb, lift: std::sync::OnceLock::new() })
+        Ok(GpuDecryption { per_limb, lift: std::sync::OnceLock::new(), replays: Default::default() })
     }
 
     fn reduce_phase_resident(
@@ -400,6 +414,23 @@ impl BgvBackend for poly_cuda::GpuBackend {
     ) -> Result<Self::PlainWords> {
         check_decryption_context(self, tables, prepared, c0.context())?;
         with_lift(tables, prepared, c0.context(), |lift| {
+            let cached = prepared.lift.get().is_some_and(|cached| std::ptr::eq(cached, lift));
+            let degree = c0.context().ring().degree();
+            let replay =
+                poly_cuda::graph::replay_enabled_up_to(degree, crate::decryption_replay::DECRYPTION_REPLAY_MAX_DEGREE);
+            if cached && replay {
+                let replayed = crate::decryption_replay::replay_decryption(
+                    self,
+                    tables,
+                    prepared,
+                    lift,
+                    [c0, acc, s],
+                    correction_inv,
+                )?;
+                if let Some(words) = replayed {
+                    return Ok(words);
+                }
+            }
             if let Some(words) =
                 c0.inverse_of_mul_add_lifted(acc, s, lift, correction_inv).map_err(BgvError::from_backend)?
             {

@@ -50,6 +50,8 @@
 
 pub mod backend;
 mod context;
+#[cfg(feature = "cuda")]
+mod decryption_replay;
 mod encoding;
 mod error;
 mod evaluate;

@@ -151,6 +151,60 @@ mod on_device {
         }
     }
 
+    /// Decryption recorded as a CUDA graph and re-pointed at each call's operands
+    /// (`decrypt_resident` at `N <= 2^14`): many ciphertexts decrypted back to back before any
+    /// result is read, at the top and one level down (another context and correction factor),
+    /// from one thread and from three at once;
+    /// each plaintext equals its message and the direct path's (`decrypt`). 2^12 runs the lift
+    /// fused into the transform, 2^13 and 2^14 the scaled transform and the phase reduction;
+    /// DGT rings are not recorded (no fused scale) and run directly.
+    #[test]
+    fn replayed_decryption_follows_ciphertexts_levels_and_threads() {
+        use crate::common::salted;
+        let Some(gpu) = gpu_backend() else { return };
+        for params in [
+            Preset::Phantom { log_degree: 12 }.build().unwrap(),
+            build(13, &[50, 50, 50, 50], &[55, 55], 65537, TransformKind::Ntt),
+            Preset::Phantom { log_degree: 14 }.build().unwrap(),
+            build(12, &[50, 45, 45], &[55], 65537, TransformKind::Dgt),
+        ] {
+            let context = bgv_encrypt::BgvContext::new(gpu.clone(), &params).unwrap();
+            let encoder = bgv_encrypt::CoefficientEncoder::new(&params);
+            let t = params.plaintext_modulus();
+            let sk = context.secret_key_from_seed(&salted(1, 91)).unwrap();
+            let pk = context.public_key_from_seed(&sk, &salted(2, 91)).unwrap();
+            let messages: Vec<Vec<u64>> =
+                (0..6u64).map(|i| (0..params.degree() as u64).map(|j| (j * j * (i + 5) + i) % t).collect()).collect();
+            let top: Vec<_> = messages
+                .iter()
+                .enumerate()
+                .map(|(i, m)| {
+                    context.encrypt_with_seed(&encoder.encode(m).unwrap(), &pk, &salted(10 + i as u8, 91)).unwrap()
+                })
+                .collect();
+            // One level down: another level's tables and context, correction factor q_l^-1.
+            let lower: Vec<_> = top.iter().map(|c| context.mod_switch_to_next(c).unwrap()).collect();
+            let check = |label: &str| {
+                for (level, cts) in [("top", &top), ("one down", &lower)] {
+                    let resident: Vec<_> = cts.iter().map(|c| context.decrypt_resident(c, &sk).unwrap()).collect();
+                    for (i, (plain, c)) in resident.iter().zip(cts.iter()).enumerate() {
+                        let plain = plain.to_plaintext().unwrap();
+                        let direct = context.decrypt(c, &sk).unwrap();
+                        assert!(plain == direct, "{params:?}: {label}, {level}, ciphertext {i}: replay != direct");
+                        assert_eq!(encoder.decode(&plain).unwrap(), messages[i], "{label}, {level}, ciphertext {i}");
+                    }
+                }
+            };
+            check("one thread");
+            std::thread::scope(|scope| {
+                for thread in 0..3 {
+                    let check = &check;
+                    scope.spawn(move || check(&format!("thread {thread}")));
+                }
+            });
+        }
+    }
+
     /// Fixed sets (one and several special primes, each transform) and random ones.
     #[test]
     fn gpu_equals_cpu_on_sessions() {

@@ -245,6 +245,28 @@ impl GpuContext {
         Ok(data)
     }
 
+    /// [`inverse_transform_of_mul_add_scaled`](Self::inverse_transform_of_mul_add_scaled) into
+    /// `data` (the same length as the inputs, overwritten), allocating nothing; a scale
+    /// without an NTT table (DGT contexts) is [`GpuError::Unsupported`].
+    pub(crate) fn inverse_transform_of_mul_add_scaled_into(
+        &self,
+        data: &mut CudaSlice<u64>,
+        addend: &CudaSlice<u64>,
+        source: &CudaSlice<u64>,
+        factor: &CudaSlice<u64>,
+        scale: &crate::InverseScale,
+    ) -> Result<()> {
+        let table = scale.table().ok_or_else(|| GpuError::Unsupported {
+            what: "an inverse transform scaled in place without an NTT scale table".to_string(),
+        })?;
+        for other in [source, factor, &*data] {
+            if other.len() != addend.len() {
+                return Err(GpuError::LengthMismatch { expected: addend.len(), actual: other.len() });
+            }
+        }
+        crate::launch::ntt_inverse_of_mul_add_scaled(self, data, (source, factor, addend), table, 1)
+    }
+
     pub(crate) fn ntt_tables(&self) -> Result<&NttTables> {
         self.inner.ntt.as_ref().ok_or_else(|| GpuError::Unsupported {
             what: format!(

@@ -337,6 +337,27 @@ impl DevicePoly<Eval> {
         Ok(DevicePoly { context: self.context.clone(), data, representation: PhantomData })
     }
 
+    /// [`inverse_of_mul_add_scaled`](Self::inverse_of_mul_add_scaled) into `out` (a
+    /// polynomial of this context, overwritten): nothing is allocated on NTT contexts, so the
+    /// launches can be recorded into a graph ([`crate::graph::RelocatableGraph`]). The same
+    /// errors, and [`GpuError::Unsupported`] for a scale without an NTT table (DGT contexts);
+    /// all checked before anything is queued.
+    pub fn inverse_of_mul_add_scaled_into(
+        &self,
+        a: &Self,
+        b: &Self,
+        scale: &crate::InverseScale,
+        out: &mut DevicePoly<Coeff>,
+    ) -> Result<()> {
+        self.context.check_compatible(&a.context)?;
+        self.context.check_compatible(&b.context)?;
+        self.context.check_compatible(&out.context)?;
+        if scale.context().id() != self.context.id() {
+            return Err(GpuError::WrongContext);
+        }
+        self.context.inverse_transform_of_mul_add_scaled_into(&mut out.data, &self.data, &a.data, &b.data, scale)
+    }
+
     /// The centered lift modulo `t` of `inverse(self + a b)` ([`crate::CenteredLift`]): for
     /// each coefficient `j` of `x = inverse(self + a b)`, `[x_c]_t * factor mod t` with `x_c`
     /// the representative of `x_j` in `(-q/2, q/2]`, as `N` words on the device (BGV's
@@ -363,8 +384,38 @@ impl DevicePoly<Eval> {
         // SAFETY: the lift kernel writes all N words before anything reads them.
         let mut out = unsafe { device.alloc::<u64>(n) }?;
         let out_address = crate::kernel::address_mut(&mut out, device.stream());
-        self.queue_lift(&plan, a, b, lift, factor, out_address)?;
+        // SAFETY: the first inverse pass writes every value of `data` before the lift reads it.
+        let mut data = unsafe { device.alloc::<u64>(self.data.len()) }?;
+        self.queue_lift(&plan, a, b, lift, factor, &mut data, out_address)?;
         Ok(Some(out))
+    }
+
+    /// [`inverse_of_mul_add_lifted`](Self::inverse_of_mul_add_lifted) into `out` (`N` words),
+    /// with `scratch` (a polynomial of this context, overwritten) holding the transform's first
+    /// pass: nothing is allocated, so the launches can be recorded into a graph
+    /// ([`crate::graph::RelocatableGraph`]). `Ok(false)`, with nothing queued, where the fused
+    /// path does not exist. The same errors, and [`GpuError::LengthMismatch`] for an `out` of
+    /// another length or a `scratch` of another ring (checked before anything is queued).
+    pub fn inverse_of_mul_add_lifted_into(
+        &self,
+        a: &Self,
+        b: &Self,
+        lift: &crate::CenteredLift,
+        factor: u64,
+        scratch: &mut DevicePoly<Coeff>,
+        out: &mut CudaSlice<u64>,
+    ) -> Result<bool> {
+        let Some(plan) = self.check_lift(a, b, lift, factor)? else {
+            return Ok(false);
+        };
+        self.context.check_compatible(&scratch.context)?;
+        let n = self.context.degree();
+        if out.len() != n {
+            return Err(GpuError::LengthMismatch { expected: n, actual: out.len() });
+        }
+        let out_address = crate::kernel::address_mut(out, self.context.device().stream());
+        self.queue_lift(&plan, a, b, lift, factor, &mut scratch.data, out_address)?;
+        Ok(true)
     }
 
     /// [`inverse_of_mul_add_lifted`](Self::inverse_of_mul_add_lifted) with the `N` words
@@ -382,8 +433,12 @@ impl DevicePoly<Eval> {
             return Ok(None);
         };
         let n = self.context.degree();
-        let words =
-            self.context.device().collect_words(n, |address| self.queue_lift(&plan, a, b, lift, factor, address))?;
+        // SAFETY: the first inverse pass writes every value of `data` before the lift reads it.
+        let mut data = unsafe { self.context.device().alloc::<u64>(self.data.len()) }?;
+        let words = self
+            .context
+            .device()
+            .collect_words(n, |address| self.queue_lift(&plan, a, b, lift, factor, &mut data, address))?;
         Ok(Some(words))
     }
 
@@ -407,7 +462,9 @@ impl DevicePoly<Eval> {
         Ok(launch::lift_plan(&self.context))
     }
 
-    /// Queues the lifted inverse (checked, with its plan) into the `N` words at `out`.
+    /// Queues the lifted inverse (checked, with its plan) into the `N` words at `out`, the
+    /// first pass into `data` (`L N` words, overwritten).
+    #[allow(clippy::too_many_arguments)]
     fn queue_lift(
         &self,
         plan: &launch::LiftPlan<'_>,
@@ -415,18 +472,17 @@ impl DevicePoly<Eval> {
         b: &Self,
         lift: &crate::CenteredLift,
         factor: u64,
+        data: &mut CudaSlice<u64>,
         out: u64,
     ) -> Result<()> {
         let table = lift
             .scale()
             .table()
             .ok_or_else(|| GpuError::Unsupported { what: "a centered lift without an NTT scale table".to_string() })?;
-        // SAFETY: the first inverse pass writes every value of `data` before the lift reads it.
-        let mut data = unsafe { self.context.device().alloc::<u64>(self.data.len()) }?;
         launch::ntt_inverse_of_mul_add_lifted(
             &self.context,
             plan,
-            &mut data,
+            data,
             (&a.data, &b.data, &self.data),
             table,
             &lift.operands(factor, out),

@@ -1,0 +1,160 @@
+//! BGV decryption on the GPU replayed as a CUDA graph at small `N`.
+//!
+//! At `N <= 2^14` a decryption's two or three kernels (the inverse transform's passes with
+//! `c_0 + c_1 s` loaded, and the centered lift modulo `t`) run for a few microseconds each, and
+//! the host needs about 3.5 us to launch each (plus an allocation and a free of the transform's
+//! scratch). Here the launches are recorded once per level and correction factor as a
+//! [`RelocatableGraph`] whose scratch the cache owns; each call then allocates its output,
+//! re-points the graph at its ciphertext, key and output, and launches it: one graph launch
+//! and an update per kernel. The kernels and their arguments are the direct path's, so the
+//! words are the same. `HEGPU_GRAPHS=0` turns it off; `HEGPU_GRAPH_MAX_DEGREE` moves the bound
+//! ([`poly_cuda::graph`]).
+
+use std::sync::{Mutex, PoisonError};
+
+use poly::{Coeff, Eval};
+use poly_cuda::cudarc::driver::CudaSlice;
+use poly_cuda::graph::{BufferSpan, RelocatableGraph};
+use poly_cuda::{CenteredLift, DevicePoly, GpuBackend, GpuError};
+
+use crate::backend::{DecryptionTables, GpuDecryption, ReduceOutput, queue_reduce_phase};
+use crate::{BgvError, Result};
+
+/// The largest ring degree whose decryptions are replayed by default.
+pub const DECRYPTION_REPLAY_MAX_DEGREE: usize = 1 << 14;
+/// Recorded decryptions a level keeps (by context and correction factor; oldest dropped first).
+const MAX_ENTRIES: usize = 4;
+
+/// One recorded decryption: its graph (`None` where recording failed: that signature then
+/// runs directly) and the scratch polynomial the graph writes the transform into.
+struct Recorded {
+    context_id: u64,
+    factor: u64,
+    graph: Option<RelocatableGraph>,
+    _scratch: DevicePoly<Coeff>,
+}
+
+/// A level's recorded decryptions (part of [`GpuDecryption`]).
+#[derive(Default)]
+pub(crate) struct DecryptionReplays {
+    entries: Mutex<Vec<Recorded>>,
+}
+
+impl std::fmt::Debug for DecryptionReplays {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let count = self.entries.lock().map_or(0, |entries| entries.len());
+        f.debug_struct("DecryptionReplays").field("entries", &count).finish()
+    }
+}
+
+/// Queues one decryption of `(c0, acc, s)` into `out` (`N` words) with `scratch` for the
+/// transform, allocating nothing: the lift fused into the transform's last pass where that
+/// path exists, else the scaled transform and `bgv_reduce_phase`.
+#[allow(clippy::too_many_arguments)]
+pub(crate) fn queue_decryption(
+    backend: &GpuBackend,
+    tables: &DecryptionTables,
+    prepared: &GpuDecryption,
+    lift: &CenteredLift,
+    [c0, acc, s]: [&DevicePoly<Eval>; 3],
+    factor: u64,
+    scratch: &mut DevicePoly<Coeff>,
+    out: &mut CudaSlice<u64>,
+) -> Result<()> {
+    if c0.inverse_of_mul_add_lifted_into(acc, s, lift, factor, scratch, out).map_err(BgvError::from_backend)? {
+        return Ok(());
+    }
+    c0.inverse_of_mul_add_scaled_into(acc, s, lift.scale(), scratch).map_err(BgvError::from_backend)?;
+    queue_reduce_phase(backend, tables, prepared.per_limb(), scratch, factor, true, ReduceOutput::Device(out))
+}
+
+/// The decryption of `(c0, acc, s)` (checked by the caller, `lift` the level's cached lift of
+/// their context) replayed from its recorded graph, recording it on the first call of its
+/// context and factor: the `N` words in a fresh buffer. `Ok(None)`, with nothing queued, where
+/// it is not replayed (recording failed, or operands of other sizes than the level's).
+pub(crate) fn replay_decryption(
+    backend: &GpuBackend,
+    tables: &DecryptionTables,
+    prepared: &GpuDecryption,
+    lift: &CenteredLift,
+    operands: [&DevicePoly<Eval>; 3],
+    factor: u64,
+) -> Result<Option<CudaSlice<u64>>> {
+    let device = backend.device();
+    let context = operands[0].context();
+    let n = context.ring().degree();
+    let poly_len = context.ring().poly_len();
+    if operands.iter().any(|p| p.device_buffer().len() != poly_len) {
+        return Ok(None);
+    }
+    let mut entries = prepared.replays().entries.lock().unwrap_or_else(PoisonError::into_inner);
+    let index = match entries.iter().position(|e| e.context_id == context.id() && e.factor == factor) {
+        Some(index) => index,
+        None => {
+            let recorded = record(backend, tables, prepared, lift, operands, factor)?;
+            if entries.len() >= MAX_ENTRIES {
+                entries.remove(0);
+            }
+            entries.push(recorded);
+            entries.len() - 1
+        }
+    };
+    let Some(graph) = entries[index].graph.as_mut() else {
+        return Ok(None);
+    };
+    // SAFETY: the graph's last kernel writes all N words before anything reads them.
+    let out = unsafe { device.stream().alloc::<u64>(n) }
+        .map_err(|e| BgvError::from_backend(GpuError::alloc(n * size_of::<u64>(), e)))?;
+    let [c0, acc, s] = operands;
+    let spans = [
+        BufferSpan::of(c0.device_buffer(), device),
+        BufferSpan::of(acc.device_buffer(), device),
+        BufferSpan::of(s.device_buffer(), device),
+        BufferSpan::of(&out, device),
+    ];
+    graph.launch(device, &spans).map_err(BgvError::from_backend)?;
+    Ok(Some(out))
+}
+
+/// Records the decryption over `operands`' context on two sets of zero templates (the graph
+/// re-points them), with a scratch of its own. A recording failure is kept as `graph: None`.
+fn record(
+    backend: &GpuBackend,
+    tables: &DecryptionTables,
+    prepared: &GpuDecryption,
+    lift: &CenteredLift,
+    operands: [&DevicePoly<Eval>; 3],
+    factor: u64,
+) -> Result<Recorded> {
+    let device = backend.device();
+    let context = operands[0].context();
+    let n = context.ring().degree();
+    let template = || -> Result<([DevicePoly<Eval>; 3], CudaSlice<u64>)> {
+        let zero = || DevicePoly::<Eval>::zero(context).map_err(BgvError::from_backend);
+        let out = device
+            .stream()
+            .alloc_zeros::<u64>(n)
+            .map_err(|e| BgvError::from_backend(GpuError::alloc(n * size_of::<u64>(), e)))?;
+        Ok(([zero()?, zero()?, zero()?], out))
+    };
+    let mut templates = [template()?, template()?];
+    let mut scratch = DevicePoly::<Coeff>::zero(context).map_err(BgvError::from_backend)?;
+    let spans: Vec<Vec<BufferSpan>> = templates
+        .iter()
+        .map(|(polys, out)| {
+            let mut spans: Vec<BufferSpan> = polys.iter().map(|p| BufferSpan::of(p.device_buffer(), device)).collect();
+            spans.push(BufferSpan::of(out, device));
+            spans
+        })
+        .collect();
+    let graph = RelocatableGraph::record(device, &spans[0], &spans[1], |k| {
+        let (polys, out) = &mut templates[k];
+        let [c0, acc, s] = polys;
+        queue_decryption(backend, tables, prepared, lift, [c0, acc, s], factor, &mut scratch, out)
+    })
+    .ok();
+    // The templates are never read by the graph's launches (every one is re-pointed); they
+    // are freed here, after the (not run) recordings.
+    drop(templates);
+    Ok(Recorded { context_id: context.id(), factor, graph, _scratch: scratch })
+}

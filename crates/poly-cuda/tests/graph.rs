@@ -1,0 +1,104 @@
+//! Graphs recorded once and re-pointed at other buffers (`poly_cuda::graph::RelocatableGraph`)
+//! against the CPU, word for word: an NTT-ring multiply-add and the scaled inverse of a
+//! multiply-add (an out-of-place transform of two passes) replayed on fresh operands many
+//! times back to back, with the results read only at the end; recordings that cannot be
+//! re-pointed (an allocation inside the body) fail with `Unsupported`. Skips, saying why,
+//! without a CUDA device.
+#![cfg(feature = "cuda")]
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+
+mod common;
+
+use poly::{Coeff, Eval, Poly, TransformKind};
+use poly_cuda::graph::{BufferSpan, RelocatableGraph};
+use poly_cuda::{DevicePoly, GpuContext, GpuError, InverseScale};
+
+use common::{device, ring};
+
+/// `x <- x + a b` and `y <- inverse(x + a b)` scaled by per-limb factors, recorded on two
+/// template sets and replayed on eight fresh operand sets without waiting in between.
+#[test]
+fn replays_follow_their_own_buffers() {
+    let Some(device) = device() else { return };
+    for (log_n, limbs, bits) in [(12u32, 3usize, 50u32), (14, 8, 36)] {
+        let ring = ring(log_n, limbs, bits, TransformKind::Ntt);
+        let context = GpuContext::new(&device, &ring).unwrap();
+        let label = format!("N = 2^{log_n}, {limbs} limbs");
+        let mut rng = common::rng("replays_follow_their_own_buffers", u64::from(log_n));
+        let factors: Vec<u64> = ring.moduli().iter().map(|m| 3 % m.value() + 2).collect();
+        let scale = InverseScale::new(&context, &factors).unwrap();
+        let zero_set = || {
+            let polys = [(); 3].map(|()| DevicePoly::<Eval>::zero(&context).unwrap());
+            (polys, DevicePoly::<Coeff>::zero(&context).unwrap())
+        };
+        let mut templates = [zero_set(), zero_set()];
+        let spans_of = |(polys, out): &([DevicePoly<Eval>; 3], DevicePoly<Coeff>)| {
+            let mut spans: Vec<BufferSpan> = polys.iter().map(|p| BufferSpan::of(p.device_buffer(), &device)).collect();
+            spans.push(BufferSpan::of(out.device_buffer(), &device));
+            spans
+        };
+        let (first, second) = (spans_of(&templates[0]), spans_of(&templates[1]));
+        let mut graph = RelocatableGraph::record(&device, &first, &second, |k| -> Result<(), GpuError> {
+            let ([x, a, b], out) = &mut templates[k];
+            x.mul_add_assign(a, b)?;
+            x.inverse_of_mul_add_scaled_into(a, b, &scale, out)
+        })
+        .unwrap();
+        drop(templates);
+
+        let mut sets = Vec::new();
+        for _ in 0..8 {
+            let host: [Poly<Eval>; 3] = [(); 3].map(|()| common::random_poly(&ring, &mut rng));
+            let device_polys = host.clone().map(|p| DevicePoly::upload(&context, &p).unwrap());
+            let out = DevicePoly::<Coeff>::zero(&context).unwrap();
+            sets.push((host, device_polys, out));
+        }
+        for (_, polys, out) in &sets {
+            let mut spans: Vec<BufferSpan> = polys.iter().map(|p| BufferSpan::of(p.device_buffer(), &device)).collect();
+            spans.push(BufferSpan::of(out.device_buffer(), &device));
+            graph.launch(&device, &spans).unwrap();
+        }
+        for (i, (host, polys, out)) in sets.iter().enumerate() {
+            let [x, a, b] = host;
+            let mut sum = x.clone();
+            sum.mul_add_assign(a, b).unwrap();
+            assert_eq!(polys[0].download().unwrap(), sum, "{label}: set {i}: x + a b");
+            let mut phase = sum.clone();
+            phase.mul_add_assign(a, b).unwrap();
+            let mut want = phase.inverse().unwrap();
+            want.scalar_mul_per_limb_assign(&factors).unwrap();
+            assert_eq!(out.download().unwrap(), want, "{label}: set {i}: scaled inverse");
+            assert_eq!(polys[1].download().unwrap(), *a, "{label}: set {i}: an input changed");
+        }
+
+        // Buffers of other sizes than the templates': refused, nothing queued.
+        let one_limb = GpuContext::new(&device, &common::ring(log_n, 1, bits, TransformKind::Ntt)).unwrap();
+        let short = DevicePoly::<Eval>::zero(&one_limb).unwrap();
+        let (_, polys, out) = &sets[0];
+        let spans = [
+            BufferSpan::of(short.device_buffer(), &device),
+            BufferSpan::of(polys[1].device_buffer(), &device),
+            BufferSpan::of(polys[2].device_buffer(), &device),
+            BufferSpan::of(out.device_buffer(), &device),
+        ];
+        assert!(matches!(graph.launch(&device, &spans), Err(GpuError::LengthMismatch { .. })), "{label}");
+        assert!(matches!(graph.launch(&device, &spans[..3]), Err(GpuError::LengthMismatch { .. })), "{label}");
+    }
+}
+
+/// A body that allocates (an out-of-place sum) records an address the graph owns: it cannot be
+/// re-pointed, and recording says so.
+#[test]
+fn recordings_that_allocate_are_refused() {
+    let Some(device) = device() else { return };
+    let ring = ring(12, 2, 50, TransformKind::Ntt);
+    let context = GpuContext::new(&device, &ring).unwrap();
+    let templates = [(); 2].map(|()| DevicePoly::<Eval>::zero(&context).unwrap());
+    let spans: Vec<BufferSpan> = templates.iter().map(|p| BufferSpan::of(p.device_buffer(), &device)).collect();
+    let recorded = RelocatableGraph::record(&device, &spans[..1], &spans[1..], |k| -> Result<(), GpuError> {
+        let sum = templates[k].add(&templates[k])?;
+        drop(sum);
+        Ok(())
+    });
+    assert!(matches!(recorded, Err(GpuError::Unsupported { .. })), "{recorded:?}");
+}
