@@ -152,7 +152,7 @@ mod on_device {
     }
 
     /// Decryption recorded as a CUDA graph and re-pointed at each call's operands
-    /// (`decrypt_resident` at `N <= 2^14`): many ciphertexts decrypted back to back before any
+    /// (`decrypt_resident`, here at `N <= 2^14`): many ciphertexts decrypted back to back before any
     /// result is read, at the top and one level down (another context and correction factor),
     /// from one thread and from three at once;
     /// each plaintext equals its message and the direct path's (`decrypt`). 2^12 runs the lift

@@ -301,23 +301,22 @@ fn kernel_nodes(
     Ok(kernels)
 }
 
-/// `(offset, size)` in bytes of each parameter of `function`.
+/// `(offset, size)` in bytes of each parameter of `function` (a kernel launched through
+/// [`crate::kernel::Launch`], which counted its parameters).
 fn parameter_layout(function: cudarc::driver::sys::CUfunction) -> Result<Vec<(usize, usize)>> {
     use cudarc::driver::sys;
-    let mut layout = Vec::new();
-    loop {
-        let (mut offset, mut size) = (0usize, 0usize);
-        // SAFETY: `function` is a loaded kernel; an index past the last parameter is an error
-        // (CUDA_ERROR_INVALID_VALUE), which ends the list.
-        let status = unsafe { sys::cuFuncGetParamInfo(function, layout.len(), &mut offset, &mut size) };
-        if status != sys::CUresult::CUDA_SUCCESS {
-            return Ok(layout);
-        }
-        layout.push((offset, size));
-        if layout.len() > 4096 {
-            return Err(unrelocatable("a kernel reports more than 4096 parameters".to_string()));
-        }
-    }
+    let count = crate::kernel::parameter_count(function)
+        .ok_or_else(|| unrelocatable("a kernel was not launched through poly_cuda::kernel".to_string()))?;
+    (0..count)
+        .map(|index| {
+            let (mut offset, mut size) = (0usize, 0usize);
+            // SAFETY: `function` is a loaded kernel with `count` parameters.
+            unsafe { sys::cuFuncGetParamInfo(function, index, &mut offset, &mut size) }
+                .result()
+                .map_err(|e| GpuError::driver("cuFuncGetParamInfo", e))?;
+            Ok((offset, size))
+        })
+        .collect()
 }
 
 /// The parameter bytes of a recorded launch as 64-bit words (the kernel's parameter space,

@@ -16,7 +16,9 @@
 //! failure into [`GpuError::Driver`] naming the kernel. A parameter struct passed by value is
 //! a `bytemuck::Pod` type pushed with [`Launch::arg_pod`].
 
-use std::sync::Arc;
+use std::collections::HashMap;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex, OnceLock, PoisonError};
 
 use bytemuck::{Pod, TransparentWrapper};
 use cudarc::driver::{
@@ -41,6 +43,33 @@ pub const MAX_GRID_Y: usize = 65_535;
 pub struct Kernel {
     name: &'static str,
     function: CudaFunction,
+    /// Set once its parameter count is in [`parameter_count`]'s registry.
+    counted: Arc<AtomicBool>,
+}
+
+/// The parameter counts of the kernels launched so far, by function handle: what a recorded
+/// graph's kernel node needs to walk its parameters (`cuFuncGetParamInfo` takes an index and
+/// fails past the last one, and CUDA 13.0 has no call for the count).
+fn parameter_counts() -> &'static Mutex<HashMap<usize, usize>> {
+    static COUNTS: OnceLock<Mutex<HashMap<usize, usize>>> = OnceLock::new();
+    COUNTS.get_or_init(Default::default)
+}
+
+/// The number of parameters of the kernel `function`, if a kernel with that handle has been
+/// launched through [`Launch::launch`] or [`Kernel::launch_clustered`] in this process.
+pub fn parameter_count(function: cudarc::driver::sys::CUfunction) -> Option<usize> {
+    parameter_counts().lock().unwrap_or_else(PoisonError::into_inner).get(&(function as usize)).copied()
+}
+
+impl Kernel {
+    /// Registers this kernel's parameter count on its first launch (one atomic load after).
+    fn count_parameters(&self, count: usize) {
+        if !self.counted.load(Ordering::Relaxed) {
+            let key = self.function.cu_function() as usize;
+            parameter_counts().lock().unwrap_or_else(PoisonError::into_inner).insert(key, count);
+            self.counted.store(true, Ordering::Relaxed);
+        }
+    }
 }
 
 impl Kernel {
@@ -56,16 +85,17 @@ impl Kernel {
 
     /// A launch of this kernel on `stream`: push the arguments, then [`Launch::launch`].
     pub fn builder<'a>(&'a self, stream: &'a CudaStream) -> Launch<'a> {
-        Launch { name: self.name, args: stream.launch_builder(&self.function) }
+        Launch { kernel: self, args: stream.launch_builder(&self.function), count: 0 }
     }
 }
 
-/// The arguments of one launch of a [`Kernel`] (cudarc's `LaunchArgs`, with the kernel's name
-/// for the error).
+/// The arguments of one launch of a [`Kernel`] (cudarc's `LaunchArgs`, with the kernel for the
+/// error's name and the parameter count).
 #[derive(Debug)]
 pub struct Launch<'a> {
-    name: &'static str,
+    kernel: &'a Kernel,
     args: LaunchArgs<'a>,
+    count: usize,
 }
 
 /// A by-value kernel parameter of a `Pod` type: what cudarc's `DeviceRepr` asks of one.
@@ -85,6 +115,7 @@ impl<'a> Launch<'a> {
         LaunchArgs<'a>: PushKernelArg<T>,
     {
         self.args.arg(value);
+        self.count += 1;
         self
     }
 
@@ -93,6 +124,7 @@ impl<'a> Launch<'a> {
     /// `u64`).
     pub fn arg_pod<T: Pod>(&mut self, value: &'a T) -> &mut Self {
         self.args.arg(PodArg::wrap_ref(value));
+        self.count += 1;
         self
     }
 
@@ -106,8 +138,11 @@ impl<'a> Launch<'a> {
     pub unsafe fn launch(&mut self, config: LaunchConfig) -> Result<()> {
         // SAFETY: forwarded to the caller.
         match unsafe { self.args.launch(config) } {
-            Ok(_) => Ok(()),
-            Err(error) => Err(launch_error(self.name, error)),
+            Ok(_) => {
+                self.kernel.count_parameters(self.count);
+                Ok(())
+            }
+            Err(error) => Err(launch_error(self.kernel.name, error)),
         }
     }
 }
@@ -153,7 +188,9 @@ impl Kernel {
         // SAFETY: `launch` and `param` outlive the call; the rest is forwarded to the caller.
         unsafe { sys::cuLaunchKernelEx(&launch, self.function.cu_function(), &mut param, std::ptr::null_mut()) }
             .result()
-            .map_err(|e| launch_error(self.name, e))
+            .map_err(|e| launch_error(self.name, e))?;
+        self.count_parameters(1);
+        Ok(())
     }
 }
 
@@ -191,7 +228,7 @@ impl LoadedModule {
             function: name.to_string(),
             reason: e.to_string(),
         })?;
-        Ok(Kernel { name, function })
+        Ok(Kernel { name, function, counted: Arc::new(AtomicBool::new(false)) })
     }
 }
 
