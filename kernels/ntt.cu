@@ -1080,14 +1080,6 @@ __device__ __forceinline__ void forward_inner_product_pass(const FwdIpParams& F)
         ntt_fwd_ip_split_contiguous_##M##_lr##LR(const __grid_constant__ FwdIpParams params) {                   \
         forward_inner_product_pass<Pass<M, LR, false, (CONTIGUOUS_BLOCK_WORDS >> M), true>, true>(params);      \
     }
-// The split kernel compiled for OCC resident blocks of 128 threads per SM (fewer registers),
-// for launches whose grid would leave a part-filled second wave (`_o<OCC>`, A/B knob
-// HEGPU_FORWARD_IP_OCCUPANCY in crates/poly-cuda/src/launch.rs).
-#define NTT_FWD_IP_SPLIT_OCC_KERNEL(M, LR, OCC)                                                                 \
-    extern "C" __global__ void NTT_LAUNCH_BOUNDS(M, LR, false, (CONTIGUOUS_BLOCK_WORDS >> M), true, OCC * 128) \
-        ntt_fwd_ip_split_contiguous_##M##_lr##LR##_o##OCC(const __grid_constant__ FwdIpParams params) {          \
-        forward_inner_product_pass<Pass<M, LR, false, (CONTIGUOUS_BLOCK_WORDS >> M), true>, true>(params);      \
-    }
 #define NTT_INV_LIFT_KERNEL(M)                                                                                   \
     extern "C" __global__ void NTT_LAUNCH_BOUNDS(M, 3, true, STRIDED_COLUMNS, true, 1024)                      \
         ntt_inv_lift_strided_##M##_lr3(const __grid_constant__ LiftParams params) {                              \
@@ -1155,7 +1147,3 @@ NTT_FWD_IP_KERNEL(6, 3)
 NTT_FWD_IP_KERNEL(7, 3)
 NTT_FWD_IP_KERNEL(8, 3)
 NTT_FWD_IP_KERNEL(9, 3)
-NTT_FWD_IP_SPLIT_OCC_KERNEL(7, 3, 5)
-NTT_FWD_IP_SPLIT_OCC_KERNEL(7, 3, 6)
-NTT_FWD_IP_SPLIT_OCC_KERNEL(8, 3, 5)
-NTT_FWD_IP_SPLIT_OCC_KERNEL(8, 3, 6)

@@ -353,9 +353,6 @@ pub(crate) struct NttKernels {
     /// `ntt_fwd_ip_split_contiguous_<m>_lr3` by `m`: the same with own limbs and a special
     /// output ([`InnerProductKeys::own`], [`InnerProductKeys::special`]).
     forward_ip_split: Vec<(u32, Kernel)>,
-    /// `ntt_fwd_ip_split_contiguous_<m>_lr3_o<k>`: the split kernels compiled for `k` resident
-    /// blocks per SM, by `(m, k)` ([`FORWARD_IP_OCCUPANCY_ENV`]).
-    forward_ip_split_occupancy: Vec<((u32, u32), Kernel)>,
     /// The last inverse pass fused with the centered lift modulo `t`, on devices with thread
     /// block clusters (compute capability 9.0 and up); `None` elsewhere.
     lift: Option<LiftKernels>,
@@ -455,22 +452,6 @@ const FORWARD_IP_SPLIT_NAMES: [&str; 5] = [
     "ntt_fwd_ip_split_contiguous_8_lr3",
     "ntt_fwd_ip_split_contiguous_9_lr3",
 ];
-/// The split kernels compiled for more resident blocks per SM: `((m, blocks), name)`.
-const FORWARD_IP_SPLIT_OCCUPANCY_NAMES: [((u32, u32), &str); 4] = [
-    ((7, 5), "ntt_fwd_ip_split_contiguous_7_lr3_o5"),
-    ((7, 6), "ntt_fwd_ip_split_contiguous_7_lr3_o6"),
-    ((8, 5), "ntt_fwd_ip_split_contiguous_8_lr3_o5"),
-    ((8, 6), "ntt_fwd_ip_split_contiguous_8_lr3_o6"),
-];
-/// Environment knob (A/B runs): resident blocks per SM the split fused pass is compiled for,
-/// 5 or 6 where such a kernel exists (default: the 4 of the plain split kernels, 128
-/// registers); read once per process.
-pub const FORWARD_IP_OCCUPANCY_ENV: &str = "HEGPU_FORWARD_IP_OCCUPANCY";
-
-fn forward_ip_occupancy() -> Option<u32> {
-    static KNOB: std::sync::OnceLock<Option<u32>> = std::sync::OnceLock::new();
-    *KNOB.get_or_init(|| std::env::var(FORWARD_IP_OCCUPANCY_ENV).ok().and_then(|v| v.parse().ok()))
-}
 /// `log2` of the points per thread of the fused passes.
 const FORWARD_IP_LOG_RADIX: u32 = 3;
 /// The fewest blocks (`N / 1024` per limb, one grid row per limb) for which the fused pass is
@@ -507,10 +488,6 @@ impl NttKernels {
                 .iter()
                 .zip(FORWARD_IP_SPLIT_NAMES)
                 .map(|(&m, name)| Ok((m, module.kernel(name)?)))
-                .collect::<Result<_>>()?,
-            forward_ip_split_occupancy: FORWARD_IP_SPLIT_OCCUPANCY_NAMES
-                .iter()
-                .map(|&(key, name)| Ok((key, module.kernel(name)?)))
                 .collect::<Result<_>>()?,
             lift: LiftKernels::load(context, &module)?,
         })
@@ -1088,13 +1065,10 @@ pub(crate) unsafe fn ntt_forward_inner_product(
     // The split kernels honour own limbs and the special output; the plain ones (fewer
     // registers) serve the rest.
     let ntt = &device.kernels().ntt;
-    let split = own.is_some() || ip.special.is_some();
-    let kernels = if split { &ntt.forward_ip_split } else { &ntt.forward_ip };
-    let occupancy = forward_ip_occupancy().filter(|_| split).and_then(|k| {
-        ntt.forward_ip_split_occupancy.iter().find_map(|(key, kernel)| (*key == (contiguous, k)).then_some(kernel))
-    });
-    let kernel = occupancy
-        .or_else(|| kernels.iter().find_map(|(m, kernel)| (*m == contiguous).then_some(kernel)))
+    let kernels = if own.is_some() || ip.special.is_some() { &ntt.forward_ip_split } else { &ntt.forward_ip };
+    let kernel = kernels
+        .iter()
+        .find_map(|(m, kernel)| (*m == contiguous).then_some(kernel))
         .ok_or_else(|| GpuError::Unsupported { what: format!("a fused inner product after 2^{contiguous} points") })?;
     launch_forward_pass(context, data, first_input, first, None)?;
     let (log_n_arg, limbs_arg) = (log_n as i32, limbs as i32);
