@@ -3,7 +3,7 @@
 //! A decryption is two or three kernels (the inverse transform's passes with `c_0 + c_1 s`
 //! loaded, and the centered lift modulo `t`), each a few microseconds at small `N`, and the
 //! host needs about 3.5 us to launch each (plus an allocation and a free of the transform's
-//! scratch); at large `N` the device waits for the first launch. Here the launches are recorded once per level and correction factor as a
+//! scratch); up to `N = 2^15` the device waits for the host. Here the launches are recorded once per level and correction factor as a
 //! [`RelocatableGraph`] whose scratch the cache owns; each call then allocates its output,
 //! re-points the graph at its ciphertext, key and output, and launches it: one graph launch
 //! and an update per kernel. The kernels and their arguments are the direct path's, so the
@@ -20,10 +20,11 @@ use poly_cuda::{CenteredLift, DevicePoly, GpuBackend, GpuError};
 use crate::backend::{DecryptionTables, GpuDecryption, ReduceOutput, queue_reduce_phase};
 use crate::{BgvError, Result};
 
-/// The largest ring degree whose decryptions are replayed by default: all of Phantom's sets.
-/// H100 A/B (DecryptResident, us, off -> on): 2^12 14.6-18.6 -> 11.6, 2^14 16.9-19.1 -> 14.5,
-/// 2^15 28.4-30.9 -> 25.5-26.1, 2^16 73.1-75.3 -> 71.1-72.8.
-pub const DECRYPTION_REPLAY_MAX_DEGREE: usize = 1 << 16;
+/// The largest ring degree whose decryptions are replayed by default. H100, five processes
+/// each way alternated, DecryptResident medians (us), direct -> replayed: 2^12 14.6 -> 13.4,
+/// 2^14 19.6 -> 16.8, 2^15 30.2 -> 29.6; 2^16 76.2 -> 78.0 (there the device's own time
+/// bounds the call, and replay is left off).
+pub const DECRYPTION_REPLAY_MAX_DEGREE: usize = 1 << 15;
 /// Recorded decryptions a level keeps (by context and correction factor; oldest dropped first).
 const MAX_ENTRIES: usize = 4;
 
