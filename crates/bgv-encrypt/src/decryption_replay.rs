@@ -3,11 +3,12 @@
 //! A decryption is two or three kernels (the inverse transform's passes with `c_0 + c_1 s`
 //! loaded, and the centered lift modulo `t`), each a few microseconds at small `N`, and the
 //! host needs about 3.5 us to launch each (plus an allocation and a free of the transform's
-//! scratch); up to `N = 2^15` the device waits for the host. Here the launches are recorded once per level and correction factor as a
-//! [`RelocatableGraph`] whose scratch the cache owns; each call then allocates its output,
-//! re-points the graph at its ciphertext, key and output, and launches it: one graph launch
-//! and an update per kernel. The kernels and their arguments are the direct path's, so the
-//! words are the same. `HEGPU_GRAPHS=0` turns it off; `HEGPU_GRAPH_MAX_DEGREE` moves the bound
+//! scratch), so at small `N` the device waits for the host. Here the launches are recorded
+//! once per level and correction factor as a [`RelocatableGraph`] whose scratch the cache
+//! owns; each call then allocates its output, re-points the graph at its ciphertext, key and
+//! output, and launches it: one graph launch and an update per kernel. The kernels and their
+//! arguments are the direct path's, so the words are the same. `HEGPU_GRAPHS=0` turns it off;
+//! `HEGPU_GRAPH_MAX_DEGREE` moves the bound
 //! ([`poly_cuda::graph`]).
 
 use std::sync::{Mutex, PoisonError};
