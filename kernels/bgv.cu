@@ -2,6 +2,7 @@
 #include <cstdint>
 
 #include "centered_lift.cuh"
+#include "dependent_launch.cuh"
 #include "modarith.cuh"
 #include "wide_sum.cuh"
 
@@ -44,6 +45,8 @@ extern "C" __global__ void __launch_bounds__(REDUCE_THREADS)
                      u64 correction_inv, int log_n, int limbs, int scaled) {
     __shared__ Fraction partial_fraction[REDUCE_THREADS];
     __shared__ Sum192 partial_sum[REDUCE_THREADS];
+    // The phase is the inverse transform's output (programmatic dependencies: dependent_launch.cuh).
+    dependent_launch::wait_for_inputs();
     const u64 n = 1ull << log_n;
     const int groups = blockDim.y;
     const u64 j = (u64)blockIdx.x * blockDim.x + threadIdx.x;

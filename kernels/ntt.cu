@@ -62,6 +62,7 @@
 #include <cstdint>
 
 #include "centered_lift.cuh"
+#include "dependent_launch.cuh"
 #include "modarith.cuh"
 #include "wide_sum.cuh"
 
@@ -596,6 +597,10 @@ __device__ __forceinline__ void inverse_pass(u64* __restrict__ data, const u64* 
                                              const int limbs_per_poly) {
     __shared__ u64 smem[P::SMEM_WORDS];
     __shared__ ulonglong2 stw[P::TW_SMEM];
+    // In a decryption replayed with programmatic dependencies (crates/bgv-encrypt,
+    // decryption_replay.rs) the next kernel may start now, and this pass waits for the last.
+    dependent_launch::wait_for_inputs();
+    dependent_launch::allow_dependents();
     const int limb = blockIdx.y % limbs_per_poly;
     const modarith::Modulus m = moduli[limb];
     const Prime p(m.p);
@@ -746,6 +751,8 @@ __device__ __forceinline__ void inverse_lift_pass(const LiftParams& F) {
     extern __shared__ u64 kept[];
     __shared__ u64 smem[P::SMEM_WORDS];
     __shared__ ulonglong2 stw[P::TW_SMEM];
+    // The first pass's output is read below (programmatic dependencies: dependent_launch.cuh).
+    dependent_launch::wait_for_inputs();
     const int rank = cluster_rank();
     const int blocks = cluster_blocks();
     const int log_n = F.log_n;

@@ -151,7 +151,9 @@ fn record(
             spans
         })
         .collect();
-    let graph = RelocatableGraph::record(device, &spans[0], &spans[1], |k| {
+    // Every kernel of a decryption waits for the one before it (kernels/include/
+    // dependent_launch.cuh), so their launches may overlap.
+    let graph = RelocatableGraph::record_programmatic(device, &spans[0], &spans[1], |k| {
         let (polys, out) = &mut templates[k];
         let [c0, acc, s] = polys;
         queue_decryption(backend, tables, prepared, lift, [c0, acc, s], factor, &mut scratch, out)

@@ -248,6 +248,18 @@ impl GpuDevice {
             .map_err(|e| GpuError::driver("cuGraphLaunch", e))
     }
 
+    /// Queues the executable graph `exec` (instantiated from a graph recorded on this device)
+    /// on the device's stream.
+    ///
+    /// # Safety
+    /// `exec` must be a live executable graph of this device's context.
+    pub(crate) unsafe fn launch_graph_exec(&self, exec: cudarc::driver::sys::CUgraphExec) -> Result<()> {
+        self.context.bind_to_thread().map_err(|e| GpuError::driver("cuCtxSetCurrent", e))?;
+        // SAFETY: forwarded to the caller; the stream is this device's.
+        unsafe { cudarc::driver::result::graph::launch(exec, self.streams.main.cu_stream()) }
+            .map_err(|e| GpuError::driver("cuGraphLaunch", e))
+    }
+
     /// This crate's kernels.
     pub(crate) fn kernels(&self) -> &PolyKernels {
         &self.kernels

@@ -241,9 +241,74 @@ struct RelocatedNode {
 /// recorded, so buffers the body uses besides the templates (scratch, tables, keys) must
 /// outlive the graph.
 pub struct RelocatableGraph {
+    /// The graph instantiated again after its edges were made programmatic
+    /// ([`RelocatableGraph::record_programmatic`]); launched in place of `graph`'s own.
+    /// Declared first: dropped before the graph it was made from.
+    programmatic: Option<ProgrammaticExec>,
     graph: SendGraph,
     nodes: Vec<RelocatedNode>,
     templates: Vec<usize>,
+}
+
+/// An executable graph this module instantiated (destroyed with it).
+struct ProgrammaticExec(cudarc::driver::sys::CUgraphExec);
+
+impl Drop for ProgrammaticExec {
+    fn drop(&mut self) {
+        // SAFETY: instantiated by `make_programmatic` and destroyed only here; no launch is
+        // being queued (the owner is being dropped).
+        let _ = unsafe { cudarc::driver::sys::cuGraphExecDestroy(self.0) };
+    }
+}
+
+/// Environment knob (A/B runs): `0` records [`RelocatableGraph::record_programmatic`]'s graphs
+/// with ordinary edges; read once per process.
+pub const PROGRAMMATIC_GRAPHS_ENV: &str = "HEGPU_PROGRAMMATIC_GRAPHS";
+
+fn programmatic_graphs() -> bool {
+    static KNOB: OnceLock<bool> = OnceLock::new();
+    *KNOB.get_or_init(|| std::env::var(PROGRAMMATIC_GRAPHS_ENV).map_or(true, |v| v != "0"))
+}
+
+/// Rewrites every edge of `graph` (kernel nodes only, checked by the caller) as a programmatic
+/// dependency and instantiates it.
+fn make_programmatic(graph: &CudaGraph) -> Result<ProgrammaticExec> {
+    use cudarc::driver::sys;
+    let g = graph.cu_graph();
+    let mut count = 0usize;
+    // SAFETY: null arrays ask for the count only; the graph is live (borrowed).
+    unsafe { sys::cuGraphGetEdges_v2(g, std::ptr::null_mut(), std::ptr::null_mut(), std::ptr::null_mut(), &mut count) }
+        .result()
+        .map_err(|e| GpuError::driver("cuGraphGetEdges", e))?;
+    let mut from = vec![std::ptr::null_mut(); count];
+    let mut to = vec![std::ptr::null_mut(); count];
+    // SAFETY: an all-zero value is a valid value of this plain C struct.
+    let mut data: Vec<sys::CUgraphEdgeData> = vec![unsafe { std::mem::zeroed() }; count];
+    // SAFETY: the arrays hold `count` entries each.
+    unsafe { sys::cuGraphGetEdges_v2(g, from.as_mut_ptr(), to.as_mut_ptr(), data.as_mut_ptr(), &mut count) }
+        .result()
+        .map_err(|e| GpuError::driver("cuGraphGetEdges", e))?;
+    for k in 0..count.min(from.len()) {
+        // SAFETY: an all-zero value is a valid value of this plain C struct.
+        let mut edge: sys::CUgraphEdgeData = unsafe { std::mem::zeroed() };
+        edge.from_port = sys::CU_GRAPH_KERNEL_NODE_PORT_PROGRAMMATIC as u8;
+        edge.type_ = sys::CUgraphDependencyType::CU_GRAPH_DEPENDENCY_TYPE_PROGRAMMATIC as u8;
+        // SAFETY: the edge (from[k], to[k], data[k]) is one of the graph's; it is replaced by
+        // the same edge of programmatic type between the same two kernel nodes.
+        unsafe { sys::cuGraphRemoveDependencies_v2(g, &from[k], &to[k], &data[k], 1) }
+            .result()
+            .map_err(|e| GpuError::driver("cuGraphRemoveDependencies", e))?;
+        // SAFETY: as above.
+        unsafe { sys::cuGraphAddDependencies_v2(g, &from[k], &to[k], &edge, 1) }
+            .result()
+            .map_err(|e| GpuError::driver("cuGraphAddDependencies", e))?;
+    }
+    let mut exec = std::ptr::null_mut();
+    // SAFETY: the graph is live; `exec` receives a new executable graph, owned by the result.
+    unsafe { sys::cuGraphInstantiateWithFlags(&mut exec, g, 0) }
+        .result()
+        .map_err(|e| GpuError::driver("cuGraphInstantiate", e))?;
+    Ok(ProgrammaticExec(exec))
 }
 
 impl std::fmt::Debug for RelocatableGraph {
@@ -353,6 +418,33 @@ impl RelocatableGraph {
         device: &GpuDevice,
         first: &[BufferSpan],
         second: &[BufferSpan],
+        body: impl FnMut(usize) -> std::result::Result<(), E>,
+    ) -> std::result::Result<Self, E> {
+        Self::record_with(device, first, second, false, body)
+    }
+
+    /// [`record`](Self::record) with every dependency between consecutive kernels made
+    /// programmatic (programmatic dependent launch, sm_90): a kernel may be launched while the
+    /// one before it runs, once all of that one's blocks have started, so their launch
+    /// latencies overlap. Only for bodies whose every kernel waits for its predecessor before
+    /// touching memory the predecessor uses (`dependent_launch::wait_for_inputs` in
+    /// kernels/include/dependent_launch.cuh: the inverse transform's passes, the fused lift,
+    /// `bgv_reduce_phase`); any other kernel could read data not yet written. Falls back to
+    /// ordinary edges where the driver refuses them or `HEGPU_PROGRAMMATIC_GRAPHS=0`.
+    pub fn record_programmatic<E: From<GpuError>>(
+        device: &GpuDevice,
+        first: &[BufferSpan],
+        second: &[BufferSpan],
+        body: impl FnMut(usize) -> std::result::Result<(), E>,
+    ) -> std::result::Result<Self, E> {
+        Self::record_with(device, first, second, programmatic_graphs(), body)
+    }
+
+    fn record_with<E: From<GpuError>>(
+        device: &GpuDevice,
+        first: &[BufferSpan],
+        second: &[BufferSpan],
+        programmatic: bool,
         mut body: impl FnMut(usize) -> std::result::Result<(), E>,
     ) -> std::result::Result<Self, E> {
         if first.len() != second.len() || first.iter().zip(second).any(|(a, b)| a.bytes != b.bytes) {
@@ -407,7 +499,8 @@ impl RelocatableGraph {
                 nodes.push(RelocatedNode { node, launch, values, offsets, sites });
             }
         }
-        Ok(Self { graph: SendGraph(graph), nodes, templates: first.iter().map(|s| s.bytes).collect() })
+        let programmatic = if programmatic { make_programmatic(&graph).ok() } else { None };
+        Ok(Self { programmatic, graph: SendGraph(graph), nodes, templates: first.iter().map(|s| s.bytes).collect() })
     }
 
     /// Queues the graph on `device`'s stream with template `k` replaced by `buffers[k]` (the
@@ -422,7 +515,7 @@ impl RelocatableGraph {
         if let Some((span, &bytes)) = buffers.iter().zip(&self.templates).find(|(s, b)| s.bytes != **b) {
             return Err(GpuError::LengthMismatch { expected: bytes, actual: span.bytes });
         }
-        let exec = self.graph.0.cu_graph_exec();
+        let exec = self.programmatic.as_ref().map_or_else(|| self.graph.0.cu_graph_exec(), |p| p.0);
         for node in &mut self.nodes {
             for site in &node.sites {
                 node.values[site.at] = buffers[site.buffer].address + site.delta;
@@ -440,6 +533,13 @@ impl RelocatableGraph {
                 .result()
                 .map_err(|e| GpuError::driver("cuGraphExecKernelNodeSetParams", e))?;
         }
-        device.launch_graph(&self.graph.0)
+        // SAFETY: `exec` is this graph's own, live while `self` is.
+        unsafe { device.launch_graph_exec(exec) }
+    }
+
+    /// Whether the graph runs with programmatic dependencies
+    /// ([`record_programmatic`](Self::record_programmatic)).
+    pub fn is_programmatic(&self) -> bool {
+        self.programmatic.is_some()
     }
 }

@@ -1,9 +1,10 @@
 //! Graphs recorded once and re-pointed at other buffers (`poly_cuda::graph::RelocatableGraph`)
 //! against the CPU, word for word: an NTT-ring multiply-add and the scaled inverse of a
 //! multiply-add (an out-of-place transform of two passes) replayed on fresh operands many
-//! times back to back, with the results read only at the end; recordings that cannot be
-//! re-pointed (an allocation inside the body) fail with `Unsupported`. Skips, saying why,
-//! without a CUDA device.
+//! times back to back, with the results read only at the end, also with programmatic
+//! dependencies between the transform's passes; recordings that cannot be re-pointed (an
+//! allocation inside the body) fail with `Unsupported`. Skips, saying why, without a CUDA
+//! device.
 #![cfg(feature = "cuda")]
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
@@ -83,6 +84,63 @@ fn replays_follow_their_own_buffers() {
         ];
         assert!(matches!(graph.launch(&device, &spans), Err(GpuError::LengthMismatch { .. })), "{label}");
         assert!(matches!(graph.launch(&device, &spans[..3]), Err(GpuError::LengthMismatch { .. })), "{label}");
+    }
+}
+
+/// The scaled inverse of a multiply-add (two passes, each waiting for its predecessor: kernels/
+/// include/dependent_launch.cuh) recorded with programmatic dependencies, replayed on eight
+/// fresh operand sets back to back: the CPU's words. On the H100 (sm_90) the dependencies are
+/// programmatic; elsewhere the graph may fall back to ordinary ones.
+#[test]
+fn programmatic_replays_follow_their_own_buffers() {
+    let Some(device) = device() else { return };
+    for (log_n, limbs, bits) in [(12u32, 2usize, 36u32), (14, 8, 36), (15, 16, 36)] {
+        let ring = ring(log_n, limbs, bits, TransformKind::Ntt);
+        let context = GpuContext::new(&device, &ring).unwrap();
+        let label = format!("N = 2^{log_n}, {limbs} limbs");
+        let mut rng = common::rng("programmatic_replays_follow_their_own_buffers", u64::from(log_n));
+        let factors: Vec<u64> = ring.moduli().iter().map(|m| 7 % m.value() + 1).collect();
+        let scale = InverseScale::new(&context, &factors).unwrap();
+        let zero_set = || {
+            let polys = [(); 3].map(|()| DevicePoly::<Eval>::zero(&context).unwrap());
+            (polys, DevicePoly::<Coeff>::zero(&context).unwrap())
+        };
+        let mut templates = [zero_set(), zero_set()];
+        let spans_of = |(polys, out): &([DevicePoly<Eval>; 3], DevicePoly<Coeff>)| {
+            let mut spans: Vec<BufferSpan> = polys.iter().map(|p| BufferSpan::of(p.device_buffer(), &device)).collect();
+            spans.push(BufferSpan::of(out.device_buffer(), &device));
+            spans
+        };
+        let (first, second) = (spans_of(&templates[0]), spans_of(&templates[1]));
+        let mut graph = RelocatableGraph::record_programmatic(&device, &first, &second, |k| -> Result<(), GpuError> {
+            let ([x, a, b], out) = &mut templates[k];
+            x.inverse_of_mul_add_scaled_into(a, b, &scale, out)
+        })
+        .unwrap();
+        drop(templates);
+        if device.name().contains("H100") && std::env::var(poly_cuda::graph::PROGRAMMATIC_GRAPHS_ENV).is_err() {
+            assert!(graph.is_programmatic(), "{label}: the H100 refused programmatic dependencies");
+        }
+        let mut sets = Vec::new();
+        for _ in 0..8 {
+            let host: [Poly<Eval>; 3] = [(); 3].map(|()| common::random_poly(&ring, &mut rng));
+            let device_polys = host.clone().map(|p| DevicePoly::upload(&context, &p).unwrap());
+            let out = DevicePoly::<Coeff>::zero(&context).unwrap();
+            sets.push((host, device_polys, out));
+        }
+        for (_, polys, out) in &sets {
+            let mut spans: Vec<BufferSpan> = polys.iter().map(|p| BufferSpan::of(p.device_buffer(), &device)).collect();
+            spans.push(BufferSpan::of(out.device_buffer(), &device));
+            graph.launch(&device, &spans).unwrap();
+        }
+        for (i, (host, _, out)) in sets.iter().enumerate() {
+            let [x, a, b] = host;
+            let mut phase = x.clone();
+            phase.mul_add_assign(a, b).unwrap();
+            let mut want = phase.inverse().unwrap();
+            want.scalar_mul_per_limb_assign(&factors).unwrap();
+            assert_eq!(out.download().unwrap(), want, "{label}: set {i}: scaled inverse");
+        }
     }
 }
 
