@@ -419,14 +419,14 @@ impl BgvBackend for poly_cuda::GpuBackend {
             let replay =
                 poly_cuda::graph::replay_enabled_up_to(degree, crate::decryption_replay::DECRYPTION_REPLAY_MAX_DEGREE);
             if cached && replay {
-                let replayed = crate::decryption_replay::replay_decryption(
-                    self,
+                let decryption = crate::decryption_replay::Decryption {
+                    backend: self,
                     tables,
                     prepared,
                     lift,
-                    [c0, acc, s],
-                    correction_inv,
-                )?;
+                    factor: correction_inv,
+                };
+                let replayed = decryption.replay([c0, acc, s])?;
                 if let Some(words) = replayed {
                     return Ok(words);
                 }

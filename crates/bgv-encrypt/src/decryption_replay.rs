@@ -51,116 +51,106 @@ impl std::fmt::Debug for DecryptionReplays {
     }
 }
 
-/// Queues one decryption of `(c0, acc, s)` into `out` (`N` words) with `scratch` for the
-/// transform, allocating nothing: the lift fused into the transform's last pass where that
-/// path exists, else the scaled transform and `bgv_reduce_phase`.
-#[allow(clippy::too_many_arguments)]
-pub(crate) fn queue_decryption(
-    backend: &GpuBackend,
-    tables: &DecryptionTables,
-    prepared: &GpuDecryption,
-    lift: &CenteredLift,
-    [c0, acc, s]: [&DevicePoly<Eval>; 3],
-    factor: u64,
-    scratch: &mut DevicePoly<Coeff>,
-    out: &mut CudaSlice<u64>,
-) -> Result<()> {
-    if c0.inverse_of_mul_add_lifted_into(acc, s, lift, factor, scratch, out).map_err(BgvError::from_backend)? {
-        return Ok(());
-    }
-    c0.inverse_of_mul_add_scaled_into(acc, s, lift.scale(), scratch).map_err(BgvError::from_backend)?;
-    queue_reduce_phase(backend, tables, prepared.per_limb(), scratch, factor, true, ReduceOutput::Device(out))
+/// What every decryption of one level and correction factor on one device shares: the tables
+/// (and their device copy), the level's cached lift, and `f^{-1} mod t`.
+pub(crate) struct Decryption<'a> {
+    pub(crate) backend: &'a GpuBackend,
+    pub(crate) tables: &'a DecryptionTables,
+    pub(crate) prepared: &'a GpuDecryption,
+    pub(crate) lift: &'a CenteredLift,
+    pub(crate) factor: u64,
 }
 
-/// The decryption of `(c0, acc, s)` (checked by the caller, `lift` the level's cached lift of
-/// their context) replayed from its recorded graph, recording it on the first call of its
-/// context and factor: the `N` words in a fresh buffer. `Ok(None)`, with nothing queued, where
-/// it is not replayed (recording failed, or operands of other sizes than the level's).
-pub(crate) fn replay_decryption(
-    backend: &GpuBackend,
-    tables: &DecryptionTables,
-    prepared: &GpuDecryption,
-    lift: &CenteredLift,
-    operands: [&DevicePoly<Eval>; 3],
-    factor: u64,
-) -> Result<Option<CudaSlice<u64>>> {
-    let device = backend.device();
-    let context = operands[0].context();
-    let n = context.ring().degree();
-    let poly_len = context.ring().poly_len();
-    if operands.iter().any(|p| p.device_buffer().len() != poly_len) {
-        return Ok(None);
-    }
-    let mut entries = prepared.replays().entries.lock().unwrap_or_else(PoisonError::into_inner);
-    let index = match entries.iter().position(|e| e.context_id == context.id() && e.factor == factor) {
-        Some(index) => index,
-        None => {
-            let recorded = record(backend, tables, prepared, lift, operands, factor)?;
-            if entries.len() >= MAX_ENTRIES {
-                entries.remove(0);
-            }
-            entries.push(recorded);
-            entries.len() - 1
+impl Decryption<'_> {
+    /// Queues the decryption of `(c0, acc, s)` into `out` (`N` words) with `scratch` for the
+    /// transform, allocating nothing: the lift fused into the transform's last pass where that
+    /// path exists, else the scaled transform and `bgv_reduce_phase`.
+    fn queue(
+        &self,
+        [c0, acc, s]: [&DevicePoly<Eval>; 3],
+        scratch: &mut DevicePoly<Coeff>,
+        out: &mut CudaSlice<u64>,
+    ) -> Result<()> {
+        let (lift, factor) = (self.lift, self.factor);
+        if c0.inverse_of_mul_add_lifted_into(acc, s, lift, factor, scratch, out).map_err(BgvError::from_backend)? {
+            return Ok(());
         }
-    };
-    let Some(graph) = entries[index].graph.as_mut() else {
-        return Ok(None);
-    };
-    // SAFETY: the graph's last kernel writes all N words before anything reads them.
-    let out = unsafe { device.stream().alloc::<u64>(n) }
-        .map_err(|e| BgvError::from_backend(GpuError::alloc(n * size_of::<u64>(), e)))?;
-    let [c0, acc, s] = operands;
-    let spans = [
-        BufferSpan::of(c0.device_buffer(), device),
-        BufferSpan::of(acc.device_buffer(), device),
-        BufferSpan::of(s.device_buffer(), device),
-        BufferSpan::of(&out, device),
-    ];
-    graph.launch(device, &spans).map_err(BgvError::from_backend)?;
-    Ok(Some(out))
-}
+        c0.inverse_of_mul_add_scaled_into(acc, s, lift.scale(), scratch).map_err(BgvError::from_backend)?;
+        let per_limb = self.prepared.per_limb();
+        queue_reduce_phase(self.backend, self.tables, per_limb, scratch, factor, true, ReduceOutput::Device(out))
+    }
 
-/// Records the decryption over `operands`' context on two sets of zero templates (the graph
-/// re-points them), with a scratch of its own. A recording failure is kept as `graph: None`.
-fn record(
-    backend: &GpuBackend,
-    tables: &DecryptionTables,
-    prepared: &GpuDecryption,
-    lift: &CenteredLift,
-    operands: [&DevicePoly<Eval>; 3],
-    factor: u64,
-) -> Result<Recorded> {
-    let device = backend.device();
-    let context = operands[0].context();
-    let n = context.ring().degree();
-    let template = || -> Result<([DevicePoly<Eval>; 3], CudaSlice<u64>)> {
-        let zero = || DevicePoly::<Eval>::zero(context).map_err(BgvError::from_backend);
-        let out = device
-            .stream()
-            .alloc_zeros::<u64>(n)
+    /// The decryption of `(c0, acc, s)` (checked by the caller, over the context of the cached
+    /// lift) replayed from its recorded graph, recording it on the first call of its context
+    /// and factor: the `N` words in a fresh buffer. `Ok(None)`, with nothing queued, where it is
+    /// not replayed (recording failed, or operands of other sizes than the level's).
+    pub(crate) fn replay(&self, operands: [&DevicePoly<Eval>; 3]) -> Result<Option<CudaSlice<u64>>> {
+        let device = self.backend.device();
+        let context = operands[0].context();
+        let n = context.ring().degree();
+        let poly_len = context.ring().poly_len();
+        if operands.iter().any(|p| p.device_buffer().len() != poly_len) {
+            return Ok(None);
+        }
+        let mut entries = self.prepared.replays().entries.lock().unwrap_or_else(PoisonError::into_inner);
+        let index = match entries.iter().position(|e| e.context_id == context.id() && e.factor == self.factor) {
+            Some(index) => index,
+            None => {
+                let recorded = self.record(context)?;
+                if entries.len() >= MAX_ENTRIES {
+                    entries.remove(0);
+                }
+                entries.push(recorded);
+                entries.len() - 1
+            }
+        };
+        let Some(graph) = entries[index].graph.as_mut() else {
+            return Ok(None);
+        };
+        // SAFETY: the graph's last kernel writes all N words before anything reads them.
+        let out = unsafe { device.stream().alloc::<u64>(n) }
             .map_err(|e| BgvError::from_backend(GpuError::alloc(n * size_of::<u64>(), e)))?;
-        Ok(([zero()?, zero()?, zero()?], out))
-    };
-    let mut templates = [template()?, template()?];
-    let mut scratch = DevicePoly::<Coeff>::zero(context).map_err(BgvError::from_backend)?;
-    let spans: Vec<Vec<BufferSpan>> = templates
-        .iter()
-        .map(|(polys, out)| {
-            let mut spans: Vec<BufferSpan> = polys.iter().map(|p| BufferSpan::of(p.device_buffer(), device)).collect();
-            spans.push(BufferSpan::of(out, device));
-            spans
+        let mut spans: Vec<BufferSpan> = operands.iter().map(|p| BufferSpan::of(p.device_buffer(), device)).collect();
+        spans.push(BufferSpan::of(&out, device));
+        graph.launch(device, &spans).map_err(BgvError::from_backend)?;
+        Ok(Some(out))
+    }
+
+    /// Records the decryption over `context` on two sets of zero templates (the graph
+    /// re-points them), with a scratch of its own. A recording failure is kept as
+    /// `graph: None`.
+    fn record(&self, context: &poly_cuda::GpuContext) -> Result<Recorded> {
+        let device = self.backend.device();
+        let n = context.ring().degree();
+        let template = || -> Result<([DevicePoly<Eval>; 3], CudaSlice<u64>)> {
+            let zero = || DevicePoly::<Eval>::zero(context).map_err(BgvError::from_backend);
+            let out = device
+                .stream()
+                .alloc_zeros::<u64>(n)
+                .map_err(|e| BgvError::from_backend(GpuError::alloc(n * size_of::<u64>(), e)))?;
+            Ok(([zero()?, zero()?, zero()?], out))
+        };
+        let mut templates = [template()?, template()?];
+        let mut scratch = DevicePoly::<Coeff>::zero(context).map_err(BgvError::from_backend)?;
+        let spans: Vec<Vec<BufferSpan>> = templates
+            .iter()
+            .map(|(polys, out)| {
+                let mut spans: Vec<BufferSpan> =
+                    polys.iter().map(|p| BufferSpan::of(p.device_buffer(), device)).collect();
+                spans.push(BufferSpan::of(out, device));
+                spans
+            })
+            .collect();
+        // Every kernel of a decryption waits for the one before it (kernels/include/
+        // dependent_launch.cuh), so their launches may overlap.
+        let graph = RelocatableGraph::record_programmatic(device, &spans[0], &spans[1], |k| {
+            let ([c0, acc, s], out) = &mut templates[k];
+            self.queue([c0, acc, s], &mut scratch, out)
         })
-        .collect();
-    // Every kernel of a decryption waits for the one before it (kernels/include/
-    // dependent_launch.cuh), so their launches may overlap.
-    let graph = RelocatableGraph::record_programmatic(device, &spans[0], &spans[1], |k| {
-        let (polys, out) = &mut templates[k];
-        let [c0, acc, s] = polys;
-        queue_decryption(backend, tables, prepared, lift, [c0, acc, s], factor, &mut scratch, out)
-    })
-    .ok();
-    // The templates are never read by the graph's launches (every one is re-pointed); they
-    // are freed here, after the (not run) recordings.
-    drop(templates);
-    Ok(Recorded { context_id: context.id(), factor, graph, _scratch: scratch })
+        .ok();
+        // The templates are never read by the graph's launches (every one is re-pointed); they
+        // are freed here, after the (not run) recordings.
+        drop(templates);
+        Ok(Recorded { context_id: context.id(), factor: self.factor, graph, _scratch: scratch })
+    }
 }

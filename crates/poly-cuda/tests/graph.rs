@@ -10,137 +10,107 @@
 
 mod common;
 
+use std::sync::Arc;
+
 use poly::{Coeff, Eval, Poly, TransformKind};
-use poly_cuda::graph::{BufferSpan, RelocatableGraph};
-use poly_cuda::{DevicePoly, GpuContext, GpuError, InverseScale};
+use poly_cuda::graph::{BufferSpan, PROGRAMMATIC_GRAPHS_ENV, RelocatableGraph};
+use poly_cuda::{DevicePoly, GpuContext, GpuDevice, GpuError, InverseScale};
 
 use common::{device, ring};
 
-/// `x <- x + a b` and `y <- inverse(x + a b)` scaled by per-limb factors, recorded on two
-/// template sets and replayed on eight fresh operand sets without waiting in between.
+/// The operands of one replay: `[x, a, b]` and the output.
+type Operands = ([DevicePoly<Eval>; 3], DevicePoly<Coeff>);
+
+fn spans_of(device: &GpuDevice, (polys, out): &Operands) -> Vec<BufferSpan> {
+    let mut spans: Vec<BufferSpan> = polys.iter().map(|p| BufferSpan::of(p.device_buffer(), device)).collect();
+    spans.push(BufferSpan::of(out.device_buffer(), device));
+    spans
+}
+
+/// Records `out <- inverse(x + a b)` scaled by per-limb factors (preceded by `x <- x + a b`,
+/// an element-wise kernel, unless `programmatic`: every kernel of a programmatic graph must
+/// wait for its predecessor, which only the transform's passes do) on two template sets,
+/// replays it on eight fresh operand sets without waiting in between, and checks every result
+/// against the CPU; then buffers of other sizes are refused with nothing queued.
+fn check_replays(device: &Arc<GpuDevice>, log_n: u32, limbs: usize, bits: u32, programmatic: bool) {
+    let ring = ring(log_n, limbs, bits, TransformKind::Ntt);
+    let context = GpuContext::new(device, &ring).unwrap();
+    let label = format!("N = 2^{log_n}, {limbs} limbs, programmatic {programmatic}");
+    let mut rng = common::rng("replays_follow_their_own_buffers", u64::from(log_n) + u64::from(programmatic));
+    let factors: Vec<u64> = ring.moduli().iter().map(|m| 3 % m.value() + 2).collect();
+    let scale = InverseScale::new(&context, &factors).unwrap();
+    let zero_set = || -> Operands {
+        ([(); 3].map(|()| DevicePoly::<Eval>::zero(&context).unwrap()), DevicePoly::<Coeff>::zero(&context).unwrap())
+    };
+    let mut templates = [zero_set(), zero_set()];
+    let (first, second) = (spans_of(device, &templates[0]), spans_of(device, &templates[1]));
+    let body = |k: usize| -> Result<(), GpuError> {
+        let ([x, a, b], out) = &mut templates[k];
+        if !programmatic {
+            x.mul_add_assign(a, b)?;
+        }
+        x.inverse_of_mul_add_scaled_into(a, b, &scale, out)
+    };
+    let mut graph = if programmatic {
+        RelocatableGraph::record_programmatic(device, &first, &second, body).unwrap()
+    } else {
+        RelocatableGraph::record(device, &first, &second, body).unwrap()
+    };
+    drop(templates);
+    if programmatic && device.name().contains("H100") && std::env::var(PROGRAMMATIC_GRAPHS_ENV).is_err() {
+        assert!(graph.is_programmatic(), "{label}: the H100 refused programmatic dependencies");
+    }
+
+    let mut sets = Vec::new();
+    for _ in 0..8 {
+        let host: [Poly<Eval>; 3] = [(); 3].map(|()| common::random_poly(&ring, &mut rng));
+        let operands = (host.clone().map(|p| DevicePoly::upload(&context, &p).unwrap()), zero_set().1);
+        sets.push((host, operands));
+    }
+    for (_, operands) in &sets {
+        graph.launch(device, &spans_of(device, operands)).unwrap();
+    }
+    for (i, (host, (polys, out))) in sets.iter().enumerate() {
+        let [x, a, b] = host;
+        let mut sum = x.clone();
+        if !programmatic {
+            sum.mul_add_assign(a, b).unwrap();
+        }
+        assert_eq!(polys[0].download().unwrap(), sum, "{label}: set {i}: x");
+        let mut phase = sum.clone();
+        phase.mul_add_assign(a, b).unwrap();
+        let mut want = phase.inverse().unwrap();
+        want.scalar_mul_per_limb_assign(&factors).unwrap();
+        assert_eq!(out.download().unwrap(), want, "{label}: set {i}: scaled inverse");
+        assert_eq!(polys[1].download().unwrap(), *a, "{label}: set {i}: an input changed");
+    }
+
+    // Buffers of other sizes than the templates': refused, nothing queued.
+    let one_limb = GpuContext::new(device, &common::ring(log_n, 1, bits, TransformKind::Ntt)).unwrap();
+    let short = DevicePoly::<Eval>::zero(&one_limb).unwrap();
+    let mut spans = spans_of(device, &sets[0].1);
+    spans[0] = BufferSpan::of(short.device_buffer(), device);
+    assert!(matches!(graph.launch(device, &spans), Err(GpuError::LengthMismatch { .. })), "{label}");
+    assert!(matches!(graph.launch(device, &spans[..3]), Err(GpuError::LengthMismatch { .. })), "{label}");
+}
+
+/// `x <- x + a b` and `out <- inverse(x + a b)` scaled, replayed (`check_replays`).
 #[test]
 fn replays_follow_their_own_buffers() {
     let Some(device) = device() else { return };
     for (log_n, limbs, bits) in [(12u32, 3usize, 50u32), (14, 8, 36)] {
-        let ring = ring(log_n, limbs, bits, TransformKind::Ntt);
-        let context = GpuContext::new(&device, &ring).unwrap();
-        let label = format!("N = 2^{log_n}, {limbs} limbs");
-        let mut rng = common::rng("replays_follow_their_own_buffers", u64::from(log_n));
-        let factors: Vec<u64> = ring.moduli().iter().map(|m| 3 % m.value() + 2).collect();
-        let scale = InverseScale::new(&context, &factors).unwrap();
-        let zero_set = || {
-            let polys = [(); 3].map(|()| DevicePoly::<Eval>::zero(&context).unwrap());
-            (polys, DevicePoly::<Coeff>::zero(&context).unwrap())
-        };
-        let mut templates = [zero_set(), zero_set()];
-        let spans_of = |(polys, out): &([DevicePoly<Eval>; 3], DevicePoly<Coeff>)| {
-            let mut spans: Vec<BufferSpan> = polys.iter().map(|p| BufferSpan::of(p.device_buffer(), &device)).collect();
-            spans.push(BufferSpan::of(out.device_buffer(), &device));
-            spans
-        };
-        let (first, second) = (spans_of(&templates[0]), spans_of(&templates[1]));
-        let mut graph = RelocatableGraph::record(&device, &first, &second, |k| -> Result<(), GpuError> {
-            let ([x, a, b], out) = &mut templates[k];
-            x.mul_add_assign(a, b)?;
-            x.inverse_of_mul_add_scaled_into(a, b, &scale, out)
-        })
-        .unwrap();
-        drop(templates);
-
-        let mut sets = Vec::new();
-        for _ in 0..8 {
-            let host: [Poly<Eval>; 3] = [(); 3].map(|()| common::random_poly(&ring, &mut rng));
-            let device_polys = host.clone().map(|p| DevicePoly::upload(&context, &p).unwrap());
-            let out = DevicePoly::<Coeff>::zero(&context).unwrap();
-            sets.push((host, device_polys, out));
-        }
-        for (_, polys, out) in &sets {
-            let mut spans: Vec<BufferSpan> = polys.iter().map(|p| BufferSpan::of(p.device_buffer(), &device)).collect();
-            spans.push(BufferSpan::of(out.device_buffer(), &device));
-            graph.launch(&device, &spans).unwrap();
-        }
-        for (i, (host, polys, out)) in sets.iter().enumerate() {
-            let [x, a, b] = host;
-            let mut sum = x.clone();
-            sum.mul_add_assign(a, b).unwrap();
-            assert_eq!(polys[0].download().unwrap(), sum, "{label}: set {i}: x + a b");
-            let mut phase = sum.clone();
-            phase.mul_add_assign(a, b).unwrap();
-            let mut want = phase.inverse().unwrap();
-            want.scalar_mul_per_limb_assign(&factors).unwrap();
-            assert_eq!(out.download().unwrap(), want, "{label}: set {i}: scaled inverse");
-            assert_eq!(polys[1].download().unwrap(), *a, "{label}: set {i}: an input changed");
-        }
-
-        // Buffers of other sizes than the templates': refused, nothing queued.
-        let one_limb = GpuContext::new(&device, &common::ring(log_n, 1, bits, TransformKind::Ntt)).unwrap();
-        let short = DevicePoly::<Eval>::zero(&one_limb).unwrap();
-        let (_, polys, out) = &sets[0];
-        let spans = [
-            BufferSpan::of(short.device_buffer(), &device),
-            BufferSpan::of(polys[1].device_buffer(), &device),
-            BufferSpan::of(polys[2].device_buffer(), &device),
-            BufferSpan::of(out.device_buffer(), &device),
-        ];
-        assert!(matches!(graph.launch(&device, &spans), Err(GpuError::LengthMismatch { .. })), "{label}");
-        assert!(matches!(graph.launch(&device, &spans[..3]), Err(GpuError::LengthMismatch { .. })), "{label}");
+        check_replays(&device, log_n, limbs, bits, false);
     }
 }
 
-/// The scaled inverse of a multiply-add (two passes, each waiting for its predecessor: kernels/
-/// include/dependent_launch.cuh) recorded with programmatic dependencies, replayed on eight
-/// fresh operand sets back to back: the CPU's words. On the H100 (sm_90) the dependencies are
-/// programmatic; elsewhere the graph may fall back to ordinary ones.
+/// The scaled inverse with programmatic dependencies between its two passes
+/// (kernels/include/dependent_launch.cuh), replayed (`check_replays`). On the H100 (sm_90) the
+/// dependencies must be programmatic; elsewhere the graph may fall back to ordinary ones.
 #[test]
 fn programmatic_replays_follow_their_own_buffers() {
     let Some(device) = device() else { return };
     for (log_n, limbs, bits) in [(12u32, 2usize, 36u32), (14, 8, 36), (15, 16, 36)] {
-        let ring = ring(log_n, limbs, bits, TransformKind::Ntt);
-        let context = GpuContext::new(&device, &ring).unwrap();
-        let label = format!("N = 2^{log_n}, {limbs} limbs");
-        let mut rng = common::rng("programmatic_replays_follow_their_own_buffers", u64::from(log_n));
-        let factors: Vec<u64> = ring.moduli().iter().map(|m| 7 % m.value() + 1).collect();
-        let scale = InverseScale::new(&context, &factors).unwrap();
-        let zero_set = || {
-            let polys = [(); 3].map(|()| DevicePoly::<Eval>::zero(&context).unwrap());
-            (polys, DevicePoly::<Coeff>::zero(&context).unwrap())
-        };
-        let mut templates = [zero_set(), zero_set()];
-        let spans_of = |(polys, out): &([DevicePoly<Eval>; 3], DevicePoly<Coeff>)| {
-            let mut spans: Vec<BufferSpan> = polys.iter().map(|p| BufferSpan::of(p.device_buffer(), &device)).collect();
-            spans.push(BufferSpan::of(out.device_buffer(), &device));
-            spans
-        };
-        let (first, second) = (spans_of(&templates[0]), spans_of(&templates[1]));
-        let mut graph = RelocatableGraph::record_programmatic(&device, &first, &second, |k| -> Result<(), GpuError> {
-            let ([x, a, b], out) = &mut templates[k];
-            x.inverse_of_mul_add_scaled_into(a, b, &scale, out)
-        })
-        .unwrap();
-        drop(templates);
-        if device.name().contains("H100") && std::env::var(poly_cuda::graph::PROGRAMMATIC_GRAPHS_ENV).is_err() {
-            assert!(graph.is_programmatic(), "{label}: the H100 refused programmatic dependencies");
-        }
-        let mut sets = Vec::new();
-        for _ in 0..8 {
-            let host: [Poly<Eval>; 3] = [(); 3].map(|()| common::random_poly(&ring, &mut rng));
-            let device_polys = host.clone().map(|p| DevicePoly::upload(&context, &p).unwrap());
-            let out = DevicePoly::<Coeff>::zero(&context).unwrap();
-            sets.push((host, device_polys, out));
-        }
-        for (_, polys, out) in &sets {
-            let mut spans: Vec<BufferSpan> = polys.iter().map(|p| BufferSpan::of(p.device_buffer(), &device)).collect();
-            spans.push(BufferSpan::of(out.device_buffer(), &device));
-            graph.launch(&device, &spans).unwrap();
-        }
-        for (i, (host, _, out)) in sets.iter().enumerate() {
-            let [x, a, b] = host;
-            let mut phase = x.clone();
-            phase.mul_add_assign(a, b).unwrap();
-            let mut want = phase.inverse().unwrap();
-            want.scalar_mul_per_limb_assign(&factors).unwrap();
-            assert_eq!(out.download().unwrap(), want, "{label}: set {i}: scaled inverse");
-        }
+        check_replays(&device, log_n, limbs, bits, true);
     }
 }
 
