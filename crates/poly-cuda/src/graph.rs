@@ -10,6 +10,11 @@
 //! buffers (one launch). The values are those of the direct launches: the graph holds the same
 //! kernels with the same arguments.
 //!
+//! A [`RelocatableGraph`] needs no copies: it is recorded on template buffers and re-pointed at
+//! each call's own buffers before its launch (kernel parameters updated in the executable
+//! graph); [`RelocatableGraph::record_programmatic`] also lets each kernel's launch overlap the
+//! one before it (BGV's decryption, `bgv-encrypt/src/decryption_replay.rs`).
+//!
 //! Stream contract: everything is queued on the device's stream, in order; the cache's lock is
 //! held while a call queues its copies and its graph, so calls from several threads never
 //! share staging buffers out of order. Knobs (read once per process): `HEGPU_GRAPHS=0` turns
