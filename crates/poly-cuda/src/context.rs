@@ -228,20 +228,16 @@ impl GpuContext {
         factor: &CudaSlice<u64>,
         scale: &crate::InverseScale,
     ) -> Result<CudaSlice<u64>> {
-        let Some(table) = scale.table() else {
+        if scale.table().is_none() {
             let data = self.inverse_transform_of_mul_add(addend, source, factor, 1)?;
             let mut poly = crate::DevicePoly::<poly::Coeff>::from_device_buffer(self, data)?;
             poly.scalar_mul_per_limb_assign(scale.factors())?;
             return Ok(poly.into_device_buffer());
-        };
-        for other in [source, factor] {
-            if other.len() != addend.len() {
-                return Err(GpuError::LengthMismatch { expected: addend.len(), actual: other.len() });
-            }
         }
-        // SAFETY: the first inverse pass writes every value of `data` before any pass reads it.
+        // SAFETY: the first inverse pass writes every value of `data` before any pass reads it
+        // (the lengths are checked before anything is queued).
         let mut data = unsafe { self.inner.device.alloc::<u64>(addend.len()) }?;
-        crate::launch::ntt_inverse_of_mul_add_scaled(self, &mut data, (source, factor, addend), table, 1)?;
+        self.inverse_transform_of_mul_add_scaled_into(&mut data, addend, source, factor, scale)?;
         Ok(data)
     }
 
