@@ -55,30 +55,10 @@ __device__ __forceinline__ u64 barrett_quotient_u128(u64 x0, u64 x1, const Modul
     return x1 * m1 + carry1 + carry2 + b_hi + c_hi;
 }
 
-// x mod p for x = x1 * 2^64 + x0 < 2^(n+63), n the bit length of p, p < 2^62 and not a power
-// of two, by Barrett's reduction with one-word constants (Menezes et al., Handbook of Applied
-// Cryptography, 14.42, base 2, with the quotient shifted by 64): q1 = floor(x / 2^(n-1)) is
-// below 2^64, mu = floor(2^(n+63) / p) (the moduli table's floor(2^128 / p) shifted right by
-// 65 - n) is below 2^64 as p > 2^(n-1), and q = floor(q1 mu / 2^64) satisfies
-// x / p - q < 1 + q1 / 2^64 + 1 < 3, so q is at most 2 below floor(x / p) and never above it:
-// x - q p lies in [0, 3p) (below 2^64). One high product and one low one.
-__device__ __forceinline__ u64 reduce_short(u64 x0, u64 x1, const int n, const Modulus& m) {
-    const u64 mu = (m.barrett_hi << (n - 1)) | (m.barrett_lo >> (65 - n));
-    const u64 q1 = (x1 << (65 - n)) | (x0 >> (n - 1));
-    u64 r = x0 - __umul64hi(q1, mu) * m.p;
-    if (r >= m.p) r -= m.p;
-    if (r >= m.p) r -= m.p;
-    return r;
-}
-
-// x mod p for the 128-bit x = x1 * 2^64 + x0. Below 2^(n+63) (every product of two words below
-// 2^n, and the RNS and key-switching inner products over primes up to about 2^55) it takes
-// reduce_short; otherwise Barrett's reduction with floor(2^128 / p), the same steps as
-// `Modulus::reduce_u128` (quotient estimate off by at most 2, so two conditional
-// subtractions). Both give the canonical residue, so which one ran does not show.
+// x mod p for the 128-bit x = x1 * 2^64 + x0, by Barrett reduction with floor(2^128 / p):
+// the same steps as `Modulus::reduce_u128` (quotient estimate off by at most 2, so two
+// conditional subtractions).
 __device__ __forceinline__ u64 reduce_u128(u64 x0, u64 x1, const Modulus& m) {
-    const int n = 64 - __clzll(m.p);
-    if (n <= 62 && (m.p & (m.p - 1)) != 0 && (x1 >> (n - 1)) == 0) return reduce_short(x0, x1, n, m);
     u64 r = x0 - barrett_quotient_u128(x0, x1, m) * m.p;
     if (r >= m.p) r -= m.p;
     if (r >= m.p) r -= m.p;
@@ -96,11 +76,23 @@ __device__ __forceinline__ u64 mul(u64 a, u64 b, const Modulus& m) {
 }
 
 // a * b mod p for a, b below 2^n, n the bit length of p (canonical operands; p an odd prime
-// below 2^62, not a power of two such as some t): reduce_short of the product, which is below
-// 2^(2n) <= 2^(n+63), with no check of the bound. Two high products and two low ones; `mul` on
-// words whose product may be larger takes five and five there.
+// below 2^62: mu below needs p > 2^(n-1), so not for powers of two such as some t), by
+// Barrett's reduction with one-word constants (Menezes et al., Handbook of Applied
+// Cryptography, 14.42, base 2): with x = a b < 2^(2n), q1 = floor(x / 2^(n-1)) < 2^(n+1) and
+// mu = floor(2^(n+63) / p) < 2^64 (the moduli table's floor(2^128 / p) shifted right by 65 - n),
+// q = floor(q1 mu / 2^64) is at most 2 below floor(x / p) (the error terms are x / 2^(n+63) <= 1/2
+// and 2^(n-1) / p <= 1), so x - q p lies in [0, 3p): two high products and two low ones, where
+// `mul` (any 64-bit operands) takes five and five.
 __device__ __forceinline__ u64 mul_canonical(u64 a, u64 b, const Modulus& m) {
-    return reduce_short(a * b, __umul64hi(a, b), 64 - __clzll(m.p), m);
+    const int n = 64 - __clzll(m.p);
+    const u64 mu = (m.barrett_hi << (n - 1)) | (m.barrett_lo >> (65 - n));
+    const u64 lo = a * b;
+    const u64 hi = __umul64hi(a, b);
+    const u64 q1 = (hi << (65 - n)) | (lo >> (n - 1));
+    u64 r = lo - __umul64hi(q1, mu) * m.p;
+    if (r >= m.p) r -= m.p;
+    if (r >= m.p) r -= m.p;
+    return r;
 }
 
 // Shoup's precomputation for w < p: floor(w * 2^64 / p).

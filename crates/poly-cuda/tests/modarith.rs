@@ -78,14 +78,6 @@ fn check_prime(device: &Arc<GpuDevice>, p: u64, rng: &mut StdRng) {
         raw_x[i] %= p;
         raw_y[i] %= p;
     }
-    // reduce_u128 of x below 2^(n+63) (n = bit length of p) takes the device's one-word
-    // reduction: high words below 2^(n-1) in the second quarter, and both sides of the bound.
-    let short_bound = 1u64 << (63 - p.leading_zeros());
-    for y in &mut raw_y[COUNT / 4..COUNT / 2] {
-        *y %= short_bound;
-    }
-    (raw_x[COUNT - 3], raw_y[COUNT - 3]) = (u64::MAX, short_bound - 1);
-    (raw_x[COUNT - 2], raw_y[COUNT - 2]) = (0, short_bound);
     raw_x[COUNT - 1] = u64::MAX;
     raw_y[COUNT - 1] = u64::MAX;
 
