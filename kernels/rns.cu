@@ -25,8 +25,9 @@
 //             for two coefficients (register blocking: 2 shared and 2 table loads per 4
 //             products) as exact sums of full 128-bit products (128-bit sums when the host's
 //             bound k (max a_i - 1)(max c_j - 1) + HPS start < 2^128 holds: `narrow`, else
-//             192-bit), reduces once, and applies the mode's epilogue; consecutive threads
-//             write consecutive coefficients.
+//             192-bit; with every factor below 2^40, `split`, as exact FP64 sums of 20-bit
+//             part products, wide_sum::SumSplit), reduces once, and applies the mode's
+//             epilogue; consecutive threads write consecutive coefficients.
 //   The inner products differ in form from the CPU's (lazy Shoup products summed in 128
 //   bits) but not in value modulo the prime, so the canonical outputs are the same words.
 #include <cstdint>
@@ -43,6 +44,7 @@ using wide_sum::sum192;
 using wide_sum::sum192_mad;
 using wide_sum::sum192_merge;
 using wide_sum::sum192_reduce;
+using wide_sum::SumSplit;
 using modarith::u64;
 typedef uint32_t u32;
 
@@ -162,7 +164,7 @@ struct ConvertParams {
     u32 log_tile;                // TILE = 2^log_tile coefficients per block
     u32 group;                   // output limbs per block (blockIdx.y = group index)
     u32 narrow;                  // 1: every inner product (with its HPS start) is below 2^128
-    u32 unused;
+    u32 split;                   // 1: every y_i and table word below 2^40, k <= 2^11: SumSplit
     // Batches (gridDim.z = count > 1, at most CONVERT_BATCH): member z reads batch_input[z] and
     // writes batch_output[z]; redundant_input, extra and copy keep their offsets from input and
     // output (member 0's input and output are `input` and `output`).
@@ -280,16 +282,23 @@ __device__ __forceinline__ void finish_output(const ConvertParams& P, const Conv
 
 __device__ __forceinline__ void sum_mad(Sum192& a, const u64 x, const u64 w) { sum192_mad(a, x, w); }
 __device__ __forceinline__ void sum_mad(Sum128& a, const u64 x, const u64 w) { sum128_mad(a, x, w); }
+__device__ __forceinline__ void sum_mad(SumSplit& a, const u64 x, const u64 w) { wide_sum::sum_split_mad(a, x, w); }
 __device__ __forceinline__ Sum192 to_sum192(const Sum192& a) { return a; }
 __device__ __forceinline__ Sum192 to_sum192(const Sum128& a) { return sum192(a); }
+__device__ __forceinline__ Sum192 to_sum192(const SumSplit& a) { return wide_sum::sum192(a); }
 template <class Sum>
 __device__ __forceinline__ Sum sum_from(const u64 lo, const u64 hi);
 template <>
 __device__ __forceinline__ Sum192 sum_from<Sum192>(const u64 lo, const u64 hi) { return sum192(lo, hi); }
 template <>
 __device__ __forceinline__ Sum128 sum_from<Sum128>(const u64 lo, const u64 hi) { return sum128(lo, hi); }
+template <class Sum>
+__device__ __forceinline__ Sum sum_zero() { return sum_from<Sum>(0, 0); }
+template <>
+__device__ __forceinline__ SumSplit sum_zero<SumSplit>() { return wide_sum::sum_split_zero(); }
 
-// Phase 2 of convert_body with accumulators of type Sum (Sum128 or Sum192: the same values).
+// Phase 2 of convert_body with accumulators of type Sum (SumSplit, Sum128 or Sum192: the same
+// values; SumSplit cannot start from HPS scaling's 128-bit rounded fraction).
 template <int MODE, class Sum>
 __device__ __forceinline__ void inner_products(const ConvertParams& P, const ConvertBuffers& B, const u64 first,
                                                const u32 count, const u64* y, const u64* aux_lo,
@@ -307,8 +316,8 @@ __device__ __forceinline__ void inner_products(const ConvertParams& P, const Con
         const u32 j0 = first_row + 2 * pair;
         const bool second_row = 2 * pair + 1 < rows;
         const u32 j1 = second_row ? j0 + 1 : j0;
-        Sum a00 = sum_from<Sum>(0, 0), a01 = sum_from<Sum>(0, 0);
-        if (MODE == MODE_HPS_SCALE) {
+        Sum a00 = sum_zero<Sum>(), a01 = sum_zero<Sum>();
+        if constexpr (MODE == MODE_HPS_SCALE) {
             a00 = sum_from<Sum>(aux_lo[c0], aux_hi[c0]);
             a01 = sum_from<Sum>(aux_lo[c1], aux_hi[c1]);
         }
@@ -405,8 +414,15 @@ __device__ __forceinline__ void convert_body(const ConvertParams& P) {
     }
 
     // Phase 2: each thread takes two output limbs (j0, j1) of two coefficients (c0, c0 + tile/2):
-    // four inner products that share their loads of y and of the table rows. 128-bit sums
-    // where the host found every inner product below 2^128 (narrow), else 192-bit ones.
+    // four inner products that share their loads of y and of the table rows. Products on the
+    // FP64 pipe where the host found every factor below 2^40 (split), 128-bit sums where it
+    // found every inner product below 2^128 (narrow), else 192-bit ones.
+    if constexpr (MODE != MODE_HPS_SCALE) {
+        if (P.split) {
+            inner_products<MODE, SumSplit>(P, B, first, count, y, aux_lo, aux_hi);
+            return;
+        }
+    }
     if (P.narrow) {
         inner_products<MODE, Sum128>(P, B, first, count, y, aux_lo, aux_hi);
     } else {

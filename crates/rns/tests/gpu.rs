@@ -192,6 +192,26 @@ fn base_conversions_on_both_sides_of_the_128_bit_bound_match_the_cpu() {
     }
 }
 
+/// Both sides of the kernels' 40-bit bound (every factor below 2^40 and at most 2^11 terms
+/// selects products on the FP64 pipe): 40-bit primes into 40-bit ones (8 into 16, 200 into 3),
+/// the BGV presets' 36-bit ciphertext primes into 39-bit special primes and back, then 41 bits
+/// on either side (integer products).
+#[test]
+fn base_conversions_on_both_sides_of_the_40_bit_bound_match_the_cpu() {
+    let Some(device) = device() else { return };
+    let mut rng = StdRng::seed_from_u64(3);
+    for (from, to) in [
+        ((8, 40), (16, 40)),
+        ((200, 40), (3, 40)),
+        ((16, 36), (24, 39)),
+        ((8, 39), (16, 36)),
+        ((8, 41), (16, 40)),
+        ((8, 40), (16, 41)),
+    ] {
+        check_conversion(&device, 1 << 12, from, to, &mut rng);
+    }
+}
+
 /// 12 random cases: `|B|` 1..34 and `|C|` 1..32 primes of random sizes, degrees that are
 /// powers of two or not (300).
 #[test]

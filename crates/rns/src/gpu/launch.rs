@@ -91,7 +91,9 @@ pub(crate) struct ConvertParams {
     pub group: u32,
     /// 1 where every inner product stays below 2^128 ([`narrow_sums`]): 128-bit sums.
     pub narrow: u32,
-    pub unused: u32,
+    /// 1 where every factor is below 2^40 ([`split_products`]): the products on the FP64 pipe
+    /// (not for HPS scaling, whose kernel ignores it).
+    pub split: u32,
     /// Batches ([`RnsKernels::convert_batch`]): member `z` reads `batch_input[z]` and writes
     /// `batch_output[z]`; `redundant_input`, `extra` and `copy` keep their offsets from
     /// `input` and `output`, which are member 0's.
@@ -274,6 +276,8 @@ pub(crate) struct ConverterLayout {
     pub rows: usize,
     /// [`narrow_sums`] of the two bases.
     pub narrow: u32,
+    /// [`split_products`] of the two bases.
+    pub split: u32,
 }
 
 /// 1 when the conversion kernel may sum in 128 bits: every inner product of `k` canonical
@@ -285,6 +289,25 @@ pub(crate) fn narrow_sums(k: usize, max_in: u64, max_out: u64) -> u32 {
     let product = u128::from(max_in.saturating_sub(1)) * u128::from(max_out.saturating_sub(1));
     let bound = product.checked_mul(k).and_then(|sum| sum.checked_add((k + 1) << 62));
     u32::from(bound.is_some())
+}
+
+/// 1 when the conversion kernel may form its products on the FP64 pipe (`SumSplit` in
+/// kernels/include/wide_sum.cuh): every canonical residue below `max_in` and table word below
+/// `max_out` is below 2^40, and `k <= 2^11` terms keep each of its three sums below 2^52, so
+/// every double is an exact integer. The presets' 36-40-bit BGV primes qualify.
+pub(crate) fn split_products(k: usize, max_in: u64, max_out: u64) -> u32 {
+    const LIMIT: u64 = 1 << 40;
+    u32::from(k <= 1 << 11 && max_in <= LIMIT && max_out <= LIMIT)
+}
+
+/// Environment knob: set to 0, no conversion forms its products on the FP64 pipe (the integer
+/// path, for A/B runs); read once per process.
+pub const SPLIT_PRODUCTS_ENV: &str = "HEGPU_RNS_SPLIT_PRODUCTS";
+
+/// Whether [`SPLIT_PRODUCTS_ENV`] turns the FP64 products off.
+fn split_products_off() -> bool {
+    static KNOB: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
+    *KNOB.get_or_init(|| std::env::var(SPLIT_PRODUCTS_ENV).is_ok_and(|v| v == "0"))
 }
 
 /// The largest modulus of `moduli` (0 for none).
@@ -317,6 +340,10 @@ fn conversion_shape(params: &mut ConvertParams) -> Option<(u32, u32, u32)> {
     params.group = group as u32;
     if wide_sums_forced() {
         params.narrow = 0;
+        params.split = 0;
+    }
+    if split_products_off() {
+        params.split = 0;
     }
     Some((tiles as u32, groups as u32, (((k + 2) << log_tile) * 8) as u32))
 }
@@ -341,6 +368,7 @@ impl ConverterLayout {
             k: from.len(),
             rows: converter.to_base().len(),
             narrow: narrow_sums(from.len(), largest(from.moduli()), largest(converter.to_base().moduli())),
+            split: split_products(from.len(), largest(from.moduli()), largest(converter.to_base().moduli())),
         }
     }
 
@@ -367,6 +395,7 @@ impl ConverterLayout {
             l: outputs as u32,
             skip_start: outputs as u32,
             narrow: self.narrow,
+            split: self.split,
             ..ConvertParams::default()
         }
     }
@@ -632,7 +661,7 @@ fn stride_config(items: usize) -> LaunchConfig {
 
 #[cfg(test)]
 mod tests {
-    use super::narrow_sums;
+    use super::{narrow_sums, split_products};
 
     #[test]
     fn narrow_sums_holds_exactly_below_two_to_the_128() {
@@ -653,5 +682,17 @@ mod tests {
                 assert_eq!(narrow_sums(k, p, p) == 1, fits, "k = {k}, {bits} bits");
             }
         }
+    }
+
+    #[test]
+    fn split_products_takes_factors_below_two_to_the_40_and_at_most_2048_terms() {
+        assert_eq!(split_products(8, 1 << 40, 1 << 40), 1);
+        assert_eq!(split_products(2048, 1 << 40, 1 << 36), 1);
+        assert_eq!(split_products(2049, 1 << 36, 1 << 36), 0);
+        assert_eq!(split_products(8, (1 << 40) + 1, 1 << 36), 0);
+        assert_eq!(split_products(8, 1 << 36, (1 << 40) + 1), 0);
+        // The largest sum of middle terms, 2k (2^20 - 1)^2, stays below 2^52 at k = 2^11.
+        let k: u128 = 1 << 11;
+        assert!(2 * k * ((1u128 << 20) - 1).pow(2) < 1 << 52);
     }
 }
