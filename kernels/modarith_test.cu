@@ -13,15 +13,17 @@
 //   9 add_lazy(la, lb)   10 sub_lazy(la, lb)    11 reduce_from_2p(la)
 //   12 reduce_from_4p_to_2p(l4)                 13 reduce_from_4p(l4)
 //   14 mul_canonical(ca, cb)                    15 mul_canonical(wa, wb)
+//   16 reduce_short(x, y mod 2^(n-1))
 // with wa, wb the lazy inputs with their bits from the prime's bit length up cleared (below
-// 2^n, mul_canonical's precondition).
+// 2^n, mul_canonical's precondition), n the bit length of p (reduce_short's input is then
+// below 2^(n+63), its precondition).
 #include <cstdint>
 
 #include "modarith.cuh"
 
 using modarith::u64;
 
-#define MODARITH_TEST_OUTPUTS 16
+#define MODARITH_TEST_OUTPUTS 17
 
 extern "C" __global__ void modarith_test(const u64* canon_a, const u64* canon_b, const u64* lazy_a,
                                          const u64* lazy_b, const u64* lazy4, const u64* raw_x, const u64* raw_y,
@@ -50,4 +52,5 @@ extern "C" __global__ void modarith_test(const u64* canon_a, const u64* canon_b,
     o[14] = modarith::mul_canonical(ca, cb, m);
     const u64 below_2n = ~0ull >> __clzll(p);
     o[15] = modarith::mul_canonical(la & below_2n, lb & below_2n, m);
+    o[16] = modarith::reduce_short(x, y & (below_2n >> 1), m);
 }

@@ -26,8 +26,9 @@
 //             products) as exact sums of full 128-bit products (128-bit sums when the host's
 //             bound k (max a_i - 1)(max c_j - 1) + HPS start < 2^128 holds: `narrow`, else
 //             192-bit; with every factor below 2^40, `split`, as exact FP64 sums of 20-bit
-//             part products, wide_sum::SumSplit), reduces once, and applies the mode's
-//             epilogue; consecutive threads write consecutive coefficients.
+//             part products, wide_sum::SumSplit, from y split in phase 1 and a split table),
+//             reduces once, and applies the mode's epilogue; consecutive threads write
+//             consecutive coefficients.
 //   The inner products differ in form from the CPU's (lazy Shoup products summed in 128
 //   bits) but not in value modulo the prime, so the canonical outputs are the same words.
 #include <cstdint>
@@ -146,6 +147,7 @@ struct ConvertParams {
     const u64* scale_shoup;
     const Modulus* to;           // target moduli: l output rows (+ the redundant row l)
     const u64* table;            // row j at table + j * k: w_{j,i}
+    const double2* table_split;  // `split` only: w_{j,i} as wide_sum::split_factor, same layout
     const u64* product;          // l words: the source product mod c_j
     const u64* product_shoup;
     const u64* fraction_hi;      // k fixed-point fractions (1 / a_i, or theta'_i)
@@ -164,13 +166,14 @@ struct ConvertParams {
     u32 log_tile;                // TILE = 2^log_tile coefficients per block
     u32 group;                   // output limbs per block (blockIdx.y = group index)
     u32 narrow;                  // 1: every inner product (with its HPS start) is below 2^128
-    u32 split;                   // 1: every y_i and table word below 2^40, k <= 2^11: SumSplit
+    u32 split;                   // 1: phase 2 on the FP64 pipe (inner_products_split)
     // Batches (gridDim.z = count > 1, at most CONVERT_BATCH): member z reads batch_input[z] and
     // writes batch_output[z]; redundant_input, extra and copy keep their offsets from input and
     // output (member 0's input and output are `input` and `output`).
     u64 batch_input[CONVERT_BATCH];
     u64 batch_output[CONVERT_BATCH];
 };
+static_assert(sizeof(ConvertParams) == 22 * 8 + 8 * 4 + 2 * CONVERT_BATCH * 8, "mirrored in crates/rns/src/gpu/launch.rs");
 
 // The buffers of this block's batch member.
 struct ConvertBuffers {
@@ -238,7 +241,8 @@ __device__ __forceinline__ Sum192 shuffle_down(const Sum192& value, const u32 of
 }
 
 // The mode's epilogue for output limb j of coefficient c of the tile, from its inner product.
-template <int MODE>
+// SHORT: the sum is below 2^(n+63), n the bit length of c_j (modarith::reduce_short).
+template <int MODE, bool SHORT = false>
 __device__ __forceinline__ void finish_output(const ConvertParams& P, const ConvertBuffers& B, const u32 j,
                                               const u32 c, const u64 first, const u32 count, const Sum192& acc,
                                               const u64* aux_lo, const u64* aux_hi) {
@@ -246,27 +250,30 @@ __device__ __forceinline__ void finish_output(const ConvertParams& P, const Conv
     const Modulus m = P.to[j];
     const u64 index = first + c;
     Sum192 sum = acc;
+    const auto reduce_sum = [](const Sum192& a, const Modulus& m) {
+        return SHORT ? modarith::reduce_short(a.s0, a.s1, m) : wide_sum::sum192_reduce(a, m);
+    };
     u64 result;
     if (MODE == MODE_FAST) {
-        result = sum192_reduce(sum, m);
+        result = reduce_sum(sum, m);
     } else if (MODE == MODE_EXACT || MODE == MODE_MOD_DOWN) {
         const u64 correction = modarith::mul_shoup(aux_lo[c], P.product[j], P.product_shoup[j], m.p);
-        result = modarith::sub(sum192_reduce(sum, m), correction, m.p);
+        result = modarith::sub(reduce_sum(sum, m), correction, m.p);
         if (MODE == MODE_MOD_DOWN) {
             const u64 x = B.extra[(u64)j * P.n + index];
             result = modarith::mul_shoup(modarith::sub(x, result, m.p), P.epi_a[j], P.epi_a_shoup[j], m.p);
         }
     } else if (MODE == MODE_SHENOY_KUMARESAN) {
-        const u64 reduced = sum192_reduce(sum, m);
+        const u64 reduced = reduce_sum(sum, m);
         const u64 correction = modarith::mul_shoup(aux_lo[c], P.product[j], P.product_shoup[j], m.p);
         result = aux_hi[c] ? modarith::add(reduced, correction, m.p) : modarith::sub(reduced, correction, m.p);
     } else if (MODE == MODE_BEHZ_EXTEND) {
-        const u64 reduced = sum192_reduce(sum, m);
+        const u64 reduced = reduce_sum(sum, m);
         const u64 q_r = modarith::mul_shoup(aux_lo[c], P.epi_a[j], P.epi_a_shoup[j], m.p);
         const u64 shifted = aux_hi[c] ? modarith::sub(reduced, q_r, m.p) : modarith::add(reduced, q_r, m.p);
         result = modarith::mul_shoup(shifted, P.epi_b[j], P.epi_b_shoup[j], m.p);
     } else if (MODE == MODE_FLOOR) {
-        const u64 fast = sum192_reduce(sum, m);
+        const u64 fast = reduce_sum(sum, m);
         const u64 x = B.extra[(u64)j * P.n + index];
         const u64 scaled_x = modarith::mul_shoup(x, P.epi_a[j], P.epi_a_shoup[j], m.p);
         const u64 scaled_fast = modarith::mul_shoup(fast, P.epi_b[j], P.epi_b_shoup[j], m.p);
@@ -274,7 +281,7 @@ __device__ __forceinline__ void finish_output(const ConvertParams& P, const Conv
     } else {  // MODE_HPS_SCALE: the rounded fraction is already in the sum
         const u64 own = B.extra[(u64)j * P.n + index];
         sum192_merge(sum, sum192(modarith::mul_shoup_lazy(own, P.epi_a[j], P.epi_a_shoup[j], m.p), 0));
-        result = sum192_reduce(sum, m);
+        result = reduce_sum(sum, m);
     }
     const u32 out_limb = j < P.skip_start ? j : j + P.skip_len;
     B.output[(u64)out_limb * P.n + index] = result;
@@ -282,23 +289,16 @@ __device__ __forceinline__ void finish_output(const ConvertParams& P, const Conv
 
 __device__ __forceinline__ void sum_mad(Sum192& a, const u64 x, const u64 w) { sum192_mad(a, x, w); }
 __device__ __forceinline__ void sum_mad(Sum128& a, const u64 x, const u64 w) { sum128_mad(a, x, w); }
-__device__ __forceinline__ void sum_mad(SumSplit& a, const u64 x, const u64 w) { wide_sum::sum_split_mad(a, x, w); }
 __device__ __forceinline__ Sum192 to_sum192(const Sum192& a) { return a; }
 __device__ __forceinline__ Sum192 to_sum192(const Sum128& a) { return sum192(a); }
-__device__ __forceinline__ Sum192 to_sum192(const SumSplit& a) { return wide_sum::sum192(a); }
 template <class Sum>
 __device__ __forceinline__ Sum sum_from(const u64 lo, const u64 hi);
 template <>
 __device__ __forceinline__ Sum192 sum_from<Sum192>(const u64 lo, const u64 hi) { return sum192(lo, hi); }
 template <>
 __device__ __forceinline__ Sum128 sum_from<Sum128>(const u64 lo, const u64 hi) { return sum128(lo, hi); }
-template <class Sum>
-__device__ __forceinline__ Sum sum_zero() { return sum_from<Sum>(0, 0); }
-template <>
-__device__ __forceinline__ SumSplit sum_zero<SumSplit>() { return wide_sum::sum_split_zero(); }
 
-// Phase 2 of convert_body with accumulators of type Sum (SumSplit, Sum128 or Sum192: the same
-// values; SumSplit cannot start from HPS scaling's 128-bit rounded fraction).
+// Phase 2 of convert_body with accumulators of type Sum (Sum128 or Sum192: the same values).
 template <int MODE, class Sum>
 __device__ __forceinline__ void inner_products(const ConvertParams& P, const ConvertBuffers& B, const u64 first,
                                                const u32 count, const u64* y, const u64* aux_lo,
@@ -316,8 +316,8 @@ __device__ __forceinline__ void inner_products(const ConvertParams& P, const Con
         const u32 j0 = first_row + 2 * pair;
         const bool second_row = 2 * pair + 1 < rows;
         const u32 j1 = second_row ? j0 + 1 : j0;
-        Sum a00 = sum_zero<Sum>(), a01 = sum_zero<Sum>();
-        if constexpr (MODE == MODE_HPS_SCALE) {
+        Sum a00 = sum_from<Sum>(0, 0), a01 = sum_from<Sum>(0, 0);
+        if (MODE == MODE_HPS_SCALE) {
             a00 = sum_from<Sum>(aux_lo[c0], aux_hi[c0]);
             a01 = sum_from<Sum>(aux_lo[c1], aux_hi[c1]);
         }
@@ -343,6 +343,54 @@ __device__ __forceinline__ void inner_products(const ConvertParams& P, const Con
     }
 }
 
+// Phase 2 with the products on the FP64 pipe (`split`: the host found every y_i and table word
+// below 2^40, k <= 64 and every c_j of at least 29 bits, so each inner product, below 2^91, is
+// below 2^(n+63) for reduce_short). The same blocking as inner_products; ys holds the tile's
+// y split (phase 1), the table rows come split from the host.
+template <int MODE>
+__device__ __forceinline__ void inner_products_split(const ConvertParams& P, const ConvertBuffers& B, const u64 first,
+                                                     const u32 count, const double2* ys, const u64* aux_lo,
+                                                     const u64* aux_hi) {
+    const u32 log_tile = P.log_tile;
+    const u32 first_row = blockIdx.y * P.group;
+    const u32 rows = min(P.group, P.l - first_row);
+    const u32 log_half = log_tile - 1;
+    const u32 half = 1u << log_half;
+    const u32 items = ((rows + 1) >> 1) << log_half;
+    for (u32 idx = threadIdx.x; idx < items; idx += blockDim.x) {
+        const u32 c0 = idx & (half - 1);
+        const u32 c1 = c0 + half;
+        const u32 pair = idx >> log_half;
+        const u32 j0 = first_row + 2 * pair;
+        const bool second_row = 2 * pair + 1 < rows;
+        const u32 j1 = second_row ? j0 + 1 : j0;
+        SumSplit a00 = wide_sum::sum_split_zero(), a01 = a00, a10 = a00, a11 = a00;
+        const double2* row0 = P.table_split + (u64)j0 * P.k;
+        const double2* row1 = P.table_split + (u64)j1 * P.k;
+        for (u32 i = 0; i < P.k; ++i) {
+            const double2 y0 = ys[(i << log_tile) + c0];
+            const double2 y1 = ys[(i << log_tile) + c1];
+            const double2 w0 = row0[i];
+            const double2 w1 = row1[i];
+            wide_sum::sum_split_mad(a00, y0, w0);
+            wide_sum::sum_split_mad(a01, y1, w0);
+            wide_sum::sum_split_mad(a10, y0, w1);
+            wide_sum::sum_split_mad(a11, y1, w1);
+        }
+        const auto finish = [&](const u32 j, const u32 c, const SumSplit& a) {
+            u64 lo, hi;
+            wide_sum::sum_split_words(a, lo, hi);
+            finish_output<MODE, true>(P, B, j, c, first, count, sum192(lo, hi), aux_lo, aux_hi);
+        };
+        finish(j0, c0, a00);
+        finish(j0, c1, a01);
+        if (second_row) {
+            finish(j1, c0, a10);
+            finish(j1, c1, a11);
+        }
+    }
+}
+
 template <int MODE>
 __device__ __forceinline__ void convert_body(const ConvertParams& P) {
     extern __shared__ u64 shared[];
@@ -352,6 +400,9 @@ __device__ __forceinline__ void convert_body(const ConvertParams& P) {
     u64* y = shared;                            // y[i * tile + c], k * tile words
     u64* aux_lo = shared + (P.k << log_tile);   // tile words
     u64* aux_hi = aux_lo + tile;                // tile words
+    // `split`: y split (wide_sum::split_factor), ys[i * tile + c], 2 k tile words (16-byte
+    // aligned: tile is even).
+    double2* ys = reinterpret_cast<double2*>(aux_hi + tile);
     const u64 first = (u64)blockIdx.x << log_tile;
     const u32 count = (u32)min((u64)tile, P.n - first);
     const bool copies = B.copy != nullptr && blockIdx.y == 0;
@@ -369,6 +420,7 @@ __device__ __forceinline__ void convert_body(const ConvertParams& P) {
             value = P.scale != nullptr ? modarith::mul_shoup(x, P.scale[i], P.scale_shoup[i], P.from[i].p) : x;
         }
         y[idx] = value;
+        if (MODE != MODE_HPS_SCALE && P.split) ys[idx] = wide_sum::split_factor(value);
     }
     __syncthreads();
 
@@ -419,7 +471,7 @@ __device__ __forceinline__ void convert_body(const ConvertParams& P) {
     // found every inner product below 2^128 (narrow), else 192-bit ones.
     if constexpr (MODE != MODE_HPS_SCALE) {
         if (P.split) {
-            inner_products<MODE, SumSplit>(P, B, first, count, y, aux_lo, aux_hi);
+            inner_products_split<MODE>(P, B, first, count, ys, aux_lo, aux_hi);
             return;
         }
     }

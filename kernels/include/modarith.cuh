@@ -75,24 +75,28 @@ __device__ __forceinline__ u64 mul(u64 a, u64 b, const Modulus& m) {
     return reduce_u128(a * b, __umul64hi(a, b), m);
 }
 
-// a * b mod p for a, b below 2^n, n the bit length of p (canonical operands; p an odd prime
-// below 2^62: mu below needs p > 2^(n-1), so not for powers of two such as some t), by
-// Barrett's reduction with one-word constants (Menezes et al., Handbook of Applied
-// Cryptography, 14.42, base 2): with x = a b < 2^(2n), q1 = floor(x / 2^(n-1)) < 2^(n+1) and
-// mu = floor(2^(n+63) / p) < 2^64 (the moduli table's floor(2^128 / p) shifted right by 65 - n),
-// q = floor(q1 mu / 2^64) is at most 2 below floor(x / p) (the error terms are x / 2^(n+63) <= 1/2
-// and 2^(n-1) / p <= 1), so x - q p lies in [0, 3p): two high products and two low ones, where
-// `mul` (any 64-bit operands) takes five and five.
-__device__ __forceinline__ u64 mul_canonical(u64 a, u64 b, const Modulus& m) {
+// x mod p for x = x1 2^64 + x0 below 2^(n+63), n the bit length of p (p < 2^62, not a power of
+// two), by Barrett's reduction with one-word constants (Menezes et al., Handbook of Applied
+// Cryptography, 14.42, base 2, the quotient shifted by 64): q1 = floor(x / 2^(n-1)) is below
+// 2^64, mu = floor(2^(n+63) / p) (the moduli table's floor(2^128 / p) shifted right by 65 - n)
+// is below 2^64 as p > 2^(n-1), and q = floor(q1 mu / 2^64) is never above floor(x / p) and at
+// most 2 below it (x / p - q1 mu / 2^64 < x mod 2^(n-1) / p + q1 / 2^64 < 2), so x - q p lies
+// in [0, 3p). One high product and one low one; `reduce_u128` (any x) takes five and five.
+__device__ __forceinline__ u64 reduce_short(u64 x0, u64 x1, const Modulus& m) {
     const int n = 64 - __clzll(m.p);
     const u64 mu = (m.barrett_hi << (n - 1)) | (m.barrett_lo >> (65 - n));
-    const u64 lo = a * b;
-    const u64 hi = __umul64hi(a, b);
-    const u64 q1 = (hi << (65 - n)) | (lo >> (n - 1));
-    u64 r = lo - __umul64hi(q1, mu) * m.p;
+    const u64 q1 = (x1 << (65 - n)) | (x0 >> (n - 1));
+    u64 r = x0 - __umul64hi(q1, mu) * m.p;
     if (r >= m.p) r -= m.p;
     if (r >= m.p) r -= m.p;
     return r;
+}
+
+// a * b mod p for a, b below 2^n, n the bit length of p (canonical operands; p an odd prime
+// below 2^62): reduce_short of the product, which is below 2^(2n) <= 2^(n+63). Two high
+// products and two low ones, where `mul` (any 64-bit operands) takes five and five.
+__device__ __forceinline__ u64 mul_canonical(u64 a, u64 b, const Modulus& m) {
+    return reduce_short(a * b, __umul64hi(a, b), m);
 }
 
 // Shoup's precomputation for w < p: floor(w * 2^64 / p).

@@ -110,10 +110,10 @@ __device__ __forceinline__ Sum192 sum192(const Sum128& a) {
 
 // Exact sums of products of factors below 2^40 on the FP64 pipe (the caller's bound: every
 // factor below 2^40 and at most 2^11 terms). With x = x1 2^20 + x0 and w = w1 2^20 + w0
-// (20-bit parts), x w = x1 w1 2^40 + (x1 w0 + x0 w1) 2^20 + x0 w0: every part product is below
-// 2^40 and each of the three sums below 2^52, so every double here is an exact integer and
-// every fused multiply-add exact. An H100 runs FP64 multiply-adds on a pipe of their own, at
-// twice the rate of the wide integer multiplies Sum128 takes four of per product.
+// (20-bit parts, held as doubles {x1, x0}: `split_factor`), x w = x1 w1 2^40 + (x1 w0 + x0 w1)
+// 2^20 + x0 w0: every part product is below 2^40 and each of the three sums below 2^52, so
+// every double here is an exact integer and every fused multiply-add exact. Four FP64
+// multiply-adds a product, where Sum128 takes four wide integer multiplies and four adds.
 struct SumSplit {
     double high, middle, low;
 };
@@ -128,33 +128,36 @@ __device__ __forceinline__ u64 exact_word(const double d) {
     return (u64)__double_as_longlong(d + 4503599627370496.0) & 0xFFFFFFFFFFFFFull;
 }
 
+// x < 2^40 as its 20-bit parts {x1, x0}.
+__device__ __forceinline__ double2 split_factor(const u64 x) {
+    return make_double2(exact_double(x >> 20), exact_double(x & 0xFFFFFull));
+}
+
 __device__ __forceinline__ SumSplit sum_split_zero() {
     SumSplit a;
     a.high = a.middle = a.low = 0.0;
     return a;
 }
 
-// a += x * w for x, w < 2^40.
-__device__ __forceinline__ void sum_split_mad(SumSplit& a, const u64 x, const u64 w) {
-    const double x1 = exact_double(x >> 20), x0 = exact_double(x & 0xFFFFFull);
-    const double w1 = exact_double(w >> 20), w0 = exact_double(w & 0xFFFFFull);
-    a.high = __fma_rn(x1, w1, a.high);
-    a.middle = __fma_rn(x1, w0, a.middle);
-    a.middle = __fma_rn(x0, w1, a.middle);
-    a.low = __fma_rn(x0, w0, a.low);
+// a += x * w for split factors x, w.
+__device__ __forceinline__ void sum_split_mad(SumSplit& a, const double2 x, const double2 w) {
+    a.high = __fma_rn(x.x, w.x, a.high);
+    a.middle = __fma_rn(x.x, w.y, a.middle);
+    a.middle = __fma_rn(x.y, w.x, a.middle);
+    a.low = __fma_rn(x.y, w.y, a.low);
 }
 
-// The same value as a Sum192: low + middle 2^20 + high 2^40 (below 2^93).
-__device__ __forceinline__ Sum192 sum192(const SumSplit& a) {
+// The value low + middle 2^20 + high 2^40 (below 2^93) as (hi, lo) words.
+__device__ __forceinline__ void sum_split_words(const SumSplit& a, u64& lo, u64& hi) {
     const u64 low = exact_word(a.low), middle = exact_word(a.middle), high = exact_word(a.high);
-    u64 s0 = low, s1 = 0;
+    lo = low;
+    hi = 0;
     asm("add.cc.u64 %0, %0, %2;\n\t"
         "addc.u64 %1, %1, %3;\n\t"
         "add.cc.u64 %0, %0, %4;\n\t"
         "addc.u64 %1, %1, %5;"
-        : "+l"(s0), "+l"(s1)
+        : "+l"(lo), "+l"(hi)
         : "l"(middle << 20), "l"(middle >> 44), "l"(high << 40), "l"(high >> 24));
-    return sum192(s0, s1);
 }
 
 }  // namespace wide_sum

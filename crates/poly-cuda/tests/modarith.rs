@@ -17,7 +17,7 @@ use proptest::prelude::*;
 use rand::rngs::StdRng;
 use rand::{Rng, SeedableRng};
 
-const OUTPUTS: usize = 16;
+const OUTPUTS: usize = 17;
 const NAMES: [&str; OUTPUTS] = [
     "add",
     "sub",
@@ -35,6 +35,7 @@ const NAMES: [&str; OUTPUTS] = [
     "reduce_from_4p",
     "mul_canonical",
     "mul_canonical (operands below 2^n)",
+    "reduce_short (below 2^(n+63))",
 ];
 
 /// `modarith::Modulus` as the kernels take it by value: `{p, floor(2^128/p) high, low}`.
@@ -80,6 +81,8 @@ fn check_prime(device: &Arc<GpuDevice>, p: u64, rng: &mut StdRng) {
     }
     raw_x[COUNT - 1] = u64::MAX;
     raw_y[COUNT - 1] = u64::MAX;
+    // reduce_short's largest input, 2^(n+63) - 1 (its high word is y mod 2^(n-1)).
+    (raw_x[COUNT - 2], raw_y[COUNT - 2]) = (u64::MAX, u64::MAX);
 
     let upload = |v: &Vec<u64>| stream.clone_htod(v).unwrap();
     let (ca, cb, la, lb, l4, x, y) = (
@@ -126,6 +129,7 @@ fn check_prime(device: &Arc<GpuDevice>, p: u64, rng: &mut StdRng) {
             m.reduce_from_4p(l4),
             exact(a, b),
             exact(wa, wb),
+            ((((y & (below_2n >> 1)) as u128) << 64 | x as u128) % p as u128) as u64,
         ];
         // The reference itself against exact arithmetic, so that a shared mistake shows.
         assert_eq!(expected[3] as u128, wide % p as u128);

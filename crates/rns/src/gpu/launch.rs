@@ -72,6 +72,8 @@ pub(crate) struct ConvertParams {
     pub scale_shoup: u64,
     pub to: u64,
     pub table: u64,
+    /// `split` only: the table as split factors (`HostTables::push_split`), else 0.
+    pub table_split: u64,
     pub product: u64,
     pub product_shoup: u64,
     pub fraction_hi: u64,
@@ -179,7 +181,7 @@ pub(crate) struct HpsDecryptParams {
 // The kernels read these structs byte for byte, laid out as the C structs of kernels/rns.cu
 // (same field order and types; u64 for pointers): their sizes are those of the C structs
 // (`Pod` already rules out padding).
-const _: () = assert!(size_of::<ConvertParams>() == 21 * 8 + 8 * 4 + 2 * CONVERT_BATCH * 8);
+const _: () = assert!(size_of::<ConvertParams>() == 22 * 8 + 8 * 4 + 2 * CONVERT_BATCH * 8);
 const _: () = assert!(size_of::<DigitConvertParams>() == CONVERT_DIGITS * size_of::<ConvertParams>());
 const _: () = assert!(size_of::<MontgomeryParams>() == 11 * 8 + 2 * 4);
 const _: () = assert!(size_of::<BehzDecryptParams>() == 19 * 8 + 2 * 4);
@@ -215,6 +217,21 @@ impl HostTables {
     pub(crate) fn push(&mut self, values: &[u64]) -> usize {
         let offset = self.words.len();
         self.words.extend_from_slice(values);
+        offset
+    }
+
+    /// Appends each of `values` (every one below 2^40) as its 20-bit parts, the high one first,
+    /// as the bits of two doubles (`wide_sum::split_factor` in kernels/include/wide_sum.cuh), at
+    /// an even offset (16-byte aligned: the kernels load the pairs as `double2`); returns it.
+    pub(crate) fn push_split(&mut self, values: &[u64]) -> usize {
+        if self.words.len() % 2 == 1 {
+            self.words.push(0);
+        }
+        let offset = self.words.len();
+        for &v in values {
+            debug_assert!(v < 1 << 40);
+            self.words.extend_from_slice(&[((v >> 20) as f64).to_bits(), ((v & 0xF_FFFF) as f64).to_bits()]);
+        }
         offset
     }
 
@@ -266,6 +283,8 @@ pub(crate) struct ConverterLayout {
     /// The inner-product rows (their Shoup companions are not needed: the kernels sum full
     /// products).
     pub table: usize,
+    /// The rows split for the FP64 products, where [`split_products`] holds.
+    pub table_split: Option<usize>,
     pub product: usize,
     pub product_shoup: usize,
     pub fraction_hi: usize,
@@ -293,11 +312,22 @@ pub(crate) fn narrow_sums(k: usize, max_in: u64, max_out: u64) -> u32 {
 
 /// 1 when the conversion kernel may form its products on the FP64 pipe (`SumSplit` in
 /// kernels/include/wide_sum.cuh): every canonical residue below `max_in` and table word below
-/// `max_out` is below 2^40, and `k <= 2^11` terms keep each of its three sums below 2^52, so
-/// every double is an exact integer. The presets' 36-40-bit BGV primes qualify.
-pub(crate) fn split_products(k: usize, max_in: u64, max_out: u64) -> u32 {
+/// `max_out` is below 2^40, so that with at most 2^11 terms each of its three sums stays below
+/// 2^52 and every double is an exact integer; `k <= 64` keeps the split copy of the tile in
+/// shared memory small; and with the smallest target modulus `min_out` of at least 29 bits the
+/// sum, below `k 2^80 <= 2^86`, takes the one-word reduction (`modarith::reduce_short`: below
+/// `2^(n+63)`). The presets' 36-40-bit BGV primes qualify.
+pub(crate) fn split_products(k: usize, max_in: u64, max_out: u64, min_out: u64) -> u32 {
     const LIMIT: u64 = 1 << 40;
-    u32::from(k <= 1 << 11 && max_in <= LIMIT && max_out <= LIMIT)
+    u32::from(k <= SPLIT_MAX_LIMBS && max_in <= LIMIT && max_out <= LIMIT && min_out >= 1 << 28)
+}
+
+/// The most source limbs of a conversion with FP64 products ([`split_products`]).
+const SPLIT_MAX_LIMBS: usize = 64;
+
+/// The smallest modulus of `moduli` (0 for none).
+pub(crate) fn smallest(moduli: &[Modulus]) -> u64 {
+    moduli.iter().map(Modulus::value).min().unwrap_or(0)
 }
 
 /// Environment knob: set to 0, no conversion forms its products on the FP64 pipe (the integer
@@ -328,7 +358,16 @@ fn conversion_shape(params: &mut ConvertParams) -> Option<(u32, u32, u32)> {
     if n == 0 || outputs == 0 {
         return None;
     }
-    let log_tile = (SHARED_WORDS / (k + 2)).max(1).ilog2().clamp(MIN_LOG_TILE, MAX_LOG_TILE);
+    if wide_sums_forced() {
+        params.narrow = 0;
+        params.split = 0;
+    }
+    if split_products_off() {
+        params.split = 0;
+    }
+    // With FP64 products the tile's y is also kept split: 2k more words per coefficient.
+    let per_coefficient = if params.split != 0 { 3 * k + 2 } else { k + 2 };
+    let log_tile = (SHARED_WORDS / per_coefficient).max(1).ilog2().clamp(MIN_LOG_TILE, MAX_LOG_TILE);
     let tiles = n.div_ceil(1 << log_tile);
     let wanted_groups = TARGET_BLOCKS.div_ceil(tiles).max(1);
     let group = outputs
@@ -338,14 +377,7 @@ fn conversion_shape(params: &mut ConvertParams) -> Option<(u32, u32, u32)> {
     let groups = outputs.div_ceil(group);
     params.log_tile = log_tile;
     params.group = group as u32;
-    if wide_sums_forced() {
-        params.narrow = 0;
-        params.split = 0;
-    }
-    if split_products_off() {
-        params.split = 0;
-    }
-    Some((tiles as u32, groups as u32, (((k + 2) << log_tile) * 8) as u32))
+    Some((tiles as u32, groups as u32, ((per_coefficient << log_tile) * 8) as u32))
 }
 
 impl ConverterLayout {
@@ -355,12 +387,15 @@ impl ConverterLayout {
         let (table, _) = converter.punctured_table();
         let (product, product_shoup) = converter.product_table();
         let (fraction_hi, fraction_lo) = converter.inverse_fractions();
+        let to = converter.to_base().moduli();
+        let split = split_products(from.len(), largest(from.moduli()), largest(to), smallest(to));
         Self {
             from: host.push_moduli(from.moduli()),
             scale: host.push(from.punctured_inverses()),
             scale_shoup: host.push(from.punctured_inverses_shoup()),
             to: host.push_moduli(converter.to_base().moduli()),
             table: host.push(table),
+            table_split: (split != 0).then(|| host.push_split(table)),
             product: host.push(product),
             product_shoup: host.push(product_shoup),
             fraction_hi: host.push(fraction_hi),
@@ -368,7 +403,7 @@ impl ConverterLayout {
             k: from.len(),
             rows: converter.to_base().len(),
             narrow: narrow_sums(from.len(), largest(from.moduli()), largest(converter.to_base().moduli())),
-            split: split_products(from.len(), largest(from.moduli()), largest(converter.to_base().moduli())),
+            split,
         }
     }
 
@@ -386,6 +421,7 @@ impl ConverterLayout {
             scale_shoup: tables.at(self.scale_shoup),
             to: tables.at(self.to),
             table: tables.at(self.table),
+            table_split: self.table_split.map_or(0, |offset| tables.at(offset)),
             product: tables.at(self.product),
             product_shoup: tables.at(self.product_shoup),
             fraction_hi: tables.at(self.fraction_hi),
@@ -685,14 +721,17 @@ mod tests {
     }
 
     #[test]
-    fn split_products_takes_factors_below_two_to_the_40_and_at_most_2048_terms() {
-        assert_eq!(split_products(8, 1 << 40, 1 << 40), 1);
-        assert_eq!(split_products(2048, 1 << 40, 1 << 36), 1);
-        assert_eq!(split_products(2049, 1 << 36, 1 << 36), 0);
-        assert_eq!(split_products(8, (1 << 40) + 1, 1 << 36), 0);
-        assert_eq!(split_products(8, 1 << 36, (1 << 40) + 1), 0);
-        // The largest sum of middle terms, 2k (2^20 - 1)^2, stays below 2^52 at k = 2^11.
+    fn split_products_takes_factors_below_two_to_the_40_and_at_most_64_terms() {
+        assert_eq!(split_products(8, 1 << 40, 1 << 40, 1 << 39), 1);
+        assert_eq!(split_products(64, 1 << 40, 1 << 36, 1 << 28), 1);
+        assert_eq!(split_products(65, 1 << 36, 1 << 36, 1 << 35), 0);
+        assert_eq!(split_products(8, (1 << 40) + 1, 1 << 36, 1 << 35), 0);
+        assert_eq!(split_products(8, 1 << 36, (1 << 40) + 1, 1 << 35), 0);
+        assert_eq!(split_products(8, 1 << 36, 1 << 36, (1 << 28) - 1), 0);
+        // At 2^11 terms the middle sum 2k (2^20 - 1)^2 stays below 2^52; at 64 terms the whole
+        // sum, below 64 2^80, stays below 2^(29 + 63), reduce_short's bound for 29-bit moduli.
         let k: u128 = 1 << 11;
         assert!(2 * k * ((1u128 << 20) - 1).pow(2) < 1 << 52);
+        assert!(64 * ((1u128 << 40) - 1).pow(2) < 1 << 92);
     }
 }
