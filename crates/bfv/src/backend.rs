@@ -600,8 +600,8 @@ impl BfvBackend for poly_cuda::GpuBackend {
     fn prepare_mul(&self, tables: &MulTables) -> Result<GpuMulTables> {
         let device = self.device();
         let prepared = match tables {
-            MulTables::Hps(hps) => rns::gpu::GpuHps::new(device, hps).map(GpuMulTables::Hps),
-            MulTables::Behz(behz) => rns::gpu::GpuBehz::new(device, behz).map(GpuMulTables::Behz),
+            MulTables::Hps(hps) => rns::gpu::GpuHps::new(device, hps).map(|g| GpuMulTables::Hps(Box::new(g))),
+            MulTables::Behz(behz) => rns::gpu::GpuBehz::new(device, behz).map(|g| GpuMulTables::Behz(Box::new(g))),
         };
         prepared.map_err(gpu_rns_error)
     }
@@ -877,10 +877,10 @@ fn check_one_prime(limbs: usize, degree: usize) -> Result<()> {
 #[cfg(feature = "cuda")]
 #[derive(Debug)]
 pub enum GpuMulTables {
-    /// HPS.
-    Hps(rns::gpu::GpuHps),
+    /// HPS (both variants boxed: their tables differ in size).
+    Hps(Box<rns::gpu::GpuHps>),
     /// BEHZ.
-    Behz(rns::gpu::GpuBehz),
+    Behz(Box<rns::gpu::GpuBehz>),
 }
 
 #[cfg(feature = "cuda")]
@@ -888,8 +888,8 @@ impl GpuMulTables {
     /// Decryption's scale-and-round of the variant.
     fn decryption(&self) -> &dyn rns::gpu::GpuDecryption {
         match self {
-            GpuMulTables::Hps(hps) => hps,
-            GpuMulTables::Behz(behz) => behz,
+            GpuMulTables::Hps(hps) => hps.as_ref(),
+            GpuMulTables::Behz(behz) => behz.as_ref(),
         }
     }
 }
