@@ -982,17 +982,6 @@ __device__ __forceinline__ void forward_inner_product_pass(const FwdIpParams& F)
         // The next digit's first round writes shared memory: every thread has read its words.
         __syncthreads();
     }
-    // Each sum is below 16 p^2 < 2^(2n+4) (n the bit length of p): below 2^(n+63), the one-word
-    // reduction's bound, for n <= 59 (a uniform branch on the block's prime).
-    if (64 - __clzll(m.p) <= 59) {
-#pragma unroll
-        for (int k = 0; k < PER; ++k) {
-            const size_t at = block_offset + threadIdx.x + k * P::THREADS;
-            sum_base<SPLIT>(F, limb, false)[at] = modarith::reduce_short(b_lo[k], b_hi[k], m);
-            sum_base<SPLIT>(F, limb, true)[at] = modarith::reduce_short(a_lo[k], a_hi[k], m);
-        }
-        return;
-    }
 #pragma unroll
     for (int k = 0; k < PER; ++k) {
         const size_t at = block_offset + threadIdx.x + k * P::THREADS;
