@@ -32,6 +32,7 @@
 //   The inner products differ in form from the CPU's (lazy Shoup products summed in 128
 //   bits) but not in value modulo the prime, so the canonical outputs are the same words.
 #include <cstdint>
+#include <type_traits>
 
 #include "modarith.cuh"
 #include "wide_sum.cuh"
@@ -166,7 +167,7 @@ struct ConvertParams {
     u32 log_tile;                // TILE = 2^log_tile coefficients per block
     u32 group;                   // output limbs per block (blockIdx.y = group index)
     u32 narrow;                  // 1: every inner product (with its HPS start) is below 2^128
-    u32 split;                   // 1: phase 2 on the FP64 pipe (inner_products_split)
+    u32 split;                   // 1: phase 2 on the FP64 pipe (inner_products with SumSplit)
     // Batches (gridDim.z = count > 1, at most CONVERT_BATCH): member z reads batch_input[z] and
     // writes batch_output[z]; redundant_input, extra and copy keep their offsets from input and
     // output (member 0's input and output are `input` and `output`).
@@ -289,20 +290,38 @@ __device__ __forceinline__ void finish_output(const ConvertParams& P, const Conv
 
 __device__ __forceinline__ void sum_mad(Sum192& a, const u64 x, const u64 w) { sum192_mad(a, x, w); }
 __device__ __forceinline__ void sum_mad(Sum128& a, const u64 x, const u64 w) { sum128_mad(a, x, w); }
+__device__ __forceinline__ void sum_mad(SumSplit& a, const double2 x, const double2 w) {
+    wide_sum::sum_split_mad(a, x, w);
+}
 __device__ __forceinline__ Sum192 to_sum192(const Sum192& a) { return a; }
 __device__ __forceinline__ Sum192 to_sum192(const Sum128& a) { return sum192(a); }
+__device__ __forceinline__ Sum192 to_sum192(const SumSplit& a) {
+    u64 lo, hi;
+    wide_sum::sum_split_words(a, lo, hi);
+    return sum192(lo, hi);
+}
 template <class Sum>
 __device__ __forceinline__ Sum sum_from(const u64 lo, const u64 hi);
 template <>
 __device__ __forceinline__ Sum192 sum_from<Sum192>(const u64 lo, const u64 hi) { return sum192(lo, hi); }
 template <>
 __device__ __forceinline__ Sum128 sum_from<Sum128>(const u64 lo, const u64 hi) { return sum128(lo, hi); }
+template <class Sum>
+__device__ __forceinline__ Sum sum_zero() { return sum_from<Sum>(0, 0); }
+template <>
+__device__ __forceinline__ SumSplit sum_zero<SumSplit>() { return wide_sum::sum_split_zero(); }
 
-// Phase 2 of convert_body with accumulators of type Sum (Sum128 or Sum192: the same values).
-template <int MODE, class Sum>
+// Phase 2 of convert_body with accumulators of type Sum, the same values whichever: Sum192 or
+// Sum128 over words (y the tile, `table` P.table), or SumSplit over split factors (`split`: y
+// the tile's split copy, `table` P.table_split). With SumSplit the host found every y_i and
+// table word below 2^40, k <= 64 and every c_j of at least 29 bits, so each inner product,
+// below 2^92, is below 2^(n+63): the epilogue takes reduce_short. SumSplit cannot start from
+// HPS scaling's 128-bit fraction (the host never splits HPS scaling).
+template <int MODE, class Sum, class Factor>
 __device__ __forceinline__ void inner_products(const ConvertParams& P, const ConvertBuffers& B, const u64 first,
-                                               const u32 count, const u64* y, const u64* aux_lo,
-                                               const u64* aux_hi) {
+                                               const u32 count, const Factor* y, const Factor* table,
+                                               const u64* aux_lo, const u64* aux_hi) {
+    constexpr bool SHORT = std::is_same<Sum, SumSplit>::value;
     const u32 log_tile = P.log_tile;
     const u32 first_row = blockIdx.y * P.group;
     const u32 rows = min(P.group, P.l - first_row);
@@ -316,77 +335,29 @@ __device__ __forceinline__ void inner_products(const ConvertParams& P, const Con
         const u32 j0 = first_row + 2 * pair;
         const bool second_row = 2 * pair + 1 < rows;
         const u32 j1 = second_row ? j0 + 1 : j0;
-        Sum a00 = sum_from<Sum>(0, 0), a01 = sum_from<Sum>(0, 0);
-        if (MODE == MODE_HPS_SCALE) {
+        Sum a00 = sum_zero<Sum>(), a01 = sum_zero<Sum>();
+        if constexpr (MODE == MODE_HPS_SCALE && !SHORT) {
             a00 = sum_from<Sum>(aux_lo[c0], aux_hi[c0]);
             a01 = sum_from<Sum>(aux_lo[c1], aux_hi[c1]);
         }
         Sum a10 = a00, a11 = a01;
-        const u64* row0 = P.table + (u64)j0 * P.k;
-        const u64* row1 = P.table + (u64)j1 * P.k;
+        const Factor* row0 = table + (u64)j0 * P.k;
+        const Factor* row1 = table + (u64)j1 * P.k;
         for (u32 i = 0; i < P.k; ++i) {
-            const u64 y0 = y[(i << log_tile) + c0];
-            const u64 y1 = y[(i << log_tile) + c1];
-            const u64 w0 = row0[i];
-            const u64 w1 = row1[i];
+            const Factor y0 = y[(i << log_tile) + c0];
+            const Factor y1 = y[(i << log_tile) + c1];
+            const Factor w0 = row0[i];
+            const Factor w1 = row1[i];
             sum_mad(a00, y0, w0);
             sum_mad(a01, y1, w0);
             sum_mad(a10, y0, w1);
             sum_mad(a11, y1, w1);
         }
-        finish_output<MODE>(P, B, j0, c0, first, count, to_sum192(a00), aux_lo, aux_hi);
-        finish_output<MODE>(P, B, j0, c1, first, count, to_sum192(a01), aux_lo, aux_hi);
+        finish_output<MODE, SHORT>(P, B, j0, c0, first, count, to_sum192(a00), aux_lo, aux_hi);
+        finish_output<MODE, SHORT>(P, B, j0, c1, first, count, to_sum192(a01), aux_lo, aux_hi);
         if (second_row) {
-            finish_output<MODE>(P, B, j1, c0, first, count, to_sum192(a10), aux_lo, aux_hi);
-            finish_output<MODE>(P, B, j1, c1, first, count, to_sum192(a11), aux_lo, aux_hi);
-        }
-    }
-}
-
-// Phase 2 with the products on the FP64 pipe (`split`: the host found every y_i and table word
-// below 2^40, k <= 64 and every c_j of at least 29 bits, so each inner product, below 2^91, is
-// below 2^(n+63) for reduce_short). The same blocking as inner_products; ys holds the tile's
-// y split (phase 1), the table rows come split from the host.
-template <int MODE>
-__device__ __forceinline__ void inner_products_split(const ConvertParams& P, const ConvertBuffers& B, const u64 first,
-                                                     const u32 count, const double2* ys, const u64* aux_lo,
-                                                     const u64* aux_hi) {
-    const u32 log_tile = P.log_tile;
-    const u32 first_row = blockIdx.y * P.group;
-    const u32 rows = min(P.group, P.l - first_row);
-    const u32 log_half = log_tile - 1;
-    const u32 half = 1u << log_half;
-    const u32 items = ((rows + 1) >> 1) << log_half;
-    for (u32 idx = threadIdx.x; idx < items; idx += blockDim.x) {
-        const u32 c0 = idx & (half - 1);
-        const u32 c1 = c0 + half;
-        const u32 pair = idx >> log_half;
-        const u32 j0 = first_row + 2 * pair;
-        const bool second_row = 2 * pair + 1 < rows;
-        const u32 j1 = second_row ? j0 + 1 : j0;
-        SumSplit a00 = wide_sum::sum_split_zero(), a01 = a00, a10 = a00, a11 = a00;
-        const double2* row0 = P.table_split + (u64)j0 * P.k;
-        const double2* row1 = P.table_split + (u64)j1 * P.k;
-        for (u32 i = 0; i < P.k; ++i) {
-            const double2 y0 = ys[(i << log_tile) + c0];
-            const double2 y1 = ys[(i << log_tile) + c1];
-            const double2 w0 = row0[i];
-            const double2 w1 = row1[i];
-            wide_sum::sum_split_mad(a00, y0, w0);
-            wide_sum::sum_split_mad(a01, y1, w0);
-            wide_sum::sum_split_mad(a10, y0, w1);
-            wide_sum::sum_split_mad(a11, y1, w1);
-        }
-        const auto finish = [&](const u32 j, const u32 c, const SumSplit& a) {
-            u64 lo, hi;
-            wide_sum::sum_split_words(a, lo, hi);
-            finish_output<MODE, true>(P, B, j, c, first, count, sum192(lo, hi), aux_lo, aux_hi);
-        };
-        finish(j0, c0, a00);
-        finish(j0, c1, a01);
-        if (second_row) {
-            finish(j1, c0, a10);
-            finish(j1, c1, a11);
+            finish_output<MODE, SHORT>(P, B, j1, c0, first, count, to_sum192(a10), aux_lo, aux_hi);
+            finish_output<MODE, SHORT>(P, B, j1, c1, first, count, to_sum192(a11), aux_lo, aux_hi);
         }
     }
 }
@@ -471,14 +442,14 @@ __device__ __forceinline__ void convert_body(const ConvertParams& P) {
     // found every inner product below 2^128 (narrow), else 192-bit ones.
     if constexpr (MODE != MODE_HPS_SCALE) {
         if (P.split) {
-            inner_products_split<MODE>(P, B, first, count, ys, aux_lo, aux_hi);
+            inner_products<MODE, SumSplit>(P, B, first, count, ys, P.table_split, aux_lo, aux_hi);
             return;
         }
     }
     if (P.narrow) {
-        inner_products<MODE, Sum128>(P, B, first, count, y, aux_lo, aux_hi);
+        inner_products<MODE, Sum128>(P, B, first, count, y, P.table, aux_lo, aux_hi);
     } else {
-        inner_products<MODE, Sum192>(P, B, first, count, y, aux_lo, aux_hi);
+        inner_products<MODE, Sum192>(P, B, first, count, y, P.table, aux_lo, aux_hi);
     }
 }
 
