@@ -192,10 +192,10 @@ fn base_conversions_on_both_sides_of_the_128_bit_bound_match_the_cpu() {
     }
 }
 
-/// Both sides of the kernels' 40-bit bound (every factor below 2^40 and at most 2^11 terms
-/// selects products on the FP64 pipe): 40-bit primes into 40-bit ones (8 into 16, 200 into 3),
-/// the BGV presets' 36-bit ciphertext primes into 39-bit special primes and back, then 41 bits
-/// on either side (integer products).
+/// Both sides of the kernels' 40-bit bound (every modulus at most 2^40, at most 64 source limbs
+/// and target moduli of at least 2^28 select products on the FP64 pipe): 40-bit primes into
+/// 40-bit ones (8 into 16), the BGV presets' 36-bit ciphertext primes into 39-bit special primes
+/// and back; then integer products: 200 40-bit limbs into 3, and 41 bits on either side.
 #[test]
 fn base_conversions_on_both_sides_of_the_40_bit_bound_match_the_cpu() {
     let Some(device) = device() else { return };
