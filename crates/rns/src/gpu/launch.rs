@@ -318,12 +318,20 @@ pub(crate) fn narrow_sums(k: usize, max_in: u64, max_out: u64) -> u32 {
 /// sum, below `k 2^80 <= 2^86`, takes the one-word reduction (`modarith::reduce_short`: below
 /// `2^(n+63)`). The presets' 36-40-bit BGV primes qualify.
 pub(crate) fn split_products(k: usize, max_in: u64, max_out: u64, min_out: u64) -> u32 {
-    const LIMIT: u64 = 1 << 40;
-    u32::from(k <= SPLIT_MAX_LIMBS && max_in <= LIMIT && max_out <= LIMIT && min_out >= 1 << 28)
+    u32::from(
+        k <= SPLIT_MAX_LIMBS
+            && max_in <= SPLIT_MAX_MODULUS
+            && max_out <= SPLIT_MAX_MODULUS
+            && min_out >= SPLIT_MIN_TARGET,
+    )
 }
 
 /// The most source limbs of a conversion with FP64 products ([`split_products`]).
 const SPLIT_MAX_LIMBS: usize = 64;
+/// The largest modulus of a conversion with FP64 products: residues below 2^40, two 20-bit parts.
+const SPLIT_MAX_MODULUS: u64 = 1 << 40;
+/// The smallest target modulus of a conversion with FP64 products (29 bits or more).
+const SPLIT_MIN_TARGET: u64 = 1 << 28;
 
 /// The smallest modulus of `moduli` (0 for none).
 pub(crate) fn smallest(moduli: &[Modulus]) -> u64 {
@@ -697,7 +705,7 @@ fn stride_config(items: usize) -> LaunchConfig {
 
 #[cfg(test)]
 mod tests {
-    use super::{narrow_sums, split_products};
+    use super::{SPLIT_MAX_LIMBS, SPLIT_MAX_MODULUS, SPLIT_MIN_TARGET, narrow_sums, split_products};
 
     #[test]
     fn narrow_sums_holds_exactly_below_two_to_the_128() {
@@ -728,10 +736,15 @@ mod tests {
         assert_eq!(split_products(8, (1 << 40) + 1, 1 << 36, 1 << 35), 0);
         assert_eq!(split_products(8, 1 << 36, (1 << 40) + 1, 1 << 35), 0);
         assert_eq!(split_products(8, 1 << 36, 1 << 36, (1 << 28) - 1), 0);
-        // At 2^11 terms the middle sum 2k (2^20 - 1)^2 stays below 2^52; at 64 terms the whole
-        // sum, below 64 2^80, stays below 2^(29 + 63), reduce_short's bound for 29-bit moduli.
-        let k: u128 = 1 << 11;
-        assert!(2 * k * ((1u128 << 20) - 1).pow(2) < 1 << 52);
-        assert!(64 * ((1u128 << 40) - 1).pow(2) < 1 << 92);
+        // The limits keep the kernel exact: with SPLIT_MAX_LIMBS terms of factors below
+        // SPLIT_MAX_MODULUS, the middle sum of 20-bit part products, 2k (2^20 - 1)^2, stays below
+        // 2^52 (exact doubles), and the whole sum stays below 2^(n+63) for the smallest target
+        // of n = bit length of SPLIT_MIN_TARGET (reduce_short's bound).
+        let k = SPLIT_MAX_LIMBS as u128;
+        let part = u128::from(SPLIT_MAX_MODULUS.isqrt() - 1);
+        assert_eq!(part, (1 << 20) - 1);
+        assert!(2 * k * part * part < 1 << 52);
+        let n = 64 - SPLIT_MIN_TARGET.leading_zeros();
+        assert!(k * u128::from(SPLIT_MAX_MODULUS - 1).pow(2) < 1u128 << (n + 63));
     }
 }
