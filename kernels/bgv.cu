@@ -46,7 +46,7 @@ extern "C" __global__ void __launch_bounds__(REDUCE_THREADS)
     __shared__ Fraction partial_fraction[REDUCE_THREADS];
     __shared__ Sum192 partial_sum[REDUCE_THREADS];
     // The phase is the inverse transform's output (programmatic dependencies: dependent_launch.cuh).
-    dependent_launch::wait_for_inputs();
+    dependent_launch::wait_for_inputs_and_allow_dependents();
     const u64 n = 1ull << log_n;
     const int groups = blockDim.y;
     const u64 j = (u64)blockIdx.x * blockDim.x + threadIdx.x;

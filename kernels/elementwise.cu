@@ -8,6 +8,7 @@
 // writes that same pair, and no other thread touches it.
 #include <cstdint>
 
+#include "dependent_launch.cuh"
 #include "modarith.cuh"
 
 using modarith::Modulus;
@@ -28,6 +29,7 @@ __device__ __forceinline__ int limb_of(const u64 pair, const int log_n, const in
 // out = a + b mod q_i.
 extern "C" __global__ void ew_add(ulonglong2* out, const ulonglong2* a, const ulonglong2* b,
                                   const Modulus* __restrict__ moduli, int log_n, int limbs_per_poly, u64 pairs) {
+    dependent_launch::wait_for_inputs_and_allow_dependents();  // programmatic dependency
     FOR_EACH_PAIR(pairs) {
         const u64 p = moduli[limb_of(i, log_n, limbs_per_poly)].p;
         const ulonglong2 x = a[i], y = b[i];
@@ -38,6 +40,7 @@ extern "C" __global__ void ew_add(ulonglong2* out, const ulonglong2* a, const ul
 // out = a - b mod q_i.
 extern "C" __global__ void ew_sub(ulonglong2* out, const ulonglong2* a, const ulonglong2* b,
                                   const Modulus* __restrict__ moduli, int log_n, int limbs_per_poly, u64 pairs) {
+    dependent_launch::wait_for_inputs_and_allow_dependents();  // programmatic dependency
     FOR_EACH_PAIR(pairs) {
         const u64 p = moduli[limb_of(i, log_n, limbs_per_poly)].p;
         const ulonglong2 x = a[i], y = b[i];
@@ -48,6 +51,7 @@ extern "C" __global__ void ew_sub(ulonglong2* out, const ulonglong2* a, const ul
 // out = -a mod q_i.
 extern "C" __global__ void ew_neg(ulonglong2* out, const ulonglong2* a, const Modulus* __restrict__ moduli,
                                   int log_n, int limbs_per_poly, u64 pairs) {
+    dependent_launch::wait_for_inputs_and_allow_dependents();  // programmatic dependency
     FOR_EACH_PAIR(pairs) {
         const u64 p = moduli[limb_of(i, log_n, limbs_per_poly)].p;
         const ulonglong2 x = a[i];
@@ -59,6 +63,7 @@ extern "C" __global__ void ew_neg(ulonglong2* out, const ulonglong2* a, const Mo
 // below, operands are canonical (device polynomials), so modarith::mul_canonical applies.
 extern "C" __global__ void ew_mul(ulonglong2* out, const ulonglong2* a, const ulonglong2* b,
                                   const Modulus* __restrict__ moduli, int log_n, int limbs_per_poly, u64 pairs) {
+    dependent_launch::wait_for_inputs_and_allow_dependents();  // programmatic dependency
     FOR_EACH_PAIR(pairs) {
         const Modulus m = moduli[limb_of(i, log_n, limbs_per_poly)];
         const ulonglong2 x = a[i], y = b[i];
@@ -69,6 +74,7 @@ extern "C" __global__ void ew_mul(ulonglong2* out, const ulonglong2* a, const ul
 // acc = acc + a * b mod q_i, coordinate-wise.
 extern "C" __global__ void ew_mul_add(ulonglong2* acc, const ulonglong2* a, const ulonglong2* b,
                                       const Modulus* __restrict__ moduli, int log_n, int limbs_per_poly, u64 pairs) {
+    dependent_launch::wait_for_inputs_and_allow_dependents();  // programmatic dependency
     FOR_EACH_PAIR(pairs) {
         const Modulus m = moduli[limb_of(i, log_n, limbs_per_poly)];
         const ulonglong2 x = a[i], y = b[i], z = acc[i];
@@ -94,6 +100,7 @@ __device__ __forceinline__ void tensor_word(const u64 x0, const u64 x1, const u6
 extern "C" __global__ void ew_tensor(ulonglong2* out0, ulonglong2* out1, ulonglong2* out2, const ulonglong2* c0,
                                      const ulonglong2* c1, const ulonglong2* d0, const ulonglong2* d1,
                                      const Modulus* __restrict__ moduli, int log_n, int limbs_per_poly, u64 pairs) {
+    dependent_launch::wait_for_inputs_and_allow_dependents();  // programmatic dependency
     FOR_EACH_PAIR(pairs) {
         const Modulus m = moduli[limb_of(i, log_n, limbs_per_poly)];
         const ulonglong2 x0 = c0[i], x1 = c1[i], y0 = d0[i], y1 = d1[i];
@@ -119,6 +126,7 @@ __device__ __forceinline__ ulonglong2 gauss_mul(const ulonglong2 x, const ulongl
 extern "C" __global__ void ew_gauss_mul(ulonglong2* out, const ulonglong2* a, const ulonglong2* b,
                                         const Modulus* __restrict__ moduli, int log_n, int limbs_per_poly,
                                         u64 pairs) {
+    dependent_launch::wait_for_inputs_and_allow_dependents();  // programmatic dependency
     FOR_EACH_PAIR(pairs) {
         const Modulus m = moduli[limb_of(i, log_n, limbs_per_poly)];
         out[i] = gauss_mul(a[i], b[i], m);
@@ -129,6 +137,7 @@ extern "C" __global__ void ew_gauss_mul(ulonglong2* out, const ulonglong2* a, co
 extern "C" __global__ void ew_gauss_mul_add(ulonglong2* acc, const ulonglong2* a, const ulonglong2* b,
                                             const Modulus* __restrict__ moduli, int log_n, int limbs_per_poly,
                                             u64 pairs) {
+    dependent_launch::wait_for_inputs_and_allow_dependents();  // programmatic dependency
     FOR_EACH_PAIR(pairs) {
         const Modulus m = moduli[limb_of(i, log_n, limbs_per_poly)];
         const ulonglong2 prod = gauss_mul(a[i], b[i], m);
@@ -141,6 +150,7 @@ extern "C" __global__ void ew_gauss_mul_add(ulonglong2* acc, const ulonglong2* a
 extern "C" __global__ void ew_scalar_mul(ulonglong2* out, const ulonglong2* a, const ulonglong2* __restrict__ scalars,
                                          const Modulus* __restrict__ moduli, int log_n, int limbs_per_poly,
                                          u64 pairs) {
+    dependent_launch::wait_for_inputs_and_allow_dependents();  // programmatic dependency
     FOR_EACH_PAIR(pairs) {
         const int limb = limb_of(i, log_n, limbs_per_poly);
         const u64 p = moduli[limb].p;
@@ -157,6 +167,7 @@ extern "C" __global__ void ew_scalar_mul(ulonglong2* out, const ulonglong2* a, c
 extern "C" __global__ void ew_automorphism(u64* __restrict__ out, const u64* __restrict__ a,
                                            const Modulus* __restrict__ moduli, int log_n, int limbs_per_poly,
                                            u64 g_inv, u64 total) {
+    dependent_launch::wait_for_inputs_and_allow_dependents();  // programmatic dependency
     const u64 n = 1ull << log_n;
     const u64 two_n_mask = 2 * n - 1;
     for (u64 i = (u64)blockIdx.x * blockDim.x + threadIdx.x; i < total; i += (u64)gridDim.x * blockDim.x) {
@@ -175,6 +186,7 @@ extern "C" __global__ void ew_automorphism(u64* __restrict__ out, const u64* __r
 // Poly::automorphism_ntt). log_n >= 1.
 extern "C" __global__ void ew_automorphism_eval(u64* __restrict__ out, const u64* __restrict__ a, int log_n, u64 g,
                                                 u64 total) {
+    dependent_launch::wait_for_inputs_and_allow_dependents();  // programmatic dependency
     const u64 n = 1ull << log_n;
     const u64 two_n_mask = 2 * n - 1;
     const int shift = 64 - log_n;
@@ -203,6 +215,7 @@ struct ManyParams {
 };
 
 extern "C" __global__ void ew_add_sub_many(const __grid_constant__ ManyParams P) {
+    dependent_launch::wait_for_inputs_and_allow_dependents();  // programmatic dependency
     const int k = blockIdx.y;
     ulonglong2* out = P.out[k];
     const ulonglong2* a = P.a[k];
@@ -225,6 +238,7 @@ struct CopyManyParams {
 };
 
 extern "C" __global__ void ew_copy_many(const __grid_constant__ CopyManyParams P) {
+    dependent_launch::wait_for_inputs_and_allow_dependents();  // programmatic dependency
     const int k = blockIdx.y;
     ulonglong2* __restrict__ dst = P.dst[k];
     const ulonglong2* __restrict__ src = P.src[k];

@@ -51,7 +51,10 @@
 // block and would double the pass's DRAM traffic, generate them (stage_twiddles). Single-block
 // kernels (N <= 2^12, whose table would not fit) read the global table, which L1/L2 keep. No
 // branch depends on thread data except the butterflies' conditional subtractions, which
-// compile to selects.
+// compile to selects. Passes stage their twiddles before dependent_launch::wait_for_inputs:
+// launched programmatically (crates/poly-cuda/src/kernel.rs), they do it while the kernel
+// before them finishes. The fused inner product also prefetches every digit's key words into L2
+// as it starts.
 //
 // Instruction count (the passes are bound by integer issue, not DRAM): Shoup's product is one
 // __umul64hi and a w + q (2^64 - p) modulo 2^64 from 32-bit halves (6 multiplies; Prime,
@@ -476,6 +479,11 @@ __device__ __forceinline__ void forward_pass(u64* __restrict__ data, const u64* 
     u64* poly = data + ((size_t)blockIdx.y << log_n);
     const int s0 = P::STRIDED ? 0 : log_n - P::LOG_M;
 
+    // Twiddles first: they come from constant tables only, so with a programmatic dependency
+    // (dependent_launch.cuh) they are staged while the kernel before this one finishes.
+    if constexpr (P::SMEM_TWIDDLES) stage_twiddles<P>(stw, tw, roots, m, p);
+    dependent_launch::wait_for_inputs_and_allow_dependents();
+
     u64 x[P::R];
     int column, base;
     constexpr int w0 = P::window(0);
@@ -499,7 +507,6 @@ __device__ __forceinline__ void forward_pass(u64* __restrict__ data, const u64* 
     }
 
     if constexpr (P::SMEM_TWIDDLES) {
-        stage_twiddles<P>(stw, tw, roots, m, p);
         __syncthreads();
         forward_rounds<P, 0>(x, smem, SharedTwiddles<P>{stw, P::STRIDED ? 0 : column}, p, column, base);
     } else {
@@ -597,10 +604,6 @@ __device__ __forceinline__ void inverse_pass(u64* __restrict__ data, const u64* 
                                              const int limbs_per_poly) {
     __shared__ u64 smem[P::SMEM_WORDS];
     __shared__ ulonglong2 stw[P::TW_SMEM];
-    // In a decryption replayed with programmatic dependencies (crates/bgv-encrypt,
-    // decryption_replay.rs) the next kernel may start now, and this pass waits for the last.
-    dependent_launch::wait_for_inputs();
-    dependent_launch::allow_dependents();
     const int limb = blockIdx.y % limbs_per_poly;
     const modarith::Modulus m = moduli[limb];
     const Prime p(m.p);
@@ -611,6 +614,10 @@ __device__ __forceinline__ void inverse_pass(u64* __restrict__ data, const u64* 
     const bool scale_stage0 = s0 == 0;
     const ulonglong2 n_inv = scale[2 * limb];
     const ulonglong2 w1_n_inv = scale[2 * limb + 1];
+    // Twiddles first (constant tables): with a programmatic dependency (dependent_launch.cuh)
+    // they are staged while the kernel before this one finishes; then the wait for its output.
+    if constexpr (P::SMEM_TWIDDLES) stage_twiddles<P>(stw, tw, roots, m, p);
+    dependent_launch::wait_for_inputs_and_allow_dependents();
 
     u64 x[P::R];
     int column, base;
@@ -619,7 +626,6 @@ __device__ __forceinline__ void inverse_pass(u64* __restrict__ data, const u64* 
     if (P::STRIDED) {
 #pragma unroll
         for (int u = 0; u < P::R; ++u) x[u] = poly[global_index<P>(column, base + (u << w0), log_n)];
-        if constexpr (P::SMEM_TWIDDLES) stage_twiddles<P>(stw, tw, roots, m, p);
         __syncthreads();
     } else {
         // Each thread needs R consecutive points: load whole rows through shared memory.
@@ -660,7 +666,6 @@ __device__ __forceinline__ void inverse_pass(u64* __restrict__ data, const u64* 
                 smem[padded(i)] = block_in[i];
             }
         }
-        if constexpr (P::SMEM_TWIDDLES) stage_twiddles<P>(stw, tw, roots, m, p);
         __syncthreads();
         from_smem<P>(x, smem, column, base, w0);
     }
@@ -921,6 +926,29 @@ __device__ __forceinline__ void forward_inner_product_pass(const FwdIpParams& F)
     const size_t block_offset = limb_offset + (size_t)blockIdx.x * P::WORDS;
     u64* sums_b = sum_base<SPLIT>(F, limb, false);
     u64* sums_a = sum_base<SPLIT>(F, limb, true);
+    // Twiddles first (constant tables), while a kernel this one depends on programmatically
+    // finishes (dependent_launch.cuh); then the wait for its output.
+    stage_twiddles<P>(stw, tw, roots, m, p);
+    dependent_launch::wait_for_inputs_and_allow_dependents();
+    // Every digit's key words of this block, and the later digits' inputs, are fetched into L2
+    // now: the loads after each digit's transform then wait for L2, not DRAM.
+    {
+        constexpr int LINES = P::WORDS / 16;  // 128-byte lines of the block's words
+        for (int t = 0; t < F.digits; ++t) {
+            for (int l = threadIdx.x; l < 2 * LINES; l += P::THREADS) {
+                const u64* key = (l < LINES ? F.key_b[t] : F.key_a[t]) + block_offset + 16 * (l % LINES);
+                asm volatile("prefetch.global.L2 [%0];" ::"l"(key));
+            }
+            const bool own = SPLIT && F.own_source != nullptr && limb < F.limbs_q &&
+                             limb / F.digit_limbs == F.first_digit + t;
+            if (t > 0 && !own) {
+                const u64* poly = F.data + (((size_t)t * F.limbs + limb) << log_n) + (size_t)blockIdx.x * P::WORDS;
+                for (int l = threadIdx.x; l < LINES; l += P::THREADS) {
+                    asm volatile("prefetch.global.L2 [%0];" ::"l"(poly + 16 * l));
+                }
+            }
+        }
+    }
     u64 b_lo[PER], b_hi[PER], a_lo[PER], a_hi[PER];
 #pragma unroll
     for (int k = 0; k < PER; ++k) {
@@ -930,7 +958,6 @@ __device__ __forceinline__ void forward_inner_product_pass(const FwdIpParams& F)
         b_hi[k] = 0;
         a_hi[k] = 0;
     }
-    stage_twiddles<P>(stw, tw, roots, m, p);
     __syncthreads();
     for (int t = 0; t < F.digits; ++t) {
         // A uniform branch: the block's limb is one of this digit's own limbs.

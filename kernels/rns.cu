@@ -34,6 +34,7 @@
 #include <cstdint>
 #include <type_traits>
 
+#include "dependent_launch.cuh"
 #include "modarith.cuh"
 #include "wide_sum.cuh"
 
@@ -377,6 +378,9 @@ __device__ __forceinline__ void convert_body(const ConvertParams& P) {
     const u64 first = (u64)blockIdx.x << log_tile;
     const u32 count = (u32)min((u64)tile, P.n - first);
     const bool copies = B.copy != nullptr && blockIdx.y == 0;
+    // Launched with a programmatic dependency (dependent_launch.cuh): the input comes from the
+    // kernel before, which may still be running until here.
+    dependent_launch::wait_for_inputs_and_allow_dependents();
 
     // Phase 1: load, copy, scale (zeros past the end of the last tile).
     const u32 loads = P.k << log_tile;
@@ -530,6 +534,7 @@ struct MontgomeryParams {
 };
 
 extern "C" __global__ void __launch_bounds__(RNS_THREADS) rns_behz_montgomery(const MontgomeryParams p) {
+    dependent_launch::wait_for_inputs_and_allow_dependents();  // programmatic dependency
     const u64 total = (u64)p.l * p.n;
     for (u64 i = (u64)blockIdx.x * blockDim.x + threadIdx.x; i < total; i += (u64)gridDim.x * blockDim.x) {
         const u64 j = i / p.n;
@@ -608,6 +613,7 @@ struct BehzDecryptParams {
 };
 
 extern "C" __global__ void __launch_bounds__(RNS_THREADS) rns_behz_decrypt(const BehzDecryptParams p) {
+    dependent_launch::wait_for_inputs_and_allow_dependents();  // programmatic dependency
     const u64 t = p.t.p;
     const u64 gamma = p.gamma.p;
     decrypt_coefficients(p.output, p.n, p.lanes, [&](const u64 index, const u32 lane) {
@@ -651,6 +657,7 @@ struct HpsDecryptParams {
 };
 
 extern "C" __global__ void __launch_bounds__(RNS_THREADS) rns_hps_decrypt(const HpsDecryptParams p) {
+    dependent_launch::wait_for_inputs_and_allow_dependents();  // programmatic dependency
     const Modulus t_modulus = p.t;
     const u64 t = t_modulus.p;
     decrypt_coefficients(p.output, p.n, p.lanes, [&](const u64 index, const u32 lane) {

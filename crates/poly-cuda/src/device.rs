@@ -194,6 +194,15 @@ impl GpuDevice {
         &self.name
     }
 
+    /// Whether this device's transform, element-wise, RNS and BGV-decryption kernels launch with
+    /// a programmatic dependency on the kernel before them (outside graph capture): sm_90 and
+    /// above, unless [`PROGRAMMATIC_LAUNCHES_ENV`](crate::kernel::PROGRAMMATIC_LAUNCHES_ENV) is
+    /// `0`. Each such kernel may start while its predecessor finishes and waits for it before
+    /// touching memory (`dependent_launch.cuh`).
+    pub fn programmatic_launches(&self) -> bool {
+        self.kernels().elementwise.ew_add.is_programmatic()
+    }
+
     /// The cudarc context.
     pub fn cuda_context(&self) -> &Arc<CudaContext> {
         &self.context

@@ -10,20 +10,24 @@
 //! field per kernel, written with [`kernel_set!`](crate::kernel_set). Every name is looked
 //! up once, when the module is loaded (a misspelt name is a [`GpuError::KernelLoad`] naming
 //! it), and code names a kernel by a field, which the compiler checks. A launch is one field
-//! access: no lookup, lock or allocation beyond cudarc's own.
+//! access: no lookup or lock.
 //!
-//! Every launch goes through [`Kernel::builder`] and [`Launch::launch`], which turns a
-//! failure into [`GpuError::Driver`] naming the kernel. A parameter struct passed by value is
+//! Every launch goes through [`Kernel::builder`] and [`Launch::launch`] (`cuLaunchKernelEx`),
+//! which turns a failure into [`GpuError::Driver`] naming the kernel, and launches the kernels
+//! that wait for their inputs with a programmatic dependency on the kernel before them
+//! ([`waits_for_inputs`], [`PROGRAMMATIC_LAUNCHES_ENV`]). A parameter struct passed by value is
 //! a `bytemuck::Pod` type pushed with [`Launch::arg_pod`].
 
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, OnceLock, PoisonError};
 
-use bytemuck::{Pod, TransparentWrapper};
+use std::ffi::c_void;
+
+use bytemuck::Pod;
 use cudarc::driver::{
-    CudaContext, CudaFunction, CudaModule, CudaStream, DevicePtr, DevicePtrMut, DeviceRepr, DriverError, LaunchArgs,
-    LaunchConfig, PushKernelArg,
+    CudaContext, CudaFunction, CudaModule, CudaSlice, CudaStream, CudaView, CudaViewMut, DevicePtr, DevicePtrMut,
+    DriverError, LaunchConfig,
 };
 use cudarc::nvrtc::Ptx;
 use hegpu_kernels::Module;
@@ -45,6 +49,8 @@ pub struct Kernel {
     function: CudaFunction,
     /// Set once its parameter count is in [`parameter_count`]'s registry.
     counted: Arc<AtomicBool>,
+    /// Launched with a programmatic dependency on the kernel before it ([`waits_for_inputs`]).
+    programmatic: bool,
 }
 
 /// The parameter counts of the kernels launched so far, by function handle: what a recorded
@@ -59,6 +65,33 @@ fn parameter_counts() -> &'static Mutex<HashMap<usize, usize>> {
 /// launched through [`Launch::launch`] or [`Kernel::launch_clustered`] in this process.
 pub fn parameter_count(function: cudarc::driver::sys::CUfunction) -> Option<usize> {
     parameter_counts().lock().unwrap_or_else(PoisonError::into_inner).get(&(function as usize)).copied()
+}
+
+/// The kernels whose code starts with `dependent_launch::wait_for_inputs` (after work on
+/// constant tables only) and so may be launched with a programmatic dependency: by module,
+/// every kernel whose name starts with one of the prefixes. A kernel listed here that read or
+/// wrote another kernel's memory before that wait would race with it.
+const PROGRAMMATIC_KERNELS: &[(&str, &[&str])] = &[
+    ("ntt", &["ntt_fwd_", "ntt_inv_"]),
+    ("rns", &["rns_"]),
+    ("elementwise", &["ew_"]),
+    ("bgv", &["bgv_reduce_phase"]),
+];
+
+/// Whether kernel `name` of module `module` is in [`PROGRAMMATIC_KERNELS`].
+pub fn waits_for_inputs(module: &str, name: &str) -> bool {
+    PROGRAMMATIC_KERNELS
+        .iter()
+        .any(|(m, prefixes)| *m == module && prefixes.iter().any(|prefix| name.starts_with(prefix)))
+}
+
+/// Environment knob (A/B runs): `0` launches every kernel with ordinary stream order; read once
+/// per process.
+pub const PROGRAMMATIC_LAUNCHES_ENV: &str = "HEGPU_PROGRAMMATIC_LAUNCHES";
+
+fn programmatic_launches() -> bool {
+    static KNOB: OnceLock<bool> = OnceLock::new();
+    *KNOB.get_or_init(|| std::env::var(PROGRAMMATIC_LAUNCHES_ENV).map_or(true, |v| v != "0"))
 }
 
 impl Kernel {
@@ -83,39 +116,84 @@ impl Kernel {
         &self.function
     }
 
+    /// Whether its launches outside graph capture carry a programmatic dependency on the kernel
+    /// before them (programmatic dependent launch, sm_90): it may start while that kernel
+    /// finishes, and waits for it in `dependent_launch::wait_for_inputs`.
+    pub fn is_programmatic(&self) -> bool {
+        self.programmatic
+    }
+
     /// A launch of this kernel on `stream`: push the arguments, then [`Launch::launch`].
     pub fn builder<'a>(&'a self, stream: &'a CudaStream) -> Launch<'a> {
-        Launch { kernel: self, args: stream.launch_builder(&self.function), count: 0 }
+        Launch { kernel: self, stream, params: Vec::new(), addresses: Vec::new() }
     }
 }
 
-/// The arguments of one launch of a [`Kernel`] (cudarc's `LaunchArgs`, with the kernel for the
-/// error's name and the parameter count).
+/// One kernel parameter as the driver takes it.
+#[derive(Debug, Clone, Copy)]
+enum Param {
+    /// The address of a value borrowed for the launch's lifetime.
+    Value(*mut c_void),
+    /// A device buffer: its address, at this index of [`Launch`]'s `addresses`.
+    Device(usize),
+}
+
+/// A value [`Launch::arg`] takes: a reference to a scalar (passed by value) or a device buffer
+/// (its address is passed).
+pub trait KernelArg<'a> {
+    /// The parameter, with a device buffer's address pushed to `addresses`.
+    #[doc(hidden)]
+    fn push(self, stream: &CudaStream, params: &mut Vec<ParamSlot>, addresses: &mut Vec<u64>);
+}
+
+/// A parameter slot of a [`Launch`] (opaque).
+#[derive(Debug, Clone, Copy)]
+pub struct ParamSlot(Param);
+
+macro_rules! scalar_kernel_args {
+    ($($t:ty),+) => {$(
+        impl<'a> KernelArg<'a> for &'a $t {
+            fn push(self, _stream: &CudaStream, params: &mut Vec<ParamSlot>, _addresses: &mut Vec<u64>) {
+                params.push(ParamSlot(Param::Value(self as *const $t as *mut c_void)));
+            }
+        }
+    )+};
+}
+scalar_kernel_args!(u64, i64, u32, i32, u16, i16, u8, i8, usize, isize, f64, f32);
+
+/// An array of words passed by value (a key, say).
+impl<'a, const N: usize> KernelArg<'a> for &'a [u32; N] {
+    fn push(self, _stream: &CudaStream, params: &mut Vec<ParamSlot>, _addresses: &mut Vec<u64>) {
+        params.push(ParamSlot(Param::Value(self.as_ptr() as *mut c_void)));
+    }
+}
+
+macro_rules! buffer_kernel_args {
+    ($($t:ty),+) => {$(
+        impl<'a, 'b, T> KernelArg<'a> for $t {
+            fn push(self, stream: &CudaStream, params: &mut Vec<ParamSlot>, addresses: &mut Vec<u64>) {
+                params.push(ParamSlot(Param::Device(addresses.len())));
+                addresses.push(self.device_ptr(stream).0);
+            }
+        }
+    )+};
+}
+buffer_kernel_args!(&'b CudaSlice<T>, &'b mut CudaSlice<T>, &'b CudaView<'_, T>, &'b mut CudaViewMut<'_, T>);
+
+/// The arguments of one launch of a [`Kernel`], in order, and the kernel (for the error's name,
+/// the parameter count and whether it launches programmatically).
 #[derive(Debug)]
 pub struct Launch<'a> {
     kernel: &'a Kernel,
-    args: LaunchArgs<'a>,
-    count: usize,
+    stream: &'a CudaStream,
+    params: Vec<ParamSlot>,
+    addresses: Vec<u64>,
 }
 
-/// A by-value kernel parameter of a `Pod` type: what cudarc's `DeviceRepr` asks of one.
-#[derive(TransparentWrapper)]
-#[repr(transparent)]
-struct PodArg<T>(T);
-
-// SAFETY: the driver copies a by-value parameter's bytes; a `Pod` type has no padding, no
-// pointers the compiler tracks and no invalid bit patterns, and `PodArg` has its layout.
-unsafe impl<T: Pod> DeviceRepr for PodArg<T> {}
-
 impl<'a> Launch<'a> {
-    /// Pushes the next argument, as cudarc's `LaunchArgs::arg` (a device buffer, or a reference
-    /// to a scalar passed by value).
-    pub fn arg<T>(&mut self, value: T) -> &mut Self
-    where
-        LaunchArgs<'a>: PushKernelArg<T>,
-    {
-        self.args.arg(value);
-        self.count += 1;
+    /// Pushes the next argument: a reference to a scalar passed by value, or a device buffer.
+    pub fn arg<T: KernelArg<'a>>(&mut self, value: T) -> &mut Self {
+        value.push(self.stream, &mut self.params, &mut self.addresses);
         self
     }
 
@@ -123,28 +201,74 @@ impl<'a> Launch<'a> {
     /// must be laid out as the C struct (same fields in the same order; device addresses as
     /// `u64`).
     pub fn arg_pod<T: Pod>(&mut self, value: &'a T) -> &mut Self {
-        self.args.arg(PodArg::wrap_ref(value));
-        self.count += 1;
+        self.params.push(ParamSlot(Param::Value(value as *const T as *mut c_void)));
         self
     }
 
-    /// Queues the kernel with `config`. A failure is [`GpuError::Driver`] naming the kernel.
+    /// Queues the kernel with `config` (`cuLaunchKernelEx`): with a programmatic dependency on
+    /// the kernel before it where the kernel [is programmatic](Kernel::is_programmatic) and the
+    /// stream is not capturing a graph. A failure is [`GpuError::Driver`] naming the kernel.
     ///
     /// # Safety
-    /// As cudarc's `LaunchArgs::launch`: the pushed arguments must match the kernel's
-    /// parameters in number, order and type, and every memory access the kernel makes with
-    /// these arguments and this grid must be to live device memory it may use (each launch
-    /// site says why in its `// SAFETY:` comment).
+    /// The pushed arguments must match the kernel's parameters in number, order and type, and
+    /// every memory access the kernel makes with these arguments and this grid must be to live
+    /// device memory it may use (each launch site says why in its `// SAFETY:` comment).
     pub unsafe fn launch(&mut self, config: LaunchConfig) -> Result<()> {
-        // SAFETY: forwarded to the caller.
-        match unsafe { self.args.launch(config) } {
-            Ok(_) => {
-                self.kernel.count_parameters(self.count);
-                Ok(())
-            }
-            Err(error) => Err(launch_error(self.kernel.name, error)),
+        use cudarc::driver::sys;
+        let name = self.kernel.name;
+        self.stream.context().bind_to_thread().map_err(|e| launch_error(name, e))?;
+        let mut pointers: Vec<*mut c_void> = self
+            .params
+            .iter()
+            .map(|slot| match slot.0 {
+                Param::Value(pointer) => pointer,
+                Param::Device(index) => &self.addresses[index] as *const u64 as *mut c_void,
+            })
+            .collect();
+        // SAFETY: an all-zero attribute is a valid value of this plain C struct and union.
+        let mut attribute: sys::CUlaunchAttribute = unsafe { std::mem::zeroed() };
+        attribute.id = sys::CUlaunchAttributeID::CU_LAUNCH_ATTRIBUTE_PROGRAMMATIC_STREAM_SERIALIZATION;
+        attribute.value.programmaticStreamSerializationAllowed = 1;
+        let programmatic = self.kernel.programmatic && !capturing(self.stream);
+        let launch = sys::CUlaunchConfig {
+            gridDimX: config.grid_dim.0,
+            gridDimY: config.grid_dim.1,
+            gridDimZ: config.grid_dim.2,
+            blockDimX: config.block_dim.0,
+            blockDimY: config.block_dim.1,
+            blockDimZ: config.block_dim.2,
+            sharedMemBytes: config.shared_mem_bytes,
+            hStream: self.stream.cu_stream(),
+            attrs: &mut attribute,
+            numAttrs: u32::from(programmatic),
+        };
+        // SAFETY: `launch`, `attribute`, `pointers` and what they point at (borrowed for 'a, or
+        // held by `self`) outlive the call, and the driver copies the parameters before it
+        // returns; the rest is the caller's.
+        unsafe {
+            sys::cuLaunchKernelEx(
+                &launch,
+                self.kernel.function.cu_function(),
+                pointers.as_mut_ptr(),
+                std::ptr::null_mut(),
+            )
         }
+        .result()
+        .map_err(|e| launch_error(name, e))?;
+        self.kernel.count_parameters(self.params.len());
+        Ok(())
     }
+}
+
+/// Whether `stream` is capturing a graph: the recorded graphs keep ordinary edges (the
+/// decryption's are made programmatic after recording, graph.rs).
+fn capturing(stream: &CudaStream) -> bool {
+    use cudarc::driver::sys;
+    let mut status = sys::CUstreamCaptureStatus::CU_STREAM_CAPTURE_STATUS_NONE;
+    // SAFETY: the stream is live (borrowed) and `status` receives one enum value.
+    let queried = unsafe { sys::cuStreamIsCapturing(stream.cu_stream(), &mut status) };
+    // A failed query counts as capturing: the launch then takes the ordinary order.
+    queried != sys::CUresult::CUDA_SUCCESS || status != sys::CUstreamCaptureStatus::CU_STREAM_CAPTURE_STATUS_NONE
 }
 
 impl Kernel {
@@ -203,6 +327,8 @@ fn launch_error(kernel: &'static str, error: DriverError) -> GpuError {
 pub struct LoadedModule {
     name: &'static str,
     module: Arc<CudaModule>,
+    /// Programmatic launches are on (the knob) and the device has them (sm_90 and above).
+    programmatic: bool,
 }
 
 impl LoadedModule {
@@ -212,7 +338,10 @@ impl LoadedModule {
         let loaded = context.load_module(Ptx::from_binary(module.fatbin().to_vec())).map_err(|e| {
             GpuError::KernelLoad { module: module.name().to_string(), function: "*".to_string(), reason: e.to_string() }
         })?;
-        Ok(Self { name: module.name(), module: loaded })
+        let major = context
+            .attribute(cudarc::driver::sys::CUdevice_attribute::CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR)
+            .unwrap_or(0);
+        Ok(Self { name: module.name(), module: loaded, programmatic: programmatic_launches() && major >= 9 })
     }
 
     /// The module name.
@@ -228,7 +357,8 @@ impl LoadedModule {
             function: name.to_string(),
             reason: e.to_string(),
         })?;
-        Ok(Kernel { name, function, counted: Arc::new(AtomicBool::new(false)) })
+        let programmatic = self.programmatic && waits_for_inputs(self.name, name);
+        Ok(Kernel { name, function, counted: Arc::new(AtomicBool::new(false)), programmatic })
     }
 }
 

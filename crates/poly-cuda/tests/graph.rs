@@ -28,8 +28,8 @@ fn spans_of(device: &GpuDevice, (polys, out): &Operands) -> Vec<BufferSpan> {
 }
 
 /// Records `out <- inverse(x + a b)` scaled by per-limb factors (preceded by `x <- x + a b`,
-/// an element-wise kernel, unless `programmatic`: every kernel of a programmatic graph must
-/// wait for its predecessor, which only the transform's passes do) on two template sets,
+/// an element-wise kernel, unless `programmatic`: the programmatic graph holds the decryption's
+/// kernels only, the transform's passes) on two template sets,
 /// replays it on eight fresh operand sets without waiting in between, and checks every result
 /// against the CPU; then buffers of other sizes are refused with nothing queued.
 fn check_replays(device: &Arc<GpuDevice>, log_n: u32, limbs: usize, bits: u32, programmatic: bool) {

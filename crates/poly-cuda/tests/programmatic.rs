@@ -1,0 +1,73 @@
+//! Programmatic dependent launch against the CPU, word for word: long chains of transforms and
+//! element-wise kernels queued back to back, nothing read until the end, so that every kernel
+//! may start while the one before it is still running. A kernel that touched its input before
+//! `dependent_launch::wait_for_inputs` would read it half written. On an sm_90 device the
+//! chain must actually launch programmatically (unless the knob turns it off). Skips, saying
+//! why, without a CUDA device.
+#![cfg(feature = "cuda")]
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+
+mod common;
+
+use poly::{Coeff, Eval, Poly, TransformKind};
+use poly_cuda::kernel::PROGRAMMATIC_LAUNCHES_ENV;
+use poly_cuda::{DevicePoly, GpuContext};
+
+use common::{device, random_poly, ring};
+
+/// `rounds` times: `x <- inverse(forward(x) * f + g)`, then `x <- x + h` and an automorphism of
+/// the evaluations in between, on the CPU and (queued without a wait) on the GPU.
+fn check_chain(log_n: u32, limbs: usize, bits: u32, rounds: usize) {
+    let Some(device) = device() else { return };
+    if device.name().contains("H100") && std::env::var(PROGRAMMATIC_LAUNCHES_ENV).is_err() {
+        assert!(device.programmatic_launches(), "an H100 launches the transforms programmatically");
+    }
+    let ring = ring(log_n, limbs, bits, TransformKind::Ntt);
+    let gpu = GpuContext::new(&device, &ring).unwrap();
+    let mut rng = common::rng("programmatic_chains_match_the_cpu", u64::from(log_n));
+    let x: Poly<Coeff> = random_poly(&ring, &mut rng);
+    let f: Poly<Eval> = random_poly(&ring, &mut rng);
+    let g: Poly<Eval> = random_poly(&ring, &mut rng);
+    let h: Poly<Coeff> = random_poly(&ring, &mut rng);
+    let (f_gpu, g_gpu, h_gpu) = (
+        DevicePoly::upload(&gpu, &f).unwrap(),
+        DevicePoly::upload(&gpu, &g).unwrap(),
+        DevicePoly::upload(&gpu, &h).unwrap(),
+    );
+
+    let mut cpu = x.clone();
+    let mut on_gpu = DevicePoly::upload(&gpu, &x).unwrap();
+    for round in 0..rounds {
+        let galois = 2 * (round as u64) + 3;
+        let mut eval = cpu.forward().unwrap().automorphism_ntt(galois).unwrap();
+        eval.mul_assign(&f).unwrap();
+        eval.add_assign(&g).unwrap();
+        cpu = eval.inverse().unwrap();
+        cpu.add_assign(&h).unwrap();
+
+        let mut eval = on_gpu.forward().unwrap().automorphism_ntt(galois).unwrap();
+        eval.mul_assign(&f_gpu).unwrap();
+        eval.add_assign(&g_gpu).unwrap();
+        on_gpu = eval.inverse().unwrap();
+        on_gpu.add_assign(&h_gpu).unwrap();
+    }
+    assert_eq!(
+        on_gpu.to_vec().unwrap(),
+        cpu.as_slice(),
+        "N = 2^{log_n}, {limbs} limbs: {rounds} rounds queued back to back differ from the CPU"
+    );
+}
+
+#[test]
+fn programmatic_chains_match_the_cpu_at_large_transforms() {
+    // Two-pass transforms over many limbs, where the kernels fill the device and overlap most.
+    check_chain(15, 16, 36, 12);
+    check_chain(16, 8, 40, 6);
+}
+
+#[test]
+fn programmatic_chains_match_the_cpu_at_small_transforms() {
+    // Short kernels: the next one is queued long before the last one ends.
+    check_chain(12, 3, 50, 40);
+    check_chain(14, 8, 36, 20);
+}
