@@ -26,8 +26,8 @@ using wide_sum::Sum192;
 // stage), and the first step is skipped. Each thread issues the loads of up to REDUCE_AHEAD of
 // its limbs before their arithmetic, so they are in flight together.
 //
-// `tables`: L triples {(q/q_i)^{-1} mod q_i, its shoup, (q/q_i) mod t}. `t`, `t_barrett_*`: t with
-// its Barrett constant floor(2^128 / t).
+// `tables`: L triples {(q/q_i)^{-1} mod q_i, its shoup, (q/q_i) mod t}. `finish`: t and the last
+// step's constants, the factor f^{-1} among them (centered_lift::Finish).
 namespace {
 
 constexpr int REDUCE_THREADS = 256;
@@ -41,8 +41,8 @@ constexpr int REDUCE_AHEAD = 8;
 
 extern "C" __global__ void __launch_bounds__(REDUCE_THREADS)
     bgv_reduce_phase(u64* __restrict__ out, const u64* __restrict__ in, const Modulus* __restrict__ moduli,
-                     const u64* __restrict__ tables, u64 t, u64 t_barrett_hi, u64 t_barrett_lo, u64 q_mod_t,
-                     u64 correction_inv, int log_n, int limbs, int scaled) {
+                     const u64* __restrict__ tables, const centered_lift::Finish finish, int log_n, int limbs,
+                     int scaled) {
     __shared__ Fraction partial_fraction[REDUCE_THREADS];
     __shared__ Sum192 partial_sum[REDUCE_THREADS];
     // The phase is the inverse transform's output (programmatic dependencies: dependent_launch.cuh).
@@ -85,6 +85,5 @@ extern "C" __global__ void __launch_bounds__(REDUCE_THREADS)
         }
     }
     if (j >= n) return;
-    const Modulus t_mod = {t, t_barrett_hi, t_barrett_lo};
-    out[j] = centered_lift::finish(fraction, sum, t_mod, q_mod_t, correction_inv);
+    out[j] = centered_lift::finish(fraction, sum, finish);
 }

@@ -19,6 +19,7 @@
 // below 2^(n+63), its precondition).
 #include <cstdint>
 
+#include "centered_lift.cuh"
 #include "modarith.cuh"
 
 using modarith::u64;
@@ -53,4 +54,17 @@ extern "C" __global__ void modarith_test(const u64* canon_a, const u64* canon_b,
     const u64 below_2n = ~0ull >> __clzll(p);
     o[15] = modarith::mul_canonical(la & below_2n, lb & below_2n, m);
     o[16] = modarith::reduce_short(x, y & (below_2n >> 1), m);
+}
+
+// centered_lift::finish (kernels/include/centered_lift.cuh) on host-chosen sums: case i is
+// words[5 i ..] = {fraction lo, fraction carries, s0, s1, s2}; out[i] its result with `finish`'s
+// constants (crates/poly-cuda/tests/centered_lift.rs compares it with exact arithmetic).
+extern "C" __global__ void centered_lift_finish_test(const u64* words, const centered_lift::Finish finish, u64* out,
+                                                     int count) {
+    const int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i >= count) return;
+    const u64* w = words + 5 * (size_t)i;
+    const centered_lift::Fraction fraction = {w[0], w[1]};
+    const wide_sum::Sum192 sum = {w[2], w[3], w[4]};
+    out[i] = centered_lift::finish(fraction, sum, finish);
 }

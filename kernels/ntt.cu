@@ -53,8 +53,8 @@
 // branch depends on thread data except the butterflies' conditional subtractions, which
 // compile to selects. Passes stage their twiddles before dependent_launch::wait_for_inputs:
 // launched programmatically (crates/poly-cuda/src/kernel.rs), they do it while the kernel
-// before them finishes. The fused inner product also prefetches every digit's key words into L2
-// as it starts.
+// before them finishes (contiguous passes, which generate them; strided ones copy theirs after
+// issuing their loads).
 //
 // Instruction count (the passes are bound by integer issue, not DRAM): Shoup's product is one
 // __umul64hi and a w + q (2^64 - p) modulo 2^64 from 32-bit halves (6 multiplies; Prime,
@@ -479,9 +479,10 @@ __device__ __forceinline__ void forward_pass(u64* __restrict__ data, const u64* 
     u64* poly = data + ((size_t)blockIdx.y << log_n);
     const int s0 = P::STRIDED ? 0 : log_n - P::LOG_M;
 
-    // Twiddles first: they come from constant tables only, so with a programmatic dependency
-    // (dependent_launch.cuh) they are staged while the kernel before this one finishes.
-    if constexpr (P::SMEM_TWIDDLES) stage_twiddles<P>(stw, tw, roots, m, p);
+    // A contiguous pass generates its twiddles first (constant tables only): with a programmatic
+    // dependency (dependent_launch.cuh) that runs while the kernel before this one finishes. A
+    // strided pass copies a few entries: it does so after issuing its loads, which then overlap.
+    if constexpr (P::SMEM_TWIDDLES && !P::STRIDED) stage_twiddles<P>(stw, tw, roots, m, p);
     dependent_launch::wait_for_inputs_and_allow_dependents();
 
     u64 x[P::R];
@@ -507,6 +508,7 @@ __device__ __forceinline__ void forward_pass(u64* __restrict__ data, const u64* 
     }
 
     if constexpr (P::SMEM_TWIDDLES) {
+        if constexpr (P::STRIDED) stage_twiddles<P>(stw, tw, roots, m, p);
         __syncthreads();
         forward_rounds<P, 0>(x, smem, SharedTwiddles<P>{stw, P::STRIDED ? 0 : column}, p, column, base);
     } else {
@@ -614,18 +616,20 @@ __device__ __forceinline__ void inverse_pass(u64* __restrict__ data, const u64* 
     const bool scale_stage0 = s0 == 0;
     const ulonglong2 n_inv = scale[2 * limb];
     const ulonglong2 w1_n_inv = scale[2 * limb + 1];
-    // Twiddles first (constant tables): with a programmatic dependency (dependent_launch.cuh)
-    // they are staged while the kernel before this one finishes; then the wait for its output.
-    if constexpr (P::SMEM_TWIDDLES) stage_twiddles<P>(stw, tw, roots, m, p);
+    // A contiguous pass generates its twiddles first (constant tables only): with a programmatic
+    // dependency (dependent_launch.cuh) that runs while the kernel before this one finishes. A
+    // strided pass copies a few entries after issuing its loads, which then overlap.
+    if constexpr (P::SMEM_TWIDDLES && !P::STRIDED) stage_twiddles<P>(stw, tw, roots, m, p);
     dependent_launch::wait_for_inputs_and_allow_dependents();
 
     u64 x[P::R];
     int column, base;
     constexpr int w0 = P::window(P::ROUNDS - 1);  // the bottom window [0, LOG_R)
     P::locate(threadIdx.x, w0, column, base);
-    if (P::STRIDED) {
+    if constexpr (P::STRIDED) {
 #pragma unroll
         for (int u = 0; u < P::R; ++u) x[u] = poly[global_index<P>(column, base + (u << w0), log_n)];
+        if constexpr (P::SMEM_TWIDDLES) stage_twiddles<P>(stw, tw, roots, m, p);
         __syncthreads();
     } else {
         // Each thread needs R consecutive points: load whole rows through shared memory.
@@ -708,11 +712,7 @@ struct LiftParams {
     const ulonglong2* scale;          // [limb] {N^-1 f_i, shoup}, {w_1 N^-1 f_i, shoup}
     const modarith::Modulus* moduli;  // [limb]
     const u64* lift_terms;            // [limb] (q/q_i) mod t
-    u64 t;
-    u64 t_barrett_hi;
-    u64 t_barrett_lo;
-    u64 q_mod_t;
-    u64 lift_factor;
+    centered_lift::Finish finish;     // t and the last step's constants (the factor among them)
     int log_n;
     int limbs;
 };
@@ -795,7 +795,6 @@ __device__ __forceinline__ void inverse_lift_pass(const LiftParams& F) {
     const int span = P::THREADS / groups;
     const int c = (int)threadIdx.x % span;
     const int g = (int)threadIdx.x / span;
-    const modarith::Modulus t_mod = {F.t, F.t_barrett_hi, F.t_barrett_lo};
     for (int first_i = 0; first_i < count; first_i += span) {
         const int i = lo + first_i + c;
         const bool active = first_i + c < count;
@@ -839,7 +838,7 @@ __device__ __forceinline__ void inverse_lift_pass(const LiftParams& F) {
         }
         if (g == 0 && active) {
             const int j = ((i >> 4) << (log_n - P::LOG_M)) + (int)blockIdx.x * P::COLUMNS + (i & 15);
-            F.out[j] = centered_lift::finish(fraction, sum, t_mod, F.q_mod_t, F.lift_factor);
+            F.out[j] = centered_lift::finish(fraction, sum, F.finish);
         }
     }
     // No block leaves while another may still read its kept values.
@@ -930,25 +929,6 @@ __device__ __forceinline__ void forward_inner_product_pass(const FwdIpParams& F)
     // finishes (dependent_launch.cuh); then the wait for its output.
     stage_twiddles<P>(stw, tw, roots, m, p);
     dependent_launch::wait_for_inputs_and_allow_dependents();
-    // Every digit's key words of this block, and the later digits' inputs, are fetched into L2
-    // now: the loads after each digit's transform then wait for L2, not DRAM.
-    {
-        constexpr int LINES = P::WORDS / 16;  // 128-byte lines of the block's words
-        for (int t = 0; t < F.digits; ++t) {
-            for (int l = threadIdx.x; l < 2 * LINES; l += P::THREADS) {
-                const u64* key = (l < LINES ? F.key_b[t] : F.key_a[t]) + block_offset + 16 * (l % LINES);
-                asm volatile("prefetch.global.L2 [%0];" ::"l"(key));
-            }
-            const bool own = SPLIT && F.own_source != nullptr && limb < F.limbs_q &&
-                             limb / F.digit_limbs == F.first_digit + t;
-            if (t > 0 && !own) {
-                const u64* poly = F.data + (((size_t)t * F.limbs + limb) << log_n) + (size_t)blockIdx.x * P::WORDS;
-                for (int l = threadIdx.x; l < LINES; l += P::THREADS) {
-                    asm volatile("prefetch.global.L2 [%0];" ::"l"(poly + 16 * l));
-                }
-            }
-        }
-    }
     u64 b_lo[PER], b_hi[PER], a_lo[PER], a_hi[PER];
 #pragma unroll
     for (int k = 0; k < PER; ++k) {

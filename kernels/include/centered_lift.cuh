@@ -9,8 +9,8 @@
 // 2^64 with the carries counted (v = carries + top bit). Each term is at most 2^-63 short, so
 // v is exact unless x is within L 2^-63 q of +-q/2, where the noise budget is long spent.
 // x_c mod t = sum_i y_i [(q/q_i)]_t - v [q]_t: the products y_i [(q/q_i)]_t (< 2^122) are
-// summed exactly (192-bit carry chains) and reduced modulo t once at the end (Barrett
-// reduction; t < 2^60 need not be prime). Every step is integer arithmetic whose result does
+// summed exactly (192-bit carry chains) and reduced modulo t once at the end (Shoup products
+// with host constants, `Finish`; t < 2^60 need not be prime). Every step is integer arithmetic whose result does
 // not depend on the order of the sums, so partial sums over any split of the limbs merge to
 // the host's word (crates/bgv-encrypt, DecryptionTables::reduce_host).
 #pragma once
@@ -52,15 +52,39 @@ __device__ __forceinline__ void merge(Fraction& fraction, wide_sum::Sum192& sum,
     wide_sum::sum192_merge(sum, other_sum);
 }
 
-// [x_c]_t * factor mod t from the sums over every limb; t_mod is t with its Barrett constant
-// floor(2^128 / t), q_mod_t = q mod t.
-__device__ __forceinline__ u64 finish(const Fraction& fraction, const wide_sum::Sum192& sum,
-                                      const modarith::Modulus& t_mod, const u64 q_mod_t, const u64 factor) {
+// The constants of the last step, modulo t (2 <= t < 2^60), each w with its Shoup companion
+// floor(w 2^64 / t) (crates/poly-cuda, LiftFinish::new): w = 1, 2^64 mod t, 2^128 mod t,
+// q mod t, and the factor the lifted value is multiplied by (f^{-1} for BGV).
+struct Finish {
+    u64 t;
+    u64 one_shoup;
+    u64 w64, w64_shoup;
+    u64 w128, w128_shoup;
+    u64 q_mod_t, q_mod_t_shoup;
+    u64 factor, factor_shoup;
+};
+
+// x w mod t in [0, 2t) for any 64-bit x (Shoup; w < t < 2^63): x w - q t with
+// q = floor(x w_shoup / 2^64) lies in [0, 2t), so it is exact modulo 2^64.
+__device__ __forceinline__ u64 shoup_lazy(const u64 x, const u64 w, const u64 w_shoup, const u64 t) {
+    return x * w - __umul64hi(x, w_shoup) * t;
+}
+
+// [x_c]_t * factor mod t from the sums over every limb: with S = s2 2^128 + s1 2^64 + s0 and
+// v the rounded fraction, r = S - v q = s0 + s1 (2^64 mod t) + s2 (2^128 mod t) - v (q mod t)
+// modulo t, each product a lazy Shoup product in [0, 2t): r is taken as the sum of the first
+// three plus 2t minus the last, in [0, 8t) (below 2^63), then times the factor, and one
+// conditional subtraction makes it canonical. Five Shoup products where two-word Barrett
+// reductions took several times the instructions; the same word, as the result is the
+// canonical residue of the same integer.
+__device__ __forceinline__ u64 finish(const Fraction& fraction, const wide_sum::Sum192& sum, const Finish& c) {
+    const u64 t = c.t;
     const u64 v = fraction.carries + (fraction.lo >> 63);
-    // sum mod t: (s2 2^64 + s1) mod t first, then that 2^64 + s0.
-    const u64 acc = modarith::reduce_u128(sum.s0, modarith::reduce_u128(sum.s1, sum.s2, t_mod), t_mod);
-    const u64 r = modarith::sub(acc, modarith::mul(modarith::reduce(v, t_mod), q_mod_t, t_mod), t_mod.p);
-    return modarith::mul(r, factor, t_mod);
+    const u64 s = shoup_lazy(sum.s0, 1, c.one_shoup, t) + shoup_lazy(sum.s1, c.w64, c.w64_shoup, t) +
+                  shoup_lazy(sum.s2, c.w128, c.w128_shoup, t);
+    const u64 r = s + 2 * t - shoup_lazy(v, c.q_mod_t, c.q_mod_t_shoup, t);
+    const u64 out = shoup_lazy(r, c.factor, c.factor_shoup, t);
+    return out >= t ? out - t : out;
 }
 
 }  // namespace centered_lift

@@ -259,8 +259,9 @@ pub(crate) fn queue_reduce_phase(
     let ring = context.ring();
     let (n, limbs) = (ring.degree(), ring.num_limbs());
     let kernels = device.kernel_set::<BgvKernels>().map_err(BgvError::from_backend)?;
-    let (t, t_hi, t_lo) = tables.plaintext_barrett();
-    let (q_mod_t, log_n, limbs_arg) = (tables.q_mod_t(), n.trailing_zeros() as i32, limbs as i32);
+    let (t, _, _) = tables.plaintext_barrett();
+    let finish = poly_cuda::LiftFinish::new(t, tables.q_mod_t(), correction_inv).map_err(BgvError::from_backend)?;
+    let (log_n, limbs_arg) = (n.trailing_zeros() as i32, limbs as i32);
     let scaled_arg = i32::from(scaled);
     // Declared before the builder, which borrows it until the launch.
     let mapped_address: u64;
@@ -276,22 +277,19 @@ pub(crate) fn queue_reduce_phase(
         .arg(phase.device_buffer())
         .arg(context.moduli_table())
         .arg(prepared)
-        .arg(&t)
-        .arg(&t_hi)
-        .arg(&t_lo)
-        .arg(&q_mod_t)
-        .arg(&correction_inv)
+        .arg_pod(&finish)
         .arg(&log_n)
         .arg(&limbs_arg)
         .arg(&scaled_arg);
     // SAFETY: matches `bgv_reduce_phase(u64* out, const u64* in, const Modulus* moduli,
-    // const u64* tables, u64 t, u64 t_barrett_hi, u64 t_barrett_lo, u64 q_mod_t, u64 correction_inv, int log_n, int
-    // limbs, int scaled)` in kernels/bgv.cu (scaled: `in` already times (q/q_i)^{-1}): `out`
+    // const u64* tables, centered_lift::Finish finish, int log_n, int limbs, int scaled)` in
+    // kernels/bgv.cu (`finish` by value, mirrored by LiftFinish; scaled: `in` already times
+    // (q/q_i)^{-1}): `out`
     // holds N words (a device buffer of N words, or N words of
     // mapped host memory that collect_words hands out), `in` L N canonical words (a DevicePoly
     // of the ring whose primes are the tables', checked by the caller), the moduli table L
-    // triples, `tables` 3 L words (checked); 2 <= t < 2^60 (DecryptionTables::new) and
-    // correction_inv, q_mod_t < t. Every buffer is on the device's one stream. The shape is
+    // triples, `tables` 3 L words (checked); `finish` from LiftFinish::new (2 <= t < 2^60,
+    // q_mod_t and correction_inv below t). Every buffer is on the device's one stream. The shape is
     // reduce_phase_config's: 256 threads per block, as the kernel's shared arrays hold.
     unsafe { builder.launch(reduce_phase_config(n, limbs)) }.map_err(BgvError::from_backend)
 }

@@ -485,7 +485,7 @@ impl DevicePoly<Eval> {
             data,
             (&a.data, &b.data, &self.data),
             table,
-            &lift.operands(factor, out),
+            &lift.operands(factor, out)?,
         )
     }
 

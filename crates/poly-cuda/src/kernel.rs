@@ -460,8 +460,9 @@ impl PolyKernels {
 }
 
 kernel_set! {
-    /// The test kernel of `kernels/modarith_test.cu` (`tests/modarith.rs`), loaded on first use.
-    pub struct ModarithTestKernels(hegpu_kernels::MODARITH_TEST) { modarith_test }
+    /// The test kernels of `kernels/modarith_test.cu` (`tests/modarith.rs`,
+    /// `tests/centered_lift.rs`), loaded on first use.
+    pub struct ModarithTestKernels(hegpu_kernels::MODARITH_TEST) { modarith_test, centered_lift_finish_test }
 }
 
 kernel_set! {

@@ -1168,12 +1168,9 @@ pub(crate) fn ntt_inverse_of_mul_add_scaled(
 pub(crate) struct LiftOperands<'a> {
     /// `[limb]` `(q/q_i) mod t`.
     pub(crate) terms: &'a CudaSlice<u64>,
-    /// `t`, its Barrett constant `floor(2^128 / t)` (high, low word), `q mod t`, and the
-    /// factor the lifted values are multiplied by (all below `t`).
-    pub(crate) t: u64,
-    pub(crate) t_barrett: (u64, u64),
-    pub(crate) q_mod_t: u64,
-    pub(crate) factor: u64,
+    /// `t`, `q mod t` and the factor the lifted values are multiplied by, as the last step
+    /// takes them.
+    pub(crate) finish: crate::centered_lift::LiftFinish,
     /// Where the `N` lifted words go: a device buffer's or mapped host memory's device address.
     pub(crate) out: u64,
 }
@@ -1188,15 +1185,11 @@ struct LiftParams {
     scale: u64,
     moduli: u64,
     lift_terms: u64,
-    t: u64,
-    t_barrett_hi: u64,
-    t_barrett_lo: u64,
-    q_mod_t: u64,
-    lift_factor: u64,
+    finish: crate::centered_lift::LiftFinish,
     log_n: i32,
     limbs: i32,
 }
-const _: () = assert!(size_of::<LiftParams>() == 11 * 8 + 2 * 4);
+const _: () = assert!(size_of::<LiftParams>() == 16 * 8 + 2 * 4);
 
 /// How a context's inverse runs fused with the centered lift: the lift kernel, its cluster
 /// size, its dynamic shared memory, and the two passes' sizes.
@@ -1256,11 +1249,7 @@ pub(crate) fn ntt_inverse_of_mul_add_lifted(
         scale: address(scale, stream),
         moduli: address(context.moduli_table(), stream),
         lift_terms: address(lift.terms, stream),
-        t: lift.t,
-        t_barrett_hi: lift.t_barrett.0,
-        t_barrett_lo: lift.t_barrett.1,
-        q_mod_t: lift.q_mod_t,
-        lift_factor: lift.factor,
+        finish: lift.finish,
         log_n: n.trailing_zeros() as i32,
         limbs: grid_y as i32,
     };
@@ -1273,7 +1262,8 @@ pub(crate) fn ntt_inverse_of_mul_add_lifted(
     // ceil(L / C) slots of 16 M words of dynamic shared memory: lift_plan's kept_bytes), `data`
     // the first pass's output just queued on this stream (L N words), the context's inverse
     // table and moduli, `scale` and `terms` of its L limbs, `out` N words (the caller's);
-    // 2 <= t < 2^60 with the factor and q_mod_t below it (CenteredLift::new, the caller).
+    // the last step's constants from LiftFinish::new (2 <= t < 2^60, q_mod_t and the factor
+    // below t).
     unsafe { plan.kernel.launch_clustered(stream, config, (1, plan.cluster, 1), &params) }
 }
 

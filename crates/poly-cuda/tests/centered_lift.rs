@@ -14,10 +14,11 @@ mod common;
 use std::sync::Arc;
 
 use num_bigint::{BigInt, BigUint};
+use num_integer::Integer;
 use num_traits::{One, Zero};
 use poly::{Coeff, Eval, Poly, PolyError, RingContext, TransformKind};
 use poly_cuda::cudarc::driver::sys::CUdevice_attribute;
-use poly_cuda::{CenteredLift, DevicePoly, GpuContext, GpuDevice, GpuError};
+use poly_cuda::{CenteredLift, DevicePoly, GpuContext, GpuDevice, GpuError, LiftFinish};
 use rand::Rng;
 use rand::rngs::StdRng;
 
@@ -221,4 +222,55 @@ fn lifted_inverse_refuses_bad_operands() {
 /// A ring of `ring`'s degree with `limbs` primes of 50 bits.
 fn ring_of(ring: &RingContext, limbs: usize) -> Arc<RingContext> {
     common::ring(ring.degree().trailing_zeros(), limbs, 50, TransformKind::Ntt)
+}
+
+/// `centered_lift::finish`, the lift's last step (kernel `centered_lift_finish_test`), against
+/// exact arithmetic: `(S - v q) f mod t` with `S = s2 2^128 + s1 2^64 + s0` and `v` the carries
+/// plus the fraction's top bit, on random words (a high word `s2` that real phases seldom
+/// reach included) for `t` from 2 to below 2^60, even and odd, and extreme constants.
+#[test]
+fn lift_finish_equals_exact_arithmetic() {
+    let Some(device) = device() else { return };
+    let stream = device.stream();
+    let kernels = device.kernel_set::<poly_cuda::kernel::ModarithTestKernels>().unwrap();
+    let mut rng = common::rng("lift_finish_equals_exact_arithmetic", 0xf1_4158);
+    const COUNT: usize = 2048;
+    let big_t = (1u64 << 60) - 93;
+    for t in [2u64, 3, 1 << 16, 65_537, 1_000_003, 1 << 59, big_t, (1 << 60) - 1] {
+        for (q_mod_t, factor) in [(0, 1), (t - 1, t - 1), (rng.gen_range(0..t), rng.gen_range(0..t))] {
+            let finish = LiftFinish::new(t, q_mod_t, factor).unwrap();
+            let mut words: Vec<u64> = Vec::with_capacity(5 * COUNT);
+            for i in 0..COUNT {
+                let mut case = [rng.r#gen(), rng.gen_range(0..1 << 8), rng.r#gen(), rng.r#gen(), rng.gen_range(0..4)];
+                match i {
+                    0 => case = [0; 5],
+                    1 => case = [u64::MAX, (1 << 8) - 1, u64::MAX, u64::MAX, u64::MAX],
+                    2 => case[4] = rng.r#gen(),
+                    _ => {}
+                }
+                words.extend_from_slice(&case);
+            }
+            let input = stream.clone_htod(&words).unwrap();
+            let mut out = stream.alloc_zeros::<u64>(COUNT).unwrap();
+            let count = COUNT as i32;
+            let mut launch = kernels.centered_lift_finish_test.builder(stream);
+            launch.arg(&input).arg_pod(&finish).arg(&mut out).arg(&count);
+            // SAFETY: matches `centered_lift_finish_test(const u64* words, Finish finish, u64* out,
+            // int count)`: 5 COUNT words in, COUNT out, one thread per case.
+            unsafe { launch.launch(poly_cuda::kernel::linear_config(COUNT, COUNT)) }.unwrap();
+            let got = stream.clone_dtoh(&out).unwrap();
+            stream.synchronize().unwrap();
+            for (i, case) in words.chunks_exact(5).enumerate() {
+                let sum = (BigUint::from(case[4]) << 128u32) + (BigUint::from(case[3]) << 64u32) + case[2];
+                let v = BigUint::from(case[1]) + (case[0] >> 63);
+                let r = (BigInt::from(sum) - BigInt::from(v) * q_mod_t) * factor;
+                let expected = r.mod_floor(&BigInt::from(t));
+                assert_eq!(
+                    BigInt::from(got[i]),
+                    expected,
+                    "t = {t}, q mod t = {q_mod_t}, factor = {factor}, case {i}: {case:?}"
+                );
+            }
+        }
+    }
 }
