@@ -237,8 +237,11 @@ poly_cuda::kernel_set! {
 /// Where `bgv_reduce_phase` writes its `N` words: a device buffer, or the device address of
 /// mapped host memory (`GpuDevice::collect_words`).
 #[cfg(feature = "cuda")]
-pub(crate) enum ReduceOutput<'a> {
+#[derive(Debug)]
+pub enum ReduceOutput<'a> {
+    /// A buffer of at least `N` words.
     Device(&'a mut poly_cuda::cudarc::driver::CudaSlice<u64>),
+    /// The device address of `N` words of mapped host memory.
     Mapped(u64),
 }
 
@@ -254,14 +257,55 @@ pub(crate) fn queue_reduce_phase(
     scaled: bool,
     output: ReduceOutput<'_>,
 ) -> Result<()> {
-    let device = backend.device();
     let context = phase.context();
     let ring = context.ring();
-    let (n, limbs) = (ring.degree(), ring.num_limbs());
+    // SAFETY: `phase` is a DevicePoly of a ring whose primes are the tables' (checked by the
+    // callers: check_decryption_context), so it holds L N canonical words over them and the
+    // context's moduli table L triples; `prepared` is the tables' upload (3 L words); `output`
+    // holds N words (a device buffer of N words, or N words of mapped host memory that
+    // collect_words hands out).
+    unsafe {
+        queue_phase_reduction(
+            backend.device(),
+            tables,
+            prepared,
+            (phase.device_buffer(), context.moduli_table()),
+            ring.degree(),
+            correction_inv,
+            scaled,
+            output,
+        )
+    }
+}
+
+/// Queues `bgv_reduce_phase` (kernels/bgv.cu) on `device`'s stream: `output[j] = [x_c]_t
+/// f^{-1} mod t` (`f^{-1}` = `correction_inv`) for the `degree` coefficients of `phase`, `x_c`
+/// the centered lift of coefficient `j` over the tables' primes (`phase` already times
+/// `(q/q_i)^{-1}` when `scaled`). `degree` is a power of two; `moduli` is a moduli table
+/// (`modarith::Modulus` triples) of the tables' primes. Errors as [`poly_cuda::LiftFinish::new`]
+/// for `correction_inv` not below `t` (nothing queued), and for a failed launch.
+///
+/// # Safety
+/// `phase` must hold `L degree` canonical words (limb-major) over the tables' `L` primes,
+/// `moduli` their `L` triples, `prepared` the tables' upload ([`BgvBackend::prepare_decryption`]
+/// on a device: `3 L` words), and `output` `degree` writable words, all on `device`.
+#[cfg(feature = "cuda")]
+#[allow(clippy::too_many_arguments)]
+pub unsafe fn queue_phase_reduction(
+    device: &poly_cuda::GpuDevice,
+    tables: &DecryptionTables,
+    prepared: &poly_cuda::cudarc::driver::CudaSlice<u64>,
+    (phase, moduli): (&poly_cuda::cudarc::driver::CudaSlice<u64>, &poly_cuda::cudarc::driver::CudaSlice<u64>),
+    degree: usize,
+    correction_inv: u64,
+    scaled: bool,
+    output: ReduceOutput<'_>,
+) -> Result<()> {
+    let limbs = tables.num_limbs();
     let kernels = device.kernel_set::<BgvKernels>().map_err(BgvError::from_backend)?;
     let (t, _, _) = tables.plaintext_barrett();
     let finish = poly_cuda::LiftFinish::new(t, tables.q_mod_t(), correction_inv).map_err(BgvError::from_backend)?;
-    let (log_n, limbs_arg) = (n.trailing_zeros() as i32, limbs as i32);
+    let (log_n, limbs_arg) = (degree.trailing_zeros() as i32, limbs as i32);
     let scaled_arg = i32::from(scaled);
     // Declared before the builder, which borrows it until the launch.
     let mapped_address: u64;
@@ -273,25 +317,14 @@ pub(crate) fn queue_reduce_phase(
             builder.arg(&mapped_address)
         }
     };
-    builder
-        .arg(phase.device_buffer())
-        .arg(context.moduli_table())
-        .arg(prepared)
-        .arg_pod(&finish)
-        .arg(&log_n)
-        .arg(&limbs_arg)
-        .arg(&scaled_arg);
+    builder.arg(phase).arg(moduli).arg(prepared).arg_pod(&finish).arg(&log_n).arg(&limbs_arg).arg(&scaled_arg);
     // SAFETY: matches `bgv_reduce_phase(u64* out, const u64* in, const Modulus* moduli,
     // const u64* tables, centered_lift::Finish finish, int log_n, int limbs, int scaled)` in
-    // kernels/bgv.cu (`finish` by value, mirrored by LiftFinish; scaled: `in` already times
-    // (q/q_i)^{-1}): `out`
-    // holds N words (a device buffer of N words, or N words of
-    // mapped host memory that collect_words hands out), `in` L N canonical words (a DevicePoly
-    // of the ring whose primes are the tables', checked by the caller), the moduli table L
-    // triples, `tables` 3 L words (checked); `finish` from LiftFinish::new (2 <= t < 2^60,
-    // q_mod_t and correction_inv below t). Every buffer is on the device's one stream. The shape is
-    // reduce_phase_config's: 256 threads per block, as the kernel's shared arrays hold.
-    unsafe { builder.launch(reduce_phase_config(n, limbs)) }.map_err(BgvError::from_backend)
+    // kernels/bgv.cu (`finish` by value, mirrored by LiftFinish); the buffers' sizes are the
+    // caller's (this function's contract); `finish` from LiftFinish::new (2 <= t < 2^60, q mod t
+    // and correction_inv below t). The shape is reduce_phase_config's: 256 threads per block,
+    // as the kernel's shared arrays hold.
+    unsafe { builder.launch(reduce_phase_config(degree, limbs)) }.map_err(BgvError::from_backend)
 }
 
 /// Errors unless `context` is of `backend`'s device and over the primes of `tables`

@@ -25,7 +25,8 @@
 //! Decryption: `cyc_phase` (`c_0 + c_1 s (+ c_2 s^2)`) -> the inverse transform and the
 //! reduction modulo `Phi_m` -> rows padded to `phi(m)` rounded up to a power of two (when it is
 //! not one) -> `bgv_reduce_phase` of `kernels/bgv.cu` (the power-of-two BGV's exact CRT of the
-//! centered phase modulo `t`, with bgv-encrypt's [`DecryptionTables`] of the level) -> the
+//! centered phase modulo `t`, queued by bgv-encrypt's `backend::queue_phase_reduction` with
+//! the level's [`DecryptionTables`]) -> the
 //! `phi(m)` plaintext words downloaded.
 //!
 //! The rings of the lower levels (`q_0 .. q_l`), of the single primes and of `q_0 .. q_l, P`
@@ -44,12 +45,6 @@ use poly_cuda::{DevicePoly, GpuDevice};
 use super::ring::{ForwardInput, GpuCyclotomic, backend_error, config, driver_error};
 use crate::bgv::{Bgv, Ciphertext, PublicKey, RelinKey, SecretKey, inverse_mod};
 use crate::{CyclotomicError, Result};
-
-poly_cuda::kernel_set! {
-    /// `bgv_reduce_phase` of `kernels/bgv.cu`: the power-of-two BGV's decryption kernel (exact
-    /// CRT of the centered phase, reduction modulo `t`), reused as is.
-    struct PhaseKernels(poly_cuda::hegpu_kernels::BGV) { bgv_reduce_phase }
-}
 
 fn invalid(name: &'static str, value: u64, requirement: impl Into<String>) -> CyclotomicError {
     CyclotomicError::InvalidParameter { name, value, requirement: requirement.into() }
@@ -133,7 +128,6 @@ pub struct GpuBgv {
     sk: Option<CudaSlice<u64>>,
     /// Per level `l`: the decryption tables of `q_0 .. q_l`.
     decryption: Vec<Decryption>,
-    phase_kernels: Arc<PhaseKernels>,
     lower: OnceLock<Lower>,
     keyswitch: Option<KeySwitch>,
 }
@@ -162,8 +156,7 @@ impl GpuBgv {
                 Ok(Decryption { tables, per_limb })
             })
             .collect::<Result<Vec<_>>>()?;
-        let phase_kernels = device.kernel_set::<PhaseKernels>().map_err(backend_error)?;
-        Ok(Self { bgv: bgv.clone(), ring, pk, sk, decryption, phase_kernels, lower: OnceLock::new(), keyswitch: None })
+        Ok(Self { bgv: bgv.clone(), ring, pk, sk, decryption, lower: OnceLock::new(), keyswitch: None })
     }
 
     /// Uploads the relinearization key (and makes the rings `q_0 .. q_l, P` of every level).
@@ -634,34 +627,26 @@ impl GpuBgv {
             padded
         };
         let Decryption { tables, per_limb } = &self.decryption[ct.level];
-        let (t, t_hi, t_lo) = tables.plaintext_barrett();
-        let correction_inv = inverse_mod(ct.factor, t)?;
-        let (q_mod_t, log_width, limbs32) = (tables.q_mod_t(), width.trailing_zeros() as i32, limbs as i32);
+        let correction_inv = inverse_mod(ct.factor, tables.plaintext_barrett().0)?;
         let mut out = self.ring.alloc(width)?;
+        // SAFETY: `input` holds (level + 1) width canonical words over q_0 .. q_level (rows
+        // padded with zeros), the moduli table is that ring's (level + 1 triples), `per_limb` the
+        // level's DecryptionTables uploaded (3 (level + 1) words), `out` width words; all on
+        // this ring's device.
+        unsafe {
+            bgv_encrypt::backend::queue_phase_reduction(
+                self.ring.device(),
+                tables,
+                per_limb,
+                (&input, ring.context().moduli_table()),
+                width,
+                correction_inv,
+                false,
+                bgv_encrypt::backend::ReduceOutput::Device(&mut out),
+            )
+        }
+        .map_err(|e| CyclotomicError::Backend(Box::new(e)))?;
         let stream = self.stream();
-        let mut launch = self.phase_kernels.bgv_reduce_phase.builder(stream);
-        launch
-            .arg(&mut out)
-            .arg(&input)
-            .arg(ring.context().moduli_table())
-            .arg(per_limb)
-            .arg(&t)
-            .arg(&t_hi)
-            .arg(&t_lo)
-            .arg(&q_mod_t)
-            .arg(&correction_inv)
-            .arg(&log_width)
-            .arg(&limbs32)
-            .arg(&0i32);
-        // SAFETY: matches `bgv_reduce_phase(u64* out, const u64* in, const Modulus* moduli, const
-        // u64* tables, u64 t, u64 t_barrett_hi, u64 t_barrett_lo, u64 q_mod_t, u64
-        // correction_inv, int log_n, int limbs, int scaled)` in kernels/bgv.cu (scaled 0: `input` is the
-        // phase itself): `out` holds 2^log_n = width
-        // words, `input` (level + 1) width canonical words (rows padded with zeros), the moduli
-        // table of q_0 .. q_level (level + 1 triples), `per_limb` 3 (level + 1) words of the
-        // level's DecryptionTables; 2 <= t < 2^32 and correction_inv, q_mod_t < t. The shape is
-        // reduce_phase_config's: 256 threads per block, as the kernel's shared arrays hold.
-        unsafe { launch.launch(bgv_encrypt::backend::reduce_phase_config(width, limbs)) }.map_err(backend_error)?;
         let plain = stream.clone_dtoh(&out.slice(0..n)).map_err(|e| driver_error("cuMemcpyDtoHAsync", e))?;
         self.ring.device().synchronize().map_err(backend_error)?;
         Ok(plain)
