@@ -24,8 +24,10 @@ use crate::{BgvError, Result};
 /// The largest ring degree whose decryptions are replayed by default. H100, five processes
 /// each way alternated, DecryptResident medians (us), direct -> replayed: 2^12 14.6 -> 13.4,
 /// 2^14 19.6 -> 16.8, 2^15 30.2 -> 29.6; 2^16 76.2 -> 78.0 (there the device's own time
-/// bounds the call, and replay is left off).
-pub const DECRYPTION_REPLAY_MAX_DEGREE: usize = 1 << 15;
+/// bounds the call, and replay is left off). Since the direct path launches its kernels
+/// programmatically (`poly_cuda::kernel`), it is the faster one at 2^15: 28.4-28.9 us against
+/// 33.2-33.7 replayed, four processes each way alternated (docs/perf, programmatic launches).
+pub const DECRYPTION_REPLAY_MAX_DEGREE: usize = 1 << 14;
 /// Recorded decryptions a level keeps (by context and correction factor; oldest dropped first).
 const MAX_ENTRIES: usize = 4;
 
