@@ -3,7 +3,7 @@
 // touching anything the predecessor writes or reads. The dependency comes from a graph edge of
 // that type (crates/poly-cuda/src/graph.rs) or from the launch attribute that
 // crates/poly-cuda/src/kernel.rs sets for the kernels it lists as waiting (PROGRAMMATIC_KERNELS:
-// the transforms, element-wise, RNS and BGV-decryption kernels). Before the wait such a kernel
+// the transforms, RNS, BGV-decryption and most element-wise kernels). Before the wait such a kernel
 // may only read constant tables (twiddles, moduli) and use its shared memory. Both calls are
 // no-ops for a kernel launched the ordinary way, and below sm_90 (where no such dependency can
 // exist).

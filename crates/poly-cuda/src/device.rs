@@ -194,13 +194,14 @@ impl GpuDevice {
         &self.name
     }
 
-    /// Whether this device's transform, element-wise, RNS and BGV-decryption kernels launch with
-    /// a programmatic dependency on the kernel before them (outside graph capture): sm_90 and
-    /// above, unless [`PROGRAMMATIC_LAUNCHES_ENV`](crate::kernel::PROGRAMMATIC_LAUNCHES_ENV) is
-    /// `0`. Each such kernel may start while its predecessor finishes and waits for it before
-    /// touching memory (`dependent_launch.cuh`).
+    /// Whether this device's transform, RNS, BGV-decryption and most element-wise kernels
+    /// launch with a programmatic dependency on the kernel before them (outside graph capture;
+    /// the list: [`crate::kernel::waits_for_inputs`]): sm_90 and above, unless
+    /// [`PROGRAMMATIC_LAUNCHES_ENV`](crate::kernel::PROGRAMMATIC_LAUNCHES_ENV) is `0`. Each such
+    /// kernel may start while its predecessor finishes and waits for it before touching memory
+    /// (`dependent_launch.cuh`).
     pub fn programmatic_launches(&self) -> bool {
-        self.kernels().elementwise.ew_add.is_programmatic()
+        self.kernels().elementwise.ew_tensor.is_programmatic()
     }
 
     /// The cudarc context.

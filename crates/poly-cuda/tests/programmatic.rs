@@ -1,6 +1,7 @@
 //! Programmatic dependent launch against the CPU, word for word: long chains of transforms and
 //! element-wise kernels queued back to back, nothing read until the end, so that every kernel
-//! may start while the one before it is still running. A kernel that touched its input before
+//! launched programmatically may start while the one before it is still running (the sums are
+//! launched the ordinary way, so the chain mixes both). A kernel that touched its input before
 //! `dependent_launch::wait_for_inputs` would read it half written. On an sm_90 device the
 //! chain must actually launch programmatically (unless the knob turns it off). Skips, saying
 //! why, without a CUDA device.
