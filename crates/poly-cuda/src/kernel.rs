@@ -218,8 +218,6 @@ impl<'a> Launch<'a> {
     /// device memory it may use (each launch site says why in its `// SAFETY:` comment).
     pub unsafe fn launch(&mut self, config: LaunchConfig) -> Result<()> {
         use cudarc::driver::sys;
-        let name = self.kernel.name;
-        self.stream.context().bind_to_thread().map_err(|e| launch_error(name, e))?;
         let mut pointers: Vec<*mut c_void> = self
             .params
             .iter()
@@ -228,39 +226,57 @@ impl<'a> Launch<'a> {
                 Param::Device(index) => &self.addresses[index] as *const u64 as *mut c_void,
             })
             .collect();
-        // SAFETY: an all-zero attribute is a valid value of this plain C struct and union.
-        let mut attribute: sys::CUlaunchAttribute = unsafe { std::mem::zeroed() };
-        attribute.id = sys::CUlaunchAttributeID::CU_LAUNCH_ATTRIBUTE_PROGRAMMATIC_STREAM_SERIALIZATION;
-        attribute.value.programmaticStreamSerializationAllowed = 1;
-        let programmatic = self.kernel.programmatic && !capturing(self.stream);
-        let launch = sys::CUlaunchConfig {
-            gridDimX: config.grid_dim.0,
-            gridDimY: config.grid_dim.1,
-            gridDimZ: config.grid_dim.2,
-            blockDimX: config.block_dim.0,
-            blockDimY: config.block_dim.1,
-            blockDimZ: config.block_dim.2,
-            sharedMemBytes: config.shared_mem_bytes,
-            hStream: self.stream.cu_stream(),
-            attrs: &mut attribute,
-            numAttrs: u32::from(programmatic),
-        };
-        // SAFETY: `launch`, `attribute`, `pointers` and what they point at (borrowed for 'a, or
-        // held by `self`) outlive the call, and the driver copies the parameters before it
-        // returns; the rest is the caller's.
-        unsafe {
-            sys::cuLaunchKernelEx(
-                &launch,
-                self.kernel.function.cu_function(),
-                pointers.as_mut_ptr(),
-                std::ptr::null_mut(),
-            )
-        }
-        .result()
-        .map_err(|e| launch_error(name, e))?;
+        let attribute = (self.kernel.programmatic && !capturing(self.stream)).then(|| {
+            // SAFETY: an all-zero attribute is a valid value of this plain C struct and union.
+            let mut attribute: sys::CUlaunchAttribute = unsafe { std::mem::zeroed() };
+            attribute.id = sys::CUlaunchAttributeID::CU_LAUNCH_ATTRIBUTE_PROGRAMMATIC_STREAM_SERIALIZATION;
+            attribute.value.programmaticStreamSerializationAllowed = 1;
+            attribute
+        });
+        // SAFETY: `pointers` holds one pointer per pushed argument, to a value borrowed for 'a
+        // or held by `self`, both alive for the call; the rest is the caller's.
+        unsafe { launch_ex(self.kernel, self.stream, config, attribute, pointers.as_mut_ptr()) }?;
         self.kernel.count_parameters(self.params.len());
         Ok(())
     }
+}
+
+/// `cuLaunchKernelEx` of `kernel` on `stream` with `config`, at most one launch attribute, and
+/// the parameter array `params`. A failure is [`GpuError::Driver`] naming the kernel.
+///
+/// # Safety
+/// `params` must hold one pointer per kernel parameter, to a value of its type, all alive for
+/// the call (the driver copies them before it returns); the rest as [`Launch::launch`].
+unsafe fn launch_ex(
+    kernel: &Kernel,
+    stream: &CudaStream,
+    config: LaunchConfig,
+    mut attribute: Option<cudarc::driver::sys::CUlaunchAttribute>,
+    params: *mut *mut c_void,
+) -> Result<()> {
+    use cudarc::driver::sys;
+    stream.context().bind_to_thread().map_err(|e| launch_error(kernel.name, e))?;
+    let (attrs, num_attrs) = match attribute.as_mut() {
+        Some(attribute) => (attribute as *mut sys::CUlaunchAttribute, 1),
+        None => (std::ptr::null_mut(), 0),
+    };
+    let launch = sys::CUlaunchConfig {
+        gridDimX: config.grid_dim.0,
+        gridDimY: config.grid_dim.1,
+        gridDimZ: config.grid_dim.2,
+        blockDimX: config.block_dim.0,
+        blockDimY: config.block_dim.1,
+        blockDimZ: config.block_dim.2,
+        sharedMemBytes: config.shared_mem_bytes,
+        hStream: stream.cu_stream(),
+        attrs,
+        numAttrs: num_attrs,
+    };
+    // SAFETY: `launch` and the attribute it points at outlive the call; `params` is the
+    // caller's.
+    unsafe { sys::cuLaunchKernelEx(&launch, kernel.function.cu_function(), params, std::ptr::null_mut()) }
+        .result()
+        .map_err(|e| launch_error(kernel.name, e))
 }
 
 /// Whether `stream` is capturing a graph: the recorded graphs keep ordinary edges (the
@@ -292,30 +308,15 @@ impl Kernel {
         params: &T,
     ) -> Result<()> {
         use cudarc::driver::sys;
-        stream.context().bind_to_thread().map_err(|e| launch_error(self.name, e))?;
         // SAFETY: an all-zero attribute is a valid value of this plain C struct and union.
         let mut attribute: sys::CUlaunchAttribute = unsafe { std::mem::zeroed() };
         attribute.id = sys::CUlaunchAttributeID::CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION;
         attribute.value.clusterDim =
             sys::CUlaunchAttributeValue_union__bindgen_ty_1 { x: cluster.0, y: cluster.1, z: cluster.2 };
-        let launch = sys::CUlaunchConfig {
-            gridDimX: config.grid_dim.0,
-            gridDimY: config.grid_dim.1,
-            gridDimZ: config.grid_dim.2,
-            blockDimX: config.block_dim.0,
-            blockDimY: config.block_dim.1,
-            blockDimZ: config.block_dim.2,
-            sharedMemBytes: config.shared_mem_bytes,
-            hStream: stream.cu_stream(),
-            attrs: &mut attribute,
-            numAttrs: 1,
-        };
-        // The driver copies the parameter's bytes before returning.
-        let mut param = params as *const T as *mut std::ffi::c_void;
-        // SAFETY: `launch` and `param` outlive the call; the rest is forwarded to the caller.
-        unsafe { sys::cuLaunchKernelEx(&launch, self.function.cu_function(), &mut param, std::ptr::null_mut()) }
-            .result()
-            .map_err(|e| launch_error(self.name, e))?;
+        let mut param = params as *const T as *mut c_void;
+        // SAFETY: the one parameter points at `params`, alive for the call; the rest is
+        // forwarded to the caller.
+        unsafe { launch_ex(self, stream, config, Some(attribute), &mut param) }?;
         self.count_parameters(1);
         Ok(())
     }
