@@ -10,9 +10,9 @@
 // v is exact unless x is within L 2^-63 q of +-q/2, where the noise budget is long spent.
 // x_c mod t = sum_i y_i [(q/q_i)]_t - v [q]_t: the products y_i [(q/q_i)]_t (< 2^122) are
 // summed exactly (192-bit carry chains) and reduced modulo t once at the end (Shoup products
-// with host constants, `Finish`; t < 2^60 need not be prime). Every step is integer arithmetic whose result does
-// not depend on the order of the sums, so partial sums over any split of the limbs merge to
-// the host's word (crates/bgv-encrypt, DecryptionTables::reduce_host).
+// with host constants, `Finish`; t < 2^60 need not be prime). Every step is integer arithmetic
+// whose result does not depend on the order of the sums, so partial sums over any split of the
+// limbs merge to the host's word (crates/bgv-encrypt, DecryptionTables::reduce_host).
 #pragma once
 
 #include "modarith.cuh"

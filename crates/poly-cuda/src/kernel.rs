@@ -81,7 +81,7 @@ const PROGRAMMATIC_KERNELS: &[(&str, &[&str])] = &[
     ("bgv", &["bgv_reduce_phase"]),
 ];
 
-/// Whether kernel `name` of module `module` is in [`PROGRAMMATIC_KERNELS`].
+/// Whether kernel `name` of module `module` is in `PROGRAMMATIC_KERNELS` (launched programmatically).
 pub fn waits_for_inputs(module: &str, name: &str) -> bool {
     PROGRAMMATIC_KERNELS
         .iter()
