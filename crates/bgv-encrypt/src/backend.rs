@@ -9,7 +9,7 @@ use poly::{Coeff, CpuBackend, Eval, Poly};
 use crate::{BgvError, Result};
 
 /// The constants of decryption at one level (primes `q_0 .. q_l`): `(q/q_i)^{-1} mod q_i`
-/// with Shoup companions, `(q/q_i) mod t`, `q mod t`, and `t` with its Barrett constant.
+/// with Shoup companions, `(q/q_i) mod t`, `q mod t`, and `t`.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct DecryptionTables {
     moduli: Vec<Modulus>,
@@ -17,8 +17,6 @@ pub struct DecryptionTables {
     per_limb: Vec<u64>,
     q_mod_t: u64,
     t: u64,
-    /// `floor(2^128 / t)` as `(high, low)`.
-    t_barrett: (u64, u64),
 }
 
 impl DecryptionTables {
@@ -44,15 +42,7 @@ impl DecryptionTables {
             ]);
         }
         let q_mod_t = (base.product() % t).iter_u64_digits().next().unwrap_or(0);
-        // floor(2^128 / t); one more than floor((2^128 - 1) / t) exactly when t divides 2^128.
-        let barrett = u128::MAX / u128::from(t) + u128::from(u128::MAX % u128::from(t) == u128::from(t) - 1);
-        Ok(Self {
-            moduli: base.moduli().to_vec(),
-            per_limb,
-            q_mod_t,
-            t,
-            t_barrett: ((barrett >> 64) as u64, barrett as u64),
-        })
+        Ok(Self { moduli: base.moduli().to_vec(), per_limb, q_mod_t, t })
     }
 
     /// The number of primes.
@@ -70,9 +60,9 @@ impl DecryptionTables {
         self.q_mod_t
     }
 
-    /// `t` and `floor(2^128 / t)` as `(t, high, low)`.
-    pub fn plaintext_barrett(&self) -> (u64, u64, u64) {
-        (self.t, self.t_barrett.0, self.t_barrett.1)
+    /// `t`.
+    pub fn plaintext_modulus(&self) -> u64 {
+        self.t
     }
 
     /// `[x_c]_t f^{-1} mod t` per coefficient of `phase` (limb-major over these primes, degree
@@ -303,7 +293,7 @@ pub unsafe fn queue_phase_reduction(
 ) -> Result<()> {
     let limbs = tables.num_limbs();
     let kernels = device.kernel_set::<BgvKernels>().map_err(BgvError::from_backend)?;
-    let (t, _, _) = tables.plaintext_barrett();
+    let t = tables.plaintext_modulus();
     let finish = poly_cuda::LiftFinish::new(t, tables.q_mod_t(), correction_inv).map_err(BgvError::from_backend)?;
     let (log_n, limbs_arg) = (degree.trailing_zeros() as i32, limbs as i32);
     let scaled_arg = i32::from(scaled);
@@ -386,7 +376,7 @@ fn with_lift<T>(
     let new_lift = || {
         let factors: Vec<u64> = tables.per_limb().chunks_exact(3).map(|row| row[0]).collect();
         let terms: Vec<u64> = tables.per_limb().chunks_exact(3).map(|row| row[2]).collect();
-        let (t, _, _) = tables.plaintext_barrett();
+        let t = tables.plaintext_modulus();
         poly_cuda::CenteredLift::new(context, &factors, &terms, t, tables.q_mod_t()).map_err(BgvError::from_backend)
     };
     if prepared.lift.get().is_none() {

@@ -17,7 +17,7 @@ use poly::PolyError;
 use crate::error::{GpuError, Result};
 use crate::{GpuContext, InverseScale};
 
-/// Largest `t` of a lift (`t < 2^60`: the kernels' sums and Barrett reductions assume it).
+/// Largest `t` of a lift (`t < 2^60`: the kernels' sums and Shoup products assume it).
 pub const LIFT_MAX_T_BITS: u32 = 60;
 
 /// Mirror of `centered_lift::Finish` (kernels/include/centered_lift.cuh): the constants of the
@@ -69,11 +69,6 @@ impl LiftFinish {
             factor,
             factor_shoup: shoup(factor),
         })
-    }
-
-    /// `t`.
-    pub fn plaintext_modulus(&self) -> u64 {
-        self.t
     }
 }
 

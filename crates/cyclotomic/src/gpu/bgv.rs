@@ -627,7 +627,7 @@ impl GpuBgv {
             padded
         };
         let Decryption { tables, per_limb } = &self.decryption[ct.level];
-        let correction_inv = inverse_mod(ct.factor, tables.plaintext_barrett().0)?;
+        let correction_inv = inverse_mod(ct.factor, tables.plaintext_modulus())?;
         let mut out = self.ring.alloc(width)?;
         // SAFETY: `input` holds (level + 1) width canonical words over q_0 .. q_level (rows
         // padded with zeros), the moduli table is that ring's (level + 1 triples), `per_limb` the
