@@ -11,10 +11,13 @@
 //! warm-up calls. Every result is decrypted and checked against slot arithmetic; a wrong one
 //! prints `MISMATCH` and the exit code is 1.
 //!
-//! `bgv_bench [--runs N] [--sets 4096,16384,...] [--host]`; prints one table row per set and
-//! operation: `BGV <N> <op> median_us min_us max_us`; `--host` adds the host's time per call
-//! (until the call returns) as comment rows `# host BGV <N> <op> ...`: where it is close to the
-//! device time, the call is bound by the host's issue rate.
+//! `bgv_bench [--runs N] [--sets 4096,16384,...] [--host] [--primed]`; prints one table row per
+//! set and operation: `BGV <N> <op> median_us min_us max_us`; `--host` adds the host's time per
+//! call (until the call returns) as comment rows `# host BGV <N> <op> ...`: where it is close to
+//! the device time, the call is bound by the host's issue rate. `--primed` queues each call
+//! behind a kernel that keeps the GPU busy for a millisecond, so the events see the kernels'
+//! time alone (not comparable with Phantom's timing, which includes the host's latency to the
+//! first kernel); against the default it shows how much of a call that latency is.
 
 use std::process::ExitCode;
 use std::sync::Arc;
@@ -44,14 +47,17 @@ struct Options {
     sets: Vec<u32>,
     /// Also print the host's time per call (until the call returns, nothing awaited).
     host: bool,
+    /// Queue every call behind a busy kernel: device time only.
+    primed: bool,
 }
 
 fn parse_options() -> BoxResult<Options> {
-    let mut options = Options { runs: 100, sets: vec![12, 14, 15, 16], host: false };
+    let mut options = Options { runs: 100, sets: vec![12, 14, 15, 16], host: false, primed: false };
     let mut args = std::env::args().skip(1);
     while let Some(arg) = args.next() {
         match arg.as_str() {
             "--host" => options.host = true,
+            "--primed" => options.primed = true,
             "--runs" => options.runs = args.next().ok_or("--runs needs a number")?.parse()?,
             "--sets" => {
                 let list = args.next().ok_or("--sets needs a list of degrees")?;
@@ -67,9 +73,17 @@ fn parse_options() -> BoxResult<Options> {
 }
 
 /// Times `op` between two events on `device`'s stream; microseconds of device time and of
-/// host time (from the start event to the call's return, nothing awaited).
-fn timed<T>(device: &Arc<poly_cuda::GpuDevice>, op: impl FnOnce() -> BoxResult<T>) -> BoxResult<(T, (f64, f64))> {
+/// host time (from the start event to the call's return, nothing awaited). With `spin`, the
+/// call is queued behind that busy kernel first (`--primed`).
+fn timed<T>(
+    device: &Arc<poly_cuda::GpuDevice>,
+    spin: Option<&benches::gpu_timing::EventTimer>,
+    op: impl FnOnce() -> BoxResult<T>,
+) -> BoxResult<(T, (f64, f64))> {
     let stream = device.stream();
+    if let Some(timer) = spin {
+        timer.prime(1)?;
+    }
     let flags = Some(CUevent_flags::CU_EVENT_DEFAULT);
     let start = stream.record_event(flags)?;
     let host_start = std::time::Instant::now();
@@ -86,7 +100,7 @@ fn stats(mut samples: Vec<f64>) -> (f64, f64, f64) {
 }
 
 /// One set: every operation timed, results checked. Returns the mismatches.
-fn bench_set(gpu: &GpuBackend, log_degree: u32, runs: usize, host: bool) -> BoxResult<Vec<String>> {
+fn bench_set(gpu: &GpuBackend, log_degree: u32, runs: usize, host: bool, primed: bool) -> BoxResult<Vec<String>> {
     let params = Preset::Phantom { log_degree }.build()?;
     let n = params.degree();
     let t = params.plaintext_modulus();
@@ -109,6 +123,8 @@ fn bench_set(gpu: &GpuBackend, log_degree: u32, runs: usize, host: bool) -> BoxR
     let ca = context.encrypt(&pa, &public)?;
     let cb = context.encrypt(&pb, &public)?;
     let device = Arc::clone(gpu.device());
+    let spin = if primed { Some(benches::gpu_timing::EventTimer::primed(&device)?) } else { None };
+    let spin = spin.as_ref();
     let mut samples: Vec<Vec<f64>> = vec![Vec::new(); OPS.len()];
     let mut host_samples: Vec<Vec<f64>> = vec![Vec::new(); OPS.len()];
     let warmup = 5;
@@ -119,38 +135,38 @@ fn bench_set(gpu: &GpuBackend, log_degree: u32, runs: usize, host: bool) -> BoxR
                 host_samples[index].push(host_us);
             }
         };
-        let (x, us) = timed(&device, || Ok(context.encrypt(&pa, &public)?))?;
+        let (x, us) = timed(&device, spin, || Ok(context.encrypt(&pa, &public)?))?;
         record(0, us);
         drop(x);
-        let (x, us) = timed(&device, || Ok(context.decrypt(&ca, &secret)?))?;
+        let (x, us) = timed(&device, spin, || Ok(context.decrypt(&ca, &secret)?))?;
         record(1, us);
         drop(x);
-        let (x, us) = timed(&device, || Ok(context.add(&ca, &cb)?))?;
+        let (x, us) = timed(&device, spin, || Ok(context.add(&ca, &cb)?))?;
         record(2, us);
         drop(x);
         let mut target = context.duplicate(&ca)?;
-        let ((), us) = timed(&device, || Ok(context.add_assign(&mut target, &cb)?))?;
+        let ((), us) = timed(&device, spin, || Ok(context.add_assign(&mut target, &cb)?))?;
         record(3, us);
         drop(target);
-        let (x, us) = timed(&device, || Ok(context.mul_relin(&ca, &cb, &relin)?))?;
+        let (x, us) = timed(&device, spin, || Ok(context.mul_relin(&ca, &cb, &relin)?))?;
         record(4, us);
         drop(x);
-        let (x, us) = timed(&device, || Ok(context.rotate_rows(&ca, 1, &galois)?))?;
+        let (x, us) = timed(&device, spin, || Ok(context.rotate_rows(&ca, 1, &galois)?))?;
         record(5, us);
         drop(x);
         // The parts of Mul+Relin, and modulus switching.
-        let (product, us) = timed(&device, || Ok(context.mul(&ca, &cb)?))?;
+        let (product, us) = timed(&device, spin, || Ok(context.mul(&ca, &cb)?))?;
         record(6, us);
-        let (x, us) = timed(&device, || Ok(context.relinearize(&product, &relin)?))?;
+        let (x, us) = timed(&device, spin, || Ok(context.relinearize(&product, &relin)?))?;
         record(7, us);
         drop((x, product));
-        let (x, us) = timed(&device, || Ok(context.mod_switch_to_next(&ca)?))?;
+        let (x, us) = timed(&device, spin, || Ok(context.mod_switch_to_next(&ca)?))?;
         record(8, us);
         drop(x);
-        let (x, us) = timed(&device, || Ok(context.square(&ca)?))?;
+        let (x, us) = timed(&device, spin, || Ok(context.square(&ca)?))?;
         record(9, us);
         drop(x);
-        let (x, us) = timed(&device, || Ok(context.decrypt_resident(&ca, &secret)?))?;
+        let (x, us) = timed(&device, spin, || Ok(context.decrypt_resident(&ca, &secret)?))?;
         record(10, us);
         drop(x);
     }
@@ -208,7 +224,7 @@ fn main() -> ExitCode {
         let mut ok = true;
         for &log_degree in &options.sets {
             let runs = if log_degree >= 16 { options.runs.min(30) } else { options.runs };
-            for why in bench_set(&gpu, log_degree, runs, options.host)? {
+            for why in bench_set(&gpu, log_degree, runs, options.host, options.primed)? {
                 println!("MISMATCH {why}");
                 ok = false;
             }
