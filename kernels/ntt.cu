@@ -858,6 +858,11 @@ __device__ __forceinline__ void inverse_lift_pass(const LiftParams& F) {
 // Sums: products of canonical values are below p^2 < 2^124, so 128-bit sums take 15 of them
 // with a canonical carry-in; they are reduced every IP_REDUCE_EVERY digits.
 #define IP_MAX_DIGITS 64
+// Resident threads per SM the fused inner product's registers must allow: 384 (168 registers,
+// no spill) where 512 (128) spilled.
+#ifndef IP_MIN_THREADS
+#define IP_MIN_THREADS 384
+#endif
 #define IP_REDUCE_EVERY 15
 struct FwdIpParams {
     const u64* data;                   // [digits][limbs][N] after the first pass (lazy)
@@ -1086,11 +1091,11 @@ __device__ __forceinline__ void forward_inner_product_pass(const FwdIpParams& F)
             data, source, table, chunk_roots, moduli, log_n, limbs_per_poly, 0, 0, &epilogue);                  \
     }
 #define NTT_FWD_IP_KERNEL(M, LR)                                                                           \
-    extern "C" __global__ void NTT_LAUNCH_BOUNDS(M, LR, false, (CONTIGUOUS_BLOCK_WORDS >> M), true, 512)       \
+    extern "C" __global__ void NTT_LAUNCH_BOUNDS(M, LR, false, (CONTIGUOUS_BLOCK_WORDS >> M), true, IP_MIN_THREADS)       \
         ntt_fwd_ip_contiguous_##M##_lr##LR(const __grid_constant__ FwdIpParams params) {                         \
         forward_inner_product_pass<Pass<M, LR, false, (CONTIGUOUS_BLOCK_WORDS >> M), true>, false>(params);     \
     }                                                                                                      \
-    extern "C" __global__ void NTT_LAUNCH_BOUNDS(M, LR, false, (CONTIGUOUS_BLOCK_WORDS >> M), true, 512)       \
+    extern "C" __global__ void NTT_LAUNCH_BOUNDS(M, LR, false, (CONTIGUOUS_BLOCK_WORDS >> M), true, IP_MIN_THREADS)       \
         ntt_fwd_ip_split_contiguous_##M##_lr##LR(const __grid_constant__ FwdIpParams params) {                   \
         forward_inner_product_pass<Pass<M, LR, false, (CONTIGUOUS_BLOCK_WORDS >> M), true>, true>(params);      \
     }

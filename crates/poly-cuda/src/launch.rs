@@ -78,6 +78,16 @@ pub const DEFAULT_MEDIUM_LAUNCH_POINTS: usize = 3 << 17;
 /// (inverse), 5.6 to 4.9 us (the decryption's multiply-add pass), at 2^14 x 16 limbs 8.2 to 7.5
 /// us (ModDown's pass); at 2^14 x 24 limbs no faster (6.8 us), hence 2^18.
 pub const DEFAULT_MEDIUM_CONTIGUOUS_LAUNCH_POINTS: usize = 1 << 18;
+/// Environment variable (a tuning knob for benchmarks): [`MEDIUM_CONTIGUOUS_LAUNCH_POINTS_ENV`]
+/// for the decryption's multiply-add pass (the first inverse pass loading
+/// `addend + source * factor`); default [`DEFAULT_MUL_ADD_MEDIUM_LAUNCH_POINTS`], 0 leaves that
+/// pass to the general bound.
+pub const MUL_ADD_MEDIUM_LAUNCH_POINTS_ENV: &str = "POLY_CUDA_NTT_MUL_ADD_MEDIUM_LAUNCH_POINTS";
+/// The multiply-add pass takes the medium contiguous shape at every size above the small
+/// launches: it loads three words a point, and with radix 8 its blocks left the SMs at 21%
+/// achieved occupancy (2^15 x 16 limbs). H100, ncu: 11.3 -> 10.0 us at 2^15 x 16 limbs, 35.6 ->
+/// 32.5 us at 2^16 x 32 (docs/perf/2026-11-25-h100-decryption-shapes.md).
+pub const DEFAULT_MUL_ADD_MEDIUM_LAUNCH_POINTS: usize = usize::MAX;
 const DEFAULT_MEDIUM_STRIDED: (u32, u32) = (2, 8);
 const DEFAULT_MEDIUM_CONTIGUOUS: (u32, u32) = (2, 512);
 
@@ -97,6 +107,7 @@ struct RadixKnobs {
     single_launch_points: usize,
     medium_launch_points: usize,
     medium_contiguous_launch_points: usize,
+    mul_add_medium_launch_points: usize,
     /// (log radix, columns) of medium launches' strided pass.
     medium_strided: (u32, u32),
     /// (log radix, points per block) of medium launches' contiguous pass.
@@ -115,6 +126,8 @@ fn radix_knobs() -> RadixKnobs {
             medium_launch_points: read(MEDIUM_LAUNCH_POINTS_ENV).unwrap_or(DEFAULT_MEDIUM_LAUNCH_POINTS),
             medium_contiguous_launch_points: read(MEDIUM_CONTIGUOUS_LAUNCH_POINTS_ENV)
                 .unwrap_or(DEFAULT_MEDIUM_CONTIGUOUS_LAUNCH_POINTS),
+            mul_add_medium_launch_points: read(MUL_ADD_MEDIUM_LAUNCH_POINTS_ENV)
+                .unwrap_or(DEFAULT_MUL_ADD_MEDIUM_LAUNCH_POINTS),
             medium_strided: read_pair(MEDIUM_STRIDED_ENV).unwrap_or(DEFAULT_MEDIUM_STRIDED),
             medium_contiguous: read_pair(MEDIUM_CONTIGUOUS_ENV).unwrap_or(DEFAULT_MEDIUM_CONTIGUOUS),
         }
@@ -522,7 +535,8 @@ fn pass_kernel_exists(kind: PassKind, log_m: u32, log_radix: u32, columns: u32) 
 /// threads, shorter chains), the medium shapes for medium launches, else radix 8, or 16 for
 /// strided passes of more than 64 points (fewer shared-memory round trips; H100, N = 2^16 x
 /// 32: 43.8 us forward against 44.2 with radix 8); the knobs override where a kernel exists.
-fn pass_shape(kind: PassKind, log_m: u32, points: usize) -> (u32, u32) {
+/// `function`: the multiply-add pass has a medium bound of its own.
+fn pass_shape(function: PassFunction, kind: PassKind, log_m: u32, points: usize) -> (u32, u32) {
     let knobs = radix_knobs();
     let default_columns = match kind {
         PassKind::Strided => STRIDED_COLUMNS,
@@ -545,7 +559,13 @@ fn pass_shape(kind: PassKind, log_m: u32, points: usize) -> (u32, u32) {
         PassKind::Strided => (knobs.medium_launch_points, knobs.medium_strided),
         PassKind::Contiguous => {
             let (r, words) = knobs.medium_contiguous;
-            (knobs.medium_contiguous_launch_points, (r, words >> log_m))
+            let bound = match function {
+                PassFunction::InverseMulAdd => {
+                    knobs.medium_contiguous_launch_points.max(knobs.mul_add_medium_launch_points)
+                }
+                _ => knobs.medium_contiguous_launch_points,
+            };
+            (bound, (r, words >> log_m))
         }
     };
     if points > knobs.small_launch_points
@@ -576,7 +596,7 @@ fn pass_launch(
     first: bool,
 ) -> Result<NttPass> {
     let points = n as usize * grid_y as usize;
-    let (log_radix, columns) = pass_shape(kind, log_m, points);
+    let (log_radix, columns) = pass_shape(function, kind, log_m, points);
     let found = find_pass_kernel(kind, log_m, log_radix, columns)
         .and_then(|index| PASS_KERNELS.get(index)?.names.get(function).map(|name| (index, name)));
     let (index, name) = found.ok_or_else(|| GpuError::Unsupported {
