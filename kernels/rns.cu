@@ -58,11 +58,6 @@ typedef uint32_t u32;
 #ifndef RNS_MIN_BLOCKS
 #define RNS_MIN_BLOCKS 4
 #endif
-// The exact conversions (ModUp's and ModDown's) with more registers: at 64 a thread they
-// spilled (ptxas: 96 bytes of spill loads in rns_exact_convert_digits).
-#ifndef RNS_EXACT_MIN_BLOCKS
-#define RNS_EXACT_MIN_BLOCKS 3
-#endif
 
 namespace {
 
@@ -468,7 +463,7 @@ extern "C" __global__ void __launch_bounds__(RNS_THREADS, RNS_MIN_BLOCKS) rns_fa
     convert_body<MODE_FAST>(p);
 }
 
-extern "C" __global__ void __launch_bounds__(RNS_THREADS, RNS_EXACT_MIN_BLOCKS) rns_exact_convert(const ConvertParams p) {
+extern "C" __global__ void __launch_bounds__(RNS_THREADS, RNS_MIN_BLOCKS) rns_exact_convert(const ConvertParams p) {
     convert_body<MODE_EXACT>(p);
 }
 
@@ -495,7 +490,7 @@ extern "C" __global__ void __launch_bounds__(RNS_THREADS, RNS_MIN_BLOCKS)
     convert_digit<MODE_FAST>(p);
 }
 
-extern "C" __global__ void __launch_bounds__(RNS_THREADS, RNS_EXACT_MIN_BLOCKS)
+extern "C" __global__ void __launch_bounds__(RNS_THREADS, RNS_MIN_BLOCKS)
     rns_exact_convert_digits(const __grid_constant__ DigitConvertParams p) {
     convert_digit<MODE_EXACT>(p);
 }

@@ -348,6 +348,10 @@ pub struct GpuDecryption {
     per_limb: poly_cuda::cudarc::driver::CudaSlice<u64>,
     lift: std::sync::OnceLock<poly_cuda::CenteredLift>,
     replays: crate::decryption_replay::DecryptionReplays,
+    /// The direct path's transform scratch (one polynomial of the level), reused by every
+    /// decryption queued on the device's stream: no allocation before the first kernel, and
+    /// no free after the last.
+    scratch: std::sync::Mutex<Option<poly_cuda::DevicePoly<Coeff>>>,
 }
 
 #[cfg(feature = "cuda")]
@@ -401,7 +405,12 @@ impl BgvBackend for poly_cuda::GpuBackend {
         let per_limb = stream
             .clone_htod(tables.per_limb())
             .map_err(|e| BgvError::from_backend(poly_cuda::GpuError::driver("cuMemcpyHtoDAsync", e)))?;
-        Ok(GpuDecryption { per_limb, lift: std::sync::OnceLock::new(), replays: Default::default() })
+        Ok(GpuDecryption {
+            per_limb,
+            lift: std::sync::OnceLock::new(),
+            replays: Default::default(),
+            scratch: std::sync::Mutex::new(None),
+        })
     }
 
     fn reduce_phase_resident(
@@ -457,6 +466,9 @@ impl BgvBackend for poly_cuda::GpuBackend {
             {
                 return Ok(words);
             }
+            if let Some(words) = decrypt_through_scratch(self, tables, prepared, lift, [c0, acc, s], correction_inv)? {
+                return Ok(words);
+            }
             let phase = c0.inverse_of_mul_add_scaled(acc, s, lift.scale()).map_err(BgvError::from_backend)?;
             reduce_into_device(self, tables, prepared, &phase, correction_inv, true)
         })
@@ -479,6 +491,53 @@ impl BgvBackend for poly_cuda::GpuBackend {
             reduce_to_host(self, tables, prepared, &phase, correction_inv, true)
         })
     }
+}
+
+/// The scaled transform and `bgv_reduce_phase` of checked operands into a new buffer of `N`
+/// words, the transform written into the level's cached scratch (made on first use): the host
+/// issues two launches and one allocation (the output's, between them) where the plain path
+/// also allocates and frees the scratch, and the first kernel starts that much sooner. The
+/// lock is held until both kernels are queued, and the cache is used only on the device's own
+/// stream, so decryptions sharing the scratch run in stream order. `Ok(None)`, nothing queued,
+/// where it does not apply (a thread capturing a graph, a lift of another context).
+#[cfg(feature = "cuda")]
+fn decrypt_through_scratch(
+    backend: &poly_cuda::GpuBackend,
+    tables: &DecryptionTables,
+    prepared: &GpuDecryption,
+    lift: &poly_cuda::CenteredLift,
+    [c0, acc, s]: [&poly_cuda::DevicePoly<Eval>; 3],
+    correction_inv: u64,
+) -> Result<Option<poly_cuda::cudarc::driver::CudaSlice<u64>>> {
+    let device = backend.device();
+    let context = c0.context();
+    let own_stream = std::sync::Arc::ptr_eq(device.stream(), device.streams().main());
+    let cached_lift = prepared.lift.get().is_some_and(|cached| std::ptr::eq(cached, lift));
+    if !own_stream || !cached_lift {
+        return Ok(None);
+    }
+    let mut guard = prepared.scratch.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+    if !guard.as_ref().is_some_and(|scratch| scratch.context().id() == context.id()) {
+        *guard = Some(poly_cuda::DevicePoly::<Coeff>::zero(context).map_err(BgvError::from_backend)?);
+    }
+    let Some(scratch) = guard.as_mut() else {
+        return Ok(None);
+    };
+    c0.inverse_of_mul_add_scaled_into(acc, s, lift.scale(), scratch).map_err(BgvError::from_backend)?;
+    let n = context.ring().degree();
+    // SAFETY: the kernel writes all N words before anything reads them.
+    let mut out = unsafe { device.stream().alloc::<u64>(n) }
+        .map_err(|e| BgvError::from_backend(poly_cuda::GpuError::alloc(n * size_of::<u64>(), e)))?;
+    queue_reduce_phase(
+        backend,
+        tables,
+        &prepared.per_limb,
+        scratch,
+        correction_inv,
+        true,
+        ReduceOutput::Device(&mut out),
+    )?;
+    Ok(Some(out))
 }
 
 /// `bgv_reduce_phase` of a checked `phase` into a new device buffer of `N` words.

@@ -157,7 +157,9 @@ mod on_device {
     /// from one thread and from three at once;
     /// each plaintext equals its message and the direct path's (`decrypt`). 2^12 runs the lift
     /// fused into the transform, 2^13 and 2^14 the scaled transform and the phase reduction;
-    /// DGT rings are not recorded (no fused scale) and run directly.
+    /// DGT rings are not recorded (no fused scale) and run directly. 2^15 is above the replay
+    /// bound: there the direct path shares the level's cached scratch between the calls and
+    /// the threads.
     #[test]
     fn replayed_decryption_follows_ciphertexts_levels_and_threads() {
         use crate::common::salted;
@@ -166,6 +168,7 @@ mod on_device {
             Preset::Phantom { log_degree: 12 }.build().unwrap(),
             build(13, &[50, 50, 50, 50], &[55, 55], 65537, TransformKind::Ntt),
             Preset::Phantom { log_degree: 14 }.build().unwrap(),
+            Preset::Phantom { log_degree: 15 }.build().unwrap(),
             build(12, &[50, 45, 45], &[55], 65537, TransformKind::Dgt),
         ] {
             let context = bgv_encrypt::BgvContext::new(gpu.clone(), &params).unwrap();

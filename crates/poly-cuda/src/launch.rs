@@ -1772,9 +1772,10 @@ mod tests {
         }
     }
 
-    /// For every schedule and launch size: the inverse of a product (and of a multiply-add)
-    /// launches the inverse's kernels with the same shapes, its first kernel replaced by that
-    /// kernel's product (multiply-add) variant;
+    /// For every schedule and launch size: the inverse of a product launches the inverse's
+    /// kernels with the same shapes, its first kernel replaced by that kernel's product
+    /// variant; the inverse of a multiply-add too, but for its first pass's shape above the
+    /// small launches;
     /// exactly the first pass of each transform is marked as the one that reads the source
     /// (forward) or takes the product (inverse).
     #[test]
@@ -1798,8 +1799,22 @@ mod tests {
                     assert!(firsts[0], "{label}");
                 }
                 assert_eq!(product[0].name, inverse[0].name.replacen("ntt_inv_", "ntt_inv_product_", 1), "{label}");
-                assert_eq!(mul_add[0].name, inverse[0].name.replacen("ntt_inv_", "ntt_inv_mul_add_", 1), "{label}");
-                for (p, i) in product.iter().zip(&inverse).chain(mul_add.iter().zip(&inverse)) {
+                // The multiply-add pass is the inverse's first pass, or above the small launches
+                // the medium contiguous shape (radix 4, 512 points a block: the same threads a
+                // block, twice the blocks) where that kernel exists.
+                let same = inverse[0].name.replacen("ntt_inv_", "ntt_inv_mul_add_", 1);
+                if mul_add[0].name == same {
+                    assert_eq!(mul_add[0].config.grid_dim, inverse[0].config.grid_dim, "{label}");
+                } else {
+                    let points = (grid_y as usize) << log_n;
+                    assert!(points > DEFAULT_SMALL_LAUNCH_POINTS, "{label}");
+                    assert!(inverse[0].name.ends_with("_lr3"), "{label}: {}", inverse[0].name);
+                    assert_eq!(mul_add[0].name, same.replacen("_lr3", "_lr2_w512", 1), "{label}");
+                    let (g, i) = (mul_add[0].config.grid_dim, inverse[0].config.grid_dim);
+                    assert_eq!((g.0, g.1, g.2), (2 * i.0, i.1, i.2), "{label}");
+                }
+                assert_eq!(mul_add[0].config.block_dim, inverse[0].config.block_dim, "{label}");
+                for (p, i) in product.iter().zip(&inverse).chain(mul_add.iter().zip(&inverse).skip(1)) {
                     assert_eq!(p.config.grid_dim, i.config.grid_dim, "{label}");
                     assert_eq!(p.config.block_dim, i.config.block_dim, "{label}");
                 }
