@@ -27,7 +27,8 @@ using wide_sum::Sum192;
 // its limbs before their arithmetic, so they are in flight together.
 //
 // `tables`: L triples {(q/q_i)^{-1} mod q_i, its shoup, (q/q_i) mod t}. `finish`: t and the last
-// step's constants, the factor f^{-1} among them (centered_lift::Finish).
+// step's constants, the factor f^{-1} among them (centered_lift::Finish). `narrow`: every
+// y_i (q/q_i mod t) fits a word (reduce_phase<true>).
 namespace {
 
 constexpr int REDUCE_THREADS = 256;
@@ -43,12 +44,15 @@ constexpr int REDUCE_MIN_BLOCKS = 5;
 
 }  // namespace
 
-extern "C" __global__ void __launch_bounds__(REDUCE_THREADS, REDUCE_MIN_BLOCKS)
-    bgv_reduce_phase(u64* __restrict__ out, const u64* __restrict__ in, const Modulus* __restrict__ moduli,
-                     const u64* __restrict__ tables, const centered_lift::Finish finish, int log_n, int limbs,
-                     int scaled) {
-    __shared__ Fraction partial_fraction[REDUCE_THREADS];
-    __shared__ Sum192 partial_sum[REDUCE_THREADS];
+// The body of bgv_reduce_phase; NARROW: every product y_i [(q/q_i)]_t fits a word (the host
+// checked (q_i - 1) [(q/q_i)]_t < 2^64), so the sum takes one low product and a 128-bit add
+// per limb where the 192-bit multiply-add takes a full product and a three-word carry chain.
+// The same integer sums, so the same words.
+template <bool NARROW>
+__device__ __forceinline__ void reduce_phase(u64* __restrict__ out, const u64* __restrict__ in,
+                                             const Modulus* __restrict__ moduli, const u64* __restrict__ tables,
+                                             const centered_lift::Finish& finish, const int log_n, const int limbs,
+                                             const int scaled, Fraction* partial_fraction, Sum192* partial_sum) {
     // The phase is the inverse transform's output (programmatic dependencies: dependent_launch.cuh).
     dependent_launch::wait_for_inputs_and_allow_dependents();
     const u64 n = 1ull << log_n;
@@ -73,7 +77,11 @@ extern "C" __global__ void __launch_bounds__(REDUCE_THREADS, REDUCE_MIN_BLOCKS)
                 if (i >= limbs) break;
                 const Modulus mi = moduli[i];
                 const u64 y = scaled ? x[u] : modarith::mul_shoup(x[u], tables[3 * i], tables[3 * i + 1], mi.p);
-                centered_lift::add_limb(fraction, sum, y, mi, tables[3 * i + 2]);
+                if constexpr (NARROW) {
+                    centered_lift::add_limb_narrow(fraction, sum, y, mi, tables[3 * i + 2]);
+                } else {
+                    centered_lift::add_limb(fraction, sum, y, mi, tables[3 * i + 2]);
+                }
             }
         }
     }
@@ -90,4 +98,18 @@ extern "C" __global__ void __launch_bounds__(REDUCE_THREADS, REDUCE_MIN_BLOCKS)
     }
     if (j >= n) return;
     out[j] = centered_lift::finish(fraction, sum, finish);
+}
+
+extern "C" __global__ void __launch_bounds__(REDUCE_THREADS, REDUCE_MIN_BLOCKS)
+    bgv_reduce_phase(u64* __restrict__ out, const u64* __restrict__ in, const Modulus* __restrict__ moduli,
+                     const u64* __restrict__ tables, const centered_lift::Finish finish, int log_n, int limbs,
+                     int scaled, int narrow) {
+    // The groups' partial sums (one set for both bodies).
+    __shared__ Fraction partial_fraction[REDUCE_THREADS];
+    __shared__ Sum192 partial_sum[REDUCE_THREADS];
+    if (narrow) {
+        reduce_phase<true>(out, in, moduli, tables, finish, log_n, limbs, scaled, partial_fraction, partial_sum);
+    } else {
+        reduce_phase<false>(out, in, moduli, tables, finish, log_n, limbs, scaled, partial_fraction, partial_sum);
+    }
 }

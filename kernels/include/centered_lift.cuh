@@ -42,6 +42,21 @@ __device__ __forceinline__ void add_limb(Fraction& fraction, wide_sum::Sum192& s
     wide_sum::sum192_mad(sum, y, c);
 }
 
+// add_limb where y c < 2^64 (the caller's bound): the product is one low multiply, added with
+// a carry into the second word (the sum of at most 2^32 such terms stays below 2^96).
+__device__ __forceinline__ void add_limb_narrow(Fraction& fraction, wide_sum::Sum192& sum, const u64 y,
+                                                const modarith::Modulus& mi, const u64 c) {
+    const u64 term = y * mi.barrett_hi + __umul64hi(y, mi.barrett_lo);
+    asm("add.cc.u64 %0, %0, %2;\n\t"
+        "addc.u64 %1, %1, 0;"
+        : "+l"(fraction.lo), "+l"(fraction.carries)
+        : "l"(term));
+    asm("add.cc.u64 %0, %0, %2;\n\t"
+        "addc.u64 %1, %1, 0;"
+        : "+l"(sum.s0), "+l"(sum.s1)
+        : "l"(y * c));
+}
+
 // Partial sums over two sets of limbs, merged.
 __device__ __forceinline__ void merge(Fraction& fraction, wide_sum::Sum192& sum, const Fraction& other_fraction,
                                       const wide_sum::Sum192& other_sum) {

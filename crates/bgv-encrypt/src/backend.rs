@@ -17,6 +17,8 @@ pub struct DecryptionTables {
     per_limb: Vec<u64>,
     q_mod_t: u64,
     t: u64,
+    /// Every product `y_i [(q/q_i)]_t` (`y_i < q_i`) fits a word.
+    narrow: bool,
 }
 
 impl DecryptionTables {
@@ -42,7 +44,12 @@ impl DecryptionTables {
             ]);
         }
         let q_mod_t = (base.product() % t).iter_u64_digits().next().unwrap_or(0);
-        Ok(Self { moduli: base.moduli().to_vec(), per_limb, q_mod_t, t })
+        let narrow = base
+            .moduli()
+            .iter()
+            .zip(per_limb.chunks_exact(3))
+            .all(|(m, row)| u128::from(m.value() - 1) * u128::from(row[2]) < 1u128 << 64);
+        Ok(Self { moduli: base.moduli().to_vec(), per_limb, q_mod_t, t, narrow })
     }
 
     /// The number of primes.
@@ -63,6 +70,12 @@ impl DecryptionTables {
     /// `t`.
     pub fn plaintext_modulus(&self) -> u64 {
         self.t
+    }
+
+    /// Whether every product `y_i [(q/q_i)]_t` with `y_i < q_i` fits a word (primes and `t`
+    /// small enough, as in Phantom's sets): `bgv_reduce_phase` then sums one-word products.
+    pub fn narrow_products(&self) -> bool {
+        self.narrow
     }
 
     /// `[x_c]_t f^{-1} mod t` per coefficient of `phase` (limb-major over these primes, degree
@@ -297,6 +310,7 @@ pub unsafe fn queue_phase_reduction(
     let finish = poly_cuda::LiftFinish::new(t, tables.q_mod_t(), correction_inv).map_err(BgvError::from_backend)?;
     let (log_n, limbs_arg) = (degree.trailing_zeros() as i32, limbs as i32);
     let scaled_arg = i32::from(scaled);
+    let narrow_arg = i32::from(tables.narrow_products());
     // Declared before the builder, which borrows it until the launch.
     let mapped_address: u64;
     let mut builder = kernels.bgv_reduce_phase.builder(device.stream());
@@ -307,12 +321,22 @@ pub unsafe fn queue_phase_reduction(
             builder.arg(&mapped_address)
         }
     };
-    builder.arg(phase).arg(moduli).arg(prepared).arg_pod(&finish).arg(&log_n).arg(&limbs_arg).arg(&scaled_arg);
+    builder
+        .arg(phase)
+        .arg(moduli)
+        .arg(prepared)
+        .arg_pod(&finish)
+        .arg(&log_n)
+        .arg(&limbs_arg)
+        .arg(&scaled_arg)
+        .arg(&narrow_arg);
     // SAFETY: matches `bgv_reduce_phase(u64* out, const u64* in, const Modulus* moduli,
-    // const u64* tables, centered_lift::Finish finish, int log_n, int limbs, int scaled)` in
+    // const u64* tables, centered_lift::Finish finish, int log_n, int limbs, int scaled,
+    // int narrow)` in
     // kernels/bgv.cu (`finish` by value, mirrored by LiftFinish); the buffers' sizes are the
     // caller's (this function's contract); `finish` from LiftFinish::new (2 <= t < 2^60, q mod t
-    // and correction_inv below t). The shape is reduce_phase_config's: 256 threads per block,
+    // and correction_inv below t; `narrow` only where every product fits a word, as
+    // DecryptionTables::new checked). The shape is reduce_phase_config's: 256 threads per block,
     // as the kernel's shared arrays hold.
     unsafe { builder.launch(reduce_phase_config(degree, limbs)) }.map_err(BgvError::from_backend)
 }
@@ -499,7 +523,7 @@ impl BgvBackend for poly_cuda::GpuBackend {
 /// also allocates and frees the scratch, and the first kernel starts that much sooner. The
 /// lock is held until both kernels are queued, and the cache is used only on the device's own
 /// stream, so decryptions sharing the scratch run in stream order. `Ok(None)`, nothing queued,
-/// where it does not apply (a thread capturing a graph, a lift of another context).
+/// where it does not apply (a thread capturing a graph, a lift of another context, DGT rings).
 #[cfg(feature = "cuda")]
 fn decrypt_through_scratch(
     backend: &poly_cuda::GpuBackend,
@@ -513,7 +537,9 @@ fn decrypt_through_scratch(
     let context = c0.context();
     let own_stream = std::sync::Arc::ptr_eq(device.stream(), device.streams().main());
     let cached_lift = prepared.lift.get().is_some_and(|cached| std::ptr::eq(cached, lift));
-    if !own_stream || !cached_lift {
+    // DGT rings have no scaled transform (their scale follows the inverse): the plain path.
+    let scaled = context.ring().transform() == poly::TransformKind::Ntt;
+    if !own_stream || !cached_lift || !scaled {
         return Ok(None);
     }
     let mut guard = prepared.scratch.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
@@ -646,5 +672,31 @@ mod tests {
             }
         }
         assert!(DecryptionTables::new(&[12289], 1).is_err());
+    }
+
+    /// `narrow_products` is true exactly when every `(q_i - 1) [(q/q_i)]_t` fits a word (the
+    /// products the GPU kernel then sums in one word each): Phantom's sets (primes of 36 to 40
+    /// bits, a 20-bit `t`) are narrow; 60-bit primes with `t` near 2^60 are not.
+    #[test]
+    fn narrow_products_is_exact() {
+        for (count, bits, t, expect) in [
+            (16usize, 40u32, 786433u64, Some(true)),
+            (4, 60, (1 << 60) - 93, Some(false)),
+            (4, 45, 65537, None),
+            (6, 50, 65537, None),
+            (3, 62, 3, None),
+        ] {
+            let moduli = modarith::generate_ntt_primes(bits, 1 << 13, count, &[]).unwrap();
+            let tables = DecryptionTables::new(&moduli, t).unwrap();
+            let q: BigInt = moduli.iter().map(|&p| BigInt::from(p)).product();
+            let exact = moduli.iter().all(|&p| {
+                let c = (&q / BigInt::from(p)) % BigInt::from(t);
+                BigInt::from(p - 1) * c < BigInt::one() << 64u32
+            });
+            assert_eq!(tables.narrow_products(), exact, "{count} x {bits} bits, t {t}");
+            if let Some(expect) = expect {
+                assert_eq!(exact, expect, "{count} x {bits} bits, t {t}");
+            }
+        }
     }
 }

@@ -238,6 +238,8 @@ mod on_device {
             state ^= state << 17;
             state
         };
+        // Both sums of the kernel: one-word products (small primes and t) and wide ones.
+        let (mut narrow, mut wide) = (0, 0);
         // 1..63 primes: 1, 2, 4 and 8 threads per coefficient (backend::reduce_phase_config).
         for (count, bits) in [(1usize, 61u32), (4, 45), (12, 60), (16, 50), (40, 60), (63, 61)] {
             let moduli = modarith::generate_ntt_primes(bits, 2 * degree as u64, count, &[]).unwrap();
@@ -251,6 +253,11 @@ mod on_device {
             let device_poly = gpu.upload(&context, &host_poly).unwrap();
             for t in [65537u64, 1 << 16, 3, (1 << 60) - 93] {
                 let tables = DecryptionTables::new(&moduli, t).unwrap();
+                if tables.narrow_products() {
+                    narrow += 1
+                } else {
+                    wide += 1
+                }
                 let prepared = gpu.prepare_decryption(&tables).unwrap();
                 for correction_inv in [1u64, t - 1] {
                     let host = tables.reduce_host(&words, degree, correction_inv).unwrap();
@@ -259,6 +266,7 @@ mod on_device {
                 }
             }
         }
+        assert!(narrow > 0 && wide > 0, "{narrow} narrow and {wide} wide tables");
     }
 
     /// The fused decryption (`BgvBackend::decrypt_words` and `decrypt_words_resident`: the
@@ -277,6 +285,8 @@ mod on_device {
             (12, 4, 45, TransformKind::Ntt),
             (13, 12, 60, TransformKind::Ntt),
             (14, 40, 55, TransformKind::Ntt),
+            // Above the replay bound: the direct path through the level's cached scratch.
+            (15, 16, 40, TransformKind::Ntt),
             (12, 4, 50, TransformKind::Dgt),
         ] {
             let degree = 1usize << log_n;
