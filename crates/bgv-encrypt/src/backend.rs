@@ -543,7 +543,7 @@ fn decrypt_through_scratch(
         return Ok(None);
     }
     let mut guard = prepared.scratch.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
-    if !guard.as_ref().is_some_and(|scratch| scratch.context().id() == context.id()) {
+    if guard.as_ref().is_none_or(|scratch| scratch.context().id() != context.id()) {
         *guard = Some(poly_cuda::DevicePoly::<Coeff>::zero(context).map_err(BgvError::from_backend)?);
     }
     let Some(scratch) = guard.as_mut() else {
