@@ -40,6 +40,7 @@ using centered_lift::Fraction;
 constexpr int REDUCE_AHEAD = 4;
 // Blocks per SM the registers must allow (48 a thread, no spill): the kernel is bound by
 // latency, not by DRAM (its input sits in L2), and at 64 registers it reached 35% occupancy.
+// crates/bgv-encrypt (reduce_wave_threads) counts on it for its one-wave launch shape.
 constexpr int REDUCE_MIN_BLOCKS = 5;
 
 }  // namespace

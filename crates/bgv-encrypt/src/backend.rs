@@ -217,11 +217,26 @@ fn reduce_limbs_per_thread() -> usize {
 /// The launch shape of `bgv_reduce_phase` (kernels/bgv.cu) over `degree` coefficients of
 /// `limbs` primes: blocks of 256 threads, `G` threads per coefficient sharing its limbs (`G`
 /// the largest of 1, 2, 4, 8 leaving each thread at least 4 limbs; 2 limbs a thread measured
-/// no better), `256 / G` coefficients per block.
+/// no better), `256 / G` coefficients per block. With `wave_threads` (output into device
+/// memory: the threads the device holds at once), `G` also keeps `degree * G` within that one
+/// wave (but at most 16 limbs a thread): the kernel reads the phase from L2 and is bound by
+/// latency, and extra waves only added the partial sums' merges (H100, ncu, 2^16 x 32 limbs: 11.3 us with 4 limbs a thread,
+/// 9.2 with 16; 2^15 x 16 limbs: 5.2 us with 4, where 4 is one wave;
+/// docs/perf/2026-11-25-h100-decryption-shapes.md). Into mapped host memory more threads
+/// were faster (15.2 against 18.4 us at 2^16), so that output keeps the limbs-only rule.
 #[cfg(feature = "cuda")]
-pub fn reduce_phase_config(degree: usize, limbs: usize) -> poly_cuda::cudarc::driver::LaunchConfig {
+pub fn reduce_phase_config(
+    degree: usize,
+    limbs: usize,
+    wave_threads: Option<usize>,
+) -> poly_cuda::cudarc::driver::LaunchConfig {
     let per_thread = reduce_limbs_per_thread();
-    let groups = [8u32, 4, 2].into_iter().find(|&g| limbs >= per_thread * g as usize).unwrap_or(1);
+    let fits_wave = |g: u32| wave_threads.is_none_or(|wave| degree.saturating_mul(g as usize) <= wave);
+    let mut groups = [8u32, 4, 2].into_iter().find(|&g| limbs >= per_thread * g as usize && fits_wave(g)).unwrap_or(1);
+    // No more than 16 limbs a thread for the wave's sake (the most measured).
+    while wave_threads.is_some() && limbs > 16 * groups as usize && groups < 8 {
+        groups *= 2;
+    }
     let columns = 256 / groups;
     let blocks = degree.div_ceil(columns as usize).clamp(1, u32::MAX as usize) as u32;
     poly_cuda::cudarc::driver::LaunchConfig {
@@ -229,6 +244,13 @@ pub fn reduce_phase_config(degree: usize, limbs: usize) -> poly_cuda::cudarc::dr
         block_dim: (columns, groups, 1),
         shared_mem_bytes: 0,
     }
+}
+
+/// Threads of `bgv_reduce_phase` a device holds at once: 5 blocks of 256 an SM
+/// (`REDUCE_MIN_BLOCKS` in kernels/bgv.cu).
+#[cfg(feature = "cuda")]
+fn reduce_wave_threads(device: &poly_cuda::GpuDevice) -> usize {
+    device.multiprocessors() * 5 * 256
 }
 
 #[cfg(feature = "cuda")]
@@ -314,6 +336,7 @@ pub unsafe fn queue_phase_reduction(
     // Declared before the builder, which borrows it until the launch.
     let mapped_address: u64;
     let mut builder = kernels.bgv_reduce_phase.builder(device.stream());
+    let wave = matches!(output, ReduceOutput::Device(_)).then(|| reduce_wave_threads(device));
     match output {
         ReduceOutput::Device(out) => builder.arg(out),
         ReduceOutput::Mapped(address) => {
@@ -338,7 +361,7 @@ pub unsafe fn queue_phase_reduction(
     // and correction_inv below t; `narrow` only where every product fits a word, as
     // DecryptionTables::new checked). The shape is reduce_phase_config's: 256 threads per block,
     // as the kernel's shared arrays hold.
-    unsafe { builder.launch(reduce_phase_config(degree, limbs)) }.map_err(BgvError::from_backend)
+    unsafe { builder.launch(reduce_phase_config(degree, limbs, wave)) }.map_err(BgvError::from_backend)
 }
 
 /// Errors unless `context` is of `backend`'s device and over the primes of `tables`
@@ -672,6 +695,29 @@ mod tests {
             }
         }
         assert!(DecryptionTables::new(&[12289], 1).is_err());
+    }
+
+    /// The phase reduction's shape: threads per coefficient by the limbs, and for output into
+    /// device memory within one wave of the device's threads.
+    #[cfg(feature = "cuda")]
+    #[test]
+    fn reduce_shape_stays_within_a_wave_for_device_output() {
+        let h100_wave = 132 * 5 * 256;
+        let groups = |degree, limbs, wave| super::reduce_phase_config(degree, limbs, wave).block_dim.1;
+        assert_eq!(groups(1 << 15, 16, Some(h100_wave)), 4);
+        assert_eq!(groups(1 << 16, 32, Some(h100_wave)), 2);
+        assert_eq!(groups(1 << 16, 32, None), 8);
+        assert_eq!(groups(1 << 14, 8, Some(h100_wave)), 2);
+        assert_eq!(groups(1 << 12, 3, Some(h100_wave)), 1);
+        assert_eq!(groups(1 << 17, 64, Some(h100_wave)), 4);
+        assert_eq!(groups(1 << 17, 16, Some(h100_wave)), 1);
+        for (degree, limbs) in [(1usize << 12, 3usize), (1 << 16, 32), (1 << 17, 64)] {
+            for wave in [Some(h100_wave), None] {
+                let config = super::reduce_phase_config(degree, limbs, wave);
+                assert_eq!(config.block_dim.0 * config.block_dim.1, 256);
+                assert!(config.grid_dim.0 as usize * config.block_dim.0 as usize >= degree);
+            }
+        }
     }
 
     /// `narrow_products` is true exactly when every `(q_i - 1) [(q/q_i)]_t` fits a word (the

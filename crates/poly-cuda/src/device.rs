@@ -116,6 +116,8 @@ pub struct GpuDevice {
     /// Other crates' kernels ([`GpuDevice::kernel_set`]).
     kernel_sets: Mutex<KernelSets>,
     name: String,
+    /// Streaming multiprocessors (the driver's count; launch shapes that aim at one wave).
+    multiprocessors: usize,
     /// Page-locked host memory that downloads of up to [`STAGING_MAX_WORDS`] words land in
     /// (allocated on first use, grown on demand, reused: page-locking costs far more than a copy).
     staging: Mutex<Option<Staging>>,
@@ -161,6 +163,10 @@ impl GpuDevice {
         let capture = context.new_stream().map_err(|e| GpuError::driver("cuStreamCreate", e))?;
         keep_pool_memory(&context)?;
         let name = context.name().unwrap_or_else(|_| "unknown CUDA device".to_string());
+        let multiprocessors = context
+            .attribute(cudarc::driver::sys::CUdevice_attribute::CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT)
+            .map_err(|e| GpuError::driver("cuDeviceGetAttribute", e))?
+            .max(1) as usize;
         let kernels = PolyKernels::load(&context)?;
         Ok(Arc::new(Self {
             context,
@@ -169,6 +175,7 @@ impl GpuDevice {
             kernels,
             kernel_sets: Mutex::new(Vec::new()),
             name,
+            multiprocessors,
             staging: Mutex::new(None),
         }))
     }
@@ -192,6 +199,11 @@ impl GpuDevice {
     /// The device's name as the driver reports it.
     pub fn name(&self) -> &str {
         &self.name
+    }
+
+    /// The device's streaming multiprocessors (132 on an H100 SXM).
+    pub fn multiprocessors(&self) -> usize {
+        self.multiprocessors
     }
 
     /// Whether this device's transform, RNS, BGV-decryption and most element-wise kernels
