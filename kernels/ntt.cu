@@ -1150,8 +1150,9 @@ CONTIGUOUS(9, 3, 1024)
 // Radix 16: fewer shared-memory round trips, more registers per thread (up to 128). Contiguous
 // radix-16 passes were slower on an H100 (N = 2^17 x 64: 158 us forward against 148 with radix 8).
 STRIDED(7, 4, 512)
-// 768 resident threads (80 registers): the 256-point passes at 2^16 sat at 25% occupancy with 128.
-STRIDED(8, 4, 768)
+// At 768 resident threads (80 registers) the passes at 2^16 took 0.2-1.8 us less, but ModUp's
+// skipping forward pass at 2^15 went 10.9 -> 13.8 us (docs/perf/2026-11-25-h100-decryption-shapes.md).
+STRIDED(8, 4, 512)
 // Launches that fill few SMs (launch.rs, medium launches): radix 4, and blocks of 8 columns
 // (strided) or 512 points (contiguous), so more blocks and more threads per point.
 STRIDED_NARROW(7, 2, 8, 1024)
