@@ -28,17 +28,25 @@ struct Fraction {
     u64 lo, carries;
 };
 
-// One limb's terms: y (already times (q/q_i)^{-1}) into the fraction and the sum, with
-// c = (q/q_i) mod t (carry chains: a 64-bit compare per carry cost three times the
+// (hi, lo) += x with a carry chain (a 64-bit compare per carry cost three times the
 // instructions).
-__device__ __forceinline__ void add_limb(Fraction& fraction, wide_sum::Sum192& sum, const u64 y,
-                                         const modarith::Modulus& mi, const u64 c) {
-    // floor(y floor(2^128 / q_i) / 2^64): below 2^64, as y < q_i.
-    const u64 term = y * mi.barrett_hi + __umul64hi(y, mi.barrett_lo);
+__device__ __forceinline__ void add_carry(u64& lo, u64& hi, const u64 x) {
     asm("add.cc.u64 %0, %0, %2;\n\t"
         "addc.u64 %1, %1, 0;"
-        : "+l"(fraction.lo), "+l"(fraction.carries)
-        : "l"(term));
+        : "+l"(lo), "+l"(hi)
+        : "l"(x));
+}
+
+// y / q_i into the fraction: floor(y floor(2^128 / q_i) / 2^64), below 2^64 as y < q_i.
+__device__ __forceinline__ void add_fraction(Fraction& fraction, const u64 y, const modarith::Modulus& mi) {
+    add_carry(fraction.lo, fraction.carries, y * mi.barrett_hi + __umul64hi(y, mi.barrett_lo));
+}
+
+// One limb's terms: y (already times (q/q_i)^{-1}) into the fraction and the sum, with
+// c = (q/q_i) mod t.
+__device__ __forceinline__ void add_limb(Fraction& fraction, wide_sum::Sum192& sum, const u64 y,
+                                         const modarith::Modulus& mi, const u64 c) {
+    add_fraction(fraction, y, mi);
     wide_sum::sum192_mad(sum, y, c);
 }
 
@@ -46,15 +54,8 @@ __device__ __forceinline__ void add_limb(Fraction& fraction, wide_sum::Sum192& s
 // a carry into the second word (the sum of at most 2^32 such terms stays below 2^96).
 __device__ __forceinline__ void add_limb_narrow(Fraction& fraction, wide_sum::Sum192& sum, const u64 y,
                                                 const modarith::Modulus& mi, const u64 c) {
-    const u64 term = y * mi.barrett_hi + __umul64hi(y, mi.barrett_lo);
-    asm("add.cc.u64 %0, %0, %2;\n\t"
-        "addc.u64 %1, %1, 0;"
-        : "+l"(fraction.lo), "+l"(fraction.carries)
-        : "l"(term));
-    asm("add.cc.u64 %0, %0, %2;\n\t"
-        "addc.u64 %1, %1, 0;"
-        : "+l"(sum.s0), "+l"(sum.s1)
-        : "l"(y * c));
+    add_fraction(fraction, y, mi);
+    add_carry(sum.s0, sum.s1, y * c);
 }
 
 // Partial sums over two sets of limbs, merged.

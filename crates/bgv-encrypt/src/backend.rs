@@ -573,20 +573,7 @@ fn decrypt_through_scratch(
         return Ok(None);
     };
     c0.inverse_of_mul_add_scaled_into(acc, s, lift.scale(), scratch).map_err(BgvError::from_backend)?;
-    let n = context.ring().degree();
-    // SAFETY: the kernel writes all N words before anything reads them.
-    let mut out = unsafe { device.stream().alloc::<u64>(n) }
-        .map_err(|e| BgvError::from_backend(poly_cuda::GpuError::alloc(n * size_of::<u64>(), e)))?;
-    queue_reduce_phase(
-        backend,
-        tables,
-        &prepared.per_limb,
-        scratch,
-        correction_inv,
-        true,
-        ReduceOutput::Device(&mut out),
-    )?;
-    Ok(Some(out))
+    reduce_into_device(backend, tables, prepared, scratch, correction_inv, true).map(Some)
 }
 
 /// `bgv_reduce_phase` of a checked `phase` into a new device buffer of `N` words.
