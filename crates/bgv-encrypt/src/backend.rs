@@ -214,16 +214,26 @@ fn reduce_limbs_per_thread() -> usize {
     })
 }
 
+/// Threads per block of `bgv_reduce_phase` (`REDUCE_THREADS` in kernels/bgv.cu, whose shared
+/// arrays hold that many partial sums).
+#[cfg(feature = "cuda")]
+const REDUCE_THREADS: u32 = 256;
+/// Blocks per SM its registers allow (`REDUCE_MIN_BLOCKS` in kernels/bgv.cu).
+#[cfg(feature = "cuda")]
+const REDUCE_MIN_BLOCKS: usize = 5;
+
 /// The launch shape of `bgv_reduce_phase` (kernels/bgv.cu) over `degree` coefficients of
 /// `limbs` primes: blocks of 256 threads, `G` threads per coefficient sharing its limbs (`G`
 /// the largest of 1, 2, 4, 8 leaving each thread at least 4 limbs; 2 limbs a thread measured
-/// no better), `256 / G` coefficients per block. With `wave_threads` (output into device
-/// memory: the threads the device holds at once), `G` also keeps `degree * G` within that one
-/// wave (but at most 16 limbs a thread): the kernel reads the phase from L2 and is bound by
-/// latency, and extra waves only added the partial sums' merges (H100, ncu, 2^16 x 32 limbs: 11.3 us with 4 limbs a thread,
-/// 9.2 with 16; 2^15 x 16 limbs: 5.2 us with 4, where 4 is one wave;
-/// docs/perf/2026-11-25-h100-decryption-shapes.md). Into mapped host memory more threads
-/// were faster (15.2 against 18.4 us at 2^16), so that output keeps the limbs-only rule.
+/// no better), `256 / G` coefficients per block.
+///
+/// With `wave_threads` (output into device memory: the threads the device holds at once), `G`
+/// also keeps `degree * G` within that one wave, with at most 16 limbs a thread. The kernel
+/// reads the phase from L2 and is bound by latency; extra waves only added the partial sums'
+/// merges. H100, ncu: 2^16 x 32 limbs 11.3 us with 4 limbs a thread, 9.2 with 16; 2^15 x 16
+/// limbs 5.2 us with 4, which is one wave there (docs/perf/2026-11-25-h100-decryption-shapes.md).
+/// Into mapped host memory more threads were faster (15.2 against 18.4 us at 2^16), so that
+/// output keeps the limbs-only rule.
 #[cfg(feature = "cuda")]
 pub fn reduce_phase_config(
     degree: usize,
@@ -237,7 +247,7 @@ pub fn reduce_phase_config(
     while wave_threads.is_some() && limbs > 16 * groups as usize && groups < 8 {
         groups *= 2;
     }
-    let columns = 256 / groups;
+    let columns = REDUCE_THREADS / groups;
     let blocks = degree.div_ceil(columns as usize).clamp(1, u32::MAX as usize) as u32;
     poly_cuda::cudarc::driver::LaunchConfig {
         grid_dim: (blocks, 1, 1),
@@ -246,11 +256,10 @@ pub fn reduce_phase_config(
     }
 }
 
-/// Threads of `bgv_reduce_phase` a device holds at once: 5 blocks of 256 an SM
-/// (`REDUCE_MIN_BLOCKS` in kernels/bgv.cu).
+/// Threads of `bgv_reduce_phase` a device holds at once.
 #[cfg(feature = "cuda")]
 fn reduce_wave_threads(device: &poly_cuda::GpuDevice) -> usize {
-    device.multiprocessors() * 5 * 256
+    device.multiprocessors() * REDUCE_MIN_BLOCKS * REDUCE_THREADS as usize
 }
 
 #[cfg(feature = "cuda")]
@@ -355,12 +364,11 @@ pub unsafe fn queue_phase_reduction(
         .arg(&narrow_arg);
     // SAFETY: matches `bgv_reduce_phase(u64* out, const u64* in, const Modulus* moduli,
     // const u64* tables, centered_lift::Finish finish, int log_n, int limbs, int scaled,
-    // int narrow)` in
-    // kernels/bgv.cu (`finish` by value, mirrored by LiftFinish); the buffers' sizes are the
-    // caller's (this function's contract); `finish` from LiftFinish::new (2 <= t < 2^60, q mod t
-    // and correction_inv below t; `narrow` only where every product fits a word, as
-    // DecryptionTables::new checked). The shape is reduce_phase_config's: 256 threads per block,
-    // as the kernel's shared arrays hold.
+    // int narrow)` in kernels/bgv.cu (`finish` by value, mirrored by LiftFinish); the buffers'
+    // sizes are the caller's (this function's contract); `finish` from LiftFinish::new
+    // (2 <= t < 2^60, q mod t and correction_inv below t); `narrow` only where every product
+    // fits a word, as DecryptionTables::new checked. The shape is reduce_phase_config's:
+    // REDUCE_THREADS per block, as the kernel's shared arrays hold.
     unsafe { builder.launch(reduce_phase_config(degree, limbs, wave)) }.map_err(BgvError::from_backend)
 }
 
