@@ -848,109 +848,6 @@ __device__ __forceinline__ void inverse_lift_pass(const LiftParams& F) {
 #endif
 }
 
-// The same fusion for larger rings (N >= 2^13; docs/perf/2026-11-25-h100-looped-lift.md):
-// there the version above lost, its lift running after the transforms on few threads with
-// every limb read from other blocks. Here a cluster of C = gridDim.y blocks shares a column
-// group of COLUMNS columns, block rank r transforms limbs r, r + C, ... one after another (the
-// next limb's loads in flight while it transforms this one) and adds each limb's values to its
-// threads' running sums in its own shared memory as it goes: a coefficient's value lands in
-// the same thread for every limb. After the cluster's barrier block r finishes its share of
-// the group's coefficients from the C blocks' partial sums (distributed shared memory; every
-// sum is exact, so the split over blocks gives the host's word), and a second barrier keeps
-// every block's memory alive until all have read it. Dynamic shared memory: LOOPED_LIFT_WORDS
-// arrays of WORDS words (the fraction's two words, the sum's three).
-constexpr int LOOPED_LIFT_WORDS = 5;
-
-template <class P>
-__device__ __forceinline__ void load_limb(u64 (&x)[P::R], const u64* __restrict__ poly, const int column,
-                                          const int base, const int w, const int log_n) {
-#pragma unroll
-    for (int u = 0; u < P::R; ++u) x[u] = poly[global_index<P>(column, base + (u << w), log_n)];
-}
-
-template <class P>
-__device__ __forceinline__ void inverse_lift_looped_pass(const LiftParams& F) {
-    static_assert(P::STRIDED, "the lift follows the last (strided) inverse pass");
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
-    extern __shared__ u64 partial[];
-    __shared__ u64 smem[P::SMEM_WORDS];
-    __shared__ ulonglong2 stw[P::TW_SMEM];
-    const int rank = cluster_rank();
-    const int blocks = cluster_blocks();
-    const int log_n = F.log_n;
-    constexpr int W = P::WORDS;
-    constexpr int w0 = P::window(P::ROUNDS - 1);
-    constexpr int w_top = P::window(0);
-    int load_column, load_base, column, base;
-    P::locate(threadIdx.x, w0, load_column, load_base);
-    P::locate(threadIdx.x, w_top, column, base);
-    // This thread's coefficients: the same slots for every limb, so no barrier guards them.
-#pragma unroll
-    for (int u = 0; u < P::R; ++u) {
-        const int i = P::smem_index(column, base + (u << w_top));
-#pragma unroll
-        for (int word = 0; word < LOOPED_LIFT_WORDS; ++word) partial[word * W + i] = 0;
-    }
-    // The first pass's output is read below (programmatic dependencies: dependent_launch.cuh).
-    dependent_launch::wait_for_inputs();
-    u64 next[P::R];
-    if (rank < F.limbs) load_limb<P>(next, F.data + ((size_t)rank << log_n), load_column, load_base, w0, log_n);
-    for (int limb = rank; limb < F.limbs; limb += blocks) {
-        u64 x[P::R];
-#pragma unroll
-        for (int u = 0; u < P::R; ++u) x[u] = next[u];
-        // The previous limb's last reads of smem and stw are done.
-        __syncthreads();
-        const int following = limb + blocks;
-        if (following < F.limbs) {
-            load_limb<P>(next, F.data + ((size_t)following << log_n), load_column, load_base, w0, log_n);
-        }
-        const modarith::Modulus m = F.moduli[limb];
-        const Prime p(m.p);
-        stage_twiddles<P>(stw, F.table + ((size_t)limb << log_n), nullptr, m, p);
-        __syncthreads();
-        inverse_rounds<P, 0>(x, smem, SharedTwiddles<P>{stw, 0}, p, load_column, load_base, true,
-                             F.scale[2 * limb], F.scale[2 * limb + 1]);
-        const u64 term = F.lift_terms[limb];
-#pragma unroll
-        for (int u = 0; u < P::R; ++u) {
-            const int i = P::smem_index(column, base + (u << w_top));
-            centered_lift::Fraction fraction = {partial[i], partial[W + i]};
-            wide_sum::Sum192 sum = {partial[2 * W + i], partial[3 * W + i], partial[4 * W + i]};
-            centered_lift::add_limb(fraction, sum, x[u], m, term);
-            partial[i] = fraction.lo;
-            partial[W + i] = fraction.carries;
-            partial[2 * W + i] = sum.s0;
-            partial[3 * W + i] = sum.s1;
-            partial[4 * W + i] = sum.s2;
-        }
-    }
-    cluster_sync();
-    // Block r finishes `count` consecutive slots from lo (slot i = k * COLUMNS + column).
-    const int share = (W + blocks - 1) / blocks;
-    const int lo = rank * share;
-    const int count = min(W - lo, share);
-    for (int k = threadIdx.x; k < count; k += P::THREADS) {
-        const int i = lo + k;
-        centered_lift::Fraction fraction = {0, 0};
-        wide_sum::Sum192 sum = {0, 0, 0};
-        for (int b = 0; b < blocks; ++b) {
-            const centered_lift::Fraction f = {load_from_block(partial + i, b), load_from_block(partial + W + i, b)};
-            const wide_sum::Sum192 s = {load_from_block(partial + 2 * W + i, b),
-                                        load_from_block(partial + 3 * W + i, b),
-                                        load_from_block(partial + 4 * W + i, b)};
-            centered_lift::merge(fraction, sum, f, s);
-        }
-        const int j = ((i / P::COLUMNS) << (log_n - P::LOG_M)) + (int)blockIdx.x * P::COLUMNS + (i % P::COLUMNS);
-        F.out[j] = centered_lift::finish(fraction, sum, F.finish);
-    }
-    // No block leaves while another may still read its partial sums.
-    cluster_sync();
-#else
-    __trap();
-#endif
-}
-
 // The forward transform's last (CONTIGUOUS) pass fused with key switching's inner product: for
 // limb `limb = blockIdx.y` of q u P and this block's WORDS coefficients, digit t's polynomial
 // (after the transform's first pass, lazy) is finished in registers and shared memory and
@@ -1207,13 +1104,6 @@ __device__ __forceinline__ void forward_inner_product_pass(const FwdIpParams& F)
         ntt_inv_lift_strided_##M##_lr3(const __grid_constant__ LiftParams params) {                              \
         inverse_lift_pass<Pass<M, 3, true, STRIDED_COLUMNS, true>>(params);                                      \
     }
-// Columns per block of the looped lift (8: twice the blocks of 16 for the same ring).
-#define LOOPED_LIFT_COLUMNS 8
-#define NTT_INV_LIFT_LOOPED_KERNEL(M)                                                                          \
-    extern "C" __global__ void NTT_LAUNCH_BOUNDS(M, 3, true, LOOPED_LIFT_COLUMNS, true, 512)                   \
-        ntt_inv_lift_looped_##M##_lr3(const __grid_constant__ LiftParams params) {                               \
-        inverse_lift_looped_pass<Pass<M, 3, true, LOOPED_LIFT_COLUMNS, true>>(params);                           \
-    }
 #define SINGLE(N, LR)                                             \
     NTT_PASS_KERNELS(single_##N, N, LR, false, 1, false, 1024)   \
     NTT_INV_PRODUCT_KERNEL(single_##N, N, LR, 1, false, 1024)    \
@@ -1272,9 +1162,6 @@ CONTIGUOUS_NARROW(8, 2, 512, 1024)
 // The last inverse pass of N <= 2^12 fused with the centered lift modulo t (clusters, sm_90).
 NTT_INV_LIFT_KERNEL(5)
 NTT_INV_LIFT_KERNEL(6)
-// The last inverse pass of N = 2^13 .. 2^17 fused with the lift, limbs looped in each block.
-NTT_INV_LIFT_LOOPED_KERNEL(7)
-NTT_INV_LIFT_LOOPED_KERNEL(8)
 // The last forward pass fused with key switching's inner product (radix 8, up to 128 registers).
 NTT_FWD_IP_KERNEL(5, 3)
 NTT_FWD_IP_KERNEL(6, 3)

@@ -377,26 +377,13 @@ pub(crate) struct NttKernels {
 struct LiftKernels {
     /// `(m, kernel, dynamic shared-memory bytes allowed)`, as [`LIFT_KERNELS`].
     kernels: Vec<(u32, Kernel, u32)>,
-    /// The looped lift kernels ([`LOOPED_LIFT_KERNELS`]; empty with [`LOOPED_LIFT_ENV`] at 0).
-    looped: Vec<LoopedLiftKernel>,
     max_cluster: u32,
-}
-
-/// `ntt_inv_lift_looped_<m>_lr3` prepared for cluster launches.
-#[derive(Debug)]
-struct LoopedLiftKernel {
-    log_m: u32,
-    kernel: Kernel,
-    /// Its dynamic shared memory: [`LOOPED_LIFT_WORDS`] words per point of a block.
-    dynamic_bytes: u32,
-    /// Blocks of it an SM holds at once (the driver's occupancy figure).
-    blocks_per_sm: u32,
 }
 
 /// The strided last passes fused with the centered lift: `(log2` of their points, name). They
 /// are those of `N <= 2^12` ([`LIFT_MAX_LOG_N`]).
 const LIFT_KERNELS: [(u32, &str); 2] = [(5, "ntt_inv_lift_strided_5_lr3"), (6, "ntt_inv_lift_strided_6_lr3")];
-/// Largest `log2 N` of the strided fused lift (larger rings take the looped lift). H100, DecryptResident: at 2^12 6.0 us of kernels against
+/// Largest `log2 N` of the fused lift. H100, DecryptResident: at 2^12 6.0 us of kernels against
 /// 7.2 for the strided pass and the separate reduction; at 2^14 10.7 against 11.4, no faster in
 /// the benchmark; at 2^15 and 2^16 slower (docs/perf/2026-11-24-h100-fused-lift.md).
 const LIFT_MAX_LOG_N: u32 = 12;
@@ -411,19 +398,6 @@ const LIFT_MIN_CLUSTER: u32 = 8;
 /// Environment knob: the largest cluster of the fused lift in place of [`LIFT_MAX_CLUSTER`]
 /// (0 turns the fused lift off; for A/B runs); read when a device opens.
 pub const LIFT_MAX_CLUSTER_ENV: &str = "HEGPU_LIFT_MAX_CLUSTER";
-/// The strided last passes fused with the centered lift for `N >= 2^13`, each block looping
-/// over its cluster's share of the limbs (`ntt_inv_lift_looped_<m>_lr3`, kernels/ntt.cu):
-/// `(log2` of their points, name).
-const LOOPED_LIFT_KERNELS: [(u32, &str); 2] = [(7, "ntt_inv_lift_looped_7_lr3"), (8, "ntt_inv_lift_looped_8_lr3")];
-/// Columns per block of the looped lift (`LOOPED_LIFT_COLUMNS` in kernels/ntt.cu).
-const LOOPED_LIFT_COLUMNS: u32 = 8;
-/// Words of partial sums per point of a looped-lift block (`LOOPED_LIFT_WORDS`).
-const LOOPED_LIFT_WORDS: u32 = 5;
-/// Smallest `log2 N` of the looped lift.
-const LOOPED_LIFT_MIN_LOG_N: u32 = 13;
-/// Environment knob: `0` turns the looped lift off (those rings then run the strided pass and
-/// `bgv_reduce_phase` apart; for A/B runs); read when a device opens.
-pub const LOOPED_LIFT_ENV: &str = "HEGPU_LIFT_LOOPED";
 
 impl LiftKernels {
     /// The lift kernels of `module`, prepared (larger dynamic shared memory, clusters above 8
@@ -468,39 +442,7 @@ impl LiftKernels {
             }
             kernels.push((m, kernel, dynamic as u32));
         }
-        let looped_on = std::env::var(LOOPED_LIFT_ENV).map_or(true, |v| v != "0");
-        let mut looped = Vec::with_capacity(LOOPED_LIFT_KERNELS.len());
-        for (log_m, name) in LOOPED_LIFT_KERNELS.into_iter().filter(|_| looped_on) {
-            let kernel = module.kernel(name)?;
-            let function = kernel.function();
-            let threads = (LOOPED_LIFT_COLUMNS << log_m) >> LIFT_LOG_RADIX;
-            let dynamic_bytes = LOOPED_LIFT_WORDS * (LOOPED_LIFT_COLUMNS << log_m) * 8;
-            let Ok(static_bytes) = function.get_attribute(CUfunction_attribute::CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES)
-            else {
-                continue;
-            };
-            if static_bytes.saturating_add(dynamic_bytes as i32) > optin
-                || function
-                    .set_attribute(
-                        CUfunction_attribute::CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
-                        dynamic_bytes as i32,
-                    )
-                    .is_err()
-                || (max_cluster > 8
-                    && function
-                        .set_attribute(CUfunction_attribute::CU_FUNC_ATTRIBUTE_NON_PORTABLE_CLUSTER_SIZE_ALLOWED, 1)
-                        .is_err())
-            {
-                continue;
-            }
-            let blocks_per_sm = function
-                .occupancy_max_active_blocks_per_multiprocessor(threads, dynamic_bytes as usize, None)
-                .unwrap_or(0);
-            if blocks_per_sm > 0 {
-                looped.push(LoopedLiftKernel { log_m, kernel, dynamic_bytes, blocks_per_sm });
-            }
-        }
-        Ok(Some(Self { kernels, looped, max_cluster }))
+        Ok(Some(Self { kernels, max_cluster }))
     }
 }
 
@@ -1275,70 +1217,29 @@ pub(crate) struct LiftPlan<'k> {
     kernel: &'k Kernel,
     cluster: u32,
     kept_bytes: u32,
-    /// Columns per block of the lift kernel.
-    columns: u32,
     strided: u32,
     contiguous: u32,
 }
 
 /// The fused lift's plan over `context`, or `None` where that path does not exist: devices
-/// without clusters (or with the knobs at 0), DGT rings, single-pass schedules.
+/// without clusters (or with the knob at 0), DGT rings, single-pass schedules, `N > 2^12`.
 /// (The clusters' shared memory, `ceil(L / C)` slots of `16 M` words per block, holds every
 /// limb count a ring may have there: 128 limbs are 8 slots of 8 KiB; still checked.)
 pub(crate) fn lift_plan(context: &GpuContext) -> Option<LiftPlan<'_>> {
     let lift_kernels = context.device().kernels().ntt.lift.as_ref()?;
+    if context.degree().trailing_zeros() > LIFT_MAX_LOG_N {
+        return None;
+    }
     let NttSchedule::TwoPass { strided, contiguous } = context.ntt_tables().ok()?.schedule else {
         return None;
     };
-    let log_n = context.degree().trailing_zeros();
-    if log_n >= LOOPED_LIFT_MIN_LOG_N {
-        return looped_lift_plan(context, lift_kernels, strided, contiguous);
-    }
-    if log_n > LIFT_MAX_LOG_N {
-        return None;
-    }
     let (_, kernel, dynamic_limit) = lift_kernels.kernels.iter().find(|(m, _, _)| *m == strided)?;
     let limbs = u32::try_from(context.num_limbs()).ok()?;
     // At least LIFT_MIN_CLUSTER blocks, those past the last limb only lifting: with fewer
     // limbs the lift would run on a few blocks' threads.
     let cluster = limbs.max(LIFT_MIN_CLUSTER).min(lift_kernels.max_cluster).max(1);
     let kept_bytes = limbs.div_ceil(cluster) * (STRIDED_COLUMNS << strided) * 8;
-    (kept_bytes <= *dynamic_limit).then_some(LiftPlan {
-        kernel,
-        cluster,
-        kept_bytes,
-        columns: STRIDED_COLUMNS,
-        strided,
-        contiguous,
-    })
-}
-
-/// The looped lift's plan (`N >= 2^13`): the largest cluster (a power of two, at most the
-/// limb count rounded up and the device's cluster limit) whose grid of `N / 8 M` column groups
-/// still fits the device's resident blocks at once, so that no cluster waits for a second
-/// wave; clusters of 1 where even that does not fit.
-fn looped_lift_plan<'k>(
-    context: &'k GpuContext,
-    lift_kernels: &'k LiftKernels,
-    strided: u32,
-    contiguous: u32,
-) -> Option<LiftPlan<'k>> {
-    let looped = lift_kernels.looped.iter().find(|k| k.log_m == strided)?;
-    let limbs = u32::try_from(context.num_limbs()).ok()?;
-    let groups = (context.degree() as u32 >> strided) / LOOPED_LIFT_COLUMNS;
-    let resident = u32::try_from(context.device().multiprocessors()).ok()?.saturating_mul(looped.blocks_per_sm);
-    let mut cluster = limbs.next_power_of_two().min(lift_kernels.max_cluster).max(1);
-    while cluster > 1 && groups.saturating_mul(cluster) > resident {
-        cluster /= 2;
-    }
-    Some(LiftPlan {
-        kernel: &looped.kernel,
-        cluster,
-        kept_bytes: looped.dynamic_bytes,
-        columns: LOOPED_LIFT_COLUMNS,
-        strided,
-        contiguous,
-    })
+    (kept_bytes <= *dynamic_limit).then_some(LiftPlan { kernel, cluster, kept_bytes, strided, contiguous })
 }
 
 /// `lift.out <- [x_c]_t * factor mod t` for `x = inverse(addend + source * factor_poly)` times
@@ -1351,44 +1252,18 @@ pub(crate) fn ntt_inverse_of_mul_add_lifted(
     context: &GpuContext,
     plan: &LiftPlan<'_>,
     data: &mut CudaSlice<u64>,
-    inputs: (&CudaSlice<u64>, &CudaSlice<u64>, &CudaSlice<u64>),
-    scale: &CudaSlice<u64>,
-    lift: &LiftOperands<'_>,
-) -> Result<()> {
-    ntt_lift_first_pass(context, plan, data, inputs, scale)?;
-    ntt_lift_last_pass(context, plan, data, scale, lift)
-}
-
-/// The first half of [`ntt_inverse_of_mul_add_lifted`]: its first inverse pass (multiply-add)
-/// into `data`.
-pub(crate) fn ntt_lift_first_pass(
-    context: &GpuContext,
-    plan: &LiftPlan<'_>,
-    data: &mut CudaSlice<u64>,
     (source, factor, addend): (&CudaSlice<u64>, &CudaSlice<u64>, &CudaSlice<u64>),
-    scale: &CudaSlice<u64>,
-) -> Result<()> {
-    let n = context.degree() as u32;
-    let grid_y = total_limbs(context, 1)?;
-    let first = pass_launch(PassFunction::InverseMulAdd, PassKind::Contiguous, n, plan.contiguous, grid_y, true)?;
-    launch_inverse_pass(context, data, FirstLoad::MulAdd { source, factor, addend }, &first, Some(scale))
-}
-
-/// The second half of [`ntt_inverse_of_mul_add_lifted`]: the last pass fused with the lift,
-/// reading `data` (the first pass's output, queued before on this stream).
-pub(crate) fn ntt_lift_last_pass(
-    context: &GpuContext,
-    plan: &LiftPlan<'_>,
-    data: &CudaSlice<u64>,
     scale: &CudaSlice<u64>,
     lift: &LiftOperands<'_>,
 ) -> Result<()> {
     let tables = context.ntt_tables()?;
     let n = context.degree() as u32;
     let grid_y = total_limbs(context, 1)?;
+    let first = pass_launch(PassFunction::InverseMulAdd, PassKind::Contiguous, n, plan.contiguous, grid_y, true)?;
+    launch_inverse_pass(context, data, FirstLoad::MulAdd { source, factor, addend }, &first, Some(scale))?;
     let stream = context.device().stream();
     let params = LiftParams {
-        data: address(data, stream),
+        data: address(&*data, stream),
         out: lift.out,
         table: address(&tables.inverse, stream),
         scale: address(scale, stream),
@@ -1400,15 +1275,15 @@ pub(crate) fn ntt_lift_last_pass(
     };
     let config = LaunchConfig {
         shared_mem_bytes: plan.kept_bytes,
-        ..strided_config(n, plan.strided, LIFT_LOG_RADIX, plan.columns, plan.cluster)
+        ..strided_config(n, plan.strided, LIFT_LOG_RADIX, STRIDED_COLUMNS, plan.cluster)
     };
-    // SAFETY: matches `ntt_inv_lift_strided_<strided>_lr3(LiftParams)` and
-    // `ntt_inv_lift_looped_<strided>_lr3(LiftParams)`: grid (N / (columns M), C) in clusters
-    // (1, C, 1) with lift_plan's dynamic shared memory (kept_bytes: ceil(L / C) slots of 16 M
-    // words for the strided kernels, 5 words a point of the block for the looped ones), `data`
-    // the first pass's output queued before on this stream (L N words), the context's inverse
-    // table and moduli, `scale` and `terms` of its L limbs, `out` N words (the caller's); the
-    // last step's constants from LiftFinish::new (2 <= t < 2^60, q_mod_t and the factor below t).
+    // SAFETY: matches `ntt_inv_lift_strided_<strided>_lr3(LiftParams)`: grid (N / 16 M, C) in
+    // clusters (1, C, 1) (block r transforms limbs r, r + C, ... and keeps them in
+    // ceil(L / C) slots of 16 M words of dynamic shared memory: lift_plan's kept_bytes), `data`
+    // the first pass's output just queued on this stream (L N words), the context's inverse
+    // table and moduli, `scale` and `terms` of its L limbs, `out` N words (the caller's);
+    // the last step's constants from LiftFinish::new (2 <= t < 2^60, q_mod_t and the factor
+    // below t).
     unsafe { plan.kernel.launch_clustered(stream, config, (1, plan.cluster, 1), &params) }
 }
 
