@@ -661,7 +661,7 @@ __device__ __forceinline__ void inverse_pass(u64* __restrict__ data, const u64* 
                 const int i = threadIdx.x + t * P::THREADS;
                 // Streaming loads (ld.global.cs, evict-first): read once, they should not push
                 // this pass's output, which the next pass reads, out of L2. DecryptResident at
-                // 2^16: 65.6-66.3 -> 62.4-64.1 us (docs/perf/2026-11-25-h100-looped-lift.md).
+                // 2^16: 65.6-66.3 -> 62.4-64.1 us (docs/perf/2026-11-25-h100-decryption-fusion.md).
                 smem[padded(i)] = modarith::add(
                     __ldcs(block_addend + i), modarith::mul_canonical(__ldcs(block_source + i), __ldcs(block_factor + i), m),
                     m.p);
@@ -947,8 +947,6 @@ __device__ __forceinline__ void forward_inner_product_pass(const FwdIpParams& F)
         a_hi[k] = 0;
     }
     __syncthreads();
-    // The key digits are read once here: streaming loads (ld.global.cs, evict-first) keep the
-    // sums, which ModDown reads next, in L2.
     for (int t = 0; t < F.digits; ++t) {
         // A uniform branch: the block's limb is one of this digit's own limbs.
         if (SPLIT && F.own_source != nullptr && limb < F.limbs_q && limb / F.digit_limbs == F.first_digit + t) {
@@ -959,8 +957,8 @@ __device__ __forceinline__ void forward_inner_product_pass(const FwdIpParams& F)
             for (int k = 0; k < PER; ++k) {
                 const int i = threadIdx.x + k * P::THREADS;
                 const u64 v = own[i];
-                mad128(b_lo[k], b_hi[k], v, __ldcs(key_b + i));
-                mad128(a_lo[k], a_hi[k], v, __ldcs(key_a + i));
+                mad128(b_lo[k], b_hi[k], v, key_b[i]);
+                mad128(a_lo[k], a_hi[k], v, key_a[i]);
             }
         } else {
             const u64* poly = F.data + (((size_t)t * F.limbs + limb) << log_n);
@@ -983,8 +981,8 @@ __device__ __forceinline__ void forward_inner_product_pass(const FwdIpParams& F)
             for (int k = 0; k < PER; ++k) {
                 const int i = threadIdx.x + k * P::THREADS;
                 const u64 v = smem[padded(i)];
-                mad128(b_lo[k], b_hi[k], v, __ldcs(key_b + i));
-                mad128(a_lo[k], a_hi[k], v, __ldcs(key_a + i));
+                mad128(b_lo[k], b_hi[k], v, key_b[i]);
+                mad128(a_lo[k], a_hi[k], v, key_a[i]);
             }
         }
         if ((t + 1) % IP_REDUCE_EVERY == 0) {
