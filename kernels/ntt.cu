@@ -597,7 +597,7 @@ __device__ __forceinline__ void inverse_rounds(u64 (&x)[P::R], u64* smem, const 
 // the ordinary kernels.
 enum class Load { Plain, Product, MulAdd, Source };
 
-template <class P, Load LOAD, bool INTERLEAVED = false>
+template <class P, Load LOAD>
 __device__ __forceinline__ void inverse_pass(u64* __restrict__ data, const u64* __restrict__ source,
                                              const u64* __restrict__ factor, const u64* __restrict__ addend,
                                              const ulonglong2* __restrict__ table,
@@ -688,24 +688,9 @@ __device__ __forceinline__ void inverse_pass(u64* __restrict__ data, const u64* 
 
     constexpr int w_top = P::window(0);
     P::locate(threadIdx.x, w_top, column, base);
-    if constexpr (INTERLEAVED) {
-        // The limb-interleaved layout the interleaved lift reads (ntt_inv_lift_interleaved_*):
-        // point k of chunk c, which the strided pass sees as row c of column k, goes to
-        // [k][limb][c] (lazy, [0, 2p)).
-        static_assert(!P::STRIDED, "the first inverse pass writes the interleaved layout");
-        u64* polys = data + (((size_t)(blockIdx.y / limbs_per_poly) * limbs_per_poly) << log_n);
-        const size_t rows = (size_t)1 << (log_n - P::LOG_M);
-        const size_t c = (size_t)blockIdx.x * P::COLUMNS + column;
+    // Canonical after stage 0 (scaled); otherwise lazy [0, 2p) for the STRIDED pass.
 #pragma unroll
-        for (int u = 0; u < P::R; ++u) {
-            const size_t k = base + (u << w_top);
-            polys[(k * limbs_per_poly + limb) * rows + c] = x[u];
-        }
-    } else {
-        // Canonical after stage 0 (scaled); otherwise lazy [0, 2p) for the STRIDED pass.
-#pragma unroll
-        for (int u = 0; u < P::R; ++u) poly[global_index<P>(column, base + (u << w_top), log_n)] = x[u];
-    }
+    for (int u = 0; u < P::R; ++u) poly[global_index<P>(column, base + (u << w_top), log_n)] = x[u];
 }
 
 // The inverse transform's last (STRIDED) pass fused with the centered lift modulo t
@@ -864,84 +849,6 @@ __device__ __forceinline__ void inverse_lift_pass(const LiftParams& F) {
 #else
     __trap();
 #endif
-}
-
-// The inverse transform's last pass fused with the centered lift, every limb of a column in
-// one block (N >= 2^13; docs/perf/2026-11-25-h100-decryption-fusion.md). The first pass wrote
-// its output limb-interleaved (inverse_pass<..., INTERLEAVED>): column `col` of the strided
-// view, all L limbs, is one stretch [limb][row] of L M words. Block `col` (blockIdx.x):
-// threadIdx.y = limb, threadIdx.x = one of the column's M / R threads; each limb's rounds run
-// side by side in their own slice of dynamic shared memory (L M words), twiddles from the
-// limb's global table (L1). The scaled values y_i then replace the slices, and the block lifts
-// its M coefficients from them: G = threads / M threads a coefficient (each a share of the
-// limbs), their exact partial sums merged in shared memory. No phase in memory, no cluster.
-constexpr int INTERLEAVED_MAX_THREADS = 1024;
-
-template <class P>
-__device__ __forceinline__ void inverse_lift_interleaved_pass(const LiftParams& F) {
-    static_assert(P::STRIDED && P::COLUMNS == 1 && !P::SMEM_TWIDDLES, "one column a limb, twiddles from L1");
-    extern __shared__ u64 values[];  // [limb][M]: each limb's exchange, then its scaled values
-    __shared__ centered_lift::Fraction partial_fraction[INTERLEAVED_MAX_THREADS];
-    __shared__ wide_sum::Sum192 partial_sum[INTERLEAVED_MAX_THREADS];
-    // The first pass's output is read below (programmatic dependencies: dependent_launch.cuh).
-    dependent_launch::wait_for_inputs();
-    const int limb = threadIdx.y;
-    const int log_n = F.log_n;
-    const int col = blockIdx.x;
-    const int limbs = F.limbs;
-    const modarith::Modulus m = F.moduli[limb];
-    const Prime p(m.p);
-    u64* slice = values + (size_t)limb * P::M;
-    const u64* in = F.data + ((size_t)col * limbs + limb) * P::M;
-    u64 x[P::R];
-    int column, base;
-    constexpr int w0 = P::window(P::ROUNDS - 1);
-    P::locate(threadIdx.x, w0, column, base);
-#pragma unroll
-    for (int u = 0; u < P::R; ++u) x[u] = in[base + (u << w0)];
-    inverse_rounds<P, 0>(x, slice, GlobalTwiddles{F.table + ((size_t)limb << log_n), 0, 0}, p, column, base, true,
-                         F.scale[2 * limb], F.scale[2 * limb + 1]);
-    constexpr int w_top = P::window(0);
-    P::locate(threadIdx.x, w_top, column, base);
-    // Every thread has read its last exchange before the values overwrite the slices.
-    __syncthreads();
-#pragma unroll
-    for (int u = 0; u < P::R; ++u) slice[base + (u << w_top)] = x[u];
-    __syncthreads();
-    const int threads = blockDim.x * blockDim.y;
-    const int t = threadIdx.y * blockDim.x + threadIdx.x;
-    const size_t row_stride = (size_t)1 << (log_n - P::LOG_M);  // columns of the strided view
-    if (threads >= 2 * P::M) {
-        // G threads a coefficient k: thread g of k adds limbs g, g + G, ...
-        const int groups = threads / P::M;
-        const int k = t % P::M;
-        const int g = t / P::M;
-        centered_lift::Fraction fraction = {0, 0};
-        wide_sum::Sum192 sum = {0, 0, 0};
-        if (g < groups) {
-            for (int i = g; i < limbs; i += groups) {
-                centered_lift::add_limb(fraction, sum, values[(size_t)i * P::M + k], F.moduli[i], F.lift_terms[i]);
-            }
-        }
-        partial_fraction[t] = fraction;
-        partial_sum[t] = sum;
-        __syncthreads();
-        if (g == 0) {
-            for (int h = 1; h < groups; ++h) {
-                centered_lift::merge(fraction, sum, partial_fraction[h * P::M + k], partial_sum[h * P::M + k]);
-            }
-            F.out[(size_t)k * row_stride + col] = centered_lift::finish(fraction, sum, F.finish);
-        }
-    } else {
-        for (int k = t; k < P::M; k += threads) {
-            centered_lift::Fraction fraction = {0, 0};
-            wide_sum::Sum192 sum = {0, 0, 0};
-            for (int i = 0; i < limbs; ++i) {
-                centered_lift::add_limb(fraction, sum, values[(size_t)i * P::M + k], F.moduli[i], F.lift_terms[i]);
-            }
-            F.out[(size_t)k * row_stride + col] = centered_lift::finish(fraction, sum, F.finish);
-        }
-    }
 }
 
 // The forward transform's last (CONTIGUOUS) pass fused with key switching's inner product: for
@@ -1200,22 +1107,6 @@ __device__ __forceinline__ void forward_inner_product_pass(const FwdIpParams& F)
         ntt_inv_lift_strided_##M##_lr3(const __grid_constant__ LiftParams params) {                              \
         inverse_lift_pass<Pass<M, 3, true, STRIDED_COLUMNS, true>>(params);                                      \
     }
-// The first inverse pass (multiply-add) writing the limb-interleaved layout, and the last
-// pass fused with the lift reading it (inverse_lift_interleaved_pass).
-#define NTT_INV_MUL_ADD_INTERLEAVED_KERNEL(M, W)                                                                \
-    extern "C" __global__ void NTT_LAUNCH_BOUNDS(M, 2, false, (W >> M), true, 1024)                             \
-        ntt_inv_mul_add_interleaved_contiguous_##M##_lr2_w##W(                                                  \
-            u64* data, const u64* source, const u64* factor, const u64* addend, const ulonglong2* table,       \
-            const u64* chunk_roots, const ulonglong2* scale, const modarith::Modulus* moduli, int log_n,       \
-            int limbs_per_poly) {                                                                               \
-        inverse_pass<Pass<M, 2, false, (W >> M), true>, Load::MulAdd, true>(                                    \
-            data, source, factor, addend, table, chunk_roots, scale, moduli, log_n, limbs_per_poly);            \
-    }
-#define NTT_INV_LIFT_INTERLEAVED_KERNEL(M)                                                                     \
-    extern "C" __global__ void __launch_bounds__(INTERLEAVED_MAX_THREADS, 1)                                   \
-        ntt_inv_lift_interleaved_##M(const __grid_constant__ LiftParams params) {                               \
-        inverse_lift_interleaved_pass<Pass<M, 3, true, 1, false>>(params);                                      \
-    }
 #define SINGLE(N, LR)                                             \
     NTT_PASS_KERNELS(single_##N, N, LR, false, 1, false, 1024)   \
     NTT_INV_PRODUCT_KERNEL(single_##N, N, LR, 1, false, 1024)    \
@@ -1274,12 +1165,6 @@ CONTIGUOUS_NARROW(8, 2, 512, 1024)
 // The last inverse pass of N <= 2^12 fused with the centered lift modulo t (clusters, sm_90).
 NTT_INV_LIFT_KERNEL(5)
 NTT_INV_LIFT_KERNEL(6)
-// BGV decryption from N = 2^13: the first pass writing the limb-interleaved layout, the last
-// pass lifting from it.
-NTT_INV_MUL_ADD_INTERLEAVED_KERNEL(7, 512)
-NTT_INV_MUL_ADD_INTERLEAVED_KERNEL(8, 512)
-NTT_INV_LIFT_INTERLEAVED_KERNEL(7)
-NTT_INV_LIFT_INTERLEAVED_KERNEL(8)
 // The last forward pass fused with key switching's inner product (radix 8, up to 128 registers).
 NTT_FWD_IP_KERNEL(5, 3)
 NTT_FWD_IP_KERNEL(6, 3)

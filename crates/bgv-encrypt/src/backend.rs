@@ -516,12 +516,12 @@ impl BgvBackend for poly_cuda::GpuBackend {
                     return Ok(words);
                 }
             }
-            if let Some(words) = decrypt_through_scratch(self, tables, prepared, lift, [c0, acc, s], correction_inv)? {
-                return Ok(words);
-            }
             if let Some(words) =
                 c0.inverse_of_mul_add_lifted(acc, s, lift, correction_inv).map_err(BgvError::from_backend)?
             {
+                return Ok(words);
+            }
+            if let Some(words) = decrypt_through_scratch(self, tables, prepared, lift, [c0, acc, s], correction_inv)? {
                 return Ok(words);
             }
             let phase = c0.inverse_of_mul_add_scaled(acc, s, lift.scale()).map_err(BgvError::from_backend)?;
@@ -548,11 +548,10 @@ impl BgvBackend for poly_cuda::GpuBackend {
     }
 }
 
-/// The lifted inverse (two kernels) where it exists, else the scaled transform and
-/// `bgv_reduce_phase`, of checked operands into a new buffer of `N` words, the transform
-/// written into the level's cached scratch (made on first use): the host issues the launches
-/// and one allocation (the output's, before the last launch) where the plain path also
-/// allocates and frees the scratch, and the first kernel starts that much sooner. The
+/// The scaled transform and `bgv_reduce_phase` of checked operands into a new buffer of `N`
+/// words, the transform written into the level's cached scratch (made on first use): the host
+/// issues two launches and one allocation (the output's, between them) where the plain path
+/// also allocates and frees the scratch, and the first kernel starts that much sooner. The
 /// lock is held until both kernels are queued, and the cache is used only on the device's own
 /// stream, so decryptions sharing the scratch run in stream order. `Ok(None)`, nothing queued,
 /// where it does not apply (a thread capturing a graph, a lift of another context, DGT rings).
@@ -581,10 +580,6 @@ fn decrypt_through_scratch(
     let Some(scratch) = guard.as_mut() else {
         return Ok(None);
     };
-    let lifted = c0.inverse_of_mul_add_lifted_in(acc, s, lift, correction_inv, scratch);
-    if let Some(words) = lifted.map_err(BgvError::from_backend)? {
-        return Ok(Some(words));
-    }
     c0.inverse_of_mul_add_scaled_into(acc, s, lift.scale(), scratch).map_err(BgvError::from_backend)?;
     reduce_into_device(backend, tables, prepared, scratch, correction_inv, true).map(Some)
 }

@@ -156,8 +156,7 @@ mod on_device {
     /// result is read, at the top and one level down (another context and correction factor),
     /// from one thread and from three at once;
     /// each plaintext equals its message and the direct path's (`decrypt`). 2^12 runs the lift
-    /// fused into the transform in clusters, 2^14 and 2^15 the interleaved lift, 2^13 (its
-    /// first pass has no interleaved kernel) the scaled transform and the phase reduction;
+    /// fused into the transform, 2^13 and 2^14 the scaled transform and the phase reduction;
     /// DGT rings are not recorded (no fused scale) and run directly. 2^15 is above the replay
     /// bound: there the direct path shares the level's cached scratch between the calls and
     /// the threads.
@@ -272,7 +271,7 @@ mod on_device {
 
     /// The fused decryption (`BgvBackend::decrypt_words` and `decrypt_words_resident`: the
     /// inverse transform with `(q/q_i)^{-1}` folded into its last stage, then the phase
-    /// reduction of the scaled words, or the lift fused into that stage) equals `reduce_host` of the CPU's phase
+    /// reduction of the scaled words) equals `reduce_host` of the CPU's phase
     /// `inverse(c_0 + acc s)` word for word: random operands (edges near +-q/2 through
     /// `acc = 0`), 1 to 40 primes, NTT and DGT rings (the DGT's per-limb scaling after the
     /// inverse), `t` odd prime, power of two and near 2^60; operands of a second context over
@@ -286,10 +285,8 @@ mod on_device {
             (12, 4, 45, TransformKind::Ntt),
             (13, 12, 60, TransformKind::Ntt),
             (14, 40, 55, TransformKind::Ntt),
-            // Above the replay bound: the direct path through the level's cached scratch (the
-            // interleaved lift, the most limbs it takes at 2^16).
+            // Above the replay bound: the direct path through the level's cached scratch.
             (15, 16, 40, TransformKind::Ntt),
-            (16, 32, 60, TransformKind::Ntt),
             (12, 4, 50, TransformKind::Dgt),
         ] {
             let degree = 1usize << log_n;

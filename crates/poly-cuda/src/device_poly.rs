@@ -418,41 +418,9 @@ impl DevicePoly<Eval> {
         Ok(true)
     }
 
-    /// [`inverse_of_mul_add_lifted`](Self::inverse_of_mul_add_lifted) with the transform's first
-    /// pass written into `scratch` (a polynomial of this context, overwritten) and the output
-    /// allocated between the two launches, so the first kernel is queued before any allocation.
-    /// `Ok(None)`, with nothing queued, where the fused path does not exist. The same errors,
-    /// and those of a `scratch` of another ring (checked before anything is queued).
-    pub fn inverse_of_mul_add_lifted_in(
-        &self,
-        a: &Self,
-        b: &Self,
-        lift: &crate::CenteredLift,
-        factor: u64,
-        scratch: &mut DevicePoly<Coeff>,
-    ) -> Result<Option<CudaSlice<u64>>> {
-        let Some(plan) = self.check_lift(a, b, lift, factor)? else {
-            return Ok(None);
-        };
-        self.context.check_compatible(&scratch.context)?;
-        let table = lift
-            .scale()
-            .table()
-            .ok_or_else(|| GpuError::Unsupported { what: "a centered lift without an NTT scale table".to_string() })?;
-        let operands = lift.operands(factor, 0)?;
-        launch::ntt_lift_first_pass(&self.context, &plan, &mut scratch.data, (&a.data, &b.data, &self.data), table)?;
-        let device = self.context.device();
-        // SAFETY: the lift kernel writes all N words before anything reads them.
-        let mut out = unsafe { device.alloc::<u64>(self.context.degree()) }?;
-        let out_address = crate::kernel::address_mut(&mut out, device.stream());
-        let operands = launch::LiftOperands { out: out_address, ..operands };
-        launch::ntt_lift_last_pass(&self.context, &plan, &scratch.data, table, &operands)?;
-        Ok(Some(out))
-    }
-
     /// [`inverse_of_mul_add_lifted`](Self::inverse_of_mul_add_lifted) with the `N` words
     /// returned to the host, written by the kernel straight into mapped host memory (the fused
-    /// path's `N <= 2^16` is below [`crate::STAGING_MAX_WORDS`]); waits for the device.
+    /// path's `N <= 2^12` is far below [`crate::STAGING_MAX_WORDS`]); waits for the device.
     /// `Ok(None)`, with nothing queued, where the fused path does not exist. The same errors.
     pub fn inverse_of_mul_add_lifted_to_host(
         &self,

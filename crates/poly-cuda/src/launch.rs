@@ -369,72 +369,6 @@ pub(crate) struct NttKernels {
     /// The last inverse pass fused with the centered lift modulo `t`, on devices with thread
     /// block clusters (compute capability 9.0 and up); `None` elsewhere.
     lift: Option<LiftKernels>,
-    /// The interleaved lift's two kernels (`None` with [`INTERLEAVED_LIFT_ENV`] at 0 or where the
-    /// driver refuses their shared memory).
-    interleaved: Option<InterleavedLiftKernels>,
-}
-
-/// The first inverse pass writing the limb-interleaved layout (`(log2` of its points, name),
-/// radix 4, 512 points a block) and the last pass lifting from it (`(log2` of its points,
-/// name)), kernels/ntt.cu.
-const INTERLEAVED_FIRST_KERNELS: [(u32, &str); 2] = [
-    (7, "ntt_inv_mul_add_interleaved_contiguous_7_lr2_w512"),
-    (8, "ntt_inv_mul_add_interleaved_contiguous_8_lr2_w512"),
-];
-const INTERLEAVED_LAST_KERNELS: [(u32, &str); 2] =
-    [(7, "ntt_inv_lift_interleaved_7"), (8, "ntt_inv_lift_interleaved_8")];
-/// Points a block of the interleaved first pass takes (`W` of its kernel names).
-const INTERLEAVED_FIRST_WORDS: u32 = 512;
-/// Threads a block of the interleaved lift may have (`INTERLEAVED_MAX_THREADS`): one
-/// `M / 8`-thread group a limb.
-const INTERLEAVED_MAX_THREADS: u32 = 1024;
-/// Smallest `log2 N` of the interleaved lift (below, the cluster lift or none).
-const INTERLEAVED_MIN_LOG_N: u32 = 13;
-/// Environment knob: `0` turns the interleaved lift off (those rings then run the strided
-/// pass and `bgv_reduce_phase` apart; for A/B runs); read when a device opens.
-pub const INTERLEAVED_LIFT_ENV: &str = "HEGPU_LIFT_INTERLEAVED";
-
-/// The interleaved lift's kernels, prepared: by `log2` of their points.
-#[derive(Debug)]
-struct InterleavedLiftKernels {
-    first: Vec<(u32, Kernel)>,
-    /// With the dynamic shared memory each may take.
-    last: Vec<(u32, Kernel, u32)>,
-}
-
-impl InterleavedLiftKernels {
-    fn load(context: &Arc<CudaContext>, module: &LoadedModule) -> Result<Option<Self>> {
-        use cudarc::driver::sys::{CUdevice_attribute, CUfunction_attribute};
-        if std::env::var(INTERLEAVED_LIFT_ENV).is_ok_and(|v| v == "0") {
-            return Ok(None);
-        }
-        let Ok(optin) = context.attribute(CUdevice_attribute::CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN)
-        else {
-            return Ok(None);
-        };
-        let first = INTERLEAVED_FIRST_KERNELS
-            .into_iter()
-            .map(|(m, name)| Ok((m, module.kernel(name)?)))
-            .collect::<Result<Vec<_>>>()?;
-        let mut last = Vec::with_capacity(INTERLEAVED_LAST_KERNELS.len());
-        for (m, name) in INTERLEAVED_LAST_KERNELS {
-            let kernel = module.kernel(name)?;
-            let function = kernel.function();
-            let Ok(static_bytes) = function.get_attribute(CUfunction_attribute::CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES)
-            else {
-                return Ok(None);
-            };
-            let dynamic = optin.saturating_sub(static_bytes).max(0);
-            if function
-                .set_attribute(CUfunction_attribute::CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES, dynamic)
-                .is_err()
-            {
-                return Ok(None);
-            }
-            last.push((m, kernel, dynamic as u32));
-        }
-        Ok(Some(Self { first, last }))
-    }
 }
 
 /// `ntt_inv_lift_strided_<m>_lr3` (kernels/ntt.cu) prepared for cluster launches: each with
@@ -569,7 +503,6 @@ impl NttKernels {
                 .map(|(&m, name)| Ok((m, module.kernel(name)?)))
                 .collect::<Result<_>>()?,
             lift: LiftKernels::load(context, &module)?,
-            interleaved: InterleavedLiftKernels::load(context, &module)?,
         })
     }
 
@@ -1278,17 +1211,9 @@ struct LiftParams {
 }
 const _: () = assert!(size_of::<LiftParams>() == 16 * 8 + 2 * 4);
 
-/// How a context's inverse runs fused with the centered lift.
-pub(crate) enum LiftPlan<'k> {
-    /// `N <= 2^12`: the last pass in thread block clusters.
-    Cluster(ClusterLiftPlan<'k>),
-    /// `N >= 2^13`: the first pass writes the limb-interleaved layout, the last pass lifts
-    /// every limb of a column in one block.
-    Interleaved(InterleavedLiftPlan<'k>),
-}
-
-/// The cluster lift: its kernel, cluster size, dynamic shared memory, and the two passes' sizes.
-pub(crate) struct ClusterLiftPlan<'k> {
+/// How a context's inverse runs fused with the centered lift: the lift kernel, its cluster
+/// size, its dynamic shared memory, and the two passes' sizes.
+pub(crate) struct LiftPlan<'k> {
     kernel: &'k Kernel,
     cluster: u32,
     kept_bytes: u32,
@@ -1296,64 +1221,25 @@ pub(crate) struct ClusterLiftPlan<'k> {
     contiguous: u32,
 }
 
-/// The interleaved lift: its two kernels, the passes' sizes and the last one's dynamic shared
-/// memory (`L M` words).
-pub(crate) struct InterleavedLiftPlan<'k> {
-    first: &'k Kernel,
-    last: &'k Kernel,
-    strided: u32,
-    contiguous: u32,
-    values_bytes: u32,
-}
-
-/// The fused lift's plan over `context`, or `None` where that path does not exist: DGT rings,
-/// single-pass schedules; at `N <= 2^12` devices without clusters (or with the knob at 0); at
-/// `N >= 2^13` rings whose passes have no interleaved kernels (`N = 2^17`) or whose limbs
-/// need more than 1024 threads (32 limbs at `2^15`, `2^16`; 64 at `2^13`, `2^14`).
+/// The fused lift's plan over `context`, or `None` where that path does not exist: devices
+/// without clusters (or with the knob at 0), DGT rings, single-pass schedules, `N > 2^12`.
 /// (The clusters' shared memory, `ceil(L / C)` slots of `16 M` words per block, holds every
 /// limb count a ring may have there: 128 limbs are 8 slots of 8 KiB; still checked.)
 pub(crate) fn lift_plan(context: &GpuContext) -> Option<LiftPlan<'_>> {
+    let lift_kernels = context.device().kernels().ntt.lift.as_ref()?;
+    if context.degree().trailing_zeros() > LIFT_MAX_LOG_N {
+        return None;
+    }
     let NttSchedule::TwoPass { strided, contiguous } = context.ntt_tables().ok()?.schedule else {
         return None;
     };
-    let log_n = context.degree().trailing_zeros();
-    if log_n >= INTERLEAVED_MIN_LOG_N {
-        return interleaved_lift_plan(context, strided, contiguous).map(LiftPlan::Interleaved);
-    }
-    let lift_kernels = context.device().kernels().ntt.lift.as_ref()?;
-    if log_n > LIFT_MAX_LOG_N {
-        return None;
-    }
     let (_, kernel, dynamic_limit) = lift_kernels.kernels.iter().find(|(m, _, _)| *m == strided)?;
     let limbs = u32::try_from(context.num_limbs()).ok()?;
     // At least LIFT_MIN_CLUSTER blocks, those past the last limb only lifting: with fewer
     // limbs the lift would run on a few blocks' threads.
     let cluster = limbs.max(LIFT_MIN_CLUSTER).min(lift_kernels.max_cluster).max(1);
     let kept_bytes = limbs.div_ceil(cluster) * (STRIDED_COLUMNS << strided) * 8;
-    (kept_bytes <= *dynamic_limit).then_some(LiftPlan::Cluster(ClusterLiftPlan {
-        kernel,
-        cluster,
-        kept_bytes,
-        strided,
-        contiguous,
-    }))
-}
-
-/// The interleaved lift's plan (see [`lift_plan`]).
-fn interleaved_lift_plan(context: &GpuContext, strided: u32, contiguous: u32) -> Option<InterleavedLiftPlan<'_>> {
-    let kernels = context.device().kernels().ntt.interleaved.as_ref()?;
-    let (_, first) = kernels.first.iter().find(|(m, _)| *m == contiguous)?;
-    let (_, last, dynamic_limit) = kernels.last.iter().find(|(m, _, _)| *m == strided)?;
-    let limbs = u32::try_from(context.num_limbs()).ok()?;
-    let threads = limbs.checked_mul((1 << strided) >> LIFT_LOG_RADIX)?;
-    let values_bytes = limbs.checked_mul(8 << strided)?;
-    (threads <= INTERLEAVED_MAX_THREADS && values_bytes <= *dynamic_limit).then_some(InterleavedLiftPlan {
-        first,
-        last,
-        strided,
-        contiguous,
-        values_bytes,
-    })
+    (kept_bytes <= *dynamic_limit).then_some(LiftPlan { kernel, cluster, kept_bytes, strided, contiguous })
 }
 
 /// `lift.out <- [x_c]_t * factor mod t` for `x = inverse(addend + source * factor_poly)` times
@@ -1366,72 +1252,18 @@ pub(crate) fn ntt_inverse_of_mul_add_lifted(
     context: &GpuContext,
     plan: &LiftPlan<'_>,
     data: &mut CudaSlice<u64>,
-    inputs: (&CudaSlice<u64>, &CudaSlice<u64>, &CudaSlice<u64>),
-    scale: &CudaSlice<u64>,
-    lift: &LiftOperands<'_>,
-) -> Result<()> {
-    ntt_lift_first_pass(context, plan, data, inputs, scale)?;
-    ntt_lift_last_pass(context, plan, data, scale, lift)
-}
-
-/// The first half of [`ntt_inverse_of_mul_add_lifted`]: its first inverse pass (multiply-add)
-/// into `data` (limb-interleaved for the interleaved plan).
-pub(crate) fn ntt_lift_first_pass(
-    context: &GpuContext,
-    plan: &LiftPlan<'_>,
-    data: &mut CudaSlice<u64>,
     (source, factor, addend): (&CudaSlice<u64>, &CudaSlice<u64>, &CudaSlice<u64>),
-    scale: &CudaSlice<u64>,
-) -> Result<()> {
-    let n = context.degree() as u32;
-    let grid_y = total_limbs(context, 1)?;
-    match plan {
-        LiftPlan::Cluster(plan) => {
-            let first =
-                pass_launch(PassFunction::InverseMulAdd, PassKind::Contiguous, n, plan.contiguous, grid_y, true)?;
-            launch_inverse_pass(context, data, FirstLoad::MulAdd { source, factor, addend }, &first, Some(scale))
-        }
-        LiftPlan::Interleaved(plan) => {
-            let tables = context.ntt_tables()?;
-            let stream = context.device().stream();
-            let (log_n_arg, limbs_arg) = (n.trailing_zeros() as i32, grid_y as i32);
-            let mut builder = plan.first.builder(stream);
-            builder
-                .arg(&mut *data)
-                .arg(source)
-                .arg(factor)
-                .arg(addend)
-                .arg(&tables.inverse)
-                .arg(&tables.inverse_chunk_roots)
-                .arg(scale)
-                .arg(context.moduli_table())
-                .arg(&log_n_arg)
-                .arg(&limbs_arg);
-            let config = contiguous_config(n, plan.contiguous, 2, INTERLEAVED_FIRST_WORDS >> plan.contiguous, grid_y);
-            // SAFETY: matches `ntt_inv_mul_add_interleaved_contiguous_<m>_lr2_w512(data, source,
-            // factor, addend, table, chunk_roots, scale, moduli, log_n, limbs_per_poly)` with the
-            // grid of its pass (N / 512 blocks a limb, one limb a grid row); the inputs and `data`
-            // are L N words (the caller checks), every word of `data` is written.
-            unsafe { builder.launch(config) }
-        }
-    }
-}
-
-/// The second half of [`ntt_inverse_of_mul_add_lifted`]: the last pass fused with the lift,
-/// reading `data` (the first pass's output, queued before on this stream).
-pub(crate) fn ntt_lift_last_pass(
-    context: &GpuContext,
-    plan: &LiftPlan<'_>,
-    data: &CudaSlice<u64>,
     scale: &CudaSlice<u64>,
     lift: &LiftOperands<'_>,
 ) -> Result<()> {
     let tables = context.ntt_tables()?;
     let n = context.degree() as u32;
     let grid_y = total_limbs(context, 1)?;
+    let first = pass_launch(PassFunction::InverseMulAdd, PassKind::Contiguous, n, plan.contiguous, grid_y, true)?;
+    launch_inverse_pass(context, data, FirstLoad::MulAdd { source, factor, addend }, &first, Some(scale))?;
     let stream = context.device().stream();
     let params = LiftParams {
-        data: address(data, stream),
+        data: address(&*data, stream),
         out: lift.out,
         table: address(&tables.inverse, stream),
         scale: address(scale, stream),
@@ -1441,38 +1273,18 @@ pub(crate) fn ntt_lift_last_pass(
         log_n: n.trailing_zeros() as i32,
         limbs: grid_y as i32,
     };
-    match plan {
-        LiftPlan::Cluster(plan) => {
-            let config = LaunchConfig {
-                shared_mem_bytes: plan.kept_bytes,
-                ..strided_config(n, plan.strided, LIFT_LOG_RADIX, STRIDED_COLUMNS, plan.cluster)
-            };
-            // SAFETY: matches `ntt_inv_lift_strided_<strided>_lr3(LiftParams)`: grid (N / 16 M, C) in
-            // clusters (1, C, 1) (block r transforms limbs r, r + C, ... and keeps them in
-            // ceil(L / C) slots of 16 M words of dynamic shared memory: lift_plan's kept_bytes), `data`
-            // the first pass's output queued before on this stream (L N words), the context's inverse
-            // table and moduli, `scale` and `terms` of its L limbs, `out` N words (the caller's);
-            // the last step's constants from LiftFinish::new (2 <= t < 2^60, q_mod_t and the factor
-            // below t).
-            unsafe { plan.kernel.launch_clustered(stream, config, (1, plan.cluster, 1), &params) }
-        }
-        LiftPlan::Interleaved(plan) => {
-            let config = LaunchConfig {
-                grid_dim: (n >> plan.strided, 1, 1),
-                block_dim: ((1 << plan.strided) >> LIFT_LOG_RADIX, grid_y, 1),
-                shared_mem_bytes: plan.values_bytes,
-            };
-            let mut builder = plan.last.builder(stream);
-            builder.arg_pod(&params);
-            // SAFETY: matches `ntt_inv_lift_interleaved_<strided>(LiftParams)`: one block a column
-            // of the strided view (N / M), M / 8 x L threads (at most 1024: interleaved_lift_plan)
-            // and L M words of dynamic shared memory; `data` the interleaved first pass's output
-            // queued before on this stream (L N words), the context's inverse table and moduli,
-            // `scale` and `terms` of its L limbs, `out` N words (the caller's); the last step's
-            // constants from LiftFinish::new.
-            unsafe { builder.launch(config) }
-        }
-    }
+    let config = LaunchConfig {
+        shared_mem_bytes: plan.kept_bytes,
+        ..strided_config(n, plan.strided, LIFT_LOG_RADIX, STRIDED_COLUMNS, plan.cluster)
+    };
+    // SAFETY: matches `ntt_inv_lift_strided_<strided>_lr3(LiftParams)`: grid (N / 16 M, C) in
+    // clusters (1, C, 1) (block r transforms limbs r, r + C, ... and keeps them in
+    // ceil(L / C) slots of 16 M words of dynamic shared memory: lift_plan's kept_bytes), `data`
+    // the first pass's output just queued on this stream (L N words), the context's inverse
+    // table and moduli, `scale` and `terms` of its L limbs, `out` N words (the caller's);
+    // the last step's constants from LiftFinish::new (2 <= t < 2^60, q_mod_t and the factor
+    // below t).
+    unsafe { plan.kernel.launch_clustered(stream, config, (1, plan.cluster, 1), &params) }
 }
 
 /// `data <- inverse(source)` of `polys` consecutive polynomials: the first inverse pass reads
