@@ -574,11 +574,10 @@ fn decrypt_through_scratch(
         return Ok(None);
     }
     let mut guard = prepared.scratch.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
-    if guard.as_ref().is_none_or(|scratch| scratch.context().id() != context.id()) {
-        *guard = Some(poly_cuda::DevicePoly::<Coeff>::zero(context).map_err(BgvError::from_backend)?);
-    }
-    let Some(scratch) = guard.as_mut() else {
-        return Ok(None);
+    // The cached scratch if it is of this context, else a new one in its place.
+    let scratch = match guard.take() {
+        Some(scratch) if scratch.context().id() == context.id() => guard.insert(scratch),
+        _ => guard.insert(poly_cuda::DevicePoly::<Coeff>::zero(context).map_err(BgvError::from_backend)?),
     };
     c0.inverse_of_mul_add_scaled_into(acc, s, lift.scale(), scratch).map_err(BgvError::from_backend)?;
     reduce_into_device(backend, tables, prepared, scratch, correction_inv, true).map(Some)
@@ -697,7 +696,7 @@ mod tests {
     #[cfg(feature = "cuda")]
     #[test]
     fn reduce_shape_stays_within_a_wave_for_device_output() {
-        let h100_wave = 132 * 5 * 256;
+        let h100_wave = 132 * super::REDUCE_MIN_BLOCKS * super::REDUCE_THREADS as usize;
         let groups = |degree, limbs, wave| super::reduce_phase_config(degree, limbs, wave).block_dim.1;
         assert_eq!(groups(1 << 15, 16, Some(h100_wave)), 4);
         assert_eq!(groups(1 << 16, 32, Some(h100_wave)), 2);
