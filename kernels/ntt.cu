@@ -41,8 +41,12 @@
 // Bank conflicts (64-bit words, 16 per 128-byte wavefront; see Al Badawi et al.'s faster GPU
 // NTT, docs/anchors.md): STRIDED blocks hold 16 columns and store element (column cc, k) at k*16 + cc, so
 // the 16 threads of a half-warp, which differ in cc only, touch 16 consecutive words.
-// CONTIGUOUS blocks pad one word after every 16 (index a + a/16), which makes the words of
-// a half-warp distinct modulo 16 for every window.
+// CONTIGUOUS blocks keep word a (column * M + k) at the slot a XOR h(bits 4-6 of a), h linear
+// over GF(2) (Pass::swizzle): the bank (the slot modulo 16) of the 16 threads of a half-warp is
+// distinct in every round's window at radix 4 and 8 and in the coalesced row loops, for every
+// shape built here (an enumeration of them all; the padding a + a/16 used before left 2-way
+// conflicts at radix 8 and up to 4-way at radix 4). Being linear, slot(base + (u << w)) =
+// slot(base) ^ slot(u << w) (disjoint bits): one XOR with a constant per access.
 //
 // Twiddles. Two-pass kernels first put every twiddle their block needs into shared memory, in
 // the order the threads read them (Pass::tw_slot: conflict-free, constant offsets), so the
@@ -76,7 +80,8 @@ namespace {
 constexpr int STRIDED_COLUMNS = 16;         // columns per STRIDED block
 constexpr int CONTIGUOUS_BLOCK_WORDS = 1024;  // points per CONTIGUOUS block (several chunks)
 
-__device__ __forceinline__ int padded(int a) { return a + (a >> 4); }
+// h(x) for x = 0 .. 7, a nibble each: h(1) = 5, h(2) = 10, h(4) = 12 and their XORs.
+constexpr unsigned SWIZZLE_NIBBLES = 0x369CFA50u;
 
 // The prime with the constants the butterflies use: 2p, and 2^64 - p so that Shoup's
 // correction a w - q p is one multiply-add modulo 2^64 (a w + q (2^64 - p)), not a product
@@ -229,7 +234,7 @@ struct Pass {
     static constexpr int COLUMNS = COLUMNS_;  // sub-transforms per block
     static constexpr int THREADS = COLUMNS * M / R;
     static constexpr int WORDS = COLUMNS * M;
-    static constexpr int SMEM_WORDS = STRIDED ? WORDS : WORDS + WORDS / 16;
+    static constexpr int SMEM_WORDS = WORDS;
     static constexpr int TW_ENTRIES = (STRIDED ? 1 : COLUMNS) * (M - 1);
     // Contiguous blocks park one spare entry per sub-transform after the table (stage_twiddles).
     static constexpr int TW_SMEM = SMEM_TWIDDLES ? TW_ENTRIES + (STRIDED ? 0 : COLUMNS) : 1;
@@ -252,8 +257,18 @@ struct Pass {
         base = k_lo | (k_hi << (w + LOG_R));
     }
 
+    // CONTIGUOUS blocks' slot of word a = column * M + k (see "Bank conflicts" above); XOR-linear:
+    // swizzle(a ^ b) = swizzle(a) ^ swizzle(b).
+    __host__ __device__ static constexpr int swizzle(const int a) {
+        return a ^ (int)((SWIZZLE_NIBBLES >> ((a >> 2) & 28)) & 15u);
+    }
     __device__ static int smem_index(const int column, const int k) {
-        return STRIDED ? k * COLUMNS + column : padded(column * M + k);
+        return STRIDED ? k * COLUMNS + column : swizzle(column * M + k);
+    }
+    // The slot of point base + (u << w) of `column`, from the thread's first slot (smem_index of
+    // base; the window's bits of base are zero): a compile-time offset or XOR per u.
+    __device__ static int point_slot(const int first_slot, const int u, const int w) {
+        return STRIDED ? first_slot + (u << w) * COLUMNS : first_slot ^ swizzle(u << w);
     }
 
     // Window of round q (0-based in forward order): the top round owns [LOG_M - LOG_R, LOG_M).
@@ -304,15 +319,25 @@ struct SharedTwiddles {
 template <class P>
 __device__ __forceinline__ void to_smem(u64* smem, const u64 (&x)[P::R], const int column, const int base,
                                         const int w) {
+    const int first = P::smem_index(column, base);
 #pragma unroll
-    for (int u = 0; u < P::R; ++u) smem[P::smem_index(column, base + (u << w))] = x[u];
+    for (int u = 0; u < P::R; ++u) smem[P::point_slot(first, u, w)] = x[u];
 }
 
 template <class P>
 __device__ __forceinline__ void from_smem(u64 (&x)[P::R], const u64* smem, const int column, const int base,
                                           const int w) {
+    const int first = P::smem_index(column, base);
 #pragma unroll
-    for (int u = 0; u < P::R; ++u) x[u] = smem[P::smem_index(column, base + (u << w))];
+    for (int u = 0; u < P::R; ++u) x[u] = smem[P::point_slot(first, u, w)];
+}
+
+// The slot of word threadIdx.x + t THREADS of a CONTIGUOUS block (the coalesced row loops;
+// THREADS is a power of two, so the two terms have disjoint bits).
+template <class P>
+__device__ __forceinline__ int row_slot(const int t) {
+    static_assert(!P::STRIDED, "rows of contiguous blocks");
+    return P::swizzle((int)threadIdx.x) ^ P::swizzle(t * P::THREADS);
 }
 
 // Global index (within the limb) of point k of the block's column `column`.
@@ -519,7 +544,7 @@ __device__ __forceinline__ void forward_pass(u64* __restrict__ data, const u64* 
     // Recompute the final round's placement (window 0 of the bits) for the store.
     constexpr int w_last = P::window(P::ROUNDS - 1);
     P::locate(threadIdx.x, w_last, column, base);
-    if (P::STRIDED) {
+    if constexpr (P::STRIDED) {
         // Lazy [0, 4p) values for the CONTIGUOUS pass; half-warps store 16 consecutive words.
 #pragma unroll
         for (int u = 0; u < P::R; ++u) poly[global_index<P>(column, base + (u << w_last), log_n)] = x[u];
@@ -545,7 +570,7 @@ __device__ __forceinline__ void forward_pass(u64* __restrict__ data, const u64* 
 #pragma unroll
             for (int t = 0; t < P::WORDS / P::THREADS; ++t) {
                 const int i = threadIdx.x + t * P::THREADS;
-                const u64 r = modarith::mul_shoup(smem[padded(i)], e_p_inv, e_p_inv_shoup, m.p);
+                const u64 r = modarith::mul_shoup(smem[row_slot<P>(t)], e_p_inv, e_p_inv_shoup, m.p);
                 u64 value = modarith::sub(modarith::mul_shoup(sums[i], p_inv, p_inv_shoup, m.p), r, m.p);
                 if (addend != nullptr) value = modarith::add(addend[at + i], value, m.p);
                 out[i] = value;
@@ -555,7 +580,7 @@ __device__ __forceinline__ void forward_pass(u64* __restrict__ data, const u64* 
 #pragma unroll
             for (int t = 0; t < P::WORDS / P::THREADS; ++t) {
                 const int i = threadIdx.x + t * P::THREADS;
-                block_out[i] = smem[padded(i)];
+                block_out[i] = smem[row_slot<P>(t)];
             }
         }
     }
@@ -641,7 +666,7 @@ __device__ __forceinline__ void inverse_pass(u64* __restrict__ data, const u64* 
 #pragma unroll
             for (int t = 0; t < P::WORDS / P::THREADS; ++t) {
                 const int i = threadIdx.x + t * P::THREADS;
-                smem[padded(i)] = modarith::mul_canonical(block_in[i], block_factor[i], m);
+                smem[row_slot<P>(t)] = modarith::mul_canonical(block_in[i], block_factor[i], m);
             }
         } else if constexpr (LOAD == Load::Source) {
             static_assert(!P::STRIDED, "the out-of-place load is the first inverse pass, a CONTIGUOUS one");
@@ -649,7 +674,7 @@ __device__ __forceinline__ void inverse_pass(u64* __restrict__ data, const u64* 
 #pragma unroll
             for (int t = 0; t < P::WORDS / P::THREADS; ++t) {
                 const int i = threadIdx.x + t * P::THREADS;
-                smem[padded(i)] = block_source[i];
+                smem[row_slot<P>(t)] = block_source[i];
             }
         } else if constexpr (LOAD == Load::MulAdd) {
             static_assert(!P::STRIDED, "the product is taken by the first inverse pass, a CONTIGUOUS one");
@@ -662,7 +687,7 @@ __device__ __forceinline__ void inverse_pass(u64* __restrict__ data, const u64* 
                 // Streaming loads (ld.global.cs, evict-first): read once, they should not push
                 // this pass's output, which the next pass reads, out of L2. DecryptResident at
                 // 2^16: 65.6-66.3 -> 62.4-64.1 us (docs/perf/2026-11-25-h100-decryption-fusion.md).
-                smem[padded(i)] = modarith::add(
+                smem[row_slot<P>(t)] = modarith::add(
                     __ldcs(block_addend + i), modarith::mul_canonical(__ldcs(block_source + i), __ldcs(block_factor + i), m),
                     m.p);
             }
@@ -670,7 +695,7 @@ __device__ __forceinline__ void inverse_pass(u64* __restrict__ data, const u64* 
 #pragma unroll
             for (int t = 0; t < P::WORDS / P::THREADS; ++t) {
                 const int i = threadIdx.x + t * P::THREADS;
-                smem[padded(i)] = block_in[i];
+                smem[row_slot<P>(t)] = block_in[i];
             }
         }
         __syncthreads();
@@ -980,7 +1005,7 @@ __device__ __forceinline__ void forward_inner_product_pass(const FwdIpParams& F)
 #pragma unroll
             for (int k = 0; k < PER; ++k) {
                 const int i = threadIdx.x + k * P::THREADS;
-                const u64 v = smem[padded(i)];
+                const u64 v = smem[row_slot<P>(k)];
                 mad128(b_lo[k], b_hi[k], v, key_b[i]);
                 mad128(a_lo[k], a_hi[k], v, key_a[i]);
             }
