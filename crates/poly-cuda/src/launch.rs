@@ -25,6 +25,11 @@ pub(crate) enum NttSchedule {
 /// Environment variable (a tuning knob for benchmarks): the largest `log2(N)` that runs as a
 /// single-block pass (`10`..=`12`); unset or anything else: every degree runs two passes.
 pub const SINGLE_PASS_ENV: &str = "POLY_CUDA_NTT_SINGLE_PASS_MAX_LOG_N";
+/// Environment variable (a tuning knob for benchmarks): the split of two-pass transforms,
+/// `<log_n>:<strided>x<contiguous>` entries separated by commas (for example `15:7x8`), each
+/// taken where both passes have kernels (strided 5..=8, contiguous 5..=9) and the two add up to
+/// `log_n`; otherwise the default split of [`NttSchedule::for_log_degree`].
+pub const SPLIT_ENV: &str = "POLY_CUDA_NTT_SPLIT";
 /// Environment variable (a tuning knob for benchmarks): `log2` of the points per thread of the
 /// strided passes (`2`..=`4`) where `kernels/ntt.cu` has such a kernel; otherwise the default.
 pub const STRIDED_LOG_RADIX_ENV: &str = "POLY_CUDA_NTT_STRIDED_LOG_RADIX";
@@ -138,6 +143,9 @@ impl NttSchedule {
     /// The schedule of `2^log_n` (read once per [`GpuContext`]: see [`SINGLE_PASS_ENV`]).
     pub(crate) fn for_log_degree(log_n: u32) -> Result<Self> {
         let single_max = std::env::var(SINGLE_PASS_ENV).ok().and_then(|v| v.parse::<u32>().ok()).unwrap_or(0);
+        if let Some((strided, contiguous)) = split_knob(log_n).filter(|_| log_n > single_max) {
+            return Ok(NttSchedule::TwoPass { strided, contiguous });
+        }
         Ok(match log_n {
             10..=12 if log_n <= single_max => NttSchedule::Single { log_n },
             10 => NttSchedule::TwoPass { strided: 5, contiguous: 5 },
@@ -155,6 +163,23 @@ impl NttSchedule {
             }
         })
     }
+}
+
+/// The split [`SPLIT_ENV`] gives `2^log_n`, if any.
+fn split_knob(log_n: u32) -> Option<(u32, u32)> {
+    parse_split(&std::env::var(SPLIT_ENV).ok()?, log_n)
+}
+
+/// The `(strided, contiguous)` entry for `log_n` of a [`SPLIT_ENV`] value, if it is valid.
+fn parse_split(value: &str, log_n: u32) -> Option<(u32, u32)> {
+    value.split(',').find_map(|entry| {
+        let (degree, pair) = entry.trim().split_once(':')?;
+        let (strided, contiguous) = pair.split_once('x')?;
+        let (degree, strided, contiguous) =
+            (degree.parse::<u32>().ok()?, strided.parse::<u32>().ok()?, contiguous.parse::<u32>().ok()?);
+        (degree == log_n && (5..=8).contains(&strided) && (5..=9).contains(&contiguous) && strided + contiguous == log_n)
+            .then_some((strided, contiguous))
+    })
 }
 
 // Geometry constants mirrored from kernels/ntt.cu.
@@ -1731,6 +1756,19 @@ mod tests {
     /// documents (small launches: radix-4 contiguous pass; medium ones: radix 4 with 8-column
     /// strided and 512-point contiguous blocks where those kernels exist; larger ones radix 16
     /// strided, radix 8 contiguous), and every launch covers each limb's `N` points exactly once.
+    #[test]
+    fn split_knob_takes_valid_entries_only() {
+        assert_eq!(parse_split("15:7x8", 15), Some((7, 8)));
+        assert_eq!(parse_split("16:8x8, 15:7x8", 15), Some((7, 8)));
+        assert_eq!(parse_split("15:7x8", 16), None);
+        // The passes must add up to log_n and have kernels.
+        assert_eq!(parse_split("15:7x9", 15), None);
+        assert_eq!(parse_split("17:7x10", 17), None);
+        assert_eq!(parse_split("14:4x10", 14), None);
+        assert_eq!(parse_split("15:7-8", 15), None);
+        assert_eq!(parse_split("", 15), None);
+    }
+
     #[test]
     fn pass_shapes_follow_the_launch_size() {
         if std::env::vars().any(|(name, _)| name.starts_with("POLY_CUDA_NTT_")) {
