@@ -1187,6 +1187,7 @@ STRIDED_NARROW(7, 2, 8, 1024)
 STRIDED_NARROW(8, 2, 8, 1024)
 CONTIGUOUS_NARROW(7, 2, 512, 1024)
 CONTIGUOUS_NARROW(8, 2, 512, 1024)
+CONTIGUOUS_NARROW(9, 2, 512, 1024)
 // The last inverse pass of N <= 2^12 fused with the centered lift modulo t (clusters, sm_90).
 NTT_INV_LIFT_KERNEL(5)
 NTT_INV_LIFT_KERNEL(6)
