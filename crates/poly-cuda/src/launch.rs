@@ -141,6 +141,14 @@ fn radix_knobs() -> RadixKnobs {
 
 impl NttSchedule {
     /// The schedule of `2^log_n` (read once per [`GpuContext`]: see [`SINGLE_PASS_ENV`]).
+    ///
+    /// At `2^15` and `2^16` the contiguous pass takes 9 of the stages: the strided pass, whose
+    /// radix-16 blocks hold few warps, has fewer, and the contiguous one, which hides its latency
+    /// better, more. H100, same call (`POLY_CUDA_NTT_SPLIT` against the 8 x 7 and 8 x 8 splits
+    /// before): every kernel of `bgv_bench --sets 32768,65536` 1.9% less in all; BGV Mul+Relin
+    /// at 2^16 514.8-520.1 -> 508.6-511.1 us, DecryptResident 61.0-64.5 -> 59.5-61.4 us; BFV
+    /// Mul+Relin at `phantom-32768` 512-523 -> 501-503 us
+    /// (docs/perf/2026-11-25-h100-swizzle-splits.md).
     pub(crate) fn for_log_degree(log_n: u32) -> Result<Self> {
         let single_max = std::env::var(SINGLE_PASS_ENV).ok().and_then(|v| v.parse::<u32>().ok()).unwrap_or(0);
         if let Some((strided, contiguous)) = split_knob(log_n).filter(|_| log_n > single_max) {
@@ -153,8 +161,8 @@ impl NttSchedule {
             12 => NttSchedule::TwoPass { strided: 6, contiguous: 6 },
             13 => NttSchedule::TwoPass { strided: 7, contiguous: 6 },
             14 => NttSchedule::TwoPass { strided: 7, contiguous: 7 },
-            15 => NttSchedule::TwoPass { strided: 8, contiguous: 7 },
-            16 => NttSchedule::TwoPass { strided: 8, contiguous: 8 },
+            15 => NttSchedule::TwoPass { strided: 6, contiguous: 9 },
+            16 => NttSchedule::TwoPass { strided: 7, contiguous: 9 },
             17 => NttSchedule::TwoPass { strided: 8, contiguous: 9 },
             _ => {
                 return Err(GpuError::Unsupported {
@@ -1787,7 +1795,7 @@ mod tests {
                 let small = points <= DEFAULT_SMALL_LAUNCH_POINTS;
                 let medium_strided = !small && points <= DEFAULT_MEDIUM_LAUNCH_POINTS && (7..=8).contains(&strided);
                 let medium_contiguous =
-                    !small && points <= DEFAULT_MEDIUM_CONTIGUOUS_LAUNCH_POINTS && (7..=8).contains(&contiguous);
+                    !small && points <= DEFAULT_MEDIUM_CONTIGUOUS_LAUNCH_POINTS && (7..=9).contains(&contiguous);
                 let strided_suffix = if medium_strided {
                     "_lr2_c8".to_string()
                 } else {
