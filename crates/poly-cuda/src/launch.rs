@@ -185,7 +185,10 @@ fn parse_split(value: &str, log_n: u32) -> Option<(u32, u32)> {
         let (strided, contiguous) = pair.split_once('x')?;
         let (degree, strided, contiguous) =
             (degree.parse::<u32>().ok()?, strided.parse::<u32>().ok()?, contiguous.parse::<u32>().ok()?);
-        (degree == log_n && (5..=8).contains(&strided) && (5..=9).contains(&contiguous) && strided + contiguous == log_n)
+        (degree == log_n
+            && (5..=8).contains(&strided)
+            && (5..=9).contains(&contiguous)
+            && strided + contiguous == log_n)
             .then_some((strided, contiguous))
     })
 }
