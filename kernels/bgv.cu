@@ -49,7 +49,7 @@ constexpr int REDUCE_MIN_BLOCKS = 5;
 // checked (q_i - 1) [(q/q_i)]_t < 2^64), so the sum takes one low product and a 128-bit add
 // per limb where the 192-bit multiply-add takes a full product and a three-word carry chain.
 // The same integer sums, so the same words.
-template <bool NARROW, int AHEAD = REDUCE_AHEAD>
+template <bool NARROW>
 __device__ __forceinline__ void reduce_phase(u64* __restrict__ out, const u64* __restrict__ in,
                                              const Modulus* __restrict__ moduli, const u64* __restrict__ tables,
                                              const centered_lift::Finish& finish, const int log_n, const int limbs,
@@ -65,15 +65,15 @@ __device__ __forceinline__ void reduce_phase(u64* __restrict__ out, const u64* _
         // Limb i of coefficient j at in + (i << log_n) + j; this thread's limbs step by `groups`.
         const u64* limb = in + ((u64)threadIdx.y << log_n) + j;
         const u64 step = (u64)groups << log_n;
-        for (int first = threadIdx.y; first < limbs; first += AHEAD * groups) {
-            u64 x[AHEAD];
+        for (int first = threadIdx.y; first < limbs; first += REDUCE_AHEAD * groups) {
+            u64 x[REDUCE_AHEAD];
 #pragma unroll
-            for (int u = 0; u < AHEAD; ++u) {
+            for (int u = 0; u < REDUCE_AHEAD; ++u) {
                 x[u] = first + u * groups < limbs ? limb[u * step] : 0;
             }
-            limb += AHEAD * step;
+            limb += REDUCE_AHEAD * step;
 #pragma unroll
-            for (int u = 0; u < AHEAD; ++u) {
+            for (int u = 0; u < REDUCE_AHEAD; ++u) {
                 const int i = first + u * groups;
                 if (i >= limbs) break;
                 const Modulus mi = moduli[i];
@@ -113,19 +113,4 @@ extern "C" __global__ void __launch_bounds__(REDUCE_THREADS, REDUCE_MIN_BLOCKS)
     } else {
         reduce_phase<false>(out, in, moduli, tables, finish, log_n, limbs, scaled, partial_fraction, partial_sum);
     }
-}
-
-// bgv_reduce_phase with all of a thread's (up to) 16 limbs in flight at once, at 4 blocks an SM
-// (64 registers), for narrow products only (the host checks): an experiment for the one-wave
-// launches at 2^16 (HEGPU_REDUCE_DEEP=1, crates/bgv-encrypt/src/backend.rs). `narrow` is ignored.
-constexpr int REDUCE_DEEP_AHEAD = 16;
-constexpr int REDUCE_DEEP_MIN_BLOCKS = 4;
-extern "C" __global__ void __launch_bounds__(REDUCE_THREADS, REDUCE_DEEP_MIN_BLOCKS)
-    bgv_reduce_phase_deep(u64* __restrict__ out, const u64* __restrict__ in, const Modulus* __restrict__ moduli,
-                          const u64* __restrict__ tables, const centered_lift::Finish finish, int log_n, int limbs,
-                          int scaled, int /*narrow*/) {
-    __shared__ Fraction partial_fraction[REDUCE_THREADS];
-    __shared__ Sum192 partial_sum[REDUCE_THREADS];
-    reduce_phase<true, REDUCE_DEEP_AHEAD>(out, in, moduli, tables, finish, log_n, limbs, scaled, partial_fraction,
-                                          partial_sum);
 }

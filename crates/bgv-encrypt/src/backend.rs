@@ -214,17 +214,6 @@ fn reduce_limbs_per_thread() -> usize {
     })
 }
 
-/// Environment variable (an experiment for benchmarks): `1` runs `bgv_reduce_phase_deep` (every
-/// limb of a thread loaded at once, 4 blocks an SM) for device output with narrow products.
-#[cfg(feature = "cuda")]
-pub const REDUCE_DEEP_ENV: &str = "HEGPU_REDUCE_DEEP";
-
-#[cfg(feature = "cuda")]
-fn reduce_deep() -> bool {
-    static KNOB: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
-    *KNOB.get_or_init(|| std::env::var(REDUCE_DEEP_ENV).is_ok_and(|v| v == "1"))
-}
-
 /// Threads per block of `bgv_reduce_phase` (`REDUCE_THREADS` in kernels/bgv.cu, whose shared
 /// arrays hold that many partial sums).
 #[cfg(feature = "cuda")]
@@ -276,7 +265,7 @@ fn reduce_wave_threads(device: &poly_cuda::GpuDevice) -> usize {
 #[cfg(feature = "cuda")]
 poly_cuda::kernel_set! {
     /// The kernels of `kernels/bgv.cu`, loaded once per device.
-    struct BgvKernels(poly_cuda::hegpu_kernels::BGV) { bgv_reduce_phase, bgv_reduce_phase_deep }
+    struct BgvKernels(poly_cuda::hegpu_kernels::BGV) { bgv_reduce_phase }
 }
 
 /// Where `bgv_reduce_phase` writes its `N` words: a device buffer, or the device address of
@@ -355,12 +344,8 @@ pub unsafe fn queue_phase_reduction(
     let narrow_arg = i32::from(tables.narrow_products());
     // Declared before the builder, which borrows it until the launch.
     let mapped_address: u64;
+    let mut builder = kernels.bgv_reduce_phase.builder(device.stream());
     let wave = matches!(output, ReduceOutput::Device(_)).then(|| reduce_wave_threads(device));
-    // The experiment `bgv_reduce_phase_deep` (narrow products only; its one-wave shape is the
-    // same, as 4 blocks an SM still hold it at the sizes it is meant for).
-    let deep = wave.is_some() && tables.narrow_products() && reduce_deep();
-    let kernel = if deep { &kernels.bgv_reduce_phase_deep } else { &kernels.bgv_reduce_phase };
-    let mut builder = kernel.builder(device.stream());
     match output {
         ReduceOutput::Device(out) => builder.arg(out),
         ReduceOutput::Mapped(address) => {
@@ -378,7 +363,6 @@ pub unsafe fn queue_phase_reduction(
         .arg(&scaled_arg)
         .arg(&narrow_arg);
     // SAFETY: matches `bgv_reduce_phase(u64* out, const u64* in, const Modulus* moduli,
-    // ...)` and `bgv_reduce_phase_deep` (the same parameters; only with narrow products),
     // const u64* tables, centered_lift::Finish finish, int log_n, int limbs, int scaled,
     // int narrow)` in kernels/bgv.cu (`finish` by value, mirrored by LiftFinish); the buffers'
     // sizes are the caller's (this function's contract); `finish` from LiftFinish::new

@@ -328,7 +328,6 @@ const PASS_KERNELS: &[PassKernel] = &[
     contiguous_kernel!(7, 2, 512, "_w512"),
     contiguous_kernel!(8, 2, 512, "_w512"),
     contiguous_kernel!(9, 2, 512, "_w512"),
-    contiguous_kernel!(9, 3, 512, "_w512"),
 ];
 
 /// The [`FunctionNames`] of the single-block kernel of `2^log_n` points.
