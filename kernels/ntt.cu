@@ -44,8 +44,8 @@
 // CONTIGUOUS blocks keep word a (column * M + k) at the slot a XOR h(bits 4-6 of a), h linear
 // over GF(2) (Pass::swizzle): the bank (the slot modulo 16) of the 16 threads of a half-warp is
 // distinct in every round's window at radix 4 and 8 and in the coalesced row loops, for every
-// shape built here (an enumeration of them all; the padding a + a/16 used before left 2-way
-// conflicts at radix 8 and up to 4-way at radix 4). Being linear, slot(base + (u << w)) =
+// shape built (launch.rs, contiguous_shared_layout_is_conflict_free; the padding a + a/16
+// before left 2-way conflicts at radix 8, up to 4-way at radix 4). Being linear, slot(base + (u << w)) =
 // slot(base) ^ slot(u << w) (disjoint bits): one XOR with a constant per access.
 //
 // Twiddles. Two-pass kernels first put every twiddle their block needs into shared memory, in

@@ -1764,10 +1764,6 @@ pub(crate) fn automorphism_eval(
 mod tests {
     use super::*;
 
-    /// With the default knobs, the passes of each launch size take the shapes `pass_shape`
-    /// documents (small launches: radix-4 contiguous pass; medium ones: radix 4 with 8-column
-    /// strided and 512-point contiguous blocks where those kernels exist; larger ones radix 16
-    /// strided, radix 8 contiguous), and every launch covers each limb's `N` points exactly once.
     #[test]
     fn split_knob_takes_valid_entries_only() {
         assert_eq!(parse_split("15:7x8", 15), Some((7, 8)));
@@ -1781,6 +1777,64 @@ mod tests {
         assert_eq!(parse_split("", 15), None);
     }
 
+    /// The contiguous blocks' shared-memory layout of kernels/ntt.cu (`Pass::swizzle`, mirrored
+    /// here): a permutation of each block's words, and in every round's window (and in the
+    /// coalesced row loops) the 16 threads of a half-warp reach 16 distinct banks of 64-bit
+    /// words, for every contiguous and single-block kernel built.
+    #[test]
+    fn contiguous_shared_layout_is_conflict_free() {
+        const SWIZZLE_NIBBLES: u32 = 0x369C_FA50; // kernels/ntt.cu
+        let swizzle = |a: usize| a ^ ((SWIZZLE_NIBBLES >> ((a >> 2) & 28)) & 15) as usize;
+        let mut shapes: Vec<(u32, u32, u32)> = PASS_KERNELS
+            .iter()
+            .filter(|k| k.kind == PassKind::Contiguous)
+            .map(|k| (k.log_m, k.log_radix, k.columns))
+            .collect();
+        shapes.extend((10..=12).map(|log_n| (log_n, SINGLE_LOG_RADIX, 1)));
+        for (log_m, log_r, columns) in shapes {
+            let (m, r) = (1usize << log_m, 1usize << log_r);
+            let words = columns as usize * m;
+            let threads = words / r;
+            let mut seen = vec![false; words];
+            for a in 0..words {
+                assert!(swizzle(a) < words && !std::mem::replace(&mut seen[swizzle(a)], true), "2^{log_m}: {a}");
+            }
+            // Round windows, as Pass::window: the top round owns the highest bits.
+            let rounds = log_m.div_ceil(log_r);
+            let short = log_m - (rounds - 1) * log_r;
+            let windows = (0..rounds).map(|q| if q == 0 { log_m - log_r } else { log_m - short - q * log_r });
+            let mut accesses: Vec<Vec<usize>> = Vec::new();
+            for w in windows {
+                for u in 0..r {
+                    accesses.push(
+                        (0..threads)
+                            .map(|tid| {
+                                let (f, column) = (tid % (m / r), tid / (m / r));
+                                let base = (f & ((1 << w) - 1)) | ((f >> w) << (w + log_r));
+                                column * m + base + (u << w)
+                            })
+                            .collect(),
+                    );
+                }
+            }
+            for t in 0..r {
+                accesses.push((0..threads).map(|tid| tid + t * threads).collect());
+            }
+            for access in accesses {
+                for half_warp in access.chunks(16) {
+                    let mut banks: Vec<usize> = half_warp.iter().map(|&a| swizzle(a) % 16).collect();
+                    banks.sort_unstable();
+                    banks.dedup();
+                    assert_eq!(banks.len(), half_warp.len(), "2^{log_m}, radix 2^{log_r}, {columns} columns");
+                }
+            }
+        }
+    }
+
+    /// With the default knobs, the passes of each launch size take the shapes `pass_shape`
+    /// documents (small launches: radix-4 contiguous pass; medium ones: radix 4 with 8-column
+    /// strided and 512-point contiguous blocks where those kernels exist; larger ones radix 16
+    /// strided, radix 8 contiguous), and every launch covers each limb's `N` points exactly once.
     #[test]
     fn pass_shapes_follow_the_launch_size() {
         if std::env::vars().any(|(name, _)| name.starts_with("POLY_CUDA_NTT_")) {
