@@ -638,9 +638,13 @@ __device__ __forceinline__ void inverse_pass(u64* __restrict__ data, const u64* 
     const u64* roots = chunk_roots + ((size_t)limb << (log_n - P::LOG_M)) * P::LOG_M;
     u64* poly = data + ((size_t)blockIdx.y << log_n);
     const int s0 = P::STRIDED ? 0 : log_n - P::LOG_M;
-    const bool scale_stage0 = s0 == 0;
-    const ulonglong2 n_inv = scale[2 * limb];
-    const ulonglong2 w1_n_inv = scale[2 * limb + 1];
+    // Only strided and single-block passes reach stage 0 and fold N^-1 in: a two-pass transform's
+    // contiguous pass (shared twiddles) starts at stage log N - LOG_M > 0, and leaving the scale
+    // out at compile time frees its registers and the scaled butterflies' code there.
+    constexpr bool CAN_SCALE = P::STRIDED || !P::SMEM_TWIDDLES;
+    const bool scale_stage0 = CAN_SCALE && s0 == 0;
+    const ulonglong2 n_inv = CAN_SCALE ? scale[2 * limb] : make_ulonglong2(0, 0);
+    const ulonglong2 w1_n_inv = CAN_SCALE ? scale[2 * limb + 1] : make_ulonglong2(0, 0);
     // A contiguous pass generates its twiddles first (constant tables only): with a programmatic
     // dependency (dependent_launch.cuh) that runs while the kernel before this one finishes. A
     // strided pass copies a few entries after issuing its loads, which then overlap.
