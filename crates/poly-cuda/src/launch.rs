@@ -632,6 +632,13 @@ fn pass_launch(
     grid_y: u32,
     first: bool,
 ) -> Result<NttPass> {
+    // The two-pass kernels leave the stage-0 scale out of their contiguous inverse passes
+    // (kernels/ntt.cu, CAN_SCALE): such a pass must not cover the whole transform.
+    if kind == PassKind::Contiguous && (1u64 << log_m) >= u64::from(n) {
+        return Err(GpuError::Unsupported {
+            what: format!("a two-pass transform of 2^{log_m} points whose contiguous pass covers all of them"),
+        });
+    }
     let points = n as usize * grid_y as usize;
     let (log_radix, columns) = pass_shape(function, kind, log_m, points);
     let found = find_pass_kernel(kind, log_m, log_radix, columns)
@@ -1775,6 +1782,14 @@ mod tests {
         assert_eq!(parse_split("14:4x10", 14), None);
         assert_eq!(parse_split("15:7-8", 15), None);
         assert_eq!(parse_split("", 15), None);
+    }
+
+    /// A two-pass contiguous pass never spans the whole transform (its inverse kernels have no
+    /// stage-0 scale): such a launch is refused, not run.
+    #[test]
+    fn contiguous_pass_of_the_whole_transform_is_refused() {
+        assert!(pass_launch(PassFunction::Inverse, PassKind::Contiguous, 1 << 9, 9, 1, true).is_err());
+        assert!(pass_launch(PassFunction::Inverse, PassKind::Contiguous, 1 << 10, 9, 1, true).is_ok());
     }
 
     /// The contiguous blocks' shared-memory layout of kernels/ntt.cu (`Pass::swizzle`, mirrored
