@@ -17,7 +17,9 @@
 //! the device time, the call is bound by the host's issue rate. `--primed` queues each call
 //! behind a kernel that keeps the GPU busy for a millisecond, so the events see the kernels'
 //! time alone (not comparable with Phantom's timing, which includes the host's latency to the
-//! first kernel); against the default it shows how much of a call that latency is.
+//! first kernel); against the default it shows how much of a call that latency is. With
+//! `HEGPU_TRACE_LAUNCHES=1` in the environment, comment rows `# trace BGV <N> <op>` list the
+//! last round's launches, each as its host time (microseconds after the start event) and name.
 
 use std::process::ExitCode;
 use std::sync::Arc;
@@ -72,26 +74,35 @@ fn parse_options() -> BoxResult<Options> {
     Ok(options)
 }
 
+/// One timed call: microseconds of device time and of host time, and the launches traced
+/// (host microseconds after the start event, kernel name).
+type Timing = (f64, f64, Vec<(f64, &'static str)>);
+
 /// Times `op` between two events on `device`'s stream; microseconds of device time and of
-/// host time (from the start event to the call's return, nothing awaited). With `spin`, the
-/// call is queued behind that busy kernel first (`--primed`).
+/// host time (from the start event to the call's return, nothing awaited), and its traced
+/// launches. With `spin`, the call is queued behind that busy kernel first (`--primed`).
 fn timed<T>(
     device: &Arc<poly_cuda::GpuDevice>,
     spin: Option<&benches::gpu_timing::EventTimer>,
     op: impl FnOnce() -> BoxResult<T>,
-) -> BoxResult<(T, (f64, f64))> {
+) -> BoxResult<(T, Timing)> {
     let stream = device.stream();
     if let Some(timer) = spin {
         timer.prime(1)?;
     }
     let flags = Some(CUevent_flags::CU_EVENT_DEFAULT);
     let start = stream.record_event(flags)?;
+    poly_cuda::launch_trace::take();
     let host_start = std::time::Instant::now();
     let out = op()?;
     let host = host_start.elapsed().as_secs_f64() * 1e6;
     let end = stream.record_event(flags)?;
+    let launches = poly_cuda::launch_trace::take()
+        .into_iter()
+        .map(|l| (l.at.saturating_duration_since(host_start).as_secs_f64() * 1e6, l.name))
+        .collect();
     stream.synchronize()?;
-    Ok((out, (f64::from(start.elapsed_ms(&end)?) * 1e3, host)))
+    Ok((out, (f64::from(start.elapsed_ms(&end)?) * 1e3, host, launches)))
 }
 
 fn stats(mut samples: Vec<f64>) -> (f64, f64, f64) {
@@ -127,12 +138,14 @@ fn bench_set(gpu: &GpuBackend, log_degree: u32, runs: usize, host: bool, primed:
     let spin = spin.as_ref();
     let mut samples: Vec<Vec<f64>> = vec![Vec::new(); OPS.len()];
     let mut host_samples: Vec<Vec<f64>> = vec![Vec::new(); OPS.len()];
+    let mut traces: Vec<Vec<(f64, &'static str)>> = vec![Vec::new(); OPS.len()];
     let warmup = 5;
     for round in 0..warmup + runs {
-        let mut record = |index: usize, (us, host_us): (f64, f64)| {
+        let mut record = |index: usize, (us, host_us, launches): Timing| {
             if round >= warmup {
                 samples[index].push(us);
                 host_samples[index].push(host_us);
+                traces[index] = launches;
             }
         };
         let (x, us) = timed(&device, spin, || Ok(context.encrypt(&pa, &public)?))?;
@@ -178,6 +191,12 @@ fn bench_set(gpu: &GpuBackend, log_degree: u32, runs: usize, host: bool, primed:
         for (op, s) in OPS.iter().zip(host_samples) {
             let (median, min, max) = stats(s);
             println!("# host BGV {n} {op} {median:.1} {min:.1} {max:.1}");
+        }
+    }
+    for (op, launches) in OPS.iter().zip(&traces) {
+        if !launches.is_empty() {
+            let list: Vec<String> = launches.iter().map(|(us, name)| format!("{us:.1} {name}")).collect();
+            println!("# trace BGV {n} {op}: {}", list.join(", "));
         }
     }
 

@@ -267,7 +267,9 @@ impl GpuDevice {
         // SAFETY: `graph` is a live executable graph of this context (it owns the exec handle
         // for as long as the borrow lasts) and the stream is this device's.
         unsafe { cudarc::driver::result::graph::launch(graph.cu_graph_exec(), self.streams.main.cu_stream()) }
-            .map_err(|e| GpuError::driver("cuGraphLaunch", e))
+            .map_err(|e| GpuError::driver("cuGraphLaunch", e))?;
+        crate::launch_trace::record("graph");
+        Ok(())
     }
 
     /// Queues the executable graph `exec` (instantiated from a graph recorded on this device)
@@ -279,7 +281,9 @@ impl GpuDevice {
         self.context.bind_to_thread().map_err(|e| GpuError::driver("cuCtxSetCurrent", e))?;
         // SAFETY: forwarded to the caller; the stream is this device's.
         unsafe { cudarc::driver::result::graph::launch(exec, self.streams.main.cu_stream()) }
-            .map_err(|e| GpuError::driver("cuGraphLaunch", e))
+            .map_err(|e| GpuError::driver("cuGraphLaunch", e))?;
+        crate::launch_trace::record("graph");
+        Ok(())
     }
 
     /// This crate's kernels.

@@ -276,7 +276,9 @@ unsafe fn launch_ex(
     // caller's.
     unsafe { sys::cuLaunchKernelEx(&launch, kernel.function.cu_function(), params, std::ptr::null_mut()) }
         .result()
-        .map_err(|e| launch_error(kernel.name, e))
+        .map_err(|e| launch_error(kernel.name, e))?;
+    crate::launch_trace::record(kernel.name);
+    Ok(())
 }
 
 /// Whether `stream` is capturing a graph: the recorded graphs keep ordinary edges (the

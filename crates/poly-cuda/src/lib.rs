@@ -52,6 +52,8 @@ pub mod kernel;
 #[cfg(feature = "cuda")]
 mod launch;
 #[cfg(feature = "cuda")]
+pub mod launch_trace;
+#[cfg(feature = "cuda")]
 pub mod pool;
 #[cfg(feature = "cuda")]
 pub mod sampling;

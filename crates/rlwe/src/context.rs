@@ -33,6 +33,10 @@ pub struct RlweContext<B: RlweBackend> {
     /// The key-switching tables of the levels below the top as the backend uses them, with the
     /// backend context of `R_{q_l P}`, prepared on first use (keyswitch.rs).
     pub(crate) key_switch_levels: Vec<std::sync::OnceLock<(B::KeySwitchTables, B::Context)>>,
+    /// Per level, `E^-1` modulo each prime of `q_l u P` (empty for `E = 1`), made on first use
+    /// (keyswitch.rs): a modular inverse per prime costs the host about half a microsecond,
+    /// which a key switch would otherwise pay before its first launch.
+    pub(crate) scale_inverses: Vec<std::sync::OnceLock<Vec<u64>>>,
 }
 
 impl<B: RlweBackend> fmt::Debug for RlweContext<B> {
@@ -66,6 +70,7 @@ impl<B: RlweBackend> RlweContext<B> {
         let levels = (0..params.ciphertext_moduli().len()).map(|_| std::sync::OnceLock::new()).collect();
         let key_switch_levels = (0..params.ciphertext_moduli().len()).map(|_| std::sync::OnceLock::new()).collect();
         let last_primes = (0..params.ciphertext_moduli().len()).map(|_| std::sync::OnceLock::new()).collect();
+        let scale_inverses = (0..params.ciphertext_moduli().len()).map(|_| std::sync::OnceLock::new()).collect();
         Ok(Self {
             backend,
             params: Arc::clone(params),
@@ -78,6 +83,7 @@ impl<B: RlweBackend> RlweContext<B> {
             levels,
             last_primes,
             key_switch_levels,
+            scale_inverses,
         })
     }
 

@@ -52,7 +52,7 @@ impl<B: RlweBackend> RlweContext<B> {
             );
         }
         let mut sums = self.backend.mod_up_inner_product(step.tables, step.prepared, input, step.key, step.ring_qp)?;
-        self.backend.scale_sums(&mut sums, &step.scale_inverses)?;
+        self.backend.scale_sums(&mut sums, step.scale_inverses)?;
         let mut down = self.backend.mod_down_sums(step.tables, step.prepared, sums, step.ring_q)?;
         for poly in &mut down {
             self.backend.scalar_mul_assign(poly, self.error_scale).be()?;
@@ -110,7 +110,7 @@ impl<B: RlweBackend> RlweContext<B> {
             ring_q: step.ring_q,
             ring_p: &self.ring_p,
             error_scale: self.error_scale,
-            scale_inverses: &step.scale_inverses,
+            scale_inverses: step.scale_inverses,
             addends,
         };
         self.backend.switch_key_eval(&request)
@@ -133,13 +133,28 @@ impl<B: RlweBackend> RlweContext<B> {
             let (prepared, ring_qp) = self.key_switch_at_level(level)?;
             (&self.params.key_switch_at_level(level)?.tables, prepared, ring_qp)
         };
-        let mut scale_inverses = Vec::new();
-        if self.error_scale != 1 {
-            for m in tables.q().moduli().iter().chain(tables.p().moduli()) {
-                scale_inverses.push(crate::chain::scale_inverse(m, self.error_scale)?);
-            }
-        }
+        let scale_inverses = self.scale_inverses_at_level(tables, level)?;
         Ok(LevelStep { tables, prepared, ring_qp, ring_q, key: digits, scale_inverses })
+    }
+
+    /// `E^-1` modulo each prime of `q_l u P` (`tables`, the key-switching tables of `level`),
+    /// empty for `E = 1`: made on the level's first key switch, then shared.
+    fn scale_inverses_at_level(&self, tables: &rns::KeySwitchContext, level: usize) -> Result<&[u64]> {
+        let cell = self.scale_inverses.get(level).ok_or(RlweError::InvalidParameter {
+            name: "level",
+            value: level as u64,
+            requirement: "must be a level of these parameters".to_string(),
+        })?;
+        if cell.get().is_none() {
+            let mut inverses = Vec::new();
+            if self.error_scale != 1 {
+                for m in tables.q().moduli().iter().chain(tables.p().moduli()) {
+                    inverses.push(crate::chain::scale_inverse(m, self.error_scale)?);
+                }
+            }
+            let _ = cell.set(inverses);
+        }
+        Ok(cell.get().map_or(&[], Vec::as_slice))
     }
 
     /// The backend's key-switching tables of level `level` below the top and the backend
@@ -167,7 +182,7 @@ struct LevelStep<'a, B: RlweBackend> {
     ring_qp: &'a B::Context,
     ring_q: &'a B::Context,
     key: &'a [crate::EvalPair<B>],
-    scale_inverses: Vec<u64>,
+    scale_inverses: &'a [u64],
 }
 
 #[cfg(test)]
