@@ -20,15 +20,18 @@
 //   phase 1b  per coefficient: the value every output limb of that coefficient needs (the
 //             overflow count v of the exact conversion, Shenoy-Kumaresan's alpha, the
 //             Montgomery correction r of BEHZ S1, the rounded fraction of HPS scaling), its
-//             terms split over neighbouring threads and merged exactly by warp shuffles;
+//             terms split over neighbouring threads and merged exactly by warp shuffles (v
+//             over moduli below 2^40: an FP64 estimate, exact sums only in a warp where one
+//             estimate lies within 2^-30 of a rounding boundary);
 //   phase 2   each thread forms the inner products sum_i y_i * w_{j,i} of two output limbs
 //             for two coefficients (register blocking: 2 shared and 2 table loads per 4
 //             products) as exact sums of full 128-bit products (128-bit sums when the host's
 //             bound k (max a_i - 1)(max c_j - 1) + HPS start < 2^128 holds: `narrow`, else
 //             192-bit; with every factor below 2^40, `split`, as exact FP64 sums of 20-bit
-//             part products, wide_sum::SumSplit, from y split in phase 1 and a split table),
-//             reduces once, and applies the mode's epilogue; consecutive threads write
-//             consecutive coefficients.
+//             part products, wide_sum::SumSplit, from y split in phase 1 and a split table;
+//             the exact conversion's correction -v (A mod c_j) then joins the split sum as one
+//             more term), reduces once, and applies the mode's epilogue; consecutive threads
+//             write consecutive coefficients.
 //   The inner products differ in form from the CPU's (lazy Shoup products summed in 128
 //   bits) but not in value modulo the prime, so the canonical outputs are the same words.
 #include <cstdint>
@@ -244,7 +247,9 @@ __device__ __forceinline__ Sum192 shuffle_down(const Sum192& value, const u32 of
 
 // The mode's epilogue for output limb j of coefficient c of the tile, from its inner product.
 // SHORT: the sum is below 2^(n+63), n the bit length of c_j (modarith::reduce_short).
-template <int MODE, bool SHORT = false>
+// FOLDED (split sums of the exact conversion and ModDown): the sum already holds
+// v (c_j - A mod c_j), so no correction is left to subtract.
+template <int MODE, bool SHORT = false, bool FOLDED = false>
 __device__ __forceinline__ void finish_output(const ConvertParams& P, const ConvertBuffers& B, const u32 j,
                                               const u32 c, const u64 first, const u32 count, const Sum192& acc,
                                               const u64* aux_lo, const u64* aux_hi) {
@@ -259,8 +264,12 @@ __device__ __forceinline__ void finish_output(const ConvertParams& P, const Conv
     if (MODE == MODE_FAST) {
         result = reduce_sum(sum, m);
     } else if (MODE == MODE_EXACT || MODE == MODE_MOD_DOWN) {
-        const u64 correction = modarith::mul_shoup(aux_lo[c], P.product[j], P.product_shoup[j], m.p);
-        result = modarith::sub(reduce_sum(sum, m), correction, m.p);
+        if (FOLDED) {
+            result = reduce_sum(sum, m);
+        } else {
+            const u64 correction = modarith::mul_shoup(aux_lo[c], P.product[j], P.product_shoup[j], m.p);
+            result = modarith::sub(reduce_sum(sum, m), correction, m.p);
+        }
         if (MODE == MODE_MOD_DOWN) {
             const u64 x = B.extra[(u64)j * P.n + index];
             result = modarith::mul_shoup(modarith::sub(x, result, m.p), P.epi_a[j], P.epi_a_shoup[j], m.p);
@@ -323,6 +332,10 @@ __device__ __forceinline__ void inner_products(const ConvertParams& P, const Con
                                                const u32 count, const Factor* y, const Factor* table,
                                                const u64* aux_lo, const u64* aux_hi) {
     constexpr bool SHORT = std::is_same<Sum, SumSplit>::value;
+    // Split sums of the exact conversion and ModDown take the correction -v (A mod c_j) as
+    // one more exact term, v (c_j - A mod c_j) in the low sum: v <= k and c_j < 2^40, so the
+    // low sum stays below 2k 2^40 < 2^52 and the whole below 2^(n+63).
+    constexpr bool FOLD = SHORT && (MODE == MODE_EXACT || MODE == MODE_MOD_DOWN);
     const u32 log_tile = P.log_tile;
     const u32 first_row = blockIdx.y * P.group;
     const u32 rows = min(P.group, P.l - first_row);
@@ -354,11 +367,22 @@ __device__ __forceinline__ void inner_products(const ConvertParams& P, const Con
             sum_mad(a10, y0, w1);
             sum_mad(a11, y1, w1);
         }
-        finish_output<MODE, SHORT>(P, B, j0, c0, first, count, to_sum192(a00), aux_lo, aux_hi);
-        finish_output<MODE, SHORT>(P, B, j0, c1, first, count, to_sum192(a01), aux_lo, aux_hi);
+        if constexpr (FOLD) {
+            const double v0 = wide_sum::exact_double(aux_lo[c0]);
+            const double v1 = wide_sum::exact_double(aux_lo[c1]);
+            // c_j - (A mod c_j) in (0, c_j]: congruent to -A.
+            const double minus_a0 = wide_sum::exact_double(P.to[j0].p - P.product[j0]);
+            const double minus_a1 = wide_sum::exact_double(P.to[j1].p - P.product[j1]);
+            a00.low = __fma_rn(v0, minus_a0, a00.low);
+            a01.low = __fma_rn(v1, minus_a0, a01.low);
+            a10.low = __fma_rn(v0, minus_a1, a10.low);
+            a11.low = __fma_rn(v1, minus_a1, a11.low);
+        }
+        finish_output<MODE, SHORT, FOLD>(P, B, j0, c0, first, count, to_sum192(a00), aux_lo, aux_hi);
+        finish_output<MODE, SHORT, FOLD>(P, B, j0, c1, first, count, to_sum192(a01), aux_lo, aux_hi);
         if (second_row) {
-            finish_output<MODE, SHORT>(P, B, j1, c0, first, count, to_sum192(a10), aux_lo, aux_hi);
-            finish_output<MODE, SHORT>(P, B, j1, c1, first, count, to_sum192(a11), aux_lo, aux_hi);
+            finish_output<MODE, SHORT, FOLD>(P, B, j1, c0, first, count, to_sum192(a10), aux_lo, aux_hi);
+            finish_output<MODE, SHORT, FOLD>(P, B, j1, c1, first, count, to_sum192(a11), aux_lo, aux_hi);
         }
     }
 }
@@ -403,7 +427,38 @@ __device__ __forceinline__ void convert_body(const ConvertParams& P) {
     // (blockDim = tile * lanes, lanes <= 16 divides the warp) and merged by shuffles.
     const bool fixed_point = MODE == MODE_EXACT || MODE == MODE_MOD_DOWN || MODE == MODE_HPS_SCALE;
     const bool redundant = MODE == MODE_SHENOY_KUMARESAN || MODE == MODE_BEHZ_EXTEND;
-    if (fixed_point || redundant) {
+    // The exact conversion and ModDown over moduli below 2^40 (`split`) first estimate
+    // v = round(sum_i y_i / a_i) in FP64: each y_i / a_i is in [0, 1), k <= 64, so the estimate
+    // is within 2^-40 of the exact sum, and the host's 128-bit fixed-point sum (what the CPU
+    // rounds) within k 2^-88 of it. Where the estimate's fraction is at least 2^-30 from 1/2 the
+    // three round alike; a warp with a coefficient nearer than that (planted values near A/2)
+    // forms the fixed-point sums as before.
+    bool exact_sums = fixed_point || redundant;
+    if constexpr (MODE == MODE_EXACT || MODE == MODE_MOD_DOWN) {
+        if (P.split) {
+            const u32 lanes = blockDim.x >> log_tile;
+            const u32 c = threadIdx.x / lanes;
+            const u32 lane = threadIdx.x % lanes;
+            double f = 0.0;
+            for (u32 i = lane; i < P.k; i += lanes) {
+                const double inverse = __drcp_rn(wide_sum::exact_double(P.from[i].p));
+                f = __fma_rn(wide_sum::exact_double(y[(i << log_tile) + c]), inverse, f);
+            }
+            for (u32 offset = lanes >> 1; offset > 0; offset >>= 1) f += __shfl_down_sync(0xffffffffu, f, offset);
+            const double whole = floor(f);
+            const double fraction = f - whole;  // exact: whole is f with its fraction bits cleared
+            const bool near_half = fabs(fraction - 0.5) < 0x1p-30;
+            // Lane 0 of each group holds its coefficient's estimate.
+            const int first_lane = (int)((threadIdx.x & 31u) & ~(lanes - 1));
+            const bool group_near = __shfl_sync(0xffffffffu, near_half ? 1 : 0, first_lane) != 0;
+            exact_sums = __any_sync(0xffffffffu, group_near);
+            if (!exact_sums && lane == 0 && c < count) {
+                aux_lo[c] = (u64)whole + (fraction > 0.5 ? 1 : 0);
+                aux_hi[c] = 0;
+            }
+        }
+    }
+    if (exact_sums) {
         const u32 lanes = blockDim.x >> log_tile;
         const u32 c = threadIdx.x / lanes;
         const u32 lane = threadIdx.x % lanes;
@@ -437,8 +492,8 @@ __device__ __forceinline__ void convert_body(const ConvertParams& P) {
                 aux_hi[c] = negative ? 1 : 0;
             }
         }
-        __syncthreads();
     }
+    if (fixed_point || redundant) __syncthreads();
 
     // Phase 2: each thread takes two output limbs (j0, j1) of two coefficients (c0, c0 + tile/2):
     // four inner products that share their loads of y and of the table rows. Products on the

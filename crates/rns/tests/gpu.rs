@@ -112,9 +112,12 @@ fn plant(base: &RnsBase, degree: usize, data: &mut [u64], values: &[BigUint]) {
     }
 }
 
-/// Integers `A/2 + d` for small `d`: inside the exact conversion's fixed-point window.
+/// Integers `A/2 + d` for small `d` (inside the exact conversion's fixed-point window) and
+/// `A/2 - 1 - d`, alternating: `x / A` within `count / A` of 1/2 on both sides, where an
+/// estimate of the overflow in floating point cannot decide the rounding.
 fn near_half(product: &BigUint, count: usize) -> Vec<BigUint> {
-    (0..count as u64).map(|d| product / 2u32 + d).collect()
+    let half = product / 2u32;
+    (0..count as u64).map(|i| if i % 2 == 0 { &half + i / 2 } else { &half - 1u32 - i / 2 }).collect()
 }
 
 /// Degrees: powers of two 2^10..2^16, the smaller ones more often.
