@@ -105,9 +105,14 @@ fn edgy_poly(base: &RnsBase, degree: usize, rng: &mut StdRng) -> Vec<u64> {
 
 /// Places the integers `values` (below the base product) at the first coefficients of `data`.
 fn plant(base: &RnsBase, degree: usize, data: &mut [u64], values: &[BigUint]) {
-    for (index, value) in values.iter().enumerate().take(degree) {
+    plant_from(base, degree, data, 0, values);
+}
+
+/// Places the integers `values` (below the base product) at coefficients `first..` of `data`.
+fn plant_from(base: &RnsBase, degree: usize, data: &mut [u64], first: usize, values: &[BigUint]) {
+    for (index, value) in values.iter().enumerate().take(degree.saturating_sub(first)) {
         for (limb, residue) in base.residues(value).into_iter().enumerate() {
-            data[limb * degree + index] = residue;
+            data[limb * degree + first + index] = residue;
         }
     }
 }
@@ -118,6 +123,21 @@ fn plant(base: &RnsBase, degree: usize, data: &mut [u64], values: &[BigUint]) {
 fn near_half(product: &BigUint, count: usize) -> Vec<BigUint> {
     let half = product / 2u32;
     (0..count as u64).map(|i| if i % 2 == 0 { &half + i / 2 } else { &half - 1u32 - i / 2 }).collect()
+}
+
+/// Integers `A/2 +- (A 2^-30 + d)` for small `d`: `x / A` about 2^-30 from 1/2, the edge of
+/// the window in which the exact conversion's FP64 estimate of its overflow hands over to
+/// fixed-point sums, on both sides of it and of 1/2.
+fn near_the_estimate_window(product: &BigUint, count: usize) -> Vec<BigUint> {
+    let half = product / 2u32;
+    let edge = product >> 30u32;
+    (0..count as u64)
+        .map(|i| {
+            let offset = &edge + i / 4;
+            let offset = if i % 4 < 2 { offset } else { offset.max(BigUint::from(1u32)) - 1u32 };
+            if i % 2 == 0 { &half + offset } else { &half - offset.min(half.clone()) }
+        })
+        .collect()
 }
 
 /// Degrees: powers of two 2^10..2^16, the smaller ones more often.
@@ -146,6 +166,13 @@ fn check_conversion(
     assert_eq!((gpu.from_len(), gpu.to_len()), (from_len, to_len));
     let mut input = edgy_poly(&from, degree, rng);
     plant(&from, degree, &mut input, &near_half(from.product(), 8.min(degree)));
+    // The window's values in the second half, away from the warps of those near 1/2 (a warp
+    // with one coefficient near 1/2 takes the fixed-point sums for all of its coefficients).
+    if degree >= 16 {
+        let window = near_the_estimate_window(from.product(), 8);
+        let half = degree / 2;
+        plant_from(&from, degree, &mut input, half, &window);
+    }
     let label = format!("N = {degree}, {from_len} primes of {from_bits} bits -> {to_len} of {to_bits}");
     let device_input = upload(device, &input);
     let mut expected = vec![0u64; to_len * degree];
