@@ -26,19 +26,6 @@ __device__ __forceinline__ int limb_of(const u64 pair, const int log_n, const in
 
 }  // namespace
 
-// out = floor(a 2^64 / q_i), the Shoup companion of each canonical word (modarith::shoup): with
-// it a product by `a`, a factor of many products (a decryption's secret key), takes one high
-// and two low multiplies (modarith::mul_shoup) instead of a Barrett reduction.
-extern "C" __global__ void ew_shoup_companion(ulonglong2* out, const ulonglong2* a, const Modulus* __restrict__ moduli,
-                                              int log_n, int limbs_per_poly, u64 pairs) {
-    dependent_launch::wait_for_inputs_and_allow_dependents();  // programmatic dependency
-    FOR_EACH_PAIR(pairs) {
-        const Modulus m = moduli[limb_of(i, log_n, limbs_per_poly)];
-        const ulonglong2 x = a[i];
-        out[i] = make_ulonglong2(modarith::shoup(x.x, m), modarith::shoup(x.y, m));
-    }
-}
-
 // out = a + b mod q_i.
 extern "C" __global__ void ew_add(ulonglong2* out, const ulonglong2* a, const ulonglong2* b,
                                   const Modulus* __restrict__ moduli, int log_n, int limbs_per_poly, u64 pairs) {

@@ -614,10 +614,7 @@ __device__ __forceinline__ void inverse_rounds(u64 (&x)[P::R], u64* smem, const 
 // the inverse), each loaded value is first replaced by its Barrett product with `factor`'s
 // value at the same index (Product; same layout as `data`, canonical; modarith::mul_canonical:
 // the value ew_mul would have written), or (MulAdd) the values are `addend + source * factor`
-// (modarith::mul_canonical then add, the value of a copy of `addend` after ew_mul_add; where
-// `factor_shoup` is not null it holds the Shoup companions floor(factor 2^64 / p) of `factor`'s
-// words, and the product is modarith::mul_shoup: the same canonical word from about half the
-// integer multiplies, for a factor used many times, a decryption's secret key), or (Source) the
+// (modarith::mul_canonical then add, the value of a copy of `addend` after ew_mul_add), or (Source) the
 // values of `source` (an out-of-place inverse), read from `source` instead of `data`, which
 // this pass then writes whole. So neither needs an
 // element-wise kernel. A compile-time mode, not a run-time null test: the passes sit at the
@@ -627,8 +624,7 @@ enum class Load { Plain, Product, MulAdd, Source };
 
 template <class P, Load LOAD>
 __device__ __forceinline__ void inverse_pass(u64* __restrict__ data, const u64* __restrict__ source,
-                                             const u64* __restrict__ factor, const u64* __restrict__ factor_shoup,
-                                             const u64* __restrict__ addend,
+                                             const u64* __restrict__ factor, const u64* __restrict__ addend,
                                              const ulonglong2* __restrict__ table,
                                              const u64* __restrict__ chunk_roots, const ulonglong2* __restrict__ scale,
                                              const modarith::Modulus* __restrict__ moduli, const int log_n,
@@ -689,31 +685,15 @@ __device__ __forceinline__ void inverse_pass(u64* __restrict__ data, const u64* 
             const u64* block_source = source + block_offset;
             const u64* block_factor = factor + block_offset;
             const u64* block_addend = addend + block_offset;
-            // Streaming loads (ld.global.cs, evict-first): read once, they should not push
-            // this pass's output, which the next pass reads, out of L2. DecryptResident at
-            // 2^16: 65.6-66.3 -> 62.4-64.1 us (docs/perf/2026-11-25-h100-decryption-fusion.md).
-            // The companion's test is uniform over the grid. Single-block passes (no shared
-            // twiddles) ignore the companion, the same words either way: there the test
-            // spilled registers at the 64-register bound.
-            if (P::SMEM_TWIDDLES && factor_shoup != nullptr) {
-                const u64* block_shoup = factor_shoup + block_offset;
 #pragma unroll
-                for (int t = 0; t < P::WORDS / P::THREADS; ++t) {
-                    const int i = threadIdx.x + t * P::THREADS;
-                    smem[row_slot<P>(t)] = modarith::add(
-                        __ldcs(block_addend + i),
-                        modarith::mul_shoup(__ldcs(block_source + i), __ldcs(block_factor + i), __ldcs(block_shoup + i),
-                                            m.p),
-                        m.p);
-                }
-            } else {
-#pragma unroll
-                for (int t = 0; t < P::WORDS / P::THREADS; ++t) {
-                    const int i = threadIdx.x + t * P::THREADS;
-                    smem[row_slot<P>(t)] = modarith::add(
-                        __ldcs(block_addend + i),
-                        modarith::mul_canonical(__ldcs(block_source + i), __ldcs(block_factor + i), m), m.p);
-                }
+            for (int t = 0; t < P::WORDS / P::THREADS; ++t) {
+                const int i = threadIdx.x + t * P::THREADS;
+                // Streaming loads (ld.global.cs, evict-first): read once, they should not push
+                // this pass's output, which the next pass reads, out of L2. DecryptResident at
+                // 2^16: 65.6-66.3 -> 62.4-64.1 us (docs/perf/2026-11-25-h100-decryption-fusion.md).
+                smem[row_slot<P>(t)] = modarith::add(
+                    __ldcs(block_addend + i), modarith::mul_canonical(__ldcs(block_source + i), __ldcs(block_factor + i), m),
+                    m.p);
             }
         } else {
 #pragma unroll
@@ -1074,8 +1054,7 @@ __device__ __forceinline__ void forward_inner_product_pass(const FwdIpParams& F)
 // (Load::MulAdd); ntt_fwd_mod_down_contiguous_<m>_lr<r>: the last forward pass storing through
 // ModDown's epilogue (forward_pass with MOD_DOWN; extra argument epilogue).
 // Arguments: data, [forward: source (null: in place; else the input, read by this pass, see
-// forward_pass)], [inverse product: factor], [inverse mul-add: source, factor, factor_shoup
-// (null, or the Shoup companions of factor's words), addend], table ([limb][N] {w, w_shoup}), chunk_roots
+// forward_pass)], [inverse product: factor], [inverse mul-add: source, factor, addend], table ([limb][N] {w, w_shoup}), chunk_roots
 // ([limb][N/M][M] A(c, r) of stage_twiddles, for contiguous passes; ignored otherwise),
 // [inverse: scale ([limb][2] {N^-1, shoup}, {w_1 N^-1, shoup})], moduli ([limb]
 // modarith::Modulus), log_n, limbs_per_poly.
@@ -1094,7 +1073,7 @@ __device__ __forceinline__ void forward_inner_product_pass(const FwdIpParams& F)
         ntt_inv_##SUFFIX(u64* data, const ulonglong2* table, const u64* chunk_roots, const ulonglong2* scale,   \
                          const modarith::Modulus* moduli, int log_n, int limbs_per_poly) {                     \
         inverse_pass<Pass<LOG_M, LOG_R, STRIDED, COLUMNS, SMEM_TW>, Load::Plain>(                             \
-            data, nullptr, nullptr, nullptr, nullptr, table, chunk_roots, scale, moduli, log_n, limbs_per_poly); \
+            data, nullptr, nullptr, nullptr, table, chunk_roots, scale, moduli, log_n, limbs_per_poly);         \
     }
 #define NTT_INV_PRODUCT_KERNEL(SUFFIX, LOG_M, LOG_R, COLUMNS, SMEM_TW, MIN_THREADS)                              \
     extern "C" __global__ void NTT_LAUNCH_BOUNDS(LOG_M, LOG_R, false, COLUMNS, SMEM_TW, MIN_THREADS)          \
@@ -1102,23 +1081,21 @@ __device__ __forceinline__ void forward_inner_product_pass(const FwdIpParams& F)
                                  const u64* chunk_roots, const ulonglong2* scale,                              \
                                  const modarith::Modulus* moduli, int log_n, int limbs_per_poly) {             \
         inverse_pass<Pass<LOG_M, LOG_R, false, COLUMNS, SMEM_TW>, Load::Product>(                             \
-            data, nullptr, factor, nullptr, nullptr, table, chunk_roots, scale, moduli, log_n, limbs_per_poly); \
+            data, nullptr, factor, nullptr, table, chunk_roots, scale, moduli, log_n, limbs_per_poly);          \
     }                                                                                                           \
     extern "C" __global__ void NTT_LAUNCH_BOUNDS(LOG_M, LOG_R, false, COLUMNS, SMEM_TW, MIN_THREADS)          \
-        ntt_inv_mul_add_##SUFFIX(u64* data, const u64* source, const u64* factor, const u64* factor_shoup,    \
-                                 const u64* addend, const ulonglong2* table, const u64* chunk_roots,           \
-                                 const ulonglong2* scale, const modarith::Modulus* moduli, int log_n,          \
-                                 int limbs_per_poly) {                                                          \
+        ntt_inv_mul_add_##SUFFIX(u64* data, const u64* source, const u64* factor, const u64* addend,          \
+                                 const ulonglong2* table, const u64* chunk_roots, const ulonglong2* scale,     \
+                                 const modarith::Modulus* moduli, int log_n, int limbs_per_poly) {             \
         inverse_pass<Pass<LOG_M, LOG_R, false, COLUMNS, SMEM_TW>, Load::MulAdd>(                              \
-            data, source, factor, factor_shoup, addend, table, chunk_roots, scale, moduli, log_n,              \
-            limbs_per_poly);                                                                                    \
+            data, source, factor, addend, table, chunk_roots, scale, moduli, log_n, limbs_per_poly);            \
     }                                                                                                           \
     extern "C" __global__ void NTT_LAUNCH_BOUNDS(LOG_M, LOG_R, false, COLUMNS, SMEM_TW, MIN_THREADS)          \
         ntt_inv_from_##SUFFIX(u64* data, const u64* source, const ulonglong2* table, const u64* chunk_roots,   \
                               const ulonglong2* scale, const modarith::Modulus* moduli, int log_n,             \
                               int limbs_per_poly) {                                                             \
         inverse_pass<Pass<LOG_M, LOG_R, false, COLUMNS, SMEM_TW>, Load::Source>(                              \
-            data, source, nullptr, nullptr, nullptr, table, chunk_roots, scale, moduli, log_n, limbs_per_poly); \
+            data, source, nullptr, nullptr, table, chunk_roots, scale, moduli, log_n, limbs_per_poly);          \
     }
 #define NTT_FWD_EXTEND_KERNEL(SUFFIX, LOG_M, LOG_R, STRIDED, COLUMNS, SMEM_TW, MIN_THREADS)                     \
     extern "C" __global__ void NTT_LAUNCH_BOUNDS(LOG_M, LOG_R, STRIDED, COLUMNS, SMEM_TW, MIN_THREADS)        \

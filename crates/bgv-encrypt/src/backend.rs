@@ -148,24 +148,15 @@ pub trait BgvBackend: bfv::BfvBackend {
         Ok(self.download_plain_words(&words)?)
     }
 
-    /// Whether decryptions of degree `degree` take the secret key's companion
-    /// ([`rlwe::RlweBackend::factor_companion`]; `s_companion` below): the GPU's above the
-    /// degrees it replays as graphs. None by default.
-    fn uses_decryption_companion(&self, _degree: usize) -> bool {
-        false
-    }
-
     /// Decryption's words from its operands `[c_0, acc, s]` (evaluations over the tables'
     /// primes): [`reduce_phase_resident`](Self::reduce_phase_resident) of the phase
     /// `inverse(c_0 + acc s)`, the same words. A backend may fuse the steps (the GPU folds
-    /// `(q/q_i)^{-1}` into the inverse transform) and take `s`'s companion where given
-    /// (the GPU's Shoup products).
+    /// `(q/q_i)^{-1}` into the inverse transform).
     fn decrypt_words_resident(
         &self,
         tables: &DecryptionTables,
         prepared: &Self::Decryption,
         [c0, acc, s]: [&Self::Poly<Eval>; 3],
-        _s_companion: Option<&Self::FactorCompanion>,
         correction_inv: u64,
     ) -> Result<Self::PlainWords> {
         let phase = self.inverse_of_mul_add(c0, acc, s)?;
@@ -179,7 +170,6 @@ pub trait BgvBackend: bfv::BfvBackend {
         tables: &DecryptionTables,
         prepared: &Self::Decryption,
         [c0, acc, s]: [&Self::Poly<Eval>; 3],
-        _s_companion: Option<&Self::FactorCompanion>,
         correction_inv: u64,
     ) -> Result<Vec<u64>> {
         let phase = self.inverse_of_mul_add(c0, acc, s)?;
@@ -222,17 +212,6 @@ fn reduce_limbs_per_thread() -> usize {
             .filter(|v| (1..=32).contains(v))
             .unwrap_or(4)
     })
-}
-
-/// Environment variable (a knob for A/B runs): `0` keeps the secret key's Shoup companion out
-/// of GPU decryptions (Barrett products, the same words). Read once per process.
-#[cfg(feature = "cuda")]
-pub const DECRYPTION_COMPANION_ENV: &str = "HEGPU_DECRYPTION_COMPANION";
-
-#[cfg(feature = "cuda")]
-fn decryption_companion_enabled() -> bool {
-    static KNOB: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
-    *KNOB.get_or_init(|| std::env::var(DECRYPTION_COMPANION_ENV).map_or(true, |v| v != "0"))
 }
 
 /// Threads per block of `bgv_reduce_phase` (`REDUCE_THREADS` in kernels/bgv.cu, whose shared
@@ -415,18 +394,6 @@ fn check_decryption_context(
     Ok(())
 }
 
-/// Errors unless `companion` (where given) was made from a polynomial of `s`'s context: every
-/// path then either reads it or ignores it (the graph replay, the fused lift), consistently.
-#[cfg(feature = "cuda")]
-fn check_companion(s: &poly_cuda::DevicePoly<Eval>, companion: Option<&poly_cuda::ShoupCompanion>) -> Result<()> {
-    match companion {
-        Some(c) if c.context().id() != s.context().id() => {
-            Err(BgvError::from_backend(poly_cuda::GpuError::WrongContext))
-        }
-        _ => Ok(()),
-    }
-}
-
 /// Decryption's constants on a device: [`DecryptionTables::per_limb`] uploaded, and the
 /// centered lift modulo `t` for the level's context (its inverse-transform scale by
 /// `(q/q_i)^{-1}`; made on first use).
@@ -523,22 +490,14 @@ impl BgvBackend for poly_cuda::GpuBackend {
         reduce_to_host(self, tables, prepared, phase, correction_inv, false)
     }
 
-    fn uses_decryption_companion(&self, degree: usize) -> bool {
-        // The graph replay (and the fused lift below it) records the companion-free launches.
-        decryption_companion_enabled()
-            && !poly_cuda::graph::replay_enabled_up_to(degree, crate::decryption_replay::DECRYPTION_REPLAY_MAX_DEGREE)
-    }
-
     fn decrypt_words_resident(
         &self,
         tables: &DecryptionTables,
         prepared: &Self::Decryption,
         [c0, acc, s]: [&poly_cuda::DevicePoly<Eval>; 3],
-        s_companion: Option<&poly_cuda::ShoupCompanion>,
         correction_inv: u64,
     ) -> Result<Self::PlainWords> {
         check_decryption_context(self, tables, prepared, c0.context())?;
-        check_companion(s, s_companion)?;
         with_lift(tables, prepared, c0.context(), |lift| {
             let cached = prepared.lift.get().is_some_and(|cached| std::ptr::eq(cached, lift));
             let degree = c0.context().ring().degree();
@@ -562,12 +521,10 @@ impl BgvBackend for poly_cuda::GpuBackend {
             {
                 return Ok(words);
             }
-            let operands = ([c0, acc, s], s_companion);
-            if let Some(words) = decrypt_through_scratch(self, tables, prepared, lift, operands, correction_inv)? {
+            if let Some(words) = decrypt_through_scratch(self, tables, prepared, lift, [c0, acc, s], correction_inv)? {
                 return Ok(words);
             }
-            let phase =
-                c0.inverse_of_mul_add_scaled(acc, s, s_companion, lift.scale()).map_err(BgvError::from_backend)?;
+            let phase = c0.inverse_of_mul_add_scaled(acc, s, lift.scale()).map_err(BgvError::from_backend)?;
             reduce_into_device(self, tables, prepared, &phase, correction_inv, true)
         })
     }
@@ -577,18 +534,15 @@ impl BgvBackend for poly_cuda::GpuBackend {
         tables: &DecryptionTables,
         prepared: &Self::Decryption,
         [c0, acc, s]: [&poly_cuda::DevicePoly<Eval>; 3],
-        s_companion: Option<&poly_cuda::ShoupCompanion>,
         correction_inv: u64,
     ) -> Result<Vec<u64>> {
         check_decryption_context(self, tables, prepared, c0.context())?;
-        check_companion(s, s_companion)?;
         with_lift(tables, prepared, c0.context(), |lift| {
             let fused = c0.inverse_of_mul_add_lifted_to_host(acc, s, lift, correction_inv);
             if let Some(words) = fused.map_err(BgvError::from_backend)? {
                 return Ok(words);
             }
-            let phase =
-                c0.inverse_of_mul_add_scaled(acc, s, s_companion, lift.scale()).map_err(BgvError::from_backend)?;
+            let phase = c0.inverse_of_mul_add_scaled(acc, s, lift.scale()).map_err(BgvError::from_backend)?;
             reduce_to_host(self, tables, prepared, &phase, correction_inv, true)
         })
     }
@@ -607,7 +561,7 @@ fn decrypt_through_scratch(
     tables: &DecryptionTables,
     prepared: &GpuDecryption,
     lift: &poly_cuda::CenteredLift,
-    ([c0, acc, s], s_companion): ([&poly_cuda::DevicePoly<Eval>; 3], Option<&poly_cuda::ShoupCompanion>),
+    [c0, acc, s]: [&poly_cuda::DevicePoly<Eval>; 3],
     correction_inv: u64,
 ) -> Result<Option<poly_cuda::cudarc::driver::CudaSlice<u64>>> {
     let device = backend.device();
@@ -625,7 +579,7 @@ fn decrypt_through_scratch(
         Some(scratch) if scratch.context().id() == context.id() => guard.insert(scratch),
         _ => guard.insert(poly_cuda::DevicePoly::<Coeff>::zero(context).map_err(BgvError::from_backend)?),
     };
-    c0.inverse_of_mul_add_scaled_into(acc, s, s_companion, lift.scale(), scratch).map_err(BgvError::from_backend)?;
+    c0.inverse_of_mul_add_scaled_into(acc, s, lift.scale(), scratch).map_err(BgvError::from_backend)?;
     reduce_into_device(backend, tables, prepared, scratch, correction_inv, true).map(Some)
 }
 

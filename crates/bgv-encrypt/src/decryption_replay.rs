@@ -77,7 +77,7 @@ impl Decryption<'_> {
         if c0.inverse_of_mul_add_lifted_into(acc, s, lift, factor, scratch, out).map_err(BgvError::from_backend)? {
             return Ok(());
         }
-        c0.inverse_of_mul_add_scaled_into(acc, s, None, lift.scale(), scratch).map_err(BgvError::from_backend)?;
+        c0.inverse_of_mul_add_scaled_into(acc, s, lift.scale(), scratch).map_err(BgvError::from_backend)?;
         let per_limb = self.prepared.per_limb();
         queue_reduce_phase(self.backend, self.tables, per_limb, scratch, factor, true, ReduceOutput::Device(out))
     }

@@ -204,9 +204,8 @@ impl<B: BgvBackend> BgvContext<B> {
     pub fn decrypt(&self, ciphertext: &Ciphertext<B>, secret: &SecretKey<B>) -> Result<Plaintext> {
         let coefficients = self.with_phase_operands(ciphertext, secret, |c0, acc, s| {
             let (tables, correction_inv) = self.decryption_constants(ciphertext)?;
-            let companion = self.decryption_companion(ciphertext, secret)?;
             // On a device the kernel writes straight into host memory (no separate copy back).
-            self.backend.decrypt_words(&tables.decryption, &tables.prepared, [c0, acc, s], companion, correction_inv)
+            self.backend.decrypt_words(&tables.decryption, &tables.prepared, [c0, acc, s], correction_inv)
         })?;
         if coefficients.len() != self.params.degree() {
             return Err(
@@ -222,30 +221,9 @@ impl<B: BgvBackend> BgvContext<B> {
     pub fn decrypt_resident(&self, ciphertext: &Ciphertext<B>, secret: &SecretKey<B>) -> Result<ResidentPlaintext<B>> {
         let words = self.with_phase_operands(ciphertext, secret, |c0, acc, s| {
             let (tables, correction_inv) = self.decryption_constants(ciphertext)?;
-            let companion = self.decryption_companion(ciphertext, secret)?;
-            let operands = [c0, acc, s];
-            self.backend.decrypt_words_resident(
-                &tables.decryption,
-                &tables.prepared,
-                operands,
-                companion,
-                correction_inv,
-            )
+            self.backend.decrypt_words_resident(&tables.decryption, &tables.prepared, [c0, acc, s], correction_inv)
         })?;
         Ok(ResidentPlaintext::new(&self.params, &self.backend, words))
-    }
-
-    /// The secret key's companion for decrypting `ciphertext`, where the backend takes one
-    /// ([`BgvBackend::uses_decryption_companion`]): at the top level, whose `s` it is of.
-    fn decryption_companion<'a>(
-        &self,
-        ciphertext: &Ciphertext<B>,
-        secret: &'a SecretKey<B>,
-    ) -> Result<Option<&'a B::FactorCompanion>> {
-        if ciphertext.level != self.top_level() || !self.backend.uses_decryption_companion(self.params.degree()) {
-            return Ok(None);
-        }
-        Ok(Some(secret.s_q_companion()?))
     }
 
     /// The tables of `ciphertext`'s level and `f^{-1} mod t` (`f` its correction factor):

@@ -220,12 +220,12 @@ impl GpuContext {
     /// [`inverse_transform_of_mul_add`](Self::inverse_transform_of_mul_add) with each output
     /// limb times `scale`'s factor (folded into the last stage over NTT rings; a per-limb scalar
     /// multiplication after the inverse over DGT rings). The caller checks that `scale` is of
-    /// this context. `factor_shoup` (the Shoup companions of `factor`'s words) makes the
-    /// products Shoup products over NTT rings (the same words); DGT rings ignore it.
+    /// this context.
     pub(crate) fn inverse_transform_of_mul_add_scaled(
         &self,
         addend: &CudaSlice<u64>,
-        (source, factor, factor_shoup): (&CudaSlice<u64>, &CudaSlice<u64>, Option<&CudaSlice<u64>>),
+        source: &CudaSlice<u64>,
+        factor: &CudaSlice<u64>,
         scale: &crate::InverseScale,
     ) -> Result<CudaSlice<u64>> {
         if scale.table().is_none() {
@@ -237,7 +237,7 @@ impl GpuContext {
         // SAFETY: the first inverse pass writes every value of `data` before any pass reads it
         // (the lengths are checked before anything is queued).
         let mut data = unsafe { self.inner.device.alloc::<u64>(addend.len()) }?;
-        self.inverse_transform_of_mul_add_scaled_into(&mut data, addend, (source, factor, factor_shoup), scale)?;
+        self.inverse_transform_of_mul_add_scaled_into(&mut data, addend, source, factor, scale)?;
         Ok(data)
     }
 
@@ -248,18 +248,19 @@ impl GpuContext {
         &self,
         data: &mut CudaSlice<u64>,
         addend: &CudaSlice<u64>,
-        (source, factor, factor_shoup): (&CudaSlice<u64>, &CudaSlice<u64>, Option<&CudaSlice<u64>>),
+        source: &CudaSlice<u64>,
+        factor: &CudaSlice<u64>,
         scale: &crate::InverseScale,
     ) -> Result<()> {
         let table = scale.table().ok_or_else(|| GpuError::Unsupported {
             what: "an inverse transform scaled in place without an NTT scale table".to_string(),
         })?;
-        for other in [source, factor, &*data].into_iter().chain(factor_shoup) {
+        for other in [source, factor, &*data] {
             if other.len() != addend.len() {
                 return Err(GpuError::LengthMismatch { expected: addend.len(), actual: other.len() });
             }
         }
-        crate::launch::ntt_inverse_of_mul_add_scaled(self, data, (source, factor, addend), factor_shoup, table, 1)
+        crate::launch::ntt_inverse_of_mul_add_scaled(self, data, (source, factor, addend), table, 1)
     }
 
     pub(crate) fn ntt_tables(&self) -> Result<&NttTables> {

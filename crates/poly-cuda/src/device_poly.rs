@@ -319,16 +319,13 @@ impl DevicePoly<Eval> {
     /// [`inverse_of_mul_add`](Self::inverse_of_mul_add) with each limb `i` of the result times
     /// `scale`'s factor `f_i` (canonical: the words of `scalar_mul_per_limb_assign` after
     /// it). NTT contexts fold the factors into the inverse's last stage (no extra pass): a BGV
-    /// decryption's `(q/q_i)^{-1}`. With `b_companion`, [`b`'s Shoup
-    /// companion](DevicePoly::shoup_companion), the products take about half the integer
-    /// multiplies (the same words). Errors as `inverse_of_mul_add`, and with
-    /// [`GpuError::WrongContext`] for a scale made for another context or a companion of
-    /// another polynomial's context; the inputs are never changed.
+    /// decryption's `(q/q_i)^{-1}`. Errors as `inverse_of_mul_add`, and with
+    /// [`GpuError::WrongContext`] for a scale made for another context; the inputs are never
+    /// changed.
     pub fn inverse_of_mul_add_scaled(
         &self,
         a: &Self,
         b: &Self,
-        b_companion: Option<&crate::ShoupCompanion>,
         scale: &crate::InverseScale,
     ) -> Result<DevicePoly<Coeff>> {
         self.context.check_compatible(&a.context)?;
@@ -336,9 +333,7 @@ impl DevicePoly<Eval> {
         if scale.context().id() != self.context.id() {
             return Err(GpuError::WrongContext);
         }
-        let companion = crate::shoup_companion::words_for(b_companion, b)?;
-        let data =
-            self.context.inverse_transform_of_mul_add_scaled(&self.data, (&a.data, &b.data, companion), scale)?;
+        let data = self.context.inverse_transform_of_mul_add_scaled(&self.data, &a.data, &b.data, scale)?;
         Ok(DevicePoly { context: self.context.clone(), data, representation: PhantomData })
     }
 
@@ -351,7 +346,6 @@ impl DevicePoly<Eval> {
         &self,
         a: &Self,
         b: &Self,
-        b_companion: Option<&crate::ShoupCompanion>,
         scale: &crate::InverseScale,
         out: &mut DevicePoly<Coeff>,
     ) -> Result<()> {
@@ -361,13 +355,7 @@ impl DevicePoly<Eval> {
         if scale.context().id() != self.context.id() {
             return Err(GpuError::WrongContext);
         }
-        let companion = crate::shoup_companion::words_for(b_companion, b)?;
-        self.context.inverse_transform_of_mul_add_scaled_into(
-            &mut out.data,
-            &self.data,
-            (&a.data, &b.data, companion),
-            scale,
-        )
+        self.context.inverse_transform_of_mul_add_scaled_into(&mut out.data, &self.data, &a.data, &b.data, scale)
     }
 
     /// The centered lift modulo `t` of `inverse(self + a b)` ([`crate::CenteredLift`]): for

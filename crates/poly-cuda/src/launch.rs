@@ -1212,23 +1212,20 @@ pub(crate) fn ntt_inverse_of_mul_add(
     addend: &CudaSlice<u64>,
     polys: usize,
 ) -> Result<()> {
-    launch_inverse(context, data, FirstLoad::MulAdd { source, factor, factor_shoup: None, addend }, polys, None)
+    launch_inverse(context, data, FirstLoad::MulAdd { source, factor, addend }, polys, None)
 }
 
 /// [`ntt_inverse_of_mul_add`] with `scale` (a `[limb]` table of `{N^-1 f, shoup, w_1 N^-1 f,
 /// shoup}`, [`crate::InverseScale`], of this context's limbs; the caller checks) in place of
-/// the context's own: each limb `i` of the outputs comes out times its factor `f_i`. With
-/// `factor_shoup` (the Shoup companions of `factor`'s words, as long; the caller checks) the
-/// products are Shoup products: the same words.
+/// the context's own: each limb `i` of the outputs comes out times its factor `f_i`.
 pub(crate) fn ntt_inverse_of_mul_add_scaled(
     context: &GpuContext,
     data: &mut CudaSlice<u64>,
     (source, factor, addend): (&CudaSlice<u64>, &CudaSlice<u64>, &CudaSlice<u64>),
-    factor_shoup: Option<&CudaSlice<u64>>,
     scale: &CudaSlice<u64>,
     polys: usize,
 ) -> Result<()> {
-    launch_inverse(context, data, FirstLoad::MulAdd { source, factor, factor_shoup, addend }, polys, Some(scale))
+    launch_inverse(context, data, FirstLoad::MulAdd { source, factor, addend }, polys, Some(scale))
 }
 
 /// The operands of the centered lift modulo `t` ([`crate::CenteredLift`]) for one launch.
@@ -1307,8 +1304,7 @@ pub(crate) fn ntt_inverse_of_mul_add_lifted(
     let n = context.degree() as u32;
     let grid_y = total_limbs(context, 1)?;
     let first = pass_launch(PassFunction::InverseMulAdd, PassKind::Contiguous, n, plan.contiguous, grid_y, true)?;
-    let load = FirstLoad::MulAdd { source, factor, factor_shoup: None, addend };
-    launch_inverse_pass(context, data, load, &first, Some(scale))?;
+    launch_inverse_pass(context, data, FirstLoad::MulAdd { source, factor, addend }, &first, Some(scale))?;
     let stream = context.device().stream();
     let params = LiftParams {
         data: address(&*data, stream),
@@ -1356,14 +1352,8 @@ enum FirstLoad<'a> {
     Data,
     /// `data * factor`.
     Product { factor: &'a CudaSlice<u64> },
-    /// `addend + source * factor` (`data` is only written), the products by Shoup's method
-    /// where `factor_shoup` holds the companions of `factor`'s words.
-    MulAdd {
-        source: &'a CudaSlice<u64>,
-        factor: &'a CudaSlice<u64>,
-        factor_shoup: Option<&'a CudaSlice<u64>>,
-        addend: &'a CudaSlice<u64>,
-    },
+    /// `addend + source * factor` (`data` is only written).
+    MulAdd { source: &'a CudaSlice<u64>, factor: &'a CudaSlice<u64>, addend: &'a CudaSlice<u64> },
 }
 
 fn launch_inverse(
@@ -1388,9 +1378,6 @@ fn launch_inverse(
     Ok(())
 }
 
-/// A null device pointer, for optional pointer arguments.
-const NULL_DEVICE_POINTER: u64 = 0;
-
 /// One pass of [`launch_inverse`] (also the first pass of [`ntt_inverse_of_mul_add_lifted`]).
 fn launch_inverse_pass(
     context: &GpuContext,
@@ -1410,13 +1397,8 @@ fn launch_inverse_pass(
         FirstLoad::Product { factor } if pass.first => {
             builder.arg(factor);
         }
-        FirstLoad::MulAdd { source, factor, factor_shoup, addend } if pass.first => {
-            builder.arg(source).arg(factor);
-            match factor_shoup {
-                Some(companion) => builder.arg(companion),
-                None => builder.arg(&NULL_DEVICE_POINTER),
-            };
-            builder.arg(addend);
+        FirstLoad::MulAdd { source, factor, addend } if pass.first => {
+            builder.arg(source).arg(factor).arg(addend);
         }
         FirstLoad::From { source } if pass.first => {
             builder.arg(source);
@@ -1433,8 +1415,7 @@ fn launch_inverse_pass(
     // SAFETY: argument list matches `ntt_inv_*(data, table, chunk_roots, scale, moduli,
     // log_n, limbs_per_poly)` in kernels/ntt.cu, for the first pass of a product
     // `ntt_inv_product_*(data, factor, ...)` and of a multiply-add
-    // `ntt_inv_mul_add_*(data, source, factor, factor_shoup, addend, ...)` (`factor_shoup` null or
-    // the companions of `factor`, as long), of an out-of-place inverse
+    // `ntt_inv_mul_add_*(data, source, factor, addend, ...)`, of an out-of-place inverse
     // `ntt_inv_from_*(data, source, ...)` (ntt_passes names exactly those kernels then); `scale`
     // is the context's table or a caller's InverseScale of the same limbs (4 words each); the
     // inputs, distinct buffers (shared borrows beside `data`'s
@@ -1490,7 +1471,6 @@ crate::kernel_set! {
         ew_gauss_mul,
         ew_gauss_mul_add,
         ew_neg,
-        ew_shoup_companion,
         ew_scalar_mul,
         ew_automorphism,
         ew_automorphism_eval,
@@ -1735,22 +1715,6 @@ pub(crate) fn neg_assign(context: &GpuContext, a: &mut CudaSlice<u64>) -> Result
     // SAFETY: matches `ew_neg(out, a, moduli, log_n, limbs_per_poly, pairs)`, in place.
     unsafe { builder.launch(elementwise_config(pairs)) }?;
     Ok(())
-}
-
-/// The Shoup companions `floor(a_j 2^64 / q_i)` of `a`'s canonical words, in a new buffer.
-pub(crate) fn shoup_companion(context: &GpuContext, a: &CudaSlice<u64>) -> Result<CudaSlice<u64>> {
-    let device = context.device();
-    let stream = device.stream();
-    let pairs = (a.len() / 2) as u64;
-    let (log_n, limbs) = (context.degree().trailing_zeros() as i32, context.num_limbs() as i32);
-    // SAFETY: the kernel writes every word before anything reads them.
-    let mut out = unsafe { device.alloc::<u64>(a.len()) }?;
-    let mut builder = device.kernels().elementwise.ew_shoup_companion.builder(stream);
-    builder.arg(&mut out).arg(a).arg(context.moduli_table()).arg(&log_n).arg(&limbs).arg(&pairs);
-    // SAFETY: matches `ew_shoup_companion(out, a, moduli, log_n, limbs_per_poly, pairs)`; `out`
-    // and `a` hold `a.len()` words, a polynomial (or batch) of `context`'s limbs (the caller's).
-    unsafe { builder.launch(elementwise_config(pairs)) }?;
-    Ok(out)
 }
 
 /// `a <- c * a` with `scalars` `[limb]` pairs `{c_i, shoup(c_i)}` on the device.

@@ -57,8 +57,6 @@ pub mod launch_trace;
 pub mod pool;
 #[cfg(feature = "cuda")]
 pub mod sampling;
-#[cfg(feature = "cuda")]
-mod shoup_companion;
 
 #[cfg(feature = "cuda")]
 pub use backend::GpuBackend;
@@ -83,8 +81,6 @@ pub use inverse_scale::InverseScale;
 pub use launch::{InnerProductKeys, ModDownTarget, OwnLimbs};
 #[cfg(feature = "cuda")]
 pub use pool::{DevicePool, Worker};
-#[cfg(feature = "cuda")]
-pub use shoup_companion::ShoupCompanion;
 
 /// Re-export of the CUDA host library, for callers that launch kernels of their own.
 #[cfg(feature = "cuda")]

@@ -49,7 +49,7 @@ fn check_replays(device: &Arc<GpuDevice>, log_n: u32, limbs: usize, bits: u32, p
         if !programmatic {
             x.mul_add_assign(a, b)?;
         }
-        x.inverse_of_mul_add_scaled_into(a, b, None, &scale, out)
+        x.inverse_of_mul_add_scaled_into(a, b, &scale, out)
     };
     let mut graph = if programmatic {
         RelocatableGraph::record_programmatic(device, &first, &second, body).unwrap()

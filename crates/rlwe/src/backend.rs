@@ -25,15 +25,6 @@ pub trait RlweBackend: Backend + Clone {
     /// ModDown: two host polynomials on the CPU, one two-polynomial device buffer on the GPU.
     type KeySwitchSums;
 
-    /// What a backend keeps beside a fixed factor of many products (the secret key, for
-    /// decryption): on the GPU its Shoup companions (`poly_cuda::ShoupCompanion`, zeroed when
-    /// dropped), with which the decryption's products take fewer multiplies for the same words;
-    /// nothing on the CPU.
-    type FactorCompanion: Send + Sync;
-
-    /// `factor`'s companion (a secret key makes its own on first use and keeps it).
-    fn factor_companion(&self, factor: &Self::Poly<Eval>) -> Result<Self::FactorCompanion>;
-
     /// Prepares `tables` for this backend (uploads them on a device), for key switching whose
     /// errors are multiples of `error_scale` (1 for BFV, `t` for BGV).
     fn prepare_key_switch(&self, tables: &KeySwitchContext, error_scale: u64) -> Result<Self::KeySwitchTables>;
@@ -282,11 +273,6 @@ pub fn switch_key_eval_by_steps<B: RlweBackend>(
 impl RlweBackend for CpuBackend {
     type KeySwitchTables = ();
     type KeySwitchSums = [Poly<Coeff>; 2];
-    type FactorCompanion = ();
-
-    fn factor_companion(&self, _factor: &Poly<Eval>) -> Result<()> {
-        Ok(())
-    }
 
     fn prepare_key_switch(&self, _tables: &KeySwitchContext, _error_scale: u64) -> Result<()> {
         Ok(())
@@ -354,11 +340,6 @@ impl RlweBackend for CpuBackend {
 impl RlweBackend for poly_cuda::GpuBackend {
     type KeySwitchTables = rns::gpu::GpuKeySwitch;
     type KeySwitchSums = poly_cuda::DevicePolyBatch<Coeff>;
-    type FactorCompanion = poly_cuda::ShoupCompanion;
-
-    fn factor_companion(&self, factor: &poly_cuda::DevicePoly<Eval>) -> Result<poly_cuda::ShoupCompanion> {
-        factor.shoup_companion().be()
-    }
 
     fn prepare_key_switch(&self, tables: &KeySwitchContext, error_scale: u64) -> Result<rns::gpu::GpuKeySwitch> {
         rns::gpu::GpuKeySwitch::with_error_scale(self.device(), tables, error_scale).map_err(gpu_rns_error)

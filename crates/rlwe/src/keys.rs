@@ -26,9 +26,6 @@ pub struct SecretKey<B: RlweBackend> {
     s_q: B::Poly<Eval>,
     s_qp: B::Poly<Eval>,
     key_set: Option<KeySetId>,
-    /// The backend's companion of `s_q` ([`RlweBackend::factor_companion`]), made on the first
-    /// decryption that asks for it; as secret as `s_q` (the GPU's is zeroed when dropped).
-    s_q_companion: std::sync::OnceLock<B::FactorCompanion>,
 }
 
 impl<B: RlweBackend> fmt::Debug for SecretKey<B> {
@@ -51,14 +48,7 @@ impl<B: RlweBackend> SecretKey<B> {
     /// caller has checked them). They are zeroized when the key is dropped. The key carries no
     /// key-set identifier until [`with_key_set`](Self::with_key_set) gives it one.
     pub fn from_polys(context: &RlweContext<B>, s_q: B::Poly<Eval>, s_qp: B::Poly<Eval>) -> Self {
-        Self {
-            params: Arc::clone(&context.params),
-            backend: context.backend.clone(),
-            s_q,
-            s_qp,
-            key_set: None,
-            s_q_companion: std::sync::OnceLock::new(),
-        }
+        Self { params: Arc::clone(&context.params), backend: context.backend.clone(), s_q, s_qp, key_set: None }
     }
 
     /// The key with the key-set identifier `key_set` (a decoder's).
@@ -86,17 +76,6 @@ impl<B: RlweBackend> SecretKey<B> {
     /// `s` over `qP`, evaluation representation (secret).
     pub fn s_qp(&self) -> &B::Poly<Eval> {
         &self.s_qp
-    }
-
-    /// The backend's companion of `s` over `q` ([`RlweBackend::factor_companion`]): made on the
-    /// first call, then kept with the key (as secret as `s`).
-    pub fn s_q_companion(&self) -> Result<&B::FactorCompanion> {
-        if let Some(companion) = self.s_q_companion.get() {
-            return Ok(companion);
-        }
-        let companion = self.backend.factor_companion(&self.s_q)?;
-        // A thread that set it first wins; its companion is the same words.
-        Ok(self.s_q_companion.get_or_init(|| companion))
     }
 }
 
@@ -208,14 +187,7 @@ impl<B: RlweBackend> RlweContext<B> {
         let s_q = backend.forward(backend.sample_ternary(&self.ring_q, seed, 0).be()?).be()?;
         let s_qp = backend.forward(backend.sample_ternary(&self.ring_qp, seed, 0).be()?).be()?;
         let key_set = Some(KeySetId::from_seed(seed));
-        Ok(SecretKey {
-            params: Arc::clone(&self.params),
-            backend: backend.clone(),
-            s_q,
-            s_qp,
-            key_set,
-            s_q_companion: std::sync::OnceLock::new(),
-        })
+        Ok(SecretKey { params: Arc::clone(&self.params), backend: backend.clone(), s_q, s_qp, key_set })
     }
 
     /// A public key for `secret` from a fresh OS seed.
