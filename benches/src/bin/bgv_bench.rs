@@ -2,8 +2,9 @@
 //! with its prime sizes and special-prime counts, a 20-bit batching `t`): Encrypt (host
 //! plaintext to a device ciphertext), Decrypt (device ciphertext to a host plaintext; and
 //! DecryptResident, the plaintext left on the device, as Phantom's `decrypt`), Add (out
-//! of place, a copy plus the sum: what Phantom's `add_inplace` timing covers with its copy of
-//! the operand), Add in place, Mul+Relin (at the top level, as Phantom), Rotate rows by one.
+//! of place, into a new ciphertext), Add in place (as Phantom's `add_inplace`, whose benchmark
+//! copies the operand before it starts its timer), Mul+Relin (at the top level, as Phantom),
+//! Rotate rows by one.
 //!
 //! Each call is timed with CUDA events on the device's stream around the call (the end event
 //! recorded when the call returns, as Phantom's benchmark does), rounds interleaved (one call
