@@ -125,17 +125,17 @@ fn near_half(product: &BigUint, count: usize) -> Vec<BigUint> {
     (0..count as u64).map(|i| if i % 2 == 0 { &half + i / 2 } else { &half - 1u32 - i / 2 }).collect()
 }
 
-/// Integers `A/2 +- (A 2^-30 + d)` for small `d`: `x / A` about 2^-30 from 1/2, the edge of
-/// the window in which the exact conversion's FP64 estimate of its overflow hands over to
-/// fixed-point sums, on both sides of it and of 1/2.
+/// Integers `A/2 + e` and `A/2 - e`, alternating, for `e` from `A 2^-30 - 2` upwards: `x / A`
+/// about 2^-30 from 1/2, the edge of the window in which the exact conversion's FP64 estimate
+/// of its overflow hands over to fixed-point sums, on both sides of it and of 1/2.
 fn near_the_estimate_window(product: &BigUint, count: usize) -> Vec<BigUint> {
     let half = product / 2u32;
     let edge = product >> 30u32;
+    let first = if edge > BigUint::from(2u32) { edge - 2u32 } else { BigUint::from(0u32) };
     (0..count as u64)
         .map(|i| {
-            let offset = &edge + i / 4;
-            let offset = if i % 4 < 2 { offset } else { offset.max(BigUint::from(1u32)) - 1u32 };
-            if i % 2 == 0 { &half + offset } else { &half - offset.min(half.clone()) }
+            let offset = (&first + i / 2).min(half.clone());
+            if i % 2 == 0 { &half + offset } else { &half - offset }
         })
         .collect()
 }
