@@ -923,11 +923,9 @@ __device__ __forceinline__ void inverse_lift_pass(const LiftParams& F) {
 // is held by a block that is already running (no deadlock, whatever the grid's size):
 //   A tiles (limb-major): the multiply-add pass of one 512-point row, c_0 + c_1 s loaded, into
 //     `data`; each counts itself done for its limb (a_done[limb]).
-//   B tiles: the scaled strided pass of COLS_B columns of one limb, once that limb's N / 512 A
-//     tiles are done; each counts itself done for its column group (b_done[group]). Limb-major
-//     where the A tiles take several waves (limb 0's then find its A tiles finished while later
-//     limbs' still run), else column-group-major (`group_major`: a group's lift starts while
-//     other groups still transform).
+//   B tiles (limb-major, so limb 0's come first and find its A tiles finished): the scaled
+//     strided pass of COLS_B columns of one limb, once that limb's N / 512 A tiles are done;
+//     each counts itself done for its column group (b_done[group]).
 //   C tiles: the centered lift (bgv_reduce_phase's arithmetic, include/centered_lift.cuh) of
 //     128 / G coefficients of one column group, G threads a coefficient, once the group's L B
 //     tiles are done; out[j] is written, the phase is not read again.
@@ -954,13 +952,13 @@ struct TiledLiftParams {
     unsigned epoch;                   // launches before this one on `counters`
     int log_n;
     int limbs;
-    int lift_groups;                  // G: 1, 2, 4, 8 or 16
+    int lift_groups;                  // G: 1, 2, 4 or 8
     int narrow;                       // every (q_i - 1) [(q/q_i)]_t < 2^64 (one-word products)
-    int group_major;                  // B tiles ordered by column group (else by limb)
+    int unused;
 };
 
 constexpr int TILE_THREADS = 128;
-constexpr int TILE_LIFT_AHEAD = 8;
+constexpr int TILE_LIFT_AHEAD = 4;
 
 __device__ __forceinline__ unsigned load_acquire(const unsigned* p) {
     unsigned v;
@@ -1041,6 +1039,8 @@ __device__ __forceinline__ void tiled_decryption(const TiledLiftParams& F) {
     static_assert(PA::SMEM_WORDS % 2 == 0 && PB::SMEM_WORDS % 2 == 0, "aligned twiddles");
     __shared__ __align__(16) u64 pool[POOL_WORDS];
     __shared__ unsigned tile_number;
+    // c_0, c_1 and s may come from the kernel before (programmatic dependencies).
+    dependent_launch::wait_for_inputs();
     const int log_n = F.log_n;
     const int limbs = F.limbs;
     const unsigned a_per_limb = 1u << (log_n - PA::LOG_M);
@@ -1051,11 +1051,6 @@ __device__ __forceinline__ void tiled_decryption(const TiledLiftParams& F) {
     const unsigned total = a_tiles + b_tiles + groups * c_per_group;
     unsigned* a_done = F.counters + 1;
     unsigned* b_done = a_done + limbs;
-    // The tile number before the wait for the kernel before (programmatic dependencies): no
-    // block of this kernel lets a dependent launch start before it has its number (the passes
-    // allow that after their wait, the lift tiles never), so a launch after this one takes its
-    // numbers after this one's. The passes wait for the kernel before in their bodies (the
-    // multiply-add pass after making its twiddles), the lift tiles before they write.
     if (threadIdx.x == 0) tile_number = atomicAdd(F.counters, 1u) - F.epoch * total;
     __syncthreads();
     const unsigned tile = tile_number;
@@ -1067,8 +1062,8 @@ __device__ __forceinline__ void tiled_decryption(const TiledLiftParams& F) {
         count_done(a_done + limb);
     } else if (tile < a_tiles + b_tiles) {
         const unsigned t = tile - a_tiles;
-        const int limb = F.group_major ? t % limbs : t / groups;
-        const int group = F.group_major ? t / limbs : t % groups;
+        const int limb = t / groups;
+        const int group = t % groups;
         wait_for_count(a_done + limb, (F.epoch + 1) * a_per_limb);
         inverse_pass_body<PB, Load::Plain, true>(pool, reinterpret_cast<ulonglong2*>(pool + PB::SMEM_WORDS),
                                                  TileBlock{(unsigned)group, (unsigned)limb}, F.data, nullptr, nullptr, nullptr, F.table, F.chunk_roots,
@@ -1078,7 +1073,6 @@ __device__ __forceinline__ void tiled_decryption(const TiledLiftParams& F) {
         const unsigned t = tile - a_tiles - b_tiles;
         const int group = t / c_per_group;
         wait_for_count(b_done + group, (F.epoch + 1) * (unsigned)limbs);
-        dependent_launch::wait_for_inputs();
         if (F.narrow) {
             lift_tile<LOG_S, COLS_B, true>(F, group, t % c_per_group, pool);
         } else {

@@ -1348,10 +1348,8 @@ const TILED_CONTIGUOUS_LOG_M: u32 = 9;
 /// `TILE_THREADS` of kernels/ntt.cu.
 const TILE_THREADS: u32 = 128;
 /// Limbs a lifting thread of the tiled decryption sums at most (more limbs: more threads per
-/// coefficient, `lift_groups`): `TILE_LIFT_AHEAD` of kernels/ntt.cu, its loads all in flight.
-const TILED_LIMBS_PER_THREAD: usize = 8;
-/// Blocks of the tiled decryption an SM holds (its launch bounds).
-const TILED_BLOCKS_PER_SM: usize = 8;
+/// coefficient, `lift_groups`).
+const TILED_LIMBS_PER_THREAD: usize = 16;
 /// Environment knob: `0` turns the tiled decryption off (for A/B runs); read once per process.
 pub const TILED_DECRYPTION_ENV: &str = "HEGPU_TILED_DECRYPTION";
 
@@ -1365,12 +1363,10 @@ pub(crate) struct TiledPlan<'k> {
     kernel: &'k Kernel,
     /// Column groups of the strided pass (one `b_done` count each).
     pub(crate) groups: u32,
-    /// Threads per coefficient of the lift (1, 2, 4, 8 or 16).
+    /// Threads per coefficient of the lift (1, 2, 4 or 8).
     lift_groups: u32,
     /// Every tile of one launch (the grid).
     tiles: u32,
-    /// The strided tiles by column group: the multiply-add tiles fit the device at once.
-    group_major: bool,
 }
 
 /// The tiled decryption's plan over `context`, or `None` where it does not exist: the knob at
@@ -1391,13 +1387,11 @@ pub(crate) fn tiled_plan(context: &GpuContext) -> Option<TiledPlan<'_>> {
     let n = u32::try_from(context.degree()).ok()?;
     let limbs = u32::try_from(context.num_limbs()).ok()?;
     let lift_groups = context.num_limbs().div_ceil(TILED_LIMBS_PER_THREAD).next_power_of_two();
-    let lift_groups = u32::try_from(lift_groups).ok().filter(|&g| g <= 16)?;
+    let lift_groups = u32::try_from(lift_groups).ok().filter(|&g| g <= 8)?;
     let groups = (n >> strided) / columns;
     let per_group = (columns << strided) / (TILE_THREADS / lift_groups);
-    let a_tiles = limbs * (n >> contiguous);
-    let tiles = a_tiles + limbs * groups + groups * per_group;
-    let resident = context.device().multiprocessors() * TILED_BLOCKS_PER_SM;
-    Some(TiledPlan { kernel, groups, lift_groups, tiles, group_major: a_tiles as usize <= resident })
+    let tiles = limbs * (n >> contiguous) + limbs * groups + groups * per_group;
+    Some(TiledPlan { kernel, groups, lift_groups, tiles })
 }
 
 /// Mirror of `TiledLiftParams` in kernels/ntt.cu (device addresses as `u64`).
@@ -1421,7 +1415,7 @@ struct TiledLiftParams {
     limbs: i32,
     lift_groups: i32,
     narrow: i32,
-    group_major: i32,
+    unused: i32,
 }
 const _: () = assert!(size_of::<TiledLiftParams>() == 21 * 8 + 6 * 4);
 
@@ -1463,7 +1457,7 @@ pub(crate) fn ntt_inverse_of_mul_add_lifted_tiled(
         limbs: context.num_limbs() as i32,
         lift_groups: plan.lift_groups as i32,
         narrow: i32::from(narrow),
-        group_major: i32::from(plan.group_major),
+        unused: 0,
     };
     let config = LaunchConfig { grid_dim: (plan.tiles, 1, 1), block_dim: (TILE_THREADS, 1, 1), shared_mem_bytes: 0 };
     // SAFETY: matches `ntt_inv_tiled_decryption_<s>(TiledLiftParams)` for this context's
