@@ -340,11 +340,10 @@ __device__ __forceinline__ int row_slot(const int t) {
     return P::swizzle((int)threadIdx.x) ^ P::swizzle(t * P::THREADS);
 }
 
-// Global index (within the limb) of point k of the block's column `column`; bx is the block's
-// index along the limb (blockIdx.x, or a tile's for the tiled decryption).
+// Global index (within the limb) of point k of the block's column `column`.
 template <class P>
-__device__ __forceinline__ int global_index(const int column, const int k, const int log_n, const int bx) {
-    const int c = bx * P::COLUMNS + column;
+__device__ __forceinline__ int global_index(const int column, const int k, const int log_n) {
+    const int c = blockIdx.x * P::COLUMNS + column;
     return P::STRIDED ? (k << (log_n - P::LOG_M)) + c : (c << P::LOG_M) + k;
 }
 
@@ -360,7 +359,7 @@ __device__ __forceinline__ int global_index(const int column, const int k, const
 template <class P>
 __device__ __forceinline__ void stage_twiddles(ulonglong2* stw, const ulonglong2* __restrict__ table,
                                                const u64* __restrict__ chunk_roots, const modarith::Modulus& m,
-                                               const Prime& prime, const int bx) {
+                                               const Prime& prime) {
     if (P::STRIDED) {
         // Entries 1 .. M-1, at most a few per thread (a compile-time count: no loop).
         constexpr int PER_THREAD = (P::M - 1 + P::THREADS - 1) / P::THREADS;
@@ -373,7 +372,7 @@ __device__ __forceinline__ void stage_twiddles(ulonglong2* stw, const ulonglong2
             }
         }
     } else {
-        const u64* roots = chunk_roots + (size_t)bx * P::COLUMNS * P::LOG_M;
+        const u64* roots = chunk_roots + (size_t)blockIdx.x * P::COLUMNS * P::LOG_M;
         // Entry i = cs M + k (k = 2^r + j) of the block, i < COLUMNS M: exactly R per thread,
         // entry t of thread tid being i = tid + t THREADS. When THREADS <= M, k = tid + K_t with
         // K_t = (t THREADS) mod M a multiple of THREADS, so for K_t > 0 the stage r = log2(K_t)
@@ -492,7 +491,6 @@ __device__ __forceinline__ void forward_pass(u64* __restrict__ data, const u64* 
                                              const int digit_limbs = 0, const int limbs_q = 0) {
     __shared__ u64 smem[P::SMEM_WORDS];
     __shared__ ulonglong2 stw[P::TW_SMEM];
-    const int bx = blockIdx.x;
     const int limb = blockIdx.y % limbs_per_poly;
     if constexpr (SKIP_OWN) {
         static_assert(P::STRIDED, "own limbs are skipped by the first (strided) pass");
@@ -509,7 +507,7 @@ __device__ __forceinline__ void forward_pass(u64* __restrict__ data, const u64* 
     // A contiguous pass generates its twiddles first (constant tables only): with a programmatic
     // dependency (dependent_launch.cuh) that runs while the kernel before this one finishes. A
     // strided pass copies a few entries: it does so after issuing its loads, which then overlap.
-    if constexpr (P::SMEM_TWIDDLES && !P::STRIDED) stage_twiddles<P>(stw, tw, roots, m, p, bx);
+    if constexpr (P::SMEM_TWIDDLES && !P::STRIDED) stage_twiddles<P>(stw, tw, roots, m, p);
     dependent_launch::wait_for_inputs_and_allow_dependents();
 
     u64 x[P::R];
@@ -523,7 +521,7 @@ __device__ __forceinline__ void forward_pass(u64* __restrict__ data, const u64* 
         const bool own = s == limb;
 #pragma unroll
         for (int u = 0; u < P::R; ++u) {
-            const u64 v = input[global_index<P>(column, base + (u << w0), log_n, bx)];
+            const u64 v = input[global_index<P>(column, base + (u << w0), log_n)];
             const bool negative = centered != 0 && v > (p_s >> 1);
             const u64 r = modarith::reduce(negative ? p_s - v : v, m);
             x[u] = own ? v : (negative ? modarith::neg(r, m.p) : r);
@@ -531,11 +529,11 @@ __device__ __forceinline__ void forward_pass(u64* __restrict__ data, const u64* 
     } else {
         const u64* input = source != nullptr ? source + ((size_t)blockIdx.y << log_n) : poly;
 #pragma unroll
-        for (int u = 0; u < P::R; ++u) x[u] = input[global_index<P>(column, base + (u << w0), log_n, bx)];
+        for (int u = 0; u < P::R; ++u) x[u] = input[global_index<P>(column, base + (u << w0), log_n)];
     }
 
     if constexpr (P::SMEM_TWIDDLES) {
-        if constexpr (P::STRIDED) stage_twiddles<P>(stw, tw, roots, m, p, bx);
+        if constexpr (P::STRIDED) stage_twiddles<P>(stw, tw, roots, m, p);
         __syncthreads();
         forward_rounds<P, 0>(x, smem, SharedTwiddles<P>{stw, P::STRIDED ? 0 : column}, p, column, base);
     } else {
@@ -549,7 +547,7 @@ __device__ __forceinline__ void forward_pass(u64* __restrict__ data, const u64* 
     if constexpr (P::STRIDED) {
         // Lazy [0, 4p) values for the CONTIGUOUS pass; half-warps store 16 consecutive words.
 #pragma unroll
-        for (int u = 0; u < P::R; ++u) poly[global_index<P>(column, base + (u << w_last), log_n, bx)] = x[u];
+        for (int u = 0; u < P::R; ++u) poly[global_index<P>(column, base + (u << w_last), log_n)] = x[u];
     } else {
         // Canonical values; each thread holds R consecutive points, so go through shared
         // memory to store whole contiguous rows. (The last round read exactly these slots.)
@@ -624,38 +622,21 @@ __device__ __forceinline__ void inverse_rounds(u64 (&x)[P::R], u64* smem, const 
 // the ordinary kernels.
 enum class Load { Plain, Product, MulAdd, Source };
 
-// Which block a pass body computes: the launch grid's (GridBlock: blockIdx, read where used,
-// so it takes no register across the body; a register held there made the single-block
-// kernels spill) or a tile's (TileBlock, the tiled decryption).
-struct GridBlock {
-    __device__ unsigned x() const { return blockIdx.x; }
-    __device__ unsigned y() const { return blockIdx.y; }
-};
-struct TileBlock {
-    unsigned bx, by;
-    __device__ unsigned x() const { return bx; }
-    __device__ unsigned y() const { return by; }
-};
-
-// The body of one block of inverse_pass: block (block.x(), block.y()) of the grid, with the
-// shared memory the caller provides (smem: SMEM_WORDS words, stw: TW_SMEM entries). COHERENT:
-// the strided pass's loads go through L2 only (ld.global.cg), for input another block of the
-// same kernel wrote (the tiled decryption).
-template <class P, Load LOAD, bool COHERENT = false, class Block = GridBlock>
-__device__ __forceinline__ void inverse_pass_body(u64* __restrict__ smem, ulonglong2* __restrict__ stw,
-                                                  const Block& block, u64* __restrict__ data, const u64* __restrict__ source,
-                                                  const u64* __restrict__ factor, const u64* __restrict__ addend,
-                                                  const ulonglong2* __restrict__ table,
-                                                  const u64* __restrict__ chunk_roots,
-                                                  const ulonglong2* __restrict__ scale,
-                                                  const modarith::Modulus* __restrict__ moduli, const int log_n,
-                                                  const int limbs_per_poly) {
-    const int limb = block.y() % limbs_per_poly;
+template <class P, Load LOAD>
+__device__ __forceinline__ void inverse_pass(u64* __restrict__ data, const u64* __restrict__ source,
+                                             const u64* __restrict__ factor, const u64* __restrict__ addend,
+                                             const ulonglong2* __restrict__ table,
+                                             const u64* __restrict__ chunk_roots, const ulonglong2* __restrict__ scale,
+                                             const modarith::Modulus* __restrict__ moduli, const int log_n,
+                                             const int limbs_per_poly) {
+    __shared__ u64 smem[P::SMEM_WORDS];
+    __shared__ ulonglong2 stw[P::TW_SMEM];
+    const int limb = blockIdx.y % limbs_per_poly;
     const modarith::Modulus m = moduli[limb];
     const Prime p(m.p);
     const ulonglong2* tw = table + ((size_t)limb << log_n);
     const u64* roots = chunk_roots + ((size_t)limb << (log_n - P::LOG_M)) * P::LOG_M;
-    u64* poly = data + ((size_t)block.y() << log_n);
+    u64* poly = data + ((size_t)blockIdx.y << log_n);
     const int s0 = P::STRIDED ? 0 : log_n - P::LOG_M;
     // Only strided and single-block passes reach stage 0 and fold N^-1 in: a two-pass transform's
     // contiguous pass (shared twiddles) starts at stage log N - LOG_M > 0, and leaving the scale
@@ -667,7 +648,7 @@ __device__ __forceinline__ void inverse_pass_body(u64* __restrict__ smem, ulongl
     // A contiguous pass generates its twiddles first (constant tables only): with a programmatic
     // dependency (dependent_launch.cuh) that runs while the kernel before this one finishes. A
     // strided pass copies a few entries after issuing its loads, which then overlap.
-    if constexpr (P::SMEM_TWIDDLES && !P::STRIDED) stage_twiddles<P>(stw, tw, roots, m, p, block.x());
+    if constexpr (P::SMEM_TWIDDLES && !P::STRIDED) stage_twiddles<P>(stw, tw, roots, m, p);
     dependent_launch::wait_for_inputs_and_allow_dependents();
 
     u64 x[P::R];
@@ -676,16 +657,13 @@ __device__ __forceinline__ void inverse_pass_body(u64* __restrict__ smem, ulongl
     P::locate(threadIdx.x, w0, column, base);
     if constexpr (P::STRIDED) {
 #pragma unroll
-        for (int u = 0; u < P::R; ++u) {
-            const u64* at = poly + global_index<P>(column, base + (u << w0), log_n, block.x());
-            x[u] = COHERENT ? __ldcg(at) : *at;
-        }
-        if constexpr (P::SMEM_TWIDDLES) stage_twiddles<P>(stw, tw, roots, m, p, block.x());
+        for (int u = 0; u < P::R; ++u) x[u] = poly[global_index<P>(column, base + (u << w0), log_n)];
+        if constexpr (P::SMEM_TWIDDLES) stage_twiddles<P>(stw, tw, roots, m, p);
         __syncthreads();
     } else {
         // Each thread needs R consecutive points: load whole rows through shared memory.
-        const u64* block_in = poly + (size_t)block.x() * P::WORDS;
-        const size_t block_offset = ((size_t)block.y() << log_n) + (size_t)block.x() * P::WORDS;
+        const u64* block_in = poly + (size_t)blockIdx.x * P::WORDS;
+        const size_t block_offset = ((size_t)blockIdx.y << log_n) + (size_t)blockIdx.x * P::WORDS;
         if constexpr (LOAD == Load::Product) {
             static_assert(!P::STRIDED, "the product is taken by the first inverse pass, a CONTIGUOUS one");
             const u64* block_factor = factor + block_offset;
@@ -732,7 +710,7 @@ __device__ __forceinline__ void inverse_pass_body(u64* __restrict__ smem, ulongl
         inverse_rounds<P, 0>(x, smem, SharedTwiddles<P>{stw, P::STRIDED ? 0 : column}, p, column, base,
                              scale_stage0, n_inv, w1_n_inv);
     } else {
-        const int colterm = P::STRIDED ? 0 : block.x() * P::COLUMNS + column;
+        const int colterm = P::STRIDED ? 0 : blockIdx.x * P::COLUMNS + column;
         inverse_rounds<P, 0>(x, smem, GlobalTwiddles{tw, s0, colterm}, p, column, base, scale_stage0, n_inv,
                              w1_n_inv);
     }
@@ -741,20 +719,7 @@ __device__ __forceinline__ void inverse_pass_body(u64* __restrict__ smem, ulongl
     P::locate(threadIdx.x, w_top, column, base);
     // Canonical after stage 0 (scaled); otherwise lazy [0, 2p) for the STRIDED pass.
 #pragma unroll
-    for (int u = 0; u < P::R; ++u) poly[global_index<P>(column, base + (u << w_top), log_n, block.x())] = x[u];
-}
-
-template <class P, Load LOAD>
-__device__ __forceinline__ void inverse_pass(u64* __restrict__ data, const u64* __restrict__ source,
-                                             const u64* __restrict__ factor, const u64* __restrict__ addend,
-                                             const ulonglong2* __restrict__ table,
-                                             const u64* __restrict__ chunk_roots, const ulonglong2* __restrict__ scale,
-                                             const modarith::Modulus* __restrict__ moduli, const int log_n,
-                                             const int limbs_per_poly) {
-    __shared__ u64 smem[P::SMEM_WORDS];
-    __shared__ ulonglong2 stw[P::TW_SMEM];
-    inverse_pass_body<P, LOAD>(smem, stw, GridBlock{}, data, source, factor, addend, table, chunk_roots, scale, moduli,
-                               log_n, limbs_per_poly);
+    for (int u = 0; u < P::R; ++u) poly[global_index<P>(column, base + (u << w_top), log_n)] = x[u];
 }
 
 // The inverse transform's last (STRIDED) pass fused with the centered lift modulo t
@@ -825,7 +790,6 @@ __device__ __forceinline__ void inverse_lift_pass(const LiftParams& F) {
     __shared__ ulonglong2 stw[P::TW_SMEM];
     // The first pass's output is read below (programmatic dependencies: dependent_launch.cuh).
     dependent_launch::wait_for_inputs();
-    const int bx = blockIdx.x;
     const int rank = cluster_rank();
     const int blocks = cluster_blocks();
     const int log_n = F.log_n;
@@ -841,8 +805,8 @@ __device__ __forceinline__ void inverse_lift_pass(const LiftParams& F) {
         constexpr int w0 = P::window(P::ROUNDS - 1);
         P::locate(threadIdx.x, w0, column, base);
 #pragma unroll
-        for (int u = 0; u < P::R; ++u) x[u] = poly[global_index<P>(column, base + (u << w0), log_n, bx)];
-        stage_twiddles<P>(stw, tw, nullptr, m, p, bx);
+        for (int u = 0; u < P::R; ++u) x[u] = poly[global_index<P>(column, base + (u << w0), log_n)];
+        stage_twiddles<P>(stw, tw, nullptr, m, p);
         __syncthreads();
         inverse_rounds<P, 0>(x, smem, SharedTwiddles<P>{stw, 0}, p, column, base, true, F.scale[2 * limb],
                              F.scale[2 * limb + 1]);
@@ -914,171 +878,6 @@ __device__ __forceinline__ void inverse_lift_pass(const LiftParams& F) {
 #else
     __trap();
 #endif
-}
-
-// BGV decryption's inverse transform and centered lift as one kernel of tiles (N = 2^15, 2^16:
-// the multiply-add pass of 2^9 points and a strided pass of 2^S points, S = 6, 7), where three
-// kernels each waited for the one before it to drain. Every block takes the next tile number
-// from a counter (atomicAdd), so tiles are handed out in order and every tile a block waits for
-// is held by a block that is already running (no deadlock, whatever the grid's size):
-//   A tiles (limb-major): the multiply-add pass of one 512-point row, c_0 + c_1 s loaded, into
-//     `data`; each counts itself done for its limb (a_done[limb]).
-//   B tiles (limb-major, so limb 0's come first and find its A tiles finished): the scaled
-//     strided pass of COLS_B columns of one limb, once that limb's N / 512 A tiles are done;
-//     each counts itself done for its column group (b_done[group]).
-//   C tiles: the centered lift (bgv_reduce_phase's arithmetic, include/centered_lift.cuh) of
-//     128 / G coefficients of one column group, G threads a coefficient, once the group's L B
-//     tiles are done; out[j] is written, the phase is not read again.
-// So a limb's strided pass runs while later limbs' first pass still runs, and a column group's
-// lift while other groups still transform. Counters: [0] the tile number, [1, 1 + L) a_done,
-// then b_done per column group. They only grow (modulo 2^32): launch e (the host's `epoch`,
-// counted per counter buffer) takes tile numbers e T .. e T + T - 1 and waits for counts
-// (e + 1) x (tiles per count). Done counts are released by one thread after a barrier and
-// acquired by one thread before a barrier (CUTLASS's generic barrier does the same); the
-// waiting tiles read the other blocks' words through L2 (ld.global.cg).
-struct TiledLiftParams {
-    u64* data;                        // [L][N] scratch: the phase, scaled by (q/q_i)^{-1}
-    const u64* addend;                // c_0 [L][N], evaluations
-    const u64* source;                // c_1
-    const u64* factor;                // s
-    u64* out;                         // N words
-    const ulonglong2* table;          // inverse twiddles [limb][N]
-    const u64* chunk_roots;           // the contiguous pass's [limb][N/512][9]
-    const ulonglong2* scale;          // [limb] {N^-1 f_i, shoup}, {w_1 N^-1 f_i, shoup}
-    const modarith::Modulus* moduli;  // [limb]
-    const u64* lift_terms;            // [limb] (q/q_i) mod t
-    centered_lift::Finish finish;     // t and the last step's constants (the factor among them)
-    unsigned* counters;               // 1 + L + groups
-    unsigned epoch;                   // launches before this one on `counters`
-    int log_n;
-    int limbs;
-    int lift_groups;                  // G: 1, 2, 4 or 8
-    int narrow;                       // every (q_i - 1) [(q/q_i)]_t < 2^64 (one-word products)
-    int unused;
-};
-
-constexpr int TILE_THREADS = 128;
-constexpr int TILE_LIFT_AHEAD = 4;
-
-__device__ __forceinline__ unsigned load_acquire(const unsigned* p) {
-    unsigned v;
-    asm volatile("ld.acquire.gpu.global.u32 %0, [%1];" : "=r"(v) : "l"(p) : "memory");
-    return v;
-}
-
-// The block's writes done: one count more at `counter`.
-__device__ __forceinline__ void count_done(unsigned* counter) {
-    __syncthreads();
-    if (threadIdx.x == 0) asm volatile("red.release.gpu.global.add.u32 [%0], 1;" ::"l"(counter) : "memory");
-}
-
-// Waits until `counter` reaches `target` (the counts grow by less than 2^31 per launch).
-__device__ __forceinline__ void wait_for_count(const unsigned* counter, const unsigned target) {
-    if (threadIdx.x == 0) {
-        while ((int)(load_acquire(counter) - target) < 0) __nanosleep(64);
-    }
-    __syncthreads();
-}
-
-// C tile `part` of column group `group`: coefficient i = part * span + c of the group (row
-// i / COLS_B, column i % COLS_B of the strided layout), limbs g, g + G, ... of thread (c, g).
-template <int LOG_S, int COLS_B, bool NARROW>
-__device__ __forceinline__ void lift_tile(const TiledLiftParams& F, const int group, const int part, u64* pool) {
-    const int groups = F.lift_groups;
-    const int span = TILE_THREADS / groups;
-    const int c = (int)threadIdx.x % span;
-    const int g = (int)threadIdx.x / span;
-    const int i = part * span + c;
-    const int log_n = F.log_n;
-    const int j = ((i / COLS_B) << (log_n - LOG_S)) + group * COLS_B + i % COLS_B;
-    centered_lift::Fraction fraction = {0, 0};
-    wide_sum::Sum192 sum = {0, 0, 0};
-    const u64* word = F.data + ((size_t)g << log_n) + j;
-    const size_t step = (size_t)groups << log_n;
-    for (int first = g; first < F.limbs; first += TILE_LIFT_AHEAD * groups) {
-        u64 y[TILE_LIFT_AHEAD];
-#pragma unroll
-        for (int u = 0; u < TILE_LIFT_AHEAD; ++u) y[u] = first + u * groups < F.limbs ? __ldcg(word + u * step) : 0;
-        word += TILE_LIFT_AHEAD * step;
-#pragma unroll
-        for (int u = 0; u < TILE_LIFT_AHEAD; ++u) {
-            const int limb = first + u * groups;
-            if (limb >= F.limbs) break;
-            if constexpr (NARROW) {
-                centered_lift::add_limb_narrow(fraction, sum, y[u], F.moduli[limb], F.lift_terms[limb]);
-            } else {
-                centered_lift::add_limb(fraction, sum, y[u], F.moduli[limb], F.lift_terms[limb]);
-            }
-        }
-    }
-    if (groups > 1) {
-        auto* partial_fraction = reinterpret_cast<centered_lift::Fraction*>(pool);
-        auto* partial_sum = reinterpret_cast<wide_sum::Sum192*>(pool + 2 * TILE_THREADS);
-        partial_fraction[threadIdx.x] = fraction;
-        partial_sum[threadIdx.x] = sum;
-        __syncthreads();
-        if (g != 0) return;
-        for (int h = 1; h < groups; ++h) {
-            centered_lift::merge(fraction, sum, partial_fraction[h * span + c], partial_sum[h * span + c]);
-        }
-    }
-    F.out[j] = centered_lift::finish(fraction, sum, F.finish);
-}
-
-template <int LOG_S, int COLS_B>
-__device__ __forceinline__ void tiled_decryption(const TiledLiftParams& F) {
-    using PA = Pass<9, 2, false, 1, true>;
-    using PB = Pass<LOG_S, 3, true, COLS_B, true>;
-    static_assert(PA::THREADS == TILE_THREADS && PB::THREADS == TILE_THREADS, "one block shape for every tile");
-    // One shared pool: each tile's exchange words, then its twiddles (16-byte aligned).
-    constexpr int A_WORDS = PA::SMEM_WORDS + 2 * PA::TW_SMEM;
-    constexpr int B_WORDS = PB::SMEM_WORDS + 2 * PB::TW_SMEM;
-    constexpr int C_WORDS = 5 * TILE_THREADS;
-    constexpr int POOL_WORDS = A_WORDS > B_WORDS ? (A_WORDS > C_WORDS ? A_WORDS : C_WORDS)
-                                                 : (B_WORDS > C_WORDS ? B_WORDS : C_WORDS);
-    static_assert(PA::SMEM_WORDS % 2 == 0 && PB::SMEM_WORDS % 2 == 0, "aligned twiddles");
-    __shared__ __align__(16) u64 pool[POOL_WORDS];
-    __shared__ unsigned tile_number;
-    // c_0, c_1 and s may come from the kernel before (programmatic dependencies).
-    dependent_launch::wait_for_inputs();
-    const int log_n = F.log_n;
-    const int limbs = F.limbs;
-    const unsigned a_per_limb = 1u << (log_n - PA::LOG_M);
-    const unsigned groups = (1u << (log_n - LOG_S)) / COLS_B;
-    const unsigned c_per_group = (unsigned)(COLS_B << LOG_S) / (TILE_THREADS / F.lift_groups);
-    const unsigned a_tiles = limbs * a_per_limb;
-    const unsigned b_tiles = limbs * groups;
-    const unsigned total = a_tiles + b_tiles + groups * c_per_group;
-    unsigned* a_done = F.counters + 1;
-    unsigned* b_done = a_done + limbs;
-    if (threadIdx.x == 0) tile_number = atomicAdd(F.counters, 1u) - F.epoch * total;
-    __syncthreads();
-    const unsigned tile = tile_number;
-    if (tile < a_tiles) {
-        const int limb = tile / a_per_limb;
-        inverse_pass_body<PA, Load::MulAdd>(pool, reinterpret_cast<ulonglong2*>(pool + PA::SMEM_WORDS),
-                                            TileBlock{tile % a_per_limb, (unsigned)limb}, F.data, F.source, F.factor, F.addend, F.table,
-                                            F.chunk_roots, F.scale, F.moduli, log_n, limbs);
-        count_done(a_done + limb);
-    } else if (tile < a_tiles + b_tiles) {
-        const unsigned t = tile - a_tiles;
-        const int limb = t / groups;
-        const int group = t % groups;
-        wait_for_count(a_done + limb, (F.epoch + 1) * a_per_limb);
-        inverse_pass_body<PB, Load::Plain, true>(pool, reinterpret_cast<ulonglong2*>(pool + PB::SMEM_WORDS),
-                                                 TileBlock{(unsigned)group, (unsigned)limb}, F.data, nullptr, nullptr, nullptr, F.table, F.chunk_roots,
-                                                 F.scale, F.moduli, log_n, limbs);
-        count_done(b_done + group);
-    } else {
-        const unsigned t = tile - a_tiles - b_tiles;
-        const int group = t / c_per_group;
-        wait_for_count(b_done + group, (F.epoch + 1) * (unsigned)limbs);
-        if (F.narrow) {
-            lift_tile<LOG_S, COLS_B, true>(F, group, t % c_per_group, pool);
-        } else {
-            lift_tile<LOG_S, COLS_B, false>(F, group, t % c_per_group, pool);
-        }
-    }
 }
 
 // The forward transform's last (CONTIGUOUS) pass fused with key switching's inner product: for
@@ -1153,7 +952,6 @@ __device__ __forceinline__ void forward_inner_product_pass(const FwdIpParams& F)
     constexpr int PER = P::WORDS / P::THREADS;
     __shared__ u64 smem[P::SMEM_WORDS];
     __shared__ ulonglong2 stw[P::TW_SMEM];
-    const int bx = blockIdx.x;
     const int limb = blockIdx.y;
     const int log_n = F.log_n;
     const modarith::Modulus m = F.moduli[limb];
@@ -1166,7 +964,7 @@ __device__ __forceinline__ void forward_inner_product_pass(const FwdIpParams& F)
     u64* sums_a = sum_base<SPLIT>(F, limb, true);
     // Twiddles first (constant tables), while a kernel this one depends on programmatically
     // finishes (dependent_launch.cuh); then the wait for its output.
-    stage_twiddles<P>(stw, tw, roots, m, p, bx);
+    stage_twiddles<P>(stw, tw, roots, m, p);
     dependent_launch::wait_for_inputs_and_allow_dependents();
     u64 b_lo[PER], b_hi[PER], a_lo[PER], a_hi[PER];
 #pragma unroll
@@ -1198,7 +996,7 @@ __device__ __forceinline__ void forward_inner_product_pass(const FwdIpParams& F)
             constexpr int w0 = P::window(0);
             P::locate(threadIdx.x, w0, column, base);
 #pragma unroll
-            for (int u = 0; u < P::R; ++u) x[u] = poly[global_index<P>(column, base + (u << w0), log_n, bx)];
+            for (int u = 0; u < P::R; ++u) x[u] = poly[global_index<P>(column, base + (u << w0), log_n)];
             forward_rounds<P, 0>(x, smem, SharedTwiddles<P>{stw, column}, p, column, base);
             constexpr int w_last = P::window(P::ROUNDS - 1);
             P::locate(threadIdx.x, w_last, column, base);
@@ -1338,13 +1136,6 @@ __device__ __forceinline__ void forward_inner_product_pass(const FwdIpParams& F)
         ntt_inv_lift_strided_##M##_lr3(const __grid_constant__ LiftParams params) {                              \
         inverse_lift_pass<Pass<M, 3, true, STRIDED_COLUMNS, true>>(params);                                      \
     }
-// The tiled decryption (tiled_decryption): N = 2^15 (strided pass of 2^6 points, 16 columns)
-// and 2^16 (2^7 points, 8 columns), 128 threads, 8 blocks an SM (64 registers).
-#define NTT_INV_TILED_DECRYPTION_KERNEL(S, COLS)                                                    \
-    extern "C" __global__ void __launch_bounds__(TILE_THREADS, 8)                                   \
-        ntt_inv_tiled_decryption_##S(const __grid_constant__ TiledLiftParams params) {              \
-        tiled_decryption<S, COLS>(params);                                                          \
-    }
 #define SINGLE(N, LR)                                             \
     NTT_PASS_KERNELS(single_##N, N, LR, false, 1, false, 1024)   \
     NTT_INV_PRODUCT_KERNEL(single_##N, N, LR, 1, false, 1024)    \
@@ -1404,8 +1195,6 @@ CONTIGUOUS_NARROW(9, 2, 512, 1024)
 // The last inverse pass of N <= 2^12 fused with the centered lift modulo t (clusters, sm_90).
 NTT_INV_LIFT_KERNEL(5)
 NTT_INV_LIFT_KERNEL(6)
-NTT_INV_TILED_DECRYPTION_KERNEL(6, 16)
-NTT_INV_TILED_DECRYPTION_KERNEL(7, 8)
 // The last forward pass fused with key switching's inner product (radix 8, up to 128 registers).
 NTT_FWD_IP_KERNEL(5, 3)
 NTT_FWD_IP_KERNEL(6, 3)

@@ -403,31 +403,10 @@ pub struct GpuDecryption {
     per_limb: poly_cuda::cudarc::driver::CudaSlice<u64>,
     lift: std::sync::OnceLock<poly_cuda::CenteredLift>,
     replays: crate::decryption_replay::DecryptionReplays,
-    /// The direct path's scratch, reused by every decryption queued on the device's stream:
-    /// no allocation before the first kernel, and no free after the last.
-    scratch: std::sync::Mutex<Option<DecryptionScratch>>,
-}
-
-/// The direct path's scratch of one level: the transform's polynomial, the tiled decryption's
-/// counters where that kernel exists, and the output buffer of the next tiled decryption (made
-/// after a launch, so the next call launches at once).
-#[cfg(feature = "cuda")]
-#[derive(Debug)]
-struct DecryptionScratch {
-    phase: poly_cuda::DevicePoly<Coeff>,
-    counters: Option<poly_cuda::TileCounters>,
-    spare_output: Option<poly_cuda::cudarc::driver::CudaSlice<u64>>,
-}
-
-#[cfg(feature = "cuda")]
-impl DecryptionScratch {
-    fn new(context: &poly_cuda::GpuContext) -> Result<Self> {
-        Ok(Self {
-            phase: poly_cuda::DevicePoly::<Coeff>::zero(context).map_err(BgvError::from_backend)?,
-            counters: poly_cuda::TileCounters::for_context(context).map_err(BgvError::from_backend)?,
-            spare_output: None,
-        })
-    }
+    /// The direct path's transform scratch (one polynomial of the level), reused by every
+    /// decryption queued on the device's stream: no allocation before the first kernel, and
+    /// no free after the last.
+    scratch: std::sync::Mutex<Option<poly_cuda::DevicePoly<Coeff>>>,
 }
 
 #[cfg(feature = "cuda")]
@@ -569,15 +548,13 @@ impl BgvBackend for poly_cuda::GpuBackend {
     }
 }
 
-/// The decryption of checked operands into a new buffer of `N` words through the level's
-/// cached scratch (made on first use): one tiled kernel where it exists (`N = 2^15, 2^16`:
-/// `DevicePoly::inverse_of_mul_add_lifted_tiled_into`, its output made by the call before),
-/// else the scaled transform and `bgv_reduce_phase` (two launches and the output's allocation
-/// between them). The plain path also allocates and frees the scratch, so the first kernel
-/// starts that much sooner. The lock is held until every kernel is queued, and the cache is
-/// used only on the device's own stream, so decryptions sharing the scratch run in stream
-/// order. `Ok(None)`, nothing queued, where it does not apply (a thread capturing a graph, a
-/// lift of another context, DGT rings).
+/// The scaled transform and `bgv_reduce_phase` of checked operands into a new buffer of `N`
+/// words, the transform written into the level's cached scratch (made on first use): the host
+/// issues two launches and one allocation (the output's, between them) where the plain path
+/// also allocates and frees the scratch, and the first kernel starts that much sooner. The
+/// lock is held until both kernels are queued, and the cache is used only on the device's own
+/// stream, so decryptions sharing the scratch run in stream order. `Ok(None)`, nothing queued,
+/// where it does not apply (a thread capturing a graph, a lift of another context, DGT rings).
 #[cfg(feature = "cuda")]
 fn decrypt_through_scratch(
     backend: &poly_cuda::GpuBackend,
@@ -599,34 +576,11 @@ fn decrypt_through_scratch(
     let mut guard = prepared.scratch.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
     // The cached scratch if it is of this context, else a new one in its place.
     let scratch = match guard.take() {
-        Some(scratch) if scratch.phase.context().id() == context.id() => guard.insert(scratch),
-        _ => guard.insert(DecryptionScratch::new(context)?),
+        Some(scratch) if scratch.context().id() == context.id() => guard.insert(scratch),
+        _ => guard.insert(poly_cuda::DevicePoly::<Coeff>::zero(context).map_err(BgvError::from_backend)?),
     };
-    if let Some(counters) = scratch.counters.as_mut() {
-        let n = context.ring().degree();
-        let stream = device.stream();
-        let alloc = || {
-            // SAFETY: the tiled decryption writes all N words before anything reads them.
-            unsafe { stream.alloc::<u64>(n) }
-                .map_err(|e| BgvError::from_backend(poly_cuda::GpuError::alloc(n * size_of::<u64>(), e)))
-        };
-        let mut out = match scratch.spare_output.take() {
-            Some(out) => out,
-            None => alloc()?,
-        };
-        let tiled = c0
-            .inverse_of_mul_add_lifted_tiled_into(acc, s, lift, correction_inv, &mut scratch.phase, counters, &mut out)
-            .map_err(BgvError::from_backend)?;
-        if tiled {
-            // The next call's output, made while this one runs (an allocation that fails here
-            // is made again by that call).
-            scratch.spare_output = alloc().ok();
-            return Ok(Some(out));
-        }
-        scratch.spare_output = Some(out);
-    }
-    c0.inverse_of_mul_add_scaled_into(acc, s, lift.scale(), &mut scratch.phase).map_err(BgvError::from_backend)?;
-    reduce_into_device(backend, tables, prepared, &scratch.phase, correction_inv, true).map(Some)
+    c0.inverse_of_mul_add_scaled_into(acc, s, lift.scale(), scratch).map_err(BgvError::from_backend)?;
+    reduce_into_device(backend, tables, prepared, scratch, correction_inv, true).map(Some)
 }
 
 /// `bgv_reduce_phase` of a checked `phase` into a new device buffer of `N` words.

@@ -9,11 +9,7 @@
 //! computes `inverse(c + a b)` and its lift in two kernels for `N <= 2^12`, the phase never
 //! written: the transform's last pass runs in thread block clusters whose blocks hold every
 //! limb of a column group and lift from each other's shared memory (compute capability 9.0
-//! and up; at larger `N` this was slower than the separate lift on an H100). At `N = 2^15` and
-//! `2^16`,
-//! [`DevicePoly::inverse_of_mul_add_lifted_tiled_into`](crate::DevicePoly::inverse_of_mul_add_lifted_tiled_into)
-//! runs the two passes and the lift as one kernel of tiles that wait only for the tiles they
-//! read ([`TileCounters`]).
+//! and up; at larger `N` this was slower than the separate lift on an H100).
 
 use cudarc::driver::CudaSlice;
 use poly::PolyError;
@@ -84,8 +80,6 @@ pub struct CenteredLift {
     terms: CudaSlice<u64>,
     t: u64,
     q_mod_t: u64,
-    /// Every `(q_i - 1) [(q/q_i)]_t` fits a word: the lift may sum one-word products.
-    narrow: bool,
 }
 
 impl CenteredLift {
@@ -111,15 +105,9 @@ impl CenteredLift {
         if q_mod_t >= t {
             return Err(PolyError::CoefficientOutOfRange { limb: 0, index: 2, value: q_mod_t, modulus: t }.into());
         }
-        let narrow = context
-            .ring()
-            .moduli()
-            .iter()
-            .zip(terms)
-            .all(|(m, &term)| u128::from(m.value() - 1) * u128::from(term) <= u128::from(u64::MAX));
         let scale = InverseScale::new(context, inverse_factors)?;
         let terms = context.device().upload(terms)?;
-        Ok(Self { scale, terms, t, q_mod_t, narrow })
+        Ok(Self { scale, terms, t, q_mod_t })
     }
 
     /// The context the lift is over.
@@ -138,11 +126,6 @@ impl CenteredLift {
         self.t
     }
 
-    /// Whether every product `y_i [(q/q_i)]_t` fits a word (`y_i < q_i`).
-    pub(crate) fn narrow(&self) -> bool {
-        self.narrow
-    }
-
     /// The operands of one launch writing to device address `out`. Errors as
     /// [`LiftFinish::new`] for a factor not below `t`.
     pub(crate) fn operands(&self, factor: u64, out: u64) -> Result<crate::launch::LiftOperands<'_>> {
@@ -151,59 +134,6 @@ impl CenteredLift {
             finish: LiftFinish::new(self.t, self.q_mod_t, factor)?,
             out,
         })
-    }
-}
-
-/// The counters of the tiled decryption over one context
-/// ([`DevicePoly::inverse_of_mul_add_lifted_tiled_into`](crate::DevicePoly::inverse_of_mul_add_lifted_tiled_into)):
-/// its tiles are handed out and wait for each other through them, launch after launch, on the
-/// stream they were made for. Each launch moves them by a fixed amount, counted here, so they
-/// are never reset.
-#[derive(Debug)]
-pub struct TileCounters {
-    context_id: u64,
-    stream: cudarc::driver::sys::CUstream,
-    words: CudaSlice<u32>,
-    launches: u32,
-}
-
-// SAFETY: the stream handle is only compared, never used to queue work; the counters' buffer
-// is a cudarc slice, itself Send and Sync.
-unsafe impl Send for TileCounters {}
-// SAFETY: as above; `&self` gives no access to the buffer's contents.
-unsafe impl Sync for TileCounters {}
-
-impl TileCounters {
-    /// Zeroed counters for the tiled decryption over `context` on the device's current stream,
-    /// or `None` where that decryption does not exist for `context` (see
-    /// [`DevicePoly::inverse_of_mul_add_lifted_tiled_into`](crate::DevicePoly::inverse_of_mul_add_lifted_tiled_into)).
-    pub fn for_context(context: &GpuContext) -> Result<Option<Self>> {
-        let Some(plan) = crate::launch::tiled_plan(context) else {
-            return Ok(None);
-        };
-        let count = 1 + context.num_limbs() + plan.groups as usize;
-        let words = context.device().upload(&vec![0u32; count])?;
-        Ok(Some(Self { context_id: context.id(), stream: context.device().stream().cu_stream(), words, launches: 0 }))
-    }
-
-    /// The context the counters are for.
-    pub(crate) fn context_id(&self) -> u64 {
-        self.context_id
-    }
-
-    /// Whether `stream` is the one the counters were made for.
-    pub(crate) fn is_for_stream(&self, stream: &cudarc::driver::CudaStream) -> bool {
-        self.stream == stream.cu_stream()
-    }
-
-    /// The buffer and the launches queued on it so far.
-    pub(crate) fn next_launch(&mut self) -> (&mut CudaSlice<u32>, u32) {
-        (&mut self.words, self.launches)
-    }
-
-    /// Counts a launch queued with [`next_launch`](Self::next_launch)'s values.
-    pub(crate) fn launched(&mut self) {
-        self.launches = self.launches.wrapping_add(1);
     }
 }
 

@@ -418,68 +418,6 @@ impl DevicePoly<Eval> {
         Ok(true)
     }
 
-    /// [`inverse_of_mul_add_lifted_into`](Self::inverse_of_mul_add_lifted_into) as one kernel
-    /// of tiles where the fused path of `N <= 2^12` does not exist (`N = 2^15` and `2^16`):
-    /// the transform's first pass, its strided pass and the lift, each tile waiting only for
-    /// the tiles it reads (kernels/ntt.cu, `tiled_decryption`). `scratch` receives the phase
-    /// (times `(q/q_i)^{-1}`), `counters` are [`TileCounters::for_context`](crate::TileCounters::for_context)'s
-    /// for this context on this stream. `Ok(false)`, with nothing queued, where that kernel
-    /// does not exist for this context, the stream is not the counters' or it is capturing a
-    /// graph (the counters' launch count would be recorded into it). Errors as
-    /// `inverse_of_mul_add_lifted_into`, and [`GpuError::WrongContext`] for counters of another
-    /// context; the inputs are never changed.
-    #[allow(clippy::too_many_arguments)]
-    pub fn inverse_of_mul_add_lifted_tiled_into(
-        &self,
-        a: &Self,
-        b: &Self,
-        lift: &crate::CenteredLift,
-        factor: u64,
-        scratch: &mut DevicePoly<Coeff>,
-        counters: &mut crate::TileCounters,
-        out: &mut CudaSlice<u64>,
-    ) -> Result<bool> {
-        self.context.check_compatible(&a.context)?;
-        self.context.check_compatible(&b.context)?;
-        self.context.check_compatible(&scratch.context)?;
-        if lift.context().id() != self.context.id() || counters.context_id() != self.context.id() {
-            return Err(GpuError::WrongContext);
-        }
-        let t = lift.plaintext_modulus();
-        if factor >= t {
-            return Err(PolyError::CoefficientOutOfRange { limb: 0, index: 0, value: factor, modulus: t }.into());
-        }
-        let n = self.context.degree();
-        if out.len() != n {
-            return Err(GpuError::LengthMismatch { expected: n, actual: out.len() });
-        }
-        let stream = self.context.device().stream();
-        let Some(plan) = launch::tiled_plan(&self.context) else {
-            return Ok(false);
-        };
-        if !counters.is_for_stream(stream) || crate::kernel::is_capturing(stream) {
-            return Ok(false);
-        }
-        let table = lift
-            .scale()
-            .table()
-            .ok_or_else(|| GpuError::Unsupported { what: "a centered lift without an NTT scale table".to_string() })?;
-        let out_address = crate::kernel::address_mut(out, stream);
-        let operands = lift.operands(factor, out_address)?;
-        launch::ntt_inverse_of_mul_add_lifted_tiled(
-            &self.context,
-            &plan,
-            &mut scratch.data,
-            (&a.data, &b.data, &self.data),
-            table,
-            &operands,
-            lift.narrow(),
-            counters.next_launch(),
-        )?;
-        counters.launched();
-        Ok(true)
-    }
-
     /// [`inverse_of_mul_add_lifted`](Self::inverse_of_mul_add_lifted) with the `N` words
     /// returned to the host, written by the kernel straight into mapped host memory (the fused
     /// path's `N <= 2^12` is far below [`crate::STAGING_MAX_WORDS`]); waits for the device.

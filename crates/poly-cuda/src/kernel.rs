@@ -281,11 +281,6 @@ unsafe fn launch_ex(
     Ok(())
 }
 
-/// Whether `stream` is capturing a graph (a failed query counts as capturing).
-pub(crate) fn is_capturing(stream: &CudaStream) -> bool {
-    capturing(stream)
-}
-
 /// Whether `stream` is capturing a graph: the recorded graphs keep ordinary edges (the
 /// decryption's are made programmatic after recording, graph.rs).
 fn capturing(stream: &CudaStream) -> bool {

@@ -406,8 +406,6 @@ pub(crate) struct NttKernels {
     /// The last inverse pass fused with the centered lift modulo `t`, on devices with thread
     /// block clusters (compute capability 9.0 and up); `None` elsewhere.
     lift: Option<LiftKernels>,
-    /// `ntt_inv_tiled_decryption_<s>` by the strided pass's `s` (see [`TILED_DECRYPTION`]).
-    tiled: Vec<(u32, Kernel)>,
 }
 
 /// `ntt_inv_lift_strided_<m>_lr3` (kernels/ntt.cu) prepared for cluster launches: each with
@@ -542,10 +540,6 @@ impl NttKernels {
                 .map(|(&m, name)| Ok((m, module.kernel(name)?)))
                 .collect::<Result<_>>()?,
             lift: LiftKernels::load(context, &module)?,
-            tiled: TILED_DECRYPTION
-                .iter()
-                .map(|&(strided, _, name)| Ok((strided, module.kernel(name)?)))
-                .collect::<Result<_>>()?,
         })
     }
 
@@ -1335,140 +1329,6 @@ pub(crate) fn ntt_inverse_of_mul_add_lifted(
     // the last step's constants from LiftFinish::new (2 <= t < 2^60, q_mod_t and the factor
     // below t).
     unsafe { plan.kernel.launch_clustered(stream, config, (1, plan.cluster, 1), &params) }
-}
-
-/// The tiled decryptions of `kernels/ntt.cu` (`tiled_decryption`): `(s, columns, name)` for
-/// `N = 2^(9 + s)`, the strided pass of `2^s` points over `columns` columns per tile after the
-/// multiply-add pass of 512 points.
-const TILED_DECRYPTION: [(u32, u32, &str); 2] =
-    [(6, 16, "ntt_inv_tiled_decryption_6"), (7, 8, "ntt_inv_tiled_decryption_7")];
-/// `log2` of the points of the tiled decryption's multiply-add pass (its tiles: 128 threads,
-/// radix 4, one 512-point row).
-const TILED_CONTIGUOUS_LOG_M: u32 = 9;
-/// `TILE_THREADS` of kernels/ntt.cu.
-const TILE_THREADS: u32 = 128;
-/// Limbs a lifting thread of the tiled decryption sums at most (more limbs: more threads per
-/// coefficient, `lift_groups`).
-const TILED_LIMBS_PER_THREAD: usize = 16;
-/// Environment knob: `0` turns the tiled decryption off (for A/B runs); read once per process.
-pub const TILED_DECRYPTION_ENV: &str = "HEGPU_TILED_DECRYPTION";
-
-fn tiled_decryption_enabled() -> bool {
-    static KNOB: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
-    *KNOB.get_or_init(|| std::env::var(TILED_DECRYPTION_ENV).map_or(true, |v| v != "0"))
-}
-
-/// How a context's decryption runs as one tiled kernel: the kernel and the tile counts.
-pub(crate) struct TiledPlan<'k> {
-    kernel: &'k Kernel,
-    /// Column groups of the strided pass (one `b_done` count each).
-    pub(crate) groups: u32,
-    /// Threads per coefficient of the lift (1, 2, 4 or 8).
-    lift_groups: u32,
-    /// Every tile of one launch (the grid).
-    tiles: u32,
-}
-
-/// The tiled decryption's plan over `context`, or `None` where it does not exist: the knob at
-/// 0, DGT rings, schedules other than a 512-point multiply-add pass after a strided pass of
-/// 2^6 or 2^7 points (N = 2^15, 2^16 by default).
-pub(crate) fn tiled_plan(context: &GpuContext) -> Option<TiledPlan<'_>> {
-    if !tiled_decryption_enabled() {
-        return None;
-    }
-    let NttSchedule::TwoPass { strided, contiguous } = context.ntt_tables().ok()?.schedule else {
-        return None;
-    };
-    if contiguous != TILED_CONTIGUOUS_LOG_M {
-        return None;
-    }
-    let (_, columns, _) = TILED_DECRYPTION.iter().find(|(s, _, _)| *s == strided)?;
-    let kernel = context.device().kernels().ntt.tiled.iter().find(|(s, _)| *s == strided).map(|(_, k)| k)?;
-    let n = u32::try_from(context.degree()).ok()?;
-    let limbs = u32::try_from(context.num_limbs()).ok()?;
-    let lift_groups = context.num_limbs().div_ceil(TILED_LIMBS_PER_THREAD).next_power_of_two();
-    let lift_groups = u32::try_from(lift_groups).ok().filter(|&g| g <= 8)?;
-    let groups = (n >> strided) / columns;
-    let per_group = (columns << strided) / (TILE_THREADS / lift_groups);
-    let tiles = limbs * (n >> contiguous) + limbs * groups + groups * per_group;
-    Some(TiledPlan { kernel, groups, lift_groups, tiles })
-}
-
-/// Mirror of `TiledLiftParams` in kernels/ntt.cu (device addresses as `u64`).
-#[repr(C)]
-#[derive(Debug, Clone, Copy, bytemuck::Pod, bytemuck::Zeroable)]
-struct TiledLiftParams {
-    data: u64,
-    addend: u64,
-    source: u64,
-    factor: u64,
-    out: u64,
-    table: u64,
-    chunk_roots: u64,
-    scale: u64,
-    moduli: u64,
-    lift_terms: u64,
-    finish: crate::centered_lift::LiftFinish,
-    counters: u64,
-    epoch: u32,
-    log_n: i32,
-    limbs: i32,
-    lift_groups: i32,
-    narrow: i32,
-    unused: i32,
-}
-const _: () = assert!(size_of::<TiledLiftParams>() == 21 * 8 + 6 * 4);
-
-/// `lift.out <- [x_c]_t * factor mod t` for `x = inverse(addend + source * factor_poly)` times
-/// `scale`'s factors, as [`ntt_inverse_of_mul_add_lifted`], in one launch of tiles
-/// (`tiled_decryption` in kernels/ntt.cu), `data` holding the phase. `counters` (`1 + L +
-/// plan.groups` words) and `epoch` (the launches queued on them before) are the caller's; it
-/// counts this launch once this returns `Ok`. `plan` is [`tiled_plan`]'s for `context`; the
-/// caller checks the lengths as for `ntt_inverse_of_mul_add_lifted`, and that `counters` are
-/// used on this stream only.
-#[allow(clippy::too_many_arguments)]
-pub(crate) fn ntt_inverse_of_mul_add_lifted_tiled(
-    context: &GpuContext,
-    plan: &TiledPlan<'_>,
-    data: &mut CudaSlice<u64>,
-    (source, factor, addend): (&CudaSlice<u64>, &CudaSlice<u64>, &CudaSlice<u64>),
-    scale: &CudaSlice<u64>,
-    lift: &LiftOperands<'_>,
-    narrow: bool,
-    (counters, epoch): (&mut CudaSlice<u32>, u32),
-) -> Result<()> {
-    let tables = context.ntt_tables()?;
-    let stream = context.device().stream();
-    let params = TiledLiftParams {
-        data: address_mut(data, stream),
-        addend: address(addend, stream),
-        source: address(source, stream),
-        factor: address(factor, stream),
-        out: lift.out,
-        table: address(&tables.inverse, stream),
-        chunk_roots: address(&tables.inverse_chunk_roots, stream),
-        scale: address(scale, stream),
-        moduli: address(context.moduli_table(), stream),
-        lift_terms: address(lift.terms, stream),
-        finish: lift.finish,
-        counters: address_mut(counters, stream),
-        epoch,
-        log_n: context.degree().trailing_zeros() as i32,
-        limbs: context.num_limbs() as i32,
-        lift_groups: plan.lift_groups as i32,
-        narrow: i32::from(narrow),
-        unused: 0,
-    };
-    let config = LaunchConfig { grid_dim: (plan.tiles, 1, 1), block_dim: (TILE_THREADS, 1, 1), shared_mem_bytes: 0 };
-    // SAFETY: matches `ntt_inv_tiled_decryption_<s>(TiledLiftParams)` for this context's
-    // schedule (tiled_plan: 512-point multiply-add pass, strided pass of 2^s points): grid of
-    // every tile of the launch (the kernel counts the same tiles from log_n, limbs and
-    // lift_groups), 128 threads; `data`, the three inputs (L N words each, checked by the
-    // caller), the context's inverse table, chunk roots and moduli, `scale` and `terms` of its
-    // L limbs, `out` N words, `counters` 1 + L + groups words advanced by exactly `epoch`
-    // launches on this stream (so every wait in the kernel ends); the last step's constants
-    // from LiftFinish::new (2 <= t < 2^60, q_mod_t and the factor below t).
-    unsafe { plan.kernel.builder(stream).arg_pod(&params).launch(config) }
 }
 
 /// `data <- inverse(source)` of `polys` consecutive polynomials: the first inverse pass reads

@@ -61,7 +61,7 @@ pub mod sampling;
 #[cfg(feature = "cuda")]
 pub use backend::GpuBackend;
 #[cfg(feature = "cuda")]
-pub use centered_lift::{CenteredLift, LIFT_MAX_T_BITS, LiftFinish, TileCounters};
+pub use centered_lift::{CenteredLift, LIFT_MAX_T_BITS, LiftFinish};
 #[cfg(feature = "cuda")]
 pub use context::GpuContext;
 #[cfg(feature = "cuda")]

@@ -1,13 +1,11 @@
-//! `DevicePoly::inverse_of_mul_add_lifted` (and `_to_host`) and the tiled decryption
-//! (`inverse_of_mul_add_lifted_tiled_into`) against exact arithmetic: the CPU inverse of
-//! `c + a b`, each coefficient's centered CRT representative in `(-q/2, q/2]` built with
-//! num-bigint, reduced modulo `t` and multiplied by the factor. Planted coefficients at 0, +-1
-//! and just inside +-q/2, `t` from 2 to just below 2^60; the cluster path at N = 2^10..2^12
-//! with 1 to 128 limbs (one slot to eight per cluster block), the tiled kernel at 2^15 and 2^16
-//! with 1 to 100 limbs, several launches queued back to back on the same counters; typed errors
-//! for bad operands. Each path must exist for its shapes (the cluster path on devices with
-//! clusters, compute capability 9.0 and up) and must not where it does not apply. Skips,
-//! saying why, when there is no CUDA driver or device.
+//! `DevicePoly::inverse_of_mul_add_lifted` (and `_to_host`) against exact arithmetic: the CPU
+//! inverse of `c + a b`, each coefficient's centered CRT representative in `(-q/2, q/2]` built
+//! with num-bigint, reduced modulo `t` and multiplied by the factor. Planted coefficients at
+//! 0, +-1 and just inside +-q/2, N = 2^10..2^12, 1 to 128 limbs (one slot to eight per cluster
+//! block), `t` from 2 to just below 2^60; typed errors for bad operands. On devices with
+//! clusters (compute capability 9.0 and up) the fused path must exist for those shapes, and
+//! must not where it does not apply (N > 2^12, DGT). Skips, saying why, when
+//! there is no CUDA driver or device.
 #![cfg(feature = "cuda")]
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
@@ -20,7 +18,7 @@ use num_integer::Integer;
 use num_traits::{One, Zero};
 use poly::{Coeff, Eval, Poly, PolyError, RingContext, TransformKind};
 use poly_cuda::cudarc::driver::sys::CUdevice_attribute;
-use poly_cuda::{CenteredLift, DevicePoly, GpuContext, GpuDevice, GpuError, LiftFinish, TileCounters};
+use poly_cuda::{CenteredLift, DevicePoly, GpuContext, GpuDevice, GpuError, LiftFinish};
 use rand::Rng;
 use rand::rngs::StdRng;
 
@@ -100,33 +98,18 @@ fn has_clusters(device: &Arc<GpuDevice>) -> bool {
     device.cuda_context().attribute(CUdevice_attribute::CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR).unwrap() >= 9
 }
 
-/// Operands `c + a b = forward(x)` for planted `x` (see `planted_coefficients`), and a factor
-/// below `t`.
-struct LiftCase {
-    x: Vec<u64>,
-    a: Poly<Eval>,
-    b: Poly<Eval>,
-    c: Poly<Eval>,
-    factor: u64,
-}
-
-fn lift_case(ring: &Arc<RingContext>, q: &BigUint, t: u64, rng: &mut StdRng) -> LiftCase {
-    let x = planted_coefficients(ring, q, rng);
-    let target = Poly::<Coeff>::from_limbs(ring, x.clone()).unwrap().forward().unwrap();
-    let a = Poly::<Eval>::from_limbs(ring, common::random_values(ring, rng)).unwrap();
-    let b = Poly::<Eval>::from_limbs(ring, common::random_values(ring, rng)).unwrap();
-    let c = target.sub(&a.mul(&b).unwrap()).unwrap();
-    let factor = if rng.gen_bool(0.5) { 1 } else { rng.gen_range(0..t) };
-    LiftCase { x, a, b, c, factor }
-}
-
 /// `c + a b = forward(x)` for planted `x`: both lifted paths against the exact lift. Returns
 /// whether the fused path ran.
 fn check_lift(device: &Arc<GpuDevice>, ring: &Arc<RingContext>, t: u64, rng: &mut StdRng, label: &str) -> bool {
     let n = ring.degree();
     let gpu = GpuContext::new(device, ring).unwrap();
     let (inverses, terms, q_mod_t, q) = lift_constants(ring, t);
-    let LiftCase { x, a, b, c, factor } = lift_case(ring, &q, t, rng);
+    let x = planted_coefficients(ring, &q, rng);
+    let target = Poly::<Coeff>::from_limbs(ring, x.clone()).unwrap().forward().unwrap();
+    let a = Poly::<Eval>::from_limbs(ring, common::random_values(ring, rng)).unwrap();
+    let b = Poly::<Eval>::from_limbs(ring, common::random_values(ring, rng)).unwrap();
+    let c = target.sub(&a.mul(&b).unwrap()).unwrap();
+    let factor = if rng.gen_bool(0.5) { 1 } else { rng.gen_range(0..t) };
 
     let lift = CenteredLift::new(&gpu, &inverses, &terms, t, q_mod_t).unwrap();
     let (gc, ga, gb) = (
@@ -192,132 +175,6 @@ fn lifted_inverse_equals_exact_lift() {
         let ring = ring(log_n, limbs, 40, transform);
         let label = format!("{} N = 2^{log_n}, {limbs} limbs", transform.name());
         assert!(!check_lift(&device, &ring, 65_537, &mut rng, &label), "{label}: not fused");
-    }
-}
-
-/// The tiled decryption (`inverse_of_mul_add_lifted_tiled_into`) against the exact lift:
-/// `cases` operand sets over `ring` queued back to back on one pair of counters and one scratch,
-/// nothing read until the last is queued (so every launch after the first waits on counts that
-/// earlier launches moved), then the first launches of a second pair of counters. Returns
-/// whether the tiled kernel ran.
-fn check_tiled_lift(device: &Arc<GpuDevice>, ring: &Arc<RingContext>, t: u64, rng: &mut StdRng, label: &str) -> bool {
-    const CASES: usize = 3;
-    let n = ring.degree();
-    let gpu = GpuContext::new(device, ring).unwrap();
-    let (inverses, terms, q_mod_t, q) = lift_constants(ring, t);
-    let lift = CenteredLift::new(&gpu, &inverses, &terms, t, q_mod_t).unwrap();
-    let Some(mut counters) = TileCounters::for_context(&gpu).unwrap() else {
-        return false;
-    };
-    let mut other_counters = TileCounters::for_context(&gpu).unwrap().unwrap();
-    let cases: Vec<LiftCase> = (0..CASES).map(|_| lift_case(ring, &q, t, rng)).collect();
-    let uploaded: Vec<[DevicePoly<Eval>; 3]> =
-        cases.iter().map(|case| [&case.c, &case.a, &case.b].map(|p| DevicePoly::upload(&gpu, p).unwrap())).collect();
-    let mut scratch = DevicePoly::<Coeff>::zero(&gpu).unwrap();
-    let mut queue = |counters: &mut TileCounters, k: usize| {
-        let [gc, ga, gb] = &uploaded[k];
-        let mut out = device.stream().alloc_zeros::<u64>(n).unwrap();
-        let ran = gc
-            .inverse_of_mul_add_lifted_tiled_into(ga, gb, &lift, cases[k].factor, &mut scratch, counters, &mut out)
-            .unwrap();
-        assert!(ran, "{label}: the tiled kernel ran for case {k}, having run before");
-        out
-    };
-    let mut outputs: Vec<(usize, _)> = (0..CASES).map(|k| (k, queue(&mut counters, k))).collect();
-    outputs.extend((0..2).map(|k| (CASES - 1 - k, queue(&mut other_counters, CASES - 1 - k))));
-    for (round, (k, out)) in outputs.iter().enumerate() {
-        let expected = exact_lift(ring, &cases[*k].x, t, cases[*k].factor);
-        let got = device.download_words(out).unwrap();
-        if let Some(diff) = common::first_difference(&got, &expected, n) {
-            panic!("{label}: tiled decryption {round} (case {k}) differs from the exact lift: {diff}");
-        }
-    }
-    for (case, [gc, ga, gb]) in cases.iter().zip(&uploaded) {
-        assert_eq!(gc.to_vec().unwrap(), case.c.as_slice(), "{label}: c changed");
-        assert_eq!(ga.to_vec().unwrap(), case.a.as_slice(), "{label}: a changed");
-        assert_eq!(gb.to_vec().unwrap(), case.b.as_slice(), "{label}: b changed");
-    }
-    true
-}
-
-#[test]
-fn tiled_decryption_equals_exact_lift() {
-    let Some(device) = device() else { return };
-    let mut rng = common::rng("tiled_decryption_equals_exact_lift", 0x0071_1ed0);
-    let big_t = (1u64 << 60) - 93;
-    // (log N, limbs, bits, t): both strided sizes (2^6 points at 2^15, 2^7 at 2^16), one to
-    // eight threads a coefficient in the lift (1..=16 limbs: one; 17..=32: two; 33..=64: four;
-    // more: eight), one-word products (bits + log t <= 64) and 192-bit sums (t near 2^60).
-    let shapes = [
-        (15u32, 1usize, 36u32, 2u64),
-        (15, 3, 61, 65_537),
-        (15, 16, 40, 1 << 20),
-        (15, 17, 50, big_t),
-        (15, 100, 36, 65_537),
-        (16, 1, 55, 3),
-        (16, 8, 30, 257),
-        (16, 32, 40, big_t),
-        (16, 33, 36, 1_000_003),
-    ];
-    for (log_n, limbs, bits, t) in shapes {
-        let ring = ring(log_n, limbs, bits, TransformKind::Ntt);
-        let label = format!("N = 2^{log_n}, {limbs} limbs of {bits} bits, t = {t}");
-        assert!(check_tiled_lift(&device, &ring, t, &mut rng, &label), "{label}: the tiled kernel must exist");
-    }
-    // No tiled kernel, nothing queued: other degrees, DGT rings.
-    for (log_n, limbs, transform) in
-        [(14u32, 8usize, TransformKind::Ntt), (17, 4, TransformKind::Ntt), (12, 3, TransformKind::Dgt)]
-    {
-        let ring = ring(log_n, limbs, 40, transform);
-        let label = format!("{} N = 2^{log_n}, {limbs} limbs", transform.name());
-        assert!(!check_tiled_lift(&device, &ring, 65_537, &mut rng, &label), "{label}: not tiled");
-    }
-}
-
-/// Bad operands of the tiled decryption are refused before anything is queued.
-#[test]
-fn tiled_decryption_refuses_bad_operands() {
-    let Some(device) = device() else { return };
-    let ring = ring(15, 2, 40, TransformKind::Ntt);
-    let gpu = GpuContext::new(&device, &ring).unwrap();
-    let t = 65_537;
-    let (inverses, terms, q_mod_t, _) = lift_constants(&ring, t);
-    let lift = CenteredLift::new(&gpu, &inverses, &terms, t, q_mod_t).unwrap();
-    let mut counters = TileCounters::for_context(&gpu).unwrap().unwrap();
-    let mut rng = common::rng("tiled_decryption_refuses_bad_operands", 9);
-    let mut operand = || DevicePoly::upload(&gpu, &common::random_poly::<Eval>(&ring, &mut rng)).unwrap();
-    let (c, a, b) = (operand(), operand(), operand());
-    let mut scratch = DevicePoly::<Coeff>::zero(&gpu).unwrap();
-    let n = ring.degree();
-    let mut out = device.stream().alloc_zeros::<u64>(n).unwrap();
-    assert!(matches!(
-        c.inverse_of_mul_add_lifted_tiled_into(&a, &b, &lift, t, &mut scratch, &mut counters, &mut out),
-        Err(GpuError::Poly(PolyError::CoefficientOutOfRange { .. }))
-    ));
-    let mut short = device.stream().alloc_zeros::<u64>(n - 1).unwrap();
-    assert!(matches!(
-        c.inverse_of_mul_add_lifted_tiled_into(&a, &b, &lift, 1, &mut scratch, &mut counters, &mut short),
-        Err(GpuError::LengthMismatch { .. })
-    ));
-    let other = GpuContext::new(&device, &ring).unwrap();
-    let mut foreign_counters = TileCounters::for_context(&other).unwrap().unwrap();
-    assert!(matches!(
-        c.inverse_of_mul_add_lifted_tiled_into(&a, &b, &lift, 1, &mut scratch, &mut foreign_counters, &mut out),
-        Err(GpuError::WrongContext)
-    ));
-    // Nothing was queued on `counters` by the refusals: a launch now is exact.
-    let words = [&c, &a, &b].map(|p| p.to_vec().unwrap());
-    assert!(c.inverse_of_mul_add_lifted_tiled_into(&a, &b, &lift, 1, &mut scratch, &mut counters, &mut out).unwrap());
-    let (c_host, a_host, b_host) = (
-        Poly::<Eval>::from_limbs(&ring, words[0].clone()).unwrap(),
-        Poly::<Eval>::from_limbs(&ring, words[1].clone()).unwrap(),
-        Poly::<Eval>::from_limbs(&ring, words[2].clone()).unwrap(),
-    );
-    let x = c_host.add(&a_host.mul(&b_host).unwrap()).unwrap().inverse().unwrap();
-    let expected = exact_lift(&ring, x.as_slice(), t, 1);
-    let got = device.download_words(&out).unwrap();
-    if let Some(diff) = common::first_difference(&got, &expected, n) {
-        panic!("tiled decryption after refusals differs from the exact lift: {diff}");
     }
 }
 
