@@ -36,12 +36,15 @@ constexpr int REDUCE_THREADS = 256;
 using centered_lift::Fraction;
 
 // Limbs a thread loads before it computes: their loads are all in flight at once (the host
-// gives a thread 4 limbs where it can).
-constexpr int REDUCE_AHEAD = 4;
-// Blocks per SM the registers must allow (48 a thread, no spill): the kernel is bound by
-// latency, not by DRAM (its input sits in L2), and at 64 registers it reached 35% occupancy.
-// crates/bgv-encrypt (reduce_wave_threads) counts on it for its one-wave launch shape.
-constexpr int REDUCE_MIN_BLOCKS = 5;
+// gives a thread 4 to 16 limbs). 8: at 2^16 x 32 limbs, 16 limbs a thread, two rounds of
+// loads where 4 took four.
+constexpr int REDUCE_AHEAD = 8;
+// Blocks per SM the registers must allow (64 a thread: 8 loads in flight without a spill; at
+// 48 they spilled). The launch into device memory is one wave of resident threads (at 2^15 x
+// 16 and 2^16 x 32 limbs, 131072 threads against 132 x 4 x 256 on an H100): the kernel reads
+// its input from L2 and is bound by latency, so loads in flight count more than occupancy.
+// crates/bgv-encrypt (reduce_wave_threads) counts on it for that launch shape.
+constexpr int REDUCE_MIN_BLOCKS = 4;
 
 }  // namespace
 

@@ -1063,13 +1063,16 @@ __device__ __forceinline__ void forward_inner_product_pass(const FwdIpParams& F)
     __launch_bounds__(Pass<LOG_M, LOG_R, STRIDED, COLUMNS, SMEM_TW>::THREADS,                                  \
                       MIN_THREADS / Pass<LOG_M, LOG_R, STRIDED, COLUMNS, SMEM_TW>::THREADS)
 #define NTT_PASS_KERNELS(SUFFIX, LOG_M, LOG_R, STRIDED, COLUMNS, SMEM_TW, MIN_THREADS)                          \
+    NTT_PASS_KERNELS_BOUNDS(SUFFIX, LOG_M, LOG_R, STRIDED, COLUMNS, SMEM_TW, MIN_THREADS, MIN_THREADS)
+// The same with the inverse kernel's resident threads apart (INV_MIN_THREADS).
+#define NTT_PASS_KERNELS_BOUNDS(SUFFIX, LOG_M, LOG_R, STRIDED, COLUMNS, SMEM_TW, MIN_THREADS, INV_MIN_THREADS)    \
     extern "C" __global__ void NTT_LAUNCH_BOUNDS(LOG_M, LOG_R, STRIDED, COLUMNS, SMEM_TW, MIN_THREADS)        \
         ntt_fwd_##SUFFIX(u64* data, const u64* source, const ulonglong2* table, const u64* chunk_roots,       \
                          const modarith::Modulus* moduli, int log_n, int limbs_per_poly) {                     \
         forward_pass<Pass<LOG_M, LOG_R, STRIDED, COLUMNS, SMEM_TW>>(data, source, table, chunk_roots, moduli, \
                                                                     log_n, limbs_per_poly);                    \
     }                                                                                                           \
-    extern "C" __global__ void NTT_LAUNCH_BOUNDS(LOG_M, LOG_R, STRIDED, COLUMNS, SMEM_TW, MIN_THREADS)        \
+    extern "C" __global__ void NTT_LAUNCH_BOUNDS(LOG_M, LOG_R, STRIDED, COLUMNS, SMEM_TW, INV_MIN_THREADS)    \
         ntt_inv_##SUFFIX(u64* data, const ulonglong2* table, const u64* chunk_roots, const ulonglong2* scale,   \
                          const modarith::Modulus* moduli, int log_n, int limbs_per_poly) {                     \
         inverse_pass<Pass<LOG_M, LOG_R, STRIDED, COLUMNS, SMEM_TW>, Load::Plain>(                             \
@@ -1140,8 +1143,9 @@ __device__ __forceinline__ void forward_inner_product_pass(const FwdIpParams& F)
     NTT_PASS_KERNELS(single_##N, N, LR, false, 1, false, 1024)   \
     NTT_INV_PRODUCT_KERNEL(single_##N, N, LR, 1, false, 1024)    \
     NTT_FWD_EXTEND_KERNEL(single_##N, N, LR, false, 1, false, 1024)
-#define STRIDED(M, LR, MIN_THREADS)                                                          \
-    NTT_PASS_KERNELS(strided_##M##_lr##LR, M, LR, true, STRIDED_COLUMNS, true, MIN_THREADS) \
+#define STRIDED(M, LR, MIN_THREADS) STRIDED_BOUNDS(M, LR, MIN_THREADS, MIN_THREADS)
+#define STRIDED_BOUNDS(M, LR, MIN_THREADS, INV_MIN_THREADS)                                                          \
+    NTT_PASS_KERNELS_BOUNDS(strided_##M##_lr##LR, M, LR, true, STRIDED_COLUMNS, true, MIN_THREADS, INV_MIN_THREADS) \
     NTT_FWD_EXTEND_KERNEL(strided_##M##_lr##LR, M, LR, true, STRIDED_COLUMNS, true, MIN_THREADS) \
     NTT_FWD_SKIP_KERNEL(strided_##M##_lr##LR, M, LR, STRIDED_COLUMNS, MIN_THREADS)
 // Fewer columns per block: a half-warp still covers 16 consecutive words in every round but
@@ -1181,10 +1185,11 @@ CONTIGUOUS(8, 3, 1024)
 CONTIGUOUS(9, 3, 1024)
 // Radix 16: fewer shared-memory round trips, more registers per thread (up to 128). Contiguous
 // radix-16 passes were slower on an H100 (N = 2^17 x 64: 158 us forward against 148 with radix 8).
-STRIDED(7, 4, 512)
 // At 768 resident threads (80 registers) the passes at 2^16 took 0.2-1.8 us less, but ModUp's
-// skipping forward pass at 2^15 went 10.9 -> 13.8 us (docs/perf/2026-11-25-h100-decryption-shapes.md).
-STRIDED(8, 4, 512)
+// skipping forward pass at 2^15 went 10.9 -> 13.8 us (docs/perf/2026-11-25-h100-decryption-shapes.md):
+// the inverse passes alone take 768.
+STRIDED_BOUNDS(7, 4, 512, 640)
+STRIDED_BOUNDS(8, 4, 512, 640)
 // Launches that fill few SMs (launch.rs, medium launches): radix 4, and blocks of 8 columns
 // (strided) or 512 points (contiguous), so more blocks and more threads per point.
 STRIDED_NARROW(7, 2, 8, 1024)

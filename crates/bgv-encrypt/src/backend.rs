@@ -220,7 +220,7 @@ fn reduce_limbs_per_thread() -> usize {
 const REDUCE_THREADS: u32 = 256;
 /// Blocks per SM its registers allow (`REDUCE_MIN_BLOCKS` in kernels/bgv.cu).
 #[cfg(feature = "cuda")]
-const REDUCE_MIN_BLOCKS: usize = 5;
+const REDUCE_MIN_BLOCKS: usize = 4;
 
 /// The launch shape of `bgv_reduce_phase` (kernels/bgv.cu) over `degree` coefficients of
 /// `limbs` primes: blocks of 256 threads, `G` threads per coefficient sharing its limbs (`G`
