@@ -38,9 +38,6 @@ struct Recorded {
     factor: u64,
     graph: Option<RelocatableGraph>,
     _scratch: DevicePoly<Coeff>,
-    /// The next replay's output, allocated after the last launch so that the next call
-    /// launches without one (kept for the stream it was made on).
-    spare_output: Option<CudaSlice<u64>>,
 }
 
 /// A level's recorded decryptions (part of [`GpuDecryption`]).
@@ -109,25 +106,15 @@ impl Decryption<'_> {
                 entries.len() - 1
             }
         };
-        let Recorded { graph: Some(graph), spare_output, .. } = &mut entries[index] else {
+        let Some(graph) = entries[index].graph.as_mut() else {
             return Ok(None);
         };
-        let stream = device.stream();
         // SAFETY: the graph's last kernel writes all N words before anything reads them.
-        let alloc = || {
-            unsafe { stream.alloc::<u64>(n) }
-                .map_err(|e| BgvError::from_backend(GpuError::alloc(n * size_of::<u64>(), e)))
-        };
-        // The spare if it was made on this stream (stream-ordered: usable here without a wait).
-        let out = match spare_output.take() {
-            Some(spare) if std::sync::Arc::ptr_eq(spare.stream(), stream) => spare,
-            _ => alloc()?,
-        };
+        let out = unsafe { device.stream().alloc::<u64>(n) }
+            .map_err(|e| BgvError::from_backend(GpuError::alloc(n * size_of::<u64>(), e)))?;
         let mut spans: Vec<BufferSpan> = operands.iter().map(|p| BufferSpan::of(p.device_buffer(), device)).collect();
         spans.push(BufferSpan::of(&out, device));
         graph.launch(device, &spans).map_err(BgvError::from_backend)?;
-        // The next call's output, made while this one runs; a failure here is retried then.
-        *spare_output = alloc().ok();
         Ok(Some(out))
     }
 
@@ -166,6 +153,6 @@ impl Decryption<'_> {
         // The templates are never read by the graph's launches (every one is re-pointed); they
         // are freed here, after the (not run) recordings.
         drop(templates);
-        Ok(Recorded { context_id: context.id(), factor: self.factor, graph, _scratch: scratch, spare_output: None })
+        Ok(Recorded { context_id: context.id(), factor: self.factor, graph, _scratch: scratch })
     }
 }
