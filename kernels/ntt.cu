@@ -647,12 +647,8 @@ __device__ __forceinline__ void inverse_pass(u64* __restrict__ data, const u64* 
     const ulonglong2 w1_n_inv = CAN_SCALE ? scale[2 * limb + 1] : make_ulonglong2(0, 0);
     // A contiguous pass generates its twiddles first (constant tables only): with a programmatic
     // dependency (dependent_launch.cuh) that runs while the kernel before this one finishes. A
-    // strided pass copies a few entries after issuing its loads, which then overlap; so does the
-    // multiply-add pass where a thread's 3 x 4 loads fit its registers (LOADS_FIRST: the first
-    // kernel of a decryption, which no kernel before it hides).
-    constexpr bool LOADS_FIRST =
-        LOAD == Load::MulAdd && !P::STRIDED && P::SMEM_TWIDDLES && P::WORDS / P::THREADS <= 4;
-    if constexpr (P::SMEM_TWIDDLES && !P::STRIDED && !LOADS_FIRST) stage_twiddles<P>(stw, tw, roots, m, p);
+    // strided pass copies a few entries after issuing its loads, which then overlap.
+    if constexpr (P::SMEM_TWIDDLES && !P::STRIDED) stage_twiddles<P>(stw, tw, roots, m, p);
     dependent_launch::wait_for_inputs_and_allow_dependents();
 
     u64 x[P::R];
@@ -689,23 +685,15 @@ __device__ __forceinline__ void inverse_pass(u64* __restrict__ data, const u64* 
             const u64* block_source = source + block_offset;
             const u64* block_factor = factor + block_offset;
             const u64* block_addend = addend + block_offset;
-            constexpr int PER = P::WORDS / P::THREADS;
-            u64 a[PER], b[PER], f[PER];
 #pragma unroll
-            for (int t = 0; t < PER; ++t) {
+            for (int t = 0; t < P::WORDS / P::THREADS; ++t) {
                 const int i = threadIdx.x + t * P::THREADS;
                 // Streaming loads (ld.global.cs, evict-first): read once, they should not push
                 // this pass's output, which the next pass reads, out of L2. DecryptResident at
                 // 2^16: 65.6-66.3 -> 62.4-64.1 us (docs/perf/2026-11-25-h100-decryption-fusion.md).
-                a[t] = __ldcs(block_addend + i);
-                b[t] = __ldcs(block_source + i);
-                f[t] = __ldcs(block_factor + i);
-            }
-            // The twiddles while the loads are in flight (the barrier below covers both).
-            if constexpr (LOADS_FIRST) stage_twiddles<P>(stw, tw, roots, m, p);
-#pragma unroll
-            for (int t = 0; t < PER; ++t) {
-                smem[row_slot<P>(t)] = modarith::add(a[t], modarith::mul_canonical(b[t], f[t], m), m.p);
+                smem[row_slot<P>(t)] = modarith::add(
+                    __ldcs(block_addend + i), modarith::mul_canonical(__ldcs(block_source + i), __ldcs(block_factor + i), m),
+                    m.p);
             }
         } else {
 #pragma unroll
