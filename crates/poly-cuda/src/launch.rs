@@ -93,17 +93,21 @@ pub const MUL_ADD_MEDIUM_LAUNCH_POINTS_ENV: &str = "POLY_CUDA_NTT_MUL_ADD_MEDIUM
 /// achieved occupancy (2^15 x 16 limbs). H100, ncu: 11.3 -> 10.0 us at 2^15 x 16 limbs, 35.6 ->
 /// 32.5 us at 2^16 x 32 (docs/perf/2026-11-25-h100-decryption-shapes.md).
 pub const DEFAULT_MUL_ADD_MEDIUM_LAUNCH_POINTS: usize = usize::MAX;
-/// Environment variable (a tuning knob for benchmarks): launches of more than the small
-/// launches' points and at most this many (`polys * limbs * N`) run their strided passes of
-/// 2^5 and 2^6 points in radix 4 (16 columns a block, twice the threads of radix 8); default
-/// [`DEFAULT_SHORT_STRIDED_LAUNCH_POINTS`], 0 turns it off.
+/// Environment variable (a tuning knob for benchmarks): launches of more than
+/// [`SHORT_STRIDED_MIN_POINTS`] and at most this many points (`polys * limbs * N`) run their
+/// strided passes of 2^5 and 2^6 points in radix 4 (16 columns a block, twice the threads of
+/// radix 8); default [`DEFAULT_SHORT_STRIDED_LAUNCH_POINTS`], 0 turns it off.
 pub const SHORT_STRIDED_LAUNCH_POINTS_ENV: &str = "POLY_CUDA_NTT_SHORT_STRIDED_LAUNCH_POINTS";
 /// At 2^15 (strided passes of 2^6 points) over 16 limbs, 512 blocks of radix 8 hold 20% of the
 /// warps an H100 can (ncu). Radix 4 took BGV's decryption there from 19.8 to 19.3 us of kernels
-/// and its Mul+Relin from 137.2 to 136.0 us, where every strided pass of 2^6 points in radix 4
-/// cost BFV's `phantom-32768` Mul+Relin 1-2% (its extended bases have more limbs); hence 2^19
-/// (docs/perf/2026-11-27-h100-tiled-decryption.md).
+/// and its Mul+Relin from 137.2 to 136.0 us. Every strided pass of 2^6 points in radix 4 cost
+/// BFV's `phantom-32768` Mul+Relin 1-2% (its extended bases have more limbs), hence at most
+/// 2^19 points (docs/perf/2026-11-27-h100-tiled-decryption.md).
 pub const DEFAULT_SHORT_STRIDED_LAUNCH_POINTS: usize = 1 << 19;
+/// The radix-4 strided passes above take launches of more than this many points only: below,
+/// at 2^12 over 9-17 limbs, BFV's `phantom-4096` Mul+Relin measured slower with them (66.9 /
+/// 74.9 us without, 77.6 / 80.3 with, HPS, two processes each).
+pub const SHORT_STRIDED_MIN_POINTS: usize = 1 << 18;
 const DEFAULT_MEDIUM_STRIDED: (u32, u32) = (2, 8);
 const DEFAULT_MEDIUM_CONTIGUOUS: (u32, u32) = (2, 512);
 
@@ -584,7 +588,8 @@ fn pass_kernel_exists(kind: PassKind, log_m: u32, log_radix: u32, columns: u32) 
 /// `(log2 points per thread, columns per block)` of a pass of `2^log_m` points in a launch
 /// of `points` points. Radix 4 for the contiguous pass of small launches (latency-bound: more
 /// threads, shorter chains), the medium shapes for medium launches, radix 4 for strided passes
-/// of at most 64 points in launches up to [`DEFAULT_SHORT_STRIDED_LAUNCH_POINTS`], else radix 8, or 16 for
+/// of at most 64 points in launches of more than [`SHORT_STRIDED_MIN_POINTS`] and up to
+/// [`DEFAULT_SHORT_STRIDED_LAUNCH_POINTS`], else radix 8, or 16 for
 /// strided passes of more than 64 points (fewer shared-memory round trips; H100, N = 2^16 x
 /// 32: 43.8 us forward against 44.2 with radix 8); the knobs override where a kernel exists.
 /// `function`: the multiply-add pass has a medium bound of its own.
@@ -627,7 +632,7 @@ fn pass_shape(function: PassFunction, kind: PassKind, log_m: u32, points: usize)
         return medium;
     }
     if kind == PassKind::Strided
-        && points > knobs.small_launch_points
+        && points > SHORT_STRIDED_MIN_POINTS.max(knobs.small_launch_points)
         && points <= knobs.short_strided_launch_points
         && pass_kernel_exists(kind, log_m, 2, default_columns)
     {
@@ -1871,7 +1876,7 @@ mod tests {
     /// With the default knobs, the passes of each launch size take the shapes `pass_shape`
     /// documents (small launches: radix-4 contiguous pass; medium ones: radix 4 with 8-column
     /// strided and 512-point contiguous blocks where those kernels exist, and radix-4 strided
-    /// passes of 2^6 points up to 2^19 points; larger ones radix 16 strided, radix 8
+    /// passes of 2^6 points above 2^18 and up to 2^19 points; larger ones radix 16 strided, radix 8
     /// contiguous), and every launch covers each limb's `N` points exactly once.
     #[test]
     fn pass_shapes_follow_the_launch_size() {
@@ -1889,7 +1894,8 @@ mod tests {
                 let [first, last] = passes.as_slice() else { panic!("{label}: {} passes", passes.len()) };
                 let small = points <= DEFAULT_SMALL_LAUNCH_POINTS;
                 let medium_strided = !small && points <= DEFAULT_MEDIUM_LAUNCH_POINTS && (7..=8).contains(&strided);
-                let short_strided = !small && points <= DEFAULT_SHORT_STRIDED_LAUNCH_POINTS && strided <= 6;
+                let short_strided =
+                    points > SHORT_STRIDED_MIN_POINTS && points <= DEFAULT_SHORT_STRIDED_LAUNCH_POINTS && strided <= 6;
                 let medium_contiguous =
                     !small && points <= DEFAULT_MEDIUM_CONTIGUOUS_LAUNCH_POINTS && (7..=9).contains(&contiguous);
                 let strided_suffix = if medium_strided {
