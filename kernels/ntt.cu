@@ -1187,11 +1187,12 @@ CONTIGUOUS(9, 3, 1024)
 // radix-16 passes were slower on an H100 (N = 2^17 x 64: 158 us forward against 148 with radix 8).
 // At 768 resident threads (80 registers) the passes at 2^16 took 0.2-1.8 us less, but ModUp's
 // skipping forward pass at 2^15 went 10.9 -> 13.8 us (docs/perf/2026-11-25-h100-decryption-shapes.md).
-// So the inverse passes alone take more: 640 (94 registers at 2^7 points; at 768 they spill).
+// So the inverse passes of 2^7 points alone take more: 640 (94 registers; at 768 they spill).
 // With the phase reduction's eight loads in flight, BGV decryption's kernels at 2^16 went
-// 57.0 -> 56.1 us (docs/perf/2026-11-27-h100-tiled-decryption.md).
+// 57.0 -> 56.1 us (docs/perf/2026-11-27-h100-tiled-decryption.md). (The 2^8-point blocks have
+// 256 threads: 640 would still allow only 2 blocks an SM, the same 128 registers.)
 STRIDED_BOUNDS(7, 4, 512, 640)
-STRIDED_BOUNDS(8, 4, 512, 640)
+STRIDED(8, 4, 512)
 // Launches that fill few SMs (launch.rs, medium launches): radix 4, and blocks of 8 columns
 // (strided) or 512 points (contiguous), so more blocks and more threads per point.
 STRIDED_NARROW(7, 2, 8, 1024)
