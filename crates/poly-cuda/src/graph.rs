@@ -227,17 +227,21 @@ struct AddressSite {
 struct RelocatedNode {
     node: cudarc::driver::sys::CUgraphNode,
     launch: cudarc::driver::sys::CUDA_KERNEL_NODE_PARAMS_v2,
+    /// The parameter words; while `in_exec`, exactly those the executable graph holds.
     values: Vec<u64>,
     offsets: Vec<usize>,
     sites: Vec<AddressSite>,
+    /// Whether the executable graph holds `values` (false after a failed update).
+    in_exec: bool,
 }
 
 /// A recorded sequence of kernel launches that reads and writes some buffers by address
 /// ("templates"), replayed on other buffers of the same sizes: before each launch of the graph
 /// the address words in its kernel parameters are re-pointed (`cuGraphExecKernelNodeSetParams`,
-/// a host-side update that leaves launches already queued as they were). No staging copies, so
-/// a replay costs the host one graph launch and an update per kernel that takes a template,
-/// where direct launches cost a launch per kernel (about 3.5 us each on the H100 machine).
+/// a host-side update that leaves launches already queued as they were; skipped for a kernel
+/// whose addresses are those it already holds). No staging copies, so a replay costs the host
+/// one graph launch and at most an update per kernel that takes a template, where direct
+/// launches cost a launch per kernel (about 3.5 us each on the H100 machine).
 ///
 /// Which words are addresses is found exactly, not guessed: the body is recorded twice, on two
 /// disjoint sets of templates, and a parameter word that differs between the two recordings
@@ -501,7 +505,8 @@ impl RelocatableGraph {
                 }
             }
             if !sites.is_empty() {
-                nodes.push(RelocatedNode { node, launch, values, offsets, sites });
+                // The executable graphs were made from this recording: they hold `values`.
+                nodes.push(RelocatedNode { node, launch, values, offsets, sites, in_exec: true });
             }
         }
         let programmatic = if programmatic { make_programmatic(&graph).ok() } else { None };
@@ -522,9 +527,17 @@ impl RelocatableGraph {
         }
         let exec = self.programmatic.as_ref().map_or_else(|| self.graph.0.cu_graph_exec(), |p| p.0);
         for node in &mut self.nodes {
+            let unchanged =
+                node.sites.iter().all(|site| node.values[site.at] == buffers[site.buffer].address + site.delta);
+            if unchanged && node.in_exec {
+                // The update would write what the executable graph holds already (a call on
+                // the same operands, or an output the pool handed back at the same address).
+                continue;
+            }
             for site in &node.sites {
                 node.values[site.at] = buffers[site.buffer].address + site.delta;
             }
+            node.in_exec = false;
             let base = node.values.as_mut_ptr() as *mut u8;
             // SAFETY: every offset is inside `values` (parameter_words sized it).
             let mut pointers: Vec<*mut std::ffi::c_void> =
@@ -537,6 +550,7 @@ impl RelocatableGraph {
             unsafe { sys::cuGraphExecKernelNodeSetParams_v2(exec, node.node, &launch) }
                 .result()
                 .map_err(|e| GpuError::driver("cuGraphExecKernelNodeSetParams", e))?;
+            node.in_exec = true;
         }
         // SAFETY: `exec` is this graph's own, live while `self` is.
         unsafe { device.launch_graph_exec(exec) }

@@ -2,9 +2,10 @@
 //! against the CPU, word for word: an NTT-ring multiply-add and the scaled inverse of a
 //! multiply-add (an out-of-place transform of two passes) replayed on fresh operands many
 //! times back to back, with the results read only at the end, also with programmatic
-//! dependencies between the transform's passes; recordings that cannot be re-pointed (an
-//! allocation inside the body) fail with `Unsupported`. Skips, saying why, without a CUDA
-//! device.
+//! dependencies between the transform's passes (there each set also runs again on the same
+//! buffers and into a second output: no update, and an update of some kernels only);
+//! recordings that cannot be re-pointed (an allocation inside the body) fail with
+//! `Unsupported`. Skips, saying why, without a CUDA device.
 #![cfg(feature = "cuda")]
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
@@ -67,8 +68,20 @@ fn check_replays(device: &Arc<GpuDevice>, log_n: u32, limbs: usize, bits: u32, p
         let operands = (host.clone().map(|p| DevicePoly::upload(&context, &p).unwrap()), zero_set().1);
         sets.push((host, operands));
     }
+    // The programmatic body reads its inputs only, so a set may run again: once on the same
+    // buffers (no kernel re-pointed) and once into a second output (only the output's kernel
+    // re-pointed), both checked below.
+    let mut seconds = Vec::new();
     for (_, operands) in &sets {
         graph.launch(device, &spans_of(device, operands)).unwrap();
+        if programmatic {
+            graph.launch(device, &spans_of(device, operands)).unwrap();
+            let second = DevicePoly::<Coeff>::zero(&context).unwrap();
+            let mut spans = spans_of(device, operands);
+            spans[3] = BufferSpan::of(second.device_buffer(), device);
+            graph.launch(device, &spans).unwrap();
+            seconds.push(second);
+        }
     }
     for (i, (host, (polys, out))) in sets.iter().enumerate() {
         let [x, a, b] = host;
@@ -82,6 +95,9 @@ fn check_replays(device: &Arc<GpuDevice>, log_n: u32, limbs: usize, bits: u32, p
         let mut want = phase.inverse().unwrap();
         want.scalar_mul_per_limb_assign(&factors).unwrap();
         assert_eq!(out.download().unwrap(), want, "{label}: set {i}: scaled inverse");
+        if let Some(second) = seconds.get(i) {
+            assert_eq!(second.download().unwrap(), want, "{label}: set {i}: scaled inverse, second output");
+        }
         assert_eq!(polys[1].download().unwrap(), *a, "{label}: set {i}: an input changed");
     }
 
