@@ -7,18 +7,22 @@
 //! Rotate rows by one.
 //!
 //! Each call is timed with CUDA events on the device's stream around the call (the end event
-//! recorded when the call returns, as Phantom's benchmark does), rounds interleaved (one call
-//! of each operation per round), medians of `--runs` (default 100; 30 at `N = 65536`) after
-//! warm-up calls. Every result is decrypted and checked against slot arithmetic; a wrong one
-//! prints `MISMATCH` and the exit code is 1.
+//! recorded when the call returns, as Phantom's benchmark does), medians of `--runs` (default
+//! 100; 30 at `N = 65536`) after five warm-up calls. By default the rounds are interleaved (one
+//! call of each operation per round), so each call finds in L2 what the other operations left
+//! there; `--back-to-back` times each operation in its own loop of consecutive calls instead,
+//! as Phantom's `bgv_bench` does (its operands then stay in L2 from one call to the next).
+//! Every result is decrypted and checked against slot arithmetic; a wrong one prints
+//! `MISMATCH` and the exit code is 1.
 //!
-//! `bgv_bench [--runs N] [--sets 4096,16384,...] [--host] [--primed]`; prints one table row per
-//! set and operation: `BGV <N> <op> median_us min_us max_us`; `--host` adds the host's time per
-//! call (until the call returns) as comment rows `# host BGV <N> <op> ...`: where it is close to
-//! the device time, the call is bound by the host's issue rate. `--primed` queues each call
-//! behind a kernel that keeps the GPU busy for a millisecond, so the events see the kernels'
-//! time alone (not comparable with Phantom's timing, which includes the host's latency to the
-//! first kernel); against the default it shows how much of a call that latency is. With
+//! `bgv_bench [--runs N] [--sets 4096,16384,...] [--host] [--primed] [--back-to-back]`; prints
+//! one table row per set and operation: `BGV <N> <op> median_us min_us max_us`; `--host` adds
+//! the host's time per call (until the call returns) as comment rows `# host BGV <N> <op> ...`:
+//! where it is close to the device time, the call is bound by the host's issue rate. `--primed`
+//! queues each call behind a kernel that keeps the GPU busy for a millisecond, so the events
+//! see the kernels' time alone (not comparable with Phantom's timing, which includes the host's
+//! latency to the first kernel); against the default it shows how much of a call that latency
+//! is. With
 //! `HEGPU_TRACE_LAUNCHES=1` in the environment, comment rows `# trace BGV <N> <op>` list the
 //! last round's launches, each as its host time (microseconds after the start event) and name.
 
@@ -52,15 +56,19 @@ struct Options {
     host: bool,
     /// Queue every call behind a busy kernel: device time only.
     primed: bool,
+    /// Time each operation in its own loop of consecutive calls (Phantom's `bgv_bench`).
+    back_to_back: bool,
 }
 
 fn parse_options() -> BoxResult<Options> {
-    let mut options = Options { runs: 100, sets: vec![12, 14, 15, 16], host: false, primed: false };
+    let mut options =
+        Options { runs: 100, sets: vec![12, 14, 15, 16], host: false, primed: false, back_to_back: false };
     let mut args = std::env::args().skip(1);
     while let Some(arg) = args.next() {
         match arg.as_str() {
             "--host" => options.host = true,
             "--primed" => options.primed = true,
+            "--back-to-back" => options.back_to_back = true,
             "--runs" => options.runs = args.next().ok_or("--runs needs a number")?.parse()?,
             "--sets" => {
                 let list = args.next().ok_or("--sets needs a list of degrees")?;
@@ -112,7 +120,8 @@ fn stats(mut samples: Vec<f64>) -> (f64, f64, f64) {
 }
 
 /// One set: every operation timed, results checked. Returns the mismatches.
-fn bench_set(gpu: &GpuBackend, log_degree: u32, runs: usize, host: bool, primed: bool) -> BoxResult<Vec<String>> {
+fn bench_set(gpu: &GpuBackend, log_degree: u32, runs: usize, options: &Options) -> BoxResult<Vec<String>> {
+    let (host, primed, back_to_back) = (options.host, options.primed, options.back_to_back);
     let params = Preset::Phantom { log_degree }.build()?;
     let n = params.degree();
     let t = params.plaintext_modulus();
@@ -137,53 +146,54 @@ fn bench_set(gpu: &GpuBackend, log_degree: u32, runs: usize, host: bool, primed:
     let device = Arc::clone(gpu.device());
     let spin = if primed { Some(benches::gpu_timing::EventTimer::primed(&device)?) } else { None };
     let spin = spin.as_ref();
+    // Relinearize's input, made once (untimed).
+    let product = context.mul(&ca, &cb)?;
+    // One timed call of operation `index` of OPS (set-up and frees outside the events).
+    let one_call = |index: usize| -> BoxResult<Timing> {
+        let us = match index {
+            0 => timed(&device, spin, || Ok(context.encrypt(&pa, &public)?))?.1,
+            1 => timed(&device, spin, || Ok(context.decrypt(&ca, &secret)?))?.1,
+            2 => timed(&device, spin, || Ok(context.add(&ca, &cb)?))?.1,
+            3 => {
+                let mut target = context.duplicate(&ca)?;
+                timed(&device, spin, || Ok(context.add_assign(&mut target, &cb)?))?.1
+            }
+            4 => timed(&device, spin, || Ok(context.mul_relin(&ca, &cb, &relin)?))?.1,
+            5 => timed(&device, spin, || Ok(context.rotate_rows(&ca, 1, &galois)?))?.1,
+            // The parts of Mul+Relin, and modulus switching.
+            6 => timed(&device, spin, || Ok(context.mul(&ca, &cb)?))?.1,
+            7 => timed(&device, spin, || Ok(context.relinearize(&product, &relin)?))?.1,
+            8 => timed(&device, spin, || Ok(context.mod_switch_to_next(&ca)?))?.1,
+            9 => timed(&device, spin, || Ok(context.square(&ca)?))?.1,
+            _ => timed(&device, spin, || Ok(context.decrypt_resident(&ca, &secret)?))?.1,
+        };
+        Ok(us)
+    };
     let mut samples: Vec<Vec<f64>> = vec![Vec::new(); OPS.len()];
     let mut host_samples: Vec<Vec<f64>> = vec![Vec::new(); OPS.len()];
     let mut traces: Vec<Vec<(f64, &'static str)>> = vec![Vec::new(); OPS.len()];
     let warmup = 5;
-    for round in 0..warmup + runs {
-        let mut record = |index: usize, (us, host_us, launches): Timing| {
-            if round >= warmup {
-                samples[index].push(us);
-                host_samples[index].push(host_us);
-                traces[index] = launches;
+    let mut record = |index: usize, round: usize, (us, host_us, launches): Timing| {
+        if round >= warmup {
+            samples[index].push(us);
+            host_samples[index].push(host_us);
+            traces[index] = launches;
+        }
+    };
+    if back_to_back {
+        for index in 0..OPS.len() {
+            for round in 0..warmup + runs {
+                record(index, round, one_call(index)?);
             }
-        };
-        let (x, us) = timed(&device, spin, || Ok(context.encrypt(&pa, &public)?))?;
-        record(0, us);
-        drop(x);
-        let (x, us) = timed(&device, spin, || Ok(context.decrypt(&ca, &secret)?))?;
-        record(1, us);
-        drop(x);
-        let (x, us) = timed(&device, spin, || Ok(context.add(&ca, &cb)?))?;
-        record(2, us);
-        drop(x);
-        let mut target = context.duplicate(&ca)?;
-        let ((), us) = timed(&device, spin, || Ok(context.add_assign(&mut target, &cb)?))?;
-        record(3, us);
-        drop(target);
-        let (x, us) = timed(&device, spin, || Ok(context.mul_relin(&ca, &cb, &relin)?))?;
-        record(4, us);
-        drop(x);
-        let (x, us) = timed(&device, spin, || Ok(context.rotate_rows(&ca, 1, &galois)?))?;
-        record(5, us);
-        drop(x);
-        // The parts of Mul+Relin, and modulus switching.
-        let (product, us) = timed(&device, spin, || Ok(context.mul(&ca, &cb)?))?;
-        record(6, us);
-        let (x, us) = timed(&device, spin, || Ok(context.relinearize(&product, &relin)?))?;
-        record(7, us);
-        drop((x, product));
-        let (x, us) = timed(&device, spin, || Ok(context.mod_switch_to_next(&ca)?))?;
-        record(8, us);
-        drop(x);
-        let (x, us) = timed(&device, spin, || Ok(context.square(&ca)?))?;
-        record(9, us);
-        drop(x);
-        let (x, us) = timed(&device, spin, || Ok(context.decrypt_resident(&ca, &secret)?))?;
-        record(10, us);
-        drop(x);
+        }
+    } else {
+        for round in 0..warmup + runs {
+            for index in 0..OPS.len() {
+                record(index, round, one_call(index)?);
+            }
+        }
     }
+    drop(product);
     for (op, s) in OPS.iter().zip(samples) {
         let (median, min, max) = stats(s);
         println!("BGV {n} {op} {median:.1} {min:.1} {max:.1}");
@@ -236,15 +246,16 @@ fn main() -> ExitCode {
         let options = parse_options()?;
         let gpu = GpuBackend::new(0)?;
         println!(
-            "# bgv_bench: GPU {}; medians of {} runs (30 at N = 65536), microseconds",
+            "# bgv_bench: GPU {}; medians of {} runs (30 at N = 65536), microseconds; {}",
             gpu.device().name(),
-            options.runs
+            options.runs,
+            if options.back_to_back { "each operation back to back" } else { "rounds interleaved" }
         );
         println!("# scheme N op median_us min_us max_us");
         let mut ok = true;
         for &log_degree in &options.sets {
             let runs = if log_degree >= 16 { options.runs.min(30) } else { options.runs };
-            for why in bench_set(&gpu, log_degree, runs, options.host, options.primed)? {
+            for why in bench_set(&gpu, log_degree, runs, &options)? {
                 println!("MISMATCH {why}");
                 ok = false;
             }
