@@ -22,9 +22,9 @@
 //! queues each call behind a kernel that keeps the GPU busy for a millisecond, so the events
 //! see the kernels' time alone (not comparable with Phantom's timing, which includes the host's
 //! latency to the first kernel); against the default it shows how much of a call that latency
-//! is. With
-//! `HEGPU_TRACE_LAUNCHES=1` in the environment, comment rows `# trace BGV <N> <op>` list the
-//! last round's launches, each as its host time (microseconds after the start event) and name.
+//! is. With `HEGPU_TRACE_LAUNCHES=1` in the environment, comment rows `# trace BGV <N> <op>` list
+//! the last round's launches, each as its host time (microseconds after the start event) and
+//! name.
 
 use std::process::ExitCode;
 use std::sync::Arc;
