@@ -131,7 +131,7 @@ fn bfv_demo<B: BfvBackend>(backend: &B) -> Result<bool, Box<dyn Error>> {
 
 /// BGV: a multiplication, a modulus switch, decryption at the lower level, and the product
 /// switched to BFV (same ring, same `t`, same secret key); `Ok(false)` if a result is wrong.
-fn bgv_demo<B: BgvBackend>(backend: &B) -> Result<bool, Box<dyn Error>> {
+fn bgv_demo<B: BfvBackend + BgvBackend>(backend: &B) -> Result<bool, Box<dyn Error>> {
     let params = bgv::Preset::Secure { log_degree: 13 }.build()?;
     let context = BgvContext::new(backend.clone(), &params)?;
     let encoder = bgv::BatchEncoder::new(&params)?;
@@ -182,7 +182,7 @@ fn bgv_demo<B: BgvBackend>(backend: &B) -> Result<bool, Box<dyn Error>> {
 }
 
 /// Every part of the quickstart on `backend`.
-fn run<B: BgvBackend>(backend: &B, seed: &Seed) -> Result<bool, Box<dyn Error>> {
+fn run<B: BfvBackend + BgvBackend>(backend: &B, seed: &Seed) -> Result<bool, Box<dyn Error>> {
     println!("{} backend", backend.name());
     let bfv_ok = bfv_demo(backend)?;
     let bgv_ok = bgv_demo(backend)?;

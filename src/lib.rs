@@ -11,6 +11,8 @@ pub use modarith;
 pub use poly;
 #[cfg(feature = "cuda")]
 pub use poly_cuda;
+pub use rlwe;
+pub use scheme_switching;
 
 /// The types most programs need: ring contexts, typed polynomials, the backend trait and
 /// the CPU backend, seeds; the BFV context, parameters and encoders; the BGV context and
@@ -20,4 +22,6 @@ pub mod prelude {
     pub use bgv_encrypt::{BgvBackend, BgvContext, BgvError};
     pub use modarith::Modulus;
     pub use poly::{Backend, Coeff, CpuBackend, Eval, Poly, PolyError, RingContext, Seed, TransformKind};
+    pub use rlwe::RlweError;
+    pub use scheme_switching::SchemeSwitching;
 }

@@ -21,7 +21,9 @@ use poly::{Coeff, Poly, Seed};
 
 use rlwe::{KeySetId, RlweContext};
 
-use crate::backend::{BfvBackend, PlaintextEmbedding, PlaintextScaling, PlaintextWords};
+use rlwe::{PlaintextEmbedding, PlaintextScaling, PlaintextWords};
+
+use crate::backend::BfvBackend;
 use crate::{BfvError, BfvParameters, Result};
 
 pub use rlwe::{EvalPair, PublicKey, SecretKey};
@@ -29,16 +31,8 @@ pub use rlwe::{EvalPair, PublicKey, SecretKey};
 /// The relinearization key: the core's key-switching key from `s^2` to `s`.
 pub type RelinKey<B> = rlwe::RelinearizationKey<B>;
 
-/// Converts a backend's error into [`BfvError`].
-pub(crate) trait BackendResult<T> {
-    fn be(self) -> Result<T>;
-}
-
-impl<T, E: std::error::Error + Send + Sync + 'static> BackendResult<T> for core::result::Result<T, E> {
-    fn be(self) -> Result<T> {
-        self.map_err(BfvError::from_backend)
-    }
-}
+/// Converts a backend's error into the core's error (`.be()?`).
+pub(crate) use rlwe::BackendResult;
 
 /// BFV parameters prepared on a backend: the RLWE core's context (rings `q` and `qP`, key
 /// switching), the ring of the tensor product and the constants of encoding. All scheme
@@ -147,11 +141,11 @@ impl<B: BfvBackend> BfvContext<B> {
     /// Errors with [`BfvError::ParameterMismatch`] unless a key's core parameters `other` are
     /// this context's (keys belong to the RLWE core: a BFV key of the same ring serves any `t`).
     pub(crate) fn check_key(&self, other: &Arc<rlwe::RlweParameters>, what: &'static str) -> Result<()> {
-        Ok(self.core.check(other, what)?)
+        self.core.check(other, what)
     }
 
     /// The plaintext `words` as a polynomial over `q` on the backend, by `embedding`
-    /// ([`BfvBackend::embed_plaintext`] with this context's scaling constants).
+    /// ([`rlwe::PlaintextBackend::embed_plaintext`] with this context's scaling constants).
     pub(crate) fn embed(&self, embedding: PlaintextEmbedding, words: PlaintextWords<'_, B>) -> Result<B::Poly<Coeff>> {
         self.backend.embed_plaintext(self.core.ring_q(), &self.scaling, embedding, words)
     }
@@ -230,7 +224,7 @@ impl<B: BfvBackend> BfvContext<B> {
         second: Option<KeySetId>,
         what: &'static str,
     ) -> Result<Option<KeySetId>> {
-        Ok(KeySetId::combine(first, second, what)?)
+        KeySetId::combine(first, second, what)
     }
 }
 

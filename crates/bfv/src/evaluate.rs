@@ -127,7 +127,7 @@ impl<B: BfvBackend> BfvContext<B> {
         let polys = a
             .polys
             .iter()
-            .map(|c| Ok(backend.inverse_of_product(backend.forward_copy(c)?, &m)?))
+            .map(|c| backend.inverse_of_product(backend.forward_copy(c)?, &m))
             .collect::<Result<Vec<_>>>()?;
         Ok(Ciphertext { params: Arc::clone(&self.params), polys, level: self.top_level(), key_set: a.key_set })
     }

@@ -35,9 +35,9 @@ use std::sync::Arc;
 
 use poly::Seed;
 
+use crate::Result;
 use crate::backend::BfvBackend;
 use crate::context::{BfvContext, Ciphertext, SecretKey};
-use crate::{BfvError, Result};
 
 /// Galois keys: the core's, one key-switching key from `s(x^g)` to `s` per element.
 pub use rlwe::GaloisKeys;
@@ -71,11 +71,11 @@ impl<B: BfvBackend> BfvContext<B> {
     /// `s(x^g)` comes from the secret's inverse transform over `qP` (exact); every polynomial
     /// derived from the secret is overwritten with zeros before this returns.
     ///
-    /// Errors with [`BfvError::InvalidGaloisElement`] for an element that is even or not below
-    /// `2N` (before any work), with [`BfvError::ParameterMismatch`] for a secret key of other
+    /// Errors with [`BfvError::InvalidGaloisElement`](crate::BfvError::InvalidGaloisElement) for an element that is even or not below
+    /// `2N` (before any work), with [`BfvError::ParameterMismatch`](crate::BfvError::ParameterMismatch) for a secret key of other
     /// parameters.
     pub fn galois_keys_from_seed(&self, secret: &SecretKey<B>, elements: &[u64], seed: &Seed) -> Result<GaloisKeys<B>> {
-        Ok(self.core.galois_keys_from_seed(secret, elements, seed)?)
+        self.core.galois_keys_from_seed(secret, elements, seed)
     }
 
     /// `sigma_g` of a ciphertext of size 2: `(sigma_g(c_0) + ks_b, ks_a)` with
@@ -85,10 +85,10 @@ impl<B: BfvBackend> BfvContext<B> {
     /// The noise grows by the key switching's additive term (as relinearization). `g = 1` is
     /// the identity: a copy, no key needed, no noise added.
     ///
-    /// Errors (the inputs are never changed): [`BfvError::ParameterMismatch`] for a
-    /// ciphertext or keys of other parameters, [`BfvError::InvalidGaloisElement`] unless `g` is
-    /// odd and below `2N`, [`BfvError::InvalidCiphertextSize`] unless the ciphertext has two
-    /// polynomials (relinearize first), [`BfvError::MissingGaloisKey`] when `keys` has no key
+    /// Errors (the inputs are never changed): [`BfvError::ParameterMismatch`](crate::BfvError::ParameterMismatch) for a
+    /// ciphertext or keys of other parameters, [`BfvError::InvalidGaloisElement`](crate::BfvError::InvalidGaloisElement) unless `g` is
+    /// odd and below `2N`, [`BfvError::InvalidCiphertextSize`](crate::BfvError::InvalidCiphertextSize) unless the ciphertext has two
+    /// polynomials (relinearize first), [`BfvError::MissingGaloisKey`](crate::BfvError::MissingGaloisKey) when `keys` has no key
     /// for `g`.
     pub fn apply_galois(
         &self,
@@ -123,16 +123,11 @@ impl<B: BfvBackend> BfvContext<B> {
         operation: &'static str,
     ) -> Result<Ciphertext<B>> {
         self.check_ciphertext(ciphertext, operation)?;
-        self.check_key(keys.params(), "Galois keys")?;
-        rlwe::galois_key::check_galois_element(self.params.degree(), element)?;
-        let [c0, c1] = ciphertext.polys.as_slice() else {
-            return Err(BfvError::InvalidCiphertextSize { operation, expected: "2", actual: ciphertext.polys.len() });
+        let (key_set, key) =
+            self.core.galois_key_for(keys, element, ciphertext.polys.len(), ciphertext.key_set, operation)?;
+        let (Some(key), [c0, c1]) = (key, ciphertext.polys.as_slice()) else {
+            return self.duplicate(ciphertext).map(|copy| copy.with_key_set(key_set));
         };
-        let key_set = Self::key_set_of(ciphertext.key_set, keys.key_set(), "Galois keys")?;
-        if element == 1 {
-            return self.duplicate(ciphertext);
-        }
-        let key = keys.switching_key(element).ok_or(BfvError::MissingGaloisKey { operation, element })?;
         let [out_c0, switched_a] = self.core.apply_galois_pair(c0, c1, element, key, self.top_level())?;
         Ok(Ciphertext {
             params: Arc::clone(&self.params),

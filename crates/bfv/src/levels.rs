@@ -56,7 +56,7 @@ impl<B: BfvBackend> BfvContext<B> {
         let polys = ciphertext
             .polys
             .iter()
-            .map(|poly| Ok(self.core.mod_switch_to_next_poly(poly, level)?))
+            .map(|poly| self.core.mod_switch_to_next_poly(poly, level))
             .collect::<Result<Vec<_>>>()?;
         Ok(Ciphertext {
             params: std::sync::Arc::clone(&self.params),

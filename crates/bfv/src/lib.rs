@@ -66,7 +66,7 @@ mod scheme;
 mod serde_impl;
 mod serialize;
 
-pub use backend::{BfvBackend, PlaintextEmbedding, PlaintextScaling, PlaintextWords, RnsStep};
+pub use backend::{BfvBackend, RnsStep};
 pub use context::{BfvContext, Ciphertext, EvalPair, PublicKey, RelinKey, SecretKey, SeededCiphertext};
 pub use encoding::{BatchEncoder, CoefficientEncoder, Plaintext};
 pub use error::BfvError;

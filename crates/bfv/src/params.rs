@@ -10,7 +10,6 @@
 
 use std::sync::Arc;
 
-use modarith::generate_ntt_primes;
 use num_bigint::BigUint;
 use poly::{RingContext, TransformKind};
 use rlwe::{RlweParameters, RlweParametersBuilder};
@@ -308,20 +307,7 @@ impl Preset {
     }
 }
 
-/// The largest prime of `bits` bits that is `1 mod 2N`: a plaintext modulus that allows
-/// batching at degree `degree`.
-pub fn batching_prime(bits: u32, degree: usize) -> Result<u64> {
-    let primes = generate_ntt_primes(bits, 2 * degree as u64, 1, &[]).map_err(|_| BfvError::InvalidParameter {
-        name: "batching prime bits",
-        value: u64::from(bits),
-        requirement: format!("no prime of that size is 1 mod 2N = {}", 2 * degree),
-    })?;
-    primes.first().copied().ok_or(BfvError::InvalidParameter {
-        name: "batching prime bits",
-        value: u64::from(bits),
-        requirement: "no such prime".to_string(),
-    })
-}
+pub use rlwe::slots::batching_prime;
 
 /// Builds and validates [`BfvParameters`].
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -721,7 +707,7 @@ mod tests {
         check(base().ciphertext_moduli_bits(&[63]), "ciphertext moduli", 63);
         check(base().ciphertext_moduli(&[12289]), "ciphertext moduli", 12289); // 4097 mod 8192
         check(base().ciphertext_moduli(&[8193 * 3]), "ciphertext moduli", 8193 * 3); // not prime
-        let q = generate_ntt_primes(36, 8192, 2, &[]).unwrap();
+        let q = modarith::generate_ntt_primes(36, 8192, 2, &[]).unwrap();
         check(base().ciphertext_moduli(&[q[0], q[0]]), "ciphertext moduli", q[0]);
         check(base().ciphertext_moduli(&q).special_moduli(&[q[1]]), "special moduli", q[1]);
         check(base().ciphertext_moduli(&q[..1]).plaintext_modulus(q[0] * 2), "plaintext modulus t", q[0] * 2);

@@ -13,7 +13,9 @@ use std::sync::Arc;
 
 use poly::{Coeff, Eval};
 
-use crate::backend::{BfvBackend, PlaintextEmbedding, PlaintextWords};
+use rlwe::{PlaintextEmbedding, PlaintextWords};
+
+use crate::backend::BfvBackend;
 use crate::context::{BackendResult, BfvContext, Ciphertext, SecretKey};
 use crate::{BfvParameters, Plaintext, Result};
 
@@ -32,7 +34,7 @@ pub trait PlaintextOperand<B: BfvBackend>: sealed::Sealed {
     fn params(&self) -> &Arc<BfvParameters>;
 
     /// `round(q m / t)` over `q` on `context`'s backend, coefficient representation (SEAL's
-    /// precise scaling, [`PlaintextScaling::scale_host`](crate::PlaintextScaling::scale_host)).
+    /// precise scaling, [`rlwe::PlaintextScaling::scale_host`]).
     /// Errors with [`BfvError::ParameterMismatch`](crate::BfvError::ParameterMismatch) for a
     /// plaintext of other parameters.
     fn scaled_on(&self, context: &BfvContext<B>) -> Result<B::Poly<Coeff>>;

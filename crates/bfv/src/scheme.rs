@@ -18,12 +18,12 @@ type PhaseParts<'a, B> = (&'a <B as poly::Backend>::Poly<Coeff>, <B as poly::Bac
 impl<B: BfvBackend> BfvContext<B> {
     /// A secret key from a fresh OS seed.
     pub fn generate_secret_key(&self) -> Result<SecretKey<B>> {
-        Ok(self.core.generate_secret_key()?)
+        self.core.generate_secret_key()
     }
 
     /// The secret key of `seed`: the ternary polynomial of `(seed, 0)` (the core's).
     pub fn secret_key_from_seed(&self, seed: &Seed) -> Result<SecretKey<B>> {
-        Ok(self.core.secret_key_from_seed(seed)?)
+        self.core.secret_key_from_seed(seed)
     }
 
     /// A public key for `secret` from a fresh OS seed.
@@ -34,7 +34,7 @@ impl<B: BfvBackend> BfvContext<B> {
     /// The public key `(b, a) = (-(a s + e), a)` with `a` uniform (index 0, sampled directly
     /// in the evaluation representation) and `e` binomial (index 0) from `seed` (the core's).
     pub fn public_key_from_seed(&self, secret: &SecretKey<B>, seed: &Seed) -> Result<PublicKey<B>> {
-        Ok(self.core.public_key_from_seed(secret, seed)?)
+        self.core.public_key_from_seed(secret, seed)
     }
 
     /// A relinearization key for `secret` from a fresh OS seed.
@@ -46,7 +46,7 @@ impl<B: BfvBackend> BfvContext<B> {
     /// over `qP` with `a_j` uniform (index `j`) and `e_j` binomial (index `j`) from `seed` (the
     /// core's [`rlwe::RlweContext::relinearization_key_from_seed`]).
     pub fn relin_key_from_seed(&self, secret: &SecretKey<B>, seed: &Seed) -> Result<RelinKey<B>> {
-        Ok(self.core.relinearization_key_from_seed(secret, seed)?)
+        self.core.relinearization_key_from_seed(secret, seed)
     }
 
     /// Encrypts `plaintext` under `public_key` with a fresh OS seed.

@@ -99,7 +99,7 @@ pub(crate) fn plaintext_from_bytes(params: &Arc<BfvParameters>, bytes: &[u8]) ->
     let mut reader = Reader::new(bytes, PLAINTEXT);
     let (count, _) = frame_of(params).read_header(&mut reader, PLAINTEXT)?;
     if count != 1 {
-        return Err(reader.malformed(format!("a plaintext has 1 polynomial, not {count}")).into());
+        return Err(reader.malformed(format!("a plaintext has 1 polynomial, not {count}")));
     }
     let mut words = Vec::new();
     reader.words_into(params.degree(), &mut words)?;
@@ -118,7 +118,7 @@ impl<B: BfvBackend> BfvContext<B> {
 
     /// The header of `kind` at the top level with count `count`, room for `body` more bytes.
     fn header(&self, kind: Kind, count: usize, body: usize) -> Result<Vec<u8>> {
-        Ok(self.frame().header(kind, self.top_level(), count, body)?)
+        self.frame().header(kind, self.top_level(), count, body)
     }
 
     /// Reads the header, checks it against this context and `kind`; returns the count (and,
@@ -128,7 +128,7 @@ impl<B: BfvBackend> BfvContext<B> {
     }
 
     fn read_leveled_header(&self, reader: &mut Reader<'_>, kind: Kind) -> Result<(usize, usize)> {
-        Ok(self.frame().read_header(reader, kind)?)
+        self.frame().read_header(reader, kind)
     }
 
     /// The bytes of a polynomial at `level`.
@@ -164,7 +164,7 @@ impl<B: BfvBackend> BfvContext<B> {
         }
         // Every polynomial needs its bytes: refuse counts the input cannot hold before allocating.
         if count > bytes.len() / self.poly_bytes_at(level).max(1) {
-            return Err(reader.malformed(format!("{count} polynomials do not fit in {} bytes", bytes.len())).into());
+            return Err(reader.malformed(format!("{count} polynomials do not fit in {} bytes", bytes.len())));
         }
         let ring = self.params.core().ring_at_level(level)?;
         let device = self.core.context_at_level(level)?;
@@ -190,7 +190,7 @@ impl<B: BfvBackend> BfvContext<B> {
         let mut reader = Reader::new(bytes, SEEDED);
         let count = self.read_header(&mut reader, SEEDED)?;
         if count != 1 {
-            return Err(reader.malformed(format!("a seeded ciphertext has 1 polynomial, not {count}")).into());
+            return Err(reader.malformed(format!("a seeded ciphertext has 1 polynomial, not {count}")));
         }
         let mut seed = [0u8; 32];
         seed.copy_from_slice(reader.take(32)?);
@@ -217,7 +217,7 @@ impl<B: BfvBackend> BfvContext<B> {
     /// The bytes of `key` (kind 3: `b`, `a` over `q`, evaluation representation; see the
     /// module doc). Errors with [`BfvError::ParameterMismatch`] for a key of other parameters.
     pub fn public_key_to_bytes(&self, key: &PublicKey<B>) -> Result<Vec<u8>> {
-        Ok(self.core.public_key_to_bytes(self.frame(), key)?)
+        self.core.public_key_to_bytes(self.frame(), key)
     }
 
     /// The public key encoded in `bytes`. Errors with [`BfvError::Malformed`] for bytes that
@@ -225,21 +225,21 @@ impl<B: BfvBackend> BfvContext<B> {
     /// for one made under other parameters (including another transform),
     /// [`BfvError::Poly`] for a word not below its prime.
     pub fn public_key_from_bytes(&self, bytes: &[u8]) -> Result<PublicKey<B>> {
-        Ok(self.core.public_key_from_bytes(self.frame(), bytes)?)
+        self.core.public_key_from_bytes(self.frame(), bytes)
     }
 
     /// The bytes of `key` (kind 4: its digit pairs `(b_j, a_j)` over `qP`, evaluation
     /// representation; see the module doc). Errors with [`BfvError::ParameterMismatch`] for a
     /// key of other parameters.
     pub fn relin_key_to_bytes(&self, key: &RelinKey<B>) -> Result<Vec<u8>> {
-        Ok(self.core.relin_key_to_bytes(self.frame(), key)?)
+        self.core.relin_key_to_bytes(self.frame(), key)
     }
 
     /// The relinearization key encoded in `bytes`: as many digits as the parameters have.
     /// Errors as [`public_key_from_bytes`](Self::public_key_from_bytes); another digit count is
     /// [`BfvError::Malformed`].
     pub fn relin_key_from_bytes(&self, bytes: &[u8]) -> Result<RelinKey<B>> {
-        Ok(self.core.relin_key_from_bytes(self.frame(), bytes)?)
+        self.core.relin_key_from_bytes(self.frame(), bytes)
     }
 
     /// The bytes of `keys` (kind 5: the number of elements, then for each element in
@@ -247,7 +247,7 @@ impl<B: BfvBackend> BfvContext<B> {
     /// see the module doc). Errors with [`BfvError::ParameterMismatch`] for keys of other
     /// parameters.
     pub fn galois_keys_to_bytes(&self, keys: &GaloisKeys<B>) -> Result<Vec<u8>> {
-        Ok(self.core.galois_keys_to_bytes(self.frame(), keys)?)
+        self.core.galois_keys_to_bytes(self.frame(), keys)
     }
 
     /// The Galois keys encoded in `bytes`. Errors as
@@ -255,7 +255,7 @@ impl<B: BfvBackend> BfvContext<B> {
     /// [`BfvError::InvalidGaloisElement`] for an element that is even or not below `2N`, and
     /// with [`BfvError::Malformed`] for an element that repeats or comes after a larger one.
     pub fn galois_keys_from_bytes(&self, bytes: &[u8]) -> Result<GaloisKeys<B>> {
-        Ok(self.core.galois_keys_from_bytes(self.frame(), bytes)?)
+        self.core.galois_keys_from_bytes(self.frame(), bytes)
     }
 
     /// **The secret itself**: the bytes of `key` (kind 6: `s` over `q` and over `qP`,
@@ -267,7 +267,7 @@ impl<B: BfvBackend> BfvContext<B> {
     /// final size, so no stale copy of it is left behind. Errors with
     /// [`BfvError::ParameterMismatch`] for a key of other parameters.
     pub fn secret_key_to_bytes(&self, key: &SecretKey<B>) -> Result<Vec<u8>> {
-        Ok(self.core.secret_key_to_bytes(self.frame(), key)?)
+        self.core.secret_key_to_bytes(self.frame(), key)
     }
 
     /// The secret key encoded in `bytes` (see [`secret_key_to_bytes`](Self::secret_key_to_bytes):
@@ -277,6 +277,6 @@ impl<B: BfvBackend> BfvContext<B> {
     /// polynomials are taken as they are: bytes whose `s` over `q` and over `qP` differ, or
     /// that are not ternary, decode to a key that decrypts nothing correctly.
     pub fn secret_key_from_bytes(&self, bytes: &[u8]) -> Result<SecretKey<B>> {
-        Ok(self.core.secret_key_from_bytes(self.frame(), bytes)?)
+        self.core.secret_key_from_bytes(self.frame(), bytes)
     }
 }

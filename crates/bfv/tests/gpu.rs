@@ -164,9 +164,9 @@ mod on_device {
     /// `m = 0`, `t - 1` and random `m`, on 1 and 5 limbs of 61 bits and 3 of 30 bits.
     #[test]
     fn gpu_plaintext_scaling_equals_host() {
-        use bfv::PlaintextEmbedding::{Lifted, Scaled};
-        use bfv::{PlaintextScaling, PlaintextWords};
         use poly::{Backend, RingContext};
+        use rlwe::PlaintextEmbedding::{Lifted, Scaled};
+        use rlwe::{PlaintextBackend, PlaintextScaling, PlaintextWords};
         let Some(gpu) = gpu_backend() else { return };
         let degree = 4096;
         let primes = modarith::generate_ntt_primes(61, 2 * degree as u64, 5, &[]).unwrap();

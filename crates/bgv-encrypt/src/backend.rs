@@ -1,6 +1,6 @@
-//! [`BgvBackend`]: what a backend runs for BGV beyond the RLWE core and the shared plaintext
-//! lift of bfv ([`bfv::BfvBackend::embed_plaintext`], the centered lift of `[0, t)` into each
-//! prime): the exact reduction of a decryption phase to `Z_t`
+//! [`BgvBackend`]: what a backend runs for BGV beyond the core's [`rlwe::PlaintextBackend`]
+//! (key switching, plaintext words and the plaintext lift, the centered lift of `[0, t)` into
+//! each prime): the exact reduction of a decryption phase to `Z_t`
 //! ([`DecryptionTables::reduce_host`]; one kernel on the GPU, `kernels/bgv.cu`).
 
 use modarith::Modulus;
@@ -116,8 +116,8 @@ impl DecryptionTables {
     }
 }
 
-/// A backend BGV runs on: the core's and bfv's steps, and the phase reduction.
-pub trait BgvBackend: bfv::BfvBackend {
+/// A backend BGV runs on: the core's steps and plaintext lift, and the phase reduction.
+pub trait BgvBackend: rlwe::PlaintextBackend {
     /// [`DecryptionTables`] as this backend uses them (uploaded on a device).
     type Decryption: Send + Sync;
 
@@ -145,7 +145,7 @@ pub trait BgvBackend: bfv::BfvBackend {
         correction_inv: u64,
     ) -> Result<Vec<u64>> {
         let words = self.reduce_phase_resident(tables, prepared, phase, correction_inv)?;
-        Ok(self.download_plain_words(&words)?)
+        self.download_plain_words(&words)
     }
 
     /// Decryption's words from its operands `[c_0, acc, s]` (evaluations over the tables'
@@ -623,7 +623,7 @@ fn reduce_to_host(
     let n = phase.context().ring().degree();
     if n > poly_cuda::STAGING_MAX_WORDS {
         let words = reduce_into_device(backend, tables, prepared, phase, correction_inv, scaled)?;
-        return Ok(bfv::BfvBackend::download_plain_words(backend, &words)?);
+        return rlwe::PlaintextBackend::download_plain_words(backend, &words);
     }
     backend.device().collect_words(n, |address| {
         queue_reduce_phase(

@@ -15,8 +15,8 @@
 use core::fmt;
 use std::sync::{Arc, OnceLock};
 
-use bfv::PlaintextScaling;
 use poly::{Coeff, Eval, Poly, Seed};
+use rlwe::PlaintextScaling;
 use rlwe::{KeySetId, RlweContext};
 
 use crate::backend::{BgvBackend, DecryptionTables};
@@ -27,16 +27,8 @@ pub use rlwe::{PublicKey, SecretKey};
 /// The relinearization key: the core's key-switching key from `s^2` to `s` (errors times `t`).
 pub type RelinKey<B> = rlwe::RelinearizationKey<B>;
 
-/// Converts a backend's error into [`BgvError`].
-pub(crate) trait BackendResult<T> {
-    fn be(self) -> Result<T>;
-}
-
-impl<T, E: std::error::Error + Send + Sync + 'static> BackendResult<T> for core::result::Result<T, E> {
-    fn be(self) -> Result<T> {
-        self.map_err(BgvError::from_backend)
-    }
-}
+/// Converts a backend's error into the core's error (`.be()?`).
+pub(crate) use rlwe::BackendResult;
 
 /// When a multiplication switches its operands down the modulus chain.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -186,7 +178,7 @@ impl<B: BgvBackend> BgvContext<B> {
     /// Errors with [`BgvError::ParameterMismatch`] unless a key's core parameters are this
     /// context's.
     pub(crate) fn check_key(&self, other: &Arc<rlwe::RlweParameters>, what: &'static str) -> Result<()> {
-        Ok(self.core.check(other, what)?)
+        self.core.check(other, what)
     }
 
     /// Copies `ciphertext` to the host: its polynomials over `q_l`, coefficient representation
@@ -198,7 +190,7 @@ impl<B: BgvBackend> BgvContext<B> {
 
     /// The coefficients of `poly` (a transformed copy; `poly` stays as it is).
     pub(crate) fn inverse_copy(&self, poly: &B::Poly<Eval>) -> Result<B::Poly<Coeff>> {
-        Ok(rlwe::RlweBackend::inverse_copy(&self.backend, poly)?)
+        rlwe::RlweBackend::inverse_copy(&self.backend, poly)
     }
 
     /// The evaluations of `poly` (transformed in place).
@@ -231,6 +223,47 @@ impl<B: BgvBackend> BgvContext<B> {
         Ok(self.ciphertext(vec![c0, c1], self.top_level(), 1, seeded.key_set))
     }
 
+    /// A ciphertext of these parameters from its polynomials (evaluation representation over
+    /// the first `level + 1` primes, on this context's backend), level and correction factor:
+    /// for code built on this crate (scheme switching). Errors with
+    /// [`BgvError::InvalidCiphertextSize`] for fewer than two polynomials, with
+    /// [`BgvError::InvalidParameter`] above the top level or for a correction factor that is not
+    /// an invertible residue modulo `t`. The rings are the caller's promise: a polynomial of
+    /// another ring makes the next operation fail with a context mismatch.
+    pub fn ciphertext_from_polys(
+        &self,
+        polys: Vec<B::Poly<Eval>>,
+        level: usize,
+        correction: u64,
+        key_set: Option<KeySetId>,
+    ) -> Result<Ciphertext<B>> {
+        if polys.len() < 2 {
+            return Err(BgvError::InvalidCiphertextSize {
+                operation: "ciphertext_from_polys",
+                expected: "at least 2",
+                actual: polys.len(),
+            });
+        }
+        self.params.core().check_level(level)?;
+        let t = self.params.plaintext_modulus();
+        if correction == 0 || correction >= t || inverse_mod(correction, t).is_none() {
+            return Err(BgvError::InvalidParameter {
+                name: "correction factor",
+                value: correction,
+                requirement: format!("must be an invertible residue modulo t = {t}"),
+            });
+        }
+        Ok(self.ciphertext(polys, level, correction, key_set))
+    }
+
+    /// The coefficients of `ciphertext`'s polynomials, on the backend (transformed copies; the
+    /// ciphertext stays as it is). Errors with [`BgvError::ParameterMismatch`] for a ciphertext
+    /// of other parameters.
+    pub fn coefficients(&self, ciphertext: &Ciphertext<B>) -> Result<Vec<B::Poly<Coeff>>> {
+        self.check(&ciphertext.params, "ciphertext")?;
+        self.inverse_all(&ciphertext.polys)
+    }
+
     /// A ciphertext of these parameters.
     pub(crate) fn ciphertext(
         &self,
@@ -244,27 +277,17 @@ impl<B: BgvBackend> BgvContext<B> {
 
     /// The key set of the result of an operation on operands of key sets `first` and `second`
     /// ([`rlwe::KeySetId::combine`]): errors with `rlwe::RlweError::KeySetMismatch` (as
-    /// [`BgvError::Core`], naming `what`, the second) when they differ.
+    /// the core's error, naming `what`, the second) when they differ.
     pub(crate) fn key_set_of(
         first: Option<KeySetId>,
         second: Option<KeySetId>,
         what: &'static str,
     ) -> Result<Option<KeySetId>> {
-        Ok(KeySetId::combine(first, second, what)?)
+        KeySetId::combine(first, second, what)
     }
 }
 
-/// `a^{-1} mod m` for `a` coprime to `m >= 2` (extended Euclid), or `None`.
-pub(crate) fn inverse_mod(a: u64, m: u64) -> Option<u64> {
-    let (mut r0, mut r1) = (i128::from(m), i128::from(a % m));
-    let (mut s0, mut s1) = (0i128, 1i128);
-    while r1 != 0 {
-        let q = r0 / r1;
-        (r0, r1) = (r1, r0 - q * r1);
-        (s0, s1) = (s1, s0 - q * s1);
-    }
-    (r0 == 1).then(|| s0.rem_euclid(i128::from(m)) as u64)
-}
+pub(crate) use modarith::inverse_mod;
 
 /// A BGV ciphertext: `k + 1 >= 2` polynomials over `q_l` in the evaluation representation on
 /// the backend, its level `l` and its correction factor `f` (module docs).

@@ -295,7 +295,7 @@ impl<B: BgvBackend> BgvContext<B> {
         key: &RelinKey<B>,
         level: usize,
     ) -> Result<[B::Poly<Eval>; 2]> {
-        Ok(self.core.switch_key_at_level_eval_of(c2, key.key_switching_key(), level, [Some(c0), Some(c1)])?)
+        self.core.switch_key_at_level_eval_of(c2, key.key_switching_key(), level, [Some(c0), Some(c1)])
     }
 
     fn relinearize_owned(&self, mut a: Ciphertext<B>, key: &RelinKey<B>) -> Result<Ciphertext<B>> {
@@ -316,7 +316,7 @@ impl<B: BgvBackend> BgvContext<B> {
     /// `ciphertext` one level down: each polynomial `(c - t r) / q_l` with `r` the centered
     /// `[c t^{-1}]_{q_l}` (the core's rescale with error scale `t`), the correction factor
     /// times `q_l^{-1} mod t`. The noise shrinks by about `log2 q_l` bits down to the rounding
-    /// floor `t (1 + N) / 2`. Errors with [`BgvError::Core`] at level 0.
+    /// floor `t (1 + N) / 2`. Errors with the core's error at level 0.
     pub fn mod_switch_to_next(&self, ciphertext: &Ciphertext<B>) -> Result<Ciphertext<B>> {
         self.check_ciphertext(ciphertext)?;
         let level = ciphertext.level;

@@ -8,7 +8,7 @@ use poly::Seed;
 
 use crate::backend::BgvBackend;
 use crate::context::{BgvContext, Ciphertext, SecretKey};
-use crate::{BgvError, GaloisKeys, Result};
+use crate::{GaloisKeys, Result};
 
 impl<B: BgvBackend> BgvContext<B> {
     /// The element that rotates both rows left by `steps` (`3^steps mod 2N`).
@@ -23,17 +23,17 @@ impl<B: BgvBackend> BgvContext<B> {
 
     /// Galois keys of `secret` for `elements` from a fresh OS seed.
     pub fn generate_galois_keys(&self, secret: &SecretKey<B>, elements: &[u64]) -> Result<GaloisKeys<B>> {
-        Ok(self.core.generate_galois_keys(secret, elements)?)
+        self.core.generate_galois_keys(secret, elements)
     }
 
     /// Galois keys of `secret` for `elements` from `seed` (the core's sampling indices).
     pub fn galois_keys_from_seed(&self, secret: &SecretKey<B>, elements: &[u64], seed: &Seed) -> Result<GaloisKeys<B>> {
-        Ok(self.core.galois_keys_from_seed(secret, elements, seed)?)
+        self.core.galois_keys_from_seed(secret, elements, seed)
     }
 
     /// `sigma_g` of a two-polynomial ciphertext at its level (`g = 1`: a copy). Errors:
-    /// [`BgvError::ParameterMismatch`], an invalid element (the core's error),
-    /// [`BgvError::InvalidCiphertextSize`] unless two polynomials, [`BgvError::MissingGaloisKey`].
+    /// [`BgvError::ParameterMismatch`](crate::BgvError::ParameterMismatch), an invalid element (the core's error),
+    /// [`BgvError::InvalidCiphertextSize`](crate::BgvError::InvalidCiphertextSize) unless two polynomials, [`BgvError::MissingGaloisKey`](crate::BgvError::MissingGaloisKey).
     pub fn apply_galois(
         &self,
         ciphertext: &Ciphertext<B>,
@@ -61,16 +61,13 @@ impl<B: BgvBackend> BgvContext<B> {
         operation: &'static str,
     ) -> Result<Ciphertext<B>> {
         self.check_ciphertext(ciphertext)?;
-        self.check_key(keys.params(), "Galois keys")?;
-        rlwe::galois_key::check_galois_element(self.params.degree(), element)?;
-        let [c0, c1] = ciphertext.polys.as_slice() else {
-            return Err(BgvError::InvalidCiphertextSize { operation, expected: "2", actual: ciphertext.polys.len() });
+        let (key_set, key) =
+            self.core.galois_key_for(keys, element, ciphertext.polys.len(), ciphertext.key_set, operation)?;
+        let (Some(key), [c0, c1]) = (key, ciphertext.polys.as_slice()) else {
+            let mut copy = self.duplicate(ciphertext)?;
+            copy.key_set = key_set;
+            return Ok(copy);
         };
-        if element == 1 {
-            return self.duplicate(ciphertext);
-        }
-        let key_set = Self::key_set_of(ciphertext.key_set, keys.key_set(), "Galois keys")?;
-        let key = keys.switching_key(element).ok_or(BgvError::MissingGaloisKey { operation, element })?;
         let [out_c0, switched_a] = self.core.apply_galois_pair_eval(c0, c1, element, key, ciphertext.level)?;
         let mut out = self.ciphertext(vec![out_c0, switched_a], ciphertext.level, ciphertext.correction, key_set);
         out.product = ciphertext.product;

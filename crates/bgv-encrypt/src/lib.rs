@@ -18,8 +18,8 @@
 //!   modulus switching (to the next level, to a level, and automatically before each
 //!   multiplication: [`ModSwitching::Auto`]), rotations with Galois keys, operations between
 //!   levels ([`LevelPolicy`]);
-//! - scheme switching with BFV under the same secret key ([`BgvContext::from_bfv`],
-//!   [`BgvContext::to_bfv`]), after Kim, Polyakov and Zucca (ASIACRYPT 2021);
+//! - scheme switching with BFV under the same secret key: crate `scheme-switching`, over both
+//!   schemes (this crate does not depend on bfv);
 //! - byte encodings of ciphertexts (with their level and correction factor), plaintexts and
 //!   keys through the core's framing with the BGV tag; serde (feature `serde`, on by
 //!   default) through them: [`BgvContext::serializable`], [`BgvContext::seed`] (a
@@ -62,7 +62,6 @@ mod scheme;
 #[cfg(feature = "serde")]
 mod serde_impl;
 mod serialize;
-mod switching;
 
 pub use backend::{BgvBackend, DecryptionTables};
 pub use context::{

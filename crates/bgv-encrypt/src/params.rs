@@ -9,9 +9,9 @@
 
 use std::sync::Arc;
 
-use bfv::params::batching_prime;
 use num_bigint::BigUint;
 use poly::{RingContext, TransformKind};
+use rlwe::slots::batching_prime;
 use rlwe::{ModuliChoice, RlweParameters, RlweParametersBuilder};
 
 use crate::{BgvError, Result};

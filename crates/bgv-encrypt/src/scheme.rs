@@ -2,11 +2,11 @@
 
 use std::sync::Arc;
 
-use bfv::{PlaintextEmbedding, PlaintextWords};
 use num_bigint::BigUint;
 use num_traits::Zero;
 use poly::{Coeff, Eval, Seed};
 use rlwe::SecretScratch;
+use rlwe::{PlaintextEmbedding, PlaintextWords};
 
 use crate::backend::BgvBackend;
 use crate::context::{
@@ -34,12 +34,12 @@ impl<B: BgvBackend> LevelSecret<'_, B> {
 impl<B: BgvBackend> BgvContext<B> {
     /// A secret key from a fresh OS seed (the core's; the same key serves BFV of this ring).
     pub fn generate_secret_key(&self) -> Result<SecretKey<B>> {
-        Ok(self.core.generate_secret_key()?)
+        self.core.generate_secret_key()
     }
 
     /// The secret key of `seed` (the core's ternary polynomial of `(seed, 0)`).
     pub fn secret_key_from_seed(&self, seed: &Seed) -> Result<SecretKey<B>> {
-        Ok(self.core.secret_key_from_seed(seed)?)
+        self.core.secret_key_from_seed(seed)
     }
 
     /// A public key for `secret` from a fresh OS seed.
@@ -49,7 +49,7 @@ impl<B: BgvBackend> BgvContext<B> {
 
     /// The public key `(-(a s + t e), a)` (the core's, error scale `t`).
     pub fn public_key_from_seed(&self, secret: &SecretKey<B>, seed: &Seed) -> Result<PublicKey<B>> {
-        Ok(self.core.public_key_from_seed(secret, seed)?)
+        self.core.public_key_from_seed(secret, seed)
     }
 
     /// A relinearization key for `secret` from a fresh OS seed.
@@ -59,7 +59,7 @@ impl<B: BgvBackend> BgvContext<B> {
 
     /// The relinearization key, digit `j`: `(-(a_j s + t e_j) + g_j s^2, a_j)` over `qP`.
     pub fn relin_key_from_seed(&self, secret: &SecretKey<B>, seed: &Seed) -> Result<RelinKey<B>> {
-        Ok(self.core.relinearization_key_from_seed(secret, seed)?)
+        self.core.relinearization_key_from_seed(secret, seed)
     }
 
     /// `plaintext` lifted into the primes of `level` (centered: a coefficient above `t/2`
@@ -80,12 +80,7 @@ impl<B: BgvBackend> BgvContext<B> {
                 .collect::<Vec<_>>();
             &scaled
         };
-        Ok(self.backend.embed_plaintext(
-            ring,
-            &tables.scaling,
-            PlaintextEmbedding::Lifted,
-            PlaintextWords::Host(words),
-        )?)
+        self.backend.embed_plaintext(ring, &tables.scaling, PlaintextEmbedding::Lifted, PlaintextWords::Host(words))
     }
 
     /// Encrypts `plaintext` under `public_key` with a fresh OS seed.
@@ -148,7 +143,7 @@ impl<B: BgvBackend> BgvContext<B> {
     /// `[c_0 + c_1 s + ... + c_k s^k]_{q_l}`, coefficient representation, on the backend (Horner
     /// in the evaluation representation).
     pub(crate) fn phase(&self, ciphertext: &Ciphertext<B>, secret: &SecretKey<B>) -> Result<B::Poly<Coeff>> {
-        self.with_phase_operands(ciphertext, secret, |c0, acc, s| Ok(self.backend.inverse_of_mul_add(c0, acc, s)?))
+        self.with_phase_operands(ciphertext, secret, |c0, acc, s| self.backend.inverse_of_mul_add(c0, acc, s))
     }
 
     /// `f(c_0, acc, s)` with the phase `c_0 + acc s` (evaluations at the ciphertext's level):

@@ -71,7 +71,7 @@ pub(crate) fn plaintext_from_bytes(params: &Arc<BgvParameters>, bytes: &[u8]) ->
     let mut reader = Reader::new(bytes, PLAINTEXT);
     let (count, _) = frame_of(params).read_header(&mut reader, PLAINTEXT)?;
     if count != 1 {
-        return Err(BgvError::Core(reader.malformed(format!("a plaintext has 1 polynomial, not {count}"))));
+        return Err(reader.malformed(format!("a plaintext has 1 polynomial, not {count}")));
     }
     let mut words = Vec::new();
     reader.words_into(params.degree(), &mut words)?;
@@ -131,16 +131,14 @@ impl<B: BgvBackend> BgvContext<B> {
             });
         }
         if count > bytes.len() / self.poly_bytes_at(level).max(1) {
-            return Err(BgvError::Core(
-                reader.malformed(format!("{count} polynomials do not fit in {} bytes", bytes.len())),
-            ));
+            return Err(reader.malformed(format!("{count} polynomials do not fit in {} bytes", bytes.len())));
         }
         let correction = reader.u64()?;
         let t = self.params.plaintext_modulus();
         if correction == 0 || correction >= t || inverse_mod(correction, t).is_none() {
-            return Err(BgvError::Core(
-                reader.malformed(format!("correction factor {correction} is not an invertible residue modulo t = {t}")),
-            ));
+            return Err(
+                reader.malformed(format!("correction factor {correction} is not an invertible residue modulo t = {t}"))
+            );
         }
         let ring = self.params.core().ring_at_level(level)?;
         let device = self.core.context_at_level(level)?;
@@ -166,7 +164,7 @@ impl<B: BgvBackend> BgvContext<B> {
         let mut reader = Reader::new(bytes, SEEDED);
         let (count, _) = self.frame().read_header(&mut reader, SEEDED)?;
         if count != 1 {
-            return Err(BgvError::Core(reader.malformed(format!("a seeded ciphertext has 1 polynomial, not {count}"))));
+            return Err(reader.malformed(format!("a seeded ciphertext has 1 polynomial, not {count}")));
         }
         let mut seed = [0u8; 32];
         seed.copy_from_slice(reader.take(32)?);
@@ -177,41 +175,41 @@ impl<B: BgvBackend> BgvContext<B> {
 
     /// The bytes of a public key.
     pub fn public_key_to_bytes(&self, key: &PublicKey<B>) -> Result<Vec<u8>> {
-        Ok(self.core.public_key_to_bytes(self.frame(), key)?)
+        self.core.public_key_to_bytes(self.frame(), key)
     }
 
     /// The public key encoded in `bytes`.
     pub fn public_key_from_bytes(&self, bytes: &[u8]) -> Result<PublicKey<B>> {
-        Ok(self.core.public_key_from_bytes(self.frame(), bytes)?)
+        self.core.public_key_from_bytes(self.frame(), bytes)
     }
 
     /// The bytes of a relinearization key.
     pub fn relin_key_to_bytes(&self, key: &RelinKey<B>) -> Result<Vec<u8>> {
-        Ok(self.core.relin_key_to_bytes(self.frame(), key)?)
+        self.core.relin_key_to_bytes(self.frame(), key)
     }
 
     /// The relinearization key encoded in `bytes`.
     pub fn relin_key_from_bytes(&self, bytes: &[u8]) -> Result<RelinKey<B>> {
-        Ok(self.core.relin_key_from_bytes(self.frame(), bytes)?)
+        self.core.relin_key_from_bytes(self.frame(), bytes)
     }
 
     /// The bytes of Galois keys.
     pub fn galois_keys_to_bytes(&self, keys: &GaloisKeys<B>) -> Result<Vec<u8>> {
-        Ok(self.core.galois_keys_to_bytes(self.frame(), keys)?)
+        self.core.galois_keys_to_bytes(self.frame(), keys)
     }
 
     /// The Galois keys encoded in `bytes`.
     pub fn galois_keys_from_bytes(&self, bytes: &[u8]) -> Result<GaloisKeys<B>> {
-        Ok(self.core.galois_keys_from_bytes(self.frame(), bytes)?)
+        self.core.galois_keys_from_bytes(self.frame(), bytes)
     }
 
     /// **The secret itself**: the bytes of a secret key (never send them to the evaluator).
     pub fn secret_key_to_bytes(&self, key: &SecretKey<B>) -> Result<Vec<u8>> {
-        Ok(self.core.secret_key_to_bytes(self.frame(), key)?)
+        self.core.secret_key_to_bytes(self.frame(), key)
     }
 
     /// The secret key encoded in `bytes`.
     pub fn secret_key_from_bytes(&self, bytes: &[u8]) -> Result<SecretKey<B>> {
-        Ok(self.core.secret_key_from_bytes(self.frame(), bytes)?)
+        self.core.secret_key_from_bytes(self.frame(), bytes)
     }
 }

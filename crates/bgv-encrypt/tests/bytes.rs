@@ -4,7 +4,7 @@
 
 mod common;
 
-use bgv_encrypt::{BatchEncoder, BgvContext, BgvError};
+use bgv_encrypt::{BatchEncoder, BgvContext};
 use common::*;
 use poly::CpuBackend;
 use rand::SeedableRng;
@@ -53,7 +53,7 @@ fn ciphertexts_and_keys_round_trip_and_bad_bytes_are_refused() {
     assert!(context.ciphertext_from_bytes(&trailing).is_err());
     let mut bfv_tag = bytes.clone();
     bfv_tag[5..8].copy_from_slice(b"BFV");
-    assert!(matches!(context.ciphertext_from_bytes(&bfv_tag), Err(BgvError::Core(_))));
+    assert!(context.ciphertext_from_bytes(&bfv_tag).is_err());
     // The header ends before the correction factor (8 bytes); the key set's 8 bytes end it all.
     let header = bytes.len() - 8 - low.size() * 2 * params.degree() * 8 - 8;
     for bad in [0u64, t, 65537 * 3] {

@@ -204,23 +204,14 @@ pub struct Bgv {
     n: usize,
 }
 
-/// `a^-1 mod t` (`t >= 2`, any integer), by the extended Euclidean algorithm.
+/// `a^-1 mod t` (`t >= 2`, any integer): [`modarith::inverse_mod`], refusing a value that has
+/// none with a typed error.
 pub(crate) fn inverse_mod(a: u64, t: u64) -> Result<u64> {
-    let (mut r0, mut r1) = (i128::from(t), i128::from(a % t));
-    let (mut s0, mut s1) = (0i128, 1i128);
-    while r1 != 0 {
-        let q = r0 / r1;
-        (r0, r1) = (r1, r0 - q * r1);
-        (s0, s1) = (s1, s0 - q * s1);
-    }
-    if r0 != 1 {
-        return Err(CyclotomicError::InvalidParameter {
-            name: "value",
-            value: a,
-            requirement: format!("must be invertible modulo {t}"),
-        });
-    }
-    Ok(s0.rem_euclid(i128::from(t)) as u64)
+    modarith::inverse_mod(a, t).ok_or_else(|| CyclotomicError::InvalidParameter {
+        name: "value",
+        value: a,
+        requirement: format!("must be invertible modulo {t}"),
+    })
 }
 
 fn mul_mod(a: u64, b: u64, t: u64) -> u64 {

@@ -108,6 +108,23 @@ pub fn primitive_root_of_unity(modulus: &Modulus, order: u64) -> Result<u64> {
     Err(ModArithError::NoRoot { what: "unity", order, modulus: p, requirement: "p prime" })
 }
 
+/// `a^{-1} mod m` for any modulus `m >= 2` (prime or not) and `a` coprime to it, by the extended
+/// Euclidean algorithm; `None` when `gcd(a, m) != 1` or `m < 2`. (A plaintext modulus `t`
+/// need not be prime: BGV's correction factors are inverted modulo it.)
+pub fn inverse_mod(a: u64, m: u64) -> Option<u64> {
+    if m < 2 {
+        return None;
+    }
+    let (mut r0, mut r1) = (i128::from(m), i128::from(a % m));
+    let (mut s0, mut s1) = (0i128, 1i128);
+    while r1 != 0 {
+        let q = r0 / r1;
+        (r0, r1) = (r1, r0 - q * r1);
+        (s0, s1) = (s1, s0 - q * s1);
+    }
+    (r0 == 1).then(|| s0.rem_euclid(i128::from(m)) as u64)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -177,5 +194,32 @@ mod tests {
         let m = Modulus::new(97).unwrap();
         assert!(primitive_root_of_unity(&m, 64).is_err());
         assert!(primitive_root_of_unity(&m, 32).is_ok());
+    }
+
+    /// `inverse_mod` against u128 arithmetic: `a x = 1 mod m` whenever it answers, and it
+    /// answers exactly when `gcd(a, m) = 1` (checked by brute force for small `m`).
+    #[test]
+    fn inverse_mod_is_the_inverse_exactly_when_coprime() {
+        fn gcd(a: u64, b: u64) -> u64 {
+            if b == 0 { a } else { gcd(b, a % b) }
+        }
+        for m in 2u64..200 {
+            for a in 0..2 * m {
+                match inverse_mod(a, m) {
+                    Some(x) => {
+                        assert!(x < m);
+                        assert_eq!(u128::from(a) * u128::from(x) % u128::from(m), 1 % u128::from(m), "{a} mod {m}");
+                    }
+                    None => assert_ne!(gcd(a % m, m), 1, "{a} mod {m}"),
+                }
+            }
+        }
+        for (a, m) in [(3u64, u64::MAX), (u64::MAX - 1, u64::MAX), (65_537, 1 << 62)] {
+            let x = inverse_mod(a, m).unwrap();
+            assert_eq!(u128::from(a) * u128::from(x) % u128::from(m), 1);
+        }
+        assert_eq!(inverse_mod(4, 1 << 20), None);
+        assert_eq!(inverse_mod(1, 1), None);
+        assert_eq!(inverse_mod(1, 0), None);
     }
 }

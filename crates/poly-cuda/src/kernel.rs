@@ -389,11 +389,11 @@ pub trait KernelSet: Sized + Send + Sync + 'static {
 ///
 /// ```ignore
 /// poly_cuda::kernel_set! {
-///     /// The kernels of `kernels/bfv.cu`.
-///     struct BfvKernels(poly_cuda::hegpu_kernels::BFV) { bfv_scale_plaintext, bfv_lift_plaintext }
+///     /// The kernels of `kernels/plaintext.cu`.
+///     struct PlaintextKernels(poly_cuda::hegpu_kernels::PLAINTEXT) { plaintext_scale, plaintext_lift }
 /// }
-/// let kernels = device.kernel_set::<BfvKernels>()?;
-/// let mut launch = kernels.bfv_scale_plaintext.builder(device.stream());
+/// let kernels = device.kernel_set::<PlaintextKernels>()?;
+/// let mut launch = kernels.plaintext_scale.builder(device.stream());
 /// ```
 #[macro_export]
 macro_rules! kernel_set {

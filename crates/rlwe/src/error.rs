@@ -1,11 +1,13 @@
-//! [`RlweError`]: the errors of the scheme core.
+//! [`RlweError`]: the one error type of the core and of every scheme on it (bfv's `BfvError`
+//! and bgv-encrypt's `BgvError` are this type), so one failure has one shape in every scheme.
 
 use modarith::ModArithError;
 use poly::PolyError;
 use rns::RnsError;
 use thiserror::Error;
 
-/// Errors of the scheme core. Inputs are never changed when an operation errors.
+/// Errors of the core and of the schemes on it. Each variant carries the offending values;
+/// inputs are never changed when an operation errors.
 #[derive(Debug, Error)]
 #[non_exhaustive]
 pub enum RlweError {
@@ -78,6 +80,92 @@ pub enum RlweError {
         /// `2N`.
         two_n: u64,
     },
+    /// The Galois keys have no key for the element an operation needs.
+    #[error("{operation} needs the Galois key for element {element}, which the Galois keys do not hold")]
+    MissingGaloisKey {
+        /// The operation.
+        operation: &'static str,
+        /// The Galois element.
+        element: u64,
+    },
+    /// A ciphertext has the wrong number of polynomials for the operation.
+    #[error("{operation} needs a ciphertext of {expected} polynomials, got {actual}")]
+    InvalidCiphertextSize {
+        /// The operation.
+        operation: &'static str,
+        /// The sizes it takes.
+        expected: &'static str,
+        /// The ciphertext's size.
+        actual: usize,
+    },
+    /// A ciphertext at another level of the modulus chain than the operation needs (that of
+    /// the other operand under a strict level policy, or a level that cannot be reached).
+    #[error("{operation} needs a ciphertext at level {expected}, got one at level {actual}")]
+    LevelMismatch {
+        /// The operation.
+        operation: &'static str,
+        /// The level it needs.
+        expected: usize,
+        /// The ciphertext's level.
+        actual: usize,
+    },
+    /// A plaintext value is not below the plaintext modulus.
+    #[error("plaintext value {value} at index {index} is not below the plaintext modulus {modulus}")]
+    PlaintextOutOfRange {
+        /// Its index.
+        index: usize,
+        /// The value.
+        value: u64,
+        /// `t`.
+        modulus: u64,
+    },
+    /// A signed plaintext value outside `(-t/2, t/2]`.
+    #[error("plaintext value {value} at index {index} is outside (-t/2, t/2] for t = {modulus}")]
+    SignedPlaintextOutOfRange {
+        /// Its index.
+        index: usize,
+        /// The value.
+        value: i64,
+        /// `t`.
+        modulus: u64,
+    },
+    /// More values than fit.
+    #[error("{what}: at most {max} values fit, got {actual}")]
+    TooManyValues {
+        /// What the values are for.
+        what: &'static str,
+        /// How many fit.
+        max: usize,
+        /// How many were given.
+        actual: usize,
+    },
+    /// The plaintext modulus does not allow batching for this degree.
+    #[error("batching needs a prime plaintext modulus t = 1 mod 2N; t = {plaintext_modulus}, N = {degree}")]
+    BatchingUnsupported {
+        /// `t`.
+        plaintext_modulus: u64,
+        /// `N`.
+        degree: usize,
+    },
+    /// The ciphertext's noise is too large for it to decrypt correctly.
+    #[error(
+        "noise budget exhausted: the noise has {noise_bits} bits against a {modulus_bits}-bit modulus; the \
+         ciphertext no longer decrypts reliably"
+    )]
+    NoiseBudgetExhausted {
+        /// The bits of the noise (BFV: of the invariant noise times `q`).
+        noise_bits: u64,
+        /// The bits of the ciphertext modulus at the ciphertext's level.
+        modulus_bits: u64,
+    },
+}
+
+/// A device error (from a `poly_cuda::DevicePool`, say) as a backend error.
+#[cfg(feature = "cuda")]
+impl From<poly_cuda::GpuError> for RlweError {
+    fn from(error: poly_cuda::GpuError) -> Self {
+        RlweError::from_backend(error)
+    }
 }
 
 impl RlweError {
@@ -94,8 +182,10 @@ impl RlweError {
     }
 }
 
-/// Converts a backend's error into [`RlweError`].
-pub(crate) trait BackendResult<T> {
+/// Converts a backend's error into [`RlweError`] (`.be()?` after a backend call), for the
+/// core and the schemes.
+pub trait BackendResult<T> {
+    /// The result with a backend error wrapped by [`RlweError::from_backend`].
     fn be(self) -> Result<T, RlweError>;
 }
 

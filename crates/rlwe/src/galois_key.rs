@@ -188,6 +188,36 @@ impl<B: RlweBackend> RlweContext<B> {
         Ok(GaloisKeys { params: Arc::clone(&self.params), keys, key_set: secret.key_set() })
     }
 
+    /// What every scheme checks before an automorphism of a ciphertext, in one order, so the
+    /// schemes refuse the same inputs the same way: the keys' parameters, the element (odd,
+    /// below `2N`), a ciphertext of two polynomials, the key sets of the ciphertext and the
+    /// keys; then the identity `g = 1` needs no key (`None`: the caller copies the ciphertext),
+    /// any other element the key for it. Returns the key set of the result and the key.
+    ///
+    /// Errors with [`RlweError::ParameterMismatch`], [`RlweError::InvalidGaloisElement`],
+    /// [`RlweError::InvalidCiphertextSize`], [`RlweError::KeySetMismatch`] or
+    /// [`RlweError::MissingGaloisKey`] (naming `operation`).
+    pub fn galois_key_for<'k>(
+        &self,
+        keys: &'k GaloisKeys<B>,
+        element: u64,
+        ciphertext_size: usize,
+        ciphertext_key_set: Option<KeySetId>,
+        operation: &'static str,
+    ) -> Result<(Option<KeySetId>, Option<&'k KeySwitchingKey<B>>)> {
+        self.check(keys.params(), "Galois keys")?;
+        check_galois_element(self.params.degree(), element)?;
+        if ciphertext_size != 2 {
+            return Err(RlweError::InvalidCiphertextSize { operation, expected: "2", actual: ciphertext_size });
+        }
+        let key_set = KeySetId::combine(ciphertext_key_set, keys.key_set(), "Galois keys")?;
+        if element == 1 {
+            return Ok((key_set, None));
+        }
+        let key = keys.switching_key(element).ok_or(RlweError::MissingGaloisKey { operation, element })?;
+        Ok((key_set, Some(key)))
+    }
+
     /// `sigma_g` of a two-polynomial ciphertext `(c_0, c_1)` over `q` (coefficient
     /// representation): `(sigma_g(c_0) + ks_b, ks_a)` with `[ks_b, ks_a]` the key switching
     /// ([`switch_key`](Self::switch_key)) of `sigma_g(c_1)` from `s(x^g)` to `s` with `key`

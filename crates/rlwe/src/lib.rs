@@ -12,6 +12,8 @@
 //! - [`chain`]: the modulus chain (levels, rescaling by the last prime, dropping limbs);
 //! - encryption (encrypt.rs): an encryption of zero plus the scheme's message term, with an
 //!   error scale of 1 (BFV) or `t` (BGV);
+//! - [`plaintext_lift`]: a plaintext as a polynomial over `q` (scaled or lifted), plaintext
+//!   words kept on the backend ([`PlaintextBackend`]);
 //! - [`slots`]: the SIMD slot layout of the batch encoders;
 //! - [`framing`]: the byte-encoding header (with the scheme tag) and its reader;
 //! - `serde_support` (feature `serde`, on by default): what the schemes' serde implementations
@@ -31,6 +33,7 @@ mod key_switching_key;
 mod keys;
 pub mod keyswitch;
 pub mod params;
+pub mod plaintext_lift;
 mod relinearization_key;
 pub mod security;
 #[cfg(feature = "serde")]
@@ -39,12 +42,13 @@ pub mod slots;
 
 pub use backend::{EvalKeySwitch, EvalPair, RlweBackend, switch_key_eval_by_steps};
 pub use context::RlweContext;
-pub use error::RlweError;
+pub use error::{BackendResult, RlweError};
 pub use galois_key::GaloisKeys;
 pub use key_set::KeySetId;
 pub use key_switching_key::KeySwitchingKey;
 pub use keys::{PublicKey, SecretKey, SecretScratch};
 pub use params::{ModuliChoice, ResolvedModuli, RlweParameters, RlweParametersBuilder};
+pub use plaintext_lift::{PlaintextBackend, PlaintextEmbedding, PlaintextScaling, PlaintextWords};
 pub use relinearization_key::RelinearizationKey;
 
 /// Result type of this crate.

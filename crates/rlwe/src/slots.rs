@@ -139,6 +139,23 @@ impl SlotEncoder {
     }
 }
 
+/// The largest prime of `bits` bits that is `1 mod 2N`: a plaintext modulus that allows
+/// batching at degree `degree`.
+pub fn batching_prime(bits: u32, degree: usize) -> crate::Result<u64> {
+    let primes = modarith::generate_ntt_primes(bits, 2 * degree as u64, 1, &[]).map_err(|_| {
+        crate::RlweError::InvalidParameter {
+            name: "batching prime bits",
+            value: u64::from(bits),
+            requirement: format!("no prime of that size is 1 mod 2N = {}", 2 * degree),
+        }
+    })?;
+    primes.first().copied().ok_or(crate::RlweError::InvalidParameter {
+        name: "batching prime bits",
+        value: u64::from(bits),
+        requirement: "no such prime".to_string(),
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use super::slot_positions;

@@ -185,11 +185,6 @@ pub fn session<B: BgvBackend>(backend: B, params: &Arc<BgvParameters>, salt: u64
         cts.push(context.add(&fresh, &low).unwrap());
         cts.push(context.duplicate(&low).unwrap());
     }
-    // Scheme switching both ways.
-    let bfv_params = switching::bfv_twin(params);
-    let bfv_context = bfv::BfvContext::new(backend.clone(), &bfv_params).unwrap();
-    let bfv_ct = context.to_bfv(&bfv_context, &cts[4]).unwrap();
-    cts.push(context.from_bfv(&bfv_context, &bfv_ct).unwrap());
 
     let mut out = Vec::new();
     let (pk_b, pk_a) = pk.polys();
@@ -198,9 +193,6 @@ pub fn session<B: BgvBackend>(backend: B, params: &Arc<BgvParameters>, salt: u64
     for (kb, ka) in rk.digits().iter().chain(gk.key(elements[0]).unwrap()) {
         out.push(backend.download(kb).unwrap().into_vec());
         out.push(backend.download(ka).unwrap().into_vec());
-    }
-    for p in bfv_context.download(&bfv_ct).unwrap() {
-        out.push(p.into_vec());
     }
     for ct in &cts {
         out.push(vec![ct.level() as u64, ct.correction_factor()]);

@@ -1,4 +1,5 @@
-// BFV kernels, bit-exact with crates/bfv's host code.
+// The plaintext embedding kernels (BFV's scaling round(q m / t) and the centered lift), bit-exact with
+// crates/rlwe's host code (plaintext_lift.rs).
 #include <cstdint>
 
 #include "modarith.cuh"
@@ -22,7 +23,7 @@ __device__ __forceinline__ u64 div_u128_small_quotient(u64 x0, u64 x1, const Mod
 
 }  // namespace
 
-// round(q m / t) over q, limb-major [limb][N] in `out`, as BfvContext's host scaling
+// round(q m / t) over q, limb-major [limb][N] in `out`, as PlaintextScaling::scale_host
 // (SEAL's precise scaling): out[i N + j] = [floor(q/t)]_{q_i} * m_j + floor((q mod t) m_j / t + 1/2)
 // mod q_i, i.e. add(mul_shoup(reduce(m_j), delta_i, delta_shoup_i), reduce(fix_j)).
 //
@@ -30,7 +31,7 @@ __device__ __forceinline__ u64 div_u128_small_quotient(u64 x0, u64 x1, const Mod
 // `limbs` pairs {delta_i, shoup(delta_i)} (the host path uploads both in one buffer). `t` = {t, floor(2^128 / t)} with
 // 2 <= t < 2^60, `q_mod_t` < t, `half_t` = ceil(t / 2). One thread per coefficient (grid
 // stride): it computes the rounding term once and writes it into every limb (coalesced per limb).
-extern "C" __global__ void bfv_scale_plaintext(u64* __restrict__ out, const u64* __restrict__ coefficients,
+extern "C" __global__ void plaintext_scale(u64* __restrict__ out, const u64* __restrict__ coefficients,
                                                const u64* __restrict__ delta,
                                                const Modulus* __restrict__ moduli, int log_n, int limbs,
                                                u64 t, u64 t_barrett_hi, u64 t_barrett_lo, u64 q_mod_t,
@@ -59,9 +60,9 @@ extern "C" __global__ void bfv_scale_plaintext(u64* __restrict__ out, const u64*
 // prime of q, limb-major [limb][N], as bfv's host lift (Poly::from_signed_coeffs of the
 // centered coefficients): out[i N + j] = m_j mod q_i for m_j <= floor(t/2), else
 // -(t - m_j) mod q_i (canonical: 0 when q_i divides t - m_j). The operand of a plaintext
-// multiplication. Same parameter list as bfv_scale_plaintext, so that one launcher serves
+// multiplication. Same parameter list as plaintext_scale, so that one launcher serves
 // both; `delta`, the Barrett constants of t, `q_mod_t` and `half_t` are not read.
-extern "C" __global__ void bfv_lift_plaintext(u64* __restrict__ out, const u64* __restrict__ coefficients,
+extern "C" __global__ void plaintext_lift(u64* __restrict__ out, const u64* __restrict__ coefficients,
                                               const u64* __restrict__ delta,
                                               const Modulus* __restrict__ moduli, int log_n, int limbs,
                                               u64 t, u64 t_barrett_hi, u64 t_barrett_lo, u64 q_mod_t,
