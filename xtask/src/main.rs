@@ -109,6 +109,10 @@ fn dispatch(args: &[String]) -> Result<()> {
         bail!("no command given");
     };
     let (options, passthrough) = split_passthrough(rest);
+    if options.iter().any(|a| a == "--help" || a == "-h") {
+        print!("{HELP}");
+        return Ok(());
+    }
     let no_passthrough = |passthrough: &[String]| -> Result<()> {
         if passthrough.is_empty() { Ok(()) } else { bail!("`cargo xtask {command}` takes no arguments after `--`") }
     };
@@ -212,5 +216,6 @@ mod tests {
         assert!(dispatch(&strings(&["frobnicate"])).is_err());
         assert!(dispatch(&[]).is_err());
         assert!(dispatch(&strings(&["setup-cuda", "--", "x"])).is_err());
+        assert!(dispatch(&strings(&["plot", "--help"])).is_ok());
     }
 }
