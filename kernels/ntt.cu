@@ -690,7 +690,7 @@ __device__ __forceinline__ void inverse_pass(u64* __restrict__ data, const u64* 
                 const int i = threadIdx.x + t * P::THREADS;
                 // Streaming loads (ld.global.cs, evict-first): read once, they should not push
                 // this pass's output, which the next pass reads, out of L2. DecryptResident at
-                // 2^16: 65.6-66.3 -> 62.4-64.1 us (docs/perf/2026-11-25-h100-decryption-fusion.md).
+                // 2^16: 65.6-66.3 -> 62.4-64.1 us (docs/performance.md).
                 smem[row_slot<P>(t)] = modarith::add(
                     __ldcs(block_addend + i), modarith::mul_canonical(__ldcs(block_source + i), __ldcs(block_factor + i), m),
                     m.p);
@@ -735,7 +735,7 @@ __device__ __forceinline__ void inverse_pass(u64* __restrict__ data, const u64* 
 // memory), and a second barrier keeps every block's memory alive until all have read it. Needs
 // sm_90 (clusters); the host launches it only there, for N <= 2^12: at 2^14 it was as fast as
 // the strided pass and bgv_reduce_phase apart, above slower (its clusters hold too few blocks
-// for the lift; docs/perf/2026-11-24-h100-fused-lift.md). Dynamic shared memory: ceil(L / C)
+// for the lift; docs/performance.md). Dynamic shared memory: ceil(L / C)
 // WORDS words.
 struct LiftParams {
     const u64* data;                  // [L][N] after the inverse's first pass (lazy, [0, 2p))
@@ -1186,10 +1186,10 @@ CONTIGUOUS(9, 3, 1024)
 // Radix 16: fewer shared-memory round trips, more registers per thread (up to 128). Contiguous
 // radix-16 passes were slower on an H100 (N = 2^17 x 64: 158 us forward against 148 with radix 8).
 // At 768 resident threads (80 registers) the passes at 2^16 took 0.2-1.8 us less, but ModUp's
-// skipping forward pass at 2^15 went 10.9 -> 13.8 us (docs/perf/2026-11-25-h100-decryption-shapes.md).
+// skipping forward pass at 2^15 went 10.9 -> 13.8 us (docs/performance.md).
 // So the inverse passes of 2^7 points alone take more: 640 (94 registers; at 768 they spill).
 // With the phase reduction's eight loads in flight, BGV decryption's kernels at 2^16 went
-// 57.0 -> 56.1 us (docs/perf/2026-11-27-h100-tiled-decryption.md). (The 2^8-point blocks have
+// 57.0 -> 56.1 us (docs/performance.md). (The 2^8-point blocks have
 // 256 threads: 640 would still allow only 2 blocks an SM, the same 128 registers.)
 STRIDED_BOUNDS(7, 4, 512, 640)
 STRIDED(8, 4, 512)

@@ -58,14 +58,16 @@ commands:
                            fuzz/artifacts/<target>/
   plot [--data DIR] [--out FILE.png]
                            read the saved outputs of a same-run comparison with Phantom (DIR, default
-                           docs/perf/data/2026-11-24-h100: ours_bfv_R.txt, peer_bfv_R.txt, ours_bgv_R.txt,
-                           peer_bgv_R.txt per round R), draw the ratios ours / Phantom per set and
-                           operation into FILE.png (default docs/perf/<DIR name>-vs-phantom.png) and
-                           print the markdown summary (one line per set)
-  roofline [--data DIR | --no-data]
+                           docs/perf/data/h100/bgv; docs/perf/data/h100/bfv has the BFV round:
+                           ours_bfv_R.txt, peer_bfv_R.txt, ours_bgv_R.txt, peer_bgv_R.txt per round R),
+                           draw the ratios ours / Phantom per set and operation into FILE.png (default
+                           beside the data: docs/perf/data/h100/bgv -> docs/perf/h100-bgv-vs-phantom.png)
+                           and print the markdown summary (one line per set)
+  roofline [--data DIR ... | --no-data]
                            per parameter set and operation: the bytes and word products of an ideal
                            implementation and the H100 lower bound (docs/performance.md has the
-                           formulas); with the comparison data of DIR (default as for plot) our medians
+                           formulas); with our medians from the comparison folders (DIR may repeat;
+                           default docs/perf/data/h100/bgv and docs/perf/data/h100/bfv)
   help                     this text
 ";
 
@@ -107,6 +109,10 @@ fn dispatch(args: &[String]) -> Result<()> {
         bail!("no command given");
     };
     let (options, passthrough) = split_passthrough(rest);
+    if options.iter().any(|a| a == "--help" || a == "-h") {
+        print!("{HELP}");
+        return Ok(());
+    }
     let no_passthrough = |passthrough: &[String]| -> Result<()> {
         if passthrough.is_empty() { Ok(()) } else { bail!("`cargo xtask {command}` takes no arguments after `--`") }
     };
@@ -210,5 +216,6 @@ mod tests {
         assert!(dispatch(&strings(&["frobnicate"])).is_err());
         assert!(dispatch(&[]).is_err());
         assert!(dispatch(&strings(&["setup-cuda", "--", "x"])).is_err());
+        assert!(dispatch(&strings(&["plot", "--help"])).is_ok());
     }
 }

@@ -23,8 +23,12 @@ use std::path::{Path, PathBuf};
 
 use anyhow::{Context, Result, anyhow, bail};
 
-/// The committed data of the latest same-run comparison (relative to the project root).
-pub const DEFAULT_DATA: &str = "docs/perf/data/2026-11-24-h100";
+/// The committed BGV rounds of the current same-run comparison, each operation back to back
+/// (relative to the project root; docs/performance.md's first table).
+pub const DEFAULT_DATA: &str = "docs/perf/data/h100/bgv";
+
+/// The committed BFV round of the same comparison (docs/performance.md's BFV table).
+pub const DEFAULT_BFV_DATA: &str = "docs/perf/data/h100/bfv";
 
 /// One operation column of the comparison.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
@@ -349,6 +353,17 @@ pub fn load(dir: &Path) -> Result<Comparison> {
 }
 
 impl Comparison {
+    /// Appends the rows of `other` (another data folder) and the rounds it adds.
+    pub fn merge(&mut self, other: Comparison) {
+        for round in other.rounds {
+            if !self.rounds.contains(&round) {
+                self.rounds.push(round);
+            }
+        }
+        self.rounds.sort_unstable();
+        self.rows.extend(other.rows);
+    }
+
     /// The operations with at least one figure, in column order.
     pub fn ops(&self) -> Vec<Op> {
         Op::ALL.into_iter().filter(|op| self.rows.iter().any(|r| r.cells.contains_key(op))).collect()
@@ -411,10 +426,24 @@ pub fn parse(args: &[String]) -> Result<Options> {
     Ok(options)
 }
 
-/// The PNG beside the data folder: `docs/perf/data/<name>` -> `docs/perf/<name>-vs-phantom.png`.
+/// The name of a data folder: the folders below `data` joined by `-` (`docs/perf/data/h100/bgv`
+/// -> `h100-bgv`), with the folder that holds `data` (`docs/perf`); a folder outside any `data`:
+/// its own name, with its parent's parent.
+fn data_name(data: &Path) -> (PathBuf, String) {
+    let below_data = data.ancestors().skip(1).find(|a| a.file_name().is_some_and(|n| n == "data")).and_then(|d| {
+        let names: Vec<String> = data.strip_prefix(d).ok()?.iter().map(|n| n.to_string_lossy().into_owned()).collect();
+        Some((d.parent().unwrap_or_else(|| Path::new(".")).to_path_buf(), names.join("-")))
+    });
+    below_data.filter(|(_, name)| !name.is_empty()).unwrap_or_else(|| {
+        let name =
+            data.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_else(|| "comparison".to_string());
+        (data.parent().and_then(Path::parent).unwrap_or_else(|| Path::new(".")).to_path_buf(), name)
+    })
+}
+
+/// The PNG beside the data: `docs/perf/data/h100/bgv` -> `docs/perf/h100-bgv-vs-phantom.png`.
 pub fn default_png(data: &Path) -> PathBuf {
-    let name = data.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_else(|| "comparison".to_string());
-    let parent = data.parent().and_then(Path::parent).unwrap_or_else(|| Path::new("."));
+    let (parent, name) = data_name(data);
     parent.join(format!("{name}-vs-phantom.png"))
 }
 
@@ -423,7 +452,7 @@ pub fn run_command(options: &Options) -> Result<()> {
     let out = options.out.clone().unwrap_or_else(|| default_png(&options.data));
     let title = format!(
         "ours / Phantom, same run ({}): bar = mean of the rounds, line = their range",
-        options.data.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default()
+        data_name(&options.data).1
     );
     crate::plot::draw(&comparison, &title, &out)?;
     print!("{}", comparison.summary_markdown());
@@ -435,65 +464,77 @@ pub fn run_command(options: &Options) -> Result<()> {
 mod tests {
     use super::*;
 
-    fn data() -> PathBuf {
+    fn bgv_data() -> PathBuf {
         crate::util::project_root().join(DEFAULT_DATA)
     }
 
-    fn read(name: &str) -> String {
-        std::fs::read_to_string(data().join(name)).unwrap()
+    fn bfv_data() -> PathBuf {
+        crate::util::project_root().join(DEFAULT_BFV_DATA)
+    }
+
+    fn read(dir: PathBuf, name: &str) -> String {
+        std::fs::read_to_string(dir.join(name)).unwrap()
     }
 
     #[test]
     fn ours_bfv_known_values() {
-        let ours = parse_ours_bfv(&read("ours_bfv_1.txt"));
+        let ours = parse_ours_bfv(&read(bfv_data(), "ours_bfv_1.txt"));
         let key = |set: &str, variant: &str, op| (set.to_string(), variant.to_string(), op);
-        assert_eq!(ours.medians[&key("phantom-16384", "HPS", Op::MulRelin)], 286.0);
-        assert_eq!(ours.medians[&key("phantom-4096", "HPS", Op::Encrypt)], 83.7);
+        assert_eq!(ours.medians[&key("phantom-16384", "HPS", Op::MulRelin)], 134.0);
+        assert_eq!(ours.medians[&key("phantom-4096", "HPS", Op::Encrypt)], 69.4);
         assert_eq!(ours.pairs.len(), 14);
         assert_eq!(ours.pairs[0], ("phantom-4096".to_string(), "HPS".to_string()));
     }
 
     #[test]
     fn peer_known_values() {
-        let bgv = parse_peer(&read("peer_bgv_1.txt")).unwrap();
+        let bgv = parse_peer(&read(bgv_data(), "peer_bgv_1.txt")).unwrap();
         assert_eq!(bgv.len(), 13);
         assert_eq!((bgv[0].degree, bgv[0].primes, bgv[0].pass), (4096, 3, 0));
-        assert_eq!(bgv[0].medians["multiply"], 164.096);
-        let bfv = parse_peer(&read("peer_bfv_1.txt")).unwrap();
+        assert_eq!(bgv[0].medians["multiply"], 173.536);
+        let bfv = parse_peer(&read(bfv_data(), "peer_bfv_1.txt")).unwrap();
         assert_eq!(bfv.len(), 26);
         assert_eq!(bfv.iter().filter(|b| b.pass == 1).count(), 13);
         // The first pass is BEHZ (413 us in docs/anchors.md), the second HPS (254 us).
-        assert_eq!(bfv[0].medians["multiply"], 408.224);
-        assert_eq!(bfv[13].medians["multiply"], 230.368);
+        assert_eq!(bfv[0].medians["multiply"], 367.616);
+        assert_eq!(bfv[13].medians["multiply"], 319.552);
         // The hybrid block at 2^16: 32 + 16 primes.
         let hybrid = peer_block(&bfv, Some(1), 65536, true).unwrap();
-        assert_eq!((hybrid.primes, hybrid.medians["multiply"]), (48, 3713.6));
+        assert_eq!((hybrid.primes, hybrid.medians["multiply"]), (48, 3684.8));
     }
 
     #[test]
     fn ours_bgv_known_values() {
-        let bgv = parse_ours_bgv(&read("ours_bgv_1.txt"));
-        assert_eq!(bgv[&(4096, Op::MulRelin)], 154.4);
-        assert_eq!(bgv[&(65536, Op::Rotate)], 722.4);
-        assert_eq!(bgv.len(), 4 * 6);
+        let bgv = parse_ours_bgv(&read(bgv_data(), "ours_bgv_1.txt"));
+        assert_eq!(bgv[&(4096, Op::MulRelin)], 53.9);
+        assert_eq!(bgv[&(65536, Op::Rotate)], 473.5);
+        // Seven of bgv_bench's eleven operations have a Phantom row.
+        assert_eq!(bgv.len(), 4 * 7);
     }
 
     #[test]
     fn comparison_pairs_the_right_blocks() {
-        let c = load(&data()).unwrap();
-        assert_eq!(c.rounds, vec![1, 2]);
-        assert_eq!(c.rows.len(), 14 + 4);
+        let bfv = load(&bfv_data()).unwrap();
+        assert_eq!(bfv.rounds, vec![1]);
+        assert_eq!(bfv.rows.len(), 14);
+        let bgv = load(&bgv_data()).unwrap();
+        assert_eq!(bgv.rounds, (1..=9).collect::<Vec<_>>());
+        assert_eq!(bgv.rows.len(), 4);
+        let mut c = bfv;
+        c.merge(bgv);
+        assert_eq!(c.rounds, (1..=9).collect::<Vec<_>>());
         let row = |scheme: &str, set: &str, variant: &str| {
             c.rows.iter().find(|r| r.scheme == scheme && r.set == set && r.variant == variant).unwrap()
         };
-        // HPS against Phantom's HPS pass, round 1: 286 / 412.832.
+        // HPS against Phantom's HPS pass, round 1: 134 / 439.68.
         let hps = row("BFV", "phantom-16384", "HPS");
-        assert_eq!(hps.cells[&Op::MulRelin][0], (286.0, 412.832));
+        assert_eq!(hps.cells[&Op::MulRelin][0], (134.0, 439.68));
         let behz = row("BFV", "phantom-16384", "BEHZ");
-        assert_eq!(behz.cells[&Op::MulRelin][0].1, 509.248);
+        assert_eq!(behz.cells[&Op::MulRelin][0].1, 566.24);
         // BGV at 4096: the only block; at 16384 the third (hybrid) one.
-        assert_eq!(row("BGV", "4096", "").cells[&Op::MulRelin][0], (154.4, 164.096));
-        assert_eq!(row("BGV", "16384", "").cells[&Op::MulRelin][0].0, 174.3);
+        assert_eq!(row("BGV", "4096", "").cells[&Op::MulRelin][0], (53.9, 173.536));
+        assert_eq!(row("BGV", "16384", "").cells[&Op::MulRelin][0].0, 72.7);
+        assert_eq!(row("BGV", "16384", "").cells[&Op::MulRelin].len(), 9);
         let summary = c.summary_markdown();
         assert_eq!(summary.lines().filter(|l| l.starts_with("| BFV") || l.starts_with("| BGV")).count(), 18);
     }
@@ -501,8 +542,10 @@ mod tests {
     #[test]
     fn png_goes_beside_the_data() {
         assert_eq!(
-            default_png(Path::new("docs/perf/data/2026-11-24-h100")),
-            PathBuf::from("docs/perf/2026-11-24-h100-vs-phantom.png")
+            default_png(Path::new("docs/perf/data/h100/bgv")),
+            PathBuf::from("docs/perf/h100-bgv-vs-phantom.png")
         );
+        assert_eq!(default_png(Path::new("docs/perf/data/h100")), PathBuf::from("docs/perf/h100-vs-phantom.png"));
+        assert_eq!(default_png(Path::new("/tmp/runs/a")), PathBuf::from("/tmp/a-vs-phantom.png"));
     }
 }

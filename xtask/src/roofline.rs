@@ -58,7 +58,7 @@ const BOTH: &[&str] = &["HPS", "BEHZ"];
 const HPS: &[&str] = &["HPS"];
 
 /// Our sets: BFV from benches/src/bin/bfv_bench.rs (`all_sets`, Phantom's family), BGV from
-/// docs/perf/2026-11-24-h100-bgv.md (`bgv_encrypt::Preset::Phantom`).
+/// `bgv_encrypt::Preset::Phantom` (docs/performance.md).
 pub fn sets() -> Vec<Set> {
     let bfv = |name, log_n, l, k, variants| Set { scheme: "BFV", name, log_n, l, k, variants };
     let bgv = |name, log_n, l, k| Set { scheme: "BGV", name, log_n, l, k, variants: &[] };
@@ -311,27 +311,44 @@ pub fn tables(comparison: Option<&Comparison>) -> String {
 /// Options of `cargo xtask roofline`.
 #[derive(Debug, Clone)]
 pub struct Options {
-    pub data: Option<PathBuf>,
+    /// The comparison folders whose medians fill the "ours" columns (none: the bounds only).
+    pub data: Vec<PathBuf>,
 }
 
-/// Parses `[--data DIR | --no-data]`.
+/// Parses `[--data DIR ... | --no-data]`; by default the BGV and BFV folders of the current
+/// comparison ([`perf::DEFAULT_DATA`], [`perf::DEFAULT_BFV_DATA`]).
 pub fn parse(args: &[String]) -> Result<Options> {
-    let mut options = Options { data: Some(crate::util::project_root().join(perf::DEFAULT_DATA)) };
+    let root = crate::util::project_root();
+    let mut data: Option<Vec<PathBuf>> = None;
     let mut iter = args.iter();
     while let Some(arg) = iter.next() {
         match arg.as_str() {
-            "--data" => {
-                options.data = Some(PathBuf::from(iter.next().ok_or_else(|| anyhow!("--data needs a folder"))?))
-            }
-            "--no-data" => options.data = None,
+            "--data" => data
+                .get_or_insert_with(Vec::new)
+                .push(PathBuf::from(iter.next().ok_or_else(|| anyhow!("--data needs a folder"))?)),
+            "--no-data" => data = Some(Vec::new()),
             other => bail!("`cargo xtask roofline` does not take `{other}` (see `cargo xtask help`)"),
         }
     }
-    Ok(options)
+    let data = data.unwrap_or_else(|| vec![root.join(perf::DEFAULT_DATA), root.join(perf::DEFAULT_BFV_DATA)]);
+    Ok(Options { data })
+}
+
+/// Loads and merges the comparison folders (`None` when there are none).
+fn load_all(data: &[PathBuf]) -> Result<Option<Comparison>> {
+    let mut merged: Option<Comparison> = None;
+    for dir in data {
+        let comparison = perf::load(dir)?;
+        match merged.as_mut() {
+            Some(m) => m.merge(comparison),
+            None => merged = Some(comparison),
+        }
+    }
+    Ok(merged)
 }
 
 pub fn run_command(options: &Options) -> Result<()> {
-    let comparison = options.data.as_deref().map(perf::load).transpose()?;
+    let comparison = load_all(&options.data)?;
     print!("{}", tables(comparison.as_ref()));
     Ok(())
 }
@@ -373,9 +390,13 @@ mod tests {
     fn tables_have_a_row_per_operation() {
         let text = tables(None);
         assert_eq!(text.matches("| Mul+Relin").count(), 14 + 4);
-        let comparison = perf::load(&crate::util::project_root().join(perf::DEFAULT_DATA)).unwrap();
+        let comparison = load_all(&parse(&[]).unwrap().data).unwrap().unwrap();
         let text = tables(Some(&comparison));
         assert!(text.contains("| Mul+Relin HPS |"));
-        assert_eq!(measured(&comparison, &set("phantom-16384"), Kind::MulRelin("HPS")), Some((286.0 + 295.0) / 2.0));
+        // BFV: the one round; BGV: the mean of the nine rounds.
+        assert_eq!(measured(&comparison, &set("phantom-16384"), Kind::MulRelin("HPS")), Some(134.0));
+        let bgv = measured(&comparison, &set("65536"), Kind::MulRelin("")).unwrap();
+        assert!((480.0..500.0).contains(&bgv), "{bgv}");
+        assert!(load_all(&parse(&["--no-data".to_string()]).unwrap().data).unwrap().is_none());
     }
 }

@@ -231,7 +231,7 @@ const REDUCE_MIN_BLOCKS: usize = 4;
 /// also keeps `degree * G` within that one wave, with at most 16 limbs a thread. The kernel
 /// reads the phase from L2 and is bound by latency; extra waves only added the partial sums'
 /// merges. H100, ncu: 2^16 x 32 limbs 11.3 us with 4 limbs a thread, 9.2 with 16; 2^15 x 16
-/// limbs 5.2 us with 4, which is one wave there (docs/perf/2026-11-25-h100-decryption-shapes.md).
+/// limbs 5.2 us with 4, which is one wave there (docs/performance.md).
 /// Into mapped host memory more threads were faster (15.2 against 18.4 us at 2^16), so that
 /// output keeps the limbs-only rule.
 #[cfg(feature = "cuda")]

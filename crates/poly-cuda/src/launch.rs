@@ -77,7 +77,7 @@ pub const MEDIUM_CONTIGUOUS_ENV: &str = "POLY_CUDA_NTT_MEDIUM_CONTIGUOUS";
 /// (twice the blocks, four times the threads) took the strided passes there from 4.9 to 3.8 us
 /// (inverse) and from 4.6 to 3.6 us (forward), and at 2^14 x 24 limbs (3 x 2^17 points) from
 /// 5.9 to 5.5 us; at 2^15 x 16 limbs (2^19 points) it was slower, 7.6 against 7.3 us (H100, ncu,
-/// docs/perf/2026-11-25-h100-medium-launches.md).
+/// docs/performance.md).
 pub const DEFAULT_MEDIUM_LAUNCH_POINTS: usize = 3 << 17;
 /// The contiguous pass in radix 4 with blocks of 512 points: at 2^14 x 8 limbs 4.6 to 4.4 us
 /// (inverse), 5.6 to 4.9 us (the decryption's multiply-add pass), at 2^14 x 16 limbs 8.2 to 7.5
@@ -91,7 +91,7 @@ pub const MUL_ADD_MEDIUM_LAUNCH_POINTS_ENV: &str = "POLY_CUDA_NTT_MUL_ADD_MEDIUM
 /// The multiply-add pass takes the medium contiguous shape at every size above the small
 /// launches: it loads three words a point, and with radix 8 its blocks left the SMs at 21%
 /// achieved occupancy (2^15 x 16 limbs). H100, ncu: 11.3 -> 10.0 us at 2^15 x 16 limbs, 35.6 ->
-/// 32.5 us at 2^16 x 32 (docs/perf/2026-11-25-h100-decryption-shapes.md).
+/// 32.5 us at 2^16 x 32 (docs/performance.md).
 pub const DEFAULT_MUL_ADD_MEDIUM_LAUNCH_POINTS: usize = usize::MAX;
 /// Environment variable (a tuning knob for benchmarks): launches of more than
 /// [`SHORT_STRIDED_MIN_POINTS`] and at most this many points (`polys * limbs * N`) run their
@@ -102,7 +102,7 @@ pub const SHORT_STRIDED_LAUNCH_POINTS_ENV: &str = "POLY_CUDA_NTT_SHORT_STRIDED_L
 /// warps an H100 can (ncu). Radix 4 took BGV's decryption there from 19.8 to 19.3 us of kernels
 /// and its Mul+Relin from 137.2 to 136.0 us. Every strided pass of 2^6 points in radix 4 cost
 /// BFV's `phantom-32768` Mul+Relin 1-2% (its extended bases have more limbs), hence at most
-/// 2^19 points (docs/perf/2026-11-27-h100-tiled-decryption.md).
+/// 2^19 points (docs/performance.md).
 pub const DEFAULT_SHORT_STRIDED_LAUNCH_POINTS: usize = 1 << 19;
 /// The radix-4 strided passes above take launches of more than this many points only: below,
 /// at 2^12 over 9-17 limbs, BFV's `phantom-4096` Mul+Relin measured slower with them (66.9 /
@@ -166,7 +166,7 @@ impl NttSchedule {
     /// before): every kernel of `bgv_bench --sets 32768,65536` 1.9% less in all; BGV Mul+Relin
     /// at 2^16 514.8-520.1 -> 508.6-511.1 us, DecryptResident 61.0-64.5 -> 59.5-61.4 us; BFV
     /// Mul+Relin at `phantom-32768` 512-523 -> 501-503 us
-    /// (docs/perf/2026-11-25-h100-swizzle-splits.md).
+    /// (docs/performance.md).
     pub(crate) fn for_log_degree(log_n: u32) -> Result<Self> {
         let single_max = std::env::var(SINGLE_PASS_ENV).ok().and_then(|v| v.parse::<u32>().ok()).unwrap_or(0);
         if let Some((strided, contiguous)) = split_knob(log_n).filter(|_| log_n > single_max) {
@@ -440,7 +440,7 @@ struct LiftKernels {
 const LIFT_KERNELS: [(u32, &str); 2] = [(5, "ntt_inv_lift_strided_5_lr3"), (6, "ntt_inv_lift_strided_6_lr3")];
 /// Largest `log2 N` of the fused lift. H100, DecryptResident: at 2^12 6.0 us of kernels against
 /// 7.2 for the strided pass and the separate reduction; at 2^14 10.7 against 11.4, no faster in
-/// the benchmark; at 2^15 and 2^16 slower (docs/perf/2026-11-24-h100-fused-lift.md).
+/// the benchmark; at 2^15 and 2^16 slower (docs/performance.md).
 const LIFT_MAX_LOG_N: u32 = 12;
 /// `log2` of the points per thread of the fused lift passes.
 const LIFT_LOG_RADIX: u32 = 3;

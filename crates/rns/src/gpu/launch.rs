@@ -38,7 +38,7 @@ pub const MIN_BLOCK_OUTPUTS_ENV: &str = "HEGPU_RNS_MIN_BLOCK_OUTPUTS";
 /// N = 2^15 with 16 output limbs); with 1024 tiles or more, 2048 (two items per thread, half
 /// the blocks reloading the tile). H100, 2026-11-24, same call, against no minimum: BFV
 /// Mul+Relin at 32768 898 -> 692 us, at 65536 hybrid 2124 -> 1971; 4096..16384 within noise
-/// or better (docs/perf/2026-11-24-h100-bgv-keyswitch-eval.md).
+/// or better (docs/performance.md).
 fn min_block_outputs(tiles: usize) -> usize {
     static KNOB: std::sync::OnceLock<Option<usize>> = std::sync::OnceLock::new();
     let knob = *KNOB.get_or_init(|| std::env::var(MIN_BLOCK_OUTPUTS_ENV).ok().and_then(|v| v.parse().ok()));
