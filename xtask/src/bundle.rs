@@ -194,7 +194,7 @@ const RUN_SH: &str = r#"#!/usr/bin/env bash
 # A failing random case prints a `cc <hex>` line: add it to the test's
 # tests/<file>.proptest-regressions in the workspace and commit it to replay it in every run.
 set -uo pipefail
-# On the GPU machine a missing device is a failure, never a skip (poly_cuda::open_device_or_skip).
+# On the GPU machine a missing device is a failure, never a skip (hegpu_test_support::open_device_or_skip).
 export HEGPU_REQUIRE_GPU=1
 
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"

@@ -8,8 +8,8 @@
 //!
 //! Counting skips: a GPU test that finds no device returns early, so libtest reports it as
 //! passed. Each such test appends its name to the file named by `HEGPU_SKIP_LOG`
-//! (`poly_cuda::open_device_or_skip`); [`run_binary`] sets that variable for every binary it
-//! runs and counts those tests as skipped, not passed.
+//! (`hegpu_test_support::open_device_or_skip`); [`run_binary`] sets that variable for every
+//! binary it runs and counts those tests as skipped, not passed.
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::io::{BufRead, BufReader};
@@ -20,8 +20,9 @@ use anyhow::{Context, Result, bail};
 
 use crate::util::{TestTotals, WorkspacePackage, cargo, display, run_capture, section, target_dir, workspace_packages};
 
-/// Packages whose test binaries are not GPU tests.
-pub const NOT_GPU_TEST_PACKAGES: [&str; 2] = ["benches", "hegpu"];
+/// Packages whose test binaries are not GPU tests (the test harness has a `cuda` feature for
+/// the device of the others).
+pub const NOT_GPU_TEST_PACKAGES: [&str; 3] = ["benches", "hegpu", "hegpu-test-support"];
 /// Packages all of whose test binaries are GPU tests (the GPU backend itself).
 pub const ALL_GPU_TEST_PACKAGES: [&str; 1] = ["poly-cuda"];
 /// Elsewhere, an integration test is a GPU test when its name starts with this
@@ -30,7 +31,8 @@ pub const GPU_TEST_PREFIX: &str = "gpu";
 /// The device check (`crates/poly-cuda/tests/device.rs`): run first, with a device required,
 /// by `test-gpu` and `.gpu/run.sh`, which stop when it fails.
 pub const DEVICE_CHECK: &str = "poly-cuda--device";
-/// `poly_cuda::SKIP_LOG_ENV` and `poly_cuda::REQUIRE_GPU_ENV` (xtask does not link poly-cuda).
+/// `hegpu_test_support::SKIP_LOG_ENV` and `hegpu_test_support::REQUIRE_GPU_ENV` (xtask does not
+/// link the test harness).
 pub const SKIP_LOG_ENV: &str = "HEGPU_SKIP_LOG";
 pub const REQUIRE_GPU_ENV: &str = "HEGPU_REQUIRE_GPU";
 

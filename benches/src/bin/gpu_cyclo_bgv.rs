@@ -106,7 +106,7 @@ fn main() -> ExitCode {
 
 fn run() -> BoxResult<bool> {
     let o = options()?;
-    let Some(device) = poly_cuda::open_device_or_skip(0)? else {
+    let Some(device) = hegpu_test_support::open_device_or_skip(0)? else {
         println!("no GPU: nothing to measure");
         return Ok(true);
     };

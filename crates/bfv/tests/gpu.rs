@@ -1,15 +1,14 @@
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 //! GPU against CPU, bit for bit: with the same seeds, keys, ciphertexts and every evaluated
 //! ciphertext are equal on both backends, for fixed cases and random ones (proptest over the
-//! batching presets up to `N = 2^14`, variants, transforms and seeds; `poly-cuda/tests/common/gpu_cases.rs`);
+//! batching presets up to `N = 2^14`, variants, transforms and seeds; `hegpu_test_support::gpu_cases`);
 //! random circuits of every preset's depth and the squaring chains behind the documented depths.
 //! Needs feature `cuda`; skips, saying so, when no device is found.
 
 #[cfg(feature = "cuda")]
 mod common;
 #[cfg(feature = "cuda")]
-#[path = "../../poly-cuda/tests/common/gpu_cases.rs"]
-mod gpu_cases;
+use hegpu_test_support::gpu_cases;
 
 #[cfg(feature = "cuda")]
 mod on_device {
@@ -21,7 +20,7 @@ mod on_device {
     use crate::common::{COMBINATIONS, preset_params, run_circuit, squaring_chain};
     use crate::gpu_cases::{self, Regressions};
 
-    /// Committed failing cases of this file's random tests (see `gpu_cases.rs`).
+    /// Committed failing cases of this file's random tests (see `gpu_cases`).
     const REGRESSIONS: Regressions = Regressions { text: include_str!("gpu.proptest-regressions"), source: file!() };
 
     /// The seed `[byte; 32]` with `salt`'s bytes xored in (salt 0: `[byte; 32]`).

@@ -3,12 +3,16 @@
 //! across refactors. Needs feature `cuda`; skips, saying so, when no device is found.
 #![cfg(feature = "cuda")]
 
-#[path = "common/golden.rs"]
-mod golden;
+// tests/common/golden.rs alone, without the rest of the shared test code (tests/common/mod.rs).
+mod common {
+    pub mod golden;
+}
+
+use common::golden;
 
 #[test]
 fn gpu_golden_vectors_are_unchanged() {
-    let device = match poly_cuda::open_device_or_skip(0) {
+    let device = match hegpu_test_support::open_device_or_skip(0) {
         Ok(Some(device)) => device,
         Ok(None) => return,
         Err(error) => panic!("the GPU tests cannot run: {error}"),

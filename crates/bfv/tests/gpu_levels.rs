@@ -3,12 +3,16 @@
 //! saying so, when no device is found.
 #![cfg(feature = "cuda")]
 
-#[path = "common/levels.rs"]
-mod levels;
+// tests/common/levels.rs alone, without the rest of the shared test code (tests/common/mod.rs).
+mod common {
+    pub mod levels;
+}
+
+use common::levels;
 
 #[test]
 fn gpu_mod_switching_equals_the_cpu() {
-    let device = match poly_cuda::open_device_or_skip(0) {
+    let device = match hegpu_test_support::open_device_or_skip(0) {
         Ok(Some(device)) => device,
         Ok(None) => return,
         Err(error) => panic!("the GPU tests cannot run: {error}"),

@@ -11,8 +11,7 @@
 //! `cuda`; skips, saying so, when no device is found.
 
 #[cfg(feature = "cuda")]
-#[path = "../../poly-cuda/tests/common/gpu_cases.rs"]
-mod gpu_cases;
+use hegpu_test_support::gpu_cases;
 
 #[cfg(feature = "cuda")]
 mod on_device {

@@ -4,14 +4,13 @@
 //! moduli (the Gentry-Halevi size included), batched modular products, products by a factor
 //! transformed once, limbs downloaded in parts, reusable product plans (CUDA graphs, every
 //! cut of the transform into groups of stages), and rejected inputs.
-//! Random cases are proptest's (`poly-cuda/tests/common/gpu_cases.rs`).
+//! Random cases are proptest's (`hegpu_test_support::gpu_cases`).
 //!
 //! Skips, saying why, when there is no CUDA driver or device.
 #![cfg(feature = "cuda")]
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
-#[path = "../../poly-cuda/tests/common/gpu_cases.rs"]
-mod gpu_cases;
+use hegpu_test_support::gpu_cases;
 
 use bigint::gpu::{GpuBigInt, ProductOptions};
 use bigint::{BarrettModulus, BigIntError, BigNat};

@@ -11,8 +11,7 @@
 //! secure). Needs feature `cuda`; skips, saying so, without a device.
 
 #[cfg(feature = "cuda")]
-#[path = "../../poly-cuda/tests/common/gpu_cases.rs"]
-mod gpu_cases;
+use hegpu_test_support::gpu_cases;
 
 /// `m = 1023`, three primes (`phi(m) = 600`: decryption pads its rows to 1024).
 #[cfg(feature = "cuda")]

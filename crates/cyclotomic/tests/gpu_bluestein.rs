@@ -5,8 +5,7 @@
 //! inputs and the edges 0 and `p - 1`. Needs feature `cuda`; skips, saying so, without a device.
 
 #[cfg(feature = "cuda")]
-#[path = "../../poly-cuda/tests/common/gpu_cases.rs"]
-mod gpu_cases;
+use hegpu_test_support::gpu_cases;
 
 #[cfg(feature = "cuda")]
 #[test]

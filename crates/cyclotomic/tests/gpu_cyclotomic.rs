@@ -9,8 +9,7 @@
 //! skips, saying so, without a device.
 
 #[cfg(feature = "cuda")]
-#[path = "../../poly-cuda/tests/common/gpu_cases.rs"]
-mod gpu_cases;
+use hegpu_test_support::gpu_cases;
 
 #[cfg(feature = "cuda")]
 #[test]

@@ -7,8 +7,7 @@
 #![cfg(feature = "cuda")]
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
-#[path = "../../poly-cuda/tests/common/gpu_cases.rs"]
-mod gpu_cases;
+use hegpu_test_support::gpu_cases;
 
 use gh::gpu::GpuGh;
 use gh::{GhError, GhParams, RecryptParams, keygen, recrypt_keygen};

@@ -461,48 +461,6 @@ fn keep_pool_memory(context: &Arc<CudaContext>) -> Result<()> {
     .map_err(|e| GpuError::driver("cuMemPoolSetAttribute", e))
 }
 
-/// Environment variable that turns "no GPU here" into an error for [`open_device_or_skip`]:
-/// set it (to anything but `0`) on a GPU machine, so that GPU tests that cannot find the
-/// device fail instead of skipping. `.gpu/run.sh` and `cargo xtask test-gpu` set it.
-pub const REQUIRE_GPU_ENV: &str = "HEGPU_REQUIRE_GPU";
-
-/// Environment variable naming a file to which [`open_device_or_skip`] appends one line per
-/// skip: the name of the current thread, which libtest names after the running test. This is
-/// how `cargo xtask test` counts a GPU test that found no device as skipped, not passed.
-pub const SKIP_LOG_ENV: &str = "HEGPU_SKIP_LOG";
-
-/// Opens device `ordinal` for tests and benchmarks that must run anywhere: `Ok(None)` (after
-/// printing why to stderr, and recording the skip in [`SKIP_LOG_ENV`]'s file when that is
-/// set) only when the machine has no CUDA driver or the driver reports no device, and
-/// [`REQUIRE_GPU_ENV`] is not set. Every other failure to open a device (driver too old,
-/// device busy, out of memory, no such ordinal) is an error, as is a missing device when
-/// [`REQUIRE_GPU_ENV`] is set: a broken GPU machine must not look like one without a GPU.
-pub fn open_device_or_skip(ordinal: usize) -> Result<Option<Arc<GpuDevice>>> {
-    let required = std::env::var(REQUIRE_GPU_ENV).is_ok_and(|v| !v.is_empty() && v != "0");
-    match GpuDevice::new(ordinal) {
-        Ok(device) => Ok(Some(device)),
-        Err(error @ (GpuError::DriverNotLoadable | GpuError::NoDevice { .. })) if !required => {
-            let current = std::thread::current();
-            let name = current.name().unwrap_or("unnamed thread");
-            eprintln!("skipped {name}: no CUDA device: {error} (set {REQUIRE_GPU_ENV}=1 to make this an error)");
-            record_skip(name)?;
-            Ok(None)
-        }
-        Err(error) => Err(error),
-    }
-}
-
-/// Appends `name` and a newline to the file named by [`SKIP_LOG_ENV`], if set. One `write` of
-/// a short line to a file opened for appending: lines of parallel tests do not interleave.
-fn record_skip(name: &str) -> Result<()> {
-    use std::io::Write;
-    let Some(path) = std::env::var_os(SKIP_LOG_ENV) else { return Ok(()) };
-    let failed =
-        |e: std::io::Error| GpuError::SkipLog { path: path.to_string_lossy().into_owned(), reason: e.to_string() };
-    let mut file = std::fs::OpenOptions::new().create(true).append(true).open(&path).map_err(failed)?;
-    file.write_all(format!("{name}\n").as_bytes()).map_err(failed)
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;

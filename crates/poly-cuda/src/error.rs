@@ -21,9 +21,6 @@ pub enum GpuError {
     /// compute mode, out of memory, ...): the driver's message says which.
     #[error("CUDA device {ordinal} could not be used: {reason}")]
     DeviceUnusable { ordinal: usize, reason: String },
-    /// A skipped GPU test could not be recorded in the skip log (`HEGPU_SKIP_LOG`).
-    #[error("could not record a skipped GPU test in {path}: {reason}")]
-    SkipLog { path: String, reason: String },
     /// A device allocation failed for lack of memory.
     #[error("out of device memory allocating {bytes} bytes")]
     OutOfMemory { bytes: usize },

@@ -65,10 +65,7 @@ pub use centered_lift::{CenteredLift, LIFT_MAX_T_BITS, LiftFinish};
 #[cfg(feature = "cuda")]
 pub use context::GpuContext;
 #[cfg(feature = "cuda")]
-pub use device::{
-    DeviceStreams, GpuDevice, REQUIRE_GPU_ENV, SKIP_LOG_ENV, STAGING_MAX_WORDS, device_count, driver_available,
-    open_device_or_skip,
-};
+pub use device::{DeviceStreams, GpuDevice, STAGING_MAX_WORDS, device_count, driver_available};
 #[cfg(feature = "cuda")]
 pub use device_poly::{DevicePoly, DevicePolyBatch};
 #[cfg(feature = "cuda")]

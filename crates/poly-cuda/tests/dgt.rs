@@ -1,6 +1,6 @@
 //! GPU DGT and hierarchical DGT against the CPU reference (`poly::dgt::DgtPlan`,
 //! `poly::hdgt::HdgtPlan`), bit-exact: forward, inverse, round trips and the Gaussian
-//! evaluation-domain product: random cases (proptest, `common/gpu_cases.rs`: degrees 2^3..2^17,
+//! evaluation-domain product: random cases (proptest, `common::gpu_cases`: degrees 2^3..2^17,
 //! 1..64 limbs, prime sizes, plans and splits, batches, data) and fixed ones (every degree, every
 //! HDGT split the kernels accept, small shapes of every kernel); errors for bad input.
 //! Skips, saying why, when there is no CUDA driver or device.
@@ -197,7 +197,7 @@ fn every_split_matches_cpu() {
     }
 }
 
-/// Committed failing cases of this file's random tests (see `common/gpu_cases.rs`).
+/// Committed failing cases of this file's random tests (see `common::gpu_cases`).
 const REGRESSIONS: Regressions = Regressions { text: include_str!("dgt.proptest-regressions"), source: file!() };
 
 /// How a random case builds its GPU plan: the flat/default schedule of a DGT plan, the HDGT's

@@ -1,5 +1,5 @@
 //! GPU element-wise operations, automorphisms and the `Backend` implementation against the
-//! CPU reference, bit-exact, on fixed shapes and random ones (proptest, `common/gpu_cases.rs`);
+//! CPU reference, bit-exact, on fixed shapes and random ones (proptest, `common::gpu_cases`);
 //! errors for bad input. Skips, saying why, without a CUDA device.
 #![cfg(feature = "cuda")]
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
@@ -166,7 +166,7 @@ fn gaussian_products_match_cpu_in_dgt_contexts() {
     }
 }
 
-/// Committed failing cases of this file's random tests (see `common/gpu_cases.rs`).
+/// Committed failing cases of this file's random tests (see `common::gpu_cases`).
 const REGRESSIONS: Regressions =
     Regressions { text: include_str!("elementwise.proptest-regressions"), source: file!() };
 

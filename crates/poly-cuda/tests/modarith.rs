@@ -1,6 +1,6 @@
 //! Every helper of `kernels/include/modarith.cuh` against its `modarith::Modulus` namesake on
 //! random inputs (kernel `modarith_test` in `kernels/modarith_test.cu`), for fixed primes and
-//! random ones (proptest, `common/gpu_cases.rs`). Skips, saying why,
+//! random ones (proptest, `common::gpu_cases`). Skips, saying why,
 //! without a CUDA device.
 #![cfg(feature = "cuda")]
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
@@ -165,7 +165,7 @@ fn device_helpers_match_modarith() {
     }
 }
 
-/// Committed failing cases of this file's random tests (see `common/gpu_cases.rs`).
+/// Committed failing cases of this file's random tests (see `common::gpu_cases`).
 const REGRESSIONS: Regressions = Regressions { text: include_str!("modarith.proptest-regressions"), source: file!() };
 
 /// 16 random primes of 2 to 62 bits (the first prime at or above a random value of that size).

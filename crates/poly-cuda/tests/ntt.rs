@@ -1,5 +1,5 @@
 //! GPU NTT against the CPU reference (`poly`'s `Poly::forward` / `Poly::inverse`), bit-exact:
-//! random cases (proptest, `common/gpu_cases.rs`: degrees 2^10..2^17, 1..64 limbs, prime sizes,
+//! random cases (proptest, `common::gpu_cases`: degrees 2^10..2^17, 1..64 limbs, prime sizes,
 //! data) and fixed edge cases (every degree, the largest shapes and primes); the same for the
 //! fused entry points `DevicePoly::forward_to_new`, `DevicePoly::inverse_to_new`, `DevicePoly::inverse_of_product`,
 //! `DevicePoly::inverse_of_mul_add` and `DevicePoly::inverse_of_mul_add_scaled` (and their DGT fallbacks). Skips,
@@ -62,7 +62,7 @@ fn every_degree_matches_cpu() {
     }
 }
 
-/// Committed failing cases of this file's random tests (see `common/gpu_cases.rs`).
+/// Committed failing cases of this file's random tests (see `common::gpu_cases`).
 const REGRESSIONS: Regressions = Regressions { text: include_str!("ntt.proptest-regressions"), source: file!() };
 
 /// A random ring shape: `(log N, limbs, prime bits, data seed)` with `N = 2^10..2^17`, at most

@@ -1,6 +1,6 @@
 //! Device sampling against the CPU reference (`poly::sampling`), bit-exact: the device ChaCha20
 //! block function against RFC 8439 and `poly::sampling::chacha20_block`, and every distribution
-//! over fixed shapes and random ones (proptest, `common/gpu_cases.rs`: degrees 2^10..2^17, 1..64
+//! over fixed shapes and random ones (proptest, `common::gpu_cases`: degrees 2^10..2^17, 1..64
 //! limbs, prime sizes, transforms, seeds and polynomial indices). Skips, saying
 //! why, when there is no CUDA driver or device.
 #![cfg(feature = "cuda")]
@@ -136,7 +136,7 @@ fn cbd_matches_cpu() {
     });
 }
 
-/// Committed failing cases of this file's random tests (see `common/gpu_cases.rs`).
+/// Committed failing cases of this file's random tests (see `common::gpu_cases`).
 const REGRESSIONS: Regressions = Regressions { text: include_str!("sampling.proptest-regressions"), source: file!() };
 
 /// 16 random cases of every distribution: `N = 2^10..2^17` (at most 2^21 values), prime sizes,

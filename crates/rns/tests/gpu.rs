@@ -1,7 +1,7 @@
 //! The GPU RNS operations (`rns::gpu`) against the CPU code of this crate, word for word:
 //! fast, exact and Shenoy-Kumaresan conversions, every BEHZ and HPS step, ModUp (both
 //! extensions, every digit, several digit sizes) and ModDown, over random parameter sets drawn
-//! by proptest (`poly-cuda/tests/common/gpu_cases.rs`; N = 2^10 .. 2^16, 1 .. 32 primes of
+//! by proptest (`hegpu_test_support::gpu_cases`; N = 2^10 .. 2^16, 1 .. 32 primes of
 //! 20 .. 62 bits, random plaintext moduli, digit sizes, transforms, extensions) and fixed edge
 //! shapes (degrees that are not multiples of the kernels' tile, sources of up to 200 primes), random
 //! inputs, inputs with extreme residues and inputs inside the fixed-point windows. Then the
@@ -16,8 +16,7 @@
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
 mod common;
-#[path = "../../poly-cuda/tests/common/gpu_cases.rs"]
-mod gpu_cases;
+use hegpu_test_support::gpu_cases;
 
 use std::sync::Arc;
 
@@ -34,7 +33,7 @@ use rand::{Rng, SeedableRng};
 use rns::gpu::{GpuBaseConverter, GpuBehz, GpuDecryption, GpuHps, GpuKeySwitch, GpuRnsError, GpuShenoyKumaresan};
 use rns::{BaseConverter, BehzContext, Extension, HpsContext, KeySwitchContext, RnsBase, RnsError, ShenoyKumaresan};
 
-/// Committed failing cases of this file's random tests (see `gpu_cases.rs`).
+/// Committed failing cases of this file's random tests (see `gpu_cases`).
 const REGRESSIONS: Regressions = Regressions { text: include_str!("gpu.proptest-regressions"), source: file!() };
 
 fn upload(device: &GpuDevice, values: &[u64]) -> CudaSlice<u64> {

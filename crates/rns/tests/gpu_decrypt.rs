@@ -4,15 +4,14 @@
 //! `decrypt_poly` of the sum `[a + b]_q`, word for word, over random degrees, prime counts,
 //! plaintext moduli and inputs (random, and sums that wrap past `q_i` in every limb); the
 //! staged download (`GpuDevice::download_words`) against the pageable one; and rejected
-//! inputs of the wrong ring. The random cases are proptest's (`poly-cuda/tests/common/gpu_cases.rs`).
+//! inputs of the wrong ring. The random cases are proptest's (`hegpu_test_support::gpu_cases`).
 //!
 //! Skips, saying why, when there is no CUDA driver or device.
 #![cfg(feature = "cuda")]
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
 mod common;
-#[path = "../../poly-cuda/tests/common/gpu_cases.rs"]
-mod gpu_cases;
+use hegpu_test_support::gpu_cases;
 
 use std::sync::Arc;
 
@@ -27,7 +26,7 @@ use rand::{Rng, SeedableRng};
 use rns::gpu::{GpuBehz, GpuDecryption, GpuHps, GpuRnsError};
 use rns::{BehzContext, HpsContext, RnsBase, RnsError};
 
-/// Committed failing cases of this file's random tests (see `gpu_cases.rs`).
+/// Committed failing cases of this file's random tests (see `gpu_cases`).
 const REGRESSIONS: Regressions =
     Regressions { text: include_str!("gpu_decrypt.proptest-regressions"), source: file!() };
 

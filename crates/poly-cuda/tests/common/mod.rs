@@ -1,6 +1,8 @@
 //! Shared helpers of the GPU tests: the device (or why there is none) and random cases
-//! (`gpu_cases.rs`, shared with `rns` and `bfv`), random rings and polynomials.
-#![allow(dead_code)]
+//! (`hegpu_test_support::gpu_cases`, shared with the other crates), random rings and
+//! polynomials.
+// Each test binary uses some of these.
+#![allow(dead_code, unused_imports)]
 
 use std::sync::Arc;
 
@@ -8,9 +10,8 @@ use poly::{Poly, Representation, RingContext, TransformKind};
 use rand::rngs::StdRng;
 use rand::{Rng, SeedableRng};
 
-pub mod gpu_cases;
-
-pub use gpu_cases::device;
+pub use hegpu_test_support::gpu_cases;
+pub use hegpu_test_support::gpu_cases::device;
 
 /// A ring of degree `2^log_n` with `limbs` distinct NTT primes of `bits` bits.
 pub fn ring(log_n: u32, limbs: usize, bits: u32, transform: TransformKind) -> Arc<RingContext> {

@@ -1,10 +1,11 @@
-//! The device of the GPU tests, and random GPU-against-CPU cases through proptest; shared by
-//! the GPU tests of `poly-cuda`, `rns` and `bfv` (the other crates include this file by path).
+//! The device of the GPU tests, and random GPU-against-CPU cases through proptest, for the
+//! GPU tests of every crate.
 //!
-//! [`device`] opens the device once per test binary. Without one (no driver, or the driver
-//! reports no device) each test that asks for it is skipped: `poly_cuda::open_device_or_skip`
-//! prints why and records the test in `HEGPU_SKIP_LOG`, which is how `cargo xtask test` counts
-//! it as skipped rather than passed. Every other failure to open the device fails the test.
+//! `device` (feature `cuda`) opens the device once per test binary. Without one (no driver,
+//! or the driver reports no device) each test that asks for it is skipped:
+//! [`open_device_or_skip`](crate::open_device_or_skip) prints why and records the test in
+//! the skip log, which is how `cargo xtask test` counts it as skipped rather than passed.
+//! Every other failure to open the device fails the test.
 //!
 //! [`check`] runs a stated number of cases drawn from a strategy over the parameters (degrees,
 //! limb counts, prime sizes, variants, transforms, data seeds). Per test it prints one line,
@@ -20,12 +21,15 @@
 //!   `tests/<file>.proptest-regressions` itself; elsewhere (a bundle on a GPU machine) copy
 //!   the printed line into that file. Committed, the line is replayed before the random cases
 //!   by every later run, bundled binaries included: the file is compiled in.
-#![allow(dead_code)]
+// A failing case, a bad regression line or a missing device fails the test: by panicking.
+#![allow(clippy::panic)]
 
 use std::any::Any;
 use std::fmt::Debug;
+#[cfg(feature = "cuda")]
 use std::sync::{Arc, Mutex, PoisonError};
 
+#[cfg(feature = "cuda")]
 use poly_cuda::{GpuDevice, GpuError};
 
 use proptest::strategy::Strategy;
@@ -35,20 +39,21 @@ use proptest::test_runner::{
 
 /// The device every test of this binary shares, or `None` when this test is skipped (see the
 /// module documentation). Opened under a lock, so that parallel tests create one context.
+#[cfg(feature = "cuda")]
 pub fn device() -> Option<Arc<GpuDevice>> {
     static DEVICE: Mutex<Option<Arc<GpuDevice>>> = Mutex::new(None);
     let mut slot = DEVICE.lock().unwrap_or_else(PoisonError::into_inner);
     if let Some(device) = slot.as_ref() {
         return Some(Arc::clone(device));
     }
-    match poly_cuda::open_device_or_skip(0) {
+    match crate::open_device_or_skip(0) {
         Ok(Some(device)) => {
             *slot = Some(Arc::clone(&device));
             Some(device)
         }
         Ok(None) => None,
-        Err(error @ (GpuError::DriverNotLoadable | GpuError::NoDevice { .. })) => {
-            panic!("GPU tests need the CUDA device ({} is set): {error}", poly_cuda::REQUIRE_GPU_ENV)
+        Err(crate::DeviceError::Gpu(error @ (GpuError::DriverNotLoadable | GpuError::NoDevice { .. }))) => {
+            panic!("GPU tests need the CUDA device ({} is set): {error}", crate::REQUIRE_GPU_ENV)
         }
         Err(error) => panic!("GPU tests need the CUDA device, which could not be opened: {error}"),
     }
@@ -179,5 +184,20 @@ impl FailurePersistence for Committed {
 
     fn as_any(&self) -> &dyn Any {
         self
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn committed_regressions_skip_comments_and_blank_lines() {
+        let text =
+            "# a comment\n\ncc 0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef # shrinks to x\n";
+        let regressions = Regressions { text, source: "crates/x/tests/gpu.rs" };
+        assert_eq!(regressions.seeds().len(), 1);
+        assert_eq!(regressions.file(), "crates/x/tests/gpu.proptest-regressions");
+        assert!(Regressions { text: "# none\n", source: "t.rs" }.seeds().is_empty());
     }
 }
