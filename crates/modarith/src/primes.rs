@@ -214,7 +214,7 @@ mod tests {
                 }
             }
         }
-        for (a, m) in [(3u64, u64::MAX), (u64::MAX - 1, u64::MAX), (65_537, 1 << 62)] {
+        for (a, m) in [(2u64, u64::MAX), (u64::MAX - 1, u64::MAX), (65_537, 1 << 62)] {
             let x = inverse_mod(a, m).unwrap();
             assert_eq!(u128::from(a) * u128::from(x) % u128::from(m), 1);
         }

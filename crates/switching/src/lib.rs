@@ -24,12 +24,12 @@
 //! use scheme_switching::SchemeSwitching;
 //!
 //! # fn main() -> Result<(), rlwe::RlweError> {
-//! let bgv_params = BgvParametersBuilder::new(4096)
-//!     .ciphertext_moduli_bits(&[55, 55, 55])
-//!     .special_moduli_bits(&[58])
+//! let bgv_params = BgvParametersBuilder::new(8192)
+//!     .ciphertext_moduli_bits(&[50, 50, 50])
+//!     .special_moduli_bits(&[55])
 //!     .plaintext_modulus(65537)
 //!     .build()?;
-//! let bfv_params = bfv::BfvParametersBuilder::new(4096)
+//! let bfv_params = bfv::BfvParametersBuilder::new(8192)
 //!     .ciphertext_moduli(bgv_params.ciphertext_moduli())
 //!     .special_moduli(bgv_params.special_moduli())
 //!     .plaintext_modulus(65537)

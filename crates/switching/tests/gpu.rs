@@ -9,8 +9,7 @@
 #[cfg(feature = "cuda")]
 mod common;
 #[cfg(feature = "cuda")]
-#[path = "../../poly-cuda/tests/common/gpu_cases.rs"]
-mod gpu_cases;
+use hegpu_test_support::gpu_cases;
 
 #[cfg(feature = "cuda")]
 mod on_device {
