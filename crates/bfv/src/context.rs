@@ -47,11 +47,12 @@ pub struct BfvContext<B: BfvBackend> {
     /// `t` is a prime `= 1 mod 2N`.
     pub(crate) ring_t: Option<B::Context>,
     /// `floor(q / t) mod q_i` (with Shoup companions), `q mod t` and `t`: the plaintext scaling.
-    scaling: PlaintextScaling,
+    pub(crate) scaling: PlaintextScaling,
     /// The multiplication's tables as the backend uses them (prepared once).
     pub(crate) mul: B::MulTables,
-    /// Decryption's tables of the levels below the top, made on first use (levels.rs).
-    pub(crate) level_decryption: Vec<std::sync::OnceLock<crate::levels::LevelDecryption<B>>>,
+    /// The constants of the levels below the top (multiplication and decryption tables, the
+    /// tensor product's ring, the plaintext scaling), made on first use (levels.rs).
+    pub(crate) level_decryption: Vec<std::sync::OnceLock<crate::levels::LevelTables<B>>>,
 }
 
 impl<B: BfvBackend> fmt::Debug for BfvContext<B> {
@@ -73,12 +74,7 @@ impl<B: BfvBackend> BfvContext<B> {
         } else {
             None
         };
-        let q = params.ciphertext_modulus();
-        let t = params.plaintext_modulus();
-        let floor_q_over_t = q / t;
-        let delta: Vec<u64> =
-            params.ring_q().moduli().iter().map(|m| biguint_mod(&floor_q_over_t, m.value())).collect();
-        let scaling = PlaintextScaling::new(params.ring_q().moduli(), &delta, biguint_mod(q, t), t)?;
+        let scaling = plaintext_scaling(params.ring_q().moduli(), params.ciphertext_moduli(), t)?;
         let mul = backend.prepare_mul(params.multiplication_tables())?;
         let level_decryption = (0..params.ciphertext_moduli().len()).map(|_| std::sync::OnceLock::new()).collect();
         Ok(Self { backend, params: Arc::clone(params), core, ring_mul, ring_t, scaling, mul, level_decryption })
@@ -119,15 +115,10 @@ impl<B: BfvBackend> BfvContext<B> {
         self.params.ciphertext_moduli().len() - 1
     }
 
-    /// Errors unless `ciphertext` belongs to these parameters ([`BfvError::ParameterMismatch`])
-    /// and is at the top level ([`BfvError::LevelMismatch`]): what the operations that work
-    /// at the top level only ask.
-    pub(crate) fn check_ciphertext(&self, ciphertext: &Ciphertext<B>, operation: &'static str) -> Result<()> {
-        self.check(&ciphertext.params, "ciphertext")?;
-        if ciphertext.level != self.top_level() {
-            return Err(BfvError::LevelMismatch { operation, expected: self.top_level(), actual: ciphertext.level });
-        }
-        Ok(())
+    /// Errors with [`BfvError::ParameterMismatch`] unless `ciphertext` belongs to these
+    /// parameters (at any level of their chain).
+    pub(crate) fn check_ciphertext(&self, ciphertext: &Ciphertext<B>) -> Result<()> {
+        self.check(&ciphertext.params, "ciphertext")
     }
 
     /// Errors with [`BfvError::LevelMismatch`] unless `a` and `b` are at the same level.
@@ -144,10 +135,15 @@ impl<B: BfvBackend> BfvContext<B> {
         self.core.check(other, what)
     }
 
-    /// The plaintext `words` as a polynomial over `q` on the backend, by `embedding`
-    /// ([`rlwe::PlaintextBackend::embed_plaintext`] with this context's scaling constants).
-    pub(crate) fn embed(&self, embedding: PlaintextEmbedding, words: PlaintextWords<'_, B>) -> Result<B::Poly<Coeff>> {
-        self.backend.embed_plaintext(self.core.ring_q(), &self.scaling, embedding, words)
+    /// The plaintext `words` as a polynomial over `q_l` (`l = level`) on the backend, by
+    /// `embedding` ([`rlwe::PlaintextBackend::embed_plaintext`] with the level's scaling).
+    pub(crate) fn embed(
+        &self,
+        level: usize,
+        embedding: PlaintextEmbedding,
+        words: PlaintextWords<'_, B>,
+    ) -> Result<B::Poly<Coeff>> {
+        self.backend.embed_plaintext(self.core.context_at_level(level)?, self.scaling_at(level)?, embedding, words)
     }
 
     /// Copies `ciphertext` to the host: its polynomials over `q`, coefficient representation.
@@ -226,6 +222,15 @@ impl<B: BfvBackend> BfvContext<B> {
     ) -> Result<Option<KeySetId>> {
         KeySetId::combine(first, second, what)
     }
+}
+
+/// BFV's plaintext scaling over the primes `primes` (those of `q_l`; `moduli` holds at least
+/// as many, in the same order): `floor(q_l / t) mod q_i`, `q_l mod t`.
+pub(crate) fn plaintext_scaling(moduli: &[modarith::Modulus], primes: &[u64], t: u64) -> Result<PlaintextScaling> {
+    let q: BigUint = primes.iter().map(|&p| BigUint::from(p)).product();
+    let floor_q_over_t = &q / t;
+    let delta: Vec<u64> = primes.iter().map(|&p| biguint_mod(&floor_q_over_t, p)).collect();
+    PlaintextScaling::new(&moduli[..primes.len().min(moduli.len())], &delta, biguint_mod(&q, t), t)
 }
 
 /// `x mod m`.

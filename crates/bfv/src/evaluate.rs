@@ -1,5 +1,7 @@
 //! Homomorphic evaluation: additions, plaintext operations, multiplication (BEHZ or HPS, as
-//! the parameters say) and relinearization by key switching with special primes.
+//! the parameters say) and relinearization by key switching with special primes, at every
+//! level of the modulus chain (a level's tables, rings and key digits are made on first use;
+//! binary operations take operands of one level).
 
 use std::sync::Arc;
 
@@ -102,8 +104,8 @@ impl<B: BfvBackend> BfvContext<B> {
         plaintext: &impl PlaintextOperand<B>,
         subtract: bool,
     ) -> Result<Ciphertext<B>> {
-        self.check_ciphertext(a, "plaintext addition")?;
-        let scaled = plaintext.scaled_on(self)?;
+        self.check_ciphertext(a)?;
+        let scaled = plaintext.scaled_on(self, a.level)?;
         let mut out = self.duplicate(a)?;
         let c0 = out.polys.first_mut().ok_or(BfvError::InvalidCiphertextSize {
             operation: "plaintext addition",
@@ -121,26 +123,29 @@ impl<B: BfvBackend> BfvContext<B> {
     /// `a * m` for a plaintext `m`, lifted to `(-t/2, t/2]`: every `c_i` times `m` in `R_q`.
     /// The noise grows by a factor of about `N t / 2` at worst (less for sparse or small `m`).
     pub fn mul_plain(&self, a: &Ciphertext<B>, plaintext: &impl PlaintextOperand<B>) -> Result<Ciphertext<B>> {
-        self.check_ciphertext(a, "mul_plain")?;
-        let m = plaintext.lifted_on(self)?;
+        self.check_ciphertext(a)?;
+        let m = plaintext.lifted_on(self, a.level)?;
         let backend = &self.backend;
         let polys = a
             .polys
             .iter()
             .map(|c| backend.inverse_of_product(backend.forward_copy(c)?, &m))
             .collect::<Result<Vec<_>>>()?;
-        Ok(Ciphertext { params: Arc::clone(&self.params), polys, level: self.top_level(), key_set: a.key_set })
+        Ok(Ciphertext { params: Arc::clone(&self.params), polys, level: a.level, key_set: a.key_set })
     }
 
     /// The product step of [`mul`](Self::mul) and [`square`](Self::square) (`b = None`): the
-    /// tensor product over `q` and the variant's auxiliary base, scaled by `t/q` back to `q`.
+    /// tensor product over `q_l` and the variant's auxiliary base for it, scaled by `t/q_l`
+    /// back to `q_l` (`l = level`; the tables and ring of a level below the top are made on
+    /// its first product).
     fn tensor_and_scale(
         &self,
         a: [&B::Poly<Coeff>; 2],
         b: Option<[&B::Poly<Coeff>; 2]>,
+        level: usize,
     ) -> Result<[B::Poly<Coeff>; 3]> {
-        let tables = self.params.multiplication_tables();
-        self.backend.tensor_and_scale(tables, &self.mul, a, b, &self.ring_mul, self.core.ring_q())
+        let (tables, prepared, ring_mul) = self.multiplication_at(level)?;
+        self.backend.tensor_and_scale(tables, prepared, a, b, ring_mul, self.core.context_at_level(level)?)
     }
 
     /// The product of two ciphertexts of size 2, of size 3 (relinearize it with
@@ -148,21 +153,23 @@ impl<B: BfvBackend> BfvContext<B> {
     /// variant's auxiliary base, scaled by `t/q` back to `q` (HPS: exact extension and
     /// rounding; BEHZ: fast extension with the `m~` correction, fast floor, Shenoy-Kumaresan).
     pub fn mul(&self, a: &Ciphertext<B>, b: &Ciphertext<B>) -> Result<Ciphertext<B>> {
-        self.check_ciphertext(a, "multiplication")?;
-        self.check_ciphertext(b, "multiplication")?;
+        self.check_ciphertext(a)?;
+        self.check_ciphertext(b)?;
+        self.check_same_level(a, b, "multiplication")?;
         self.check_size(a, "multiplication", "2", a.polys.len() == 2)?;
         self.check_size(b, "multiplication", "2", b.polys.len() == 2)?;
         let key_set = Self::key_set_of(a.key_set, b.key_set, "ciphertext")?;
-        let polys = self.tensor_and_scale([&a.polys[0], &a.polys[1]], Some([&b.polys[0], &b.polys[1]]))?.into();
-        Ok(Ciphertext { params: Arc::clone(&self.params), polys, level: self.top_level(), key_set })
+        let polys =
+            self.tensor_and_scale([&a.polys[0], &a.polys[1]], Some([&b.polys[0], &b.polys[1]]), a.level)?.into();
+        Ok(Ciphertext { params: Arc::clone(&self.params), polys, level: a.level, key_set })
     }
 
     /// `a * a` for a ciphertext of size 2 (three transforms fewer than [`mul`](Self::mul)).
     pub fn square(&self, a: &Ciphertext<B>) -> Result<Ciphertext<B>> {
-        self.check_ciphertext(a, "squaring")?;
+        self.check_ciphertext(a)?;
         self.check_size(a, "squaring", "2", a.polys.len() == 2)?;
-        let polys = self.tensor_and_scale([&a.polys[0], &a.polys[1]], None)?.into();
-        Ok(Ciphertext { params: Arc::clone(&self.params), polys, level: self.top_level(), key_set: a.key_set })
+        let polys = self.tensor_and_scale([&a.polys[0], &a.polys[1]], None, a.level)?.into();
+        Ok(Ciphertext { params: Arc::clone(&self.params), polys, level: a.level, key_set: a.key_set })
     }
 
     /// Relinearizes a ciphertext of size 3 to size 2 by key switching `c_2` from `s^2` to `s`:
@@ -173,15 +180,15 @@ impl<B: BfvBackend> BfvContext<B> {
     /// switching itself is the core's [`rlwe::RlweContext::switch_key`] (batched over the digits on
     /// a GPU).
     pub fn relinearize(&self, a: &Ciphertext<B>, key: &RelinKey<B>) -> Result<Ciphertext<B>> {
-        self.check_ciphertext(a, "relinearization")?;
+        self.check_ciphertext(a)?;
         self.check_key(key.params(), "relinearization key")?;
         self.check_size(a, "relinearization", "3", a.polys.len() == 3)?;
         let key_set = Self::key_set_of(a.key_set, key.key_set(), "relinearization key")?;
         let backend = &self.backend;
-        let [down_b, down_a] = self.core.switch_key(&a.polys[2], key.key_switching_key())?;
+        let [down_b, down_a] = self.core.switch_key_at_level(&a.polys[2], key.key_switching_key(), a.level)?;
         let c0 = backend.add(&a.polys[0], &down_b).be()?;
         let c1 = backend.add(&a.polys[1], &down_a).be()?;
-        Ok(Ciphertext { params: Arc::clone(&self.params), polys: vec![c0, c1], level: self.top_level(), key_set })
+        Ok(Ciphertext { params: Arc::clone(&self.params), polys: vec![c0, c1], level: a.level, key_set })
     }
 
     /// [`mul`](Self::mul) followed by [`relinearize`](Self::relinearize).

@@ -122,17 +122,17 @@ impl<B: BfvBackend> BfvContext<B> {
         keys: &GaloisKeys<B>,
         operation: &'static str,
     ) -> Result<Ciphertext<B>> {
-        self.check_ciphertext(ciphertext, operation)?;
+        self.check_ciphertext(ciphertext)?;
         let (key_set, key) =
             self.core.galois_key_for(keys, element, ciphertext.polys.len(), ciphertext.key_set, operation)?;
         let (Some(key), [c0, c1]) = (key, ciphertext.polys.as_slice()) else {
             return self.duplicate(ciphertext).map(|copy| copy.with_key_set(key_set));
         };
-        let [out_c0, switched_a] = self.core.apply_galois_pair(c0, c1, element, key, self.top_level())?;
+        let [out_c0, switched_a] = self.core.apply_galois_pair(c0, c1, element, key, ciphertext.level)?;
         Ok(Ciphertext {
             params: Arc::clone(&self.params),
             polys: vec![out_c0, switched_a],
-            level: self.top_level(),
+            level: ciphertext.level,
             key_set,
         })
     }

@@ -9,24 +9,34 @@
 //! at most `t (N + 1) / (2 q_{l-1})`: the budget becomes at most `log2(q_{l-1} / (t (N + 1)))`
 //! bits, and while that bound exceeds the budget left the budget barely moves.
 //!
-//! Below the top level a ciphertext can be added to, subtracted from and negated with
-//! ciphertexts of its level, decrypted (also to the device), measured and switched further
-//! down; the other operations need the top level ([`BfvError::LevelMismatch`]). Decryption at
-//! level `l` uses the variant's tables for `q_l`, made on first use.
+//! Every operation works at every level: additions with ciphertexts of the same level,
+//! plaintext operations (the plaintext scaled by `floor(q_l / t)`), multiplication and squaring
+//! (the variant's tables for `q_l` and the tensor product's ring `q_l` with their own auxiliary
+//! base), relinearization and rotations (the core's key switching at the level, with the key's
+//! digits restricted to `q_l P`), decryption and the noise budget. A level's constants are made
+//! on its first use; operands of different levels are refused ([`BfvError::LevelMismatch`]).
+
+use std::sync::OnceLock;
 
 use poly::Eval;
-use rlwe::SecretScratch;
+use rlwe::{PlaintextScaling, SecretScratch};
 
 use crate::backend::BfvBackend;
-use crate::context::{BfvContext, Ciphertext, SecretKey};
+use crate::context::{BackendResult, BfvContext, Ciphertext, SecretKey, plaintext_scaling};
 use crate::params::MulTables;
 use crate::{BfvError, Result};
 
 /// Decryption's tables of one level below the top: the variant's RNS tables for `q_l` and
 /// the backend's preparation of them.
-pub(crate) struct LevelDecryption<B: BfvBackend> {
+/// The constants of one level below the top, made on first use: the multiplication's tables
+/// for `q_l` (decryption's scale-and-round is the variant's), then, on the first product or
+/// plaintext operation there, the tensor product's ring (`q_l` and the variant's auxiliary
+/// base for `q_l`) and the plaintext scaling `floor(q_l / t)`.
+pub(crate) struct LevelTables<B: BfvBackend> {
     tables: MulTables,
     prepared: B::MulTables,
+    ring_mul: OnceLock<B::Context>,
+    scaling: OnceLock<PlaintextScaling>,
 }
 
 /// The secret `s` at a ciphertext's level: the key's own polynomial at the top, its first
@@ -100,13 +110,62 @@ impl<B: BfvBackend> BfvContext<B> {
         if level == self.top_level() {
             return Ok((self.params.multiplication_tables(), &self.mul));
         }
+        let entry = self.level_tables(level, "decryption")?;
+        Ok((&entry.tables, &entry.prepared))
+    }
+
+    /// The multiplication's tables at `level` and the ring its tensor product is computed in:
+    /// the parameters' own at the top, the level's below (made on first use).
+    pub(crate) fn multiplication_at(&self, level: usize) -> Result<(&MulTables, &B::MulTables, &B::Context)> {
+        if level == self.top_level() {
+            return Ok((self.params.multiplication_tables(), &self.mul, &self.ring_mul));
+        }
+        let entry = self.level_tables(level, "multiplication")?;
+        if entry.ring_mul.get().is_none() {
+            let mut primes = self.level_primes(level).to_vec();
+            primes.extend(entry.tables.auxiliary_moduli());
+            let ring = poly::RingContext::new(self.params.degree(), &primes, self.params.transform())?;
+            let _ = entry.ring_mul.set(self.backend.context(&ring).be()?);
+        }
+        let ring_mul = entry.ring_mul.get().ok_or(BfvError::InvalidParameter {
+            name: "level",
+            value: level as u64,
+            requirement: "its multiplication ring could not be prepared".to_string(),
+        })?;
+        Ok((&entry.tables, &entry.prepared, ring_mul))
+    }
+
+    /// The plaintext scaling over `q_l` (`floor(q_l / t)`, `q_l mod t`): the context's own at
+    /// the top, the level's below (made on first use).
+    pub(crate) fn scaling_at(&self, level: usize) -> Result<&PlaintextScaling> {
+        if level == self.top_level() {
+            return Ok(&self.scaling);
+        }
+        let entry = self.level_tables(level, "plaintext scaling")?;
+        if entry.scaling.get().is_none() {
+            let _ = entry.scaling.set(plaintext_scaling(
+                self.params.ring_q().moduli(),
+                self.level_primes(level),
+                self.params.plaintext_modulus(),
+            )?);
+        }
+        entry.scaling.get().ok_or(BfvError::InvalidParameter {
+            name: "level",
+            value: level as u64,
+            requirement: "its plaintext scaling could not be prepared".to_string(),
+        })
+    }
+
+    /// The constants of `level` below the top, made on first use; `operation` names what
+    /// asked, for the error on a level outside the chain.
+    fn level_tables(&self, level: usize, operation: &'static str) -> Result<&LevelTables<B>> {
         let cell = self.level_decryption.get(level).ok_or(BfvError::LevelMismatch {
-            operation: "decryption",
+            operation,
             expected: self.top_level(),
             actual: level,
         })?;
         if cell.get().is_none() {
-            let primes = &self.params.ciphertext_moduli()[..=level];
+            let primes = self.level_primes(level);
             let (n, t) = (self.params.degree(), self.params.plaintext_modulus());
             let tables = match self.params.variant() {
                 crate::MulVariant::Hps => {
@@ -117,14 +176,9 @@ impl<B: BfvBackend> BfvContext<B> {
                 }
             };
             let prepared = self.backend.prepare_mul(&tables)?;
-            let _ = cell.set(LevelDecryption { tables, prepared });
+            let _ = cell.set(LevelTables { tables, prepared, ring_mul: OnceLock::new(), scaling: OnceLock::new() });
         }
-        let level_tables = cell.get().ok_or(BfvError::LevelMismatch {
-            operation: "decryption",
-            expected: self.top_level(),
-            actual: level,
-        })?;
-        Ok((&level_tables.tables, &level_tables.prepared))
+        cell.get().ok_or(BfvError::LevelMismatch { operation, expected: self.top_level(), actual: level })
     }
 
     /// The primes of `level`: the first `level + 1` ciphertext primes.

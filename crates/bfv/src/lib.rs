@@ -57,6 +57,7 @@ mod context;
 mod encoding;
 mod error;
 mod evaluate;
+mod evaluator;
 mod galois;
 mod levels;
 pub mod params;

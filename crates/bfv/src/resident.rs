@@ -37,11 +37,11 @@ pub trait PlaintextOperand<B: BfvBackend>: sealed::Sealed {
     /// precise scaling, [`rlwe::PlaintextScaling::scale_host`]).
     /// Errors with [`BfvError::ParameterMismatch`](crate::BfvError::ParameterMismatch) for a
     /// plaintext of other parameters.
-    fn scaled_on(&self, context: &BfvContext<B>) -> Result<B::Poly<Coeff>>;
+    fn scaled_on(&self, context: &BfvContext<B>, level: usize) -> Result<B::Poly<Coeff>>;
 
     /// `m` lifted to `(-t/2, t/2]` over `q` on `context`'s backend, evaluation representation
     /// (the operand of a plaintext multiplication). Errors as [`scaled_on`](Self::scaled_on).
-    fn lifted_on(&self, context: &BfvContext<B>) -> Result<B::Poly<Eval>>;
+    fn lifted_on(&self, context: &BfvContext<B>, level: usize) -> Result<B::Poly<Eval>>;
 }
 
 impl sealed::Sealed for Plaintext {}
@@ -51,14 +51,14 @@ impl<B: BfvBackend> PlaintextOperand<B> for Plaintext {
         Plaintext::params(self)
     }
 
-    fn scaled_on(&self, context: &BfvContext<B>) -> Result<B::Poly<Coeff>> {
+    fn scaled_on(&self, context: &BfvContext<B>, level: usize) -> Result<B::Poly<Coeff>> {
         context.check(Plaintext::params(self), "plaintext")?;
-        context.embed(PlaintextEmbedding::Scaled, PlaintextWords::Host(self.coefficients()))
+        context.embed(level, PlaintextEmbedding::Scaled, PlaintextWords::Host(self.coefficients()))
     }
 
-    fn lifted_on(&self, context: &BfvContext<B>) -> Result<B::Poly<Eval>> {
+    fn lifted_on(&self, context: &BfvContext<B>, level: usize) -> Result<B::Poly<Eval>> {
         context.check(Plaintext::params(self), "plaintext")?;
-        let lifted = context.embed(PlaintextEmbedding::Lifted, PlaintextWords::Host(self.coefficients()))?;
+        let lifted = context.embed(level, PlaintextEmbedding::Lifted, PlaintextWords::Host(self.coefficients()))?;
         context.backend.forward(lifted).be()
     }
 }
@@ -70,14 +70,14 @@ impl<B: BfvBackend> PlaintextOperand<B> for ResidentPlaintext<B> {
         &self.params
     }
 
-    fn scaled_on(&self, context: &BfvContext<B>) -> Result<B::Poly<Coeff>> {
+    fn scaled_on(&self, context: &BfvContext<B>, level: usize) -> Result<B::Poly<Coeff>> {
         context.check(&self.params, "plaintext")?;
-        context.embed(PlaintextEmbedding::Scaled, PlaintextWords::Resident(&self.words))
+        context.embed(level, PlaintextEmbedding::Scaled, PlaintextWords::Resident(&self.words))
     }
 
-    fn lifted_on(&self, context: &BfvContext<B>) -> Result<B::Poly<Eval>> {
+    fn lifted_on(&self, context: &BfvContext<B>, level: usize) -> Result<B::Poly<Eval>> {
         context.check(&self.params, "plaintext")?;
-        let lifted = context.embed(PlaintextEmbedding::Lifted, PlaintextWords::Resident(&self.words))?;
+        let lifted = context.embed(level, PlaintextEmbedding::Lifted, PlaintextWords::Resident(&self.words))?;
         context.backend.forward(lifted).be()
     }
 }

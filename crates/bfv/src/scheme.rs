@@ -65,7 +65,7 @@ impl<B: BfvBackend> BfvContext<B> {
     ) -> Result<Ciphertext<B>> {
         self.check(plaintext.params(), "plaintext")?;
         self.check_key(public_key.params(), "public key")?;
-        let scaled = plaintext.scaled_on(self)?;
+        let scaled = plaintext.scaled_on(self, self.top_level())?;
         let [c0, c1] = self.core.encrypt_with_seed(public_key, Some(&scaled), seed)?;
         Ok(Ciphertext {
             params: Arc::clone(&self.params),
@@ -97,7 +97,7 @@ impl<B: BfvBackend> BfvContext<B> {
     ) -> Result<SeededCiphertext<B>> {
         self.check(plaintext.params(), "plaintext")?;
         self.check_key(secret.params(), "secret key")?;
-        let scaled = plaintext.scaled_on(self)?;
+        let scaled = plaintext.scaled_on(self, self.top_level())?;
         let c0 = self.core.encrypt_symmetric(secret, Some(scaled), public_seed, error_seed)?;
         Ok(SeededCiphertext {
             params: Arc::clone(&self.params),

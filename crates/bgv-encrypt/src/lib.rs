@@ -55,6 +55,7 @@ mod decryption_replay;
 mod encoding;
 mod error;
 mod evaluate;
+mod evaluator;
 mod galois;
 pub mod params;
 mod resident;

@@ -8,6 +8,8 @@
 //! - keys: [`SecretKey`], [`PublicKey`] (keys.rs), [`KeySwitchingKey`]
 //!   (key_switching_key.rs), [`RelinearizationKey`] (relinearization_key.rs), [`GaloisKeys`]
 //!   and the Galois elements (galois_key.rs);
+//! - [`Evaluator`] and [`SlotEncoding`]: what a circuit needs from a scheme (one circuit,
+//!   either scheme, either backend);
 //! - [`keyswitch`]: the one key-switching algorithm (ModUp, inner product, ModDown);
 //! - [`chain`]: the modulus chain (levels, rescaling by the last prime, dropping limbs);
 //! - encryption (encrypt.rs): an encryption of zero plus the scheme's message term, with an
@@ -25,6 +27,7 @@ pub mod chain;
 mod context;
 mod encrypt;
 mod error;
+pub mod evaluator;
 pub mod framing;
 pub mod galois_key;
 pub mod key_bytes;
@@ -43,6 +46,7 @@ pub mod slots;
 pub use backend::{EvalKeySwitch, EvalPair, RlweBackend, switch_key_eval_by_steps};
 pub use context::RlweContext;
 pub use error::{BackendResult, RlweError};
+pub use evaluator::{Evaluator, SlotEncoding};
 pub use galois_key::GaloisKeys;
 pub use key_set::KeySetId;
 pub use key_switching_key::KeySwitchingKey;

@@ -3,7 +3,8 @@
 //! switched to BFV below the top level and back, and a BFV product switched to BGV, give the
 //! same polynomials, correction factors and decryptions on both backends, for NTT, DGT and
 //! hierarchical DGT rings and `t` prime, a power of two and 3; and the round trips of the CPU
-//! test decrypt right on the GPU. Needs feature `cuda`; skips, saying so, when no device is
+//! test and the circuit written once over `rlwe::Evaluator` decrypt right under both schemes on
+//! the GPU. Needs feature `cuda`; skips, saying so, when no device is
 //! found.
 
 #[cfg(feature = "cuda")]
@@ -17,7 +18,7 @@ mod on_device {
     use poly::{CpuBackend, TransformKind};
     use poly_cuda::GpuBackend;
 
-    use crate::common::{bfv_bgv_round_trips, switching_session};
+    use crate::common::{bfv_bgv_round_trips, bfv_twin, one_circuit, small_params, switching_session};
     use crate::gpu_cases;
 
     fn gpu_backend() -> Option<GpuBackend> {
@@ -50,5 +51,18 @@ mod on_device {
     fn gpu_round_trips_decrypt_right() {
         let Some(gpu) = gpu_backend() else { return };
         bfv_bgv_round_trips(gpu, 2);
+    }
+
+    /// The circuit written once over `rlwe::Evaluator` under BFV and BGV on the GPU: both give
+    /// the plaintext result (checked inside), the same slots as on the CPU.
+    #[test]
+    fn gpu_one_circuit_under_either_scheme() {
+        let Some(gpu) = gpu_backend() else { return };
+        let params = small_params(12, &[55, 55, 55, 55], &[58], 65537);
+        let bgv = bgv_encrypt::BgvContext::new(gpu.clone(), &params).unwrap();
+        let bfv_context = bfv::BfvContext::new(gpu, &bfv_twin(&params)).unwrap();
+        let cpu = one_circuit(&bgv_encrypt::BgvContext::new(CpuBackend, &params).unwrap(), 65537, 5);
+        assert_eq!(one_circuit(&bgv, 65537, 5), cpu);
+        assert_eq!(one_circuit(&bfv_context, 65537, 5), cpu);
     }
 }

@@ -59,3 +59,15 @@ fn scheme_switching_keeps_the_identifier() {
     assert_eq!(as_bfv.key_set(), k.secret.key_set());
     assert_eq!(context.from_bfv(&bfv_context, &as_bfv).unwrap().key_set(), k.secret.key_set());
 }
+
+/// The same circuit, written once over `rlwe::Evaluator`, under BFV and under BGV on one ring:
+/// both decrypt to the plaintext result, hence to the same slots.
+#[test]
+fn one_circuit_under_either_scheme() {
+    let params = small_params(12, &[55, 55, 55, 55], &[58], 65537);
+    let bgv = BgvContext::new(CpuBackend, &params).unwrap();
+    let bfv_context = bfv::BfvContext::new(CpuBackend, &bfv_twin(&params)).unwrap();
+    let under_bgv = one_circuit(&bgv, 65537, 5);
+    let under_bfv = one_circuit(&bfv_context, 65537, 5);
+    assert_eq!(under_bgv, under_bfv);
+}

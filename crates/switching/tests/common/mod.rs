@@ -163,3 +163,35 @@ pub fn switching_session<B: bfv::BfvBackend + BgvBackend>(backend: B, params: &A
     }
     out
 }
+
+/// One circuit, either scheme: `((x * y + z) rotated left by one) * w + x` with `w` a
+/// plaintext, then one level down, evaluated through [`rlwe::Evaluator`] alone (keys from the
+/// scheme's core, fixed seeds), checked slot by slot against plaintext arithmetic. Returns the
+/// decrypted slots.
+pub fn one_circuit<B: rlwe::RlweBackend, S: rlwe::Evaluator<B>>(scheme: &S, t: u64, rng_seed: u64) -> Vec<u64> {
+    use rlwe::SlotEncoding;
+
+    let core = scheme.core();
+    let secret = core.secret_key_from_seed(&seed(11)).unwrap();
+    let public = core.public_key_from_seed(&secret, &seed(12)).unwrap();
+    let relin = core.relinearization_key_from_seed(&secret, &seed(13)).unwrap();
+    let rotation = rlwe::galois_key::galois_element_for_row_rotation(core.params().degree(), 1);
+    let galois = core.galois_keys_from_seed(&secret, &[rotation], &seed(14)).unwrap();
+    let encoder = scheme.batch_encoder().unwrap();
+    let n = encoder.slot_count();
+    let mut rng = StdRng::seed_from_u64(rng_seed);
+    let [x, y, z, w] = [(); 4].map(|_| random_slots(&mut rng, n, t));
+    let encrypt = |values: &[u64]| scheme.encrypt(&encoder.encode_slots(values).unwrap(), &public).unwrap();
+    let (cx, cy, cz) = (encrypt(&x), encrypt(&y), encrypt(&z));
+    let xy_z = scheme.add(&scheme.mul_relin(&cx, &cy, &relin).unwrap(), &cz).unwrap();
+    let rotated = scheme.rotate_rows(&xy_z, 1, &galois).unwrap();
+    let times_w = scheme.mul_plain(&rotated, &encoder.encode_slots(&w).unwrap()).unwrap();
+    let result = scheme.mod_switch_to_next(&scheme.add(&times_w, &cx).unwrap()).unwrap();
+    assert_eq!(scheme.level(&result), scheme.level(&cx) - 1);
+    let want_xy_z = slot_op(&slot_op(&x, &y, t, mul_mod), &z, t, add_mod);
+    let want = slot_op(&slot_op(&rotate_rows_left(&want_xy_z), &w, t, mul_mod), &x, t, add_mod);
+    assert!(scheme.noise_budget(&result, &secret).unwrap() > 0);
+    let got = encoder.decode_slots(&scheme.decrypt(&result, &secret).unwrap()).unwrap();
+    assert_eq!(got, want);
+    got
+}

@@ -1,0 +1,85 @@
+//! The core's [`rlwe::Evaluator`] and [`rlwe::SlotEncoding`] for this scheme: its context's
+//! methods under the names every scheme shares, so one circuit runs under either scheme.
+
+use rlwe::{Evaluator, GaloisKeys, PublicKey, RelinearizationKey, RlweContext, SecretKey, SlotEncoding};
+
+use crate::backend::BfvBackend;
+use crate::{BatchEncoder, BfvContext, Ciphertext, Plaintext, Result};
+
+impl SlotEncoding for BatchEncoder {
+    type Plaintext = Plaintext;
+
+    fn slot_count(&self) -> usize {
+        BatchEncoder::slot_count(self)
+    }
+
+    fn encode_slots(&self, values: &[u64]) -> Result<Plaintext> {
+        self.encode(values)
+    }
+
+    fn decode_slots(&self, plaintext: &Plaintext) -> Result<Vec<u64>> {
+        self.decode(plaintext)
+    }
+}
+
+impl<B: BfvBackend> Evaluator<B> for BfvContext<B> {
+    type Plaintext = Plaintext;
+    type Ciphertext = Ciphertext<B>;
+    type Encoder = BatchEncoder;
+
+    fn core(&self) -> &RlweContext<B> {
+        BfvContext::core(self)
+    }
+
+    fn batch_encoder(&self) -> Result<BatchEncoder> {
+        BatchEncoder::new(self.params())
+    }
+
+    fn encrypt(&self, plaintext: &Plaintext, public_key: &PublicKey<B>) -> Result<Ciphertext<B>> {
+        BfvContext::encrypt(self, plaintext, public_key)
+    }
+
+    fn decrypt(&self, ciphertext: &Ciphertext<B>, secret: &SecretKey<B>) -> Result<Plaintext> {
+        BfvContext::decrypt(self, ciphertext, secret)
+    }
+
+    fn noise_budget(&self, ciphertext: &Ciphertext<B>, secret: &SecretKey<B>) -> Result<u32> {
+        BfvContext::noise_budget(self, ciphertext, secret)
+    }
+
+    fn level(&self, ciphertext: &Ciphertext<B>) -> usize {
+        ciphertext.level()
+    }
+
+    fn add(&self, a: &Ciphertext<B>, b: &Ciphertext<B>) -> Result<Ciphertext<B>> {
+        BfvContext::add(self, a, b)
+    }
+
+    fn sub(&self, a: &Ciphertext<B>, b: &Ciphertext<B>) -> Result<Ciphertext<B>> {
+        BfvContext::sub(self, a, b)
+    }
+
+    fn negate(&self, a: &Ciphertext<B>) -> Result<Ciphertext<B>> {
+        BfvContext::negate(self, a)
+    }
+
+    fn add_plain(&self, a: &Ciphertext<B>, plaintext: &Plaintext) -> Result<Ciphertext<B>> {
+        BfvContext::add_plain(self, a, plaintext)
+    }
+
+    fn mul_plain(&self, a: &Ciphertext<B>, plaintext: &Plaintext) -> Result<Ciphertext<B>> {
+        BfvContext::mul_plain(self, a, plaintext)
+    }
+
+    fn mul_relin(&self, a: &Ciphertext<B>, b: &Ciphertext<B>, key: &RelinearizationKey<B>) -> Result<Ciphertext<B>> {
+        BfvContext::mul_relin(self, a, b, key)
+    }
+
+    fn rotate_rows(&self, a: &Ciphertext<B>, steps: i64, keys: &GaloisKeys<B>) -> Result<Ciphertext<B>> {
+        BfvContext::rotate_rows(self, a, steps, keys)
+    }
+
+    fn mod_switch_to_next(&self, a: &Ciphertext<B>) -> Result<Ciphertext<B>> {
+        BfvContext::mod_switch_to_next(self, a)
+    }
+}
