@@ -61,7 +61,7 @@ pub fn replay_enabled_up_to(degree: usize, default_max_degree: usize) -> bool {
 /// Errors with [`GpuError::LengthMismatch`] unless each pair has equal, even lengths (nothing
 /// is queued then).
 pub fn copy_buffers(device: &GpuDevice, pairs: &mut [(&CudaSlice<u64>, &mut CudaSlice<u64>)]) -> Result<()> {
-    crate::launch::copy_many(device, pairs)
+    crate::elementwise::copy_many(device, pairs)
 }
 
 /// One recorded operation: its staging inputs `S`, its staging outputs and the graph that

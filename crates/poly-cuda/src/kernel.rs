@@ -448,18 +448,18 @@ pub fn linear_config(items: usize, max_blocks: usize) -> LaunchConfig {
 /// The modules this crate launches, loaded when a device opens.
 #[derive(Debug)]
 pub(crate) struct PolyKernels {
-    pub(crate) ntt: crate::launch::NttKernels,
+    pub(crate) ntt: crate::ntt::NttKernels,
     pub(crate) dgt: crate::dgt::DgtKernels,
-    pub(crate) elementwise: crate::launch::ElementwiseKernels,
+    pub(crate) elementwise: crate::elementwise::ElementwiseKernels,
     pub(crate) sampling: crate::sampling::SamplingKernels,
 }
 
 impl PolyKernels {
     pub(crate) fn load(context: &Arc<CudaContext>) -> Result<Self> {
         Ok(Self {
-            ntt: crate::launch::NttKernels::load(context)?,
+            ntt: crate::ntt::NttKernels::load(context)?,
             dgt: crate::dgt::DgtKernels::load(context)?,
-            elementwise: crate::launch::ElementwiseKernels::load(context)?,
+            elementwise: crate::elementwise::ElementwiseKernels::load(context)?,
             sampling: crate::sampling::SamplingKernels::load(context)?,
         })
     }

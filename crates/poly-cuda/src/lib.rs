@@ -42,6 +42,8 @@ mod device_poly;
 #[cfg(feature = "cuda")]
 pub mod dgt;
 #[cfg(feature = "cuda")]
+mod elementwise;
+#[cfg(feature = "cuda")]
 mod error;
 #[cfg(feature = "cuda")]
 pub mod graph;
@@ -50,9 +52,9 @@ mod inverse_scale;
 #[cfg(feature = "cuda")]
 pub mod kernel;
 #[cfg(feature = "cuda")]
-mod launch;
-#[cfg(feature = "cuda")]
 pub mod launch_trace;
+#[cfg(feature = "cuda")]
+mod ntt;
 #[cfg(feature = "cuda")]
 pub mod pool;
 #[cfg(feature = "cuda")]
@@ -78,7 +80,7 @@ pub use error::{GpuError, Result};
 #[cfg(feature = "cuda")]
 pub use inverse_scale::InverseScale;
 #[cfg(feature = "cuda")]
-pub use launch::{InnerProductKeys, ModDownTarget, OwnLimbs};
+pub use ntt::{InnerProductKeys, ModDownTarget, OwnLimbs};
 #[cfg(feature = "cuda")]
 pub use pool::{DevicePool, Worker};
 

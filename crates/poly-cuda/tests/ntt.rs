@@ -287,7 +287,7 @@ fn fused_entry_points_random_parameters_match_cpu() {
 
 #[test]
 fn fused_entry_points_on_single_block_and_two_pass_launches() {
-    // With the default knobs (launch.rs), N <= 2^11 launches of at most 2^15 points run one
+    // With the default knobs (src/ntt/schedule.rs), N <= 2^11 launches of at most 2^15 points run one
     // single-block kernel per limb and larger ones two passes (radix-4 contiguous pass up to
     // 2^15 points, radix 8 above; medium launches, up to 3 x 2^17 points for the strided pass
     // and 2^18 for the contiguous one, take radix 4 with narrower blocks): each shape below
