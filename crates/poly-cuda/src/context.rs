@@ -300,7 +300,7 @@ fn upload_ntt_tables(device: &GpuDevice, ring: &RingContext) -> Result<NttTables
     let mut forward = Vec::with_capacity(2 * n * limbs);
     let mut inverse = Vec::with_capacity(2 * n * limbs);
     let mut scale = Vec::with_capacity(4 * limbs);
-    let schedule = crate::ntt::NttSchedule::for_log_degree(n.trailing_zeros())?;
+    let schedule = crate::ntt::NttSchedule::for_log_degree(n.trailing_zeros(), &device.tuning().ntt)?;
     let contiguous_log_m = match schedule {
         crate::ntt::NttSchedule::TwoPass { contiguous, .. } => Some(contiguous),
         crate::ntt::NttSchedule::Single { .. } => None,

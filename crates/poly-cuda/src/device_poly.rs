@@ -1,5 +1,8 @@
 //! [`DevicePoly`]: a polynomial in device memory, typed by its representation, and
 //! [`DevicePolyBatch`]: several of them in one buffer, transformed by one launch sequence.
+//!
+//! (Above 800 lines on purpose: both types' entry points share one set of context and length
+//! checks, and each fused entry point of the single polynomial has its batch twin next to it.)
 
 use std::marker::PhantomData;
 use std::sync::Arc;

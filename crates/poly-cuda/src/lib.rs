@@ -10,6 +10,8 @@
 //!
 //! - [`GpuDevice`]: a CUDA context, its one stream, this crate's kernels, and the kernel sets
 //!   of other crates ([`GpuDevice::kernel_set`]).
+//! - [`GpuTuning`]: a device's launch choices as data ([`GpuDevice::with_tuning`]); library
+//!   code reads no environment variable.
 //! - [`kernel`]: typed kernel handles ([`kernel_set!`]), the one launch path
 //!   ([`kernel::Launch`]), the launch geometry and device-address helpers that every GPU crate
 //!   shares.
@@ -59,6 +61,8 @@ mod ntt;
 pub mod pool;
 #[cfg(feature = "cuda")]
 pub mod sampling;
+#[cfg(feature = "cuda")]
+mod tuning;
 
 #[cfg(feature = "cuda")]
 pub use backend::GpuBackend;
@@ -83,6 +87,8 @@ pub use inverse_scale::InverseScale;
 pub use ntt::{InnerProductKeys, ModDownTarget, OwnLimbs};
 #[cfg(feature = "cuda")]
 pub use pool::{DevicePool, Worker};
+#[cfg(feature = "cuda")]
+pub use tuning::{GpuTuning, GraphTuning, NttSplit, NttTuning, RnsTuning};
 
 /// Re-export of the CUDA host library, for callers that launch kernels of their own.
 #[cfg(feature = "cuda")]

@@ -13,22 +13,6 @@ use crate::context::GpuContext;
 use crate::error::{GpuError, Result};
 use crate::kernel::{MAX_GRID_Y, address};
 
-/// The fewest blocks (`N / 1024` per limb, one grid row per limb) for which the fused pass is
-/// taken: with fewer, its grid leaves the GPU idle where the separate pass (one row per limb
-/// and digit) does not. H100 A/B: BFV `phantom-16384` (8 limbs, 128 blocks) 3% slower fused,
-/// `phantom-32768` (16 limbs, 512 blocks) Rotate 17% faster.
-pub(super) const FORWARD_IP_MIN_BLOCKS: usize = 256;
-/// Environment knob: the fewest blocks for the fused pass in place of
-/// [`FORWARD_IP_MIN_BLOCKS`] (for A/B runs); read once per process.
-pub const FORWARD_IP_MIN_BLOCKS_ENV: &str = "HEGPU_FORWARD_IP_MIN_BLOCKS";
-
-/// [`FORWARD_IP_MIN_BLOCKS`], or the knob's value.
-pub(super) fn forward_ip_min_blocks() -> usize {
-    static KNOB: std::sync::OnceLock<usize> = std::sync::OnceLock::new();
-    *KNOB.get_or_init(|| {
-        std::env::var(FORWARD_IP_MIN_BLOCKS_ENV).ok().and_then(|v| v.parse().ok()).unwrap_or(FORWARD_IP_MIN_BLOCKS)
-    })
-}
 /// `IP_MAX_DIGITS` of kernels/ntt.cu: key digits per fused launch.
 pub const FORWARD_IP_MAX_DIGITS: usize = 64;
 
@@ -90,7 +74,7 @@ pub(super) fn launch_forward(
     let tables = context.ntt_tables()?;
     let log_n = context.degree().trailing_zeros();
     let grid_y = total_limbs(context, polys)?;
-    for pass in ntt_passes(input.transform(), &tables.schedule, log_n, grid_y)? {
+    for pass in ntt_passes(&context.device().tuning().ntt, input.transform(), &tables.schedule, log_n, grid_y)? {
         launch_forward_pass(context, data, input, &pass, None)?;
     }
     Ok(())
@@ -214,7 +198,7 @@ pub(crate) fn forward_mod_down_supported(context: &GpuContext, polys: usize) -> 
     let Ok(grid_y) = total_limbs(context, polys) else { return false };
     polys == 2
         && matches!(tables.schedule, NttSchedule::TwoPass { .. })
-        && !single_launch(context.degree().trailing_zeros(), grid_y)
+        && !single_launch(&context.device().tuning().ntt, context.degree().trailing_zeros(), grid_y)
 }
 
 /// The forward transform of the two polynomials in `data` (canonical coefficients; scratch
@@ -239,7 +223,8 @@ pub(crate) unsafe fn ntt_forward_mod_down(
     let tables = context.ntt_tables()?;
     let log_n = context.degree().trailing_zeros();
     let grid_y = total_limbs(context, 2)?;
-    let passes = ntt_passes(NttTransform::ForwardModDown, &tables.schedule, log_n, grid_y)?;
+    let passes =
+        ntt_passes(&context.device().tuning().ntt, NttTransform::ForwardModDown, &tables.schedule, log_n, grid_y)?;
     let epilogue = ModDownEpilogueParams {
         sums: target.sums,
         addend0: target.addends[0],
@@ -319,15 +304,18 @@ pub struct OwnLimbs {
 
 /// Whether [`ntt_forward_inner_product`] runs `polys` polynomials of `context`: a two-pass
 /// forward transform whose contiguous pass has a fused kernel, over enough limbs to fill the
-/// GPU ([`FORWARD_IP_MIN_BLOCKS`]).
+/// GPU ([`NttTuning::forward_ip_min_blocks`](crate::NttTuning::forward_ip_min_blocks)).
 pub(crate) fn forward_inner_product_supported(context: &GpuContext, polys: usize) -> bool {
     let Ok(tables) = context.ntt_tables() else { return false };
     let log_n = context.degree().trailing_zeros();
     let Ok(grid_y) = total_limbs(context, polys) else { return false };
+    let tuning = &context.device().tuning().ntt;
     match tables.schedule {
         NttSchedule::TwoPass { contiguous, .. } => {
             let blocks = (context.degree() >> 10) * context.num_limbs();
-            !single_launch(log_n, grid_y) && FORWARD_IP_LOG_M.contains(&contiguous) && blocks >= forward_ip_min_blocks()
+            !single_launch(tuning, log_n, grid_y)
+                && FORWARD_IP_LOG_M.contains(&contiguous)
+                && blocks >= tuning.forward_ip_min_blocks
         }
         NttSchedule::Single { .. } => false,
     }
@@ -378,7 +366,7 @@ pub(crate) unsafe fn ntt_forward_inner_product(
         (ForwardInput::InPlace, Some(own)) => (ForwardInput::SkippingOwn(own), Some(own)),
         (input, _) => (input, None),
     };
-    let passes = ntt_passes(first_input.transform(), &tables.schedule, log_n, grid_y)?;
+    let passes = ntt_passes(&device.tuning().ntt, first_input.transform(), &tables.schedule, log_n, grid_y)?;
     let Some(first) = passes.first().filter(|pass| pass.first && passes.len() == 2) else {
         return Err(GpuError::Unsupported { what: "a fused inner product after a single-block transform".to_string() });
     };

@@ -134,7 +134,15 @@ pub(crate) fn ntt_inverse_of_mul_add_lifted(
     let tables = context.ntt_tables()?;
     let n = context.degree() as u32;
     let grid_y = total_limbs(context, 1)?;
-    let first = pass_launch(PassFunction::InverseMulAdd, PassKind::Contiguous, n, plan.contiguous, grid_y, true)?;
+    let first = pass_launch(
+        &context.device().tuning().ntt,
+        PassFunction::InverseMulAdd,
+        PassKind::Contiguous,
+        n,
+        plan.contiguous,
+        grid_y,
+        true,
+    )?;
     launch_inverse_pass(context, data, FirstLoad::MulAdd { source, factor, addend }, &first, Some(scale))?;
     let stream = context.device().stream();
     let params = LiftParams {
@@ -203,7 +211,7 @@ pub(super) fn launch_inverse(
         FirstLoad::MulAdd { .. } => NttTransform::InverseOfMulAdd,
         FirstLoad::From { .. } => NttTransform::InverseFrom,
     };
-    for pass in ntt_passes(transform, &tables.schedule, log_n, grid_y)? {
+    for pass in ntt_passes(&context.device().tuning().ntt, transform, &tables.schedule, log_n, grid_y)? {
         launch_inverse_pass(context, data, load, &pass, scale)?;
     }
     Ok(())

@@ -9,6 +9,7 @@ use cudarc::driver::{CudaContext, LaunchConfig};
 
 use crate::error::{GpuError, Result};
 use crate::kernel::{Kernel, LoadedModule};
+use crate::tuning::GpuTuning;
 
 // Geometry constants mirrored from kernels/ntt.cu.
 pub(super) const STRIDED_COLUMNS: u32 = 16;
@@ -245,23 +246,19 @@ pub(super) const LIFT_MAX_LOG_N: u32 = 12;
 /// `log2` of the points per thread of the fused lift passes.
 pub(super) const LIFT_LOG_RADIX: u32 = 3;
 /// Largest cluster of the fused lift: 16 blocks (H100's non-portable limit) where the driver
-/// allows it, else the portable 8.
+/// allows it, else the portable 8 ([`NttTuning::lift_max_cluster`] may ask for fewer).
 pub(super) const LIFT_MAX_CLUSTER: u32 = 16;
 /// Smallest cluster of the fused lift (blocks past the last limb only lift): the portable
 /// limit, at which every block's threads lift one coefficient each.
 pub(super) const LIFT_MIN_CLUSTER: u32 = 8;
-/// Environment knob: the largest cluster of the fused lift in place of [`LIFT_MAX_CLUSTER`]
-/// (0 turns the fused lift off; for A/B runs); read when a device opens.
-pub const LIFT_MAX_CLUSTER_ENV: &str = "HEGPU_LIFT_MAX_CLUSTER";
 
 impl LiftKernels {
     /// The lift kernels of `module`, prepared (larger dynamic shared memory, clusters above 8
-    /// blocks), or `None` on devices without clusters, with the knob at 0, or where the
-    /// driver refuses the attributes.
-    fn load(context: &Arc<CudaContext>, module: &LoadedModule) -> Result<Option<Self>> {
+    /// blocks, at most `max_cluster`), or `None` on devices without clusters, with
+    /// `max_cluster` 0, or where the driver refuses the attributes.
+    fn load(context: &Arc<CudaContext>, module: &LoadedModule, max_cluster: u32) -> Result<Option<Self>> {
         use cudarc::driver::sys::{CUdevice_attribute, CUfunction_attribute};
-        let knob = std::env::var(LIFT_MAX_CLUSTER_ENV).ok().and_then(|v| v.parse::<u32>().ok());
-        let wanted = knob.unwrap_or(LIFT_MAX_CLUSTER).min(LIFT_MAX_CLUSTER);
+        let wanted = max_cluster.min(LIFT_MAX_CLUSTER);
         let major = context
             .attribute(CUdevice_attribute::CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR)
             .map_err(|e| GpuError::driver("cuDeviceGetAttribute", e))?;
@@ -324,8 +321,8 @@ pub(super) const FORWARD_IP_SPLIT_NAMES: [&str; 5] = [
 pub(super) const FORWARD_IP_LOG_RADIX: u32 = 3;
 
 impl NttKernels {
-    pub(crate) fn load(context: &Arc<CudaContext>) -> Result<Self> {
-        let module = LoadedModule::load(context, hegpu_kernels::NTT)?;
+    pub(crate) fn load(context: &Arc<CudaContext>, tuning: &GpuTuning) -> Result<Self> {
+        let module = LoadedModule::load(context, hegpu_kernels::NTT, tuning.programmatic_launches)?;
         Ok(Self {
             passes: PASS_KERNELS.iter().map(|k| Functions::load(&module, &k.names)).collect::<Result<_>>()?,
             single: SINGLE_KERNELS.iter().map(|names| Functions::load(&module, names)).collect::<Result<_>>()?,
@@ -339,7 +336,7 @@ impl NttKernels {
                 .zip(FORWARD_IP_SPLIT_NAMES)
                 .map(|(&m, name)| Ok((m, module.kernel(name)?)))
                 .collect::<Result<_>>()?,
-            lift: LiftKernels::load(context, &module)?,
+            lift: LiftKernels::load(context, &module, tuning.ntt.lift_max_cluster)?,
         })
     }
 

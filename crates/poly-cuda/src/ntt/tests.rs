@@ -1,31 +1,53 @@
 //! Host-side checks of the transform plans: kernel tables, pass shapes, shared-memory layout.
 
 use super::passes::{KernelTable, PASS_KERNELS, PassFunction, PassKind, SINGLE_KERNELS, SINGLE_LOG_RADIX};
-use super::schedule::{
-    DEFAULT_MEDIUM_CONTIGUOUS_LAUNCH_POINTS, DEFAULT_MEDIUM_LAUNCH_POINTS, DEFAULT_SHORT_STRIDED_LAUNCH_POINTS,
-    DEFAULT_SMALL_LAUNCH_POINTS, NttSchedule, NttTransform, SHORT_STRIDED_MIN_POINTS, ntt_passes, parse_split,
-    pass_launch,
-};
+use super::schedule::{NttSchedule, NttTransform, SHORT_STRIDED_MIN_POINTS, ntt_passes, pass_launch};
+use crate::tuning::{NttSplit, NttTuning};
 
+/// A tuning's splits and single-pass bound set the schedule where valid, else the defaults.
 #[test]
-fn split_knob_takes_valid_entries_only() {
-    assert_eq!(parse_split("15:7x8", 15), Some((7, 8)));
-    assert_eq!(parse_split("16:8x8, 15:7x8", 15), Some((7, 8)));
-    assert_eq!(parse_split("15:7x8", 16), None);
-    // The passes must add up to log_n and have kernels.
-    assert_eq!(parse_split("15:7x9", 15), None);
-    assert_eq!(parse_split("17:7x10", 17), None);
-    assert_eq!(parse_split("14:4x10", 14), None);
-    assert_eq!(parse_split("15:7-8", 15), None);
-    assert_eq!(parse_split("", 15), None);
+fn schedule_takes_the_tuning_splits() {
+    let default = NttTuning::default();
+    let tuned = NttTuning {
+        splits: vec![
+            NttSplit { log_n: 15, strided: 7, contiguous: 8 },
+            NttSplit { log_n: 16, strided: 7, contiguous: 10 },
+        ],
+        single_pass_max_log_n: Some(11),
+        ..NttTuning::default()
+    };
+    assert_eq!(NttSchedule::for_log_degree(15, &default).unwrap(), NttSchedule::TwoPass { strided: 6, contiguous: 9 });
+    assert_eq!(NttSchedule::for_log_degree(15, &tuned).unwrap(), NttSchedule::TwoPass { strided: 7, contiguous: 8 });
+    // No kernel of 2^10 contiguous points: the default split.
+    assert_eq!(NttSchedule::for_log_degree(16, &tuned).unwrap(), NttSchedule::TwoPass { strided: 7, contiguous: 9 });
+    assert_eq!(NttSchedule::for_log_degree(11, &tuned).unwrap(), NttSchedule::Single { log_n: 11 });
+    assert_eq!(NttSchedule::for_log_degree(12, &tuned).unwrap(), NttSchedule::TwoPass { strided: 6, contiguous: 6 });
+}
+
+/// A tuning's forced radix and medium bounds change the passes' kernels, where they exist.
+#[test]
+fn pass_shapes_follow_the_tuning() {
+    let tuned = NttTuning { strided_log_radix: Some(3), medium_launch_points: 0, ..NttTuning::default() };
+    let schedule = NttSchedule::for_log_degree(16, &tuned).unwrap();
+    for grid_y in [4u32, 32] {
+        let default = ntt_passes(&NttTuning::default(), NttTransform::Forward, &schedule, 16, grid_y).unwrap();
+        let passes = ntt_passes(&tuned, NttTransform::Forward, &schedule, 16, grid_y).unwrap();
+        assert_eq!(passes[0].name, "ntt_fwd_strided_7_lr3", "{grid_y} limbs: default {}", default[0].name);
+        assert_ne!(passes[0].name, default[0].name, "{grid_y} limbs");
+        assert_eq!(passes[1].name, default[1].name, "{grid_y} limbs");
+    }
 }
 
 /// A two-pass contiguous pass never spans the whole transform (its inverse kernels have no
 /// stage-0 scale): such a launch is refused, not run.
 #[test]
 fn contiguous_pass_of_the_whole_transform_is_refused() {
-    assert!(pass_launch(PassFunction::Inverse, PassKind::Contiguous, 1 << 9, 9, 1, true).is_err());
-    assert!(pass_launch(PassFunction::Inverse, PassKind::Contiguous, 1 << 10, 9, 1, true).is_ok());
+    assert!(
+        pass_launch(&NttTuning::default(), PassFunction::Inverse, PassKind::Contiguous, 1 << 9, 9, 1, true).is_err()
+    );
+    assert!(
+        pass_launch(&NttTuning::default(), PassFunction::Inverse, PassKind::Contiguous, 1 << 10, 9, 1, true).is_ok()
+    );
 }
 
 /// The contiguous blocks' shared-memory layout of kernels/ntt.cu (`Pass::swizzle`, mirrored
@@ -89,24 +111,21 @@ fn contiguous_shared_layout_is_conflict_free() {
 /// contiguous), and every launch covers each limb's `N` points exactly once.
 #[test]
 fn pass_shapes_follow_the_launch_size() {
-    if std::env::vars().any(|(name, _)| name.starts_with("POLY_CUDA_NTT_")) {
-        eprintln!("skipped: a POLY_CUDA_NTT_* knob is set");
-        return;
-    }
+    let tuning = NttTuning::default();
     for log_n in 13u32..=17 {
-        let schedule = NttSchedule::for_log_degree(log_n).unwrap();
+        let schedule = NttSchedule::for_log_degree(log_n, &NttTuning::default()).unwrap();
         let NttSchedule::TwoPass { strided, contiguous } = schedule else { unreachable!() };
         for grid_y in [1u32, 2, 4, 5, 8, 9, 12, 16, 17, 24, 25, 32, 48, 64] {
             let points = (grid_y as usize) << log_n;
             let label = format!("N = 2^{log_n}, {grid_y} limbs ({points} points)");
-            let passes = ntt_passes(NttTransform::Forward, &schedule, log_n, grid_y).unwrap();
+            let passes = ntt_passes(&NttTuning::default(), NttTransform::Forward, &schedule, log_n, grid_y).unwrap();
             let [first, last] = passes.as_slice() else { panic!("{label}: {} passes", passes.len()) };
-            let small = points <= DEFAULT_SMALL_LAUNCH_POINTS;
-            let medium_strided = !small && points <= DEFAULT_MEDIUM_LAUNCH_POINTS && (7..=8).contains(&strided);
+            let small = points <= NttTuning::default().small_launch_points;
+            let medium_strided = !small && points <= tuning.medium_launch_points && (7..=8).contains(&strided);
             let short_strided =
-                points > SHORT_STRIDED_MIN_POINTS && points <= DEFAULT_SHORT_STRIDED_LAUNCH_POINTS && strided <= 6;
+                points > SHORT_STRIDED_MIN_POINTS && points <= tuning.short_strided_launch_points && strided <= 6;
             let medium_contiguous =
-                !small && points <= DEFAULT_MEDIUM_CONTIGUOUS_LAUNCH_POINTS && (7..=9).contains(&contiguous);
+                !small && points <= tuning.medium_contiguous_launch_points && (7..=9).contains(&contiguous);
             let strided_suffix = if medium_strided {
                 "_lr2_c8".to_string()
             } else if short_strided {
@@ -141,15 +160,17 @@ fn pass_shapes_follow_the_launch_size() {
 #[test]
 fn inverse_of_product_replaces_only_the_first_inverse_kernel() {
     let mut schedules: Vec<(u32, NttSchedule)> =
-        (10..=17).map(|log_n| (log_n, NttSchedule::for_log_degree(log_n).unwrap())).collect();
+        (10..=17).map(|log_n| (log_n, NttSchedule::for_log_degree(log_n, &NttTuning::default()).unwrap())).collect();
     schedules.extend((10..=12).map(|log_n| (log_n, NttSchedule::Single { log_n })));
     for (log_n, schedule) in schedules {
         for grid_y in [1u32, 3, 16, 17, 32, 33, 64, 300] {
             let label = format!("{schedule:?}, N = 2^{log_n}, {grid_y} limbs");
-            let forward = ntt_passes(NttTransform::Forward, &schedule, log_n, grid_y).unwrap();
-            let inverse = ntt_passes(NttTransform::Inverse, &schedule, log_n, grid_y).unwrap();
-            let product = ntt_passes(NttTransform::InverseOfProduct, &schedule, log_n, grid_y).unwrap();
-            let mul_add = ntt_passes(NttTransform::InverseOfMulAdd, &schedule, log_n, grid_y).unwrap();
+            let forward = ntt_passes(&NttTuning::default(), NttTransform::Forward, &schedule, log_n, grid_y).unwrap();
+            let inverse = ntt_passes(&NttTuning::default(), NttTransform::Inverse, &schedule, log_n, grid_y).unwrap();
+            let product =
+                ntt_passes(&NttTuning::default(), NttTransform::InverseOfProduct, &schedule, log_n, grid_y).unwrap();
+            let mul_add =
+                ntt_passes(&NttTuning::default(), NttTransform::InverseOfMulAdd, &schedule, log_n, grid_y).unwrap();
             assert_eq!(inverse.len(), product.len(), "{label}");
             assert_eq!(inverse.len(), mul_add.len(), "{label}");
             assert_eq!(forward.len(), inverse.len(), "{label}");
@@ -167,7 +188,7 @@ fn inverse_of_product_replaces_only_the_first_inverse_kernel() {
                 assert_eq!(mul_add[0].config.grid_dim, inverse[0].config.grid_dim, "{label}");
             } else {
                 let points = (grid_y as usize) << log_n;
-                assert!(points > DEFAULT_SMALL_LAUNCH_POINTS, "{label}");
+                assert!(points > NttTuning::default().small_launch_points, "{label}");
                 assert!(inverse[0].name.ends_with("_lr3"), "{label}: {}", inverse[0].name);
                 assert_eq!(mul_add[0].name, same.replacen("_lr3", "_lr2_w512", 1), "{label}");
                 let (g, i) = (mul_add[0].config.grid_dim, inverse[0].config.grid_dim);

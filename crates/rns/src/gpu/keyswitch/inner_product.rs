@@ -8,10 +8,7 @@ use poly_cuda::kernel::{MAX_GRID_Y, linear_config};
 use poly_cuda::{DevicePoly, DevicePolyBatch, GpuContext, GpuError};
 
 // The grid-stride inner product stops at MAX_STRIDE_BLOCKS (the conversions' geometry).
-use super::{
-    GpuKeySwitch, MAX_DIGITS_PER_LAUNCH, is_gaussian, misaligned, transform_own_limbs_forced,
-    unfused_inner_product_forced,
-};
+use super::{GpuKeySwitch, MAX_DIGITS_PER_LAUNCH, is_gaussian, misaligned};
 use crate::gpu::launch::MAX_STRIDE_BLOCKS;
 use crate::gpu::{GpuRnsError, Result, check_poly};
 use crate::{Extension, RnsError, check_len};
@@ -213,7 +210,6 @@ impl GpuKeySwitch {
         let k = self.q.len();
         let size = self.digits.first().map_or(0, |(range, _)| range.len());
         let uniform = size >= 2
-            && !transform_own_limbs_forced()
             && self
                 .digits
                 .iter()
@@ -281,10 +277,7 @@ impl GpuKeySwitch {
         let mut start = 0;
         while start < digits {
             let count = chunk.min(digits - start);
-            if !gaussian
-                && !unfused_inner_product_forced()
-                && DevicePolyBatch::forward_inner_product_supported(q_p, count)
-            {
+            if !gaussian && DevicePolyBatch::forward_inner_product_supported(q_p, count) {
                 let target = poly_cuda::InnerProductKeys {
                     keys: &keys[start..start + count],
                     output: accumulators_address,

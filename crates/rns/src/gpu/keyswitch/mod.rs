@@ -46,50 +46,6 @@ poly_cuda::kernel_set! {
     }
 }
 
-/// Whether products in the evaluation domain of `transform` are Gaussian (the DGTs) rather
-/// than coordinate-wise (the NTT).
-/// Environment knob: set to 1, one-prime digits take the ModUp kernel and then the transform
-/// (the path before the fused first pass, for A/B runs); read once per process.
-pub const SEPARATE_MOD_UP_ENV: &str = "HEGPU_KS_SEPARATE_MOD_UP";
-
-/// Environment knob: set to 1, the key inner product runs as its own kernel after the whole
-/// forward transform (the path before the fused last pass, for A/B runs); read once per process.
-pub const UNFUSED_INNER_PRODUCT_ENV: &str = "HEGPU_KS_UNFUSED_INNER_PRODUCT";
-
-fn unfused_inner_product_forced() -> bool {
-    static KNOB: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
-    *KNOB.get_or_init(|| std::env::var(UNFUSED_INNER_PRODUCT_ENV).is_ok_and(|v| v == "1"))
-}
-
-/// Environment knob: set to 1, ModDown in the evaluation representation forms its outputs in a
-/// kernel of its own after the forward transform of the remainder (the path before the fused
-/// epilogue, for A/B runs); read once per process.
-pub const SEPARATE_MOD_DOWN_ENV: &str = "HEGPU_KS_SEPARATE_MOD_DOWN";
-
-fn separate_mod_down_forced() -> bool {
-    static KNOB: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
-    *KNOB.get_or_init(|| std::env::var(SEPARATE_MOD_DOWN_ENV).is_ok_and(|v| v == "1"))
-}
-
-/// Environment knob: set to 1, the fused inner product transforms the digits' own limbs even
-/// where the input's evaluations are given (the path before reading them, for A/B runs); read
-/// once per process.
-pub const TRANSFORM_OWN_LIMBS_ENV: &str = "HEGPU_KS_TRANSFORM_OWN_LIMBS";
-
-fn transform_own_limbs_forced() -> bool {
-    static KNOB: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
-    *KNOB.get_or_init(|| std::env::var(TRANSFORM_OWN_LIMBS_ENV).is_ok_and(|v| v == "1"))
-}
-
-/// Environment knob: set to 1, ModUp converts each digit of several primes in a launch of its
-/// own (the path before one launch for all of them, for A/B runs); read once per process.
-pub const CONVERSION_PER_DIGIT_ENV: &str = "HEGPU_KS_CONVERSION_PER_DIGIT";
-
-fn conversion_per_digit_forced() -> bool {
-    static KNOB: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
-    *KNOB.get_or_init(|| std::env::var(CONVERSION_PER_DIGIT_ENV).is_ok_and(|v| v == "1"))
-}
-
 /// The conversion kernel of a ModUp by `extension`.
 fn conversion_kernel(extension: Extension) -> ConvertKernel {
     match extension {
@@ -98,11 +54,8 @@ fn conversion_kernel(extension: Extension) -> ConvertKernel {
     }
 }
 
-fn separate_mod_up_forced() -> bool {
-    static KNOB: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
-    *KNOB.get_or_init(|| std::env::var(SEPARATE_MOD_UP_ENV).is_ok_and(|v| v == "1"))
-}
-
+/// Whether products in the evaluation domain of `transform` are Gaussian (the DGTs) rather
+/// than coordinate-wise (the NTT).
 fn is_gaussian(transform: TransformKind) -> bool {
     !matches!(transform, TransformKind::Ntt)
 }

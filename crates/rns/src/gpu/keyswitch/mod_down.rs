@@ -7,7 +7,7 @@ use poly_cuda::cudarc::driver::{CudaSlice, DevicePtr, DevicePtrMut, LaunchConfig
 use poly_cuda::kernel::THREADS;
 use poly_cuda::{DevicePoly, DevicePolyBatch, GpuContext, GpuError};
 
-use super::{GpuKeySwitch, separate_mod_down_forced};
+use super::GpuKeySwitch;
 use crate::gpu::launch::{CONVERT_BATCH, ConvertKernel, ConverterLayout};
 use crate::gpu::{Result, check_poly};
 use crate::{RnsError, check_len};
@@ -92,7 +92,7 @@ impl GpuKeySwitch {
     /// over `ring_p` (the special primes), converted exactly to `q` (the conversion's scale
     /// times `E^-1`) and forward transformed, and `addend + (s_q - E r) P^-1` is formed (in the
     /// transform's last pass where [`DevicePolyBatch::forward_mod_down_supported`] says so, by a
-    /// kernel of its own otherwise or with `HEGPU_KS_SEPARATE_MOD_DOWN=1`): the forward
+    /// kernel of its own otherwise): the forward
     /// transform of the coefficient ModDown (linear per prime), word for word. NTT rings only
     /// (the host-side composition serves the DGTs).
     ///
@@ -196,7 +196,7 @@ impl GpuKeySwitch {
         let addend_address = |addend: Option<&DevicePoly<Eval>>| -> Result<u64> {
             addend.map_or(Ok(0), |a| self.kernels.read_address(a.device_buffer()))
         };
-        if DevicePolyBatch::<Coeff>::forward_mod_down_supported(ring_q, 2) && !separate_mod_down_forced() {
+        if DevicePolyBatch::<Coeff>::forward_mod_down_supported(ring_q, 2) {
             let target = poly_cuda::ModDownTarget {
                 sums: self.kernels.read_address(sums.device_buffer())?,
                 sums_poly_words: stride,

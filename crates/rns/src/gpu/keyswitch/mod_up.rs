@@ -11,7 +11,7 @@ use poly_cuda::{DevicePoly, DevicePolyBatch, GpuContext};
 
 // ModUp launches aim for TARGET_BLOCKS blocks (splitting the output limbs into groups): the
 // conversions' geometry.
-use super::{GpuKeySwitch, conversion_kernel, conversion_per_digit_forced, separate_mod_up_forced};
+use super::{GpuKeySwitch, conversion_kernel};
 use crate::gpu::launch::{CONVERT_DIGITS, ConvertParams, TARGET_BLOCKS};
 use crate::gpu::{Result, check_poly};
 use crate::{Extension, check_len};
@@ -155,9 +155,8 @@ impl GpuKeySwitch {
                 unsafe { self.mod_up_one_prime_raw(range.start, run, extension, input, at) }?;
             } else {
                 // Consecutive digits of several primes: one conversion launch for up to
-                // CONVERT_DIGITS of them (or one each, by the knob).
-                let most = if conversion_per_digit_forced() { 1 } else { CONVERT_DIGITS };
-                while run < most && digit + run < digits.end && self.digit(digit + run)?.0.len() > 1 {
+                // CONVERT_DIGITS of them.
+                while run < CONVERT_DIGITS && digit + run < digits.end && self.digit(digit + run)?.0.len() > 1 {
                     run += 1;
                 }
                 let params = (0..run)
@@ -210,8 +209,7 @@ impl GpuKeySwitch {
     }
 
     /// The first limb of the digits `start .. start + count` when the transform's first pass
-    /// can extend them (consecutive one-prime digits over an NTT ring, unless the knob
-    /// `HEGPU_KS_SEPARATE_MOD_UP` asks for the ModUp kernel); `None` otherwise.
+    /// can extend them (consecutive one-prime digits over an NTT ring); `None` otherwise.
     pub(super) fn first_pass_extension(&self, start: usize, count: usize, q_p: &GpuContext) -> Result<Option<usize>> {
         let (first, _) = self.digit(start)?;
         let mut one_prime_run = true;
@@ -219,7 +217,7 @@ impl GpuKeySwitch {
             let (range, _) = self.digit(digit)?;
             one_prime_run &= range.len() == 1 && range.start == first.start + offset;
         }
-        let fused = one_prime_run && q_p.ring().transform() == TransformKind::Ntt && !separate_mod_up_forced();
+        let fused = one_prime_run && q_p.ring().transform() == TransformKind::Ntt;
         Ok(fused.then_some(first.start))
     }
 
