@@ -101,8 +101,8 @@ impl GpuKeySwitch {
     /// coordinate-wise for [`TransformKind::Ntt`] and Gaussian on `(re, im)` pairs for the
     /// DGTs, as `poly::Poly::mul_add_assign` forms them; the words equal the CPU's.
     ///
-    /// Errors: [`RnsError::LengthMismatch`] (extended digits, key digit or output length),
-    /// [`RnsError::InvalidParameter`] for an empty key or an odd degree,
+    /// Errors: [`RnsError::LengthMismatch`](crate::RnsError::LengthMismatch) (extended digits, key digit or output length),
+    /// [`RnsError::InvalidParameter`](crate::RnsError::InvalidParameter) for an empty key or an odd degree,
     /// [`GpuError::WrongContext`](poly_cuda::GpuError::WrongContext) for a buffer of another
     /// device or stream, [`GpuError::Unsupported`](poly_cuda::GpuError::Unsupported) for a
     /// buffer that is not 16-byte aligned (a view at an odd offset); `output` is untouched then.
@@ -159,7 +159,7 @@ impl GpuKeySwitch {
     /// `q u P` (evaluation representation of `q_p`'s transform), returns the two polynomials
     /// `sum_j ModUp_j(input) b_j` and `sum_j ModUp_j(input) a_j` over `q u P` (evaluation
     /// representation), in one batch `[b sum, a sum]`: exactly what the CPU's loop of
-    /// [`KeySwitchContext::mod_up`], forward transform and `mul_add_assign` gives.
+    /// [`KeySwitchContext::mod_up`](crate::KeySwitchContext::mod_up), forward transform and `mul_add_assign` gives.
     ///
     /// The extended digits of `input` go into one buffer `[digits][q u P][N]` and get one
     /// forward transform (over NTT rings, one-prime digits are extended by that transform's
@@ -168,8 +168,8 @@ impl GpuKeySwitch {
     /// (or when the allocation runs out of memory) the digits are processed in chunks whose
     /// sums accumulate.
     ///
-    /// Errors: [`RnsError::ContextMismatch`] unless `input`'s ring is `q` and `q_p`'s is `q u P`
-    /// at this degree; [`RnsError::LengthMismatch`] unless `key` has one pair per digit;
+    /// Errors: [`RnsError::ContextMismatch`](crate::RnsError::ContextMismatch) unless `input`'s ring is `q` and `q_p`'s is `q u P`
+    /// at this degree; [`RnsError::LengthMismatch`](crate::RnsError::LengthMismatch) unless `key` has one pair per digit;
     /// [`GpuError::WrongContext`](poly_cuda::GpuError::WrongContext) or a
     /// [`poly::PolyError::ContextMismatch`] (as a [`GpuError`]) for a key polynomial of another
     /// device or ring; device errors. Nothing is queued on an input error.
@@ -188,7 +188,7 @@ impl GpuKeySwitch {
     /// at most `max_chunk_digits` digits at once (at least 1; fewer where the transform's grid
     /// limit of 65535 limbs per launch or an out-of-memory allocation asks for it). Same
     /// values for every chunk size; errors as `key_switch_accumulate`, and
-    /// [`RnsError::InvalidParameter`] for `max_chunk_digits == 0`.
+    /// [`RnsError::InvalidParameter`](crate::RnsError::InvalidParameter) for `max_chunk_digits == 0`.
     pub fn key_switch_accumulate_in_chunks(
         &self,
         input: &DevicePoly<Coeff>,

@@ -1,4 +1,4 @@
-//! [`GpuKeySwitch`]: ModUp and ModDown of [`KeySwitchContext`] on the device, word for word,
+//! [`GpuKeySwitch`]: ModUp and ModDown of [`KeySwitchContext`](crate::KeySwitchContext) on the device, word for word,
 //! and the batched key switching of `kernels/keyswitch.cu` (ModUp of every digit into one
 //! buffer, one forward transform of the batch, one inner-product kernel with the key).
 //!
@@ -65,7 +65,7 @@ fn misaligned(what: &str, address: u64) -> GpuRnsError {
     GpuError::Unsupported { what: format!("{what} at device address {address:#x} (16-byte alignment needed)") }.into()
 }
 
-/// A [`KeySwitchContext`] with its tables on one device: ModUp of each digit (fast or exact
+/// A [`KeySwitchContext`](crate::KeySwitchContext) with its tables on one device: ModUp of each digit (fast or exact
 /// extension; the digit's own limbs are copied by the same kernel) and ModDown (the exact
 /// conversion `P -> q` fused with the subtraction and the multiplication by `P^-1`). Every
 /// output equals the CPU's word for word.

@@ -59,8 +59,8 @@ impl GpuKeySwitch {
         unsafe { self.kernels.convert_batch(ConvertKernel::ModDown, params, &members) }
     }
 
-    /// [`KeySwitchContext::mod_down`] on the device: `input` over `q u P`, `output` over `q`.
-    /// Errors: [`RnsError::LengthMismatch`] or
+    /// [`KeySwitchContext::mod_down`](crate::KeySwitchContext::mod_down) on the device: `input` over `q u P`, `output` over `q`.
+    /// Errors: [`RnsError::LengthMismatch`](crate::RnsError::LengthMismatch) or
     /// [`GpuError::WrongContext`](poly_cuda::GpuError::WrongContext); `output` is untouched then.
     pub fn mod_down<I: DevicePtr<u64>, O: DevicePtrMut<u64>>(&self, input: &I, output: &mut O) -> Result<()> {
         check_len("ModDown input", self.stride(), input.len())?;
@@ -70,7 +70,7 @@ impl GpuKeySwitch {
         unsafe { self.mod_down_raw(input, output) }
     }
 
-    /// [`KeySwitchContext::mod_down_poly`] on the device: `input` over `q u P`, the result
+    /// [`KeySwitchContext::mod_down_poly`](crate::KeySwitchContext::mod_down_poly) on the device: `input` over `q u P`, the result
     /// `round(x / P)` over `q`. Errors as [`mod_up_poly`](Self::mod_up_poly) (no digit).
     pub fn mod_down_poly(&self, input: &DevicePoly<Coeff>, q: &GpuContext) -> Result<DevicePoly<Coeff>> {
         check_poly(&self.kernels, input.context(), &self.q_p, self.degree, "ModDown input")?;
@@ -96,9 +96,9 @@ impl GpuKeySwitch {
     /// transform of the coefficient ModDown (linear per prime), word for word. NTT rings only
     /// (the host-side composition serves the DGTs).
     ///
-    /// Errors: [`RnsError::ContextMismatch`] unless `sums` is over `q u P`, `ring_q` is `q`,
-    /// `ring_p` is `P` and the addends are over `q`; [`RnsError::LengthMismatch`] unless
-    /// `sums` holds two polynomials; [`RnsError::InvalidParameter`] for an `error_scale` other
+    /// Errors: [`RnsError::ContextMismatch`](crate::RnsError::ContextMismatch) unless `sums` is over `q u P`, `ring_q` is `q`,
+    /// `ring_p` is `P` and the addends are over `q`; [`RnsError::LengthMismatch`](crate::RnsError::LengthMismatch) unless
+    /// `sums` holds two polynomials; [`RnsError::InvalidParameter`](crate::RnsError::InvalidParameter) for an `error_scale` other
     /// than 1 and this context's;
     /// [`GpuError::WrongContext`](poly_cuda::GpuError::WrongContext) for another device.
     /// Nothing is queued on an input error; the inputs are never changed.
@@ -161,7 +161,7 @@ impl GpuKeySwitch {
 
     /// [`mod_down_eval`](Self::mod_down_eval) of sums whose special limbs are in `special`
     /// (`[2][l][N]`, evaluation representation; consumed) rather than in `sums` (whose limbs of
-    /// `q` are read). Errors as `mod_down_eval`, and [`RnsError::LengthMismatch`] for a
+    /// `q` are read). Errors as `mod_down_eval`, and [`RnsError::LengthMismatch`](crate::RnsError::LengthMismatch) for a
     /// `special` buffer of another length; nothing is queued then.
     pub(super) fn mod_down_eval_split(
         &self,

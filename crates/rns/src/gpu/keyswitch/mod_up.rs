@@ -171,10 +171,10 @@ impl GpuKeySwitch {
         Ok(())
     }
 
-    /// [`KeySwitchContext::mod_up`] on the device: digit `digit` of `input` (over `q`) into
+    /// [`KeySwitchContext::mod_up`](crate::KeySwitchContext::mod_up) on the device: digit `digit` of `input` (over `q`) into
     /// `output` (over `q u P`).
     ///
-    /// Errors: [`RnsError::DigitOutOfRange`], [`RnsError::LengthMismatch`], or
+    /// Errors: [`RnsError::DigitOutOfRange`](crate::RnsError::DigitOutOfRange), [`RnsError::LengthMismatch`](crate::RnsError::LengthMismatch), or
     /// [`GpuError::WrongContext`](poly_cuda::GpuError::WrongContext) for a buffer of another
     /// device or stream; `output` is untouched then.
     pub fn mod_up<I: DevicePtr<u64>, O: DevicePtrMut<u64>>(
@@ -192,7 +192,7 @@ impl GpuKeySwitch {
         unsafe { self.mod_up_raw(digit, extension, input, output, true) }
     }
 
-    /// [`KeySwitchContext::mod_up_all`] on the device: every digit, `output` holding
+    /// [`KeySwitchContext::mod_up_all`](crate::KeySwitchContext::mod_up_all) on the device: every digit, `output` holding
     /// `num_digits` polynomials over `q u P` one after the other (one launch for all digits
     /// of one prime). Errors as [`mod_up`](Self::mod_up).
     pub fn mod_up_all<I: DevicePtr<u64>, O: DevicePtrMut<u64>>(
@@ -241,10 +241,10 @@ impl GpuKeySwitch {
         Ok(DevicePolyBatch::<Coeff>::from_device_buffer(q_p, count, extended)?)
     }
 
-    /// [`KeySwitchContext::mod_up_poly`] on the device: `input` over `q`, the result over
+    /// [`KeySwitchContext::mod_up_poly`](crate::KeySwitchContext::mod_up_poly) on the device: `input` over `q`, the result over
     /// `q u P` (the ring of `q_p`).
     ///
-    /// Errors: [`RnsError::DigitOutOfRange`]; [`RnsError::ContextMismatch`] unless `input`'s ring
+    /// Errors: [`RnsError::DigitOutOfRange`](crate::RnsError::DigitOutOfRange); [`RnsError::ContextMismatch`](crate::RnsError::ContextMismatch) unless `input`'s ring
     /// is `q` and `q_p`'s is `q u P` at this degree;
     /// [`GpuError::WrongContext`](poly_cuda::GpuError::WrongContext) for another device.
     pub fn mod_up_poly(

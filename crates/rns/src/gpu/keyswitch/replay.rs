@@ -88,7 +88,7 @@ impl GpuKeySwitch {
     /// Key switching of `input` (coefficients over `q`) in the evaluation representation:
     /// [`key_switch_accumulate`](Self::key_switch_accumulate) (exact or fast ModUp by
     /// `extension`) then [`mod_down_eval`](Self::mod_down_eval) onto `addends`; the same words
-    /// and errors as those two (and a [`RnsError::ContextMismatch`] for an `input_eval` not over
+    /// and errors as those two (and a [`RnsError::ContextMismatch`](crate::RnsError::ContextMismatch) for an `input_eval` not over
     /// `q`). `input_eval`, the input's evaluations where the caller has them, lets the fused
     /// inner product read the digits' own limbs instead of transforming them (hybrid digits of
     /// one size, not in a replay). Over NTT rings of a degree that `poly_cuda::graph` replays

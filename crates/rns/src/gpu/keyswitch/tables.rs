@@ -1,4 +1,4 @@
-//! The tables of a [`KeySwitchContext`] on the device (one allocation) and their accessors.
+//! The tables of a [`KeySwitchContext`](crate::KeySwitchContext) on the device (one allocation) and their accessors.
 
 use core::ops::Range;
 
@@ -30,7 +30,7 @@ impl GpuKeySwitch {
     /// BGV's `t`): the tables also hold the ModDown converter `P -> q` with `E^-1 mod p_j`
     /// folded into the scale of each special limb, so [`mod_down_eval`](Self::mod_down_eval)
     /// converts `E^-1 x` without a pass over the limbs. Errors with
-    /// [`RnsError::InvalidParameter`] for an `E` not invertible modulo a special prime.
+    /// [`RnsError::InvalidParameter`](crate::RnsError::InvalidParameter) for an `E` not invertible modulo a special prime.
     pub fn with_error_scale(device: &GpuDevice, key_switch: &KeySwitchContext, error_scale: u64) -> Result<Self> {
         let mut host = HostTables::default();
         let mut digits = Vec::with_capacity(key_switch.num_digits());
