@@ -11,7 +11,7 @@
 
 /// The launch choices of one device: NTT shapes, graph replay, programmatic launches, and the
 /// RNS conversions' block shape (read by the `rns` crate through the device).
-#[derive(Debug, Clone, PartialEq, Eq, Default)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 #[non_exhaustive]
 pub struct GpuTuning {
     /// Transform splits and pass shapes, and the fused passes' thresholds.
@@ -20,16 +20,20 @@ pub struct GpuTuning {
     pub graphs: GraphTuning,
     /// Whether the kernels listed in [`crate::kernel::waits_for_inputs`] launch with a
     /// programmatic dependency on the kernel before them (outside graph capture; sm_90 and up,
-    /// ignored below). Default on (docs/performance.md, programmatic launches).
+    /// ignored below). Default on (docs/perf/2026-11-25-h100-programmatic-launches.md).
     pub programmatic_launches: bool,
     /// The RNS conversions of the `rns` crate.
     pub rns: RnsTuning,
 }
 
-impl GpuTuning {
-    /// The defaults (the same as [`Default::default`]), with programmatic launches on.
-    pub fn new() -> Self {
-        Self::default()
+impl Default for GpuTuning {
+    fn default() -> Self {
+        Self {
+            ntt: NttTuning::default(),
+            graphs: GraphTuning::default(),
+            programmatic_launches: true,
+            rns: RnsTuning::default(),
+        }
     }
 }
 
@@ -203,6 +207,23 @@ pub struct RnsTuning {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The defaults are the values the knobs had before they were fields (the measured best).
+    #[test]
+    fn defaults_are_the_measured_choices() {
+        let tuning = GpuTuning::default();
+        assert!(tuning.programmatic_launches);
+        assert_eq!(tuning.graphs, GraphTuning { replay: true, max_degree: None, programmatic: true });
+        assert_eq!(tuning.rns.min_block_outputs, None);
+        let ntt = tuning.ntt;
+        assert_eq!((ntt.single_pass_max_log_n, ntt.splits.len()), (None, 0));
+        assert_eq!((ntt.strided_log_radix, ntt.contiguous_log_radix), (None, None));
+        assert_eq!((ntt.small_launch_points, ntt.single_launch_points), (1 << 15, 1 << 15));
+        assert_eq!((ntt.medium_launch_points, ntt.medium_strided), (3 << 17, (2, 8)));
+        assert_eq!((ntt.medium_contiguous_launch_points, ntt.medium_contiguous), (1 << 18, (2, 512)));
+        assert_eq!((ntt.mul_add_medium_launch_points, ntt.short_strided_launch_points), (usize::MAX, 1 << 19));
+        assert_eq!((ntt.lift_max_cluster, ntt.forward_ip_min_blocks), (16, 256));
+    }
 
     #[test]
     fn split_takes_valid_entries_only() {
