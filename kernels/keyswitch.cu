@@ -1,8 +1,8 @@
 // Batched key switching, bit-exact with crates/rns (KeySwitchContext) and crates/poly (the
 // evaluation-domain products): ModUp of every one-prime digit in one launch, and the inner
 // product of the extended digits with a key-switching key in one launch.
-// Host side: crates/rns/src/gpu/keyswitch.rs (the parameter structs below are mirrored there,
-// field by field, as #[repr(C)] structs).
+// Host side: crates/rns/src/gpu/keyswitch/ (the parameter structs below are mirrored in
+// mod_up.rs, inner_product.rs and mod_down.rs, field by field, as #[repr(C)] structs).
 //
 // Data: limb-major polynomials over q u P (the limbs of q first, then P), limb i of a
 // polynomial at data + i * n; a batch of D polynomials is [D][limbs][n]. Every stored word is
@@ -190,7 +190,7 @@ extern "C" __global__ void __launch_bounds__(KS_THREADS)
 // ModDown in the evaluation representation (BGV keeps ciphertexts there), for both key-switching
 // sums s (over q u P, evaluation representation, [2][limbs_qp][n]): with r the forward transform
 // over q of the exact conversion P -> q of s's P limbs (inverse-transformed and multiplied by
-// E^-1 first, crates/rns/src/gpu/keyswitch.rs), limb i of output k is
+// E^-1 first, crates/rns/src/gpu/keyswitch/mod_down.rs), limb i of output k is
 //   out_k = addend_k + (s_k - E r_k) P^-1 mod q_i,
 // which is the forward transform of E ModDown(E^-1 s_k) (rns::KeySwitchContext::mod_down):
 // the transform is linear per prime, and E (E^-1 s)_q = s_q. Products by Barrett (E may exceed

@@ -21,7 +21,7 @@
 // A transform runs as two passes (forward: STRIDED then CONTIGUOUS; inverse: CONTIGUOUS then
 // STRIDED) with lazy values in global memory between them; N = 2^10 .. 2^12 may instead run as
 // one CONTIGUOUS pass with M = N (the whole limb in one block, one launch instead of two), which
-// uses one SM per limb: the host picks it for small launches with N <= 2^11 (launch.rs).
+// uses one SM per limb: the host picks it for small launches with N <= 2^11 (ntt/schedule.rs).
 //
 // Fused entry points (BFV decryption's c_1 s without a device copy or an element-wise kernel):
 // every forward kernel takes a `source` pointer, null for in place, from which the first pass
@@ -44,7 +44,7 @@
 // CONTIGUOUS blocks keep word a (column * M + k) at the slot a XOR h(bits 4-6 of a), h linear
 // over GF(2) (Pass::swizzle): the bank (the slot modulo 16) of the 16 threads of a half-warp is
 // distinct in every round's window at radix 4 and 8 and in the coalesced row loops, for every
-// shape built (launch.rs, contiguous_shared_layout_is_conflict_free; the padding a + a/16
+// shape built (ntt/tests.rs, contiguous_shared_layout_is_conflict_free; the padding a + a/16
 // before left 2-way conflicts at radix 8, up to 4-way at radix 4). Being linear, slot(base + (u << w)) =
 // slot(base) ^ slot(u << w) (disjoint bits): one XOR with a constant per access.
 //
@@ -441,7 +441,7 @@ __device__ __forceinline__ void forward_rounds(u64 (&x)[P::R], u64* smem, const 
 }
 
 // The epilogue of ModDown in the evaluation representation (hybrid key switching, BGV; see
-// crates/rns/src/gpu/keyswitch.rs, mod_down_eval), taken by the forward transform's last pass
+// crates/rns/src/gpu/keyswitch/mod_down.rs, mod_down_eval), taken by the forward transform's last pass
 // instead of storing its values r: for polynomial k (0 or 1) of the batch and limb i,
 //   out_k = addend_k + s_k P^-1 - r (E P^-1) mod q_i   (addend_k skipped when null),
 // s_k the key-switching sums' limbs of q (sums + k sums_poly_words, limb-major), E the error
@@ -1193,7 +1193,7 @@ CONTIGUOUS(9, 3, 1024)
 // 256 threads: 640 would still allow only 2 blocks an SM, the same 128 registers.)
 STRIDED_BOUNDS(7, 4, 512, 640)
 STRIDED(8, 4, 512)
-// Launches that fill few SMs (launch.rs, medium launches): radix 4, and blocks of 8 columns
+// Launches that fill few SMs (ntt/schedule.rs, medium launches): radix 4, and blocks of 8 columns
 // (strided) or 512 points (contiguous), so more blocks and more threads per point.
 STRIDED_NARROW(7, 2, 8, 1024)
 STRIDED_NARROW(8, 2, 8, 1024)

@@ -3,3 +3,5 @@
 
 #[cfg(feature = "cuda")]
 pub mod gpu_timing;
+#[cfg(feature = "cuda")]
+pub mod tuning;

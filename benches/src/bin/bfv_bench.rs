@@ -845,7 +845,7 @@ fn main() -> ExitCode {
 /// The GPU backend and its clock, when built with `cuda` and a device answers.
 #[cfg(feature = "cuda")]
 fn open_gpu(queued: bool) -> Result<(poly_cuda::GpuBackend, gpu::EventClock), String> {
-    let backend = poly_cuda::GpuBackend::new(0).map_err(|e| e.to_string())?;
+    let backend = benches::tuning::open_device(0).map(poly_cuda::GpuBackend::from_device).map_err(|e| e.to_string())?;
     let clock = gpu::EventClock { device: Arc::clone(backend.device()), queued };
     Ok((backend, clock))
 }

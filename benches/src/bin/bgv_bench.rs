@@ -244,7 +244,7 @@ fn bench_set(gpu: &GpuBackend, log_degree: u32, runs: usize, options: &Options) 
 fn main() -> ExitCode {
     let run = || -> BoxResult<bool> {
         let options = parse_options()?;
-        let gpu = GpuBackend::new(0)?;
+        let gpu = GpuBackend::from_device(benches::tuning::open_device(0)?);
         println!(
             "# bgv_bench: GPU {}; medians of {} runs (30 at N = 65536), microseconds; {}",
             gpu.device().name(),

@@ -430,7 +430,7 @@ fn run() -> BoxResult<()> {
             other => return Err(format!("unknown argument '{other}'").into()),
         }
     }
-    let Some(device) = hegpu_test_support::open_device_or_skip(0)? else { return Ok(()) };
+    let Some(device) = benches::tuning::open_device_or_skip(0)? else { return Ok(()) };
     println!("## BFV steps on the GPU: {}\n", device.name());
     println!(
         "Median microseconds of {runs} runs: call = events around call + synchronize; device = back-to-back device \

@@ -52,7 +52,7 @@ fn time_ms(runs: usize, mut f: impl FnMut()) -> f64 {
 }
 
 fn main() {
-    let Some(device) = hegpu_test_support::open_device_or_skip(0).expect("device") else {
+    let Some(device) = benches::tuning::open_device_or_skip(0).expect("device") else {
         println!("no CUDA device: skipped");
         return;
     };

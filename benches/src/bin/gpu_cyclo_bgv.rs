@@ -106,7 +106,7 @@ fn main() -> ExitCode {
 
 fn run() -> BoxResult<bool> {
     let o = options()?;
-    let Some(device) = hegpu_test_support::open_device_or_skip(0)? else {
+    let Some(device) = benches::tuning::open_device_or_skip(0)? else {
         println!("no GPU: nothing to measure");
         return Ok(true);
     };
@@ -252,7 +252,7 @@ fn run() -> BoxResult<bool> {
         // Overlapped: S devices (streams) in one context, each with its keys and tables.
         let lanes: Vec<(Arc<GpuDevice>, GpuBgv)> = (0..o.streams)
             .map(|_| -> BoxResult<_> {
-                let lane_device = GpuDevice::new(0)?;
+                let lane_device = benches::tuning::open_device(0)?;
                 let lane = GpuBgv::new(&lane_device, &bgv, &pk, Some(&sk))?;
                 Ok((lane_device, lane))
             })

@@ -68,7 +68,7 @@ fn main() -> BoxResult<()> {
             other => return Err(format!("unknown argument {other}").into()),
         }
     }
-    let device = GpuDevice::new(0)?;
+    let device = benches::tuning::open_device(0)?;
     let stream = Arc::clone(device.stream());
     println!("# gpu_host_costs: GPU {}; host microseconds per call, {runs} calls back to back", device.name());
     let mut rows: Vec<(&str, (f64, f64))> = Vec::new();

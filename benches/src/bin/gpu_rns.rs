@@ -340,7 +340,7 @@ fn main() {
         .unwrap_or(200usize)
         .max(100);
     let quick = args.iter().any(|a| a == "--quick");
-    let device = match GpuDevice::new(0) {
+    let device = match benches::tuning::open_device(0) {
         Ok(device) => device,
         Err(e) => {
             eprintln!("gpu_rns: no GPU: {e}");

@@ -48,7 +48,7 @@ fn run() -> BoxResult<bool> {
             other => return Err(format!("unknown argument {other}").into()),
         }
     }
-    let gpu = GpuBackend::new(0)?;
+    let gpu = GpuBackend::from_device(benches::tuning::open_device(0)?);
     let device = std::sync::Arc::clone(gpu.device());
     let values: Vec<u64> = (0..1u64 << 14).map(|i| (i * 31 + 7) % 65_000).collect();
     // One step (a product, dropped) and one check (decryption of a product against the slots),

@@ -104,7 +104,7 @@ macro_rules! scheme_bench {
             // The single-device path first, in the same process: one context on its own handle
             // (no pool yet), one multiplication at a time (events around each, synchronized), and `--ops`
             // back to back (wall time to the last one finished).
-            let single = GpuBackend::new(ordinals[0])?;
+            let single = GpuBackend::from_device(benches::tuning::open_device(ordinals[0])?);
             let context = $scheme::BfvOrBgv::new(single.clone(), &params)?;
             let secret = context.secret_key_from_seed(&poly::Seed::from([1; 32]))?;
             let public = context.public_key_from_seed(&secret, &poly::Seed::from([2; 32]))?;
@@ -140,20 +140,25 @@ macro_rules! scheme_bench {
             drop((a, b, relin, public, secret, context));
             // One pool with the most workers; runs with fewer streams use the first workers
             // of each device.
-            let pool = DevicePool::new(ordinals, max_streams, |device, _| -> BoxResult<State> {
-                let context = $scheme::BfvOrBgv::new(GpuBackend::from_device(Arc::clone(device)), &params)?;
-                let secret = context.secret_key_from_seed(&poly::Seed::from([1; 32]))?;
-                let public = context.public_key_from_seed(&secret, &poly::Seed::from([2; 32]))?;
-                let relin = context.relin_key_from_seed(&secret, &poly::Seed::from([3; 32]))?;
-                let encoder = BatchEncoder::new(&params)?;
-                let mut pairs = Vec::with_capacity(ops);
-                for k in 0..ops {
-                    let a = context.encrypt(&encoder.encode(&slots(n, t, k, 0))?, &public)?;
-                    let b = context.encrypt(&encoder.encode(&slots(n, t, k, 1))?, &public)?;
-                    pairs.push((a, b));
-                }
-                Ok(State { context, secret, relin, pairs })
-            })?;
+            let pool = DevicePool::with_tuning(
+                ordinals,
+                max_streams,
+                &benches::tuning::from_env(),
+                |device, _| -> BoxResult<State> {
+                    let context = $scheme::BfvOrBgv::new(GpuBackend::from_device(Arc::clone(device)), &params)?;
+                    let secret = context.secret_key_from_seed(&poly::Seed::from([1; 32]))?;
+                    let public = context.public_key_from_seed(&secret, &poly::Seed::from([2; 32]))?;
+                    let relin = context.relin_key_from_seed(&secret, &poly::Seed::from([3; 32]))?;
+                    let encoder = BatchEncoder::new(&params)?;
+                    let mut pairs = Vec::with_capacity(ops);
+                    for k in 0..ops {
+                        let a = context.encrypt(&encoder.encode(&slots(n, t, k, 0))?, &public)?;
+                        let b = context.encrypt(&encoder.encode(&slots(n, t, k, 1))?, &public)?;
+                        pairs.push((a, b));
+                    }
+                    Ok(State { context, secret, relin, pairs })
+                },
+            )?;
             let mut ok = true;
             let devices = pool.device_count();
             for &streams in &options.streams {
@@ -221,7 +226,7 @@ fn main() -> ExitCode {
         let options = parse_options()?;
         let count = poly_cuda::device_count()?;
         let ordinals: Vec<usize> = (0..options.devices.unwrap_or(count).min(count)).collect();
-        let name = GpuDevice::new(0)?.name().to_string();
+        let name = benches::tuning::open_device(0)?.name().to_string();
         println!(
             "# gpu_throughput: {} x {name}; {} resident pairs per worker; latency: median of {} runs",
             ordinals.len(),

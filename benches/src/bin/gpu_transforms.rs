@@ -172,7 +172,7 @@ fn main() {
         })
         .unwrap_or(TransformKind::ALL.to_vec());
 
-    let device = match GpuDevice::new(0) {
+    let device = match benches::tuning::open_device(0) {
         Ok(device) => device,
         Err(e) => {
             eprintln!("gpu_transforms: no GPU: {e}");

@@ -391,7 +391,7 @@ impl BfvBackend for poly_cuda::GpuBackend {
             (prepared, tables),
             (GpuMulTables::Hps(_), MulTables::Hps(_)) | (GpuMulTables::Behz(_), MulTables::Behz(_))
         );
-        if !matching || ring_mul.ring().transform() != poly::TransformKind::Ntt || unbatched_forced() {
+        if !matching || ring_mul.ring().transform() != poly::TransformKind::Ntt {
             return tensor_and_scale_by_steps(self, tables, prepared, a, b, ring_mul, ring_q);
         }
         let mut inputs = vec![a[0], a[1]];
@@ -437,15 +437,6 @@ impl BfvBackend for poly_cuda::GpuBackend {
     }
 }
 
-/// Environment knob: set to 1, the GPU's multiplications take the product steps one by one
-/// ([`tensor_and_scale_by_steps`]) instead of the batched path (for A/B runs); read once
-/// per process.
-pub const UNBATCHED_PRODUCT_ENV: &str = "HEGPU_BFV_UNBATCHED_PRODUCT";
-
-#[cfg(feature = "cuda")]
-fn unbatched_forced() -> bool {
-    static KNOB: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
-    *KNOB.get_or_init(|| std::env::var(UNBATCHED_PRODUCT_ENV).is_ok_and(|v| v == "1"))
 }
 
 /// The multiplication's tables on a GPU (uploaded once per context): HPS or BEHZ.

@@ -195,24 +195,11 @@ impl BgvBackend for CpuBackend {
     }
 }
 
-/// Environment variable (a tuning knob for benchmarks): the fewest limbs a thread of
-/// `bgv_reduce_phase` takes when several threads share a coefficient (1..=32; default 4).
-/// More limbs a thread (fewer threads, more loads in flight each) measured slower on an H100:
-/// at `N = 2^16 x 32` limbs 15.1 us with 4, 16.4 with 8, 18.9 with 16, 21.9 with 32.
+/// The fewest limbs a thread of `bgv_reduce_phase` takes when several threads share a
+/// coefficient. More limbs a thread (fewer threads, more loads in flight each) measured slower
+/// on an H100: at `N = 2^16 x 32` limbs 15.1 us with 4, 16.4 with 8, 18.9 with 16, 21.9 with 32.
 #[cfg(feature = "cuda")]
-pub const REDUCE_LIMBS_PER_THREAD_ENV: &str = "HEGPU_REDUCE_LIMBS_PER_THREAD";
-
-#[cfg(feature = "cuda")]
-fn reduce_limbs_per_thread() -> usize {
-    static KNOB: std::sync::OnceLock<usize> = std::sync::OnceLock::new();
-    *KNOB.get_or_init(|| {
-        std::env::var(REDUCE_LIMBS_PER_THREAD_ENV)
-            .ok()
-            .and_then(|v| v.parse().ok())
-            .filter(|v| (1..=32).contains(v))
-            .unwrap_or(4)
-    })
-}
+const REDUCE_LIMBS_PER_THREAD: usize = 4;
 
 /// Threads per block of `bgv_reduce_phase` (`REDUCE_THREADS` in kernels/bgv.cu, whose shared
 /// arrays hold that many partial sums).
@@ -240,7 +227,7 @@ pub fn reduce_phase_config(
     limbs: usize,
     wave_threads: Option<usize>,
 ) -> poly_cuda::cudarc::driver::LaunchConfig {
-    let per_thread = reduce_limbs_per_thread();
+    let per_thread = REDUCE_LIMBS_PER_THREAD;
     let fits_wave = |g: u32| wave_threads.is_none_or(|wave| degree.saturating_mul(g as usize) <= wave);
     let mut groups = [8u32, 4, 2].into_iter().find(|&g| limbs >= per_thread * g as usize && fits_wave(g)).unwrap_or(1);
     // No more than 16 limbs a thread for the wave's sake (the most measured).
@@ -501,8 +488,11 @@ impl BgvBackend for poly_cuda::GpuBackend {
         with_lift(tables, prepared, c0.context(), |lift| {
             let cached = prepared.lift.get().is_some_and(|cached| std::ptr::eq(cached, lift));
             let degree = c0.context().ring().degree();
-            let replay =
-                poly_cuda::graph::replay_enabled_up_to(degree, crate::decryption_replay::DECRYPTION_REPLAY_MAX_DEGREE);
+            let replay = poly_cuda::graph::replay_enabled_up_to(
+                c0.context().device(),
+                degree,
+                crate::decryption_replay::DECRYPTION_REPLAY_MAX_DEGREE,
+            );
             if cached && replay {
                 let decryption = crate::decryption_replay::Decryption {
                     backend: self,

@@ -7,8 +7,8 @@
 //! once per level and correction factor as a [`RelocatableGraph`] whose scratch the cache
 //! owns; each call then allocates its output, re-points the graph at its ciphertext, key and
 //! output, and launches it: one graph launch and an update per kernel. The kernels and their
-//! arguments are the direct path's, so the words are the same. `HEGPU_GRAPHS=0` turns it off;
-//! `HEGPU_GRAPH_MAX_DEGREE` moves the bound
+//! arguments are the direct path's, so the words are the same. The device's `GraphTuning`
+//! (`replay`, `max_degree`) turns it off or moves the bound
 //! ([`poly_cuda::graph`]).
 
 use std::sync::{Mutex, PoisonError};

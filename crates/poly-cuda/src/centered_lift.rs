@@ -128,12 +128,8 @@ impl CenteredLift {
 
     /// The operands of one launch writing to device address `out`. Errors as
     /// [`LiftFinish::new`] for a factor not below `t`.
-    pub(crate) fn operands(&self, factor: u64, out: u64) -> Result<crate::launch::LiftOperands<'_>> {
-        Ok(crate::launch::LiftOperands {
-            terms: &self.terms,
-            finish: LiftFinish::new(self.t, self.q_mod_t, factor)?,
-            out,
-        })
+    pub(crate) fn operands(&self, factor: u64, out: u64) -> Result<crate::ntt::LiftOperands<'_>> {
+        Ok(crate::ntt::LiftOperands { terms: &self.terms, finish: LiftFinish::new(self.t, self.q_mod_t, factor)?, out })
     }
 }
 

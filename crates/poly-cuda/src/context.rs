@@ -26,7 +26,7 @@ pub(crate) struct NttTables {
     pub(crate) forward_chunk_roots: CudaSlice<u64>,
     pub(crate) inverse_chunk_roots: CudaSlice<u64>,
     /// How the kernels split the transform (fixed when the tables are made).
-    pub(crate) schedule: crate::launch::NttSchedule,
+    pub(crate) schedule: crate::ntt::NttSchedule,
 }
 
 #[derive(Debug)]
@@ -107,7 +107,7 @@ impl GpuContext {
     pub(crate) fn forward_transform(&self, data: &mut CudaSlice<u64>, polys: usize) -> Result<()> {
         match &self.inner.dgt {
             Some(dgt) => dgt.forward(data),
-            None => crate::launch::ntt_forward(self, data, polys),
+            None => crate::ntt::ntt_forward(self, data, polys),
         }
     }
 
@@ -115,7 +115,7 @@ impl GpuContext {
     pub(crate) fn inverse_transform(&self, data: &mut CudaSlice<u64>, polys: usize) -> Result<()> {
         match &self.inner.dgt {
             Some(dgt) => dgt.inverse(data),
-            None => crate::launch::ntt_inverse(self, data, polys),
+            None => crate::ntt::ntt_inverse(self, data, polys),
         }
     }
 
@@ -131,9 +131,9 @@ impl GpuContext {
             }
             None => {
                 // SAFETY: the transform's first pass writes every value of `data` before any
-                // pass reads it (launch::ntt_forward_from).
+                // pass reads it (ntt::ntt_forward_from).
                 let mut data = unsafe { self.inner.device.alloc::<u64>(source.len()) }?;
-                crate::launch::ntt_forward_from(self, source, &mut data, polys)?;
+                crate::ntt::ntt_forward_from(self, source, &mut data, polys)?;
                 Ok(data)
             }
         }
@@ -151,9 +151,9 @@ impl GpuContext {
             }
             None => {
                 // SAFETY: the first inverse pass writes every value of `data` before any pass
-                // reads it (launch::ntt_inverse_from).
+                // reads it (ntt::ntt_inverse_from).
                 let mut data = unsafe { self.inner.device.alloc::<u64>(source.len()) }?;
-                crate::launch::ntt_inverse_from(self, &mut data, source, polys)?;
+                crate::ntt::ntt_inverse_from(self, &mut data, source, polys)?;
                 Ok(data)
             }
         }
@@ -175,10 +175,10 @@ impl GpuContext {
         }
         match &self.inner.dgt {
             Some(dgt) => {
-                crate::launch::binary(self, crate::launch::BinaryOp::GaussMul, data, None, factor)?;
+                crate::elementwise::binary(self, crate::elementwise::BinaryOp::GaussMul, data, None, factor)?;
                 dgt.inverse(data)
             }
-            None => crate::launch::ntt_inverse_of_product(self, data, factor, polys),
+            None => crate::ntt::ntt_inverse_of_product(self, data, factor, polys),
         }
     }
 
@@ -203,15 +203,21 @@ impl GpuContext {
         match &self.inner.dgt {
             Some(dgt) => {
                 let mut data = self.inner.device.duplicate(addend)?;
-                crate::launch::binary(self, crate::launch::BinaryOp::GaussMulAdd, &mut data, Some(source), factor)?;
+                crate::elementwise::binary(
+                    self,
+                    crate::elementwise::BinaryOp::GaussMulAdd,
+                    &mut data,
+                    Some(source),
+                    factor,
+                )?;
                 dgt.inverse(&mut data)?;
                 Ok(data)
             }
             None => {
                 // SAFETY: the first inverse pass writes every value of `data` before any pass
-                // reads it (launch::ntt_inverse_of_mul_add).
+                // reads it (ntt::ntt_inverse_of_mul_add).
                 let mut data = unsafe { self.inner.device.alloc::<u64>(addend.len()) }?;
-                crate::launch::ntt_inverse_of_mul_add(self, &mut data, source, factor, addend, polys)?;
+                crate::ntt::ntt_inverse_of_mul_add(self, &mut data, source, factor, addend, polys)?;
                 Ok(data)
             }
         }
@@ -260,7 +266,7 @@ impl GpuContext {
                 return Err(GpuError::LengthMismatch { expected: addend.len(), actual: other.len() });
             }
         }
-        crate::launch::ntt_inverse_of_mul_add_scaled(self, data, (source, factor, addend), table, 1)
+        crate::ntt::ntt_inverse_of_mul_add_scaled(self, data, (source, factor, addend), table, 1)
     }
 
     pub(crate) fn ntt_tables(&self) -> Result<&NttTables> {
@@ -294,10 +300,10 @@ fn upload_ntt_tables(device: &GpuDevice, ring: &RingContext) -> Result<NttTables
     let mut forward = Vec::with_capacity(2 * n * limbs);
     let mut inverse = Vec::with_capacity(2 * n * limbs);
     let mut scale = Vec::with_capacity(4 * limbs);
-    let schedule = crate::launch::NttSchedule::for_log_degree(n.trailing_zeros())?;
+    let schedule = crate::ntt::NttSchedule::for_log_degree(n.trailing_zeros(), &device.tuning().ntt)?;
     let contiguous_log_m = match schedule {
-        crate::launch::NttSchedule::TwoPass { contiguous, .. } => Some(contiguous),
-        crate::launch::NttSchedule::Single { .. } => None,
+        crate::ntt::NttSchedule::TwoPass { contiguous, .. } => Some(contiguous),
+        crate::ntt::NttSchedule::Single { .. } => None,
     };
     let (mut forward_roots, mut inverse_roots) = (Vec::new(), Vec::new());
     for (limb, modulus) in ring.moduli().iter().enumerate() {

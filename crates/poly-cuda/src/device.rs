@@ -9,6 +9,7 @@ use cudarc::driver::{CudaContext, CudaGraph, CudaSlice, CudaStream, DeviceRepr, 
 
 use crate::error::{GpuError, Result};
 use crate::kernel::{KernelSet, PolyKernels};
+use crate::tuning::GpuTuning;
 
 /// Whether the CUDA driver library can be loaded on this machine. Checked before any
 /// driver call, because the dynamically loaded bindings abort when the library is missing.
@@ -121,6 +122,8 @@ pub struct GpuDevice {
     /// Page-locked host memory that downloads of up to [`STAGING_MAX_WORDS`] words land in
     /// (allocated on first use, grown on demand, reused: page-locking costs far more than a copy).
     staging: Mutex<Option<Staging>>,
+    /// The launch choices every launch on this device reads (fixed when it opens).
+    tuning: GpuTuning,
 }
 
 /// The page-locked, device-mapped staging buffer and its device address (looked up once).
@@ -145,7 +148,15 @@ impl GpuDevice {
     /// initialize the driver or create the context (driver too old, device busy or in an
     /// exclusive mode, out of memory), [`GpuError::KernelLoad`] when the device cannot run the
     /// embedded kernels (an architecture below sm_80 or a driver older than CUDA 13.0).
+    /// Launches take the default [`GpuTuning`] (the measured best).
     pub fn new(ordinal: usize) -> Result<Arc<Self>> {
+        Self::with_tuning(ordinal, GpuTuning::default())
+    }
+
+    /// [`new`](Self::new) with `tuning` in place of the defaults: every launch on this device
+    /// takes its choices (the results are the same, bit for bit; only shapes and launches
+    /// differ). Several devices of one ordinal may be open at once, each with its own tuning.
+    pub fn with_tuning(ordinal: usize, tuning: GpuTuning) -> Result<Arc<Self>> {
         let Some(count) = initialize_driver(ordinal)? else {
             return Err(GpuError::NoDevice { reason: "the CUDA driver reports no device".to_string() });
         };
@@ -167,7 +178,7 @@ impl GpuDevice {
             .attribute(cudarc::driver::sys::CUdevice_attribute::CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT)
             .map_err(|e| GpuError::driver("cuDeviceGetAttribute", e))?
             .max(1) as usize;
-        let kernels = PolyKernels::load(&context)?;
+        let kernels = PolyKernels::load(&context, &tuning)?;
         Ok(Arc::new(Self {
             context,
             streams: Arc::new(DeviceStreams { main: stream, capture, capturing_thread: AtomicU64::new(0) }),
@@ -177,6 +188,7 @@ impl GpuDevice {
             name,
             multiprocessors,
             staging: Mutex::new(None),
+            tuning,
         }))
     }
 
@@ -208,12 +220,17 @@ impl GpuDevice {
 
     /// Whether this device's transform, RNS, BGV-decryption and most element-wise kernels
     /// launch with a programmatic dependency on the kernel before them (outside graph capture;
-    /// the list: [`crate::kernel::waits_for_inputs`]): sm_90 and above, unless
-    /// [`PROGRAMMATIC_LAUNCHES_ENV`](crate::kernel::PROGRAMMATIC_LAUNCHES_ENV) is `0`. Each such
+    /// the list: [`crate::kernel::waits_for_inputs`]): sm_90 and above, unless the device's
+    /// [`GpuTuning::programmatic_launches`] is off. Each such
     /// kernel may start while its predecessor finishes and waits for it before touching memory
     /// (`dependent_launch.cuh`).
     pub fn programmatic_launches(&self) -> bool {
         self.kernels().elementwise.ew_tensor.is_programmatic()
+    }
+
+    /// The launch choices of this device ([`with_tuning`](Self::with_tuning)).
+    pub fn tuning(&self) -> &GpuTuning {
+        &self.tuning
     }
 
     /// The cudarc context.
@@ -304,7 +321,7 @@ impl GpuDevice {
         {
             return Ok(set);
         }
-        let set = Arc::new(K::load(&self.context)?);
+        let set = Arc::new(K::load(&self.context, self.tuning.programmatic_launches)?);
         sets.push((id, Arc::clone(&set) as Arc<dyn Any + Send + Sync>));
         Ok(set)
     }

@@ -1,5 +1,8 @@
 //! [`DevicePoly`]: a polynomial in device memory, typed by its representation, and
 //! [`DevicePolyBatch`]: several of them in one buffer, transformed by one launch sequence.
+//!
+//! (Above 800 lines on purpose: both types' entry points share one set of context and length
+//! checks, and each fused entry point of the single polynomial has its batch twin next to it.)
 
 use std::marker::PhantomData;
 use std::sync::Arc;
@@ -8,8 +11,9 @@ use cudarc::driver::CudaSlice;
 use poly::{Coeff, Eval, Poly, PolyError, Representation, RingContext, TransformKind};
 
 use crate::context::GpuContext;
+use crate::elementwise::{self, BinaryOp};
 use crate::error::{GpuError, Result};
-use crate::launch::{self, BinaryOp};
+use crate::ntt;
 
 /// A polynomial of a [`GpuContext`] in representation `R`, stored on the device as one
 /// limb-major buffer `[L][N]` of `u64` (limb `i` at `i * N`), every value canonical.
@@ -113,7 +117,7 @@ impl<R: Representation> DevicePoly<R> {
 
     fn binary_assign(&mut self, op: BinaryOp, other: &Self) -> Result<()> {
         self.context.check_compatible(&other.context)?;
-        launch::binary(&self.context, op, &mut self.data, None, &other.data)
+        elementwise::binary(&self.context, op, &mut self.data, None, &other.data)
     }
 
     /// `op(self, other)` into fresh device memory (one kernel, no copy of `self` first).
@@ -122,7 +126,7 @@ impl<R: Representation> DevicePoly<R> {
         // SAFETY: the element-wise kernel writes every value of `out` (all `out.len() / 2`
         // pairs) before anything reads it.
         let mut out = unsafe { self.context.device().alloc::<u64>(self.data.len()) }?;
-        launch::binary(&self.context, op, &mut out, Some(&self.data), &other.data)?;
+        elementwise::binary(&self.context, op, &mut out, Some(&self.data), &other.data)?;
         Ok(Self { context: self.context.clone(), data: out, representation: PhantomData })
     }
 
@@ -143,11 +147,13 @@ impl<R: Representation> DevicePoly<R> {
             x.context.check_compatible(&y.context)?;
             a[0].context.check_compatible(&x.context)?;
         }
-        for (chunk_a, chunk_b) in a[..count].chunks_mut(launch::MAX_MANY).zip(b[..count].chunks(launch::MAX_MANY)) {
+        for (chunk_a, chunk_b) in
+            a[..count].chunks_mut(elementwise::MAX_MANY).zip(b[..count].chunks(elementwise::MAX_MANY))
+        {
             let context = chunk_a[0].context.clone();
             let sources: Vec<&CudaSlice<u64>> = chunk_b.iter().map(|p| &p.data).collect();
             let mut outs: Vec<&mut CudaSlice<u64>> = chunk_a.iter_mut().map(|p| &mut p.data).collect();
-            launch::add_sub_many(&context, false, &mut outs, None, &sources)?;
+            elementwise::add_sub_many(&context, false, &mut outs, None, &sources)?;
         }
         Ok(())
     }
@@ -170,13 +176,13 @@ impl<R: Representation> DevicePoly<R> {
             let data = unsafe { x.context.device().alloc::<u64>(x.data.len()) }?;
             out.push(Self { context: x.context.clone(), data, representation: PhantomData });
         }
-        for (k, chunk) in out.chunks_mut(launch::MAX_MANY).enumerate() {
-            let first = k * launch::MAX_MANY;
+        for (k, chunk) in out.chunks_mut(elementwise::MAX_MANY).enumerate() {
+            let first = k * elementwise::MAX_MANY;
             let context = chunk[0].context.clone();
             let left: Vec<&CudaSlice<u64>> = a[first..first + chunk.len()].iter().map(|p| &p.data).collect();
             let right: Vec<&CudaSlice<u64>> = b[first..first + chunk.len()].iter().map(|p| &p.data).collect();
             let mut outs: Vec<&mut CudaSlice<u64>> = chunk.iter_mut().map(|p| &mut p.data).collect();
-            launch::add_sub_many(&context, subtract, &mut outs, Some(&left), &right)?;
+            elementwise::add_sub_many(&context, subtract, &mut outs, Some(&left), &right)?;
         }
         Ok(out)
     }
@@ -198,7 +204,7 @@ impl<R: Representation> DevicePoly<R> {
 
     /// `self <- -self`.
     pub fn neg_assign(&mut self) -> Result<()> {
-        launch::neg_assign(&self.context, &mut self.data)
+        elementwise::neg_assign(&self.context, &mut self.data)
     }
 
     /// `self <- scalar * self` for an integer `scalar`, reduced modulo each prime.
@@ -224,7 +230,7 @@ impl<R: Representation> DevicePoly<R> {
             table.extend_from_slice(&[c, m.shoup(c)]);
         }
         let table = self.context.device().upload(&table)?;
-        launch::scalar_mul_assign(&self.context, &mut self.data, &table)
+        elementwise::scalar_mul_assign(&self.context, &mut self.data, &table)
     }
 }
 
@@ -256,7 +262,7 @@ impl DevicePoly<Coeff> {
         let g_inv = inverse_mod_power_of_two(g % two_n, two_n);
         // SAFETY: the automorphism kernel writes every value of `out`.
         let mut out = unsafe { self.context.device().alloc::<u64>(self.data.len()) }?;
-        launch::automorphism(&self.context, &mut out, &self.data, g_inv)?;
+        elementwise::automorphism(&self.context, &mut out, &self.data, g_inv)?;
         Ok(Self { context: self.context.clone(), data: out, representation: PhantomData })
     }
 }
@@ -275,7 +281,7 @@ impl DevicePoly<Eval> {
         }
         // SAFETY: the kernel writes every value of `out`.
         let mut out = unsafe { self.context.device().alloc::<u64>(self.data.len()) }?;
-        launch::automorphism_eval(&self.context, &mut out, &self.data, g)?;
+        elementwise::automorphism_eval(&self.context, &mut out, &self.data, g)?;
         Ok(Self { context: self.context.clone(), data: out, representation: PhantomData })
     }
 
@@ -449,7 +455,7 @@ impl DevicePoly<Eval> {
         b: &Self,
         lift: &crate::CenteredLift,
         factor: u64,
-    ) -> Result<Option<launch::LiftPlan<'_>>> {
+    ) -> Result<Option<ntt::LiftPlan<'_>>> {
         self.context.check_compatible(&a.context)?;
         self.context.check_compatible(&b.context)?;
         if lift.context().id() != self.context.id() {
@@ -459,7 +465,7 @@ impl DevicePoly<Eval> {
         if factor >= t {
             return Err(PolyError::CoefficientOutOfRange { limb: 0, index: 0, value: factor, modulus: t }.into());
         }
-        Ok(launch::lift_plan(&self.context))
+        Ok(ntt::lift_plan(&self.context))
     }
 
     /// Queues the lifted inverse (checked, with its plan) into the `N` words at `out`, the
@@ -467,7 +473,7 @@ impl DevicePoly<Eval> {
     #[allow(clippy::too_many_arguments)]
     fn queue_lift(
         &self,
-        plan: &launch::LiftPlan<'_>,
+        plan: &ntt::LiftPlan<'_>,
         a: &Self,
         b: &Self,
         lift: &crate::CenteredLift,
@@ -479,7 +485,7 @@ impl DevicePoly<Eval> {
             .scale()
             .table()
             .ok_or_else(|| GpuError::Unsupported { what: "a centered lift without an NTT scale table".to_string() })?;
-        launch::ntt_inverse_of_mul_add_lifted(
+        ntt::ntt_inverse_of_mul_add_lifted(
             &self.context,
             plan,
             data,
@@ -509,7 +515,7 @@ impl DevicePoly<Eval> {
             let device = self.context.device();
             (device.alloc::<u64>(len)?, device.alloc::<u64>(len)?, device.alloc::<u64>(len)?)
         };
-        launch::tensor(&self.context, [&mut e0, &mut e1, &mut e2], [&self.data, &c1.data], [&d0.data, &d1.data])?;
+        elementwise::tensor(&self.context, [&mut e0, &mut e1, &mut e2], [&self.data, &c1.data], [&d0.data, &d1.data])?;
         let wrap = |data| DevicePoly { context: self.context.clone(), data, representation: PhantomData };
         Ok([wrap(e0), wrap(e1), wrap(e2)])
     }
@@ -541,7 +547,7 @@ impl DevicePoly<Eval> {
         self.context.check_compatible(&a.context)?;
         self.context.check_compatible(&b.context)?;
         let op = self.product_op(true);
-        launch::binary(&self.context, op, &mut self.data, Some(&a.data), &b.data)
+        elementwise::binary(&self.context, op, &mut self.data, Some(&a.data), &b.data)
     }
 }
 
@@ -653,7 +659,7 @@ impl<R: Representation> DevicePolyBatch<R> {
         let table = self.context.device().upload(&table)?;
         // The kernel finds each value's limb modulo the context's limb count: the batch's
         // polynomials follow one another.
-        launch::scalar_mul_assign(&self.context, &mut self.data, &table)
+        elementwise::scalar_mul_assign(&self.context, &mut self.data, &table)
     }
 }
 
@@ -670,7 +676,7 @@ impl DevicePolyBatch<Coeff> {
     /// `context`: an NTT ring transformed in two passes whose last pass exists fused, with at
     /// least 256 blocks of 1024 coefficients over its limbs (fewer leave the GPU idle).
     pub fn forward_inner_product_supported(context: &GpuContext, polys: usize) -> bool {
-        context.ring().transform() == TransformKind::Ntt && launch::forward_inner_product_supported(context, polys)
+        context.ring().transform() == TransformKind::Ntt && ntt::forward_inner_product_supported(context, polys)
     }
 
     /// The forward transform of every polynomial with key switching's inner product in its last
@@ -683,16 +689,14 @@ impl DevicePolyBatch<Coeff> {
     pub unsafe fn forward_inner_product(mut self, keys: crate::InnerProductKeys<'_>) -> Result<()> {
         let (context, polys) = (self.context.clone(), self.count);
         // SAFETY: the batch holds `polys` polynomials; the caller vouches for the keys and output.
-        unsafe {
-            launch::ntt_forward_inner_product(&context, &mut self.data, launch::ForwardInput::InPlace, polys, keys)
-        }
+        unsafe { ntt::ntt_forward_inner_product(&context, &mut self.data, ntt::ForwardInput::InPlace, polys, keys) }
     }
 
     /// Whether [`forward_mod_down`](Self::forward_mod_down) runs a batch of `polys`
     /// polynomials of `context`: two polynomials of an NTT ring whose transform runs in two
     /// passes (the fused pass is the contiguous one).
     pub fn forward_mod_down_supported(context: &GpuContext, polys: usize) -> bool {
-        context.ring().transform() == TransformKind::Ntt && launch::forward_mod_down_supported(context, polys)
+        context.ring().transform() == TransformKind::Ntt && ntt::forward_mod_down_supported(context, polys)
     }
 
     /// The forward transform of both polynomials `r_0, r_1` of the batch with ModDown's last
@@ -714,7 +718,7 @@ impl DevicePolyBatch<Coeff> {
         }
         let context = self.context.clone();
         // SAFETY: two polynomials in the batch (checked); the caller vouches for the target.
-        unsafe { launch::ntt_forward_mod_down(&context, &mut self.data, target) }
+        unsafe { ntt::ntt_forward_mod_down(&context, &mut self.data, target) }
     }
 }
 
@@ -770,7 +774,7 @@ impl DevicePolyBatch<Eval> {
         }
         // SAFETY: the transform's first pass writes every value of the `count` polynomials.
         let mut data = unsafe { context.device().alloc::<u64>(count * ring.poly_len()) }?;
-        launch::ntt_forward_extending(context, &mut data, &source.data, first_limb, centered, count)?;
+        ntt::ntt_forward_extending(context, &mut data, &source.data, first_limb, centered, count)?;
         DevicePolyBatch::from_device_buffer(context, count, data)
     }
 
@@ -796,7 +800,7 @@ impl DevicePolyBatch<Eval> {
     ) -> Result<()> {
         check_extension_source(context, source, first_limb, count)?;
         // Checked before the allocation: nothing is allocated or queued where it cannot run.
-        if !launch::forward_inner_product_supported(context, count) {
+        if !ntt::forward_inner_product_supported(context, count) {
             return Err(GpuError::Unsupported {
                 what: "a forward transform fused with the inner product here".to_string(),
             });
@@ -804,9 +808,9 @@ impl DevicePolyBatch<Eval> {
         let ring = context.ring();
         // SAFETY: the transform's first pass writes every value of the `count` polynomials.
         let mut data = unsafe { context.device().alloc::<u64>(count * ring.poly_len()) }?;
-        let input = launch::ForwardInput::Extending { source: &source.data, first_source: first_limb, centered };
+        let input = ntt::ForwardInput::Extending { source: &source.data, first_source: first_limb, centered };
         // SAFETY: `data` holds `count` polynomials; the caller vouches for the keys and output.
-        unsafe { launch::ntt_forward_inner_product(context, &mut data, input, count, keys) }
+        unsafe { ntt::ntt_forward_inner_product(context, &mut data, input, count, keys) }
     }
 
     /// The inverse transform of every polynomial (see [`DevicePoly::inverse`]).
@@ -847,7 +851,7 @@ impl DevicePolyBatch<Eval> {
         // SAFETY: the three outputs are the thirds of the fresh `out`; the inputs are
         // polynomials of this batch (one context, `len` words each), on this device's stream.
         unsafe {
-            launch::tensor_raw(
+            elementwise::tensor_raw(
                 &self.context,
                 [at(output, 0), at(output, 1), at(output, 2)],
                 [at(input, c[0]), at(input, c[1])],

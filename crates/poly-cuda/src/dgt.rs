@@ -665,8 +665,8 @@ pub(crate) struct DgtKernels {
 }
 
 impl DgtKernels {
-    pub(crate) fn load(context: &Arc<CudaContext>) -> Result<Self> {
-        let module = LoadedModule::load(context, hegpu_kernels::DGT)?;
+    pub(crate) fn load(context: &Arc<CudaContext>, programmatic_launches: bool) -> Result<Self> {
+        let module = LoadedModule::load(context, hegpu_kernels::DGT, programmatic_launches)?;
         Ok(Self {
             forward_columns: KernelFamily::load(&module, &FORWARD_COLUMNS, 0)?,
             forward_rows: KernelFamily::load(&module, &FORWARD_ROWS, 0)?,

@@ -17,51 +17,43 @@
 //!
 //! Stream contract: everything is queued on the device's stream, in order; the cache's lock is
 //! held while a call queues its copies and its graph, so calls from several threads never
-//! share staging buffers out of order. Knobs (read once per process): `HEGPU_GRAPHS=0` turns
-//! replay off; `HEGPU_GRAPH_MAX_DEGREE` (default [`DEFAULT_MAX_DEGREE`], or an operation's own:
-//! [`replay_enabled_up_to`]) is the largest ring degree replayed.
+//! share staging buffers out of order. Whether and up to which degree operations are replayed is
+//! the device's [`GraphTuning`](crate::GraphTuning) (default: on, up to [`DEFAULT_MAX_DEGREE`]
+//! or an operation's own bound, [`replay_enabled_up_to`]).
 
-use std::sync::{Mutex, OnceLock, PoisonError};
+use std::sync::{Mutex, PoisonError};
 
 use cudarc::driver::{CudaGraph, CudaSlice};
 
 use crate::GpuDevice;
 use crate::error::{GpuError, Result};
 
-/// Environment knob: `0` turns graph replay off (every call launches its kernels directly).
-pub const GRAPHS_ENV: &str = "HEGPU_GRAPHS";
-/// Environment knob: the largest ring degree whose operations are replayed.
-pub const GRAPH_MAX_DEGREE_ENV: &str = "HEGPU_GRAPH_MAX_DEGREE";
 /// Above this degree the kernels outlast their launches and replay saves little (the
 /// copies in and out cost bandwidth instead).
 pub const DEFAULT_MAX_DEGREE: usize = 1 << 13;
 /// Signatures a cache keeps (the oldest is dropped first).
 const MAX_ENTRIES: usize = 8;
 
-/// Whether operations over rings of degree `degree` are replayed (see the module's knobs), with
-/// [`DEFAULT_MAX_DEGREE`] as the bound where the knob does not set one.
-pub fn replay_enabled(degree: usize) -> bool {
-    replay_enabled_up_to(degree, DEFAULT_MAX_DEGREE)
+/// Whether operations over rings of degree `degree` on `device` are replayed (its
+/// [`GraphTuning`](crate::GraphTuning)), with [`DEFAULT_MAX_DEGREE`] as the bound where the
+/// tuning does not set one.
+pub fn replay_enabled(device: &GpuDevice, degree: usize) -> bool {
+    replay_enabled_up_to(device, degree, DEFAULT_MAX_DEGREE)
 }
 
 /// [`replay_enabled`] for an operation whose own default bound is `default_max_degree` (an
-/// operation that measured faster replayed at larger degrees); `HEGPU_GRAPH_MAX_DEGREE`, where
-/// set, is every operation's bound.
-pub fn replay_enabled_up_to(degree: usize, default_max_degree: usize) -> bool {
-    static KNOBS: OnceLock<(bool, Option<usize>)> = OnceLock::new();
-    let (on, max_degree) = *KNOBS.get_or_init(|| {
-        let on = std::env::var(GRAPHS_ENV).map_or(true, |v| v != "0");
-        let max_degree = std::env::var(GRAPH_MAX_DEGREE_ENV).ok().and_then(|v| v.parse::<usize>().ok());
-        (on, max_degree)
-    });
-    on && degree <= max_degree.unwrap_or(default_max_degree)
+/// operation that measured faster replayed at larger degrees); the tuning's
+/// [`max_degree`](crate::GraphTuning::max_degree), where set, is every operation's bound.
+pub fn replay_enabled_up_to(device: &GpuDevice, degree: usize, default_max_degree: usize) -> bool {
+    let graphs = &device.tuning().graphs;
+    graphs.replay && degree <= graphs.max_degree.unwrap_or(default_max_degree)
 }
 
 /// `dst[k] <- src[k]` for every pair, up to four buffers per launch, on `device`'s stream.
 /// Errors with [`GpuError::LengthMismatch`] unless each pair has equal, even lengths (nothing
 /// is queued then).
 pub fn copy_buffers(device: &GpuDevice, pairs: &mut [(&CudaSlice<u64>, &mut CudaSlice<u64>)]) -> Result<()> {
-    crate::launch::copy_many(device, pairs)
+    crate::elementwise::copy_many(device, pairs)
 }
 
 /// One recorded operation: its staging inputs `S`, its staging outputs and the graph that
@@ -270,15 +262,6 @@ impl Drop for ProgrammaticExec {
     }
 }
 
-/// Environment knob (A/B runs): `0` records [`RelocatableGraph::record_programmatic`]'s graphs
-/// with ordinary edges; read once per process.
-pub const PROGRAMMATIC_GRAPHS_ENV: &str = "HEGPU_PROGRAMMATIC_GRAPHS";
-
-fn programmatic_graphs() -> bool {
-    static KNOB: OnceLock<bool> = OnceLock::new();
-    *KNOB.get_or_init(|| std::env::var(PROGRAMMATIC_GRAPHS_ENV).map_or(true, |v| v != "0"))
-}
-
 /// Rewrites every edge of `graph` (kernel nodes only, checked by the caller) as a programmatic
 /// dependency and instantiates it.
 fn make_programmatic(graph: &CudaGraph) -> Result<ProgrammaticExec> {
@@ -439,14 +422,15 @@ impl RelocatableGraph {
     /// touching memory the predecessor uses (`dependent_launch::wait_for_inputs` in
     /// kernels/include/dependent_launch.cuh: the inverse transform's passes, the fused lift,
     /// `bgv_reduce_phase`); any other kernel could read data not yet written. Falls back to
-    /// ordinary edges where the driver refuses them or `HEGPU_PROGRAMMATIC_GRAPHS=0`.
+    /// ordinary edges where the driver refuses them or the device's
+    /// [`GraphTuning::programmatic`](crate::GraphTuning::programmatic) is off.
     pub fn record_programmatic<E: From<GpuError>>(
         device: &GpuDevice,
         first: &[BufferSpan],
         second: &[BufferSpan],
         body: impl FnMut(usize) -> std::result::Result<(), E>,
     ) -> std::result::Result<Self, E> {
-        Self::record_with(device, first, second, programmatic_graphs(), body)
+        Self::record_with(device, first, second, device.tuning().graphs.programmatic, body)
     }
 
     fn record_with<E: From<GpuError>>(

@@ -15,7 +15,7 @@
 //! Every launch goes through [`Kernel::builder`] and [`Launch::launch`] (`cuLaunchKernelEx`),
 //! which turns a failure into [`GpuError::Driver`] naming the kernel, and launches the kernels
 //! that wait for their inputs with a programmatic dependency on the kernel before them
-//! ([`waits_for_inputs`], [`PROGRAMMATIC_LAUNCHES_ENV`]). A parameter struct passed by value is
+//! ([`waits_for_inputs`], [`GpuTuning::programmatic_launches`](crate::GpuTuning::programmatic_launches)). A parameter struct passed by value is
 //! a `bytemuck::Pod` type pushed with [`Launch::arg_pod`].
 
 use std::collections::HashMap;
@@ -86,15 +86,6 @@ pub fn waits_for_inputs(module: &str, name: &str) -> bool {
     PROGRAMMATIC_KERNELS
         .iter()
         .any(|(m, prefixes)| *m == module && prefixes.iter().any(|prefix| name.starts_with(prefix)))
-}
-
-/// Environment knob (A/B runs): `0` launches every kernel with ordinary stream order; read once
-/// per process.
-pub const PROGRAMMATIC_LAUNCHES_ENV: &str = "HEGPU_PROGRAMMATIC_LAUNCHES";
-
-fn programmatic_launches() -> bool {
-    static KNOB: OnceLock<bool> = OnceLock::new();
-    *KNOB.get_or_init(|| std::env::var(PROGRAMMATIC_LAUNCHES_ENV).map_or(true, |v| v != "0"))
 }
 
 impl Kernel {
@@ -333,21 +324,25 @@ fn launch_error(kernel: &'static str, error: DriverError) -> GpuError {
 pub struct LoadedModule {
     name: &'static str,
     module: Arc<CudaModule>,
-    /// Programmatic launches are on (the knob) and the device has them (sm_90 and above).
+    /// Programmatic launches are on (the device's tuning) and the device has them (sm_90 and
+    /// above).
     programmatic: bool,
 }
 
 impl LoadedModule {
-    /// Loads `module`'s fatbin into `context`. Errors: [`GpuError::KernelLoad`] when the
+    /// Loads `module`'s fatbin into `context`; its kernels listed by [`waits_for_inputs`]
+    /// launch programmatically where `programmatic_launches` (the device's
+    /// [`GpuTuning::programmatic_launches`](crate::GpuTuning::programmatic_launches)) and the
+    /// device has such launches (sm_90 and above). Errors: [`GpuError::KernelLoad`] when the
     /// device cannot run it (an architecture below sm_80 or a driver older than CUDA 13.0).
-    pub fn load(context: &Arc<CudaContext>, module: Module) -> Result<Self> {
+    pub fn load(context: &Arc<CudaContext>, module: Module, programmatic_launches: bool) -> Result<Self> {
         let loaded = context.load_module(Ptx::from_binary(module.fatbin().to_vec())).map_err(|e| {
             GpuError::KernelLoad { module: module.name().to_string(), function: "*".to_string(), reason: e.to_string() }
         })?;
         let major = context
             .attribute(cudarc::driver::sys::CUdevice_attribute::CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR)
             .unwrap_or(0);
-        Ok(Self { name: module.name(), module: loaded, programmatic: programmatic_launches() && major >= 9 })
+        Ok(Self { name: module.name(), module: loaded, programmatic: programmatic_launches && major >= 9 })
     }
 
     /// The module name.
@@ -377,9 +372,10 @@ pub trait KernelSet: Sized + Send + Sync + 'static {
     /// Looks up every kernel in `module` (loaded from [`Self::MODULE`]).
     fn from_module(module: &LoadedModule) -> Result<Self>;
 
-    /// Loads [`Self::MODULE`] into `context` and looks up every kernel.
-    fn load(context: &Arc<CudaContext>) -> Result<Self> {
-        Self::from_module(&LoadedModule::load(context, Self::MODULE)?)
+    /// Loads [`Self::MODULE`] into `context` (see [`LoadedModule::load`] for
+    /// `programmatic_launches`) and looks up every kernel.
+    fn load(context: &Arc<CudaContext>, programmatic_launches: bool) -> Result<Self> {
+        Self::from_module(&LoadedModule::load(context, Self::MODULE, programmatic_launches)?)
     }
 }
 
@@ -448,19 +444,20 @@ pub fn linear_config(items: usize, max_blocks: usize) -> LaunchConfig {
 /// The modules this crate launches, loaded when a device opens.
 #[derive(Debug)]
 pub(crate) struct PolyKernels {
-    pub(crate) ntt: crate::launch::NttKernels,
+    pub(crate) ntt: crate::ntt::NttKernels,
     pub(crate) dgt: crate::dgt::DgtKernels,
-    pub(crate) elementwise: crate::launch::ElementwiseKernels,
+    pub(crate) elementwise: crate::elementwise::ElementwiseKernels,
     pub(crate) sampling: crate::sampling::SamplingKernels,
 }
 
 impl PolyKernels {
-    pub(crate) fn load(context: &Arc<CudaContext>) -> Result<Self> {
+    pub(crate) fn load(context: &Arc<CudaContext>, tuning: &crate::GpuTuning) -> Result<Self> {
+        let programmatic = tuning.programmatic_launches;
         Ok(Self {
-            ntt: crate::launch::NttKernels::load(context)?,
-            dgt: crate::dgt::DgtKernels::load(context)?,
-            elementwise: crate::launch::ElementwiseKernels::load(context)?,
-            sampling: crate::sampling::SamplingKernels::load(context)?,
+            ntt: crate::ntt::NttKernels::load(context, tuning)?,
+            dgt: crate::dgt::DgtKernels::load(context, programmatic)?,
+            elementwise: crate::elementwise::ElementwiseKernels::load(context, programmatic)?,
+            sampling: crate::sampling::SamplingKernels::load(context, programmatic)?,
         })
     }
 }

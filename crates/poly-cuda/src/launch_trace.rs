@@ -1,16 +1,13 @@
 //! Host-side trace of kernel and graph launches, for finding where an operation's device
-//! time waits on the host. With `HEGPU_TRACE_LAUNCHES=1` in the environment (read once per
-//! process), every launch through [`kernel::Launch`](crate::kernel::Launch), a clustered
-//! launch and a graph launch append the kernel's name and the instant its launch call
-//! returned to one process-wide log; [`take`] drains it. Unset, a launch pays one relaxed
-//! load of a cached flag.
+//! time waits on the host. Once [`set_enabled`] turned it on (the benchmarks do where the
+//! environment says so), every launch through [`kernel::Launch`](crate::kernel::Launch), a
+//! clustered launch and a graph launch append the kernel's name and the instant its launch call
+//! returned to one process-wide log; [`take`] drains it. Off (the default), a launch pays one
+//! relaxed load of a flag.
 
 use std::sync::Mutex;
-use std::sync::OnceLock;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Instant;
-
-/// The environment variable that turns the trace on (`1`).
-pub const TRACE_ENV: &str = "HEGPU_TRACE_LAUNCHES";
 
 /// One traced launch: the kernel's name (or `graph`) and when its launch call returned.
 #[derive(Debug, Clone, Copy)]
@@ -22,11 +19,17 @@ pub struct TracedLaunch {
 }
 
 static LOG: Mutex<Vec<TracedLaunch>> = Mutex::new(Vec::new());
+/// Whether launches are traced (process-wide, as the log is).
+static ON: AtomicBool = AtomicBool::new(false);
 
-/// Whether the trace is on (`HEGPU_TRACE_LAUNCHES=1`).
+/// Turns the trace on or off for every launch of this process from now on.
+pub fn set_enabled(on: bool) {
+    ON.store(on, Ordering::Relaxed);
+}
+
+/// Whether the trace is on ([`set_enabled`]).
 pub fn enabled() -> bool {
-    static ON: OnceLock<bool> = OnceLock::new();
-    *ON.get_or_init(|| std::env::var(TRACE_ENV).is_ok_and(|v| v == "1"))
+    ON.load(Ordering::Relaxed)
 }
 
 /// Appends `name` at the current instant, where the trace is on.

@@ -10,6 +10,8 @@
 //!
 //! - [`GpuDevice`]: a CUDA context, its one stream, this crate's kernels, and the kernel sets
 //!   of other crates ([`GpuDevice::kernel_set`]).
+//! - [`GpuTuning`]: a device's launch choices as data ([`GpuDevice::with_tuning`]); library
+//!   code reads no environment variable.
 //! - [`kernel`]: typed kernel handles ([`kernel_set!`]), the one launch path
 //!   ([`kernel::Launch`]), the launch geometry and device-address helpers that every GPU crate
 //!   shares.
@@ -42,6 +44,8 @@ mod device_poly;
 #[cfg(feature = "cuda")]
 pub mod dgt;
 #[cfg(feature = "cuda")]
+mod elementwise;
+#[cfg(feature = "cuda")]
 mod error;
 #[cfg(feature = "cuda")]
 pub mod graph;
@@ -50,13 +54,15 @@ mod inverse_scale;
 #[cfg(feature = "cuda")]
 pub mod kernel;
 #[cfg(feature = "cuda")]
-mod launch;
-#[cfg(feature = "cuda")]
 pub mod launch_trace;
+#[cfg(feature = "cuda")]
+mod ntt;
 #[cfg(feature = "cuda")]
 pub mod pool;
 #[cfg(feature = "cuda")]
 pub mod sampling;
+#[cfg(feature = "cuda")]
+mod tuning;
 
 #[cfg(feature = "cuda")]
 pub use backend::GpuBackend;
@@ -75,9 +81,11 @@ pub use error::{GpuError, Result};
 #[cfg(feature = "cuda")]
 pub use inverse_scale::InverseScale;
 #[cfg(feature = "cuda")]
-pub use launch::{InnerProductKeys, ModDownTarget, OwnLimbs};
+pub use ntt::{InnerProductKeys, ModDownTarget, OwnLimbs};
 #[cfg(feature = "cuda")]
 pub use pool::{DevicePool, Worker};
+#[cfg(feature = "cuda")]
+pub use tuning::{GpuTuning, GraphTuning, NttSplit, NttTuning, RnsTuning};
 
 /// Re-export of the CUDA host library, for callers that launch kernels of their own.
 #[cfg(feature = "cuda")]

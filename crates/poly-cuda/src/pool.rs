@@ -19,7 +19,7 @@
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, PoisonError};
 
-use crate::{GpuDevice, GpuError, device_count};
+use crate::{GpuDevice, GpuError, GpuTuning, device_count};
 
 /// One worker of a [`DevicePool`]: a device handle with its own stream, and the caller's
 /// state prepared on it.
@@ -64,10 +64,20 @@ impl<T: Send + Sync> DevicePool<T> {
     /// from its device handle and its worker index (workers are numbered device by device).
     /// Errors with [`GpuError::Pool`] for no ordinal or no stream, with the device's
     /// error for an ordinal that cannot be opened, and with `setup`'s first error; no worker is
-    /// kept then.
+    /// kept then. The devices take the default [`GpuTuning`].
     pub fn new<E: From<GpuError>>(
         ordinals: &[usize],
         streams_per_device: usize,
+        setup: impl Fn(&Arc<GpuDevice>, usize) -> Result<T, E>,
+    ) -> Result<Self, E> {
+        Self::with_tuning(ordinals, streams_per_device, &GpuTuning::default(), setup)
+    }
+
+    /// [`new`](Self::new) with every device opened with `tuning` ([`GpuDevice::with_tuning`]).
+    pub fn with_tuning<E: From<GpuError>>(
+        ordinals: &[usize],
+        streams_per_device: usize,
+        tuning: &GpuTuning,
         setup: impl Fn(&Arc<GpuDevice>, usize) -> Result<T, E>,
     ) -> Result<Self, E> {
         if ordinals.is_empty() || streams_per_device == 0 {
@@ -83,7 +93,7 @@ impl<T: Send + Sync> DevicePool<T> {
         let mut workers = Vec::with_capacity(ordinals.len() * streams_per_device);
         for &ordinal in ordinals {
             for _ in 0..streams_per_device {
-                let device = GpuDevice::new(ordinal)?;
+                let device = GpuDevice::with_tuning(ordinal, tuning.clone())?;
                 let index = workers.len();
                 let state = setup(&device, index)?;
                 workers.push(Worker { device, ordinal, index, state });

@@ -18,7 +18,7 @@ use num_integer::Integer;
 use num_traits::{One, Zero};
 use poly::{Coeff, Eval, Poly, PolyError, RingContext, TransformKind};
 use poly_cuda::cudarc::driver::sys::CUdevice_attribute;
-use poly_cuda::{CenteredLift, DevicePoly, GpuContext, GpuDevice, GpuError, LiftFinish};
+use poly_cuda::{CenteredLift, DevicePoly, GpuContext, GpuDevice, GpuError, GpuTuning, LiftFinish};
 use rand::Rng;
 use rand::rngs::StdRng;
 
@@ -175,6 +175,28 @@ fn lifted_inverse_equals_exact_lift() {
         let ring = ring(log_n, limbs, 40, transform);
         let label = format!("{} N = 2^{log_n}, {limbs} limbs", transform.name());
         assert!(!check_lift(&device, &ring, 65_537, &mut rng, &label), "{label}: not fused");
+    }
+}
+
+/// Devices of this process tuned to smaller clusters (the portable 8 blocks, and 12) lift
+/// exactly too; one tuned with the fused lift off (`lift_max_cluster` 0) has no fused path.
+#[test]
+fn tuned_lift_clusters_equal_exact_lift() {
+    let Some(device) = device() else { return };
+    let mut rng = common::rng("tuned_lift_clusters_equal_exact_lift", 0x5eed_1f71);
+    let shapes = [(10u32, 17usize, 65_537u64), (11, 3, 3), (12, 40, (1u64 << 60) - 93), (12, 128, 65_537)];
+    for max_cluster in [8u32, 12, 0] {
+        let mut tuning = GpuTuning::default();
+        tuning.ntt.lift_max_cluster = max_cluster;
+        let tuned = GpuDevice::with_tuning(0, tuning).unwrap();
+        for (log_n, limbs, t) in shapes {
+            let bits = rng.gen_range(30..=61);
+            let ring = ring(log_n, limbs, bits, TransformKind::Ntt);
+            let label =
+                format!("clusters of at most {max_cluster}: N = 2^{log_n}, {limbs} limbs of {bits} bits, t = {t}");
+            let fused = check_lift(&tuned, &ring, t, &mut rng, &label);
+            assert_eq!(fused, max_cluster > 0 && has_clusters(&device), "{label}");
+        }
     }
 }
 

@@ -26,7 +26,7 @@ fn the_device_opens_and_reports_itself() {
     assert!(free <= total && total > 0, "memory: {free} free of {total}");
     // Every embedded kernel module (of every GPU crate) loads on this device.
     for &module in poly_cuda::hegpu_kernels::MODULES {
-        if let Err(error) = LoadedModule::load(device.cuda_context(), module) {
+        if let Err(error) = LoadedModule::load(device.cuda_context(), module, true) {
             panic!("kernel module {} does not load: {error}", module.name());
         }
     }

@@ -14,8 +14,8 @@ mod common;
 use std::sync::Arc;
 
 use poly::{Coeff, Eval, Poly, TransformKind};
-use poly_cuda::graph::{BufferSpan, PROGRAMMATIC_GRAPHS_ENV, RelocatableGraph};
-use poly_cuda::{DevicePoly, GpuContext, GpuDevice, GpuError, InverseScale};
+use poly_cuda::graph::{BufferSpan, RelocatableGraph};
+use poly_cuda::{DevicePoly, GpuContext, GpuDevice, GpuError, GpuTuning, InverseScale};
 
 use common::{device, ring};
 
@@ -58,8 +58,11 @@ fn check_replays(device: &Arc<GpuDevice>, log_n: u32, limbs: usize, bits: u32, p
         RelocatableGraph::record(device, &first, &second, body).unwrap()
     };
     drop(templates);
-    if programmatic && device.name().contains("H100") && std::env::var(PROGRAMMATIC_GRAPHS_ENV).is_err() {
+    if programmatic && device.name().contains("H100") && device.tuning().graphs.programmatic {
         assert!(graph.is_programmatic(), "{label}: the H100 refused programmatic dependencies");
+    }
+    if !device.tuning().graphs.programmatic {
+        assert!(!graph.is_programmatic(), "{label}: the tuning asks for ordinary edges");
     }
 
     let mut sets = Vec::new();
@@ -121,12 +124,18 @@ fn replays_follow_their_own_buffers() {
 
 /// The scaled inverse with programmatic dependencies between its two passes
 /// (kernels/include/dependent_launch.cuh), replayed (`check_replays`). On the H100 (sm_90) the
-/// dependencies must be programmatic; elsewhere the graph may fall back to ordinary ones.
+/// dependencies must be programmatic; elsewhere the graph may fall back to ordinary ones. A
+/// second device of the same process, tuned to record ordinary edges, replays the same body.
 #[test]
 fn programmatic_replays_follow_their_own_buffers() {
     let Some(device) = device() else { return };
-    for (log_n, limbs, bits) in [(12u32, 2usize, 36u32), (14, 8, 36), (15, 16, 36)] {
-        check_replays(&device, log_n, limbs, bits, true);
+    let mut ordinary = GpuTuning::default();
+    ordinary.graphs.programmatic = false;
+    let ordinary = GpuDevice::with_tuning(0, ordinary).unwrap();
+    for device in [&device, &ordinary] {
+        for (log_n, limbs, bits) in [(12u32, 2usize, 36u32), (14, 8, 36), (15, 16, 36)] {
+            check_replays(device, log_n, limbs, bits, true);
+        }
     }
 }
 

@@ -12,7 +12,7 @@ mod common;
 use std::sync::Arc;
 
 use poly::{Coeff, Eval, Poly, PolyError, RingContext, TransformKind};
-use poly_cuda::{DevicePoly, DevicePolyBatch, GpuContext, GpuDevice, GpuError, InverseScale};
+use poly_cuda::{DevicePoly, DevicePolyBatch, GpuContext, GpuDevice, GpuError, GpuTuning, InverseScale, NttSplit};
 use proptest::prelude::*;
 use rand::rngs::StdRng;
 use rand::{Rng, SeedableRng};
@@ -287,7 +287,7 @@ fn fused_entry_points_random_parameters_match_cpu() {
 
 #[test]
 fn fused_entry_points_on_single_block_and_two_pass_launches() {
-    // With the default knobs (launch.rs), N <= 2^11 launches of at most 2^15 points run one
+    // With the default knobs (src/ntt/schedule.rs), N <= 2^11 launches of at most 2^15 points run one
     // single-block kernel per limb and larger ones two passes (radix-4 contiguous pass up to
     // 2^15 points, radix 8 above; medium launches, up to 3 x 2^17 points for the strided pass
     // and 2^18 for the contiguous one, take radix 4 with narrower blocks): each shape below
@@ -302,6 +302,57 @@ fn fused_entry_points_on_single_block_and_two_pass_launches() {
         let bits = rng.gen_range(40..=61);
         let ring = ring(log_n, limbs, bits, TransformKind::Ntt);
         check_fused(&device, &ring, &mut rng, &format!("N = 2^{log_n}, {limbs} limbs of {bits} bits"));
+    }
+}
+
+/// The NTT choices a device may be tuned to, besides the defaults: every pass in radix 8 (no
+/// radix-4, medium or single-block launch shapes) with other splits; radix 4 and the medium
+/// shapes at every size where they exist; single-block transforms up to `N = 2^12`.
+fn alternative_ntt_tunings() -> Vec<(&'static str, GpuTuning)> {
+    let mut radix_8 = GpuTuning::default();
+    radix_8.ntt.strided_log_radix = Some(3);
+    radix_8.ntt.contiguous_log_radix = Some(3);
+    radix_8.ntt.small_launch_points = 0;
+    radix_8.ntt.single_launch_points = 0;
+    radix_8.ntt.medium_launch_points = 0;
+    radix_8.ntt.medium_contiguous_launch_points = 0;
+    radix_8.ntt.mul_add_medium_launch_points = 0;
+    radix_8.ntt.short_strided_launch_points = 0;
+    radix_8.ntt.splits = vec![
+        NttSplit { log_n: 14, strided: 6, contiguous: 8 },
+        NttSplit { log_n: 15, strided: 7, contiguous: 8 },
+        NttSplit { log_n: 16, strided: 8, contiguous: 8 },
+    ];
+    let mut narrow = GpuTuning::default();
+    narrow.ntt.small_launch_points = 1 << 20;
+    narrow.ntt.medium_launch_points = usize::MAX;
+    narrow.ntt.medium_contiguous_launch_points = usize::MAX;
+    narrow.ntt.short_strided_launch_points = usize::MAX;
+    let mut single = GpuTuning::default();
+    single.ntt.single_pass_max_log_n = Some(12);
+    vec![("radix 8, other splits", radix_8), ("radix 4 and medium shapes", narrow), ("single-block passes", single)]
+}
+
+/// Devices of this process tuned to each of [`alternative_ntt_tunings`] give the CPU's values,
+/// word for word, for the transforms and the fused entry points, at every degree and at launch
+/// sizes on both sides of the default thresholds (the default device runs the same shapes in
+/// the tests above).
+#[test]
+fn tuned_transforms_match_cpu() {
+    let Some(_default) = device() else { return };
+    let mut rng = common::rng("tuned_transforms_match_cpu", 0x5eed_0107);
+    for (name, tuning) in alternative_ntt_tunings() {
+        let tuned = GpuDevice::with_tuning(0, tuning).unwrap();
+        let shapes =
+            (10..=17u32).map(|log_n| (log_n, 3usize)).chain([(11, 17), (12, 9), (14, 8), (14, 25), (15, 16), (16, 4)]);
+        for (log_n, limbs) in shapes {
+            let bits = rng.gen_range(40..=61);
+            let ring = ring(log_n, limbs, bits, TransformKind::Ntt);
+            let label = format!("{name}: N = 2^{log_n}, {limbs} limbs of {bits} bits");
+            let values = common::edge_values(&ring, &mut rng);
+            check_round_trip(&tuned, &ring, values, &label);
+            check_fused(&tuned, &ring, &mut rng, &label);
+        }
     }
 }
 

@@ -2,29 +2,43 @@
 //! element-wise kernels queued back to back, nothing read until the end, so that every kernel
 //! launched programmatically may start while the one before it is still running (the sums are
 //! launched the ordinary way, so the chain mixes both). A kernel that touched its input before
-//! `dependent_launch::wait_for_inputs` would read it half written. On an sm_90 device the
-//! chain must actually launch programmatically (unless the knob turns it off). Skips, saying
-//! why, without a CUDA device.
+//! `dependent_launch::wait_for_inputs` would read it half written. On an H100 the chain must
+//! actually launch programmatically with the default tuning; a second device of the same
+//! process, tuned with programmatic launches off, runs the same chains the ordinary way and
+//! must match too. Skips, saying why, without a CUDA device.
 #![cfg(feature = "cuda")]
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
 mod common;
 
 use poly::{Coeff, Eval, Poly, TransformKind};
-use poly_cuda::kernel::PROGRAMMATIC_LAUNCHES_ENV;
-use poly_cuda::{DevicePoly, GpuContext};
+use std::sync::Arc;
+
+use poly_cuda::{DevicePoly, GpuContext, GpuDevice, GpuTuning};
 
 use common::{device, random_poly, ring};
 
 /// `rounds` times: `x <- inverse(forward(x) * f + g)`, then `x <- x + h` and an automorphism of
-/// the evaluations in between, on the CPU and (queued without a wait) on the GPU.
+/// the evaluations in between, on the CPU and (queued without a wait) on the GPU: on the
+/// default device, and on one tuned with programmatic launches off.
 fn check_chain(log_n: u32, limbs: usize, bits: u32, rounds: usize) {
     let Some(device) = device() else { return };
-    if device.name().contains("H100") && std::env::var(PROGRAMMATIC_LAUNCHES_ENV).is_err() {
+    if device.name().contains("H100") {
         assert!(device.programmatic_launches(), "an H100 launches the transforms programmatically");
     }
+    let mut ordinary = GpuTuning::default();
+    ordinary.programmatic_launches = false;
+    let ordinary = GpuDevice::with_tuning(0, ordinary).unwrap();
+    assert!(!ordinary.programmatic_launches(), "the tuning turns programmatic launches off");
+    for device in [device, ordinary] {
+        check_chain_on(&device, log_n, limbs, bits, rounds);
+    }
+}
+
+fn check_chain_on(device: &Arc<GpuDevice>, log_n: u32, limbs: usize, bits: u32, rounds: usize) {
+    let programmatic = device.programmatic_launches();
     let ring = ring(log_n, limbs, bits, TransformKind::Ntt);
-    let gpu = GpuContext::new(&device, &ring).unwrap();
+    let gpu = GpuContext::new(device, &ring).unwrap();
     let mut rng = common::rng("programmatic_chains_match_the_cpu", u64::from(log_n));
     let x: Poly<Coeff> = random_poly(&ring, &mut rng);
     let f: Poly<Eval> = random_poly(&ring, &mut rng);
@@ -55,7 +69,7 @@ fn check_chain(log_n: u32, limbs: usize, bits: u32, rounds: usize) {
     assert_eq!(
         on_gpu.to_vec().unwrap(),
         cpu.as_slice(),
-        "N = 2^{log_n}, {limbs} limbs: {rounds} rounds queued back to back differ from the CPU"
+        "N = 2^{log_n}, {limbs} limbs, programmatic {programmatic}: {rounds} rounds queued back to back differ from the CPU"
     );
 }
 

@@ -26,7 +26,7 @@ use num_bigint::{BigInt, BigUint};
 use num_integer::Integer;
 use poly::{Coeff, Eval, Poly, RingContext, TransformKind};
 use poly_cuda::cudarc::driver::CudaSlice;
-use poly_cuda::{DevicePoly, DevicePolyBatch, GpuContext, GpuDevice, GpuError};
+use poly_cuda::{DevicePoly, DevicePolyBatch, GpuContext, GpuDevice, GpuError, GpuTuning};
 use proptest::prelude::*;
 use rand::rngs::StdRng;
 use rand::{Rng, SeedableRng};
@@ -1127,7 +1127,7 @@ fn switch_key_eval_with_own_limbs_matches_the_cpu() {
     // 2^14 is replayed as a graph (GpuKeySwitch::EVAL_REPLAY_MAX_DEGREE: the own limbs are
     // checked, not read); 2^15 runs the direct path, which reads them.
     const { assert!(1 << 15 > GpuKeySwitch::EVAL_REPLAY_MAX_DEGREE) };
-    for (degree, k, special_count, digit_size, error_scale) in [
+    for shape in [
         (1usize << 15, 24usize, 8usize, 8usize, 65537u64),
         (1 << 15, 20, 8, 8, 1),
         (1 << 15, 20, 8, 8, 65537),
@@ -1135,81 +1135,155 @@ fn switch_key_eval_with_own_limbs_matches_the_cpu() {
         (1 << 14, 24, 8, 8, 65537),
         (1 << 14, 16, 1, 1, 1),
     ] {
-        let q = primes_of(50, degree, k, &[]);
-        let special = primes_of(55, degree, special_count, &q);
-        let key_switch = KeySwitchContext::new(degree, &q, &special, digit_size).unwrap();
-        let digits = key_switch.num_digits();
-        let gpu = GpuKeySwitch::with_error_scale(&device, &key_switch, error_scale).unwrap();
-        let q_ring = RingContext::new(degree, &q, TransformKind::Ntt).unwrap();
-        let p_ring = RingContext::new(degree, &special, TransformKind::Ntt).unwrap();
-        let q_p_ring = RingContext::new(degree, &key_switch.q_p().unwrap().values(), TransformKind::Ntt).unwrap();
-        let [q_gpu, p_gpu, q_p_gpu] = [&q_ring, &p_ring, &q_p_ring].map(|ring| GpuContext::new(&device, ring).unwrap());
-        let input = lift_edges(key_switch.q(), degree, &mut rng);
-        let input_eval = Poly::<Coeff>::from_limbs(&q_ring, input.clone()).unwrap().forward().unwrap();
-        let addend = random_eval_poly(&q_ring, &mut rng);
-        let (key, device_key) = random_key(&q_p_ring, &q_p_gpu, digits, &mut rng);
+        check_switch_key_eval(&device, &mut rng, shape, true);
+    }
+}
 
-        // The CPU's steps.
-        let sums = cpu_key_switch_sums(&key_switch, &q_p_ring, &input, Extension::Exact, &key, None);
-        let stride = q_p_ring.poly_len();
-        let mut expected = Vec::new();
-        for (index, words) in sums.chunks(stride).enumerate() {
-            let mut coefficients =
-                Poly::<Eval>::from_limbs(&q_p_ring, words.to_vec()).unwrap().inverse().unwrap().into_vec();
-            for (limb, m) in q_p_ring.moduli().iter().enumerate() {
-                let e_inv = m.inv(m.reduce(error_scale)).unwrap();
-                for x in &mut coefficients[limb * degree..(limb + 1) * degree] {
-                    *x = m.mul(*x, e_inv);
-                }
+/// One case of [`switch_key_eval_with_own_limbs_matches_the_cpu`]: `(degree, primes of q,
+/// special primes, digit size, error scale)`; `fused`: whether the inner product is fused with
+/// the forward transform on `device` (its tuning decides).
+fn check_switch_key_eval(
+    device: &Arc<GpuDevice>,
+    rng: &mut StdRng,
+    (degree, k, special_count, digit_size, error_scale): (usize, usize, usize, usize, u64),
+    fused: bool,
+) {
+    let q = primes_of(50, degree, k, &[]);
+    let special = primes_of(55, degree, special_count, &q);
+    let key_switch = KeySwitchContext::new(degree, &q, &special, digit_size).unwrap();
+    let digits = key_switch.num_digits();
+    let gpu = GpuKeySwitch::with_error_scale(device, &key_switch, error_scale).unwrap();
+    let q_ring = RingContext::new(degree, &q, TransformKind::Ntt).unwrap();
+    let p_ring = RingContext::new(degree, &special, TransformKind::Ntt).unwrap();
+    let q_p_ring = RingContext::new(degree, &key_switch.q_p().unwrap().values(), TransformKind::Ntt).unwrap();
+    let [q_gpu, p_gpu, q_p_gpu] = [&q_ring, &p_ring, &q_p_ring].map(|ring| GpuContext::new(device, ring).unwrap());
+    let input = lift_edges(key_switch.q(), degree, rng);
+    let input_eval = Poly::<Coeff>::from_limbs(&q_ring, input.clone()).unwrap().forward().unwrap();
+    let addend = random_eval_poly(&q_ring, rng);
+    let (key, device_key) = random_key(&q_p_ring, &q_p_gpu, digits, rng);
+
+    // The CPU's steps.
+    let sums = cpu_key_switch_sums(&key_switch, &q_p_ring, &input, Extension::Exact, &key, None);
+    let stride = q_p_ring.poly_len();
+    let mut expected = Vec::new();
+    for (index, words) in sums.chunks(stride).enumerate() {
+        let mut coefficients =
+            Poly::<Eval>::from_limbs(&q_p_ring, words.to_vec()).unwrap().inverse().unwrap().into_vec();
+        for (limb, m) in q_p_ring.moduli().iter().enumerate() {
+            let e_inv = m.inv(m.reduce(error_scale)).unwrap();
+            for x in &mut coefficients[limb * degree..(limb + 1) * degree] {
+                *x = m.mul(*x, e_inv);
             }
-            let mut down = vec![0u64; k * degree];
-            key_switch.mod_down(&coefficients, &mut down).unwrap();
-            for (limb, m) in q_ring.moduli().iter().enumerate() {
-                for x in &mut down[limb * degree..(limb + 1) * degree] {
-                    *x = m.mul(*x, m.reduce(error_scale));
-                }
-            }
-            let mut out = Poly::<Coeff>::from_limbs(&q_ring, down).unwrap().forward().unwrap();
-            if index == 0 {
-                out.add_assign(&addend).unwrap();
-            }
-            expected.extend(out.into_vec());
         }
+        let mut down = vec![0u64; k * degree];
+        key_switch.mod_down(&coefficients, &mut down).unwrap();
+        for (limb, m) in q_ring.moduli().iter().enumerate() {
+            for x in &mut down[limb * degree..(limb + 1) * degree] {
+                *x = m.mul(*x, m.reduce(error_scale));
+            }
+        }
+        let mut out = Poly::<Coeff>::from_limbs(&q_ring, down).unwrap().forward().unwrap();
+        if index == 0 {
+            out.add_assign(&addend).unwrap();
+        }
+        expected.extend(out.into_vec());
+    }
 
-        let device_input = DevicePoly::<Coeff>::from_limbs(&q_gpu, &input).unwrap();
-        let device_input_eval = DevicePoly::upload(&q_gpu, &input_eval).unwrap();
-        let device_addend = DevicePoly::upload(&q_gpu, &addend).unwrap();
-        assert!(
-            DevicePolyBatch::forward_inner_product_supported(&q_p_gpu, digits),
-            "N = {degree}: fused path not taken"
+    let device_input = DevicePoly::<Coeff>::from_limbs(&q_gpu, &input).unwrap();
+    let device_input_eval = DevicePoly::upload(&q_gpu, &input_eval).unwrap();
+    let device_addend = DevicePoly::upload(&q_gpu, &addend).unwrap();
+    assert_eq!(
+        DevicePolyBatch::forward_inner_product_supported(&q_p_gpu, digits),
+        fused,
+        "N = {degree}: the fused path is taken where the tuning says"
+    );
+    let switch = |addend: Option<&DevicePoly<Eval>>, own: Option<&DevicePoly<Eval>>| {
+        gpu.switch_key_eval(
+            &device_input,
+            &device_key,
+            Extension::Exact,
+            &q_p_gpu,
+            &p_gpu,
+            &q_gpu,
+            error_scale,
+            [addend, None],
+            own,
+        )
+    };
+    for own in [Some(&device_input_eval), None] {
+        let label = format!(
+            "N = {degree}, {k} primes, {special_count} special, digits of {digit_size}, E = {error_scale}, \
+             own limbs given: {}",
+            own.is_some()
         );
-        let switch = |addend: Option<&DevicePoly<Eval>>, own: Option<&DevicePoly<Eval>>| {
-            gpu.switch_key_eval(
-                &device_input,
-                &device_key,
-                Extension::Exact,
-                &q_p_gpu,
-                &p_gpu,
-                &q_gpu,
-                error_scale,
-                [addend, None],
-                own,
-            )
-        };
-        for own in [Some(&device_input_eval), None] {
-            let label = format!(
-                "N = {degree}, {k} primes, {special_count} special, digits of {digit_size}, E = {error_scale}, \
-                 own limbs given: {}",
-                own.is_some()
-            );
-            let [b, a] = switch(Some(&device_addend), own).unwrap();
+        let [b, a] = switch(Some(&device_addend), own).unwrap();
+        let mut got = b.to_vec().unwrap();
+        got.extend(a.to_vec().unwrap());
+        assert_same(&label, &got, &expected, degree);
+    }
+    // The evaluations of another ring are refused.
+    let error = switch(None, Some(&DevicePoly::upload(&q_p_gpu, &key[0].0).unwrap())).unwrap_err();
+    assert!(matches!(error, GpuRnsError::Rns(RnsError::ContextMismatch { .. })), "{error}");
+}
+
+/// The key-switching choices a device may be tuned to, each on a device of its own in this
+/// process, against the CPU word for word: the inner product never fused with the forward
+/// transform, no graph replay and the conversions' old block shape (no minimum of outputs); and
+/// the inner product fused at every size, replay up to 2^15 and blocks of at least 4096
+/// outputs. Evaluation-form key switching (`switch_key_eval`, as in
+/// `switch_key_eval_with_own_limbs_matches_the_cpu`), and coefficient-form sums (whole and in
+/// chunks) with ModDown.
+#[test]
+fn tuned_key_switching_matches_the_cpu() {
+    let Some(_default) = device() else { return };
+    let mut rng = StdRng::seed_from_u64(29);
+    let mut unfused = GpuTuning::default();
+    unfused.ntt.forward_ip_min_blocks = usize::MAX;
+    unfused.graphs.replay = false;
+    unfused.rns.min_block_outputs = Some(0);
+    let mut fused = GpuTuning::default();
+    fused.ntt.forward_ip_min_blocks = 0;
+    fused.graphs.max_degree = Some(1 << 15);
+    fused.rns.min_block_outputs = Some(4096);
+    for (name, tuning, fuses) in [("unfused, direct", unfused, false), ("fused, replayed", fused, true)] {
+        let device = GpuDevice::with_tuning(0, tuning).unwrap();
+        eprintln!("tuning: {name}");
+        for shape in
+            [(1usize << 15, 20usize, 8usize, 8usize, 65537u64), (1 << 14, 16, 1, 1, 1), (1 << 13, 8, 2, 2, 65537)]
+        {
+            check_switch_key_eval(&device, &mut rng, shape, fuses);
+        }
+        for (degree, special_count, digit_size) in [(1usize << 12, 1usize, 1usize), (1 << 13, 3, 3)] {
+            let q = primes_of(50, degree, 12, &[]);
+            let special = random_primes(&mut rng, degree, special_count, &q);
+            let KeySwitchSetup { key_switch, gpu, q_p_ring, q_gpu, q_p_gpu } =
+                key_switch_setup(&device, degree, (&q, &special, digit_size), TransformKind::Ntt);
+            let digits = key_switch.num_digits();
+            let input = lift_edges(key_switch.q(), degree, &mut rng);
+            let device_input = DevicePoly::<Coeff>::from_limbs(&q_gpu, &input).unwrap();
+            let (key, device_key) = random_key(&q_p_ring, &q_p_gpu, digits, &mut rng);
+            let expected = cpu_key_switch_sums(&key_switch, &q_p_ring, &input, Extension::Exact, &key, None);
+            let label = format!("{name}: N = {degree}, {digits} digits of {digit_size}");
+            let sums = gpu.key_switch_accumulate(&device_input, &device_key, Extension::Exact, &q_p_gpu).unwrap();
+            assert_same(&label, &batch_words(&sums), &expected, degree);
+            let chunked =
+                gpu.key_switch_accumulate_in_chunks(&device_input, &device_key, Extension::Exact, &q_p_gpu, 5).unwrap();
+            assert_same(&format!("{label}, chunks of 5"), &batch_words(&chunked), &expected, degree);
+            let stride = q_p_ring.poly_len();
+            let down = gpu.mod_down_batch(&sums.inverse().unwrap(), &q_gpu).unwrap();
+            for (index, sum) in expected.chunks_exact(stride).enumerate() {
+                let coefficients = Poly::<Eval>::from_slice(&q_p_ring, sum).unwrap().inverse().unwrap();
+                let mut cpu = vec![0u64; key_switch.q().len() * degree];
+                key_switch.mod_down(coefficients.as_slice(), &mut cpu).unwrap();
+                assert_same(&format!("{label}, ModDown of sum {index}"), &down[index].to_vec().unwrap(), &cpu, degree);
+            }
+            // The whole key switch (replayed as a graph where the tuning says so).
+            let [b, a] = gpu.switch_key(&device_input, &device_key, Extension::Exact, &q_p_gpu, &q_gpu).unwrap();
             let mut got = b.to_vec().unwrap();
             got.extend(a.to_vec().unwrap());
-            assert_same(&label, &got, &expected, degree);
+            let want: Vec<u64> = down.iter().flat_map(|p| p.to_vec().unwrap()).collect();
+            assert_same(&format!("{label}, switch_key"), &got, &want, degree);
         }
-        // The evaluations of another ring are refused.
-        let error = switch(None, Some(&DevicePoly::upload(&q_p_gpu, &key[0].0).unwrap())).unwrap_err();
-        assert!(matches!(error, GpuRnsError::Rns(RnsError::ContextMismatch { .. })), "{error}");
     }
 }
 

@@ -27,32 +27,17 @@ const SHARED_WORDS: usize = 4096;
 /// Tiles of the conversion kernels: 2^4 ..= 2^6 coefficients (THREADS / 16 ..= THREADS / 4).
 const MIN_LOG_TILE: u32 = 4;
 const MAX_LOG_TILE: u32 = 6;
-/// Environment knob: the fewest outputs (output limbs times tile coefficients) a conversion
-/// block takes where the limbs allow; unset, [`min_block_outputs`] picks. Read once per
-/// process.
-pub const MIN_BLOCK_OUTPUTS_ENV: &str = "HEGPU_RNS_MIN_BLOCK_OUTPUTS";
-
-/// The fewest outputs a conversion block takes (where the output limbs allow) for a launch of
-/// `tiles` coefficient tiles. The second phase gives each thread 4 outputs, so 1024 keeps all
+/// The fewest outputs (output limbs times tile coefficients) a conversion block takes (where the
+/// output limbs allow) for a launch of `tiles` coefficient tiles: the device's
+/// [`RnsTuning::min_block_outputs`](poly_cuda::RnsTuning::min_block_outputs) where set, else
+/// this choice. The second phase gives each thread 4 outputs, so 1024 keeps all
 /// 256 threads busy (grouping for [`TARGET_BLOCKS`] alone left 64 of them working at
 /// N = 2^15 with 16 output limbs); with 1024 tiles or more, 2048 (two items per thread, half
 /// the blocks reloading the tile). H100, 2026-11-24, same call, against no minimum: BFV
 /// Mul+Relin at 32768 898 -> 692 us, at 65536 hybrid 2124 -> 1971; 4096..16384 within noise
 /// or better (docs/performance.md).
-fn min_block_outputs(tiles: usize) -> usize {
-    static KNOB: std::sync::OnceLock<Option<usize>> = std::sync::OnceLock::new();
-    let knob = *KNOB.get_or_init(|| std::env::var(MIN_BLOCK_OUTPUTS_ENV).ok().and_then(|v| v.parse().ok()));
-    knob.unwrap_or(if tiles >= 1024 { 2048 } else { 1024 })
-}
-
-/// Environment knob: set to 1, every conversion sums in 192 bits (the path before 128-bit
-/// sums, for A/B runs); read once per process.
-pub const WIDE_SUMS_ENV: &str = "HEGPU_RNS_WIDE_SUMS";
-
-/// Whether [`WIDE_SUMS_ENV`] asks for 192-bit sums everywhere.
-fn wide_sums_forced() -> bool {
-    static KNOB: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
-    *KNOB.get_or_init(|| std::env::var(WIDE_SUMS_ENV).is_ok_and(|v| v == "1"))
+fn min_block_outputs(tuned: Option<usize>, tiles: usize) -> usize {
+    tuned.unwrap_or(if tiles >= 1024 { 2048 } else { 1024 })
 }
 
 /// Largest grid of the grid-stride kernels.
@@ -338,16 +323,6 @@ pub(crate) fn smallest(moduli: &[Modulus]) -> u64 {
     moduli.iter().map(Modulus::value).min().unwrap_or(0)
 }
 
-/// Environment knob: set to 0, no conversion forms its products on the FP64 pipe (the integer
-/// path, for A/B runs); read once per process.
-pub const SPLIT_PRODUCTS_ENV: &str = "HEGPU_RNS_SPLIT_PRODUCTS";
-
-/// Whether [`SPLIT_PRODUCTS_ENV`] turns the FP64 products off.
-fn split_products_off() -> bool {
-    static KNOB: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
-    *KNOB.get_or_init(|| std::env::var(SPLIT_PRODUCTS_ENV).is_ok_and(|v| v == "0"))
-}
-
 /// The largest modulus of `moduli` (0 for none).
 pub(crate) fn largest(moduli: &[Modulus]) -> u64 {
     moduli.iter().map(Modulus::value).max().unwrap_or(0)
@@ -359,19 +334,12 @@ pub(crate) fn largest(moduli: &[Modulus]) -> u64 {
 /// tile: the largest tile of 16..=64 coefficients within 32 KB (33 KB for 255 or 256 source
 /// limbs). The kernel needs THREADS / tile <= 16 threads per coefficient in phase 1b. (Tiles
 /// of 128 and 256 for few source limbs measured slower on an H100: fewer blocks at small N.)
-fn conversion_shape(params: &mut ConvertParams) -> Option<(u32, u32, u32)> {
+fn conversion_shape(params: &mut ConvertParams, min_outputs: Option<usize>) -> Option<(u32, u32, u32)> {
     let n = params.n as usize;
     let k = params.k as usize;
     let outputs = params.l as usize;
     if n == 0 || outputs == 0 {
         return None;
-    }
-    if wide_sums_forced() {
-        params.narrow = 0;
-        params.split = 0;
-    }
-    if split_products_off() {
-        params.split = 0;
     }
     // With FP64 products the tile's y is also kept split: 2k more words per coefficient.
     let per_coefficient = if params.split != 0 { 3 * k + 2 } else { k + 2 };
@@ -381,7 +349,7 @@ fn conversion_shape(params: &mut ConvertParams) -> Option<(u32, u32, u32)> {
     let group = outputs
         .div_ceil(wanted_groups)
         .max(outputs.min(MIN_GROUP))
-        .max(outputs.min(min_block_outputs(tiles) >> log_tile));
+        .max(outputs.min(min_block_outputs(min_outputs, tiles) >> log_tile));
     let groups = outputs.div_ceil(group);
     params.log_tile = log_tile;
     params.group = group as u32;
@@ -468,6 +436,8 @@ poly_cuda::kernel_set! {
 pub(crate) struct RnsKernels {
     streams: Arc<poly_cuda::DeviceStreams>,
     functions: Arc<RnsModule>,
+    /// The device's [`RnsTuning::min_block_outputs`](poly_cuda::RnsTuning::min_block_outputs).
+    min_block_outputs: Option<usize>,
 }
 
 /// The conversion kernels (one template of `kernels/rns.cu` each).
@@ -484,7 +454,11 @@ pub(crate) enum ConvertKernel {
 
 impl RnsKernels {
     pub(crate) fn load(device: &GpuDevice) -> Result<Self> {
-        Ok(Self { streams: Arc::clone(device.streams()), functions: device.kernel_set::<RnsModule>()? })
+        Ok(Self {
+            streams: Arc::clone(device.streams()),
+            functions: device.kernel_set::<RnsModule>()?,
+            min_block_outputs: device.tuning().rns.min_block_outputs,
+        })
     }
 
     /// The stream the calling thread launches on (the device's, or its capture stream while
@@ -567,7 +541,9 @@ impl RnsKernels {
             params.batch_output[z] = output;
         }
         let batch = members.len().max(1) as u32;
-        let Some((tiles, groups, shared)) = conversion_shape(&mut params) else { return Ok(()) };
+        let Some((tiles, groups, shared)) = conversion_shape(&mut params, self.min_block_outputs) else {
+            return Ok(());
+        };
         let config =
             LaunchConfig { grid_dim: (tiles, groups, batch), block_dim: (THREADS, 1, 1), shared_mem_bytes: shared };
         let functions = &*self.functions;
@@ -622,7 +598,7 @@ impl RnsKernels {
         let mut used = 0;
         for params in digits {
             let mut params = *params;
-            let Some((t, g, s)) = conversion_shape(&mut params) else { continue };
+            let Some((t, g, s)) = conversion_shape(&mut params, self.min_block_outputs) else { continue };
             // The kernel finds digit z's buffers through its batch slot z (see kernels/rns.cu).
             params.batch_input[used] = params.input;
             params.batch_output[used] = params.output;
