@@ -117,7 +117,7 @@ pub fn open_device(ordinal: usize) -> Result<Arc<GpuDevice>, GpuError> {
 
 /// `hegpu_test_support::open_device_or_skip` with the environment's tuning: `Ok(None)` where that
 /// skips; a device of the default tuning is opened once, another one a second time.
-pub fn open_device_or_skip(ordinal: usize) -> Result<Option<Arc<GpuDevice>>, Box<dyn std::error::Error + Send + Sync>> {
+pub fn open_device_or_skip(ordinal: usize) -> Result<Option<Arc<GpuDevice>>, Box<dyn std::error::Error>> {
     let tuning = from_env();
     match hegpu_test_support::open_device_or_skip(ordinal)? {
         Some(device) if *device.tuning() == tuning => Ok(Some(device)),

@@ -437,8 +437,6 @@ impl BfvBackend for poly_cuda::GpuBackend {
     }
 }
 
-}
-
 /// The multiplication's tables on a GPU (uploaded once per context): HPS or BEHZ.
 #[cfg(feature = "cuda")]
 #[derive(Debug)]
