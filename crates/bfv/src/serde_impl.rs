@@ -20,7 +20,6 @@
 use std::sync::Arc;
 
 use rlwe::serde_support::{self, Codec, ContextSeed, ParameterRecord, Serializable, Transform};
-use rlwe::{RlweError, codec};
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 
 use crate::backend::BfvBackend;
@@ -42,7 +41,9 @@ struct ParametersData {
     allow_insecure: bool,
 }
 
-impl ParametersData {
+impl ParameterRecord for ParametersData {
+    type Params = BfvParameters;
+
     /// The values of `params`.
     fn of(params: &BfvParameters) -> Self {
         Self {
@@ -71,18 +72,6 @@ impl ParametersData {
     }
 }
 
-impl ParameterRecord for ParametersData {
-    type Params = BfvParameters;
-
-    fn of(params: &BfvParameters) -> Self {
-        ParametersData::of(params)
-    }
-
-    fn build(&self) -> Result<Arc<BfvParameters>> {
-        ParametersData::build(self)
-    }
-}
-
 impl Serialize for BfvParameters {
     fn serialize<S: Serializer>(&self, serializer: S) -> core::result::Result<S::Ok, S::Error> {
         serde_support::serialize_parameters::<ParametersData, S>(self, serializer)
@@ -103,20 +92,6 @@ impl BfvParameters {
     /// the builder's, or [`BfvError::Malformed`] for input the format cannot read as parameters.
     pub fn load<'de, D: Deserializer<'de>>(deserializer: D) -> Result<Arc<BfvParameters>> {
         serde_support::load_parameters::<ParametersData, D>(deserializer)
-    }
-}
-
-/// The full ciphertext's codec (the other objects' are the core's, for every scheme context).
-impl<B: BfvBackend> Codec<Ciphertext<B>> for BfvContext<B> {
-    type Error = RlweError;
-    const WHAT: &'static str = codec::object_name(rlwe::framing::Scheme::Bfv, codec::CIPHERTEXT);
-
-    fn encode(&self, ciphertext: &Ciphertext<B>) -> Result<Vec<u8>> {
-        self.ciphertext_to_bytes(ciphertext)
-    }
-
-    fn decode(&self, bytes: &[u8]) -> Result<Ciphertext<B>> {
-        self.ciphertext_from_bytes(bytes)
     }
 }
 

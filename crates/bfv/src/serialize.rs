@@ -55,7 +55,7 @@
 
 use poly::Coeff;
 use rlwe::SchemeParameters;
-use rlwe::codec::{self, CiphertextCodec, CiphertextParts, CoefficientPolys};
+use rlwe::codec::{self, CiphertextCodec, CiphertextParts, CoefficientPolys, SchemeCiphertext};
 use rlwe::framing::Frame;
 
 #[cfg(doc)]
@@ -67,6 +67,8 @@ use crate::{Plaintext, Result};
 
 /// A BFV ciphertext adds nothing to the core's frame: its polynomials are kept in the
 /// coefficient representation, as the frame holds them.
+impl<B: BfvBackend> SchemeCiphertext for Ciphertext<B> {}
+
 impl<B: BfvBackend> CiphertextCodec for BfvContext<B> {
     type Ciphertext = Ciphertext<B>;
 

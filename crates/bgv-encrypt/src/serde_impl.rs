@@ -20,7 +20,6 @@
 use std::sync::Arc;
 
 use rlwe::serde_support::{self, Codec, ContextSeed, ParameterRecord, Serializable, Transform};
-use rlwe::{RlweError, codec};
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 
 use crate::backend::BgvBackend;
@@ -40,7 +39,9 @@ struct ParametersData {
     allow_insecure: bool,
 }
 
-impl ParametersData {
+impl ParameterRecord for ParametersData {
+    type Params = BgvParameters;
+
     /// The values of `params`.
     fn of(params: &BgvParameters) -> Self {
         Self {
@@ -67,18 +68,6 @@ impl ParametersData {
     }
 }
 
-impl ParameterRecord for ParametersData {
-    type Params = BgvParameters;
-
-    fn of(params: &BgvParameters) -> Self {
-        ParametersData::of(params)
-    }
-
-    fn build(&self) -> Result<Arc<BgvParameters>> {
-        ParametersData::build(self)
-    }
-}
-
 impl Serialize for BgvParameters {
     fn serialize<S: Serializer>(&self, serializer: S) -> core::result::Result<S::Ok, S::Error> {
         serde_support::serialize_parameters::<ParametersData, S>(self, serializer)
@@ -99,20 +88,6 @@ impl BgvParameters {
     /// the builder's, or [`BgvError::Malformed`] for input the format cannot read as parameters.
     pub fn load<'de, D: Deserializer<'de>>(deserializer: D) -> Result<Arc<BgvParameters>> {
         serde_support::load_parameters::<ParametersData, D>(deserializer)
-    }
-}
-
-/// The full ciphertext's codec (the other objects' are the core's, for every scheme context).
-impl<B: BgvBackend> Codec<Ciphertext<B>> for BgvContext<B> {
-    type Error = RlweError;
-    const WHAT: &'static str = codec::object_name(rlwe::framing::Scheme::Bgv, codec::CIPHERTEXT);
-
-    fn encode(&self, ciphertext: &Ciphertext<B>) -> Result<Vec<u8>> {
-        self.ciphertext_to_bytes(ciphertext)
-    }
-
-    fn decode(&self, bytes: &[u8]) -> Result<Ciphertext<B>> {
-        self.ciphertext_from_bytes(bytes)
     }
 }
 

@@ -26,7 +26,7 @@
 
 use poly::Coeff;
 use rlwe::SchemeParameters;
-use rlwe::codec::{self, CiphertextCodec, CiphertextParts, CoefficientPolys};
+use rlwe::codec::{self, CiphertextCodec, CiphertextParts, CoefficientPolys, SchemeCiphertext};
 use rlwe::framing::Frame;
 
 #[cfg(doc)]
@@ -37,6 +37,8 @@ use crate::{GaloisKeys, Plaintext, Result};
 
 /// A BGV ciphertext adds its correction factor to the core's frame, and keeps its polynomials
 /// in the evaluation representation (transformed on the way: the frame holds coefficients).
+impl<B: BgvBackend> SchemeCiphertext for Ciphertext<B> {}
+
 impl<B: BgvBackend> CiphertextCodec for BgvContext<B> {
     type Ciphertext = Ciphertext<B>;
 

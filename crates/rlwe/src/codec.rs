@@ -124,13 +124,17 @@ pub struct CiphertextParts<Polys> {
     pub key_set: Option<KeySetId>,
 }
 
+/// A scheme's full ciphertext type: the `Ciphertext` of its context's [`CiphertextCodec`]
+/// (the mark lets the core's serde codec cover it beside the keys and plaintexts).
+pub trait SchemeCiphertext {}
+
 /// What a scheme's full ciphertext adds to the core's frame: the scheme's words before the
 /// polynomials, and the representation its polynomials are kept in (the frame holds
 /// coefficients). Implemented by the scheme's context; [`ciphertext_to_bytes`] and
 /// [`ciphertext_from_bytes`] do the rest.
 pub trait CiphertextCodec: SchemeContext {
     /// The scheme's full ciphertext.
-    type Ciphertext;
+    type Ciphertext: SchemeCiphertext;
 
     /// How many words the scheme writes between the header and the polynomials.
     const SCHEME_WORDS: usize;

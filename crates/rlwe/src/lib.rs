@@ -64,7 +64,7 @@ pub use params::{ModuliChoice, ResolvedModuli, RlweParameters, RlweParametersBui
 pub use plaintext_lift::{PlaintextBackend, PlaintextEmbedding, PlaintextScaling, PlaintextWords};
 pub use relinearization_key::RelinearizationKey;
 pub use resident::{BatchingContext, ResidentPlaintext};
-pub use scheme::{SchemeContext, SchemeParameters, check_same};
+pub use scheme::{SchemeContext, SchemeParameters};
 pub use seeded::SeededCiphertext;
 
 /// Result type of this crate.

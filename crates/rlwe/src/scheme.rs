@@ -37,7 +37,7 @@ pub trait SchemeParameters: Eq + Debug + Send + Sync + 'static {
 
 /// Errors with [`RlweError::ParameterMismatch`] (naming `what`) unless `a` and `b` are the
 /// same parameters or equal ones.
-pub fn check_same<P: SchemeParameters>(a: &P, b: &P, what: &'static str) -> Result<()> {
+pub(crate) fn check_same<P: SchemeParameters>(a: &P, b: &P, what: &'static str) -> Result<()> {
     if core::ptr::eq(a, b) || a == b { Ok(()) } else { Err(RlweError::ParameterMismatch { what }) }
 }
 

@@ -1,11 +1,14 @@
-//! serde support (feature `serde`, on by default): the pieces the schemes' `Serialize` and
-//! `DeserializeSeed` implementations share.
+//! serde support (feature `serde`, on by default), written once for every scheme.
 //!
 //! An object travels as its byte encoding ([`crate::framing`]: versioned, with the scheme tag),
 //! written as one byte string (`serialize_bytes`; JSON writes it as an array of numbers). On
 //! load the byte string goes to the same validating decoder as `*_from_bytes`: one validation
-//! path for the byte encodings and serde. [`RlweParameters`] travel as their defining values
-//! and are rebuilt through the builder.
+//! path for the byte encodings and serde. Every scheme context ([`SchemeContext`]) is the
+//! [`Codec`] of its objects: full ciphertexts (through its [`CiphertextCodec`]), seeded
+//! ciphertexts, plaintexts and keys; [`Serializable`] and [`ContextSeed`] carry it, and
+//! [`Plaintext`] serializes alone ([`PlaintextSeed`] loads it). Parameters travel as their
+//! defining values and are rebuilt through the builder: [`RlweParameters`] here, a scheme's
+//! through its record ([`ParameterRecord`]).
 
 use core::fmt;
 use std::sync::Arc;
@@ -15,7 +18,7 @@ use serde::ser::{Error as _, Serializer};
 use serde::{Deserialize, Serialize};
 use zeroize::Zeroizing;
 
-use crate::codec::{self, object_name};
+use crate::codec::{self, CiphertextCodec, SchemeCiphertext, object_name};
 use crate::key_bytes;
 use crate::params::{MAX_PRIMES, ModuliChoice, RlweParametersBuilder};
 use crate::scheme::{SchemeContext, SchemeParameters};
@@ -223,9 +226,9 @@ impl<'de> Deserialize<'de> for RlweParameters {
     }
 }
 
-/// What encodes and decodes objects of type `T` as bytes: a scheme's context (its `*_to_bytes`
-/// and `*_from_bytes`). The serde wrappers below go through it, so serde and the byte
-/// encodings share one validation path.
+/// What encodes and decodes objects of type `T` as bytes: a scheme's context, for each of its
+/// objects (the implementations below, over [`crate::codec`] and [`crate::key_bytes`]). The
+/// serde wrappers go through it, so serde and the byte encodings share one validation path.
 pub trait Codec<T> {
     /// The decoder's error.
     type Error: fmt::Display;
@@ -387,9 +390,21 @@ impl<'de, P: SchemeParameters> de::DeserializeSeed<'de> for PlaintextSeed<'_, P>
     }
 }
 
-// The codecs of the objects every scheme shares, through any scheme context: plaintexts,
-// seeded ciphertexts and keys. A scheme implements `Codec` for its full ciphertext, over
-// `codec::ciphertext_to_bytes` and `codec::ciphertext_from_bytes`.
+// The codecs of every scheme's objects, through its context: full ciphertexts (with what the
+// scheme adds, `CiphertextCodec`), seeded ciphertexts, plaintexts and keys.
+
+impl<C: CiphertextCodec<Ciphertext = T>, T: SchemeCiphertext> Codec<T> for C {
+    type Error = RlweError;
+    const WHAT: &'static str = object_name(C::Params::SCHEME, codec::CIPHERTEXT);
+
+    fn encode(&self, ciphertext: &T) -> Result<Vec<u8>> {
+        codec::ciphertext_to_bytes(self, ciphertext)
+    }
+
+    fn decode(&self, bytes: &[u8]) -> Result<T> {
+        codec::ciphertext_from_bytes(self, bytes)
+    }
+}
 
 impl<C: SchemeContext> Codec<Plaintext<C::Params>> for C {
     type Error = RlweError;
