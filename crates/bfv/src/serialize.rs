@@ -56,7 +56,6 @@
 use poly::Coeff;
 use rlwe::SchemeParameters;
 use rlwe::codec::{self, CiphertextCodec, CiphertextParts, CoefficientPolys, SchemeCiphertext};
-use rlwe::framing::Frame;
 
 #[cfg(doc)]
 use crate::BfvError;
@@ -95,11 +94,6 @@ impl<B: BfvBackend> CiphertextCodec for BfvContext<B> {
 }
 
 impl<B: BfvBackend> BfvContext<B> {
-    /// The framing of this context's objects (the core's, with the BFV tag and `t`).
-    fn frame(&self) -> Frame<'_> {
-        self.params.frame()
-    }
-
     /// The bytes of `ciphertext` at its level (see the module doc for the layout).
     pub fn ciphertext_to_bytes(&self, ciphertext: &Ciphertext<B>) -> Result<Vec<u8>> {
         codec::ciphertext_to_bytes(self, ciphertext)
@@ -140,7 +134,7 @@ impl<B: BfvBackend> BfvContext<B> {
     /// The bytes of `key` (kind 3: `b`, `a` over `q`, evaluation representation; see the
     /// module doc). Errors with [`BfvError::ParameterMismatch`] for a key of other parameters.
     pub fn public_key_to_bytes(&self, key: &PublicKey<B>) -> Result<Vec<u8>> {
-        self.core.public_key_to_bytes(self.frame(), key)
+        self.core.public_key_to_bytes(self.params.frame(), key)
     }
 
     /// The public key encoded in `bytes`. Errors with [`BfvError::Malformed`] for bytes that
@@ -148,21 +142,21 @@ impl<B: BfvBackend> BfvContext<B> {
     /// for one made under other parameters (including another transform),
     /// [`BfvError::Poly`] for a word not below its prime.
     pub fn public_key_from_bytes(&self, bytes: &[u8]) -> Result<PublicKey<B>> {
-        self.core.public_key_from_bytes(self.frame(), bytes)
+        self.core.public_key_from_bytes(self.params.frame(), bytes)
     }
 
     /// The bytes of `key` (kind 4: its digit pairs `(b_j, a_j)` over `qP`, evaluation
     /// representation; see the module doc). Errors with [`BfvError::ParameterMismatch`] for a
     /// key of other parameters.
     pub fn relin_key_to_bytes(&self, key: &RelinKey<B>) -> Result<Vec<u8>> {
-        self.core.relin_key_to_bytes(self.frame(), key)
+        self.core.relin_key_to_bytes(self.params.frame(), key)
     }
 
     /// The relinearization key encoded in `bytes`: as many digits as the parameters have.
     /// Errors as [`public_key_from_bytes`](Self::public_key_from_bytes); another digit count is
     /// [`BfvError::Malformed`].
     pub fn relin_key_from_bytes(&self, bytes: &[u8]) -> Result<RelinKey<B>> {
-        self.core.relin_key_from_bytes(self.frame(), bytes)
+        self.core.relin_key_from_bytes(self.params.frame(), bytes)
     }
 
     /// The bytes of `keys` (kind 5: the number of elements, then for each element in
@@ -170,7 +164,7 @@ impl<B: BfvBackend> BfvContext<B> {
     /// see the module doc). Errors with [`BfvError::ParameterMismatch`] for keys of other
     /// parameters.
     pub fn galois_keys_to_bytes(&self, keys: &GaloisKeys<B>) -> Result<Vec<u8>> {
-        self.core.galois_keys_to_bytes(self.frame(), keys)
+        self.core.galois_keys_to_bytes(self.params.frame(), keys)
     }
 
     /// The Galois keys encoded in `bytes`. Errors as
@@ -178,7 +172,7 @@ impl<B: BfvBackend> BfvContext<B> {
     /// [`BfvError::InvalidGaloisElement`] for an element that is even or not below `2N`, and
     /// with [`BfvError::Malformed`] for an element that repeats or comes after a larger one.
     pub fn galois_keys_from_bytes(&self, bytes: &[u8]) -> Result<GaloisKeys<B>> {
-        self.core.galois_keys_from_bytes(self.frame(), bytes)
+        self.core.galois_keys_from_bytes(self.params.frame(), bytes)
     }
 
     /// **The secret itself**: the bytes of `key` (kind 6: `s` over `q` and over `qP`,
@@ -190,7 +184,7 @@ impl<B: BfvBackend> BfvContext<B> {
     /// final size, so no stale copy of it is left behind. Errors with
     /// [`BfvError::ParameterMismatch`] for a key of other parameters.
     pub fn secret_key_to_bytes(&self, key: &SecretKey<B>) -> Result<Vec<u8>> {
-        self.core.secret_key_to_bytes(self.frame(), key)
+        self.core.secret_key_to_bytes(self.params.frame(), key)
     }
 
     /// The secret key encoded in `bytes` (see [`secret_key_to_bytes`](Self::secret_key_to_bytes):
@@ -200,6 +194,6 @@ impl<B: BfvBackend> BfvContext<B> {
     /// polynomials are taken as they are: bytes whose `s` over `q` and over `qP` differ, or
     /// that are not ternary, decode to a key that decrypts nothing correctly.
     pub fn secret_key_from_bytes(&self, bytes: &[u8]) -> Result<SecretKey<B>> {
-        self.core.secret_key_from_bytes(self.frame(), bytes)
+        self.core.secret_key_from_bytes(self.params.frame(), bytes)
     }
 }

@@ -27,13 +27,10 @@
 use poly::Coeff;
 use rlwe::SchemeParameters;
 use rlwe::codec::{self, CiphertextCodec, CiphertextParts, CoefficientPolys, SchemeCiphertext};
-use rlwe::framing::Frame;
 
-#[cfg(doc)]
-use crate::BgvError;
 use crate::backend::BgvBackend;
 use crate::context::{BgvContext, Ciphertext, PublicKey, RelinKey, SecretKey, SeededCiphertext, inverse_mod};
-use crate::{GaloisKeys, Plaintext, Result};
+use crate::{BgvError, GaloisKeys, Plaintext, Result};
 
 /// A BGV ciphertext adds its correction factor to the core's frame, and keeps its polynomials
 /// in the evaluation representation (transformed on the way: the frame holds coefficients).
@@ -65,17 +62,20 @@ impl<B: BgvBackend> CiphertextCodec for BgvContext<B> {
 
     fn ciphertext_of_parts(&self, parts: CiphertextParts<Vec<B::Poly<Coeff>>>) -> Result<Ciphertext<B>> {
         let CiphertextParts { polys, level, scheme_words, key_set } = parts;
-        let correction = scheme_words.first().copied().unwrap_or(1);
+        let correction = match *scheme_words {
+            [correction] => correction,
+            _ => {
+                return Err(BgvError::Malformed {
+                    what: "ciphertext bytes",
+                    reason: "no correction factor".to_string(),
+                });
+            }
+        };
         Ok(self.ciphertext(self.forward_all(polys)?, level, correction, key_set))
     }
 }
 
 impl<B: BgvBackend> BgvContext<B> {
-    /// The framing of this context's objects.
-    fn frame(&self) -> Frame<'_> {
-        self.params.frame()
-    }
-
     /// The bytes of `plaintext` (kind 7). Errors with [`BgvError::ParameterMismatch`] for a
     /// plaintext of other parameters.
     pub fn plaintext_to_bytes(&self, plaintext: &Plaintext) -> Result<Vec<u8>> {
@@ -110,41 +110,41 @@ impl<B: BgvBackend> BgvContext<B> {
 
     /// The bytes of a public key.
     pub fn public_key_to_bytes(&self, key: &PublicKey<B>) -> Result<Vec<u8>> {
-        self.core.public_key_to_bytes(self.frame(), key)
+        self.core.public_key_to_bytes(self.params.frame(), key)
     }
 
     /// The public key encoded in `bytes`.
     pub fn public_key_from_bytes(&self, bytes: &[u8]) -> Result<PublicKey<B>> {
-        self.core.public_key_from_bytes(self.frame(), bytes)
+        self.core.public_key_from_bytes(self.params.frame(), bytes)
     }
 
     /// The bytes of a relinearization key.
     pub fn relin_key_to_bytes(&self, key: &RelinKey<B>) -> Result<Vec<u8>> {
-        self.core.relin_key_to_bytes(self.frame(), key)
+        self.core.relin_key_to_bytes(self.params.frame(), key)
     }
 
     /// The relinearization key encoded in `bytes`.
     pub fn relin_key_from_bytes(&self, bytes: &[u8]) -> Result<RelinKey<B>> {
-        self.core.relin_key_from_bytes(self.frame(), bytes)
+        self.core.relin_key_from_bytes(self.params.frame(), bytes)
     }
 
     /// The bytes of Galois keys.
     pub fn galois_keys_to_bytes(&self, keys: &GaloisKeys<B>) -> Result<Vec<u8>> {
-        self.core.galois_keys_to_bytes(self.frame(), keys)
+        self.core.galois_keys_to_bytes(self.params.frame(), keys)
     }
 
     /// The Galois keys encoded in `bytes`.
     pub fn galois_keys_from_bytes(&self, bytes: &[u8]) -> Result<GaloisKeys<B>> {
-        self.core.galois_keys_from_bytes(self.frame(), bytes)
+        self.core.galois_keys_from_bytes(self.params.frame(), bytes)
     }
 
     /// **The secret itself**: the bytes of a secret key (never send them to the evaluator).
     pub fn secret_key_to_bytes(&self, key: &SecretKey<B>) -> Result<Vec<u8>> {
-        self.core.secret_key_to_bytes(self.frame(), key)
+        self.core.secret_key_to_bytes(self.params.frame(), key)
     }
 
     /// The secret key encoded in `bytes`.
     pub fn secret_key_from_bytes(&self, bytes: &[u8]) -> Result<SecretKey<B>> {
-        self.core.secret_key_from_bytes(self.frame(), bytes)
+        self.core.secret_key_from_bytes(self.params.frame(), bytes)
     }
 }
