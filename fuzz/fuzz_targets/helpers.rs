@@ -42,7 +42,7 @@ fuzz_target!(|input: Input| {
         3 => {
             let ring = params.ring_q();
             let delta: Vec<u64> = input.words.iter().take(ring.num_limbs()).copied().collect();
-            if let Ok(scaling) = bfv::PlaintextScaling::new(ring.moduli(), &delta, input.q_mod_t, input.t) {
+            if let Ok(scaling) = rlwe::PlaintextScaling::new(ring.moduli(), &delta, input.q_mod_t, input.t) {
                 let _ = scaling.lift_host(ring, &input.words);
                 let _ = scaling.scale_host(ring, &input.words);
             }

@@ -17,7 +17,7 @@ use core::fmt;
 use std::sync::Arc;
 
 use num_bigint::BigUint;
-use poly::{Coeff, Poly, Seed};
+use poly::{Coeff, Poly};
 
 use rlwe::{KeySetId, RlweContext};
 
@@ -201,14 +201,14 @@ impl<B: BfvBackend> BfvContext<B> {
 
     /// Expands a seeded ciphertext: regenerates `c_1 = a` from the public seed.
     pub fn expand(&self, seeded: &SeededCiphertext<B>) -> Result<Ciphertext<B>> {
-        self.check(&seeded.params, "seeded ciphertext")?;
-        let c0 = self.backend.duplicate(&seeded.c0).be()?;
-        let c1 = self.backend.sample_uniform::<Coeff>(self.core.ring_q(), &seeded.public_seed, 0).be()?;
+        self.check(seeded.params(), "seeded ciphertext")?;
+        let c0 = self.backend.duplicate(seeded.c0()).be()?;
+        let c1 = self.backend.sample_uniform::<Coeff>(self.core.ring_q(), seeded.public_seed(), 0).be()?;
         Ok(Ciphertext {
             params: Arc::clone(&self.params),
             polys: vec![c0, c1],
             level: self.top_level(),
-            key_set: seeded.key_set,
+            key_set: seeded.key_set(),
         })
     }
 
@@ -231,6 +231,27 @@ pub(crate) fn plaintext_scaling(moduli: &[modarith::Modulus], primes: &[u64], t:
     let floor_q_over_t = &q / t;
     let delta: Vec<u64> = primes.iter().map(|&p| biguint_mod(&floor_q_over_t, p)).collect();
     PlaintextScaling::new(&moduli[..primes.len().min(moduli.len())], &delta, biguint_mod(&q, t), t)
+}
+
+/// What the core's shared code (codec, resident plaintexts) needs of a BFV context.
+impl<B: BfvBackend> rlwe::SchemeContext for BfvContext<B> {
+    type Params = BfvParameters;
+    type Backend = B;
+
+    fn params(&self) -> &Arc<BfvParameters> {
+        &self.params
+    }
+
+    fn core(&self) -> &RlweContext<B> {
+        &self.core
+    }
+}
+
+/// The batch encoder's transform runs on the backend's plaintext ring.
+impl<B: BfvBackend> rlwe::BatchingContext for BfvContext<B> {
+    fn plaintext_ring(&self) -> Option<&B::Context> {
+        self.ring_t.as_ref()
+    }
 }
 
 /// `x mod m`.
@@ -300,39 +321,6 @@ impl<B: BfvBackend> Ciphertext<B> {
 }
 
 /// A symmetric (secret-key) ciphertext whose uniform half travels as its seed: `c_0` and the
-/// public seed from which `c_1 = a` is regenerated ([`BfvContext::expand`]). Half the size of
-/// a [`Ciphertext`]. The public seed reveals `a` only; the error came from a separate seed.
-pub struct SeededCiphertext<B: BfvBackend> {
-    pub(crate) params: Arc<BfvParameters>,
-    pub(crate) c0: B::Poly<Coeff>,
-    pub(crate) public_seed: Seed,
-    pub(crate) key_set: Option<KeySetId>,
-}
-
-impl<B: BfvBackend> fmt::Debug for SeededCiphertext<B> {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_struct("SeededCiphertext").field("degree", &self.params.degree()).field("c0", &self.c0).finish()
-    }
-}
-
-impl<B: BfvBackend> SeededCiphertext<B> {
-    /// `c_0` on the backend.
-    pub fn c0(&self) -> &B::Poly<Coeff> {
-        &self.c0
-    }
-
-    /// The public seed of `c_1`.
-    pub fn public_seed(&self) -> &Seed {
-        &self.public_seed
-    }
-
-    /// The identifier of the key set it is encrypted under ([`KeySetId`]).
-    pub fn key_set(&self) -> Option<KeySetId> {
-        self.key_set
-    }
-
-    /// The parameters.
-    pub fn params(&self) -> &Arc<BfvParameters> {
-        &self.params
-    }
-}
+/// public seed from which `c_1 = a` is regenerated ([`BfvContext::expand`]); the core's
+/// [`rlwe::SeededCiphertext`]. Half the size of a [`Ciphertext`].
+pub type SeededCiphertext<B> = rlwe::SeededCiphertext<BfvParameters, B>;

@@ -1,268 +1,32 @@
-//! Plaintexts and encoders.
-//!
-//! A [`Plaintext`] is an element of `R_t = Z_t[x]/(x^N + 1)`: `N` coefficients in `[0, t)`,
-//! on the host. Two encoders map user values to plaintexts:
-//!
-//! - [`CoefficientEncoder`] (any `t >= 2`): value `j` is coefficient `j`. With `t = 2` the
-//!   ciphertext operations are XOR (add) and AND-with-carry-free polynomial products (mul) of
-//!   bit vectors, the Boolean circuits of the seed papers.
-//! - [`BatchEncoder`] (prime `t = 1 mod 2N`): `N` slots in SEAL's layout, two rows of `N/2`,
-//!   on which additions and multiplications act slot-wise. Slot `i` of row 0 (`i < N/2`)
-//!   holds the plaintext polynomial's value at `psi^(3^i mod 2N)`, slot `i` of row 1 (index
-//!   `N/2 + i`) its value at `psi^(-3^i mod 2N)`, where `psi` is the primitive `2N`-th root of
-//!   unity modulo `t` of [`modarith::primitive_root_of_unity`]. So the automorphism
-//!   `x -> x^3` rotates both rows left by one slot (`new[i] = old[i + 1]` within a row) and
-//!   `x -> x^(2N - 1)` swaps the rows, as in SEAL. (SEAL picks its own `psi`; the same values
-//!   can therefore give a different polynomial than SEAL's, by a rotation of the rows.)
+//! Plaintexts and encoders: the core's (`rlwe::Plaintext`, `rlwe::BatchEncoder`,
+//! `rlwe::CoefficientEncoder`; the slot layout and its automorphisms are described there)
+//! under BFV's parameters. The batch encoder's transform also runs on a [`BfvContext`]'s
+//! backend ([`BatchEncoder::encode_resident`], [`BatchEncoder::decode_resident`]).
 
-use std::sync::Arc;
+#[cfg(doc)]
+use crate::BfvContext;
+use crate::BfvParameters;
 
-use poly::{Eval, Poly};
-use rlwe::slots::{self, SlotEncoder, SlotError};
-
-use crate::backend::BfvBackend;
-use crate::context::{BackendResult, BfvContext};
-use crate::resident::ResidentPlaintext;
-use crate::{BfvError, BfvParameters, Result};
-
-/// An element of `R_t`: `N` coefficients in `[0, t)`, on the host, tied to its parameters.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Plaintext {
-    params: Arc<BfvParameters>,
-    coefficients: Vec<u64>,
-}
-
-impl Plaintext {
-    /// The plaintext with these coefficients (fewer than `N` are padded with zeros).
-    ///
-    /// Errors with [`BfvError::TooManyValues`] for more than `N` values and with
-    /// [`BfvError::PlaintextOutOfRange`] for a value not below `t`.
-    pub fn from_coefficients(params: &Arc<BfvParameters>, coefficients: &[u64]) -> Result<Self> {
-        let checked = slots::coefficients(coefficients, params.degree(), params.plaintext_modulus())
-            .map_err(|e| slot_error(e, "plaintext coefficients"))?;
-        Ok(Self { params: Arc::clone(params), coefficients: checked })
-    }
-
-    /// A plaintext of `coefficients` that the caller guarantees are in `[0, t)`: decryption's
-    /// output, which [`BfvBackend::decrypt_scale_sum`](crate::BfvBackend::decrypt_scale_sum)
-    /// returns reduced modulo `t` (both backends reduce every value modulo `t` by construction,
-    /// and the GPU = CPU tests compare them word for word). No range scan, which would cost as
-    /// much as the copy of the words from the device; a debug build checks anyway. Errors with
-    /// [`BfvError::TooManyValues`] for more than `N` values; fewer are padded with zeros.
-    pub(crate) fn from_reduced_coefficients(params: &Arc<BfvParameters>, mut coefficients: Vec<u64>) -> Result<Self> {
-        let n = params.degree();
-        if coefficients.len() > n {
-            return Err(BfvError::TooManyValues { what: "plaintext coefficients", max: n, actual: coefficients.len() });
-        }
-        debug_assert!(coefficients.iter().all(|&v| v < params.plaintext_modulus()), "unreduced decryption output");
-        coefficients.resize(n, 0);
-        Ok(Self { params: Arc::clone(params), coefficients })
-    }
-
-    /// The zero plaintext.
-    pub fn zero(params: &Arc<BfvParameters>) -> Self {
-        Self { params: Arc::clone(params), coefficients: vec![0; params.degree()] }
-    }
-
-    /// The parameters this plaintext belongs to.
-    pub fn params(&self) -> &Arc<BfvParameters> {
-        &self.params
-    }
-
-    /// The `N` coefficients, in `[0, t)`.
-    pub fn coefficients(&self) -> &[u64] {
-        &self.coefficients
-    }
-
-    /// The coefficients centered in `(-t/2, t/2]`.
-    pub fn centered_coefficients(&self) -> Vec<i64> {
-        let t = self.params.plaintext_modulus();
-        self.coefficients.iter().map(|&c| center(c, t)).collect()
-    }
-
-    /// Built from values already checked to be below `t` (exactly `N` of them).
-    pub(crate) fn from_reduced(params: &Arc<BfvParameters>, coefficients: Vec<u64>) -> Self {
-        Self { params: Arc::clone(params), coefficients }
-    }
-
-    /// Errors with [`BfvError::ParameterMismatch`] unless `params` equals this plaintext's.
-    pub(crate) fn check_params(&self, params: &BfvParameters) -> Result<()> {
-        if core::ptr::eq(&*self.params, params) || *self.params == *params {
-            Ok(())
-        } else {
-            Err(BfvError::ParameterMismatch { what: "plaintext" })
-        }
-    }
-}
-
-/// `c` in `[0, t)` as the representative in `(-t/2, t/2]`.
-pub(crate) fn center(c: u64, t: u64) -> i64 {
-    slots::center(c, t)
-}
-
-/// The core's reason for refusing values, as this crate's error (`what` names the values).
-fn slot_error(error: SlotError, what: &'static str) -> BfvError {
-    match error {
-        SlotError::TooManyValues { max, actual } => BfvError::TooManyValues { what, max, actual },
-        SlotError::OutOfRange { index, value, modulus } => BfvError::PlaintextOutOfRange { index, value, modulus },
-        SlotError::SignedOutOfRange { index, value, modulus } => {
-            BfvError::SignedPlaintextOutOfRange { index, value, modulus }
-        }
-        SlotError::BatchingUnsupported { plaintext_modulus, degree } => {
-            BfvError::BatchingUnsupported { plaintext_modulus, degree }
-        }
-        SlotError::Poly(e) => BfvError::Poly(e),
-        other => BfvError::InvalidParameter { name: "plaintext", value: 0, requirement: other.to_string() },
-    }
-}
+/// An element of `R_t = Z_t[x]/(x^N + 1)`: `N` coefficients in `[0, t)`, on the host, tied to
+/// its BFV parameters.
+pub type Plaintext = rlwe::Plaintext<BfvParameters>;
 
 /// Values as plaintext coefficients, for any `t >= 2`.
-#[derive(Debug, Clone)]
-pub struct CoefficientEncoder {
-    params: Arc<BfvParameters>,
-}
+pub type CoefficientEncoder = rlwe::CoefficientEncoder<BfvParameters>;
 
-impl CoefficientEncoder {
-    /// An encoder for `params`.
-    pub fn new(params: &Arc<BfvParameters>) -> Self {
-        Self { params: Arc::clone(params) }
-    }
-
-    /// Value `j` becomes coefficient `j` (at most `N` values in `[0, t)`, the rest zero).
-    /// Errors as [`Plaintext::from_coefficients`].
-    pub fn encode(&self, values: &[u64]) -> Result<Plaintext> {
-        Plaintext::from_coefficients(&self.params, values)
-    }
-
-    /// Signed values in `(-t/2, t/2]` as coefficients. Errors with
-    /// [`BfvError::SignedPlaintextOutOfRange`] or [`BfvError::TooManyValues`].
-    pub fn encode_signed(&self, values: &[i64]) -> Result<Plaintext> {
-        let n = self.params.degree();
-        if values.len() > n {
-            return Err(BfvError::TooManyValues { what: "plaintext coefficients", max: n, actual: values.len() });
-        }
-        let mut reduced = slots::reduce_signed(values, self.params.plaintext_modulus())
-            .map_err(|e| slot_error(e, "plaintext coefficients"))?;
-        reduced.resize(n, 0);
-        Ok(Plaintext::from_reduced(&self.params, reduced))
-    }
-
-    /// The `N` coefficients, in `[0, t)`. Errors if `plaintext` has other parameters.
-    pub fn decode(&self, plaintext: &Plaintext) -> Result<Vec<u64>> {
-        plaintext.check_params(&self.params)?;
-        Ok(plaintext.coefficients.clone())
-    }
-
-    /// The `N` coefficients centered in `(-t/2, t/2]`.
-    pub fn decode_signed(&self, plaintext: &Plaintext) -> Result<Vec<i64>> {
-        plaintext.check_params(&self.params)?;
-        Ok(plaintext.centered_coefficients())
-    }
-}
-
-/// SIMD encoding into `N` slots (two rows of `N/2`, SEAL's layout; see the module doc), for a
-/// prime `t = 1 mod 2N` (the core's [`SlotEncoder`]).
-#[derive(Debug, Clone)]
-pub struct BatchEncoder {
-    params: Arc<BfvParameters>,
-    slots: SlotEncoder,
-}
-
-impl BatchEncoder {
-    /// An encoder for `params`. Errors with [`BfvError::BatchingUnsupported`] unless `t` is a
-    /// prime `= 1 mod 2N`.
-    pub fn new(params: &Arc<BfvParameters>) -> Result<Self> {
-        let slots =
-            SlotEncoder::new(params.plaintext_modulus(), params.degree()).map_err(|e| slot_error(e, "batch slots"))?;
-        Ok(Self { params: Arc::clone(params), slots })
-    }
-
-    /// The number of slots, `N` (two rows of `N/2`).
-    pub fn slot_count(&self) -> usize {
-        self.slots.slot_count()
-    }
-
-    /// Puts `values[s]` in slot `s` (at most `N` values in `[0, t)`; the other slots hold 0).
-    /// Errors with [`BfvError::TooManyValues`] or [`BfvError::PlaintextOutOfRange`].
-    pub fn encode(&self, values: &[u64]) -> Result<Plaintext> {
-        let coefficients = self.slots.encode(values).map_err(|e| slot_error(e, "batch slots"))?;
-        Ok(Plaintext::from_reduced(&self.params, coefficients))
-    }
-
-    /// [`encode`](Self::encode) with the transform on `context`'s backend: the same plaintext,
-    /// left there (on the GPU the `N` slot values are the only words that cross the bus).
-    /// Errors as `encode`, and with [`BfvError::ParameterMismatch`] for a context of other
-    /// parameters.
-    pub fn encode_resident<B: BfvBackend>(
-        &self,
-        context: &BfvContext<B>,
-        values: &[u64],
-    ) -> Result<ResidentPlaintext<B>> {
-        let ring_t = self.plaintext_ring(context)?;
-        let evaluations = self.slots.evaluations(values).map_err(|e| slot_error(e, "batch slots"))?;
-        let backend = &context.backend;
-        let host = Poly::<Eval>::from_limbs(backend.ring(ring_t), evaluations)?;
-        let coefficients = backend.inverse(backend.upload(ring_t, &host).be()?).be()?;
-        Ok(context.resident(backend.plain_words_from_poly(coefficients)?))
-    }
-
-    /// [`decode`](Self::decode) with the transform on `context`'s backend (on the GPU the `N`
-    /// slot values are the only words that cross the bus). Errors with
-    /// [`BfvError::ParameterMismatch`] for a plaintext or context of other parameters.
-    pub fn decode_resident<B: BfvBackend>(
-        &self,
-        context: &BfvContext<B>,
-        plaintext: &ResidentPlaintext<B>,
-    ) -> Result<Vec<u64>> {
-        let ring_t = self.plaintext_ring(context)?;
-        context.check(plaintext.params(), "plaintext")?;
-        let backend = &context.backend;
-        let coefficients = backend.poly_from_plain_words(ring_t, plaintext.words())?;
-        let evaluations = backend.download(&backend.forward(coefficients).be()?).be()?;
-        let evaluations = evaluations.as_slice();
-        Ok(self.slots.positions().iter().map(|&position| evaluations[position]).collect())
-    }
-
-    /// `context`'s plaintext ring, after checking that `context` has this encoder's parameters.
-    fn plaintext_ring<'a, B: BfvBackend>(&self, context: &'a BfvContext<B>) -> Result<&'a B::Context> {
-        context.check(&self.params, "batch encoder")?;
-        context.ring_t.as_ref().ok_or(BfvError::BatchingUnsupported {
-            plaintext_modulus: self.params.plaintext_modulus(),
-            degree: self.params.degree(),
-        })
-    }
-
-    /// [`encode`](Self::encode) for signed values in `(-t/2, t/2]`.
-    pub fn encode_signed(&self, values: &[i64]) -> Result<Plaintext> {
-        let n = self.slot_count();
-        if values.len() > n {
-            return Err(BfvError::TooManyValues { what: "batch slots", max: n, actual: values.len() });
-        }
-        self.encode(
-            &slots::reduce_signed(values, self.params.plaintext_modulus()).map_err(|e| slot_error(e, "batch slots"))?,
-        )
-    }
-
-    /// The `N` slot values, in `[0, t)`. Errors if `plaintext` has other parameters.
-    pub fn decode(&self, plaintext: &Plaintext) -> Result<Vec<u64>> {
-        plaintext.check_params(&self.params)?;
-        self.slots.decode(&plaintext.coefficients).map_err(|e| slot_error(e, "batch slots"))
-    }
-
-    /// The `N` slot values centered in `(-t/2, t/2]`.
-    pub fn decode_signed(&self, plaintext: &Plaintext) -> Result<Vec<i64>> {
-        let t = self.params.plaintext_modulus();
-        Ok(self.decode(plaintext)?.into_iter().map(|v| center(v, t)).collect())
-    }
-}
+/// SIMD encoding into `N` slots (two rows of `N/2`, SEAL's layout), for a prime `t = 1 mod 2N`.
+pub type BatchEncoder = rlwe::BatchEncoder<BfvParameters>;
 
 #[cfg(test)]
 mod tests {
     use rand::{Rng, SeedableRng, rngs::StdRng};
 
+    use std::sync::Arc;
+
     use super::*;
-    use crate::{BfvParametersBuilder, Preset};
+    use crate::{BfvError, BfvParametersBuilder, Preset};
     use modarith::Modulus;
+    use rlwe::slots::center;
 
     fn small_params(t: u64) -> Arc<BfvParameters> {
         BfvParametersBuilder::new(1024)

@@ -503,6 +503,20 @@ impl PartialEq for BfvParameters {
 
 impl Eq for BfvParameters {}
 
+/// What the core's shared code (plaintexts, encoders, the codec) needs: the core's parameters,
+/// `t` and the tag "BFV".
+impl rlwe::SchemeParameters for BfvParameters {
+    const SCHEME: rlwe::framing::Scheme = rlwe::framing::Scheme::Bfv;
+
+    fn core(&self) -> &Arc<RlweParameters> {
+        &self.core
+    }
+
+    fn plaintext_modulus(&self) -> u64 {
+        self.plaintext_modulus
+    }
+}
+
 impl BfvParameters {
     fn assemble(
         core: Arc<RlweParameters>,

@@ -8,7 +8,6 @@
 //! ([`BatchEncoder::encode_resident`](crate::BatchEncoder::encode_resident),
 //! [`decode_resident`](crate::BatchEncoder::decode_resident)), the slot values themselves.
 
-use core::fmt;
 use std::sync::Arc;
 
 use poly::{Coeff, Eval};
@@ -67,59 +66,27 @@ impl<B: BfvBackend> sealed::Sealed for ResidentPlaintext<B> {}
 
 impl<B: BfvBackend> PlaintextOperand<B> for ResidentPlaintext<B> {
     fn params(&self) -> &Arc<BfvParameters> {
-        &self.params
+        ResidentPlaintext::params(self)
     }
 
     fn scaled_on(&self, context: &BfvContext<B>, level: usize) -> Result<B::Poly<Coeff>> {
-        context.check(&self.params, "plaintext")?;
-        context.embed(level, PlaintextEmbedding::Scaled, PlaintextWords::Resident(&self.words))
+        context.check(ResidentPlaintext::params(self), "plaintext")?;
+        context.embed(level, PlaintextEmbedding::Scaled, PlaintextWords::Resident(self.words()))
     }
 
     fn lifted_on(&self, context: &BfvContext<B>, level: usize) -> Result<B::Poly<Eval>> {
-        context.check(&self.params, "plaintext")?;
-        let lifted = context.embed(level, PlaintextEmbedding::Lifted, PlaintextWords::Resident(&self.words))?;
+        context.check(ResidentPlaintext::params(self), "plaintext")?;
+        let lifted = context.embed(level, PlaintextEmbedding::Lifted, PlaintextWords::Resident(self.words()))?;
         context.backend.forward(lifted).be()
     }
 }
 
-/// A plaintext of `N` coefficients in `[0, t)` held by a backend: a host vector on the CPU,
-/// a device buffer on the GPU. Made only from a checked [`Plaintext`]
-/// ([`BfvContext::upload_plaintext`]) or by decryption ([`BfvContext::decrypt_resident`],
-/// whose output the backends reduce modulo `t`), so its words are always in range.
-pub struct ResidentPlaintext<B: BfvBackend> {
-    params: Arc<BfvParameters>,
-    backend: B,
-    words: B::PlainWords,
-}
-
-impl<B: BfvBackend> fmt::Debug for ResidentPlaintext<B> {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_struct("ResidentPlaintext")
-            .field("backend", &self.backend.name())
-            .field("degree", &self.params.degree())
-            .field("plaintext_modulus", &self.params.plaintext_modulus())
-            .finish()
-    }
-}
-
-impl<B: BfvBackend> ResidentPlaintext<B> {
-    /// The words on the backend.
-    pub(crate) fn words(&self) -> &B::PlainWords {
-        &self.words
-    }
-
-    /// The parameters this plaintext belongs to.
-    pub fn params(&self) -> &Arc<BfvParameters> {
-        &self.params
-    }
-
-    /// The plaintext on the host (for a decoder), after the work queued before it has
-    /// finished: the `N` words cross the bus here. Errors if the backend fails.
-    pub fn to_plaintext(&self) -> Result<Plaintext> {
-        let words = self.backend.download_plain_words(&self.words)?;
-        Plaintext::from_reduced_coefficients(&self.params, words)
-    }
-}
+/// A plaintext of `N` coefficients in `[0, t)` held by a backend (the core's
+/// [`rlwe::ResidentPlaintext`]): a host vector on the CPU, a device buffer on the GPU. Made
+/// only from a checked [`Plaintext`] ([`BfvContext::upload_plaintext`]) or by decryption
+/// ([`BfvContext::decrypt_resident`], whose output the backends reduce modulo `t`), so its
+/// words are always in range.
+pub type ResidentPlaintext<B> = rlwe::ResidentPlaintext<BfvParameters, B>;
 
 impl<B: BfvBackend> BfvContext<B> {
     /// `plaintext` copied to the backend. Errors with
@@ -127,8 +94,7 @@ impl<B: BfvBackend> BfvContext<B> {
     /// other parameters.
     pub fn upload_plaintext(&self, plaintext: &Plaintext) -> Result<ResidentPlaintext<B>> {
         self.check(plaintext.params(), "plaintext")?;
-        let words = self.backend.upload_plain_words(plaintext.coefficients())?;
-        Ok(self.resident(words))
+        ResidentPlaintext::upload(&self.backend, plaintext)
     }
 
     /// [`decrypt`](Self::decrypt) with the plaintext left on the backend: on the GPU the work
@@ -143,6 +109,6 @@ impl<B: BfvBackend> BfvContext<B> {
     }
 
     pub(crate) fn resident(&self, words: B::PlainWords) -> ResidentPlaintext<B> {
-        ResidentPlaintext { params: Arc::clone(&self.params), backend: self.backend.clone(), words }
+        ResidentPlaintext::from_reduced_words(&self.params, &self.backend, words)
     }
 }

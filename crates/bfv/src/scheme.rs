@@ -99,12 +99,7 @@ impl<B: BfvBackend> BfvContext<B> {
         self.check_key(secret.params(), "secret key")?;
         let scaled = plaintext.scaled_on(self, self.top_level())?;
         let c0 = self.core.encrypt_symmetric(secret, Some(scaled), public_seed, error_seed)?;
-        Ok(SeededCiphertext {
-            params: Arc::clone(&self.params),
-            c0,
-            public_seed: public_seed.clone(),
-            key_set: secret.key_set(),
-        })
+        Ok(SeededCiphertext::new(&self.params, c0, public_seed.clone(), secret.key_set()))
     }
 
     /// `(c_0, v)` with `v = c_1 + c_2 s + ... + c_k s^(k-1)` over the ciphertext's level in the

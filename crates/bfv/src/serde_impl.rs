@@ -19,15 +19,13 @@
 
 use std::sync::Arc;
 
-use rlwe::serde_support::{self, Transform};
-use serde::{Deserialize, Serialize};
+use rlwe::serde_support::{self, Codec, ContextSeed, ParameterRecord, Serializable, Transform};
+use serde::{Deserialize, Deserializer, Serialize, Serializer};
 
 use crate::backend::BfvBackend;
 use crate::context::{BfvContext, Ciphertext, PublicKey, RelinKey, SecretKey, SeededCiphertext};
-use crate::encoding::Plaintext;
 use crate::galois::GaloisKeys;
 use crate::params::{BfvParameters, BfvParametersBuilder, MulVariant};
-use crate::serialize::{plaintext_from_bytes, plaintext_to_bytes};
 use crate::{BfvError, Result};
 
 /// The defining values of [`BfvParameters`] as they travel.
@@ -43,7 +41,9 @@ struct ParametersData {
     allow_insecure: bool,
 }
 
-impl ParametersData {
+impl ParameterRecord for ParametersData {
+    type Params = BfvParameters;
+
     /// The values of `params`.
     fn of(params: &BfvParameters) -> Self {
         Self {
@@ -72,18 +72,71 @@ impl ParametersData {
     }
 }
 
-// The rest is the same for both schemes up to names, so the core writes it once.
-rlwe::scheme_serde_codecs! {
-    scheme: "BFV",
-    parameters: BfvParameters (record ParametersData, builder BfvParametersBuilder),
-    context: BfvContext<B: BfvBackend>,
-    error: BfvError,
-    result: Result,
-    plaintext: Plaintext (plaintext_to_bytes, plaintext_from_bytes),
-    ciphertext: Ciphertext,
-    seeded_ciphertext: SeededCiphertext,
-    public_key: PublicKey,
-    relin_key: RelinKey,
-    galois_keys: GaloisKeys,
-    secret_key: SecretKey,
+impl Serialize for BfvParameters {
+    fn serialize<S: Serializer>(&self, serializer: S) -> core::result::Result<S::Ok, S::Error> {
+        serde_support::serialize_parameters::<ParametersData, S>(self, serializer)
+    }
+}
+
+/// Rebuilt through [`BfvParametersBuilder`]: every check of its `build` applies (a set beyond
+/// the 128-bit table loads only when its `allow_insecure` is true). For an `Arc` (what contexts
+/// take), deserialize `Arc<BfvParameters>`.
+impl<'de> Deserialize<'de> for BfvParameters {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> core::result::Result<Self, D::Error> {
+        serde_support::deserialize_parameters::<ParametersData, D>(deserializer)
+    }
+}
+
+impl BfvParameters {
+    /// Parameters read from `deserializer` and rebuilt through the builder, with typed errors:
+    /// the builder's, or [`BfvError::Malformed`] for input the format cannot read as parameters.
+    pub fn load<'de, D: Deserializer<'de>>(deserializer: D) -> Result<Arc<BfvParameters>> {
+        serde_support::load_parameters::<ParametersData, D>(deserializer)
+    }
+}
+
+/// The `DeserializeSeed` of a [`Plaintext`](crate::Plaintext) of given parameters: the header
+/// must name them, every coefficient must be below `t`.
+pub type PlaintextSeed<'a> = serde_support::PlaintextSeed<'a, BfvParameters>;
+/// The seed of a [`Ciphertext`] (any level) of a context.
+pub type CiphertextSeed<'a, B> = ContextSeed<'a, BfvContext<B>, Ciphertext<B>>;
+/// The seed of a [`SeededCiphertext`].
+pub type SeededCiphertextSeed<'a, B> = ContextSeed<'a, BfvContext<B>, SeededCiphertext<B>>;
+/// The seed of a [`PublicKey`].
+pub type PublicKeySeed<'a, B> = ContextSeed<'a, BfvContext<B>, PublicKey<B>>;
+/// The seed of a [`RelinKey`].
+pub type RelinKeySeed<'a, B> = ContextSeed<'a, BfvContext<B>, RelinKey<B>>;
+/// The seed of [`GaloisKeys`].
+pub type GaloisKeysSeed<'a, B> = ContextSeed<'a, BfvContext<B>, GaloisKeys<B>>;
+/// The seed of a [`SecretKey`] (its serialized form is the secret).
+pub type SecretKeySeed<'a, B> = ContextSeed<'a, BfvContext<B>, SecretKey<B>>;
+
+impl<B: BfvBackend> BfvContext<B> {
+    /// `value` as a `Serialize` view (its byte encoding, read through this context): for
+    /// ciphertexts, seeded ciphertexts, plaintexts and keys. A value of other parameters fails
+    /// to serialize (the format's custom error).
+    pub fn serializable<'a, T>(&'a self, value: &'a T) -> Serializable<'a, Self, T>
+    where
+        Self: Codec<T>,
+    {
+        Serializable::new(self, value)
+    }
+
+    /// The `DeserializeSeed` of a `T` of this context (see the module docs): for example
+    /// `context.seed::<Ciphertext<_>>().deserialize(&mut deserializer)`.
+    pub fn seed<T>(&self) -> ContextSeed<'_, Self, T>
+    where
+        Self: Codec<T>,
+    {
+        ContextSeed::new(self)
+    }
+
+    /// A `T` read from `deserializer` and validated by this context's decoder, with typed
+    /// errors: the decoder's, or [`BfvError::Malformed`] when the format finds no byte string.
+    pub fn load<'de, T, D: Deserializer<'de>>(&self, deserializer: D) -> Result<T>
+    where
+        Self: Codec<T, Error = BfvError>,
+    {
+        serde_support::load_typed(self, deserializer)
+    }
 }

@@ -53,99 +53,50 @@
 //! primes, `t`, special primes or transform), [`BfvError::Poly`] for a word not below its
 //! prime, [`BfvError::PlaintextOutOfRange`] for a plaintext coefficient not below `t`.
 
-use std::sync::Arc;
+use poly::Coeff;
+use rlwe::SchemeParameters;
+use rlwe::codec::{self, CiphertextCodec, CiphertextParts, CoefficientPolys, SchemeCiphertext};
 
-use poly::Seed;
-
+#[cfg(doc)]
+use crate::BfvError;
 use crate::backend::BfvBackend;
 use crate::context::{BfvContext, Ciphertext, PublicKey, RelinKey, SecretKey, SeededCiphertext};
-use crate::encoding::Plaintext;
 use crate::galois::GaloisKeys;
-use crate::params::BfvParameters;
-use rlwe::framing::{Frame, Kind, Reader, Scheme, append_key_set, append_words};
+use crate::{Plaintext, Result};
 
-use crate::{BfvError, Result};
+/// A BFV ciphertext adds nothing to the core's frame: its polynomials are kept in the
+/// coefficient representation, as the frame holds them.
+impl<B: BfvBackend> SchemeCiphertext for Ciphertext<B> {}
 
-/// The ciphertext kinds; the key kinds (3 to 6) are the core's (`rlwe::key_bytes`).
-const fn kind(code: u8, leveled: bool, bytes: &'static str, encoded: &'static str, noun: &'static str) -> Kind {
-    Kind { code, key: false, leveled, bytes, encoded, noun }
-}
+impl<B: BfvBackend> CiphertextCodec for BfvContext<B> {
+    type Ciphertext = Ciphertext<B>;
 
-/// A full ciphertext, at any level.
-const CIPHERTEXT: Kind = kind(1, true, "ciphertext bytes", "encoded ciphertext", "full ciphertext");
-/// A seeded ciphertext, at the top level (its seed regenerates `c_1` over every prime).
-const SEEDED: Kind = kind(2, false, "ciphertext bytes", "encoded ciphertext", "seeded ciphertext");
-/// A plaintext (its `N` coefficients modulo `t`).
-const PLAINTEXT: Kind = kind(7, false, "plaintext bytes", "encoded plaintext", "plaintext");
+    const SCHEME_WORDS: usize = 0;
 
-/// The framing of the objects of `params` (the core's, with the BFV tag and `t`).
-fn frame_of(params: &BfvParameters) -> Frame<'_> {
-    Frame { scheme: Scheme::Bfv, params: params.core(), plaintext_modulus: params.plaintext_modulus() }
-}
-
-/// The bytes of `plaintext` (kind 7; see the module doc).
-pub(crate) fn plaintext_to_bytes(plaintext: &Plaintext) -> Result<Vec<u8>> {
-    let params = plaintext.params();
-    let frame = frame_of(params);
-    let coefficients = plaintext.coefficients();
-    let mut out = frame.header(PLAINTEXT, params.core().max_level(), 1, 8 * coefficients.len())?;
-    append_words(&mut out, coefficients);
-    append_key_set(&mut out, None);
-    Ok(out)
-}
-
-/// The plaintext of `params` encoded in `bytes` (kind 7).
-pub(crate) fn plaintext_from_bytes(params: &Arc<BfvParameters>, bytes: &[u8]) -> Result<Plaintext> {
-    let mut reader = Reader::new(bytes, PLAINTEXT);
-    let (count, _) = frame_of(params).read_header(&mut reader, PLAINTEXT)?;
-    if count != 1 {
-        return Err(reader.malformed(format!("a plaintext has 1 polynomial, not {count}")));
+    fn ciphertext_parts<'a>(&self, ciphertext: &'a Ciphertext<B>) -> Result<CiphertextParts<CoefficientPolys<'a, B>>> {
+        self.check(&ciphertext.params, "ciphertext")?;
+        Ok(CiphertextParts {
+            polys: CoefficientPolys::Borrowed(&ciphertext.polys),
+            level: ciphertext.level,
+            scheme_words: Vec::new(),
+            key_set: ciphertext.key_set,
+        })
     }
-    let mut words = Vec::new();
-    reader.words_into(params.degree(), &mut words)?;
-    let plaintext = Plaintext::from_coefficients(params, &words)?;
-    if reader.finish_with_key_set()?.is_some() {
-        return Err(BfvError::Malformed { what: PLAINTEXT.bytes, reason: "a plaintext has no key set".to_string() });
+
+    fn refuse_scheme_words(&self, _: &[u64]) -> Option<String> {
+        None
     }
-    Ok(plaintext)
+
+    fn ciphertext_of_parts(&self, parts: CiphertextParts<Vec<B::Poly<Coeff>>>) -> Result<Ciphertext<B>> {
+        let CiphertextParts { polys, level, key_set, .. } = parts;
+        Ok(self.ciphertext_from_polys(polys, level)?.with_key_set(key_set))
+    }
 }
 
 impl<B: BfvBackend> BfvContext<B> {
-    /// The framing of this context's objects (the core's, with the BFV tag and `t`).
-    fn frame(&self) -> Frame<'_> {
-        frame_of(&self.params)
-    }
-
-    /// The header of `kind` at the top level with count `count`, room for `body` more bytes.
-    fn header(&self, kind: Kind, count: usize, body: usize) -> Result<Vec<u8>> {
-        self.frame().header(kind, self.top_level(), count, body)
-    }
-
-    /// Reads the header, checks it against this context and `kind`; returns the count (and,
-    /// through [`read_leveled_header`](Self::read_leveled_header), the level).
-    fn read_header(&self, reader: &mut Reader<'_>, kind: Kind) -> Result<usize> {
-        Ok(self.frame().read_header(reader, kind)?.0)
-    }
-
-    fn read_leveled_header(&self, reader: &mut Reader<'_>, kind: Kind) -> Result<(usize, usize)> {
-        self.frame().read_header(reader, kind)
-    }
-
-    /// The bytes of a polynomial at `level`.
-    fn poly_bytes_at(&self, level: usize) -> usize {
-        self.params.degree().saturating_mul(level + 1).saturating_mul(8)
-    }
-
     /// The bytes of `ciphertext` at its level (see the module doc for the layout).
     pub fn ciphertext_to_bytes(&self, ciphertext: &Ciphertext<B>) -> Result<Vec<u8>> {
-        self.check(&ciphertext.params, "ciphertext")?;
-        let body = ciphertext.polys.len().saturating_mul(self.poly_bytes_at(ciphertext.level));
-        let mut out = self.frame().header(CIPHERTEXT, ciphertext.level, ciphertext.polys.len(), body)?;
-        for poly in &ciphertext.polys {
-            self.core.append_poly(&mut out, poly)?;
-        }
-        append_key_set(&mut out, ciphertext.key_set);
-        Ok(out)
+        codec::ciphertext_to_bytes(self, ciphertext)
     }
 
     /// The ciphertext encoded in `bytes`, at the level its header names. Errors with
@@ -153,71 +104,37 @@ impl<B: BfvBackend> BfvContext<B> {
     /// data), [`BfvError::ParameterMismatch`] for one made under other parameters (primes that
     /// are not a prefix of this context's), [`BfvError::Poly`] for a word not below its prime.
     pub fn ciphertext_from_bytes(&self, bytes: &[u8]) -> Result<Ciphertext<B>> {
-        let mut reader = Reader::new(bytes, CIPHERTEXT);
-        let (count, level) = self.read_leveled_header(&mut reader, CIPHERTEXT)?;
-        if count < 2 {
-            return Err(BfvError::InvalidCiphertextSize {
-                operation: "decoding",
-                expected: "at least 2",
-                actual: count,
-            });
-        }
-        // Every polynomial needs its bytes: refuse counts the input cannot hold before allocating.
-        if count > bytes.len() / self.poly_bytes_at(level).max(1) {
-            return Err(reader.malformed(format!("{count} polynomials do not fit in {} bytes", bytes.len())));
-        }
-        let ring = self.params.core().ring_at_level(level)?;
-        let device = self.core.context_at_level(level)?;
-        let polys =
-            (0..count).map(|_| self.core.read_poly(&mut reader, &ring, device)).collect::<rlwe::Result<Vec<_>>>()?;
-        let key_set = reader.finish_with_key_set()?;
-        Ok(Ciphertext { params: Arc::clone(&self.params), polys, level, key_set })
+        codec::ciphertext_from_bytes(self, bytes)
     }
 
     /// The bytes of a seeded ciphertext: `c_0` and the public seed, about half a ciphertext.
     pub fn seeded_to_bytes(&self, seeded: &SeededCiphertext<B>) -> Result<Vec<u8>> {
-        self.check(&seeded.params, "seeded ciphertext")?;
-        let mut out = self.header(SEEDED, 1, 32 + self.poly_bytes_at(self.top_level()))?;
-        out.extend_from_slice(seeded.public_seed.as_bytes());
-        self.core.append_poly(&mut out, &seeded.c0)?;
-        append_key_set(&mut out, seeded.key_set);
-        Ok(out)
+        codec::seeded_to_bytes(self, seeded)
     }
 
     /// The seeded ciphertext encoded in `bytes` (errors as
     /// [`ciphertext_from_bytes`](Self::ciphertext_from_bytes)).
     pub fn seeded_from_bytes(&self, bytes: &[u8]) -> Result<SeededCiphertext<B>> {
-        let mut reader = Reader::new(bytes, SEEDED);
-        let count = self.read_header(&mut reader, SEEDED)?;
-        if count != 1 {
-            return Err(reader.malformed(format!("a seeded ciphertext has 1 polynomial, not {count}")));
-        }
-        let mut seed = [0u8; 32];
-        seed.copy_from_slice(reader.take(32)?);
-        let public_seed = Seed::from(seed);
-        let c0 = self.core.read_poly(&mut reader, self.params.ring_q(), self.core.ring_q())?;
-        let key_set = reader.finish_with_key_set()?;
-        Ok(SeededCiphertext { params: Arc::clone(&self.params), c0, public_seed, key_set })
+        codec::seeded_from_bytes(self, bytes)
     }
 
     /// The bytes of `plaintext` (kind 7: its `N` coefficients; see the module doc). Errors with
     /// [`BfvError::ParameterMismatch`] for a plaintext of other parameters.
     pub fn plaintext_to_bytes(&self, plaintext: &Plaintext) -> Result<Vec<u8>> {
-        plaintext.check_params(&self.params)?;
-        plaintext_to_bytes(plaintext)
+        codec::plaintext_to_bytes(self, plaintext)
     }
 
     /// The plaintext encoded in `bytes`. Errors as
     /// [`ciphertext_from_bytes`](Self::ciphertext_from_bytes), with
     /// [`BfvError::PlaintextOutOfRange`] for a coefficient not below `t`.
     pub fn plaintext_from_bytes(&self, bytes: &[u8]) -> Result<Plaintext> {
-        plaintext_from_bytes(&self.params, bytes)
+        Plaintext::from_bytes(&self.params, bytes)
     }
 
     /// The bytes of `key` (kind 3: `b`, `a` over `q`, evaluation representation; see the
     /// module doc). Errors with [`BfvError::ParameterMismatch`] for a key of other parameters.
     pub fn public_key_to_bytes(&self, key: &PublicKey<B>) -> Result<Vec<u8>> {
-        self.core.public_key_to_bytes(self.frame(), key)
+        self.core.public_key_to_bytes(self.params.frame(), key)
     }
 
     /// The public key encoded in `bytes`. Errors with [`BfvError::Malformed`] for bytes that
@@ -225,21 +142,21 @@ impl<B: BfvBackend> BfvContext<B> {
     /// for one made under other parameters (including another transform),
     /// [`BfvError::Poly`] for a word not below its prime.
     pub fn public_key_from_bytes(&self, bytes: &[u8]) -> Result<PublicKey<B>> {
-        self.core.public_key_from_bytes(self.frame(), bytes)
+        self.core.public_key_from_bytes(self.params.frame(), bytes)
     }
 
     /// The bytes of `key` (kind 4: its digit pairs `(b_j, a_j)` over `qP`, evaluation
     /// representation; see the module doc). Errors with [`BfvError::ParameterMismatch`] for a
     /// key of other parameters.
     pub fn relin_key_to_bytes(&self, key: &RelinKey<B>) -> Result<Vec<u8>> {
-        self.core.relin_key_to_bytes(self.frame(), key)
+        self.core.relin_key_to_bytes(self.params.frame(), key)
     }
 
     /// The relinearization key encoded in `bytes`: as many digits as the parameters have.
     /// Errors as [`public_key_from_bytes`](Self::public_key_from_bytes); another digit count is
     /// [`BfvError::Malformed`].
     pub fn relin_key_from_bytes(&self, bytes: &[u8]) -> Result<RelinKey<B>> {
-        self.core.relin_key_from_bytes(self.frame(), bytes)
+        self.core.relin_key_from_bytes(self.params.frame(), bytes)
     }
 
     /// The bytes of `keys` (kind 5: the number of elements, then for each element in
@@ -247,7 +164,7 @@ impl<B: BfvBackend> BfvContext<B> {
     /// see the module doc). Errors with [`BfvError::ParameterMismatch`] for keys of other
     /// parameters.
     pub fn galois_keys_to_bytes(&self, keys: &GaloisKeys<B>) -> Result<Vec<u8>> {
-        self.core.galois_keys_to_bytes(self.frame(), keys)
+        self.core.galois_keys_to_bytes(self.params.frame(), keys)
     }
 
     /// The Galois keys encoded in `bytes`. Errors as
@@ -255,7 +172,7 @@ impl<B: BfvBackend> BfvContext<B> {
     /// [`BfvError::InvalidGaloisElement`] for an element that is even or not below `2N`, and
     /// with [`BfvError::Malformed`] for an element that repeats or comes after a larger one.
     pub fn galois_keys_from_bytes(&self, bytes: &[u8]) -> Result<GaloisKeys<B>> {
-        self.core.galois_keys_from_bytes(self.frame(), bytes)
+        self.core.galois_keys_from_bytes(self.params.frame(), bytes)
     }
 
     /// **The secret itself**: the bytes of `key` (kind 6: `s` over `q` and over `qP`,
@@ -267,7 +184,7 @@ impl<B: BfvBackend> BfvContext<B> {
     /// final size, so no stale copy of it is left behind. Errors with
     /// [`BfvError::ParameterMismatch`] for a key of other parameters.
     pub fn secret_key_to_bytes(&self, key: &SecretKey<B>) -> Result<Vec<u8>> {
-        self.core.secret_key_to_bytes(self.frame(), key)
+        self.core.secret_key_to_bytes(self.params.frame(), key)
     }
 
     /// The secret key encoded in `bytes` (see [`secret_key_to_bytes`](Self::secret_key_to_bytes):
@@ -277,6 +194,6 @@ impl<B: BfvBackend> BfvContext<B> {
     /// polynomials are taken as they are: bytes whose `s` over `q` and over `qP` differ, or
     /// that are not ternary, decode to a key that decrypts nothing correctly.
     pub fn secret_key_from_bytes(&self, bytes: &[u8]) -> Result<SecretKey<B>> {
-        self.core.secret_key_from_bytes(self.frame(), bytes)
+        self.core.secret_key_from_bytes(self.params.frame(), bytes)
     }
 }

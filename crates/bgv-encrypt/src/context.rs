@@ -15,7 +15,7 @@
 use core::fmt;
 use std::sync::{Arc, OnceLock};
 
-use poly::{Coeff, Eval, Poly, Seed};
+use poly::{Coeff, Eval, Poly};
 use rlwe::PlaintextScaling;
 use rlwe::{KeySetId, RlweContext};
 
@@ -217,10 +217,10 @@ impl<B: BgvBackend> BgvContext<B> {
 
     /// Expands a seeded ciphertext: regenerates `c_1 = a` from the public seed.
     pub fn expand(&self, seeded: &SeededCiphertext<B>) -> Result<Ciphertext<B>> {
-        self.check(&seeded.params, "seeded ciphertext")?;
-        let c0 = self.backend.forward_copy(&seeded.c0)?;
-        let c1 = self.forward(self.core.expand_uniform(&seeded.public_seed)?)?;
-        Ok(self.ciphertext(vec![c0, c1], self.top_level(), 1, seeded.key_set))
+        self.check(seeded.params(), "seeded ciphertext")?;
+        let c0 = self.backend.forward_copy(seeded.c0())?;
+        let c1 = self.forward(self.core.expand_uniform(seeded.public_seed())?)?;
+        Ok(self.ciphertext(vec![c0, c1], self.top_level(), 1, seeded.key_set()))
     }
 
     /// A ciphertext of these parameters from its polynomials (evaluation representation over
@@ -287,6 +287,20 @@ impl<B: BgvBackend> BgvContext<B> {
     }
 }
 
+/// What the core's shared code (codec, resident plaintexts) needs of a BGV context.
+impl<B: BgvBackend> rlwe::SchemeContext for BgvContext<B> {
+    type Params = BgvParameters;
+    type Backend = B;
+
+    fn params(&self) -> &Arc<BgvParameters> {
+        &self.params
+    }
+
+    fn core(&self) -> &RlweContext<B> {
+        &self.core
+    }
+}
+
 pub(crate) use modarith::inverse_mod;
 
 /// A BGV ciphertext: `k + 1 >= 2` polynomials over `q_l` in the evaluation representation on
@@ -350,39 +364,7 @@ impl<B: BgvBackend> Ciphertext<B> {
     }
 }
 
-/// A symmetric ciphertext whose uniform half travels as its seed (as bfv's): `c_0` and the
-/// public seed of `c_1 = a`, at the top level with correction factor 1.
-pub struct SeededCiphertext<B: BgvBackend> {
-    pub(crate) params: Arc<BgvParameters>,
-    pub(crate) c0: B::Poly<Coeff>,
-    pub(crate) public_seed: Seed,
-    pub(crate) key_set: Option<KeySetId>,
-}
-
-impl<B: BgvBackend> fmt::Debug for SeededCiphertext<B> {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_struct("SeededCiphertext").field("degree", &self.params.degree()).field("c0", &self.c0).finish()
-    }
-}
-
-impl<B: BgvBackend> SeededCiphertext<B> {
-    /// `c_0` on the backend.
-    pub fn c0(&self) -> &B::Poly<Coeff> {
-        &self.c0
-    }
-
-    /// The identifier of the key set it is encrypted under ([`KeySetId`]).
-    pub fn key_set(&self) -> Option<KeySetId> {
-        self.key_set
-    }
-
-    /// The public seed of `c_1`.
-    pub fn public_seed(&self) -> &Seed {
-        &self.public_seed
-    }
-
-    /// The parameters.
-    pub fn params(&self) -> &Arc<BgvParameters> {
-        &self.params
-    }
-}
+/// A symmetric ciphertext whose uniform half travels as its seed (the core's
+/// [`rlwe::SeededCiphertext`], as bfv's): `c_0` and the public seed of `c_1 = a`, at the top
+/// level with correction factor 1.
+pub type SeededCiphertext<B> = rlwe::SeededCiphertext<BgvParameters, B>;

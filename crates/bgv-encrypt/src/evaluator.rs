@@ -1,26 +1,10 @@
-//! The core's [`rlwe::Evaluator`] and [`rlwe::SlotEncoding`] for this scheme: its context's
+//! The core's [`rlwe::Evaluator`] for this scheme: its context's
 //! methods under the names every scheme shares, so one circuit runs under either scheme.
 
-use rlwe::{Evaluator, GaloisKeys, PublicKey, RelinearizationKey, RlweContext, SecretKey, SlotEncoding};
+use rlwe::{Evaluator, GaloisKeys, PublicKey, RelinearizationKey, RlweContext, SecretKey};
 
 use crate::backend::BgvBackend;
 use crate::{BatchEncoder, BgvContext, Ciphertext, Plaintext, Result};
-
-impl SlotEncoding for BatchEncoder {
-    type Plaintext = Plaintext;
-
-    fn slot_count(&self) -> usize {
-        BatchEncoder::slot_count(self)
-    }
-
-    fn encode_slots(&self, values: &[u64]) -> Result<Plaintext> {
-        self.encode(values)
-    }
-
-    fn decode_slots(&self, plaintext: &Plaintext) -> Result<Vec<u64>> {
-        self.decode(plaintext)
-    }
-}
 
 impl<B: BgvBackend> Evaluator<B> for BgvContext<B> {
     type Plaintext = Plaintext;

@@ -227,6 +227,20 @@ pub struct BgvParameters {
     plaintext_modulus: u64,
 }
 
+/// What the core's shared code (plaintexts, encoders, the codec) needs: the core's parameters,
+/// `t` and the tag "BGV".
+impl rlwe::SchemeParameters for BgvParameters {
+    const SCHEME: rlwe::framing::Scheme = rlwe::framing::Scheme::Bgv;
+
+    fn core(&self) -> &Arc<RlweParameters> {
+        &self.core
+    }
+
+    fn plaintext_modulus(&self) -> u64 {
+        self.plaintext_modulus
+    }
+}
+
 impl BgvParameters {
     /// BGV parameters over an existing core (the ring of a BFV parameter set, to switch
     /// between the schemes under one key) with plaintext modulus `t`. Errors as

@@ -1,7 +1,5 @@
 //! Key generation, encryption, decryption and the noise budget.
 
-use std::sync::Arc;
-
 use num_bigint::BigUint;
 use num_traits::Zero;
 use poly::{Coeff, Eval, Seed};
@@ -122,12 +120,7 @@ impl<B: BgvBackend> BgvContext<B> {
         self.check_key(secret.params(), "secret key")?;
         let message = self.lift(plaintext, self.top_level(), 1)?;
         let c0 = self.core.encrypt_symmetric(secret, Some(message), public_seed, error_seed)?;
-        Ok(SeededCiphertext {
-            params: Arc::clone(&self.params),
-            c0,
-            public_seed: public_seed.clone(),
-            key_set: secret.key_set(),
-        })
+        Ok(SeededCiphertext::new(&self.params, c0, public_seed.clone(), secret.key_set()))
     }
 
     /// The secret at `level`.
@@ -207,7 +200,7 @@ impl<B: BgvBackend> BgvContext<B> {
                 poly::PolyError::LengthMismatch { expected: self.params.degree(), actual: coefficients.len() }.into()
             );
         }
-        Ok(Plaintext::from_reduced(&self.params, coefficients))
+        Plaintext::from_reduced_coefficients(&self.params, coefficients)
     }
 
     /// [`decrypt`](Self::decrypt) with the plaintext left on the backend: on the GPU the work
@@ -218,7 +211,7 @@ impl<B: BgvBackend> BgvContext<B> {
             let (tables, correction_inv) = self.decryption_constants(ciphertext)?;
             self.backend.decrypt_words_resident(&tables.decryption, &tables.prepared, [c0, acc, s], correction_inv)
         })?;
-        Ok(ResidentPlaintext::new(&self.params, &self.backend, words))
+        Ok(ResidentPlaintext::from_reduced_words(&self.params, &self.backend, words))
     }
 
     /// The tables of `ciphertext`'s level and `f^{-1} mod t` (`f` its correction factor):

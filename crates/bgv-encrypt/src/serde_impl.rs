@@ -19,14 +19,13 @@
 
 use std::sync::Arc;
 
-use rlwe::serde_support::{self, Transform};
-use serde::{Deserialize, Serialize};
+use rlwe::serde_support::{self, Codec, ContextSeed, ParameterRecord, Serializable, Transform};
+use serde::{Deserialize, Deserializer, Serialize, Serializer};
 
 use crate::backend::BgvBackend;
 use crate::context::{BgvContext, Ciphertext, PublicKey, RelinKey, SecretKey, SeededCiphertext};
 use crate::params::{BgvParameters, BgvParametersBuilder};
-use crate::serialize::{plaintext_from_bytes, plaintext_to_bytes};
-use crate::{BgvError, GaloisKeys, Plaintext, Result};
+use crate::{BgvError, GaloisKeys, Result};
 
 /// The defining values of [`BgvParameters`] as they travel.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -40,7 +39,9 @@ struct ParametersData {
     allow_insecure: bool,
 }
 
-impl ParametersData {
+impl ParameterRecord for ParametersData {
+    type Params = BgvParameters;
+
     /// The values of `params`.
     fn of(params: &BgvParameters) -> Self {
         Self {
@@ -67,18 +68,71 @@ impl ParametersData {
     }
 }
 
-// The rest is the same for both schemes up to names, so the core writes it once.
-rlwe::scheme_serde_codecs! {
-    scheme: "BGV",
-    parameters: BgvParameters (record ParametersData, builder BgvParametersBuilder),
-    context: BgvContext<B: BgvBackend>,
-    error: BgvError,
-    result: Result,
-    plaintext: Plaintext (plaintext_to_bytes, plaintext_from_bytes),
-    ciphertext: Ciphertext,
-    seeded_ciphertext: SeededCiphertext,
-    public_key: PublicKey,
-    relin_key: RelinKey,
-    galois_keys: GaloisKeys,
-    secret_key: SecretKey,
+impl Serialize for BgvParameters {
+    fn serialize<S: Serializer>(&self, serializer: S) -> core::result::Result<S::Ok, S::Error> {
+        serde_support::serialize_parameters::<ParametersData, S>(self, serializer)
+    }
+}
+
+/// Rebuilt through [`BgvParametersBuilder`]: every check of its `build` applies (a set beyond
+/// the 128-bit table loads only when its `allow_insecure` is true). For an `Arc` (what contexts
+/// take), deserialize `Arc<BgvParameters>`.
+impl<'de> Deserialize<'de> for BgvParameters {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> core::result::Result<Self, D::Error> {
+        serde_support::deserialize_parameters::<ParametersData, D>(deserializer)
+    }
+}
+
+impl BgvParameters {
+    /// Parameters read from `deserializer` and rebuilt through the builder, with typed errors:
+    /// the builder's, or [`BgvError::Malformed`] for input the format cannot read as parameters.
+    pub fn load<'de, D: Deserializer<'de>>(deserializer: D) -> Result<Arc<BgvParameters>> {
+        serde_support::load_parameters::<ParametersData, D>(deserializer)
+    }
+}
+
+/// The `DeserializeSeed` of a [`Plaintext`](crate::Plaintext) of given parameters: the header
+/// must name them, every coefficient must be below `t`.
+pub type PlaintextSeed<'a> = serde_support::PlaintextSeed<'a, BgvParameters>;
+/// The seed of a [`Ciphertext`] (any level) of a context.
+pub type CiphertextSeed<'a, B> = ContextSeed<'a, BgvContext<B>, Ciphertext<B>>;
+/// The seed of a [`SeededCiphertext`].
+pub type SeededCiphertextSeed<'a, B> = ContextSeed<'a, BgvContext<B>, SeededCiphertext<B>>;
+/// The seed of a [`PublicKey`].
+pub type PublicKeySeed<'a, B> = ContextSeed<'a, BgvContext<B>, PublicKey<B>>;
+/// The seed of a [`RelinKey`].
+pub type RelinKeySeed<'a, B> = ContextSeed<'a, BgvContext<B>, RelinKey<B>>;
+/// The seed of [`GaloisKeys`].
+pub type GaloisKeysSeed<'a, B> = ContextSeed<'a, BgvContext<B>, GaloisKeys<B>>;
+/// The seed of a [`SecretKey`] (its serialized form is the secret).
+pub type SecretKeySeed<'a, B> = ContextSeed<'a, BgvContext<B>, SecretKey<B>>;
+
+impl<B: BgvBackend> BgvContext<B> {
+    /// `value` as a `Serialize` view (its byte encoding, read through this context): for
+    /// ciphertexts, seeded ciphertexts, plaintexts and keys. A value of other parameters fails
+    /// to serialize (the format's custom error).
+    pub fn serializable<'a, T>(&'a self, value: &'a T) -> Serializable<'a, Self, T>
+    where
+        Self: Codec<T>,
+    {
+        Serializable::new(self, value)
+    }
+
+    /// The `DeserializeSeed` of a `T` of this context (see the module docs): for example
+    /// `context.seed::<Ciphertext<_>>().deserialize(&mut deserializer)`.
+    pub fn seed<T>(&self) -> ContextSeed<'_, Self, T>
+    where
+        Self: Codec<T>,
+    {
+        ContextSeed::new(self)
+    }
+
+    /// A `T` read from `deserializer` and validated by this context's decoder, with typed
+    /// errors: the decoder's, or [`BgvError::Malformed`] when the format finds no byte string.
+    pub fn load<'de, T, D: Deserializer<'de>>(&self, deserializer: D) -> Result<T>
+    where
+        Self: Codec<T, Error = BgvError>,
+    {
+        serde_support::load_typed(self, deserializer)
+    }
 }

@@ -24,192 +24,127 @@
 //! [`BgvError::Poly`]-like core errors for a word not below its prime, and
 //! [`BgvError::PlaintextOutOfRange`] for a plaintext coefficient not below `t`.
 
-use std::sync::Arc;
-
-use poly::{Coeff, Seed};
-use rlwe::framing::{Frame, Kind, Reader, Scheme, append_key_set, append_words};
+use poly::Coeff;
+use rlwe::SchemeParameters;
+use rlwe::codec::{self, CiphertextCodec, CiphertextParts, CoefficientPolys, SchemeCiphertext};
 
 use crate::backend::BgvBackend;
 use crate::context::{BgvContext, Ciphertext, PublicKey, RelinKey, SecretKey, SeededCiphertext, inverse_mod};
-use crate::{BgvError, BgvParameters, GaloisKeys, Plaintext, Result};
+use crate::{BgvError, GaloisKeys, Plaintext, Result};
 
-const fn kind(code: u8, leveled: bool, noun: &'static str) -> Kind {
-    Kind { code, key: false, leveled, bytes: "ciphertext bytes", encoded: "encoded ciphertext", noun }
-}
+/// A BGV ciphertext adds its correction factor to the core's frame, and keeps its polynomials
+/// in the evaluation representation (transformed on the way: the frame holds coefficients).
+impl<B: BgvBackend> SchemeCiphertext for Ciphertext<B> {}
 
-/// A full ciphertext, at any level.
-const CIPHERTEXT: Kind = kind(1, true, "full ciphertext");
-/// A seeded ciphertext, at the top level.
-const SEEDED: Kind = kind(2, false, "seeded ciphertext");
-/// A plaintext.
-const PLAINTEXT: Kind = Kind {
-    code: 7,
-    key: false,
-    leveled: false,
-    bytes: "plaintext bytes",
-    encoded: "encoded plaintext",
-    noun: "plaintext",
-};
+impl<B: BgvBackend> CiphertextCodec for BgvContext<B> {
+    type Ciphertext = Ciphertext<B>;
 
-/// The framing of the objects of `params`.
-fn frame_of(params: &BgvParameters) -> Frame<'_> {
-    Frame { scheme: Scheme::Bgv, params: params.core(), plaintext_modulus: params.plaintext_modulus() }
-}
+    const SCHEME_WORDS: usize = 1;
 
-/// The bytes of `plaintext` (kind 7; see the module doc).
-pub(crate) fn plaintext_to_bytes(plaintext: &Plaintext) -> Result<Vec<u8>> {
-    let params = plaintext.params();
-    let coefficients = plaintext.coefficients();
-    let mut out = frame_of(params).header(PLAINTEXT, params.core().max_level(), 1, 8 * coefficients.len())?;
-    append_words(&mut out, coefficients);
-    append_key_set(&mut out, None);
-    Ok(out)
-}
-
-/// The plaintext of `params` encoded in `bytes` (kind 7).
-pub(crate) fn plaintext_from_bytes(params: &Arc<BgvParameters>, bytes: &[u8]) -> Result<Plaintext> {
-    let mut reader = Reader::new(bytes, PLAINTEXT);
-    let (count, _) = frame_of(params).read_header(&mut reader, PLAINTEXT)?;
-    if count != 1 {
-        return Err(reader.malformed(format!("a plaintext has 1 polynomial, not {count}")));
+    fn ciphertext_parts<'a>(&self, ciphertext: &'a Ciphertext<B>) -> Result<CiphertextParts<CoefficientPolys<'a, B>>> {
+        self.check_ciphertext(ciphertext)?;
+        Ok(CiphertextParts {
+            polys: CoefficientPolys::Owned(self.inverse_all(&ciphertext.polys)?),
+            level: ciphertext.level,
+            scheme_words: vec![ciphertext.correction],
+            key_set: ciphertext.key_set,
+        })
     }
-    let mut words = Vec::new();
-    reader.words_into(params.degree(), &mut words)?;
-    let plaintext = Plaintext::from_coefficients(params, &words)?;
-    if reader.finish_with_key_set()?.is_some() {
-        return Err(BgvError::Malformed { what: PLAINTEXT.bytes, reason: "a plaintext has no key set".to_string() });
+
+    fn refuse_scheme_words(&self, words: &[u64]) -> Option<String> {
+        let t = self.params.plaintext_modulus();
+        match *words {
+            [correction] if correction != 0 && correction < t && inverse_mod(correction, t).is_some() => None,
+            [correction] => Some(format!("correction factor {correction} is not an invertible residue modulo t = {t}")),
+            _ => Some(format!("a ciphertext has 1 correction factor, not {}", words.len())),
+        }
     }
-    Ok(plaintext)
+
+    fn ciphertext_of_parts(&self, parts: CiphertextParts<Vec<B::Poly<Coeff>>>) -> Result<Ciphertext<B>> {
+        let CiphertextParts { polys, level, scheme_words, key_set } = parts;
+        let correction = match *scheme_words {
+            [correction] => correction,
+            _ => {
+                return Err(BgvError::Malformed {
+                    what: "ciphertext bytes",
+                    reason: "no correction factor".to_string(),
+                });
+            }
+        };
+        Ok(self.ciphertext(self.forward_all(polys)?, level, correction, key_set))
+    }
 }
 
 impl<B: BgvBackend> BgvContext<B> {
-    /// The framing of this context's objects.
-    fn frame(&self) -> Frame<'_> {
-        frame_of(&self.params)
-    }
-
     /// The bytes of `plaintext` (kind 7). Errors with [`BgvError::ParameterMismatch`] for a
     /// plaintext of other parameters.
     pub fn plaintext_to_bytes(&self, plaintext: &Plaintext) -> Result<Vec<u8>> {
-        plaintext.check_params(&self.params)?;
-        plaintext_to_bytes(plaintext)
+        codec::plaintext_to_bytes(self, plaintext)
     }
 
     /// The plaintext encoded in `bytes`; [`BgvError::PlaintextOutOfRange`] for a coefficient
     /// not below `t`.
     pub fn plaintext_from_bytes(&self, bytes: &[u8]) -> Result<Plaintext> {
-        plaintext_from_bytes(&self.params, bytes)
-    }
-
-    fn poly_bytes_at(&self, level: usize) -> usize {
-        self.params.degree().saturating_mul(level + 1).saturating_mul(8)
+        Plaintext::from_bytes(&self.params, bytes)
     }
 
     /// The bytes of `ciphertext` at its level, with its correction factor.
     pub fn ciphertext_to_bytes(&self, ciphertext: &Ciphertext<B>) -> Result<Vec<u8>> {
-        self.check_ciphertext(ciphertext)?;
-        let body = 8 + ciphertext.polys.len().saturating_mul(self.poly_bytes_at(ciphertext.level));
-        let mut out = self.frame().header(CIPHERTEXT, ciphertext.level, ciphertext.polys.len(), body)?;
-        out.extend_from_slice(&ciphertext.correction.to_le_bytes());
-        // Coefficients on the wire (the format of every version).
-        for poly in &self.inverse_all(&ciphertext.polys)? {
-            self.core.append_poly(&mut out, poly)?;
-        }
-        append_key_set(&mut out, ciphertext.key_set);
-        Ok(out)
+        codec::ciphertext_to_bytes(self, ciphertext)
     }
 
     /// The ciphertext encoded in `bytes`, at the level its header names (module docs).
     pub fn ciphertext_from_bytes(&self, bytes: &[u8]) -> Result<Ciphertext<B>> {
-        let mut reader = Reader::new(bytes, CIPHERTEXT);
-        let (count, level) = self.frame().read_header(&mut reader, CIPHERTEXT)?;
-        if count < 2 {
-            return Err(BgvError::InvalidCiphertextSize {
-                operation: "decoding",
-                expected: "at least 2",
-                actual: count,
-            });
-        }
-        if count > bytes.len() / self.poly_bytes_at(level).max(1) {
-            return Err(reader.malformed(format!("{count} polynomials do not fit in {} bytes", bytes.len())));
-        }
-        let correction = reader.u64()?;
-        let t = self.params.plaintext_modulus();
-        if correction == 0 || correction >= t || inverse_mod(correction, t).is_none() {
-            return Err(
-                reader.malformed(format!("correction factor {correction} is not an invertible residue modulo t = {t}"))
-            );
-        }
-        let ring = self.params.core().ring_at_level(level)?;
-        let device = self.core.context_at_level(level)?;
-        let polys = (0..count)
-            .map(|_| self.core.read_poly::<Coeff>(&mut reader, &ring, device))
-            .collect::<rlwe::Result<Vec<_>>>()?;
-        let key_set = reader.finish_with_key_set()?;
-        Ok(self.ciphertext(self.forward_all(polys)?, level, correction, key_set))
+        codec::ciphertext_from_bytes(self, bytes)
     }
 
     /// The bytes of a seeded ciphertext: the public seed and `c_0`.
     pub fn seeded_to_bytes(&self, seeded: &SeededCiphertext<B>) -> Result<Vec<u8>> {
-        self.check(&seeded.params, "seeded ciphertext")?;
-        let mut out = self.frame().header(SEEDED, self.top_level(), 1, 32 + self.poly_bytes_at(self.top_level()))?;
-        out.extend_from_slice(seeded.public_seed.as_bytes());
-        self.core.append_poly(&mut out, &seeded.c0)?;
-        append_key_set(&mut out, seeded.key_set);
-        Ok(out)
+        codec::seeded_to_bytes(self, seeded)
     }
 
     /// The seeded ciphertext encoded in `bytes`.
     pub fn seeded_from_bytes(&self, bytes: &[u8]) -> Result<SeededCiphertext<B>> {
-        let mut reader = Reader::new(bytes, SEEDED);
-        let (count, _) = self.frame().read_header(&mut reader, SEEDED)?;
-        if count != 1 {
-            return Err(reader.malformed(format!("a seeded ciphertext has 1 polynomial, not {count}")));
-        }
-        let mut seed = [0u8; 32];
-        seed.copy_from_slice(reader.take(32)?);
-        let c0 = self.core.read_poly(&mut reader, self.params.ring_q(), self.core.ring_q())?;
-        let key_set = reader.finish_with_key_set()?;
-        Ok(SeededCiphertext { params: Arc::clone(&self.params), c0, public_seed: Seed::from(seed), key_set })
+        codec::seeded_from_bytes(self, bytes)
     }
 
     /// The bytes of a public key.
     pub fn public_key_to_bytes(&self, key: &PublicKey<B>) -> Result<Vec<u8>> {
-        self.core.public_key_to_bytes(self.frame(), key)
+        self.core.public_key_to_bytes(self.params.frame(), key)
     }
 
     /// The public key encoded in `bytes`.
     pub fn public_key_from_bytes(&self, bytes: &[u8]) -> Result<PublicKey<B>> {
-        self.core.public_key_from_bytes(self.frame(), bytes)
+        self.core.public_key_from_bytes(self.params.frame(), bytes)
     }
 
     /// The bytes of a relinearization key.
     pub fn relin_key_to_bytes(&self, key: &RelinKey<B>) -> Result<Vec<u8>> {
-        self.core.relin_key_to_bytes(self.frame(), key)
+        self.core.relin_key_to_bytes(self.params.frame(), key)
     }
 
     /// The relinearization key encoded in `bytes`.
     pub fn relin_key_from_bytes(&self, bytes: &[u8]) -> Result<RelinKey<B>> {
-        self.core.relin_key_from_bytes(self.frame(), bytes)
+        self.core.relin_key_from_bytes(self.params.frame(), bytes)
     }
 
     /// The bytes of Galois keys.
     pub fn galois_keys_to_bytes(&self, keys: &GaloisKeys<B>) -> Result<Vec<u8>> {
-        self.core.galois_keys_to_bytes(self.frame(), keys)
+        self.core.galois_keys_to_bytes(self.params.frame(), keys)
     }
 
     /// The Galois keys encoded in `bytes`.
     pub fn galois_keys_from_bytes(&self, bytes: &[u8]) -> Result<GaloisKeys<B>> {
-        self.core.galois_keys_from_bytes(self.frame(), bytes)
+        self.core.galois_keys_from_bytes(self.params.frame(), bytes)
     }
 
     /// **The secret itself**: the bytes of a secret key (never send them to the evaluator).
     pub fn secret_key_to_bytes(&self, key: &SecretKey<B>) -> Result<Vec<u8>> {
-        self.core.secret_key_to_bytes(self.frame(), key)
+        self.core.secret_key_to_bytes(self.params.frame(), key)
     }
 
     /// The secret key encoded in `bytes`.
     pub fn secret_key_from_bytes(&self, bytes: &[u8]) -> Result<SecretKey<B>> {
-        self.core.secret_key_from_bytes(self.frame(), bytes)
+        self.core.secret_key_from_bytes(self.params.frame(), bytes)
     }
 }

@@ -7,10 +7,12 @@
 //! through its core ([`Evaluator::core`]), so a key made by one scheme's core serves that
 //! scheme. Errors are the one [`RlweError`](crate::RlweError) of every scheme.
 
+use crate::encoding::{BatchEncoder, Plaintext};
+use crate::scheme::SchemeParameters;
 use crate::{GaloisKeys, PublicKey, RelinearizationKey, Result, RlweBackend, RlweContext, SecretKey};
 
-/// Values in the batching slots as a scheme's plaintexts, and back (each scheme's
-/// `BatchEncoder`).
+/// Values in the batching slots as a scheme's plaintexts, and back (the core's
+/// [`BatchEncoder`], which every scheme uses).
 pub trait SlotEncoding {
     /// The scheme's plaintext.
     type Plaintext;
@@ -24,6 +26,23 @@ pub trait SlotEncoding {
 
     /// The slot values of `plaintext`, in `[0, t)`.
     fn decode_slots(&self, plaintext: &Self::Plaintext) -> Result<Vec<u64>>;
+}
+
+/// Every scheme's batch encoder is the core's.
+impl<P: SchemeParameters> SlotEncoding for BatchEncoder<P> {
+    type Plaintext = Plaintext<P>;
+
+    fn slot_count(&self) -> usize {
+        BatchEncoder::slot_count(self)
+    }
+
+    fn encode_slots(&self, values: &[u64]) -> Result<Plaintext<P>> {
+        self.encode(values)
+    }
+
+    fn decode_slots(&self, plaintext: &Plaintext<P>) -> Result<Vec<u64>> {
+        self.decode(plaintext)
+    }
 }
 
 /// The operations of a scheme's context that a circuit uses, with the scheme's own meaning

@@ -16,15 +16,24 @@
 //!   error scale of 1 (BFV) or `t` (BGV);
 //! - [`plaintext_lift`]: a plaintext as a polynomial over `q` (scaled or lifted), plaintext
 //!   words kept on the backend ([`PlaintextBackend`]);
-//! - [`slots`]: the SIMD slot layout of the batch encoders;
-//! - [`framing`]: the byte-encoding header (with the scheme tag) and its reader;
-//! - `serde_support` (feature `serde`, on by default): what the schemes' serde implementations
-//!   share (objects travel as their byte encodings, validated by the same decoders on load).
+//! - the small scheme traits ([`SchemeParameters`], [`SchemeContext`]; scheme.rs): what a
+//!   scheme (BFV, BGV) adds to the core, over which the rest of this list is written once;
+//! - plaintexts and encoders: [`Plaintext`], [`CoefficientEncoder`], [`BatchEncoder`]
+//!   (encoding.rs), [`ResidentPlaintext`] and the batch transform on a backend
+//!   ([`BatchingContext`]; resident.rs); [`slots`]: the SIMD slot layout;
+//! - [`SeededCiphertext`]: a symmetric ciphertext whose uniform half travels as its seed;
+//! - [`framing`]: the byte-encoding header (with the scheme tag) and its reader; [`codec`]:
+//!   the byte encodings of plaintexts and ciphertexts (with what a scheme's ciphertext adds:
+//!   [`codec::CiphertextCodec`]), [`key_bytes`]: those of the keys;
+//! - `serde_support` (feature `serde`, on by default): serde through the byte encodings
+//!   (objects travel as them, validated by the same decoders on load), for every scheme.
 #![cfg_attr(test, allow(clippy::unwrap_used, clippy::expect_used, clippy::panic))]
 
 pub mod backend;
 pub mod chain;
+pub mod codec;
 mod context;
+mod encoding;
 mod encrypt;
 mod error;
 pub mod evaluator;
@@ -38,13 +47,17 @@ pub mod keyswitch;
 pub mod params;
 pub mod plaintext_lift;
 mod relinearization_key;
+mod resident;
+mod scheme;
 pub mod security;
+mod seeded;
 #[cfg(feature = "serde")]
 pub mod serde_support;
 pub mod slots;
 
 pub use backend::{EvalKeySwitch, EvalPair, RlweBackend, switch_key_eval_by_steps};
 pub use context::RlweContext;
+pub use encoding::{BatchEncoder, CoefficientEncoder, Plaintext};
 pub use error::{BackendResult, RlweError};
 pub use evaluator::{Evaluator, SlotEncoding};
 pub use galois_key::GaloisKeys;
@@ -54,6 +67,9 @@ pub use keys::{PublicKey, SecretKey, SecretScratch};
 pub use params::{ModuliChoice, ResolvedModuli, RlweParameters, RlweParametersBuilder};
 pub use plaintext_lift::{PlaintextBackend, PlaintextEmbedding, PlaintextScaling, PlaintextWords};
 pub use relinearization_key::RelinearizationKey;
+pub use resident::{BatchingContext, ResidentPlaintext};
+pub use scheme::{SchemeContext, SchemeParameters};
+pub use seeded::SeededCiphertext;
 
 /// Result type of this crate.
 pub type Result<T> = core::result::Result<T, RlweError>;

@@ -1,11 +1,14 @@
-//! serde support (feature `serde`, on by default): the pieces the schemes' `Serialize` and
-//! `DeserializeSeed` implementations share.
+//! serde support (feature `serde`, on by default), written once for every scheme.
 //!
 //! An object travels as its byte encoding ([`crate::framing`]: versioned, with the scheme tag),
 //! written as one byte string (`serialize_bytes`; JSON writes it as an array of numbers). On
 //! load the byte string goes to the same validating decoder as `*_from_bytes`: one validation
-//! path for the byte encodings and serde. [`RlweParameters`] travel as their defining values
-//! and are rebuilt through the builder.
+//! path for the byte encodings and serde. Every scheme context ([`SchemeContext`]) is the
+//! [`Codec`] of its objects: full ciphertexts (through its [`CiphertextCodec`]), seeded
+//! ciphertexts, plaintexts and keys; [`Serializable`] and [`ContextSeed`] carry it, and
+//! [`Plaintext`] serializes alone ([`PlaintextSeed`] loads it). Parameters travel as their
+//! defining values and are rebuilt through the builder: [`RlweParameters`] here, a scheme's
+//! through its record ([`ParameterRecord`]).
 
 use core::fmt;
 use std::sync::Arc;
@@ -15,8 +18,14 @@ use serde::ser::{Error as _, Serializer};
 use serde::{Deserialize, Serialize};
 use zeroize::Zeroizing;
 
+use crate::codec::{self, CiphertextCodec, SchemeCiphertext, object_name};
+use crate::key_bytes;
 use crate::params::{MAX_PRIMES, ModuliChoice, RlweParametersBuilder};
-use crate::{Result, RlweError, RlweParameters};
+use crate::scheme::{SchemeContext, SchemeParameters};
+use crate::{
+    GaloisKeys, Plaintext, PublicKey, RelinearizationKey, Result, RlweError, RlweParameters, SecretKey,
+    SeededCiphertext,
+};
 
 /// Serializes `encoded`, an object's byte encoding, as one byte string; an error of the
 /// encoder becomes the format's custom error. The bytes are overwritten with zeros afterwards
@@ -217,9 +226,9 @@ impl<'de> Deserialize<'de> for RlweParameters {
     }
 }
 
-/// What encodes and decodes objects of type `T` as bytes: a scheme's context (its `*_to_bytes`
-/// and `*_from_bytes`). The serde wrappers below go through it, so serde and the byte
-/// encodings share one validation path.
+/// What encodes and decodes objects of type `T` as bytes: a scheme's context, for each of its
+/// objects (the implementations below, over [`crate::codec`] and [`crate::key_bytes`]). The
+/// serde wrappers go through it, so serde and the byte encodings share one validation path.
 pub trait Codec<T> {
     /// The decoder's error.
     type Error: fmt::Display;
@@ -303,200 +312,176 @@ pub fn load<'de, C: Codec<T>, T, D: Deserializer<'de>>(
     deserialize_encoding(deserializer, C::WHAT, |bytes| codec.decode(bytes))
 }
 
-/// serde as [`scheme_serde_codecs!`](crate::scheme_serde_codecs) names it, so its expansion
-/// does not depend on how the calling crate names serde.
-#[doc(hidden)]
-pub use serde as __serde;
+/// Reads a `T` with `codec` from `deserializer`, with typed errors: the decoder's, or
+/// [`RlweError::Malformed`] (naming [`Codec::WHAT`]) when the format finds no byte string.
+pub fn load_typed<'de, C: Codec<T, Error = RlweError>, T, D: Deserializer<'de>>(
+    codec: &C,
+    deserializer: D,
+) -> Result<T> {
+    load(codec, deserializer).map_err(|error| RlweError::Malformed { what: C::WHAT, reason: error.to_string() })?
+}
 
-/// The serde glue that BFV and BGV share, expanded in a scheme's `serde_impl` module: the
-/// parameters' `Serialize`, `Deserialize` and `load` (through the scheme's parameter record,
-/// which has `of(&Params) -> Self` and `build(&self) -> Result<Arc<Params>>`), the
-/// plaintext's `Serialize` and `PlaintextSeed`, the context's [`Codec`] impls over its
-/// `*_to_bytes` and `*_from_bytes`, the `*Seed` aliases of [`ContextSeed`], and the context's
-/// `serializable`, `seed` and `load`. The scheme name goes into the messages ("a BFV
-/// ciphertext"); the scheme's error needs a `Malformed { what, reason }` variant, and `result`
-/// names its `Result<T>` alias.
-///
-/// ```ignore
-/// rlwe::scheme_serde_codecs! {
-///     scheme: "BFV",
-///     parameters: BfvParameters (record ParametersData, builder BfvParametersBuilder),
-///     context: BfvContext<B: BfvBackend>,
-///     error: BfvError,
-///     result: Result,
-///     plaintext: Plaintext (plaintext_to_bytes, plaintext_from_bytes),
-///     ciphertext: Ciphertext,
-///     seeded_ciphertext: SeededCiphertext,
-///     public_key: PublicKey,
-///     relin_key: RelinKey,
-///     galois_keys: GaloisKeys,
-///     secret_key: SecretKey,
-/// }
-/// ```
-#[macro_export]
-macro_rules! scheme_serde_codecs {
-    (
-        scheme: $scheme:literal,
-        parameters: $params:ident (record $record:ident, builder $builder:ident),
-        context: $context:ident<B: $backend:ident>,
-        error: $error:ident,
-        result: $result:ident,
-        plaintext: $plaintext:ident ($plaintext_to_bytes:path, $plaintext_from_bytes:path),
-        ciphertext: $ciphertext:ident,
-        seeded_ciphertext: $seeded:ident,
-        public_key: $public:ident,
-        relin_key: $relin:ident,
-        galois_keys: $galois:ident,
-        secret_key: $secret:ident $(,)?
-    ) => {
-        impl $crate::serde_support::__serde::Serialize for $params {
-            fn serialize<S: $crate::serde_support::__serde::Serializer>(
-                &self,
-                serializer: S,
-            ) -> ::core::result::Result<S::Ok, S::Error> {
-                $crate::serde_support::__serde::Serialize::serialize(&$record::of(self), serializer)
-            }
-        }
+/// A scheme's parameters as they travel: a record of their defining values (serde's derive
+/// writes it), rebuilt through the scheme's builder with every check on load.
+pub trait ParameterRecord: Serialize + de::DeserializeOwned {
+    /// The parameters.
+    type Params;
+    /// The values of `params`.
+    fn of(params: &Self::Params) -> Self;
+    /// The parameters of these values, validated by the builder.
+    fn build(&self) -> Result<Arc<Self::Params>>;
+}
 
-        #[doc = concat!("Rebuilt through [`", stringify!($builder), "`]: every check of its `build`")]
-        /// applies (a set beyond the 128-bit table loads only when its `allow_insecure` is true).
-        #[doc = concat!("For an `Arc` (what contexts take), deserialize `Arc<", stringify!($params), ">`.")]
-        impl<'de> $crate::serde_support::__serde::Deserialize<'de> for $params {
-            fn deserialize<D: $crate::serde_support::__serde::Deserializer<'de>>(
-                deserializer: D,
-            ) -> ::core::result::Result<Self, D::Error> {
-                use $crate::serde_support::__serde::de::Error as _;
-                let params = $params::load(deserializer).map_err(D::Error::custom)?;
-                let shared = |_| D::Error::custom("freshly built parameters are shared");
-                ::std::sync::Arc::try_unwrap(params).map_err(shared)
-            }
-        }
+/// `params` serialized as their record `R` (the body of the parameters' `Serialize`).
+pub fn serialize_parameters<R: ParameterRecord, S: Serializer>(
+    params: &R::Params,
+    serializer: S,
+) -> core::result::Result<S::Ok, S::Error> {
+    R::of(params).serialize(serializer)
+}
 
-        impl $params {
-            /// Parameters read from `deserializer` and rebuilt through the builder, with typed errors:
-            #[doc = concat!("the builder's, or [`", stringify!($error), "::Malformed`] for input the format")]
-            /// cannot read as parameters.
-            pub fn load<'de, D: $crate::serde_support::__serde::Deserializer<'de>>(
-                deserializer: D,
-            ) -> $result<::std::sync::Arc<$params>> {
-                <$record as $crate::serde_support::__serde::Deserialize>::deserialize(deserializer)
-                    .map_err(|error| $error::Malformed { what: "serialized parameters", reason: error.to_string() })?
-                    .build()
-            }
-        }
+/// Parameters read from `deserializer` as their record `R` and rebuilt through the builder,
+/// with typed errors: the builder's, or [`RlweError::Malformed`] for input the format cannot
+/// read as parameters.
+pub fn load_parameters<'de, R: ParameterRecord, D: Deserializer<'de>>(deserializer: D) -> Result<Arc<R::Params>> {
+    R::deserialize(deserializer)
+        .map_err(|error| RlweError::Malformed { what: "serialized parameters", reason: error.to_string() })?
+        .build()
+}
 
-        /// Written as its byte encoding (kind 7: `N` coefficients below `t`, the parameters in the
-        /// header).
-        impl $crate::serde_support::__serde::Serialize for $plaintext {
-            fn serialize<S: $crate::serde_support::__serde::Serializer>(
-                &self,
-                serializer: S,
-            ) -> ::core::result::Result<S::Ok, S::Error> {
-                $crate::serde_support::serialize_encoding(serializer, $plaintext_to_bytes(self))
-            }
-        }
+/// [`load_parameters`] as the body of the parameters' `Deserialize` (the errors as the format's).
+pub fn deserialize_parameters<'de, R: ParameterRecord, D: Deserializer<'de>>(
+    deserializer: D,
+) -> core::result::Result<R::Params, D::Error> {
+    let params = load_parameters::<R, D>(deserializer).map_err(de::Error::custom)?;
+    Arc::try_unwrap(params).map_err(|_| de::Error::custom("freshly built parameters are shared"))
+}
 
-        #[doc = concat!("The `DeserializeSeed` of a [`", stringify!($plaintext), "`] of given parameters:")]
-        /// the header must name them, every coefficient must be below `t`.
-        #[derive(Debug, Clone, Copy)]
-        pub struct PlaintextSeed<'a> {
-            /// The parameters the plaintext must belong to.
-            pub params: &'a ::std::sync::Arc<$params>,
-        }
+/// Written as its byte encoding (kind 7: `N` coefficients below `t`, the parameters in the
+/// header).
+impl<P: SchemeParameters> Serialize for Plaintext<P> {
+    fn serialize<S: Serializer>(&self, serializer: S) -> core::result::Result<S::Ok, S::Error> {
+        serialize_encoding(serializer, self.to_bytes())
+    }
+}
 
-        impl<'de> $crate::serde_support::__serde::de::DeserializeSeed<'de> for PlaintextSeed<'_> {
-            type Value = $plaintext;
+/// The `DeserializeSeed` of a [`Plaintext`] of given parameters: the header must name them,
+/// every coefficient must be below `t`.
+#[derive(Debug)]
+pub struct PlaintextSeed<'a, P: SchemeParameters> {
+    /// The parameters the plaintext must belong to.
+    pub params: &'a Arc<P>,
+}
 
-            fn deserialize<D: $crate::serde_support::__serde::Deserializer<'de>>(
-                self,
-                deserializer: D,
-            ) -> ::core::result::Result<$plaintext, D::Error> {
-                let what = concat!("a ", $scheme, " plaintext");
-                $crate::serde_support::deserialize_validated(deserializer, what, |bytes| {
-                    $plaintext_from_bytes(self.params, bytes)
-                })
-            }
-        }
+impl<P: SchemeParameters> Clone for PlaintextSeed<'_, P> {
+    fn clone(&self) -> Self {
+        *self
+    }
+}
 
-        $crate::scheme_serde_codecs!(@codecs $context<B: $backend>, $error, $result, [
-            ($ciphertext<B>, concat!("a ", $scheme, " ciphertext"), ciphertext_to_bytes, ciphertext_from_bytes),
-            ($seeded<B>, concat!("a ", $scheme, " seeded ciphertext"), seeded_to_bytes, seeded_from_bytes),
-            ($plaintext, concat!("a ", $scheme, " plaintext"), plaintext_to_bytes, plaintext_from_bytes),
-            ($public<B>, concat!("a ", $scheme, " public key"), public_key_to_bytes, public_key_from_bytes),
-            ($relin<B>, concat!("a ", $scheme, " relinearization key"), relin_key_to_bytes, relin_key_from_bytes),
-            ($galois<B>, concat!($scheme, " Galois keys"), galois_keys_to_bytes, galois_keys_from_bytes),
-            ($secret<B>, concat!("a ", $scheme, " secret key"), secret_key_to_bytes, secret_key_from_bytes),
-        ]);
+impl<P: SchemeParameters> Copy for PlaintextSeed<'_, P> {}
 
-        #[doc = concat!("The seed of a [`", stringify!($ciphertext), "`] (any level) of a context.")]
-        pub type CiphertextSeed<'a, B> = $crate::serde_support::ContextSeed<'a, $context<B>, $ciphertext<B>>;
-        #[doc = concat!("The seed of a [`", stringify!($seeded), "`].")]
-        pub type SeededCiphertextSeed<'a, B> = $crate::serde_support::ContextSeed<'a, $context<B>, $seeded<B>>;
-        #[doc = concat!("The seed of a [`", stringify!($public), "`].")]
-        pub type PublicKeySeed<'a, B> = $crate::serde_support::ContextSeed<'a, $context<B>, $public<B>>;
-        #[doc = concat!("The seed of a [`", stringify!($relin), "`].")]
-        pub type RelinKeySeed<'a, B> = $crate::serde_support::ContextSeed<'a, $context<B>, $relin<B>>;
-        #[doc = concat!("The seed of [`", stringify!($galois), "`].")]
-        pub type GaloisKeysSeed<'a, B> = $crate::serde_support::ContextSeed<'a, $context<B>, $galois<B>>;
-        #[doc = concat!("The seed of a [`", stringify!($secret), "`] (its serialized form is the secret).")]
-        pub type SecretKeySeed<'a, B> = $crate::serde_support::ContextSeed<'a, $context<B>, $secret<B>>;
+impl<'de, P: SchemeParameters> de::DeserializeSeed<'de> for PlaintextSeed<'_, P> {
+    type Value = Plaintext<P>;
 
-        impl<B: $backend> $context<B> {
-            /// `value` as a `Serialize` view (its byte encoding, read through this context): for
-            /// ciphertexts, seeded ciphertexts, plaintexts and keys. A value of other parameters fails
-            /// to serialize (the format's custom error).
-            pub fn serializable<'a, T>(&'a self, value: &'a T) -> $crate::serde_support::Serializable<'a, Self, T>
-            where
-                Self: $crate::serde_support::Codec<T>,
-            {
-                $crate::serde_support::Serializable::new(self, value)
-            }
+    fn deserialize<D: Deserializer<'de>>(self, deserializer: D) -> core::result::Result<Plaintext<P>, D::Error> {
+        let what = object_name(P::SCHEME, codec::PLAINTEXT);
+        deserialize_validated(deserializer, what, |bytes| Plaintext::from_bytes(self.params, bytes))
+    }
+}
 
-            /// The `DeserializeSeed` of a `T` of this context (see the module docs): for example
-            /// `context.seed::<Ciphertext<_>>().deserialize(&mut deserializer)`.
-            pub fn seed<T>(&self) -> $crate::serde_support::ContextSeed<'_, Self, T>
-            where
-                Self: $crate::serde_support::Codec<T>,
-            {
-                $crate::serde_support::ContextSeed::new(self)
-            }
+// The codecs of every scheme's objects, through its context: full ciphertexts (with what the
+// scheme adds, `CiphertextCodec`), seeded ciphertexts, plaintexts and keys.
 
-            /// A `T` read from `deserializer` and validated by this context's decoder, with typed
-            #[doc = concat!("errors: the decoder's, or [`", stringify!($error), "::Malformed`] when the format")]
-            /// finds no byte string.
-            pub fn load<'de, T, D: $crate::serde_support::__serde::Deserializer<'de>>(
-                &self,
-                deserializer: D,
-            ) -> $result<T>
-            where
-                Self: $crate::serde_support::Codec<T, Error = $error>,
-            {
-                $crate::serde_support::load(self, deserializer).map_err(|error| $error::Malformed {
-                    what: <Self as $crate::serde_support::Codec<T>>::WHAT,
-                    reason: error.to_string(),
-                })?
-            }
-        }
-    };
-    // The `Codec` impls: each type's `$encode` and `$decode` methods of the context.
-    (@codecs $context:ident<B: $backend:ident>, $error:ident, $result:ident, [
-        $(($type:ty, $what:expr, $encode:ident, $decode:ident)),+ $(,)?
-    ]) => {
-        $(
-            impl<B: $backend> $crate::serde_support::Codec<$type> for $context<B> {
-                type Error = $error;
-                const WHAT: &'static str = $what;
+impl<C: CiphertextCodec<Ciphertext = T>, T: SchemeCiphertext> Codec<T> for C {
+    type Error = RlweError;
+    const WHAT: &'static str = object_name(C::Params::SCHEME, codec::CIPHERTEXT);
 
-                fn encode(&self, value: &$type) -> $result<Vec<u8>> {
-                    self.$encode(value)
-                }
+    fn encode(&self, ciphertext: &T) -> Result<Vec<u8>> {
+        codec::ciphertext_to_bytes(self, ciphertext)
+    }
 
-                fn decode(&self, bytes: &[u8]) -> $result<$type> {
-                    self.$decode(bytes)
-                }
-            }
-        )+
-    };
+    fn decode(&self, bytes: &[u8]) -> Result<T> {
+        codec::ciphertext_from_bytes(self, bytes)
+    }
+}
+
+impl<C: SchemeContext> Codec<Plaintext<C::Params>> for C {
+    type Error = RlweError;
+    const WHAT: &'static str = object_name(C::Params::SCHEME, codec::PLAINTEXT);
+
+    fn encode(&self, plaintext: &Plaintext<C::Params>) -> Result<Vec<u8>> {
+        codec::plaintext_to_bytes(self, plaintext)
+    }
+
+    fn decode(&self, bytes: &[u8]) -> Result<Plaintext<C::Params>> {
+        Plaintext::from_bytes(self.params(), bytes)
+    }
+}
+
+impl<C: SchemeContext> Codec<SeededCiphertext<C::Params, C::Backend>> for C {
+    type Error = RlweError;
+    const WHAT: &'static str = object_name(C::Params::SCHEME, codec::SEEDED);
+
+    fn encode(&self, seeded: &SeededCiphertext<C::Params, C::Backend>) -> Result<Vec<u8>> {
+        codec::seeded_to_bytes(self, seeded)
+    }
+
+    fn decode(&self, bytes: &[u8]) -> Result<SeededCiphertext<C::Params, C::Backend>> {
+        codec::seeded_from_bytes(self, bytes)
+    }
+}
+
+impl<C: SchemeContext> Codec<PublicKey<C::Backend>> for C {
+    type Error = RlweError;
+    const WHAT: &'static str = object_name(C::Params::SCHEME, key_bytes::PUBLIC_KEY);
+
+    fn encode(&self, key: &PublicKey<C::Backend>) -> Result<Vec<u8>> {
+        self.core().public_key_to_bytes(self.params().frame(), key)
+    }
+
+    fn decode(&self, bytes: &[u8]) -> Result<PublicKey<C::Backend>> {
+        self.core().public_key_from_bytes(self.params().frame(), bytes)
+    }
+}
+
+impl<C: SchemeContext> Codec<RelinearizationKey<C::Backend>> for C {
+    type Error = RlweError;
+    const WHAT: &'static str = object_name(C::Params::SCHEME, key_bytes::RELIN_KEY);
+
+    fn encode(&self, key: &RelinearizationKey<C::Backend>) -> Result<Vec<u8>> {
+        self.core().relin_key_to_bytes(self.params().frame(), key)
+    }
+
+    fn decode(&self, bytes: &[u8]) -> Result<RelinearizationKey<C::Backend>> {
+        self.core().relin_key_from_bytes(self.params().frame(), bytes)
+    }
+}
+
+impl<C: SchemeContext> Codec<GaloisKeys<C::Backend>> for C {
+    type Error = RlweError;
+    const WHAT: &'static str = object_name(C::Params::SCHEME, key_bytes::GALOIS_KEYS);
+
+    fn encode(&self, keys: &GaloisKeys<C::Backend>) -> Result<Vec<u8>> {
+        self.core().galois_keys_to_bytes(self.params().frame(), keys)
+    }
+
+    fn decode(&self, bytes: &[u8]) -> Result<GaloisKeys<C::Backend>> {
+        self.core().galois_keys_from_bytes(self.params().frame(), bytes)
+    }
+}
+
+impl<C: SchemeContext> Codec<SecretKey<C::Backend>> for C {
+    type Error = RlweError;
+    const WHAT: &'static str = object_name(C::Params::SCHEME, key_bytes::SECRET_KEY);
+
+    fn encode(&self, key: &SecretKey<C::Backend>) -> Result<Vec<u8>> {
+        self.core().secret_key_to_bytes(self.params().frame(), key)
+    }
+
+    fn decode(&self, bytes: &[u8]) -> Result<SecretKey<C::Backend>> {
+        self.core().secret_key_from_bytes(self.params().frame(), bytes)
+    }
 }
 
 #[cfg(test)]
