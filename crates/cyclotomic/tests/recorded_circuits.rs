@@ -151,3 +151,23 @@ fn recorded_circuit_at_helib_size() {
     let want = Record { plaintexts: 0x0a0b_cbf9_cd2d_0456, phases: 0xf8b4_c16c_ddeb_2d86 };
     assert_eq!(run_circuit(21845, 257, 4, false), want);
 }
+
+/// The ring layer's samplers on a cyclotomic context (`poly::RingContext::new_cyclotomic`) draw
+/// the words `cyclotomic::bgv` draws (secret, errors, uniform `a`): the BGV over the ring layer
+/// can reproduce the recorded phases.
+#[test]
+fn ring_layer_samples_are_the_old_bgv_samples() {
+    for m in [63usize, 127, 315, 1023] {
+        let params = BgvParameters::generate(m, 257, 50, 3, 58).unwrap();
+        let ring = poly::RingContext::new_cyclotomic(m, params.primes()).unwrap();
+        let n = ring.degree();
+        let s = poly::Poly::sample_ternary(&ring, &seed(1), 0).unwrap();
+        let e = poly::Poly::sample_cbd(&ring, &seed(1), 1).unwrap();
+        let want_s = cyclotomic::bgv::sample_ternary(n, &seed(1), 0).unwrap();
+        let want_e = cyclotomic::bgv::sample_error(n, &seed(1), 1).unwrap();
+        for (q, (ls, le)) in ring.moduli().iter().zip(s.limbs().zip(e.limbs())) {
+            assert_eq!(ls, want_s.iter().map(|&c| q.from_i64(c)).collect::<Vec<_>>(), "m = {m}");
+            assert_eq!(le, want_e.iter().map(|&c| q.from_i64(c)).collect::<Vec<_>>(), "m = {m}");
+        }
+    }
+}

@@ -62,6 +62,9 @@ impl GpuContext {
         let (ntt, dgt) = match ring.transform() {
             TransformKind::Ntt => (Some(upload_ntt_tables(device, ring)?), None),
             TransformKind::Dgt | TransformKind::HierarchicalDgt => (None, Some(GpuDgtPlan::from_ring(device, ring)?)),
+            TransformKind::Bluestein => {
+                return Err(GpuError::Unsupported { what: "Bluestein's transform on the GPU".to_string() });
+            }
         };
         Ok(Self { inner: Arc::new(Inner { device: Arc::clone(device), ring: Arc::clone(ring), moduli, ntt, dgt }) })
     }

@@ -516,8 +516,9 @@ impl DevicePoly<Eval> {
 
     fn product_op(&self, accumulate: bool) -> BinaryOp {
         match (self.context.ring().transform(), accumulate) {
-            (TransformKind::Ntt, false) => BinaryOp::Mul,
-            (TransformKind::Ntt, true) => BinaryOp::MulAdd,
+            // Bluestein evaluations are single points, as the NTT's.
+            (TransformKind::Ntt | TransformKind::Bluestein, false) => BinaryOp::Mul,
+            (TransformKind::Ntt | TransformKind::Bluestein, true) => BinaryOp::MulAdd,
             (TransformKind::Dgt | TransformKind::HierarchicalDgt, false) => BinaryOp::GaussMul,
             (TransformKind::Dgt | TransformKind::HierarchicalDgt, true) => BinaryOp::GaussMulAdd,
         }

@@ -110,6 +110,8 @@ pub enum Transform {
     Dgt,
     /// The hierarchical DGT.
     HierarchicalDgt,
+    /// Bluestein's transform (rings `Z_q[x]/Phi_m`).
+    Bluestein,
 }
 
 impl From<poly::TransformKind> for Transform {
@@ -118,6 +120,7 @@ impl From<poly::TransformKind> for Transform {
             poly::TransformKind::Ntt => Transform::Ntt,
             poly::TransformKind::Dgt => Transform::Dgt,
             poly::TransformKind::HierarchicalDgt => Transform::HierarchicalDgt,
+            poly::TransformKind::Bluestein => Transform::Bluestein,
         }
     }
 }
@@ -128,6 +131,7 @@ impl From<Transform> for poly::TransformKind {
             Transform::Ntt => poly::TransformKind::Ntt,
             Transform::Dgt => poly::TransformKind::Dgt,
             Transform::HierarchicalDgt => poly::TransformKind::HierarchicalDgt,
+            Transform::Bluestein => poly::TransformKind::Bluestein,
         }
     }
 }

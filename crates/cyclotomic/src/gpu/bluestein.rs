@@ -15,7 +15,7 @@ use modarith::Modulus;
 use poly::{Coeff, Eval, Poly, RingContext, TransformKind};
 use poly_cuda::{DevicePoly, GpuContext, GpuDevice};
 
-use crate::bluestein::{BluesteinPlan, bluestein_length};
+use crate::{BluesteinPlan, bluestein_length};
 use crate::{CyclotomicError, Result};
 
 fn backend_error(error: poly_cuda::GpuError) -> CyclotomicError {
@@ -54,7 +54,7 @@ impl GpuBluestein {
     /// 2^10 (`m >= 513`), the smallest ring poly-cuda transforms.
     pub fn new(device: &Arc<GpuDevice>, m: usize, primes: &[u64]) -> Result<Self> {
         let big_m = bluestein_length(m);
-        let plans = primes.iter().map(|&p| BluesteinPlan::new(Modulus::new(p)?, m)).collect::<Result<Vec<_>>>()?;
+        let plans = primes.iter().map(|&p| Ok(BluesteinPlan::new(Modulus::new(p)?, m)?)).collect::<Result<Vec<_>>>()?;
         let ring = RingContext::new(big_m, primes, TransformKind::Ntt)?;
         let context = GpuContext::new(device, &ring).map_err(backend_error)?;
         let upload = |words: Vec<u64>| -> Result<DevicePoly<Eval>> {

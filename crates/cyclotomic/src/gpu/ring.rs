@@ -22,9 +22,8 @@ use poly_cuda::cudarc::driver::{CudaSlice, LaunchConfig};
 use poly_cuda::kernel::{address, linear_config};
 use poly_cuda::{DevicePoly, DevicePolyBatch, GpuContext, GpuDevice};
 
-use crate::bluestein::bluestein_length;
-use crate::ring::CyclotomicRing;
 use crate::{CyclotomicError, Result};
+use crate::{CyclotomicRing, bluestein_length};
 
 pub(crate) fn backend_error(error: poly_cuda::GpuError) -> CyclotomicError {
     CyclotomicError::Backend(Box::new(error))
@@ -99,7 +98,8 @@ impl GpuCyclotomic {
     /// `= 1 mod 2M`), its tables uploaded to `device`. `M` must be at least 2^10 (`m >= 513`),
     /// the smallest ring poly-cuda transforms.
     pub fn new(device: &Arc<GpuDevice>, m: usize, primes: &[u64]) -> Result<Self> {
-        let rings = primes.iter().map(|&p| CyclotomicRing::new(Modulus::new(p)?, m)).collect::<Result<Vec<_>>>()?;
+        let rings =
+            primes.iter().map(|&p| Ok(CyclotomicRing::new(Modulus::new(p)?, m)?)).collect::<Result<Vec<_>>>()?;
         Self::from_rings(device, m, rings)
     }
 
