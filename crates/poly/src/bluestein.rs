@@ -318,7 +318,7 @@ impl CyclotomicPlan {
 
     /// `a` (any length, canonical values) modulo `Phi_m`, `phi(m)` coefficients, with two
     /// products of length `M` instead of [`reduce`](Self::reduce)'s long division (the GPU's
-    /// algorithm, `kernels/cyclotomic.cu`): `g = a mod (x^m - 1)` (folding, which keeps the
+    /// algorithm, `kernels/bluestein.cu`): `g = a mod (x^m - 1)` (folding, which keeps the
     /// residue since `Phi_m | x^m - 1`), then the quotient `Q = floor(g / Phi_m)` is the part of
     /// degree `>= m` of `g Psi_m` (`Psi_m = (x^m - 1) / Phi_m`: `g Psi_m = (x^m - 1) Q + R Psi_m`
     /// with `deg(R Psi_m) < m`), and `g - Phi_m Q` has degree `< phi(m)`. Neither product wraps
