@@ -289,7 +289,20 @@ impl GpuCyclotomic {
     /// device address `out` (inside a buffer of the caller's that holds them), from a checked
     /// input.
     fn pad_into(&self, out: u64, input: &ForwardInput<'_>, count: usize) -> Result<()> {
-        let (n, m, big_m, limbs) = (self.n, self.m, self.big_m, self.limbs());
+        self.pad_with(out, input, count, self.n, &self.chirp)
+    }
+
+    /// [`pad_into`](Self::pad_into) of the first `n <= m` words of each row, times `chirp`
+    /// (`[L][m]`).
+    fn pad_with(
+        &self,
+        out: u64,
+        input: &ForwardInput<'_>,
+        count: usize,
+        n: usize,
+        chirp: &CudaSlice<u64>,
+    ) -> Result<()> {
+        let (m, big_m, limbs) = (self.m, self.big_m, self.limbs());
         let stream = self.device().stream();
         let (msg_address, t) = match input.msg {
             Some((words, t)) => (address(words, stream), t),
@@ -298,7 +311,7 @@ impl GpuCyclotomic {
         let geometry =
             [input.scale, t, n as u64, input.stride as u64, m as u64, big_m as u64, limbs as u64, count as u64];
         let mut launch = self.kernels.cyc_pad_chirp.builder(stream);
-        launch.arg(&out).arg(input.x).arg(&msg_address).arg(&self.chirp).arg(self.context.moduli_table());
+        launch.arg(&out).arg(input.x).arg(&msg_address).arg(chirp).arg(self.context.moduli_table());
         for value in &geometry {
             launch.arg(value);
         }
@@ -307,8 +320,39 @@ impl GpuCyclotomic {
         // limbs, u64 count)`: `out` addresses count L M words of a live buffer (the callers'
         // contract), `x` holds count L in_stride words, `msg` is null or n words
         // (check_forward_input), `chirp` L m words, the moduli table L triples; reads stay below
-        // those lengths since j < n <= in_stride and n < m.
+        // those lengths since j < n <= in_stride and n <= m (n = m only for the DFT, whose
+        // input rows are m long and carry no message).
         unsafe { launch.launch(config(count * limbs * big_m)) }
+    }
+
+    /// The length-`m` DFT `X_k = sum_j x_j w^(jk)` (every `k < m`; `inverse`: its inverse,
+    /// `m^-1 sum_k X_k w^(-jk)`) of `count` vectors `[count][L][m]` on the device, in that
+    /// layout: [`poly::bluestein::BluesteinPlan::forward`] (`inverse`) per prime.
+    pub fn dft_device(&self, x: &CudaSlice<u64>, count: usize, inverse: bool) -> Result<CudaSlice<u64>> {
+        let (m, big_m, limbs) = (self.m, self.big_m, self.limbs());
+        self.check_len(x, count * limbs * m)?;
+        // The inverse's output chirp carries m^-1 (BluesteinPlan::inverse's last product).
+        let (chirp_in, kernel, chirp_out) = if inverse {
+            (&self.chirp_inv, &self.kernel_inv, &self.chirp_inv_out)
+        } else {
+            (&self.chirp, &self.kernel, &self.chirp)
+        };
+        // Written in full by pad_with.
+        let padded = self.alloc_written(count * limbs * big_m)?;
+        let input = ForwardInput { x, stride: m, scale: 1, msg: None };
+        self.pad_with(address(&padded, self.device().stream()), &input, count, m, chirp_in)?;
+        let product = self.convolve(padded, count, kernel)?;
+        // Written in full by the gather (m of m words per row).
+        let mut out = self.alloc_written(count * limbs * m)?;
+        self.gather(&mut out, &product, &self.all, chirp_out, m, m, count)?;
+        Ok(out)
+    }
+
+    /// [`dft_device`](Self::dft_device) of host vectors (`[count][L][m]`, canonical, checked).
+    pub fn dft(&self, x: &[u64], inverse: bool) -> Result<Vec<u64>> {
+        let data = self.upload_checked(x, self.m)?;
+        let count = x.len() / (self.m * self.limbs());
+        self.download(&self.dft_device(&data, count, inverse)?)
     }
 
     /// The evaluations (`[count][L][n]`, at the primitive roots) of `count` polynomials whose

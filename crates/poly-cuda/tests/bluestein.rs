@@ -148,6 +148,18 @@ fn check_ring(device: &Arc<GpuDevice>, ring: &Arc<RingContext>, rng: &mut StdRng
     assert_eq!(gpu.download(&cbd).unwrap(), cpu.sample_cbd(ring, &seed, 9).unwrap(), "{label}: binomial");
     assert_zero_padding(&cbd, &label);
 
+    // The length-m DFT alone (all m outputs), and its inverse: BluesteinPlan's words.
+    let bluestein = ctx.bluestein().unwrap();
+    let x: Vec<u64> =
+        ring.moduli().iter().flat_map(|q| (0..m).map(|_| rng.gen_range(0..q.value())).collect::<Vec<_>>()).collect();
+    let (dft, inverse_dft) = (bluestein.dft(&x, false).unwrap(), bluestein.dft(&x, true).unwrap());
+    for (i, plan) in ring.plans().iter().enumerate() {
+        let plan = plan.as_bluestein().unwrap().plan();
+        let limb = &x[i * m..(i + 1) * m];
+        assert_eq!(dft[i * m..(i + 1) * m], plan.forward(limb).unwrap()[..], "{label}: DFT, limb {i}");
+        assert_eq!(inverse_dft[i * m..(i + 1) * m], plan.inverse(limb).unwrap()[..], "{label}: inverse DFT, limb {i}");
+    }
+
     // Batches: one launch sequence for several polynomials.
     let batch = DevicePolyBatch::upload(&ctx, &[a.clone(), b.clone(), a.clone()]).unwrap();
     let forward = batch.forward().unwrap();
