@@ -37,6 +37,8 @@ use modarith::Modulus;
 use num_bigint::BigUint;
 use num_traits::{ToPrimitive, Zero};
 use poly::Seed;
+// The sampling degree of `n` coefficients is the ring layer's.
+use poly::sampling::padded_sampling_degree as sampling_degree;
 use poly::sampling::{sample_cbd_signed, sample_ternary_signed, sample_uniform};
 
 use crate::CyclotomicRing;
@@ -216,11 +218,6 @@ pub(crate) fn inverse_mod(a: u64, t: u64) -> Result<u64> {
 
 fn mul_mod(a: u64, b: u64, t: u64) -> u64 {
     (u128::from(a) * u128::from(b) % u128::from(t)) as u64
-}
-
-/// The sampling degree: `n` rounded up to a power of two, at least 8 (`poly::sampling`'s).
-fn sampling_degree(n: usize) -> usize {
-    n.next_power_of_two().max(poly::sampling::MIN_SAMPLING_DEGREE)
 }
 
 /// Ternary coefficients `0 .. n` of stream `index` (module docs).

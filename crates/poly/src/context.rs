@@ -441,7 +441,7 @@ impl RingContext {
     pub fn sampling_degree(&self) -> usize {
         match self.ring {
             RingKind::NegacyclicPowerOfTwo { degree } => degree,
-            RingKind::Cyclotomic { .. } => self.degree.next_power_of_two().max(crate::sampling::MIN_SAMPLING_DEGREE),
+            RingKind::Cyclotomic { .. } => crate::sampling::padded_sampling_degree(self.degree),
         }
     }
 
