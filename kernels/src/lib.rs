@@ -8,7 +8,8 @@
 //! `cuda` there is no module and nothing needs a CUDA toolkit.
 //!
 //! This crate only carries the compiled code; loading it into a CUDA context is the job of
-//! the crate that launches it (`poly-cuda` loads `NTT`, `DGT`, `ELEMENTWISE`, `SAMPLING`;
+//! the crate that launches it (`poly-cuda` loads `NTT`, `DGT`, `ELEMENTWISE`, `SAMPLING`,
+//! `BLUESTEIN`; `cyclotomic` loads `CYCLOTOMIC`;
 //! `rns` loads `RNS` and `KEYSWITCH`; `rlwe` loads `RLWE` and `PLAINTEXT`; `bgv-encrypt` loads `BGV`; `MODARITH_TEST` and `TIMING` serve
 //! tests and benchmarks), each through `poly_cuda::kernel`.
 #![no_std]
@@ -52,7 +53,21 @@ mod tests {
     /// distinct name, and the constants the GPU crates use exist.
     #[test]
     fn every_module_is_a_named_fatbin() {
-        let used = [NTT, DGT, ELEMENTWISE, SAMPLING, RNS, KEYSWITCH, PLAINTEXT, RLWE, BGV, MODARITH_TEST, TIMING];
+        let used = [
+            NTT,
+            DGT,
+            ELEMENTWISE,
+            SAMPLING,
+            BLUESTEIN,
+            CYCLOTOMIC,
+            RNS,
+            KEYSWITCH,
+            PLAINTEXT,
+            RLWE,
+            BGV,
+            MODARITH_TEST,
+            TIMING,
+        ];
         for module in used {
             assert!(MODULES.contains(&module), "{module:?}");
         }

@@ -37,9 +37,11 @@ use modarith::Modulus;
 use num_bigint::BigUint;
 use num_traits::{ToPrimitive, Zero};
 use poly::Seed;
+// The sampling degree of `n` coefficients is the ring layer's.
+use poly::sampling::padded_sampling_degree as sampling_degree;
 use poly::sampling::{sample_cbd_signed, sample_ternary_signed, sample_uniform};
 
-use crate::ring::CyclotomicRing;
+use crate::CyclotomicRing;
 use crate::{CyclotomicError, Result};
 
 /// Poly index of the secret key's ternary stream, of the public key's uniform `a` and error,
@@ -218,11 +220,6 @@ fn mul_mod(a: u64, b: u64, t: u64) -> u64 {
     (u128::from(a) * u128::from(b) % u128::from(t)) as u64
 }
 
-/// The sampling degree: `n` rounded up to a power of two, at least 8 (`poly::sampling`'s).
-fn sampling_degree(n: usize) -> usize {
-    n.next_power_of_two().max(poly::sampling::MIN_SAMPLING_DEGREE)
-}
-
 /// Ternary coefficients `0 .. n` of stream `index` (module docs).
 pub fn sample_ternary(n: usize, seed: &Seed, index: u64) -> Result<Vec<i64>> {
     let mut out = vec![0i64; sampling_degree(n)];
@@ -246,7 +243,7 @@ impl Bgv {
             .primes
             .iter()
             .chain([&params.special])
-            .map(|&p| CyclotomicRing::new(Modulus::new(p)?, params.m))
+            .map(|&p| Ok(CyclotomicRing::new(Modulus::new(p)?, params.m)?))
             .collect::<Result<Vec<_>>>()?;
         let n = params.degree();
         Ok(Self { params, rings, n })
@@ -698,10 +695,10 @@ impl SlotEncoder {
                 requirement: format!("must be a prime = 1 mod {m} for slots in Z_t (else slots are GF(t^d))"),
             });
         }
-        let root = crate::bluestein::primitive_root_of_order(&modulus, m as u64)?;
+        let root = poly::bluestein::primitive_root_of_order(&modulus, m as u64)?;
         let big_m = crate::bluestein_length(m) as u64;
         let ring = if (t - 1).is_multiple_of(2 * big_m) { Some(CyclotomicRing::new(modulus, m)?) } else { None };
-        let primitive = (1..m).filter(|&k| crate::ring::gcd(k, m) == 1).collect();
+        let primitive = (1..m).filter(|&k| poly::cyclotomic::gcd(k, m) == 1).collect();
         let phi = crate::cyclotomic_polynomial(m as u64)?.into_iter().map(|c| modulus.from_i64(c)).collect();
         Ok(Self { m, modulus, ring, root, primitive, phi })
     }
@@ -720,7 +717,7 @@ impl SlotEncoder {
         let q = &self.modulus;
         let values: Vec<u64> = values.iter().map(|&v| q.reduce(v)).collect();
         if let Some(ring) = &self.ring {
-            return ring.inverse(&values);
+            return Ok(ring.inverse(&values)?);
         }
         // g_j = m^-1 sum_s v_s z^(-j k_s), then g mod Phi_m.
         let root_inv = q.inv(self.root)?;
@@ -745,7 +742,7 @@ impl SlotEncoder {
             return Err(CyclotomicError::LengthMismatch { what: "plaintext", expected: n, actual: plain.len() });
         }
         if let Some(ring) = &self.ring {
-            return ring.forward(plain);
+            return Ok(ring.forward(plain)?);
         }
         let q = &self.modulus;
         Ok(self

@@ -22,3 +22,10 @@ pub enum CyclotomicError {
     #[error("backend error: {0}")]
     Backend(#[source] Box<dyn std::error::Error + Send + Sync + 'static>),
 }
+
+#[cfg(feature = "cuda")]
+impl From<poly_cuda::GpuError> for CyclotomicError {
+    fn from(error: poly_cuda::GpuError) -> Self {
+        CyclotomicError::Backend(Box::new(error))
+    }
+}

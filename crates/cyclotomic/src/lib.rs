@@ -1,6 +1,9 @@
 //! Rings `Z_p[x]/Phi_m(x)` for odd `m` (HElib's rings; `m` need not be a power of two) and BGV
 //! over them, on the CPU (the reference) and on the GPU (feature `cuda`).
 //!
+//! The ring, `Phi_m` and Bluestein's transform are the ring layer's (`poly::bluestein`,
+//! `poly::cyclotomic`, `poly::RingKind::Cyclotomic`), re-exported here under their old names.
+//!
 //! - [`cyclotomic_polynomial`]: `Phi_m` with exact integer arithmetic (`x^m - 1` divided by
 //!   `Phi_d` for every proper divisor `d` of `m`);
 //! - [`bluestein_primes`]: primes `p = 1 mod m` and `= 1 mod 2M` (`M` the power-of-two length
@@ -23,18 +26,17 @@
 #![cfg_attr(test, allow(clippy::unwrap_used, clippy::expect_used, clippy::panic))]
 
 pub mod bgv;
-mod bluestein;
 mod error;
 #[cfg(feature = "cuda")]
 pub mod gpu;
 pub mod params;
-mod polynomial;
-mod ring;
 
-pub use bluestein::{BluesteinPlan, bluestein_length, bluestein_primes};
 pub use error::CyclotomicError;
-pub use polynomial::{cyclotomic_cofactor, cyclotomic_polynomial, euler_phi, prime_factors};
-pub use ring::CyclotomicRing;
+// The ring and its transform live in the ring layer (`poly::bluestein`, `poly::cyclotomic`;
+// `RingContext::new_cyclotomic`); these names keep this crate's API while its BGV moves into
+// the one BGV.
+pub use poly::bluestein::{BluesteinPlan, CyclotomicPlan as CyclotomicRing, bluestein_length, bluestein_primes};
+pub use poly::cyclotomic::{cyclotomic_cofactor, cyclotomic_polynomial, euler_phi, prime_factors};
 
 /// Result type of this crate.
 pub type Result<T> = core::result::Result<T, CyclotomicError>;

@@ -33,20 +33,9 @@ pub fn helib_m_table() -> Vec<HelibM> {
 
 /// The largest `log2(Q P)` for 128-bit classical security (ternary secret, error of standard
 /// deviation about 3.2) at ring dimension `phi` (module docs); `None` below `2^10` or above
-/// `2^17` (outside the table).
-pub fn max_log_qp_128(phi: usize) -> Option<u64> {
-    let table = rlwe::security::SECURITY_TABLE_128;
-    let (lower_n, lower_bits) = table.iter().rev().find(|&&(n, _)| n <= phi).copied()?;
-    if lower_n == phi {
-        return Some(lower_bits);
-    }
-    let (upper_n, upper_bits) = table.iter().find(|&&(n, _)| n > phi).copied()?;
-    let (phi, lower_n, upper_n) = (phi as u128, lower_n as u128, upper_n as u128);
-    let scaled = u128::from(lower_bits) * phi / lower_n;
-    let interpolated =
-        u128::from(lower_bits) + u128::from(upper_bits - lower_bits) * (phi - lower_n) / (upper_n - lower_n);
-    Some(scaled.min(interpolated) as u64)
-}
+/// `2^17` (outside the table). The rule is the core's
+/// ([`rlwe::security::max_modulus_bits_128_dimension`]).
+pub use rlwe::security::max_modulus_bits_128_dimension as max_log_qp_128;
 
 #[cfg(test)]
 mod tests {

@@ -147,10 +147,11 @@ impl Backend for GpuBackend {
     }
 
     fn automorphism_eval(&self, a: &DevicePoly<Eval>, g: u64) -> Result<DevicePoly<Eval>> {
-        if a.context().ring().transform() == TransformKind::Ntt {
-            return a.automorphism_ntt(g);
+        match a.context().ring().transform() {
+            TransformKind::Ntt => a.automorphism_ntt(g),
+            TransformKind::Bluestein => a.automorphism_bluestein(g),
+            TransformKind::Dgt | TransformKind::HierarchicalDgt => a.duplicate()?.inverse()?.automorphism(g)?.forward(),
         }
-        a.duplicate()?.inverse()?.automorphism(g)?.forward()
     }
 
     fn sample_uniform<R: Representation>(

@@ -6,6 +6,7 @@ use std::sync::Arc;
 use cudarc::driver::CudaSlice;
 use poly::{RingContext, TransformKind};
 
+use crate::bluestein::GpuCyclotomic;
 use crate::device::GpuDevice;
 use crate::dgt::GpuDgtPlan;
 use crate::error::{GpuError, Result};
@@ -39,6 +40,8 @@ struct Inner {
     ntt: Option<NttTables>,
     /// DGT and HDGT contexts: their tables and launches (`crate::dgt`).
     dgt: Option<GpuDgtPlan>,
+    /// Contexts of a ring `Z_q[x]/Phi_m`: Bluestein's transform (`crate::bluestein`).
+    bluestein: Option<Arc<GpuCyclotomic>>,
 }
 
 /// A ring context on one GPU: the host [`RingContext`] and device copies of its moduli and
@@ -51,7 +54,8 @@ pub struct GpuContext {
 impl GpuContext {
     /// Prepares `ring` on `device`: uploads the moduli and, for an NTT context, the forward
     /// and inverse twiddles with their Shoup companions; for a DGT or HDGT context, the
-    /// tables of a [`GpuDgtPlan`].
+    /// tables of a [`GpuDgtPlan`]; for a ring `Z_q[x]/Phi_m`, those of a [`GpuCyclotomic`]
+    /// (its convolution length `M` at least `2^10`: `m >= 513`).
     pub fn new(device: &Arc<GpuDevice>, ring: &Arc<RingContext>) -> Result<Self> {
         let mut moduli = Vec::with_capacity(3 * ring.num_limbs());
         for m in ring.moduli() {
@@ -59,11 +63,15 @@ impl GpuContext {
             moduli.extend_from_slice(&[m.value(), hi, lo]);
         }
         let moduli = device.upload(&moduli)?;
-        let (ntt, dgt) = match ring.transform() {
-            TransformKind::Ntt => (Some(upload_ntt_tables(device, ring)?), None),
-            TransformKind::Dgt | TransformKind::HierarchicalDgt => (None, Some(GpuDgtPlan::from_ring(device, ring)?)),
+        let (ntt, dgt, bluestein) = match ring.transform() {
+            TransformKind::Ntt => (Some(upload_ntt_tables(device, ring)?), None, None),
+            TransformKind::Dgt | TransformKind::HierarchicalDgt => {
+                (None, Some(GpuDgtPlan::from_ring(device, ring)?), None)
+            }
+            TransformKind::Bluestein => (None, None, Some(Arc::new(GpuCyclotomic::from_ring(device, ring)?))),
         };
-        Ok(Self { inner: Arc::new(Inner { device: Arc::clone(device), ring: Arc::clone(ring), moduli, ntt, dgt }) })
+        let inner = Inner { device: Arc::clone(device), ring: Arc::clone(ring), moduli, ntt, dgt, bluestein };
+        Ok(Self { inner: Arc::new(inner) })
     }
 
     /// The device.
@@ -82,9 +90,45 @@ impl GpuContext {
         &self.inner.ring
     }
 
-    /// The ring degree `N`.
+    /// The length of one limb's row on the device: the ring degree `N`; for a ring
+    /// `Z_q[x]/Phi_m`, `phi(m)` rounded up to a power of two (`RingContext::sampling_degree`),
+    /// the words past `phi(m)` zero (`crate::bluestein`'s layout), so that the element-wise
+    /// kernels see power-of-two rows.
     pub fn degree(&self) -> usize {
-        self.inner.ring.degree()
+        self.inner.ring.sampling_degree()
+    }
+
+    /// `L` rows of [`degree`](Self::degree) words: the device length of one polynomial.
+    pub fn poly_len(&self) -> usize {
+        self.degree() * self.num_limbs()
+    }
+
+    /// Host limb-major values (`L` limbs of the ring's degree) in the device layout: as they
+    /// are, or with each limb padded by zeros to [`degree`](Self::degree).
+    pub(crate) fn to_device_layout<'a>(&self, values: &'a [u64]) -> std::borrow::Cow<'a, [u64]> {
+        let (n, stride) = (self.inner.ring.degree(), self.degree());
+        if n == stride {
+            return std::borrow::Cow::Borrowed(values);
+        }
+        let mut padded = vec![0u64; values.len() / n * stride];
+        for (row, limb) in padded.chunks_exact_mut(stride).zip(values.chunks_exact(n)) {
+            row[..n].copy_from_slice(limb);
+        }
+        std::borrow::Cow::Owned(padded)
+    }
+
+    /// Device-layout words back to host limbs (the padding dropped).
+    pub(crate) fn host_layout(&self, words: Vec<u64>) -> Vec<u64> {
+        let (n, stride) = (self.inner.ring.degree(), self.degree());
+        if n == stride {
+            return words;
+        }
+        words.chunks_exact(stride).flat_map(|row| &row[..n]).copied().collect()
+    }
+
+    /// Bluestein's transform of a ring `Z_q[x]/Phi_m` (`None` for the power-of-two ring).
+    pub fn bluestein(&self) -> Option<&GpuCyclotomic> {
+        self.inner.bluestein.as_deref()
     }
 
     /// The number of limbs `L`.
@@ -105,6 +149,10 @@ impl GpuContext {
 
     /// The context's forward transform, in place, of `polys` polynomials in `data`.
     pub(crate) fn forward_transform(&self, data: &mut CudaSlice<u64>, polys: usize) -> Result<()> {
+        if let Some(bluestein) = self.bluestein() {
+            *data = bluestein.forward_rows(data, self.degree(), polys)?;
+            return Ok(());
+        }
         match &self.inner.dgt {
             Some(dgt) => dgt.forward(data),
             None => crate::ntt::ntt_forward(self, data, polys),
@@ -113,6 +161,10 @@ impl GpuContext {
 
     /// The context's inverse transform, in place, of `polys` polynomials in `data`.
     pub(crate) fn inverse_transform(&self, data: &mut CudaSlice<u64>, polys: usize) -> Result<()> {
+        if let Some(bluestein) = self.bluestein() {
+            *data = bluestein.inverse_rows(data, self.degree(), polys)?;
+            return Ok(());
+        }
         match &self.inner.dgt {
             Some(dgt) => dgt.inverse(data),
             None => crate::ntt::ntt_inverse(self, data, polys),
@@ -123,6 +175,9 @@ impl GpuContext {
     /// memory; `source` is untouched. NTT: the first pass reads `source` and writes the new
     /// buffer (no copy); DGT and HDGT: a device copy, then the transform in place.
     pub(crate) fn forward_transform_to_new(&self, source: &CudaSlice<u64>, polys: usize) -> Result<CudaSlice<u64>> {
+        if let Some(bluestein) = self.bluestein() {
+            return bluestein.forward_rows(source, self.degree(), polys);
+        }
         match &self.inner.dgt {
             Some(dgt) => {
                 let mut data = self.inner.device.duplicate(source)?;
@@ -143,6 +198,9 @@ impl GpuContext {
     /// (`source` untouched): NTT contexts read `source` in the first inverse pass; DGT
     /// contexts copy, then transform.
     pub(crate) fn inverse_transform_to_new(&self, source: &CudaSlice<u64>, polys: usize) -> Result<CudaSlice<u64>> {
+        if let Some(bluestein) = self.bluestein() {
+            return bluestein.inverse_rows(source, self.degree(), polys);
+        }
         match &self.inner.dgt {
             Some(dgt) => {
                 let mut data = self.inner.device.duplicate(source)?;
@@ -173,6 +231,11 @@ impl GpuContext {
         if factor.len() != data.len() {
             return Err(GpuError::LengthMismatch { expected: data.len(), actual: factor.len() });
         }
+        if let Some(bluestein) = self.bluestein() {
+            crate::elementwise::binary(self, crate::elementwise::BinaryOp::Mul, data, None, factor)?;
+            *data = bluestein.inverse_rows(data, self.degree(), polys)?;
+            return Ok(());
+        }
         match &self.inner.dgt {
             Some(dgt) => {
                 crate::elementwise::binary(self, crate::elementwise::BinaryOp::GaussMul, data, None, factor)?;
@@ -199,6 +262,11 @@ impl GpuContext {
             if other.len() != addend.len() {
                 return Err(GpuError::LengthMismatch { expected: addend.len(), actual: other.len() });
             }
+        }
+        if let Some(bluestein) = self.bluestein() {
+            let mut data = self.inner.device.duplicate(addend)?;
+            crate::elementwise::binary(self, crate::elementwise::BinaryOp::MulAdd, &mut data, Some(source), factor)?;
+            return bluestein.inverse_rows(&data, self.degree(), polys);
         }
         match &self.inner.dgt {
             Some(dgt) => {

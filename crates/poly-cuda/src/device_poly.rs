@@ -35,7 +35,7 @@ impl<R: Representation> DevicePoly<R> {
     /// residues of the context's limbs, written on the context's stream. Errors with
     /// [`GpuError::LengthMismatch`] for a wrong length.
     pub fn from_device_buffer(context: &GpuContext, data: CudaSlice<u64>) -> Result<Self> {
-        let expected = context.ring().poly_len();
+        let expected = context.poly_len();
         if data.len() != expected {
             return Err(GpuError::LengthMismatch { expected, actual: data.len() });
         }
@@ -56,7 +56,7 @@ impl<R: Representation> DevicePoly<R> {
 
     /// The zero polynomial.
     pub fn zero(context: &GpuContext) -> Result<Self> {
-        let len = context.ring().poly_len();
+        let len = context.poly_len();
         let bytes = len * size_of::<u64>();
         let data = context.device().stream().alloc_zeros::<u64>(len).map_err(|e| GpuError::alloc(bytes, e))?;
         Self::from_device_buffer(context, data)
@@ -68,7 +68,7 @@ impl<R: Representation> DevicePoly<R> {
         if !context.ring().is_compatible(host.context()) {
             return Err(PolyError::ContextMismatch.into());
         }
-        let data = context.device().upload(host.as_slice())?;
+        let data = context.device().upload(&context.to_device_layout(host.as_slice()))?;
         Self::from_device_buffer(context, data)
     }
 
@@ -82,12 +82,12 @@ impl<R: Representation> DevicePoly<R> {
     /// The values, copied back to the host once all queued work has finished.
     pub fn download(&self) -> Result<Poly<R>> {
         let values = self.context.device().download_words(&self.data)?;
-        Ok(Poly::from_limbs(self.context.ring(), values)?)
+        Ok(Poly::from_limbs(self.context.ring(), self.context.host_layout(values))?)
     }
 
     /// The limb-major values as a plain vector (see [`DevicePoly::download`]).
     pub fn to_vec(&self) -> Result<Vec<u64>> {
-        self.context.device().download_words(&self.data)
+        Ok(self.context.host_layout(self.context.device().download_words(&self.data)?))
     }
 
     /// The GPU context.
@@ -147,6 +147,10 @@ impl<R: Representation> DevicePoly<R> {
             x.context.check_compatible(&y.context)?;
             a[0].context.check_compatible(&x.context)?;
         }
+        if a[0].context.bluestein().is_some() {
+            // The fused launch covers the ring's L phi(m) words, not the padded rows.
+            return a[..count].iter_mut().zip(b).try_for_each(|(x, y)| x.add_assign(y));
+        }
         for (chunk_a, chunk_b) in
             a[..count].chunks_mut(elementwise::MAX_MANY).zip(b[..count].chunks(elementwise::MAX_MANY))
         {
@@ -168,6 +172,10 @@ impl<R: Representation> DevicePoly<R> {
         for (x, y) in a.iter().zip(b) {
             x.context.check_compatible(&y.context)?;
             a[0].context.check_compatible(&x.context)?;
+        }
+        if a[0].context.bluestein().is_some() {
+            // The fused launch covers the ring's L phi(m) words, not the padded rows.
+            return a[..count].iter().zip(b).map(|(x, y)| if subtract { x.sub(y) } else { x.add(y) }).collect();
         }
         let mut out = Vec::with_capacity(count);
         for x in &a[..count] {
@@ -254,6 +262,12 @@ impl DevicePoly<Coeff> {
     /// coefficient `j` moves to `k = j g mod 2N`, negated if `k >= N`, landing at `k - N`.
     /// Errors with [`PolyError::InvalidAutomorphism`] for even `g`.
     pub fn automorphism(&self, g: u64) -> Result<Self> {
+        if self.context.bluestein().is_some() {
+            // Z_q[x]/Phi_m: the permutation of the evaluations, between the transforms.
+            self.context.ring().ring_kind().check_automorphism(g)?;
+            let evaluations = self.forward_to_new()?;
+            return evaluations.automorphism_bluestein(g)?.inverse();
+        }
         let n = self.context.degree();
         if g.is_multiple_of(2) {
             return Err(PolyError::InvalidAutomorphism { exponent: g, degree: n }.into());
@@ -283,6 +297,17 @@ impl DevicePoly<Eval> {
         let mut out = unsafe { self.context.device().alloc::<u64>(self.data.len()) }?;
         elementwise::automorphism_eval(&self.context, &mut out, &self.data, g)?;
         Ok(Self { context: self.context.clone(), data: out, representation: PhantomData })
+    }
+
+    /// `a(x) -> a(x^g)` on the evaluations of a ring `Z_q[x]/Phi_m` (`g` a unit modulo `m`):
+    /// the permutation of [`Poly::automorphism_bluestein`], one kernel. Errors with
+    /// [`PolyError::InvalidGaloisElement`] for a `g` that is no unit modulo `m` and
+    /// [`PolyError::InvalidTransform`] for a context of the power-of-two ring.
+    pub fn automorphism_bluestein(&self, g: u64) -> Result<Self> {
+        let sources = self.context.ring().bluestein_automorphism_sources(g)?;
+        let bluestein = self.context.bluestein().ok_or(PolyError::ContextMismatch)?;
+        let data = bluestein.permute_rows(&self.data, &sources, self.context.degree(), 1)?;
+        Ok(Self { context: self.context.clone(), data, representation: PhantomData })
     }
 
     /// The inverse transform of every limb (`poly`'s `Poly::inverse`).
@@ -522,8 +547,9 @@ impl DevicePoly<Eval> {
 
     fn product_op(&self, accumulate: bool) -> BinaryOp {
         match (self.context.ring().transform(), accumulate) {
-            (TransformKind::Ntt, false) => BinaryOp::Mul,
-            (TransformKind::Ntt, true) => BinaryOp::MulAdd,
+            // Bluestein evaluations are single points, as the NTT's.
+            (TransformKind::Ntt | TransformKind::Bluestein, false) => BinaryOp::Mul,
+            (TransformKind::Ntt | TransformKind::Bluestein, true) => BinaryOp::MulAdd,
             (TransformKind::Dgt | TransformKind::HierarchicalDgt, false) => BinaryOp::GaussMul,
             (TransformKind::Dgt | TransformKind::HierarchicalDgt, true) => BinaryOp::GaussMulAdd,
         }
@@ -580,12 +606,12 @@ impl<R: Representation> DevicePolyBatch<R> {
                 PolyError::InvalidParameter { name: "batch size", value: 0, reason: "must be at least 1" }.into()
             );
         }
-        let mut values = Vec::with_capacity(polys.len() * context.ring().poly_len());
+        let mut values = Vec::with_capacity(polys.len() * context.poly_len());
         for host in polys {
             if !context.ring().is_compatible(host.context()) {
                 return Err(PolyError::ContextMismatch.into());
             }
-            values.extend_from_slice(host.as_slice());
+            values.extend_from_slice(&context.to_device_layout(host.as_slice()));
         }
         let data = context.device().upload(&values)?;
         Ok(Self { context: context.clone(), count: polys.len(), data, representation: PhantomData })
@@ -601,7 +627,7 @@ impl<R: Representation> DevicePolyBatch<R> {
                 PolyError::InvalidParameter { name: "batch size", value: 0, reason: "must be at least 1" }.into()
             );
         }
-        let expected = count * context.ring().poly_len();
+        let expected = count * context.poly_len();
         if data.len() != expected {
             return Err(GpuError::LengthMismatch { expected, actual: data.len() });
         }
@@ -615,7 +641,7 @@ impl<R: Representation> DevicePolyBatch<R> {
 
     /// The polynomials, copied back once all queued work has finished.
     pub fn download(&self) -> Result<Vec<Poly<R>>> {
-        let values = self.context.device().download_words(&self.data)?;
+        let values = self.context.host_layout(self.context.device().download_words(&self.data)?);
         let len = self.context.ring().poly_len();
         values.chunks_exact(len).map(|chunk| Ok(Poly::from_slice(self.context.ring(), chunk)?)).collect()
     }
@@ -840,7 +866,7 @@ impl DevicePolyBatch<Eval> {
         if self.context.ring().transform() != TransformKind::Ntt {
             return Err(GpuError::Unsupported { what: "a batch tensor product over a DGT ring".to_string() });
         }
-        let len = self.context.ring().poly_len();
+        let len = self.context.poly_len();
         let device = self.context.device();
         // SAFETY: ew_tensor writes every value of its three outputs.
         let mut out = unsafe { device.alloc::<u64>(3 * len) }?;

@@ -126,7 +126,9 @@ impl GpuDgtPlan {
                     .collect::<Result<Vec<_>>>()?;
                 Self::hierarchical(device, &plans)
             }
-            TransformKind::Ntt => Err(GpuError::Unsupported { what: "a DGT plan for an NTT ring context".to_string() }),
+            TransformKind::Ntt | TransformKind::Bluestein => Err(GpuError::Unsupported {
+                what: format!("a DGT plan for a {} ring context", ring.transform().name()),
+            }),
         }
     }
 

@@ -53,7 +53,7 @@ impl InverseScale {
                 }
                 Some(context.device().upload(&words)?)
             }
-            TransformKind::Dgt | TransformKind::HierarchicalDgt => None,
+            TransformKind::Dgt | TransformKind::HierarchicalDgt | TransformKind::Bluestein => None,
         };
         Ok(Self { context: context.clone(), factors: factors.to_vec(), table })
     }

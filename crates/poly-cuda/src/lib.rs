@@ -16,7 +16,8 @@
 //!   ([`kernel::Launch`]), the launch geometry and device-address helpers that every GPU crate
 //!   shares.
 //! - [`GpuContext`]: a [`poly::RingContext`] on a device, with moduli and NTT twiddle
-//!   tables uploaded once.
+//!   tables uploaded once; for a ring `Z_q[x]/Phi_m`, Bluestein's transform
+//!   ([`bluestein::GpuCyclotomic`]).
 //! - [`DevicePoly<R>`](DevicePoly): a polynomial in representation `Coeff` or `Eval`,
 //!   limb-major `[L][N]` on the device; add, sub, neg, scalar and evaluation products,
 //!   automorphisms, forward and inverse NTT. [`DevicePolyBatch`]: many polynomials in one
@@ -33,6 +34,8 @@
 
 #[cfg(feature = "cuda")]
 mod backend;
+#[cfg(feature = "cuda")]
+pub mod bluestein;
 #[cfg(feature = "cuda")]
 mod centered_lift;
 #[cfg(feature = "cuda")]

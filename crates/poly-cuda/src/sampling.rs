@@ -58,7 +58,7 @@ fn launch_uniform(
     stream_id: u64,
 ) -> Result<()> {
     let (limbs, log_degree) = geometry(context)?;
-    let expected = context.ring().poly_len();
+    let expected = context.poly_len();
     if out.len() != expected {
         return Err(GpuError::LengthMismatch { expected, actual: out.len() });
     }
@@ -83,11 +83,11 @@ impl<R: Representation> DevicePoly<R> {
     /// launch failures.
     pub fn sample_uniform(context: &GpuContext, seed: &Seed, poly_index: u64) -> Result<Self> {
         let stream_id = Distribution::Uniform.stream_id(poly_index)?;
-        let len = context.ring().poly_len();
+        let len = context.poly_len();
         // SAFETY: the kernel writes every one of the `len` values before anything reads them.
         let mut data = unsafe { context.device().alloc::<u64>(len) }?;
         launch_uniform(context, len / UNIFORM_PER_BLOCK, &mut data, seed, stream_id)?;
-        Self::from_device_buffer(context, data)
+        Self::from_device_buffer(context, without_padding(context, data)?)
     }
 }
 
@@ -113,7 +113,7 @@ impl DevicePoly<Coeff> {
         stream_id: u64,
     ) -> Result<Self> {
         let (limbs, log_degree) = geometry(context)?;
-        let len = context.ring().poly_len();
+        let len = context.poly_len();
         let chacha_blocks = context.degree() / SMALL_PER_BLOCK;
         let limbs_per_group = small_limbs_per_group(chacha_blocks, limbs as usize);
         let groups = (limbs as usize).div_ceil(limbs_per_group);
@@ -145,7 +145,17 @@ impl DevicePoly<Coeff> {
         // covers N / 8 ChaCha blocks (N >= 8 is a power of two) and its y rows the limbs in
         // groups of `limbs_per_group` (at least 1). The kernel writes only `out[0 .. L * N)`.
         unsafe { builder.launch(config) }?;
-        Self::from_device_buffer(context, data)
+        Self::from_device_buffer(context, without_padding(context, data)?)
+    }
+}
+
+/// `data` sampled at the context's row length, with the words past `phi(m)` of a ring
+/// `Z_q[x]/Phi_m` cleared (`crate::bluestein`'s layout: the first `phi(m)` words of each row are
+/// the ring's sample, as `poly` cuts them); unchanged for the power-of-two ring.
+fn without_padding(context: &GpuContext, data: CudaSlice<u64>) -> Result<CudaSlice<u64>> {
+    match context.bluestein() {
+        Some(bluestein) => bluestein.truncate_rows(&data, context.degree(), context.degree(), 1),
+        None => Ok(data),
     }
 }
 

@@ -131,14 +131,17 @@ pub trait Backend {
     /// The inverse transform of the context, limb by limb.
     fn inverse(&self, a: Self::Poly<Eval>) -> core::result::Result<Self::Poly<Coeff>, Self::Error>;
 
-    /// `a(x) -> a(x^g)` for odd `g` (see [`Poly::automorphism`] for the index map). Errors with
-    /// [`PolyError::InvalidAutomorphism`] for even `g`.
+    /// `a(x) -> a(x^g)` for odd `g` (see [`Poly::automorphism`] for the index map; in a ring
+    /// `Z_q[x]/Phi_m`, `g` a unit modulo `m` and the result reduced modulo `Phi_m`). Errors with
+    /// [`PolyError::InvalidAutomorphism`] for even `g` ([`PolyError::InvalidGaloisElement`] for
+    /// a `g` that is no unit modulo `m`).
     fn automorphism(&self, a: &Self::Poly<Coeff>, g: u64) -> core::result::Result<Self::Poly<Coeff>, Self::Error>;
 
     /// The automorphism of [`automorphism`](Self::automorphism) on evaluations: the
     /// evaluations of `a(x^g)`. The provided method transforms a copy, maps the coefficients
-    /// and transforms back; NTT contexts only permute the evaluations
-    /// ([`Poly::automorphism_ntt`]), which the CPU and GPU backends do.
+    /// and transforms back; NTT and Bluestein contexts only permute the evaluations
+    /// ([`Poly::automorphism_ntt`], [`Poly::automorphism_bluestein`]), which the CPU and GPU
+    /// backends do.
     fn automorphism_eval(&self, a: &Self::Poly<Eval>, g: u64) -> core::result::Result<Self::Poly<Eval>, Self::Error> {
         let coefficients = self.inverse(self.duplicate(a)?)?;
         self.forward(self.automorphism(&coefficients, g)?)
@@ -339,10 +342,13 @@ impl Backend for CpuBackend {
     }
 
     fn automorphism_eval(&self, a: &Poly<Eval>, g: u64) -> Result<Poly<Eval>> {
-        if a.context().transform() == crate::TransformKind::Ntt {
-            return a.automorphism_ntt(g);
+        match a.context().transform() {
+            crate::TransformKind::Ntt => a.automorphism_ntt(g),
+            crate::TransformKind::Bluestein => a.automorphism_bluestein(g),
+            crate::TransformKind::Dgt | crate::TransformKind::HierarchicalDgt => {
+                a.clone().inverse()?.automorphism(g)?.forward()
+            }
         }
-        a.clone().inverse()?.automorphism(g)?.forward()
     }
 
     fn sample_uniform<R: Representation>(

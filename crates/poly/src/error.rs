@@ -36,6 +36,13 @@ pub enum PolyError {
     /// The automorphism exponent is not a unit modulo 2N.
     #[error("automorphism exponent {exponent} is invalid for degree {degree}: must be odd")]
     InvalidAutomorphism { exponent: u64, degree: usize },
+    /// `x -> x^g` is no automorphism of `Z_q[x]/Phi_m`: `g` shares a factor with `m`.
+    #[error("Galois element {element} is invalid for Phi_{m}: must be a unit modulo {m}")]
+    InvalidGaloisElement { element: u64, m: u64 },
+    /// A transform that is not one of the ring kind's ([`crate::RingKind::supports`]), or an
+    /// operation of one transform asked of another's context.
+    #[error("transform {transform:?} does not apply to the ring {ring:?}")]
+    InvalidTransform { transform: crate::TransformKind, ring: crate::RingKind },
     /// A parameter is outside its allowed range.
     #[error("invalid {name} = {value}: {reason}")]
     InvalidParameter { name: &'static str, value: u64, reason: &'static str },

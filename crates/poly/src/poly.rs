@@ -87,6 +87,22 @@ fn check_canonical(context: &RingContext, data: &[u64]) -> Result<()> {
     Ok(())
 }
 
+/// The limb-major words of a sampler `sample(degree, out)` for `context`: run at the context's
+/// degree, or, for a cyclotomic ring, at its [`RingContext::sampling_degree`] and cut to the
+/// first `phi(m)` words of every limb (the samples are coefficients in the power basis
+/// `1, x, .., x^(phi(m) - 1)`; `docs/rings.md`).
+fn sample_limbs(context: &RingContext, sample: impl FnOnce(usize, &mut [u64]) -> Result<()>) -> Result<Vec<u64>> {
+    let (n, degree) = (context.degree(), context.sampling_degree());
+    if degree == n {
+        let mut data = vec![0; context.poly_len()];
+        sample(n, &mut data)?;
+        return Ok(data);
+    }
+    let mut padded = vec![0; context.num_limbs() * degree];
+    sample(degree, &mut padded)?;
+    Ok(padded.chunks_exact(degree).flat_map(|limb| &limb[..n]).copied().collect())
+}
+
 impl<R: Representation> Poly<R> {
     /// The zero polynomial.
     pub fn zero(context: &Arc<RingContext>) -> Self {
@@ -119,8 +135,9 @@ impl<R: Representation> Poly<R> {
     /// [`sampling::sample_uniform`]. The uniform distribution is the same in both
     /// representations, so the words are taken as representation `R` directly.
     pub fn sample_uniform(context: &Arc<RingContext>, seed: &Seed, poly_index: u64) -> Result<Self> {
-        let mut data = vec![0; context.poly_len()];
-        sampling::sample_uniform(context.moduli(), context.degree(), seed, poly_index, &mut data)?;
+        let data = sample_limbs(context, |degree, out| {
+            sampling::sample_uniform(context.moduli(), degree, seed, poly_index, out)
+        })?;
         Ok(Self { context: Arc::clone(context), data, representation: PhantomData })
     }
 
@@ -282,16 +299,17 @@ impl Poly<Coeff> {
     /// A ternary polynomial (coefficients in `{-1, 0, 1}`) from `(seed, poly_index)` by
     /// [`sampling::sample_ternary`], the same integer polynomial in every limb.
     pub fn sample_ternary(context: &Arc<RingContext>, seed: &Seed, poly_index: u64) -> Result<Self> {
-        let mut data = vec![0; context.poly_len()];
-        sampling::sample_ternary(context.moduli(), context.degree(), seed, poly_index, &mut data)?;
+        let data = sample_limbs(context, |degree, out| {
+            sampling::sample_ternary(context.moduli(), degree, seed, poly_index, out)
+        })?;
         Ok(Self { context: Arc::clone(context), data, representation: PhantomData })
     }
 
     /// A centered-binomial polynomial (eta = 21) from `(seed, poly_index)` by
     /// [`sampling::sample_cbd`], the same integer polynomial in every limb.
     pub fn sample_cbd(context: &Arc<RingContext>, seed: &Seed, poly_index: u64) -> Result<Self> {
-        let mut data = vec![0; context.poly_len()];
-        sampling::sample_cbd(context.moduli(), context.degree(), seed, poly_index, &mut data)?;
+        let data =
+            sample_limbs(context, |degree, out| sampling::sample_cbd(context.moduli(), degree, seed, poly_index, out))?;
         Ok(Self { context: Arc::clone(context), data, representation: PhantomData })
     }
 
@@ -309,13 +327,17 @@ impl Poly<Coeff> {
 
     /// The automorphism `a(x) -> a(x^g)` for odd `g` (taken modulo `2N`): coefficient `j`
     /// moves to `k = j g mod 2N`, negated if `k >= N` (as `x^N = -1`), landing at `k - N`.
+    /// In a ring `Z_q[x]/Phi_m`, `g` is a unit modulo `m` (taken modulo `m`): coefficient `j`
+    /// moves to `j g mod m`, and the result, of degree below `m`, is reduced modulo `Phi_m`.
     ///
-    /// Errors with [`PolyError::InvalidAutomorphism`] for even `g`.
+    /// Errors with [`PolyError::InvalidAutomorphism`] for even `g`
+    /// ([`PolyError::InvalidGaloisElement`] for a `g` not a unit modulo `m`).
     pub fn automorphism(&self, g: u64) -> Result<Self> {
         let n = self.context.degree();
         let two_n = 2 * n as u64;
-        if g.is_multiple_of(2) {
-            return Err(PolyError::InvalidAutomorphism { exponent: g, degree: n });
+        self.context.ring_kind().check_automorphism(g)?;
+        if let crate::RingKind::Cyclotomic { m } = self.context.ring_kind() {
+            return self.automorphism_cyclotomic(g, m);
         }
         let step = (g % two_n) as usize;
         let mut out = vec![0u64; self.data.len()];
@@ -338,9 +360,45 @@ impl Poly<Coeff> {
         }
         Ok(Self { context: Arc::clone(&self.context), data: out, representation: PhantomData })
     }
+
+    /// [`Poly::automorphism`] of a ring `Z_q[x]/Phi_m` (`g` checked): `x^j -> x^(j g mod m)`,
+    /// then the reduction modulo `Phi_m` of each limb's plan.
+    fn automorphism_cyclotomic(&self, g: u64, m: usize) -> Result<Self> {
+        let n = self.context.degree();
+        let g = (g % m as u64) as usize;
+        let mut out = Vec::with_capacity(self.data.len());
+        let mut spread = vec![0u64; m];
+        for (plan, src) in self.context.plans().iter().zip(self.data.chunks_exact(n)) {
+            let plan = plan.as_bluestein().ok_or(PolyError::ContextMismatch)?;
+            spread.fill(0);
+            // j -> j g mod m is injective (g a unit): no two coefficients meet.
+            for (j, &value) in src.iter().enumerate() {
+                spread[j * g % m] = value;
+            }
+            out.extend(plan.reduce_fast(&spread)?);
+        }
+        Ok(Self { context: Arc::clone(&self.context), data: out, representation: PhantomData })
+    }
 }
 
 impl Poly<Eval> {
+    /// The automorphism `a(x) -> a(x^g)` (`g` a unit modulo `m`) on the evaluations of a ring
+    /// `Z_q[x]/Phi_m`, where it permutes them: the value of `a(x^g)` at `w^k` is the value of
+    /// `a` at `w^(k g)` ([`RingContext::bluestein_automorphism_sources`]). Equals
+    /// `forward(automorphism(inverse(self), g))`.
+    ///
+    /// Errors with [`PolyError::InvalidGaloisElement`] for a `g` not a unit modulo `m` and
+    /// [`PolyError::InvalidTransform`] for a context of the power-of-two ring.
+    pub fn automorphism_bluestein(&self, g: u64) -> Result<Self> {
+        let sources = self.context.bluestein_automorphism_sources(g)?;
+        let n = self.context.degree();
+        let mut out = Vec::with_capacity(self.data.len());
+        for src in self.data.chunks_exact(n) {
+            out.extend(sources.iter().map(|&k| src.get(k).copied().unwrap_or(0)));
+        }
+        Ok(Self { context: Arc::clone(&self.context), data: out, representation: PhantomData })
+    }
+
     /// The automorphism `a(x) -> a(x^g)` (odd `g`, taken modulo `2N`) on the evaluations of an
     /// NTT context, where it only permutes them: with `out[j] = a(psi^(2 bitrev(j) + 1))`,
     /// `sigma_g(a)` at that point is `a(psi^e)`, `e = (2 bitrev(j) + 1) g mod 2N`, which is
@@ -386,7 +444,7 @@ impl Poly<Eval> {
     }
 
     /// The ring product `self * other` in the evaluation representation: coordinate-wise
-    /// under the NTT, Gaussian-coordinate-wise on `(re, im)` pairs under the DGTs.
+    /// under the NTT and Bluestein's transform, Gaussian-coordinate-wise on `(re, im)` pairs under the DGTs.
     pub fn mul(&self, other: &Self) -> Result<Self> {
         let mut out = self.clone();
         out.mul_assign(other)?;

@@ -53,6 +53,62 @@ pub fn negacyclic_convolution(modulus: &Modulus, a: &[u64], b: &[u64]) -> Result
         .collect())
 }
 
+/// `a mod (Phi_m, p)` by long division with `Phi_m`'s integer coefficients
+/// ([`crate::cyclotomic::cyclotomic_polynomial`]), for `a` of any length with canonical values:
+/// `phi(m)` values. Errors for an `m` the polynomial refuses.
+pub fn reduce_mod_cyclotomic(modulus: &Modulus, m: u64, a: &[u64]) -> Result<Vec<u64>> {
+    let phi: Vec<u64> = crate::cyclotomic::cyclotomic_polynomial(m)?.iter().map(|&c| modulus.from_i64(c)).collect();
+    let n = phi.len() - 1;
+    let mut rest = a.to_vec();
+    // Phi_m is monic: subtracting c x^(i - n) Phi_m clears coefficient i, from the top down.
+    for i in (n..rest.len()).rev() {
+        let c = rest[i];
+        for (j, &pj) in phi.iter().enumerate() {
+            rest[i - n + j] = modulus.sub(rest[i - n + j], modulus.mul(c, pj));
+        }
+    }
+    rest.resize(n, 0);
+    Ok(rest)
+}
+
+/// `a * b mod (Phi_m, p)`: the schoolbook product (`u128` sums), then
+/// [`reduce_mod_cyclotomic`]. Errors on unequal lengths or a value not below `p`.
+pub fn cyclotomic_convolution(modulus: &Modulus, m: u64, a: &[u64], b: &[u64]) -> Result<Vec<u64>> {
+    check_same_length(a.len(), b.len())?;
+    let p = modulus.value();
+    for (index, &value) in a.iter().chain(b).enumerate() {
+        if value >= p {
+            return Err(PolyError::CoefficientOutOfRange { limb: 0, index: index % a.len(), value, modulus: p });
+        }
+    }
+    let mut sums = vec![0u128; (2 * a.len()).saturating_sub(1)];
+    for (i, &ai) in a.iter().enumerate() {
+        for (j, &bj) in b.iter().enumerate() {
+            sums[i + j] += modulus.mul(ai, bj) as u128;
+        }
+    }
+    let product: Vec<u64> = sums.iter().map(|&v| modulus.reduce_u128(v)).collect();
+    reduce_mod_cyclotomic(modulus, m, &product)
+}
+
+/// The ring product of two coefficient-representation polynomials of any ring kind, limb by
+/// limb: [`negacyclic_convolution`] for `x^N + 1`, [`cyclotomic_convolution`] for `Phi_m`.
+/// Errors with [`PolyError::ContextMismatch`] for incompatible contexts.
+pub fn ring_product(a: &Poly<Coeff>, b: &Poly<Coeff>) -> Result<Poly<Coeff>> {
+    let crate::RingKind::Cyclotomic { m } = a.context().ring_kind() else {
+        return negacyclic_product(a, b);
+    };
+    if !a.context().is_compatible(b.context()) {
+        return Err(PolyError::ContextMismatch);
+    }
+    let context = a.context();
+    let mut data = Vec::with_capacity(context.poly_len());
+    for (modulus, (la, lb)) in context.moduli().iter().zip(a.limbs().zip(b.limbs())) {
+        data.extend(cyclotomic_convolution(modulus, m as u64, la, lb)?);
+    }
+    Poly::from_limbs(context, data)
+}
+
 /// The ring product of two coefficient-representation polynomials, limb by limb through
 /// [`negacyclic_convolution`]. Errors with [`PolyError::ContextMismatch`] for incompatible
 /// contexts.

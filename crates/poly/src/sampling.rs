@@ -62,6 +62,13 @@ pub const MAX_POLY_INDEX: u64 = (1 << 56) - 1;
 pub const CBD_ETA: u32 = 21;
 /// Smallest degree the samplers accept (one ChaCha block never straddles two limbs).
 pub const MIN_SAMPLING_DEGREE: usize = 8;
+/// The degree the samplers run at for `n` coefficients: `n` rounded up to a power of two, at
+/// least [`MIN_SAMPLING_DEGREE`]; the first `n` words of each limb are the sample (the power
+/// basis of a ring `Z_q[x]/Phi_m`, `n = phi(m)`: `RingContext::sampling_degree`).
+pub fn padded_sampling_degree(n: usize) -> usize {
+    n.next_power_of_two().max(MIN_SAMPLING_DEGREE)
+}
+
 /// Largest degree the samplers accept (the largest ring degree of the library).
 pub const MAX_SAMPLING_DEGREE: usize = 1 << 17;
 /// Largest number of limbs the samplers accept (the largest RNS basis of the library).

@@ -50,7 +50,7 @@ impl RlweParameters {
         let digit_size = self.digit_size().min(q.len());
         let tables = rns::KeySwitchContext::new(self.degree(), q, self.special_moduli(), digit_size)?;
         let qp: Vec<u64> = q.iter().chain(self.special_moduli()).copied().collect();
-        let ring_qp = RingContext::new(self.degree(), &qp, self.transform())?;
+        let ring_qp = self.ring_context(&qp)?;
         // Another thread may have built it meanwhile: keep the first.
         let _ = cell.set(LevelKeySwitch { tables, ring_qp });
         cell.get().ok_or(RlweError::InvalidParameter {
@@ -80,7 +80,7 @@ impl RlweParameters {
         if let Some(ring) = self.levels[level].get() {
             return Ok(Arc::clone(ring));
         }
-        let ring = RingContext::new(self.degree(), &self.ciphertext_moduli()[..=level], self.transform())?;
+        let ring = self.ring_context(&self.ciphertext_moduli()[..=level])?;
         // Another thread may have built it meanwhile: keep the first.
         let _ = self.levels[level].set(Arc::clone(&ring));
         Ok(self.levels[level].get().map_or(ring, Arc::clone))
@@ -201,7 +201,7 @@ impl<B: RlweBackend> RlweContext<B> {
         let cell = &self.last_primes[level];
         if cell.get().is_none() {
             let prime = self.params.ciphertext_moduli()[level];
-            let ring = poly::RingContext::new(self.params.degree(), &[prime], self.params.transform())?;
+            let ring = self.params.ring_context(&[prime])?;
             let _ = cell.set(self.backend.context(&ring).be()?);
         }
         let last_prime = cell.get().ok_or(RlweError::InvalidParameter {

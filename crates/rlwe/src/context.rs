@@ -61,8 +61,7 @@ impl<B: RlweBackend> RlweContext<B> {
         }
         let ring_q = backend.context(params.ring_q()).be()?;
         let ring_qp = backend.context(params.ring_qp()).be()?;
-        let ring_p = poly::RingContext::new(params.degree(), params.special_moduli(), params.transform())
-            .map_err(RlweError::from)?;
+        let ring_p = params.ring_context(params.special_moduli())?;
         let ring_p = backend.context(&ring_p).be()?;
         let tables = params.key_switch_tables();
         let gadgets = (0..tables.num_digits()).map(|j| tables.gadget_factor(j)).collect::<rns::Result<_>>()?;

@@ -87,6 +87,7 @@ pub fn transform_code(transform: TransformKind) -> u8 {
         TransformKind::Ntt => 0,
         TransformKind::Dgt => 1,
         TransformKind::HierarchicalDgt => 2,
+        TransformKind::Bluestein => 3,
     }
 }
 

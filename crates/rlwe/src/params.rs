@@ -3,16 +3,22 @@
 //! switching, the transform of the evaluation representation, and the 128-bit security check
 //! of the HE Standard ([`crate::security`]). Schemes add their own values (plaintext modulus,
 //! multiplication tables) around an `Arc<RlweParameters>`.
+//!
+//! The ring is `Z_q[x]/(x^N + 1)` unless the builder is made for a ring `Z_q[x]/Phi_m`
+//! ([`RlweParametersBuilder::new_cyclotomic`]; `poly::RingKind`, `docs/rings.md`): then the
+//! degree is `phi(m)`, the transform Bluestein's, the primes `= 1 mod m` and `= 1 mod 2M`, and
+//! the security check reads the table at dimension `phi(m)`
+//! ([`crate::security::max_modulus_bits_128_dimension`]).
 
 use std::sync::Arc;
 
 use modarith::{Modulus, generate_ntt_primes};
 use num_bigint::BigUint;
 use num_traits::One;
-use poly::{RingContext, TransformKind};
+use poly::{RingContext, RingKind, TransformKind};
 use rns::KeySwitchContext;
 
-use crate::security::max_modulus_bits_128;
+use crate::security::{max_modulus_bits_128, max_modulus_bits_128_dimension};
 use crate::{Result, RlweError};
 
 /// Smallest ring degree.
@@ -25,8 +31,8 @@ pub const MAX_PRIMES: usize = poly::context::MAX_LIMBS;
 /// How a set of primes is given.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum ModuliChoice {
-    /// One generated NTT-friendly prime (`1 mod 2N`) per entry, of that many bits, distinct
-    /// from all others.
+    /// One generated NTT-friendly prime (`1 mod 2N`; for a ring `Z_q[x]/Phi_m`, `1 mod m` and
+    /// `1 mod 2M`) per entry, of that many bits, distinct from all others.
     Bits(Vec<u32>),
     /// These primes, validated.
     Explicit(Vec<u64>),
@@ -35,6 +41,7 @@ pub enum ModuliChoice {
 /// Builds and validates [`RlweParameters`].
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct RlweParametersBuilder {
+    ring: RingKind,
     degree: usize,
     ciphertext_moduli: ModuliChoice,
     special_moduli: ModuliChoice,
@@ -58,6 +65,7 @@ impl RlweParametersBuilder {
     /// A builder for degree `degree` with no moduli yet and the NTT.
     pub fn new(degree: usize) -> Self {
         Self {
+            ring: RingKind::NegacyclicPowerOfTwo { degree },
             degree,
             ciphertext_moduli: ModuliChoice::Bits(Vec::new()),
             special_moduli: ModuliChoice::Bits(Vec::new()),
@@ -66,9 +74,30 @@ impl RlweParametersBuilder {
         }
     }
 
+    /// A builder for the ring `Z_q[x]/Phi_m` (odd `m`, degree `phi(m)`) with no moduli yet and
+    /// Bluestein's transform. The schemes do not run over it yet: the core's parameters and
+    /// rings carry it.
+    pub fn new_cyclotomic(m: usize) -> Self {
+        let ring = RingKind::Cyclotomic { m };
+        Self {
+            ring,
+            // phi(m), 0 for an m that `moduli` refuses.
+            degree: if m >= 1 && m as u64 <= poly::cyclotomic::MAX_M { ring.degree() } else { 0 },
+            ciphertext_moduli: ModuliChoice::Bits(Vec::new()),
+            special_moduli: ModuliChoice::Bits(Vec::new()),
+            transform: TransformKind::Bluestein,
+            allow_insecure: false,
+        }
+    }
+
     /// The ring degree.
     pub fn degree(&self) -> usize {
         self.degree
+    }
+
+    /// The ring kind.
+    pub fn ring_kind(&self) -> RingKind {
+        self.ring
     }
 
     /// The ciphertext primes.
@@ -104,15 +133,31 @@ impl RlweParametersBuilder {
     /// a prime below `2^62`, not `1 mod 2N`, or repeated; more than 64 primes in `q u P`.
     pub fn moduli(&self) -> Result<ResolvedModuli> {
         let degree = self.degree;
-        if !degree.is_power_of_two() || !(MIN_DEGREE..=MAX_DEGREE).contains(&degree) {
-            return Err(RlweError::InvalidParameter {
-                name: "degree",
-                value: degree as u64,
-                requirement: format!("must be a power of two in {MIN_DEGREE}..={MAX_DEGREE}"),
-            });
-        }
-        let ciphertext = resolve_moduli(&self.ciphertext_moduli, "ciphertext moduli", degree, &[])?;
-        let special = resolve_moduli(&self.special_moduli, "special moduli", degree, &ciphertext)?;
+        let step = match self.ring {
+            RingKind::NegacyclicPowerOfTwo { .. } => {
+                if !degree.is_power_of_two() || !(MIN_DEGREE..=MAX_DEGREE).contains(&degree) {
+                    return Err(RlweError::InvalidParameter {
+                        name: "degree",
+                        value: degree as u64,
+                        requirement: format!("must be a power of two in {MIN_DEGREE}..={MAX_DEGREE}"),
+                    });
+                }
+                PrimeStep::PowerOfTwo(2 * degree as u64)
+            }
+            RingKind::Cyclotomic { m } => {
+                if m < 3 || m.is_multiple_of(2) || m as u64 > poly::cyclotomic::MAX_M {
+                    return Err(RlweError::InvalidParameter {
+                        name: "m",
+                        value: m as u64,
+                        requirement: format!("must be odd, in 3..={}", poly::cyclotomic::MAX_M),
+                    });
+                }
+                // m odd and 2M a power of two: one congruence.
+                PrimeStep::Cyclotomic(m as u64 * 2 * poly::bluestein::bluestein_length(m) as u64)
+            }
+        };
+        let ciphertext = resolve_moduli(&self.ciphertext_moduli, "ciphertext moduli", step, &[])?;
+        let special = resolve_moduli(&self.special_moduli, "special moduli", step, &ciphertext)?;
         for &p in &special {
             if ciphertext.contains(&p) {
                 return Err(RlweError::InvalidParameter {
@@ -140,17 +185,22 @@ impl RlweParametersBuilder {
         let ResolvedModuli { degree, ciphertext, special } = moduli;
         let q = product(&ciphertext);
         let modulus_bits = (&q * product(&special)).bits();
-        let max_bits = max_modulus_bits_128(degree).unwrap_or(0);
+        let max_bits = match self.ring {
+            RingKind::NegacyclicPowerOfTwo { .. } => max_modulus_bits_128(degree),
+            RingKind::Cyclotomic { .. } => max_modulus_bits_128_dimension(degree),
+        }
+        .unwrap_or(0);
         if modulus_bits > max_bits && !self.allow_insecure {
             return Err(RlweError::Insecure { degree, modulus_bits, max_bits });
         }
         let digit_size = special.len().min(ciphertext.len());
         let key_switch = KeySwitchContext::new(degree, &ciphertext, &special, digit_size)?;
-        let ring_q = RingContext::new(degree, &ciphertext, self.transform)?;
+        let ring_q = RingContext::with_kind(self.ring, &ciphertext, self.transform)?;
         let ciphertext_len = ciphertext.len();
         let qp: Vec<u64> = ciphertext.iter().chain(&special).copied().collect();
-        let ring_qp = RingContext::new(degree, &qp, self.transform)?;
+        let ring_qp = RingContext::with_kind(self.ring, &qp, self.transform)?;
         Ok(Arc::new(RlweParameters {
+            ring: self.ring,
             degree,
             ciphertext,
             special,
@@ -175,22 +225,61 @@ fn product(primes: &[u64]) -> BigUint {
     primes.iter().fold(BigUint::one(), |acc, &p| acc * p)
 }
 
-fn resolve_moduli(choice: &ModuliChoice, name: &'static str, degree: usize, taken: &[u64]) -> Result<Vec<u64>> {
-    let two_n = 2 * degree as u64;
+/// The congruence `p = 1 mod step` that the primes of a ring meet.
+#[derive(Debug, Clone, Copy)]
+enum PrimeStep {
+    /// `2N` (the power-of-two ring).
+    PowerOfTwo(u64),
+    /// `m 2M` (a ring `Z_q[x]/Phi_m`: the `m`-th roots and Bluestein's convolution of length `M`).
+    Cyclotomic(u64),
+}
+
+impl PrimeStep {
+    fn value(self) -> u64 {
+        match self {
+            PrimeStep::PowerOfTwo(step) | PrimeStep::Cyclotomic(step) => step,
+        }
+    }
+
+    /// The largest prime of `bits` bits `= 1 mod step`, not in `exclude`.
+    fn generate(self, bits: u32, exclude: &[u64]) -> Option<u64> {
+        match self {
+            PrimeStep::PowerOfTwo(two_n) => generate_ntt_primes(bits, two_n, 1, exclude).ok()?.first().copied(),
+            PrimeStep::Cyclotomic(step) => {
+                if !(2..=62).contains(&bits) {
+                    return None;
+                }
+                let (lower, upper) = (1u64 << (bits - 1), (1u64 << bits) - 1);
+                let first = upper / step * step + 1;
+                let candidates = core::iter::successors(Some(first), |&c| c.checked_sub(step));
+                candidates
+                    .take_while(|&c| c > lower)
+                    .find(|&c| c <= upper && !exclude.contains(&c) && modarith::is_prime(c))
+            }
+        }
+    }
+}
+
+fn resolve_moduli(choice: &ModuliChoice, name: &'static str, step: PrimeStep, taken: &[u64]) -> Result<Vec<u64>> {
+    let two_n = step.value();
+    let congruence = match step {
+        PrimeStep::PowerOfTwo(_) => "2N",
+        PrimeStep::Cyclotomic(_) => "m 2M",
+    };
     let primes = match choice {
         ModuliChoice::Bits(bits) => {
             let mut primes: Vec<u64> = Vec::with_capacity(bits.len());
             for &b in bits {
                 let mut exclude: Vec<u64> = taken.to_vec();
                 exclude.extend(&primes);
-                let found = generate_ntt_primes(b, two_n, 1, &exclude).map_err(|_| RlweError::InvalidParameter {
+                let found = step.generate(b, &exclude).ok_or_else(|| RlweError::InvalidParameter {
                     name,
                     value: u64::from(b),
                     requirement: format!(
-                        "prime bit sizes must be at most 62 and leave enough distinct primes = 1 mod 2N = {two_n}"
+                        "prime bit sizes must be at most 62 and leave enough distinct primes = 1 mod {congruence} = {two_n}"
                     ),
                 })?;
-                primes.extend(found);
+                primes.push(found);
             }
             primes
         }
@@ -207,7 +296,7 @@ fn resolve_moduli(choice: &ModuliChoice, name: &'static str, degree: usize, take
                     return Err(RlweError::InvalidParameter {
                         name,
                         value: p,
-                        requirement: format!("must be 1 mod 2N = {two_n}"),
+                        requirement: format!("must be 1 mod {congruence} = {two_n}"),
                     });
                 }
                 if primes[..i].contains(&p) || taken.contains(&p) {
@@ -236,9 +325,10 @@ fn resolve_moduli(choice: &ModuliChoice, name: &'static str, degree: usize, take
 /// - `ring_q`: `R_q` with the ciphertext primes (ciphertexts, public key);
 /// - `ring_qp`: `R_{qP}`, the ciphertext primes then the special primes (key-switching keys).
 ///
-/// Two parameter objects are equal when their defining values are (degree, primes,
+/// Two parameter objects are equal when their defining values are (ring kind, degree, primes,
 /// transform); keys check that equality.
 pub struct RlweParameters {
+    ring: RingKind,
     degree: usize,
     ciphertext: Vec<u64>,
     special: Vec<u64>,
@@ -258,6 +348,7 @@ impl core::fmt::Debug for RlweParameters {
     fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
         // The tables run to megabytes: show the defining values only.
         f.debug_struct("RlweParameters")
+            .field("ring", &self.ring)
             .field("degree", &self.degree)
             .field("ciphertext_moduli", &self.ciphertext)
             .field("special_moduli", &self.special)
@@ -269,7 +360,8 @@ impl core::fmt::Debug for RlweParameters {
 
 impl PartialEq for RlweParameters {
     fn eq(&self, other: &Self) -> bool {
-        self.degree == other.degree
+        self.ring == other.ring
+            && self.degree == other.degree
             && self.ciphertext == other.ciphertext
             && self.special == other.special
             && self.transform == other.transform
@@ -279,9 +371,20 @@ impl PartialEq for RlweParameters {
 impl Eq for RlweParameters {}
 
 impl RlweParameters {
-    /// The ring degree `N`.
+    /// The ring degree `N` (`phi(m)` for a ring `Z_q[x]/Phi_m`).
     pub fn degree(&self) -> usize {
         self.degree
+    }
+
+    /// The ring kind: `x^N + 1`, or `Phi_m`.
+    pub fn ring_kind(&self) -> RingKind {
+        self.ring
+    }
+
+    /// The ring of these parameters' kind and transform over `moduli` (the rings of the levels,
+    /// of `P`, of single primes).
+    pub fn ring_context(&self, moduli: &[u64]) -> Result<Arc<RingContext>> {
+        Ok(RingContext::with_kind(self.ring, moduli, self.transform)?)
     }
 
     /// The ciphertext primes `q_0, ..., q_{L-1}`.

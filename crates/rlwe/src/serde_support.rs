@@ -119,6 +119,8 @@ pub enum Transform {
     Dgt,
     /// The hierarchical DGT.
     HierarchicalDgt,
+    /// Bluestein's transform (rings `Z_q[x]/Phi_m`).
+    Bluestein,
 }
 
 impl From<poly::TransformKind> for Transform {
@@ -127,6 +129,7 @@ impl From<poly::TransformKind> for Transform {
             poly::TransformKind::Ntt => Transform::Ntt,
             poly::TransformKind::Dgt => Transform::Dgt,
             poly::TransformKind::HierarchicalDgt => Transform::HierarchicalDgt,
+            poly::TransformKind::Bluestein => Transform::Bluestein,
         }
     }
 }
@@ -137,6 +140,7 @@ impl From<Transform> for poly::TransformKind {
             Transform::Ntt => poly::TransformKind::Ntt,
             Transform::Dgt => poly::TransformKind::Dgt,
             Transform::HierarchicalDgt => poly::TransformKind::HierarchicalDgt,
+            Transform::Bluestein => poly::TransformKind::Bluestein,
         }
     }
 }

@@ -18,7 +18,7 @@ use num_bigint::BigUint;
 
 use crate::base::RnsBase;
 use crate::convert::BaseConverter;
-use crate::{Result, RnsError, check_degree, check_len};
+use crate::{Result, RnsError, check_any_degree, check_len};
 
 /// How ModUp extends a digit from `Q_j` to the other primes.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -57,7 +57,7 @@ impl KeySwitchContext {
     /// or appears twice in `q u P`; or `primes_per_digit` is not in `1..=k`. (For the usual
     /// noise bound choose `P >= max_j Q_j`; that is the caller's trade-off and is not checked.)
     pub fn new(degree: usize, q: &[u64], p: &[u64], primes_per_digit: usize) -> Result<Self> {
-        check_degree(degree)?;
+        check_any_degree(degree)?;
         let q = RnsBase::new(q)?;
         let p = RnsBase::new(p)?;
         q.check_disjoint(&p, "in q and the special primes P")?;

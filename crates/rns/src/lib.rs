@@ -51,6 +51,15 @@ pub const MAX_DEGREE: usize = 1 << 17;
 /// more than `q` has.
 const GENERATED_EXTRA_PRIMES: usize = 8;
 
+/// Errors unless `degree` is in `1..=2^17`: key switching's tables work coefficient by
+/// coefficient, so any ring degree serves (`phi(m)` for a ring `Z_q[x]/Phi_m`).
+fn check_any_degree(degree: usize) -> Result<()> {
+    if !(1..=MAX_DEGREE).contains(&degree) {
+        return Err(RnsError::InvalidParameter { name: "degree", value: degree as u64, reason: "must be in 1..=2^17" });
+    }
+    Ok(())
+}
+
 /// Errors unless `degree` is a power of two in `1..=2^17` (tests use small degrees; the
 /// ring contexts of `poly` ask for at least `2^10`).
 fn check_degree(degree: usize) -> Result<()> {

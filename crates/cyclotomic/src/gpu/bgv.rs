@@ -42,9 +42,44 @@ use poly_cuda::cudarc::driver::CudaSlice;
 use poly_cuda::kernel::address;
 use poly_cuda::{DevicePoly, GpuDevice};
 
-use super::ring::{ForwardInput, GpuCyclotomic, backend_error, config, driver_error};
+use poly_cuda::bluestein::{ForwardInput, GpuCyclotomic};
+use poly_cuda::cudarc::driver::LaunchConfig;
+use poly_cuda::kernel::linear_config;
+
 use crate::bgv::{Bgv, Ciphertext, PublicKey, RelinKey, SecretKey, inverse_mod};
 use crate::{CyclotomicError, Result};
+
+fn driver_error(call: &'static str, error: poly_cuda::cudarc::driver::DriverError) -> CyclotomicError {
+    poly_cuda::GpuError::driver(call, error).into()
+}
+
+poly_cuda::kernel_set! {
+    /// The BGV kernels of `kernels/cyclotomic.cu` (the transforms' are the ring layer's,
+    /// `poly_cuda::bluestein::BluesteinKernels`).
+    pub struct CyclotomicKernels(poly_cuda::hegpu_kernels::CYCLOTOMIC) {
+        cyc_encrypt_combine,
+        cyc_add,
+        cyc_tensor,
+        cyc_phase,
+        cyc_digit_spread,
+        cyc_keyswitch_inner,
+        cyc_moddown_lift,
+        cyc_moddown_combine,
+    }
+}
+
+/// Blocks of a grid-stride launch over `items` words.
+fn config(items: usize) -> LaunchConfig {
+    linear_config(items, 1 << 16)
+}
+
+/// A fresh device buffer of `len` words on `ring`'s device that the caller's next kernel writes
+/// in full (every call site here queues such a kernel at once).
+fn alloc(ring: &GpuCyclotomic, len: usize) -> Result<CudaSlice<u64>> {
+    // SAFETY: every caller in this module queues a kernel writing all `len` words before
+    // anything reads them (each call site says which).
+    Ok(unsafe { ring.alloc(len) }?)
+}
 
 fn invalid(name: &'static str, value: u64, requirement: impl Into<String>) -> CyclotomicError {
     CyclotomicError::InvalidParameter { name, value, requirement: requirement.into() }
@@ -122,6 +157,7 @@ impl GpuCiphertext {
 pub struct GpuBgv {
     bgv: Bgv,
     ring: GpuCyclotomic,
+    kernels: Arc<CyclotomicKernels>,
     /// `[b][a]`, `[2][L][n]`.
     pk: CudaSlice<u64>,
     /// `s` over `Q`, `[L][n]`, when decryption is wanted.
@@ -139,6 +175,7 @@ impl GpuBgv {
     pub fn new(device: &Arc<GpuDevice>, bgv: &Bgv, pk: &PublicKey, sk: Option<&SecretKey>) -> Result<Self> {
         let l = bgv.limbs();
         let ring = GpuCyclotomic::from_rings(device, bgv.params().m(), bgv.rings()[..l].to_vec())?;
+        let kernels = device.kernel_set::<CyclotomicKernels>()?;
         let len = l * bgv.degree();
         if pk.a.len() != len || pk.b.len() != len {
             return Err(CyclotomicError::LengthMismatch { what: "public key", expected: len, actual: pk.a.len() });
@@ -156,7 +193,7 @@ impl GpuBgv {
                 Ok(Decryption { tables, per_limb })
             })
             .collect::<Result<Vec<_>>>()?;
-        Ok(Self { bgv: bgv.clone(), ring, pk, sk, decryption, lower: OnceLock::new(), keyswitch: None })
+        Ok(Self { bgv: bgv.clone(), ring, kernels, pk, sk, decryption, lower: OnceLock::new(), keyswitch: None })
     }
 
     /// Uploads the relinearization key (and makes the rings `q_0 .. q_l, P` of every level).
@@ -185,7 +222,7 @@ impl GpuBgv {
         let extended = (0..l)
             .map(|level| {
                 let chosen = rings[..=level].iter().chain([&rings[l]]).cloned().collect();
-                GpuCyclotomic::from_rings(device, m, chosen)
+                Ok(GpuCyclotomic::from_rings(device, m, chosen)?)
             })
             .collect::<Result<Vec<_>>>()?;
         self.keyswitch = Some(KeySwitch { extended, key });
@@ -201,10 +238,10 @@ impl GpuBgv {
         let device = self.ring.device();
         let rings = self.bgv.rings();
         let levels = (0..l - 1)
-            .map(|level| GpuCyclotomic::from_rings(device, m, rings[..=level].to_vec()))
+            .map(|level| Ok(GpuCyclotomic::from_rings(device, m, rings[..=level].to_vec())?))
             .collect::<Result<Vec<_>>>()?;
         let singles = (1..=l)
-            .map(|r| GpuCyclotomic::from_rings(device, m, vec![rings[r].clone()]))
+            .map(|r| Ok(GpuCyclotomic::from_rings(device, m, vec![rings[r].clone()])?))
             .collect::<Result<Vec<_>>>()?;
         // {t mod q_j, p^-1 mod q_j} for j < keep, p the prime of ring `last`.
         let table = |keep: usize, last: usize| -> Result<CudaSlice<u64>> {
@@ -271,9 +308,9 @@ impl GpuBgv {
             return Err(CyclotomicError::LengthMismatch { what: "plaintext", expected: n, actual: plain.len() });
         }
         let context = self.ring.context();
-        let u = DevicePoly::<Coeff>::sample_ternary(context, seed, 3 * counter).map_err(backend_error)?;
-        let e0 = DevicePoly::<Coeff>::sample_cbd(context, seed, 3 * counter + 1).map_err(backend_error)?;
-        let e1 = DevicePoly::<Coeff>::sample_cbd(context, seed, 3 * counter + 2).map_err(backend_error)?;
+        let u = DevicePoly::<Coeff>::sample_ternary(context, seed, 3 * counter)?;
+        let e0 = DevicePoly::<Coeff>::sample_cbd(context, seed, 3 * counter + 1)?;
+        let e1 = DevicePoly::<Coeff>::sample_cbd(context, seed, 3 * counter + 2)?;
         let inputs = [
             ForwardInput { x: u.device_buffer(), stride: big_m, scale: 1, msg: None },
             ForwardInput { x: e0.device_buffer(), stride: big_m, scale: t, msg: Some((plain, t)) },
@@ -281,14 +318,14 @@ impl GpuBgv {
         ];
         let values = self.ring.forward_batch(&inputs)?;
         let len = self.len();
-        let mut data = self.ring.alloc(2 * len)?;
+        let mut data = alloc(&self.ring, 2 * len)?;
         let (n64, limbs) = (n as u64, self.ring.limbs() as u64);
-        let mut launch = self.ring.kernels().cyc_encrypt_combine.builder(self.stream());
+        let mut launch = self.kernels.cyc_encrypt_combine.builder(self.stream());
         launch.arg(&mut data).arg(&self.pk).arg(&values).arg(self.ring.context().moduli_table()).arg(&n64).arg(&limbs);
         // SAFETY: matches `cyc_encrypt_combine(u64* c, const u64* pk, const u64* v, const Modulus*
         // moduli, u64 n, u64 limbs)`: `data` and `pk` hold 2 L n words, `values` 3 L n (the
         // batch of three), the moduli table L triples; the kernel writes all of `data`.
-        unsafe { launch.launch(config(len)) }.map_err(backend_error)?;
+        unsafe { launch.launch(config(len)) }?;
         Ok(GpuCiphertext { data, parts: 2, level: self.bgv.limbs() - 1, factor: 1 })
     }
 
@@ -300,7 +337,7 @@ impl GpuBgv {
 
     /// The ciphertext on the host.
     pub fn download(&self, ct: &GpuCiphertext) -> Result<Ciphertext> {
-        let words = self.ring.device().download_words(&ct.data).map_err(backend_error)?;
+        let words = self.ring.device().download_words(&ct.data)?;
         let per_part = (ct.level + 1) * self.ring.degree();
         let parts = words.chunks_exact(per_part).map(<[u64]>::to_vec).collect();
         Ok(Ciphertext { parts, level: ct.level, factor: ct.factor })
@@ -330,7 +367,7 @@ impl GpuBgv {
 
     /// A device copy of `ct`.
     fn duplicate(&self, ct: &GpuCiphertext) -> Result<GpuCiphertext> {
-        let mut data = self.ring.alloc(ct.data.len())?;
+        let mut data = alloc(&self.ring, ct.data.len())?;
         self.stream().memcpy_dtod(&ct.data, &mut data).map_err(|e| driver_error("cuMemcpyDtoDAsync", e))?;
         Ok(GpuCiphertext { data, parts: ct.parts, level: ct.level, factor: ct.factor })
     }
@@ -363,9 +400,9 @@ impl GpuBgv {
         let scale = if a.factor == b.factor { 1 } else { mul_mod(a.factor, inverse_mod(b.factor, t)?, t) };
         let limbs = a.level + 1;
         let len = a.parts * limbs * self.ring.degree();
-        let mut data = self.ring.alloc(len)?;
+        let mut data = alloc(&self.ring, len)?;
         let (n, limbs, count) = (self.ring.degree() as u64, limbs as u64, a.parts as u64);
-        let mut launch = self.ring.kernels().cyc_add.builder(self.stream());
+        let mut launch = self.kernels.cyc_add.builder(self.stream());
         launch
             .arg(&mut data)
             .arg(&a.data)
@@ -379,7 +416,7 @@ impl GpuBgv {
         // u64 n, u64 limbs, u64 count, u64 scale)`: all three buffers hold parts (level + 1) n
         // words (equal parts checked, equal levels made), the top moduli table L >= level + 1
         // triples whose first ones are q_0 .. q_level; the kernel writes all of `data`.
-        unsafe { launch.launch(config(len)) }.map_err(backend_error)?;
+        unsafe { launch.launch(config(len)) }?;
         Ok(GpuCiphertext { data, parts: a.parts, level: a.level, factor: a.factor })
     }
 
@@ -392,15 +429,15 @@ impl GpuBgv {
         let (a_low, b_low) = self.same_level(a, b)?;
         let (a, b) = (a_low.as_ref().unwrap_or(a), b_low.as_ref().unwrap_or(b));
         let len = (a.level + 1) * self.ring.degree();
-        let mut data = self.ring.alloc(3 * len)?;
+        let mut data = alloc(&self.ring, 3 * len)?;
         let (n, limbs) = (self.ring.degree() as u64, (a.level + 1) as u64);
-        let mut launch = self.ring.kernels().cyc_tensor.builder(self.stream());
+        let mut launch = self.kernels.cyc_tensor.builder(self.stream());
         launch.arg(&mut data).arg(&a.data).arg(&b.data).arg(self.ring.context().moduli_table()).arg(&n).arg(&limbs);
         // SAFETY: matches `cyc_tensor(u64* out, const u64* c, const u64* d, const Modulus* moduli,
         // u64 n, u64 limbs)`: `a` and `b` hold 2 (level + 1) n words (2 parts checked, equal
         // levels made), `data` 3 (level + 1) n, which the kernel writes in full; the top moduli
         // table begins with q_0 .. q_level.
-        unsafe { launch.launch(config(len)) }.map_err(backend_error)?;
+        unsafe { launch.launch(config(len)) }?;
         let factor = mul_mod(a.factor, b.factor, self.bgv.params().t());
         Ok(GpuCiphertext { data, parts: 3, level: a.level, factor })
     }
@@ -444,7 +481,7 @@ impl GpuBgv {
             });
         }
         // The last limb of each polynomial, [count][n].
-        let mut last = self.ring.alloc(count * n)?;
+        let mut last = alloc(&self.ring, count * n)?;
         for c in 0..count {
             let from = (c * (keep + 1) + keep) * n;
             stream
@@ -455,9 +492,9 @@ impl GpuBgv {
         let p: &Modulus = last_ring.rings()[0].modulus();
         let t_inv = p.inv(p.reduce(self.bgv.params().t()))?;
         let (p_hi, p_lo) = p.barrett_constant();
-        let mut lifted = self.ring.alloc(count * keep * n)?;
+        let mut lifted = alloc(&self.ring, count * keep * n)?;
         let geometry = [p.value(), p_hi, p_lo, t_inv, n as u64, keep as u64, count as u64];
-        let mut launch = self.ring.kernels().cyc_moddown_lift.builder(stream);
+        let mut launch = self.kernels.cyc_moddown_lift.builder(stream);
         launch.arg(&mut lifted).arg(&coefficients).arg(keep_ring.context().moduli_table());
         for value in &geometry {
             launch.arg(value);
@@ -467,12 +504,12 @@ impl GpuBgv {
         // `coefficients` holds count n words (the inverse of count one-limb polynomials),
         // `lifted` count keep n, which the kernel writes in full; `keep_ring`'s moduli table
         // holds keep triples (its limbs, checked); t_inv < p.
-        unsafe { launch.launch(config(count * keep * n)) }.map_err(backend_error)?;
+        unsafe { launch.launch(config(count * keep * n)) }?;
         let r = keep_ring.forward_device(&ForwardInput { x: &lifted, stride: n, scale: 1, msg: None }, count)?;
-        let mut out = self.ring.alloc(count * keep * n)?;
+        let mut out = alloc(&self.ring, count * keep * n)?;
         let addend_address = addend.map_or(0, |a| address(a, stream));
         let (n64, keep64, count64) = (n as u64, keep as u64, count as u64);
-        let mut launch = self.ring.kernels().cyc_moddown_combine.builder(stream);
+        let mut launch = self.kernels.cyc_moddown_combine.builder(stream);
         launch
             .arg(&mut out)
             .arg(x)
@@ -488,7 +525,7 @@ impl GpuBgv {
         // holds count (keep + 1) n words and `r`, `out` count keep n (checked or allocated so),
         // `table` 2 keep words, `addend` null or at least count keep n words of a live buffer
         // (checked), the moduli table keep triples; the kernel writes every word of `out`.
-        unsafe { launch.launch(config(count * keep * n)) }.map_err(backend_error)?;
+        unsafe { launch.launch(config(count * keep * n)) }?;
         Ok(out)
     }
 
@@ -511,24 +548,24 @@ impl GpuBgv {
         let lower = self.lower()?;
         let extended = &ks.extended[level];
         let stream = self.stream();
-        let mut c2 = self.ring.alloc(k * n)?;
+        let mut c2 = alloc(&self.ring, k * n)?;
         stream
             .memcpy_dtod(&ct.data.slice(2 * k * n..3 * k * n), &mut c2)
             .map_err(|e| driver_error("cuMemcpyDtoDAsync", e))?;
         let digits = ring.inverse_device(&c2, 1)?;
-        let mut spread = self.ring.alloc(k * (k + 1) * n)?;
+        let mut spread = alloc(&self.ring, k * (k + 1) * n)?;
         let (n64, k64, targets) = (n as u64, k as u64, (k + 1) as u64);
-        let mut launch = self.ring.kernels().cyc_digit_spread.builder(stream);
+        let mut launch = self.kernels.cyc_digit_spread.builder(stream);
         launch.arg(&mut spread).arg(&digits).arg(extended.context().moduli_table()).arg(&n64).arg(&k64).arg(&targets);
         // SAFETY: matches `cyc_digit_spread(u64* out, const u64* digits, const Modulus* moduli, u64
         // n, u64 digit_count, u64 targets)`: `digits` holds k n words (the inverse over the k
         // primes), `spread` k (k + 1) n, which the kernel writes in full; the extended ring's
         // moduli table holds k + 1 triples (q_0 .. q_level, P).
-        unsafe { launch.launch(config(k * (k + 1) * n)) }.map_err(backend_error)?;
+        unsafe { launch.launch(config(k * (k + 1) * n)) }?;
         let d = extended.forward_device(&ForwardInput { x: &spread, stride: n, scale: 1, msg: None }, k)?;
-        let mut acc = self.ring.alloc(2 * (k + 1) * n)?;
+        let mut acc = alloc(&self.ring, 2 * (k + 1) * n)?;
         let key_limbs = (l + 1) as u64;
-        let mut launch = self.ring.kernels().cyc_keyswitch_inner.builder(stream);
+        let mut launch = self.kernels.cyc_keyswitch_inner.builder(stream);
         launch
             .arg(&mut acc)
             .arg(&d)
@@ -543,7 +580,7 @@ impl GpuBgv {
         // (k + 1) n words (the forward batch of k over k + 1 primes), `key` L 2 (L + 1) n
         // (checked by set_relin_key) with k <= L, `acc` 2 (k + 1) n, which the kernel writes in
         // full; the moduli table holds k + 1 triples.
-        unsafe { launch.launch(config((k + 1) * n)) }.map_err(backend_error)?;
+        unsafe { launch.launch(config((k + 1) * n)) }?;
         let special = &lower.singles[l - 1];
         let data = self.divide_by_last(&acc, 2, k, special, ring, &lower.down[level], Some(&ct.data))?;
         Ok(GpuCiphertext { data, parts: 2, level, factor: ct.factor })
@@ -587,9 +624,9 @@ impl GpuBgv {
         let limbs = ct.level + 1;
         let ring = self.ring_at(ct.level)?;
         let len = limbs * self.ring.degree();
-        let mut phase = self.ring.alloc(len)?;
+        let mut phase = alloc(&self.ring, len)?;
         let (n, limbs, parts) = (self.ring.degree() as u64, limbs as u64, ct.parts as u64);
-        let mut launch = self.ring.kernels().cyc_phase.builder(self.stream());
+        let mut launch = self.kernels.cyc_phase.builder(self.stream());
         launch
             .arg(&mut phase)
             .arg(&ct.data)
@@ -602,14 +639,14 @@ impl GpuBgv {
         // u64 n, u64 limbs, u64 parts)`: `ct` holds parts (level + 1) n words (made so by this
         // type), `sk` L n >= (level + 1) n with limb i modulo q_i, `phase` (level + 1) n; the
         // kernel writes all of `phase`.
-        unsafe { launch.launch(config(len)) }.map_err(backend_error)?;
-        ring.inverse_device(&phase, 1)
+        unsafe { launch.launch(config(len)) }?;
+        Ok(ring.inverse_device(&phase, 1)?)
     }
 
     /// The phase's coefficients modulo each `q_i` (`[level + 1][n]`), computed on the device.
     pub fn phase_coefficients(&self, ct: &GpuCiphertext) -> Result<Vec<u64>> {
         let coefficients = self.phase_device(ct)?;
-        self.ring.device().download_words(&coefficients).map_err(backend_error)
+        Ok(self.ring.device().download_words(&coefficients)?)
     }
 
     /// Decryption, all on the device (module docs): the `phi(m)` plaintext values modulo `t`
@@ -622,13 +659,13 @@ impl GpuBgv {
         let input = if width == n {
             coefficients
         } else {
-            let mut padded = self.ring.alloc(limbs * width)?;
+            let mut padded = alloc(&self.ring, limbs * width)?;
             ring.fold_window(&mut padded, &coefficients, n, 0, n, n, width, 1)?;
             padded
         };
         let Decryption { tables, per_limb } = &self.decryption[ct.level];
         let correction_inv = inverse_mod(ct.factor, tables.plaintext_modulus())?;
-        let mut out = self.ring.alloc(width)?;
+        let mut out = alloc(&self.ring, width)?;
         // SAFETY: `input` holds (level + 1) width canonical words over q_0 .. q_level (rows
         // padded with zeros), the moduli table is that ring's (level + 1 triples), `per_limb` the
         // level's DecryptionTables uploaded (3 (level + 1) words), `out` width words; all on
@@ -648,7 +685,7 @@ impl GpuBgv {
         .map_err(|e| CyclotomicError::Backend(Box::new(e)))?;
         let stream = self.stream();
         let plain = stream.clone_dtoh(&out.slice(0..n)).map_err(|e| driver_error("cuMemcpyDtoHAsync", e))?;
-        self.ring.device().synchronize().map_err(backend_error)?;
+        self.ring.device().synchronize()?;
         Ok(plain)
     }
 }

@@ -1,8 +1,16 @@
-//! [`GpuCyclotomic`]: `Z_Q[x]/Phi_m(x)` (several primes) on the GPU, staying on the device:
-//! coefficients to evaluations at the primitive `m`-th roots and back, and the reduction modulo
-//! `Phi_m` of polynomials of any degree; the words of [`CyclotomicRing`] per prime.
+//! [`GpuCyclotomic`]: Bluestein's transform of the rings `Z_Q[x]/Phi_m(x)` (several primes) on
+//! the GPU, staying on the device: coefficients to evaluations at the primitive `m`-th roots and
+//! back, the reduction modulo `Phi_m` of polynomials of any degree, and the permutation of
+//! evaluations that an automorphism is; the words of [`CyclotomicPlan`] per prime. A
+//! [`GpuContext`] of a ring `poly::RingKind::Cyclotomic` runs its transforms through it (moved
+//! here from the `cyclotomic` crate, which keeps BGV over these rings).
 //!
-//! Data flow: `kernels/cyclotomic.cu`'s header. Every step is a kernel of that module or one of
+//! Layout of such a context's polynomials on the device: limb rows of
+//! [`GpuContext::degree`] words (`phi(m)` rounded up to a power of two, the sampling degree of
+//! `poly`), the words past `phi(m)` zero, so that poly-cuda's element-wise kernels (one limb per
+//! power-of-two row) serve unchanged; upload and download add and drop the padding.
+//!
+//! Data flow: `kernels/bluestein.cu`'s header. Every step is a kernel of that module or one of
 //! poly-cuda's negacyclic NTTs of length `M` (a batch of polynomials per launch sequence); all
 //! of it is queued on the device's stream, nothing waits until a download.
 //!
@@ -11,51 +19,39 @@
 //! degree. Instead the input is folded modulo `x^m - 1` (which `Phi_m` divides), and the
 //! quotient by `Phi_m` is read off a product with the cofactor `Psi_m = (x^m - 1) / Phi_m`:
 //! two products of length `M` (four NTTs, the tables' NTTs precomputed), each of them
-//! element-wise work the GPU does well ([`CyclotomicRing::reduce_fast`] is the same algorithm
+//! element-wise work the GPU does well ([`CyclotomicPlan::reduce_fast`] is the same algorithm
 //! on the CPU, tested against the long division).
 
 use std::sync::Arc;
 
+use cudarc::driver::{CudaSlice, LaunchConfig};
 use modarith::Modulus;
-use poly::{Coeff, Eval, Poly, RingContext, TransformKind};
-use poly_cuda::cudarc::driver::{CudaSlice, LaunchConfig};
-use poly_cuda::kernel::{address, linear_config};
-use poly_cuda::{DevicePoly, DevicePolyBatch, GpuContext, GpuDevice};
+use poly::bluestein::{CyclotomicPlan, bluestein_length};
+use poly::{Coeff, Eval, Poly, PolyError, RingContext, TransformKind};
 
-use crate::bluestein::bluestein_length;
-use crate::ring::CyclotomicRing;
-use crate::{CyclotomicError, Result};
+use crate::error::{GpuError, Result};
+use crate::kernel::{address, linear_config};
+use crate::{DevicePoly, DevicePolyBatch, GpuContext, GpuDevice};
 
-pub(crate) fn backend_error(error: poly_cuda::GpuError) -> CyclotomicError {
-    CyclotomicError::Backend(Box::new(error))
+fn driver_error(call: &'static str, error: cudarc::driver::DriverError) -> GpuError {
+    GpuError::driver(call, error)
 }
 
-pub(crate) fn driver_error(call: &'static str, error: poly_cuda::cudarc::driver::DriverError) -> CyclotomicError {
-    backend_error(poly_cuda::GpuError::Driver { call, reason: error.to_string() })
-}
-
-poly_cuda::kernel_set! {
-    /// The kernels of `kernels/cyclotomic.cu`.
-    pub struct CyclotomicKernels(poly_cuda::hegpu_kernels::CYCLOTOMIC) {
+crate::kernel_set! {
+    /// The kernels of `kernels/bluestein.cu`.
+    pub struct BluesteinKernels(hegpu_kernels::BLUESTEIN) {
         cyc_pad_chirp,
         cyc_scatter_chirp,
         cyc_mul_broadcast,
         cyc_gather_chirp,
         cyc_fold_window,
         cyc_sub_low,
-        cyc_encrypt_combine,
-        cyc_add,
-        cyc_tensor,
-        cyc_phase,
-        cyc_digit_spread,
-        cyc_keyswitch_inner,
-        cyc_moddown_lift,
-        cyc_moddown_combine,
+        cyc_permute,
     }
 }
 
 /// Blocks of a grid-stride launch over `items` words.
-pub(crate) fn config(items: usize) -> LaunchConfig {
+fn config(items: usize) -> LaunchConfig {
     linear_config(items, 1 << 16)
 }
 
@@ -63,11 +59,15 @@ pub(crate) fn config(items: usize) -> LaunchConfig {
 /// coefficient replaced by `scale x_j + lift(msg_j)` (`msg`: `n` values below `t`, lifted to
 /// the centered residue), or `scale x_j` without a message.
 #[derive(Debug, Clone, Copy)]
-pub(crate) struct ForwardInput<'a> {
-    pub(crate) x: &'a CudaSlice<u64>,
-    pub(crate) stride: usize,
-    pub(crate) scale: u64,
-    pub(crate) msg: Option<(&'a CudaSlice<u64>, u64)>,
+pub struct ForwardInput<'a> {
+    /// The rows, `[count][L][stride]`.
+    pub x: &'a CudaSlice<u64>,
+    /// The row length (at least `phi(m)`).
+    pub stride: usize,
+    /// The factor on every coefficient (below every prime; 1 for none).
+    pub scale: u64,
+    /// A message of `phi(m)` words below `t`, and `t`, added after the scaling.
+    pub msg: Option<(&'a CudaSlice<u64>, u64)>,
 }
 
 /// The tables of one ring `Z_Q[x]/Phi_m` (primes `q_0 .. q_{L-1}`) on one device (module docs).
@@ -76,9 +76,9 @@ pub struct GpuCyclotomic {
     m: usize,
     n: usize,
     big_m: usize,
-    rings: Vec<CyclotomicRing>,
+    rings: Vec<CyclotomicPlan>,
     context: GpuContext,
-    kernels: Arc<CyclotomicKernels>,
+    kernels: Arc<BluesteinKernels>,
     /// The `n` primitive indices `k_s` (u32), and `0 .. m`.
     primitive: CudaSlice<u32>,
     all: CudaSlice<u32>,
@@ -95,45 +95,59 @@ pub struct GpuCyclotomic {
 }
 
 impl GpuCyclotomic {
-    /// The ring of odd `m` modulo `primes` ([`crate::bluestein_primes`]: `= 1 mod m` and
-    /// `= 1 mod 2M`), its tables uploaded to `device`. `M` must be at least 2^10 (`m >= 513`),
-    /// the smallest ring poly-cuda transforms.
+    /// The ring of odd `m` modulo `primes` ([`poly::bluestein::bluestein_primes`]: `= 1 mod m`
+    /// and `= 1 mod 2M`), its tables uploaded to `device`. `M` must be at least 2^10
+    /// (`m >= 513`), the smallest ring poly-cuda transforms.
     pub fn new(device: &Arc<GpuDevice>, m: usize, primes: &[u64]) -> Result<Self> {
-        let rings = primes.iter().map(|&p| CyclotomicRing::new(Modulus::new(p)?, m)).collect::<Result<Vec<_>>>()?;
+        let rings = primes
+            .iter()
+            .map(|&p| Ok(CyclotomicPlan::new(Modulus::new(p).map_err(PolyError::from)?, m)?))
+            .collect::<Result<Vec<_>>>()?;
         Self::from_rings(device, m, rings)
     }
 
-    /// The ring of the CPU rings `rings` (all of the same odd `m`), their tables uploaded.
-    pub(crate) fn from_rings(device: &Arc<GpuDevice>, m: usize, rings: Vec<CyclotomicRing>) -> Result<Self> {
+    /// The transform of the host context `ring` (a ring `Z_q[x]/Phi_m`; its plans' tables).
+    /// Errors with [`PolyError::InvalidTransform`] for another ring kind.
+    pub fn from_ring(device: &Arc<GpuDevice>, ring: &RingContext) -> Result<Self> {
+        let poly::RingKind::Cyclotomic { m } = ring.ring_kind() else {
+            return Err(PolyError::InvalidTransform { transform: ring.transform(), ring: ring.ring_kind() }.into());
+        };
+        let plans = ring
+            .plans()
+            .iter()
+            .map(|plan| plan.as_bluestein().cloned().ok_or(PolyError::ContextMismatch))
+            .collect::<core::result::Result<Vec<_>, _>>()?;
+        Self::from_rings(device, m, plans)
+    }
+
+    /// The ring of the CPU plans `rings` (all of the same odd `m`), their tables uploaded.
+    pub fn from_rings(device: &Arc<GpuDevice>, m: usize, rings: Vec<CyclotomicPlan>) -> Result<Self> {
         if let Some(other) = rings.iter().find(|r| r.m() != m) {
-            return Err(CyclotomicError::InvalidParameter {
+            return Err(PolyError::InvalidParameter {
                 name: "m",
                 value: other.m() as u64,
-                requirement: format!("every ring must be of m = {m}"),
-            });
+                reason: "every plan must be of one m",
+            }
+            .into());
         }
         let primes: Vec<u64> = rings.iter().map(|r| r.modulus().value()).collect();
         let primes = primes.as_slice();
         let big_m = bluestein_length(m);
-        let n = crate::euler_phi(m as u64) as usize;
+        let n = poly::cyclotomic::euler_phi(m as u64) as usize;
         let ring = RingContext::new(big_m, primes, TransformKind::Ntt)?;
-        let context = GpuContext::new(device, &ring).map_err(backend_error)?;
-        let kernels = device.kernel_set::<CyclotomicKernels>().map_err(backend_error)?;
+        let context = GpuContext::new(device, &ring)?;
+        let kernels = device.kernel_set::<BluesteinKernels>()?;
         let stream = device.stream();
         let upload_words = |words: &[u64]| stream.clone_htod(words).map_err(|e| driver_error("cuMemcpyHtoDAsync", e));
         let upload_eval = |words: Vec<u64>| -> Result<DevicePoly<Eval>> {
-            DevicePoly::upload(&context, &Poly::<Eval>::from_limbs(&ring, words)?).map_err(backend_error)
+            DevicePoly::upload(&context, &Poly::<Eval>::from_limbs(&ring, words)?)
         };
-        let concat = |f: &dyn Fn(&CyclotomicRing) -> Vec<u64>| rings.iter().flat_map(f).collect::<Vec<u64>>();
+        let concat = |f: &dyn Fn(&CyclotomicPlan) -> Vec<u64>| rings.iter().flat_map(f).collect::<Vec<u64>>();
         let positions = |indices: &[usize]| -> Result<CudaSlice<u32>> {
             let words: Vec<u32> = indices.iter().map(|&k| k as u32).collect();
             stream.clone_htod(&words).map_err(|e| driver_error("cuMemcpyHtoDAsync", e))
         };
-        let first = rings.first().ok_or(CyclotomicError::InvalidParameter {
-            name: "primes",
-            value: 0,
-            requirement: "at least one prime".to_string(),
-        })?;
+        let first = rings.first().ok_or(PolyError::InvalidModulusCount { count: 0, max: poly::context::MAX_LIMBS })?;
         let primitive = positions(first.primitive_indices())?;
         let all = positions(&(0..m).collect::<Vec<_>>())?;
         let chirp = upload_words(&concat(&|r| r.plan().chirp().to_vec()))?;
@@ -180,8 +194,8 @@ impl GpuCyclotomic {
         self.rings.len()
     }
 
-    /// The CPU rings, one per prime.
-    pub fn rings(&self) -> &[CyclotomicRing] {
+    /// The CPU plans, one per prime.
+    pub fn rings(&self) -> &[CyclotomicPlan] {
         &self.rings
     }
 
@@ -196,25 +210,31 @@ impl GpuCyclotomic {
         &self.context
     }
 
-    pub(crate) fn kernels(&self) -> &CyclotomicKernels {
-        &self.kernels
-    }
-
     /// `M`, the length of the convolution.
     pub fn convolution_length(&self) -> usize {
         self.big_m
     }
 
-    /// A fresh device buffer of `len` words that the caller's next kernel writes in full.
-    pub(crate) fn alloc(&self, len: usize) -> Result<CudaSlice<u64>> {
-        // SAFETY: every caller queues a kernel that writes all `len` words before anything
-        // reads them (each call site says which).
-        unsafe { self.device().stream().alloc::<u64>(len) }.map_err(|e| driver_error("cuMemAllocAsync", e))
+    /// A fresh device buffer of `len` words that the caller's next kernel writes in full
+    /// (callers of other crates: `cyclotomic`'s BGV).
+    ///
+    /// # Safety
+    /// The caller queues a kernel that writes all `len` words before anything reads them.
+    pub unsafe fn alloc(&self, len: usize) -> Result<CudaSlice<u64>> {
+        // SAFETY: the caller's contract.
+        unsafe { self.device().stream().alloc::<u64>(len) }.map_err(|e| GpuError::alloc(8 * len, e))
     }
 
-    fn check_len(&self, buffer: &CudaSlice<u64>, expected: usize, what: &'static str) -> Result<()> {
+    /// [`alloc`](Self::alloc) for this module's callers, each of which queues a kernel writing
+    /// every word (each call site says which).
+    fn alloc_written(&self, len: usize) -> Result<CudaSlice<u64>> {
+        // SAFETY: every caller in this module writes all `len` words before anything reads them.
+        unsafe { self.alloc(len) }
+    }
+
+    fn check_len(&self, buffer: &CudaSlice<u64>, expected: usize) -> Result<()> {
         if buffer.len() != expected {
-            return Err(CyclotomicError::LengthMismatch { what, expected, actual: buffer.len() });
+            return Err(GpuError::LengthMismatch { expected, actual: buffer.len() });
         }
         Ok(())
     }
@@ -227,9 +247,8 @@ impl GpuCyclotomic {
         count: usize,
         table: &DevicePoly<Eval>,
     ) -> Result<DevicePolyBatch<Coeff>> {
-        let batch =
-            DevicePolyBatch::<Coeff>::from_device_buffer(&self.context, count, buffer).map_err(backend_error)?;
-        let batch = batch.forward().map_err(backend_error)?;
+        let batch = DevicePolyBatch::<Coeff>::from_device_buffer(&self.context, count, buffer)?;
+        let batch = batch.forward()?;
         let stream = self.device().stream();
         let (big_m, limbs, count64) = (self.big_m as u64, self.limbs() as u64, count as u64);
         let data = address(batch.device_buffer(), stream);
@@ -245,26 +264,23 @@ impl GpuCyclotomic {
         // u64 big_m, u64 limbs, u64 count)`: `data` is the batch's live buffer of count * L * M
         // words (checked by from_device_buffer), `factor` L * M words, the moduli table L
         // triples; the kernel touches `data[0 .. count L M)` and `factor[0 .. L M)` only.
-        unsafe { launch.launch(config(count * self.limbs() * self.big_m)) }.map_err(backend_error)?;
-        batch.inverse().map_err(backend_error)
+        unsafe { launch.launch(config(count * self.limbs() * self.big_m)) }?;
+        batch.inverse()
     }
 
     /// Checks the inputs of [`pad_into`](Self::pad_into).
     fn check_forward_input(&self, input: &ForwardInput<'_>, count: usize) -> Result<()> {
         let n = self.n;
         if input.stride < n {
-            return Err(CyclotomicError::LengthMismatch { what: "row stride", expected: n, actual: input.stride });
+            return Err(GpuError::LengthMismatch { expected: n, actual: input.stride });
         }
-        self.check_len(input.x, count * self.limbs() * input.stride, "forward input")?;
+        self.check_len(input.x, count * self.limbs() * input.stride)?;
         if let Some((words, _)) = input.msg {
-            self.check_len(words, n, "plaintext")?;
+            self.check_len(words, n)?;
         }
-        if let Some(ring) = self.rings.iter().find(|r| input.scale >= r.modulus().value()) {
-            return Err(CyclotomicError::InvalidParameter {
-                name: "scale",
-                value: input.scale,
-                requirement: format!("must be below p = {}", ring.modulus().value()),
-            });
+        if let Some((limb, ring)) = self.rings.iter().enumerate().find(|(_, r)| input.scale >= r.modulus().value()) {
+            let modulus = ring.modulus().value();
+            return Err(PolyError::CoefficientOutOfRange { limb, index: 0, value: input.scale, modulus }.into());
         }
         Ok(())
     }
@@ -273,7 +289,20 @@ impl GpuCyclotomic {
     /// device address `out` (inside a buffer of the caller's that holds them), from a checked
     /// input.
     fn pad_into(&self, out: u64, input: &ForwardInput<'_>, count: usize) -> Result<()> {
-        let (n, m, big_m, limbs) = (self.n, self.m, self.big_m, self.limbs());
+        self.pad_with(out, input, count, self.n, &self.chirp)
+    }
+
+    /// [`pad_into`](Self::pad_into) of the first `n <= m` words of each row, times `chirp`
+    /// (`[L][m]`).
+    fn pad_with(
+        &self,
+        out: u64,
+        input: &ForwardInput<'_>,
+        count: usize,
+        n: usize,
+        chirp: &CudaSlice<u64>,
+    ) -> Result<()> {
+        let (m, big_m, limbs) = (self.m, self.big_m, self.limbs());
         let stream = self.device().stream();
         let (msg_address, t) = match input.msg {
             Some((words, t)) => (address(words, stream), t),
@@ -282,7 +311,7 @@ impl GpuCyclotomic {
         let geometry =
             [input.scale, t, n as u64, input.stride as u64, m as u64, big_m as u64, limbs as u64, count as u64];
         let mut launch = self.kernels.cyc_pad_chirp.builder(stream);
-        launch.arg(&out).arg(input.x).arg(&msg_address).arg(&self.chirp).arg(self.context.moduli_table());
+        launch.arg(&out).arg(input.x).arg(&msg_address).arg(chirp).arg(self.context.moduli_table());
         for value in &geometry {
             launch.arg(value);
         }
@@ -291,42 +320,170 @@ impl GpuCyclotomic {
         // limbs, u64 count)`: `out` addresses count L M words of a live buffer (the callers'
         // contract), `x` holds count L in_stride words, `msg` is null or n words
         // (check_forward_input), `chirp` L m words, the moduli table L triples; reads stay below
-        // those lengths since j < n <= in_stride and n < m.
-        unsafe { launch.launch(config(count * limbs * big_m)) }.map_err(backend_error)
+        // those lengths since j < n <= in_stride and n <= m (n = m only for the DFT, whose
+        // input rows are m long and carry no message).
+        unsafe { launch.launch(config(count * limbs * big_m)) }
+    }
+
+    /// The length-`m` DFT `X_k = sum_j x_j w^(jk)` (every `k < m`; `inverse`: its inverse,
+    /// `m^-1 sum_k X_k w^(-jk)`) of `count` vectors `[count][L][m]` on the device, in that
+    /// layout: [`poly::bluestein::BluesteinPlan::forward`] (`inverse`) per prime.
+    pub fn dft_device(&self, x: &CudaSlice<u64>, count: usize, inverse: bool) -> Result<CudaSlice<u64>> {
+        let (m, big_m, limbs) = (self.m, self.big_m, self.limbs());
+        self.check_len(x, count * limbs * m)?;
+        // The inverse's output chirp carries m^-1 (BluesteinPlan::inverse's last product).
+        let (chirp_in, kernel, chirp_out) = if inverse {
+            (&self.chirp_inv, &self.kernel_inv, &self.chirp_inv_out)
+        } else {
+            (&self.chirp, &self.kernel, &self.chirp)
+        };
+        // Written in full by pad_with.
+        let padded = self.alloc_written(count * limbs * big_m)?;
+        let input = ForwardInput { x, stride: m, scale: 1, msg: None };
+        self.pad_with(address(&padded, self.device().stream()), &input, count, m, chirp_in)?;
+        let product = self.convolve(padded, count, kernel)?;
+        // Written in full by the gather (m of m words per row).
+        let mut out = self.alloc_written(count * limbs * m)?;
+        self.gather(&mut out, &product, &self.all, chirp_out, m, m, count)?;
+        Ok(out)
+    }
+
+    /// [`dft_device`](Self::dft_device) of host vectors (`[count][L][m]`, canonical, checked).
+    pub fn dft(&self, x: &[u64], inverse: bool) -> Result<Vec<u64>> {
+        let data = self.upload_checked(x, self.m)?;
+        let count = x.len() / (self.m * self.limbs());
+        self.download(&self.dft_device(&data, count, inverse)?)
     }
 
     /// The evaluations (`[count][L][n]`, at the primitive roots) of `count` polynomials whose
     /// coefficients are the first `n` words of each row of `input.x` (`[count][L][stride]`,
     /// `stride >= n`), each coefficient first replaced by `scale x_j + lift(msg_j)` when a
     /// message is given.
-    pub(crate) fn forward_device(&self, input: &ForwardInput<'_>, count: usize) -> Result<CudaSlice<u64>> {
+    pub fn forward_device(&self, input: &ForwardInput<'_>, count: usize) -> Result<CudaSlice<u64>> {
         self.check_forward_input(input, count)?;
-        let padded = self.alloc(count * self.limbs() * self.big_m)?;
+        let padded = self.alloc_written(count * self.limbs() * self.big_m)?;
         self.pad_into(address(&padded, self.device().stream()), input, count)?;
-        self.finish_forward(padded, count)
+        self.finish_forward(padded, count, self.n)
     }
 
     /// The evaluations of one polynomial per input, in one batch `[inputs][L][n]` (one
     /// convolution for all of them).
-    pub(crate) fn forward_batch(&self, inputs: &[ForwardInput<'_>]) -> Result<CudaSlice<u64>> {
+    pub fn forward_batch(&self, inputs: &[ForwardInput<'_>]) -> Result<CudaSlice<u64>> {
         for input in inputs {
             self.check_forward_input(input, 1)?;
         }
         let per_poly = self.limbs() * self.big_m;
-        let padded = self.alloc(inputs.len() * per_poly)?;
+        let padded = self.alloc_written(inputs.len() * per_poly)?;
         let base = address(&padded, self.device().stream());
         for (i, input) in inputs.iter().enumerate() {
             // Polynomial i of the batch: `per_poly` words from word i * per_poly of `padded`.
             self.pad_into(base + (i * per_poly * size_of::<u64>()) as u64, input, 1)?;
         }
-        self.finish_forward(padded, inputs.len())
+        self.finish_forward(padded, inputs.len(), self.n)
     }
 
-    fn finish_forward(&self, padded: CudaSlice<u64>, count: usize) -> Result<CudaSlice<u64>> {
+    /// The convolution and the gather of a forward transform, into rows of `out_stride` words
+    /// (the `n` evaluations, then zeros).
+    fn finish_forward(&self, padded: CudaSlice<u64>, count: usize, out_stride: usize) -> Result<CudaSlice<u64>> {
         let n = self.n;
         let product = self.convolve(padded, count, &self.kernel)?;
-        let mut out = self.alloc(count * self.limbs() * n)?;
-        self.gather(&mut out, &product, &self.primitive, &self.chirp, n, n, count)?;
+        // Written in full by the gather (zeros past n).
+        let mut out = self.alloc_written(count * self.limbs() * out_stride)?;
+        self.gather(&mut out, &product, &self.primitive, &self.chirp, n, out_stride, count)?;
+        Ok(out)
+    }
+
+    /// The evaluations of `count` polynomials in rows of `stride >= phi(m)` words (`[count][L]
+    /// [stride]`, the first `phi(m)` words of each row the coefficients, the rest ignored), in
+    /// the same layout with zeros past `phi(m)`: a [`GpuContext`]'s forward transform.
+    pub fn forward_rows(&self, rows: &CudaSlice<u64>, stride: usize, count: usize) -> Result<CudaSlice<u64>> {
+        let input = ForwardInput { x: rows, stride, scale: 1, msg: None };
+        self.check_forward_input(&input, count)?;
+        // Written in full by pad_into.
+        let padded = self.alloc_written(count * self.limbs() * self.big_m)?;
+        self.pad_into(address(&padded, self.device().stream()), &input, count)?;
+        self.finish_forward(padded, count, stride)
+    }
+
+    /// The coefficients modulo `Phi_m` of `count` polynomials given by their evaluations in rows
+    /// of `stride >= phi(m)` words (the rest ignored), in the same layout with zeros past
+    /// `phi(m)`: a [`GpuContext`]'s inverse transform.
+    pub fn inverse_rows(&self, rows: &CudaSlice<u64>, stride: usize, count: usize) -> Result<CudaSlice<u64>> {
+        let n = self.n;
+        if stride == n {
+            return self.inverse_device(rows, count);
+        }
+        let compact = self.truncate_rows(rows, stride, n, count)?;
+        let coefficients = self.inverse_device(&compact, count)?;
+        self.truncate_rows(&coefficients, n, stride, count)
+    }
+
+    /// The first `phi(m)` words of every row of `stride` words (`[count][L][stride]`), in rows
+    /// of `out_stride >= phi(m)` words with zeros past `phi(m)` (the copy that adds or drops a
+    /// [`GpuContext`]'s padding, or clears it).
+    pub fn truncate_rows(
+        &self,
+        rows: &CudaSlice<u64>,
+        stride: usize,
+        out_stride: usize,
+        count: usize,
+    ) -> Result<CudaSlice<u64>> {
+        let n = self.n;
+        if stride < n || out_stride < n {
+            return Err(GpuError::LengthMismatch { expected: n, actual: stride.min(out_stride) });
+        }
+        self.check_len(rows, count * self.limbs() * stride)?;
+        // Written in full by cyc_fold_window (width n, one term per word: a copy).
+        let mut out = self.alloc_written(count * self.limbs() * out_stride)?;
+        self.fold_window(&mut out, rows, stride, 0, n, n, out_stride, count)?;
+        Ok(out)
+    }
+
+    /// The automorphism `x -> x^g` of `count` polynomials' evaluations in rows of `stride`
+    /// words: evaluation `s` of the result is evaluation `sources[s]` of the input
+    /// ([`RingContext::bluestein_automorphism_sources`]), zeros past `phi(m)`. Errors with
+    /// [`GpuError::LengthMismatch`] unless there are `phi(m)` sources, and
+    /// [`PolyError::InvalidParameter`] for a source not below `phi(m)`.
+    pub fn permute_rows(
+        &self,
+        rows: &CudaSlice<u64>,
+        sources: &[usize],
+        stride: usize,
+        count: usize,
+    ) -> Result<CudaSlice<u64>> {
+        let n = self.n;
+        if sources.len() != n {
+            return Err(GpuError::LengthMismatch { expected: n, actual: sources.len() });
+        }
+        if let Some(&bad) = sources.iter().find(|&&k| k >= n) {
+            return Err(PolyError::InvalidParameter {
+                name: "automorphism source",
+                value: bad as u64,
+                reason: "must be below phi(m)",
+            }
+            .into());
+        }
+        if stride < n {
+            return Err(GpuError::LengthMismatch { expected: n, actual: stride });
+        }
+        let row_count = count * self.limbs();
+        self.check_len(rows, row_count * stride)?;
+        let stream = self.device().stream();
+        let words: Vec<u32> = sources.iter().map(|&k| k as u32).collect();
+        let sources = stream.clone_htod(&words).map_err(|e| driver_error("cuMemcpyHtoDAsync", e))?;
+        // Written in full by cyc_permute.
+        let mut out = self.alloc_written(row_count * stride)?;
+        let geometry = [n as u64, stride as u64, row_count as u64];
+        let mut launch = self.kernels.cyc_permute.builder(stream);
+        launch.arg(&mut out).arg(rows).arg(&sources);
+        for value in &geometry {
+            launch.arg(value);
+        }
+        // SAFETY: matches `cyc_permute(u64* out, const u64* x, const unsigned* sources, u64 n,
+        // u64 stride, u64 rows)`: `out` and `rows` hold rows * stride words (checked and
+        // allocated so), `sources` n indices below n <= stride (checked); the kernel writes
+        // every word of `out`.
+        unsafe { launch.launch(config(row_count * stride)) }?;
         Ok(out)
     }
 
@@ -355,13 +512,13 @@ impl GpuCyclotomic {
         // limbs, u64 count)`: `out` holds count L stride words (allocated so by the callers),
         // `a` count L M, `positions` at least `used` indices below m (n primitive ones or 0 ..
         // m), so k + m - 1 < 2m - 1 <= M; `chirp` L m words.
-        unsafe { launch.launch(config(count * limbs * stride)) }.map_err(backend_error)
+        unsafe { launch.launch(config(count * limbs * stride)) }
     }
 
     /// `out[c][i][j] = sum_r in[c][i][offset + j + r width]` (below `in_len`) for `j < width`,
     /// zero up to `out_stride` (kernel `cyc_fold_window`).
     #[allow(clippy::too_many_arguments)]
-    pub(crate) fn fold_window(
+    pub fn fold_window(
         &self,
         out: &mut CudaSlice<u64>,
         input: &CudaSlice<u64>,
@@ -393,12 +550,12 @@ impl GpuCyclotomic {
         // callers pass `in_len <= in_stride` with `input` of count L in_stride words and `out`
         // of count L out_stride words; the kernel reads indices below in_len of each row and
         // writes every word of `out`.
-        unsafe { launch.launch(config(count * limbs * out_stride)) }.map_err(backend_error)
+        unsafe { launch.launch(config(count * limbs * out_stride)) }
     }
 
     /// The reduction modulo `Phi_m` of `count` polynomials `[count][L][in_stride]` whose first
     /// `in_len` coefficients are used: `[count][L][n]` (module docs).
-    pub(crate) fn reduce_device(
+    pub fn reduce_device(
         &self,
         input: &CudaSlice<u64>,
         in_stride: usize,
@@ -407,21 +564,21 @@ impl GpuCyclotomic {
     ) -> Result<CudaSlice<u64>> {
         let (n, m, big_m, limbs) = (self.n, self.m, self.big_m, self.limbs());
         if in_len > in_stride {
-            return Err(CyclotomicError::LengthMismatch { what: "used length", expected: in_stride, actual: in_len });
+            return Err(GpuError::LengthMismatch { expected: in_stride, actual: in_len });
         }
-        self.check_len(input, count * limbs * in_stride, "reduction input")?;
+        self.check_len(input, count * limbs * in_stride)?;
         // g = input mod (x^m - 1): padded to M for the product, and its n low words kept.
-        let mut g = self.alloc(count * limbs * big_m)?;
+        let mut g = self.alloc_written(count * limbs * big_m)?;
         self.fold_window(&mut g, input, in_stride, 0, in_len, m, big_m, count)?;
-        let mut low = self.alloc(count * limbs * n)?;
+        let mut low = self.alloc_written(count * limbs * n)?;
         self.fold_window(&mut low, input, in_stride, 0, in_len, m, n, count)?;
         let g_psi = self.convolve(g, count, &self.psi)?;
         // Q = coefficients m .. 2m - n of g Psi_m (degree < 2m - n <= M: no wrap-around).
-        let mut quotient = self.alloc(count * limbs * big_m)?;
+        let mut quotient = self.alloc_written(count * limbs * big_m)?;
         self.fold_window(&mut quotient, g_psi.device_buffer(), big_m, m, 2 * m - n, m - n, big_m, count)?;
         drop(g_psi);
         let phi_q = self.convolve(quotient, count, &self.phi)?;
-        let mut out = self.alloc(count * limbs * n)?;
+        let mut out = self.alloc_written(count * limbs * n)?;
         let stream = self.device().stream();
         let geometry = [n as u64, n as u64, big_m as u64, limbs as u64, count as u64];
         let mut launch = self.kernels.cyc_sub_low.builder(stream);
@@ -432,16 +589,16 @@ impl GpuCyclotomic {
         // SAFETY: matches `cyc_sub_low(u64* out, const u64* a, const u64* b, const Modulus*
         // moduli, u64 n, u64 a_stride, u64 b_stride, u64 limbs, u64 count)`: `out` and `low`
         // hold count L n words, `phi_q` count L M (M > n); the kernel writes every word of `out`.
-        unsafe { launch.launch(config(count * limbs * n)) }.map_err(backend_error)?;
+        unsafe { launch.launch(config(count * limbs * n)) }?;
         Ok(out)
     }
 
     /// The coefficients modulo `Phi_m` (`[count][L][n]`) of `count` polynomials given by their
     /// evaluations `[count][L][n]`: the inverse Bluestein transform with zeros at the
     /// non-primitive roots, then the reduction modulo `Phi_m`.
-    pub(crate) fn inverse_device(&self, evaluations: &CudaSlice<u64>, count: usize) -> Result<CudaSlice<u64>> {
+    pub fn inverse_device(&self, evaluations: &CudaSlice<u64>, count: usize) -> Result<CudaSlice<u64>> {
         let (n, m, big_m, limbs) = (self.n, self.m, self.big_m, self.limbs());
-        self.check_len(evaluations, count * limbs * n, "inverse input")?;
+        self.check_len(evaluations, count * limbs * n)?;
         let stream = self.device().stream();
         let mut padded =
             stream.alloc_zeros::<u64>(count * limbs * big_m).map_err(|e| driver_error("cuMemsetD8Async", e))?;
@@ -460,34 +617,30 @@ impl GpuCyclotomic {
         // const u64* chirp, const Modulus* moduli, u64 n, u64 m, u64 big_m, u64 limbs, u64
         // count)`: `padded` holds count L M zeroed words, `evaluations` count L n (checked), the
         // n positions are below m < M, `chirp` L m words.
-        unsafe { launch.launch(config(count * limbs * n)) }.map_err(backend_error)?;
+        unsafe { launch.launch(config(count * limbs * n)) }?;
         let product = self.convolve(padded, count, &self.kernel_inv)?;
-        let mut g = self.alloc(count * limbs * big_m)?;
+        let mut g = self.alloc_written(count * limbs * big_m)?;
         self.gather(&mut g, &product, &self.all, &self.chirp_inv_out, m, big_m, count)?;
         drop(product);
         self.reduce_device(&g, big_m, m, count)
     }
 
-    fn upload_checked(&self, values: &[u64], row: usize, what: &'static str) -> Result<CudaSlice<u64>> {
+    fn upload_checked(&self, values: &[u64], row: usize) -> Result<CudaSlice<u64>> {
         let limbs = self.limbs();
         if row == 0 || !values.len().is_multiple_of(row * limbs) {
-            return Err(CyclotomicError::LengthMismatch { what, expected: row * limbs, actual: values.len() });
+            return Err(GpuError::LengthMismatch { expected: row * limbs, actual: values.len() });
         }
         for (index, chunk) in values.chunks_exact(row).enumerate() {
-            let p = self.rings[index % limbs].modulus().value();
-            if let Some(&bad) = chunk.iter().find(|&&v| v >= p) {
-                return Err(CyclotomicError::InvalidParameter {
-                    name: "value",
-                    value: bad,
-                    requirement: format!("must be below p = {p}"),
-                });
+            let (limb, p) = (index % limbs, self.rings[index % limbs].modulus().value());
+            if let Some((index, &value)) = chunk.iter().enumerate().find(|&(_, &v)| v >= p) {
+                return Err(PolyError::CoefficientOutOfRange { limb, index, value, modulus: p }.into());
             }
         }
         self.device().stream().clone_htod(values).map_err(|e| driver_error("cuMemcpyHtoDAsync", e))
     }
 
     fn download(&self, buffer: &CudaSlice<u64>) -> Result<Vec<u64>> {
-        self.device().download_words(buffer).map_err(backend_error)
+        self.device().download_words(buffer)
     }
 
     /// The evaluations (`[count][L][n]`) of `count` polynomials already on the device
@@ -503,25 +656,25 @@ impl GpuCyclotomic {
     }
 
     /// The evaluations of polynomials given by `n` coefficients per limb (`[count][L][n]`,
-    /// canonical): [`CyclotomicRing::forward`] per prime.
+    /// canonical): [`CyclotomicPlan::forward`] per prime.
     pub fn forward(&self, coefficients: &[u64]) -> Result<Vec<u64>> {
-        let x = self.upload_checked(coefficients, self.n, "coefficients")?;
+        let x = self.upload_checked(coefficients, self.n)?;
         let count = coefficients.len() / (self.n * self.limbs());
         self.download(&self.forward_device(&ForwardInput { x: &x, stride: self.n, scale: 1, msg: None }, count)?)
     }
 
     /// The coefficients of polynomials given by their evaluations (`[count][L][n]`):
-    /// [`CyclotomicRing::inverse`] per prime.
+    /// [`CyclotomicPlan::inverse`] per prime.
     pub fn inverse(&self, evaluations: &[u64]) -> Result<Vec<u64>> {
-        let x = self.upload_checked(evaluations, self.n, "evaluations")?;
+        let x = self.upload_checked(evaluations, self.n)?;
         let count = evaluations.len() / (self.n * self.limbs());
         self.download(&self.inverse_device(&x, count)?)
     }
 
     /// Polynomials of `len` coefficients per limb (`[count][L][len]`, any `len >= 1`) reduced
-    /// modulo `Phi_m`: `[count][L][n]`, [`CyclotomicRing::reduce`] per prime.
+    /// modulo `Phi_m`: `[count][L][n]`, [`CyclotomicPlan::reduce`] per prime.
     pub fn reduce(&self, values: &[u64], len: usize) -> Result<Vec<u64>> {
-        let x = self.upload_checked(values, len, "reduction input")?;
+        let x = self.upload_checked(values, len)?;
         let count = values.len() / (len * self.limbs());
         self.download(&self.reduce_device(&x, len, len, count)?)
     }

@@ -1,6 +1,7 @@
-//! Cyclotomic polynomials and the arithmetic of `m`.
+//! Cyclotomic polynomials and the arithmetic of the index `m` of a ring `Z_q[x]/Phi_m(x)`
+//! ([`crate::RingKind::Cyclotomic`]).
 
-use crate::{CyclotomicError, Result};
+use crate::{PolyError, Result};
 
 /// The distinct prime factors of `m >= 1`, increasing.
 pub fn prime_factors(mut m: u64) -> Vec<u64> {
@@ -21,6 +22,14 @@ pub fn prime_factors(mut m: u64) -> Vec<u64> {
     factors
 }
 
+/// `gcd(a, b)`.
+pub fn gcd(mut a: usize, mut b: usize) -> usize {
+    while b != 0 {
+        (a, b) = (b, a % b);
+    }
+    a
+}
+
 /// Euler's totient `phi(m)`.
 pub fn euler_phi(m: u64) -> u64 {
     prime_factors(m).iter().fold(m, |acc, &p| acc / p * (p - 1))
@@ -32,9 +41,8 @@ pub const MAX_M: u64 = 1 << 17;
 /// `Phi_m(x)`, coefficients from the constant term up (degree `phi(m)`, monic), for
 /// `1 <= m <= 2^17`, by `Phi_m = prod_{d | m} (x^d - 1)^{mu(m / d)}`: the factors with
 /// `mu = 1` multiplied, then those with `mu = -1` divided out exactly (each a sparse binomial,
-/// `O(m)` per factor), in 128-bit integers. Errors with [`CyclotomicError::InvalidParameter`]
-/// outside that range and with [`CyclotomicError::CoefficientOverflow`] if a coefficient of the
-/// result leaves `i64` (none does for `m <= 2^17` with few prime factors; checked anyway).
+/// `O(m)` per factor), in 128-bit integers. Errors with [`PolyError::InvalidParameter`]
+/// outside that range and if a coefficient of the result leaves `i64` (none does for `m <= 2^17` with few prime factors; checked anyway).
 pub fn cyclotomic_polynomial(m: u64) -> Result<Vec<i64>> {
     // Square-free divisors e of m: d = m / e has mu(m / d) = mu(e) = (-1)^|subset|.
     binomial_product(m, false)
@@ -43,7 +51,7 @@ pub fn cyclotomic_polynomial(m: u64) -> Result<Vec<i64>> {
 /// `Psi_m = (x^m - 1) / Phi_m(x)` (degree `m - phi(m)`, monic), the product of `Phi_d` over the
 /// proper divisors `d` of `m`, by `Psi_m = prod_{d | m, d < m} (x^d - 1)^{-mu(m / d)}` (the same
 /// sparse binomial products and exact divisions as [`cyclotomic_polynomial`]). The reduction
-/// modulo `Phi_m` through products ([`crate::CyclotomicRing::reduce_fast`]) uses it: for `g`
+/// modulo `Phi_m` through products ([`crate::bluestein::CyclotomicPlan::reduce_fast`]) uses it: for `g`
 /// of degree `< m`, `floor(g / Phi_m)` is the part of degree `>= m` of `g Psi_m`. Errors as
 /// [`cyclotomic_polynomial`].
 pub fn cyclotomic_cofactor(m: u64) -> Result<Vec<i64>> {
@@ -56,11 +64,7 @@ pub fn cyclotomic_cofactor(m: u64) -> Result<Vec<i64>> {
 /// +1 are multiplied in, then those with -1 divided out exactly, in 128-bit integers.
 fn binomial_product(m: u64, cofactor: bool) -> Result<Vec<i64>> {
     if !(1..=MAX_M).contains(&m) {
-        return Err(CyclotomicError::InvalidParameter {
-            name: "m",
-            value: m,
-            requirement: format!("must be in 1..={MAX_M}"),
-        });
+        return Err(PolyError::InvalidParameter { name: "m", value: m, reason: "must be in 1..=2^17" });
     }
     let primes = prime_factors(m);
     let (mut multiply, mut divide) = (Vec::new(), Vec::new());
@@ -90,7 +94,15 @@ fn binomial_product(m: u64, cofactor: bool) -> Result<Vec<i64>> {
         }
         poly = q;
     }
-    poly.into_iter().map(|c| i64::try_from(c).map_err(|_| CyclotomicError::CoefficientOverflow { m })).collect()
+    poly.into_iter()
+        .map(|c| {
+            i64::try_from(c).map_err(|_| PolyError::InvalidParameter {
+                name: "m",
+                value: m,
+                reason: "a coefficient of Phi_m does not fit 64 bits",
+            })
+        })
+        .collect()
 }
 
 #[cfg(test)]
