@@ -7,12 +7,16 @@
 //!   how `cargo xtask test` counts the test as skipped rather than passed; [`REQUIRE_GPU_ENV`]
 //!   (set by `.gpu/run.sh` and `cargo xtask test-gpu`) makes a missing device an error.
 //! - [`gpu_cases`]: the device every GPU test of a binary shares, and random GPU-against-CPU
-//!   cases drawn by proptest, committed regressions replayed first.
+//!   cases drawn by proptest, committed regressions replayed first;
+//! - [`golden`]: the hashes of golden vectors and the check of a table of them;
+//! - [`slots`]: plaintext arithmetic on batching slots, the reference of the circuit tests.
 // Without `cuda` the device items the docs link to do not exist.
 #![cfg_attr(not(feature = "cuda"), allow(rustdoc::broken_intra_doc_links))]
 #![cfg_attr(test, allow(clippy::unwrap_used, clippy::expect_used, clippy::panic))]
 
+pub mod golden;
 pub mod gpu_cases;
+pub mod slots;
 
 use std::io::Write;
 use std::path::{Path, PathBuf};

@@ -7,6 +7,7 @@
 use std::sync::Arc;
 
 use bfv::{BatchEncoder, BfvBackend, BfvContext, BfvError, BfvParameters, MulVariant, Preset};
+use hegpu_test_support::slots::{mul_mod, rotate_rows_left, slot_op};
 use num_bigint::BigUint;
 use poly::{Coeff, Poly, Seed, TransformKind};
 
@@ -154,17 +155,6 @@ pub fn run<B: BfvBackend>(backend: B) -> Vec<Vec<Vec<Poly<Coeff>>>> {
     all
 }
 
-/// Slot-wise `a * b mod t`.
-fn slot_mul(a: &[u64], b: &[u64], t: u64) -> Vec<u64> {
-    a.iter().zip(b).map(|(&x, &y)| ((u128::from(x) * u128::from(y)) % u128::from(t)) as u64).collect()
-}
-
-/// Both rows of the batching slots rotated left by one.
-fn rotated_left(values: &[u64]) -> Vec<u64> {
-    let row = values.len() / 2;
-    (0..2).flat_map(|r| (0..row).map(move |i| values[r * row + (i + 1) % row])).collect()
-}
-
 /// A chain that switches down and keeps multiplying: from the top, at each level a product
 /// with a fresh operand switched to that level (relinearized), a square, a rotation, a
 /// plaintext product and sum, each checked slot by slot against plaintext arithmetic while
@@ -197,12 +187,13 @@ fn products_down_the_chain<B: BfvBackend>(
         let square = context.square_relin(&y_here, rk).unwrap();
         let rotated = context.rotate_rows(&product, 1, &gk).unwrap();
         let plain_ops = context.add_plain(&context.mul_plain(&current, &plain_y).unwrap(), &plain_y).unwrap();
-        let want_product = slot_mul(&expected, y, t);
-        let want_plain: Vec<u64> = slot_mul(&expected, y, t).iter().zip(y).map(|(&a, &b)| (a + b) % t).collect();
+        let want_product = slot_op(&expected, y, t, mul_mod);
+        let want_plain: Vec<u64> =
+            slot_op(&expected, y, t, mul_mod).iter().zip(y).map(|(&a, &b)| (a + b) % t).collect();
         let cases = [
             ("product", &product, want_product.clone()),
-            ("square", &square, slot_mul(y, y, t)),
-            ("rotation", &rotated, rotated_left(&want_product)),
+            ("square", &square, slot_op(y, y, t, mul_mod)),
+            ("rotation", &rotated, rotate_rows_left(&want_product)),
             ("plaintext product and sum", &plain_ops, want_plain),
         ];
         let mut product_decrypts = false;

@@ -9,6 +9,7 @@ use std::sync::Arc;
 use bgv_encrypt::{
     BatchEncoder, BgvBackend, BgvContext, BgvParameters, BgvParametersBuilder, CoefficientEncoder, Preset,
 };
+use hegpu_test_support::golden::{FNV_OFFSET, fnv1a, fnv1a_bytes};
 use poly::{Backend, Coeff, Eval, Representation, Seed, TransformKind};
 
 /// One set: parameters and a transform.
@@ -57,22 +58,6 @@ pub const OBJECTS: [&str; 10] = [
     "decryption of the switched product",
     "bytes of the switched product",
 ];
-
-/// 64-bit FNV-1a over `bytes`, continuing from `hash`.
-fn fnv1a_bytes(mut hash: u64, bytes: impl IntoIterator<Item = u8>) -> u64 {
-    for byte in bytes {
-        hash ^= u64::from(byte);
-        hash = hash.wrapping_mul(0x0000_0100_0000_01b3);
-    }
-    hash
-}
-
-/// 64-bit FNV-1a over the little-endian bytes of `words`, continuing from `hash`.
-fn fnv1a(hash: u64, words: &[u64]) -> u64 {
-    fnv1a_bytes(hash, words.iter().flat_map(|w| w.to_le_bytes()))
-}
-
-const FNV_OFFSET: u64 = 0xcbf2_9ce4_8422_2325;
 
 fn hash_polys<B: Backend, R: Representation>(backend: &B, polys: &[&B::Poly<R>]) -> u64
 where
@@ -156,15 +141,7 @@ pub fn check<B: BgvBackend>(backend: B)
 where
     B::Error: std::fmt::Debug,
 {
-    let mut mismatches = Vec::new();
-    for (set, expected) in SETS.iter().zip(EXPECTED) {
-        let got = hashes(backend.clone(), set);
-        println!("{}: [{}],", set.name, got.map(|h| format!("{h:#018x}")).join(", "));
-        for ((object, got), expected) in OBJECTS.iter().zip(got).zip(expected) {
-            if got != expected {
-                mismatches.push(format!("{} / {object}: got {got:#018x}, expected {expected:#018x}", set.name));
-            }
-        }
-    }
-    assert!(mismatches.is_empty(), "golden vectors changed:\n{}", mismatches.join("\n"));
+    let names: Vec<&str> = SETS.iter().map(|set| set.name).collect();
+    let got: Vec<_> = SETS.iter().map(|set| hashes(backend.clone(), set)).collect();
+    hegpu_test_support::golden::check_table(&names, &OBJECTS, &got, &EXPECTED);
 }

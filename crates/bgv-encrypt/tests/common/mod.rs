@@ -13,6 +13,8 @@ use poly::Seed;
 use rand::rngs::StdRng;
 use rand::{Rng, SeedableRng};
 
+pub use hegpu_test_support::slots::{add_mod, mul_mod, random_slots, rotate_rows_left, slot_op, sub_mod};
+
 pub fn seed(byte: u8) -> Seed {
     Seed::from([byte; 32])
 }
@@ -43,36 +45,6 @@ pub fn keys<B: BgvBackend>(context: &BgvContext<B>) -> Keys<B> {
     let elements = [context.galois_element_for_row_rotation(1), context.galois_element_for_row_swap()];
     let galois = context.galois_keys_from_seed(&secret, &elements, &seed(4)).unwrap();
     Keys { secret, public, relin, galois }
-}
-
-pub fn random_slots(rng: &mut StdRng, n: usize, t: u64) -> Vec<u64> {
-    (0..n).map(|_| rng.gen_range(0..t)).collect()
-}
-
-/// Slot-wise arithmetic modulo `t`.
-pub fn slot_op(a: &[u64], b: &[u64], t: u64, op: fn(u128, u128, u128) -> u128) -> Vec<u64> {
-    a.iter().zip(b).map(|(&x, &y)| op(u128::from(x), u128::from(y), u128::from(t)) as u64).collect()
-}
-
-pub fn add_mod(x: u128, y: u128, t: u128) -> u128 {
-    (x + y) % t
-}
-pub fn sub_mod(x: u128, y: u128, t: u128) -> u128 {
-    (x + t - y) % t
-}
-pub fn mul_mod(x: u128, y: u128, t: u128) -> u128 {
-    x * y % t
-}
-
-/// Both rows rotated left by one (`new[i] = old[i + 1]` within a row).
-pub fn rotate_rows_left(values: &[u64]) -> Vec<u64> {
-    let row = values.len() / 2;
-    let mut out = Vec::with_capacity(values.len());
-    for r in 0..2 {
-        let base = r * row;
-        out.extend((0..row).map(|i| values[base + (i + 1) % row]));
-    }
-    out
 }
 
 /// A random circuit of `depth` multiplications (with additions, subtractions, plaintext
