@@ -6,8 +6,8 @@ use std::sync::Arc;
 
 use bgv_encrypt::{BatchEncoder, BgvBackend, BgvContext, BgvParameters, BgvParametersBuilder, GaloisKeys, RelinKey};
 use poly::Seed;
-use rand::rngs::StdRng;
 use rand::SeedableRng;
+use rand::rngs::StdRng;
 use scheme_switching::SchemeSwitching;
 
 pub use hegpu_test_support::slots::{add_mod, mul_mod, random_slots, rotate_rows_left, slot_op};
