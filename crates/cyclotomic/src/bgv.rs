@@ -32,6 +32,10 @@
 //!   factors modulo `t` and slot `s` is the value at `z^(k_s)`, `z` a primitive `m`-th root
 //!   modulo `t`). For other `t` the slots are extension fields `GF(t^d)`, `d` the order of `t`
 //!   modulo `m` (HElib's `PAlgebra`): not implemented.
+//!
+//! (Above 800 lines on purpose: this separate BGV is folded into `bgv-encrypt` over the ring
+//! layer's `Phi_m` rings next, and deleted then rather than split; its results are recorded in
+//! `tests/recorded_circuits.rs` for that step.)
 
 use modarith::Modulus;
 use num_bigint::BigUint;
