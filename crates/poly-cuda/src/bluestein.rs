@@ -97,7 +97,7 @@ pub struct GpuCyclotomic {
 impl GpuCyclotomic {
     /// The ring of odd `m` modulo `primes` ([`poly::bluestein::bluestein_primes`]: `= 1 mod m`
     /// and `= 1 mod 2M`), its tables uploaded to `device`. `M` must be at least 2^10
-    /// (`m >= 513`), the smallest ring poly-cuda transforms.
+    /// (`m >= 257`), the smallest ring poly-cuda transforms.
     pub fn new(device: &Arc<GpuDevice>, m: usize, primes: &[u64]) -> Result<Self> {
         let rings = primes
             .iter()

@@ -55,7 +55,7 @@ impl GpuContext {
     /// Prepares `ring` on `device`: uploads the moduli and, for an NTT context, the forward
     /// and inverse twiddles with their Shoup companions; for a DGT or HDGT context, the
     /// tables of a [`GpuDgtPlan`]; for a ring `Z_q[x]/Phi_m`, those of a [`GpuCyclotomic`]
-    /// (its convolution length `M` at least `2^10`: `m >= 513`).
+    /// (its convolution length `M` at least `2^10`: `m >= 257`).
     pub fn new(device: &Arc<GpuDevice>, ring: &Arc<RingContext>) -> Result<Self> {
         let mut moduli = Vec::with_capacity(3 * ring.num_limbs());
         for m in ring.moduli() {
