@@ -209,8 +209,16 @@ impl<P: SchemeParameters> fmt::Debug for BatchEncoder<P> {
 
 impl<P: SchemeParameters> BatchEncoder<P> {
     /// An encoder for `params`. Errors with [`RlweError::BatchingUnsupported`] unless `t` is
-    /// a prime `= 1 mod 2N`.
+    /// a prime `= 1 mod 2N`, and for every ring `Z_q[x]/Phi_m` (its slots are not encoded yet).
     pub fn new(params: &Arc<P>) -> Result<Self> {
+        // The slots of a ring Z_t[x]/Phi_m (evaluations at the primitive m-th roots modulo t)
+        // are not laid out yet: a typed refusal, not the power-of-two layout at degree phi(m).
+        if let poly::RingKind::Cyclotomic { .. } = params.core().ring_kind() {
+            return Err(RlweError::BatchingUnsupported {
+                plaintext_modulus: params.plaintext_modulus(),
+                degree: params.degree(),
+            });
+        }
         let slots =
             SlotEncoder::new(params.plaintext_modulus(), params.degree()).map_err(|e| refused(e, "batch slots"))?;
         Ok(Self { params: Arc::clone(params), slots })

@@ -1,0 +1,301 @@
+//! BGV over the rings `Z_q[x]/Phi_m` on the CPU (`BgvParametersBuilder::new_cyclotomic`):
+//! encryption and decryption, additions, plaintext operations, multiplication with
+//! relinearization, modulus switching down the chain, operations between levels and
+//! automorphisms by units of `Z_m^*`, each checked against plaintext arithmetic modulo
+//! `(Phi_m, t)` computed here independently (schoolbook products and reduction by `Phi_m` in
+//! `u128`/`i128`).
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+
+use std::sync::Arc;
+
+use bgv_encrypt::{BatchEncoder, BgvContext, BgvError, BgvParameters, BgvParametersBuilder, CoefficientEncoder};
+use poly::cyclotomic::{cyclotomic_polynomial, gcd};
+use poly::{CpuBackend, RingKind, Seed};
+use rand::rngs::StdRng;
+use rand::{Rng, SeedableRng};
+
+fn seed(byte: u8) -> Seed {
+    Seed::from([byte; 32])
+}
+
+/// `Z_t[x]/Phi_m`, by hand.
+struct PlainRing {
+    m: usize,
+    t: u64,
+    /// `Phi_m`, monic, low coefficients first.
+    phi: Vec<i64>,
+}
+
+impl PlainRing {
+    fn new(m: usize, t: u64) -> Self {
+        Self { m, t, phi: cyclotomic_polynomial(m as u64).unwrap() }
+    }
+
+    fn degree(&self) -> usize {
+        self.phi.len() - 1
+    }
+
+    /// Any polynomial with coefficients in `[0, t)` reduced modulo `(Phi_m, t)`: long division by
+    /// the monic `Phi_m`, top coefficient first.
+    fn reduce(&self, mut a: Vec<u64>) -> Vec<u64> {
+        let (n, t) = (self.degree(), u128::from(self.t));
+        for top in (n..a.len()).rev() {
+            let c = u128::from(a[top]);
+            if c == 0 {
+                continue;
+            }
+            // a -= c x^(top - n) Phi_m.
+            for (j, &p) in self.phi.iter().enumerate() {
+                let i = top - n + j;
+                let p = (p.rem_euclid(self.t as i64)) as u128;
+                a[i] = ((u128::from(a[i]) + t - c * p % t) % t) as u64;
+            }
+            debug_assert_eq!(a[top], 0);
+        }
+        a.resize(n, 0);
+        a
+    }
+
+    fn mul(&self, a: &[u64], b: &[u64]) -> Vec<u64> {
+        let t = u128::from(self.t);
+        let mut out = vec![0u64; a.len() + b.len()];
+        for (i, &x) in a.iter().enumerate() {
+            for (j, &y) in b.iter().enumerate() {
+                out[i + j] = ((u128::from(out[i + j]) + u128::from(x) * u128::from(y)) % t) as u64;
+            }
+        }
+        self.reduce(out)
+    }
+
+    fn add(&self, a: &[u64], b: &[u64]) -> Vec<u64> {
+        a.iter().zip(b).map(|(&x, &y)| ((u128::from(x) + u128::from(y)) % u128::from(self.t)) as u64).collect()
+    }
+
+    fn neg(&self, a: &[u64]) -> Vec<u64> {
+        a.iter().map(|&x| (self.t - x) % self.t).collect()
+    }
+
+    /// `a(x^g) mod (Phi_m, t)`: `x^i -> x^(i g mod m)` (as `x^m = 1` modulo `Phi_m`), reduced.
+    fn automorphism(&self, a: &[u64], g: u64) -> Vec<u64> {
+        let mut out = vec![0u64; self.m];
+        for (i, &c) in a.iter().enumerate() {
+            let k = (i as u64 * g % self.m as u64) as usize;
+            out[k] = ((u128::from(out[k]) + u128::from(c)) % u128::from(self.t)) as u64;
+        }
+        self.reduce(out)
+    }
+
+    fn random(&self, rng: &mut StdRng) -> Vec<u64> {
+        (0..self.degree()).map(|_| rng.gen_range(0..self.t)).collect()
+    }
+}
+
+fn params(m: usize, bits: &[u32], special: &[u32], t: u64) -> Arc<BgvParameters> {
+    BgvParametersBuilder::new_cyclotomic(m)
+        .ciphertext_moduli_bits(bits)
+        .special_moduli_bits(special)
+        .plaintext_modulus(t)
+        .allow_insecure(true)
+        .build()
+        .unwrap()
+}
+
+/// The rings of the brief: small and composite `m` (63, 105, 315: `Phi_m` with coefficients
+/// beyond `+-1` for 105 and 315), a prime (127), `2^k - 1` (255, 1023).
+const RINGS: [usize; 6] = [63, 105, 127, 255, 315, 1023];
+
+#[test]
+fn parameters_over_phi_m_carry_the_ring() {
+    for m in RINGS {
+        let p = params(m, &[50, 50], &[55], 65537);
+        let kind = RingKind::Cyclotomic { m };
+        assert_eq!(p.ring_kind(), kind);
+        assert_eq!(p.degree(), kind.degree());
+        assert_eq!(p.ring_q().ring_kind(), kind);
+        assert_eq!(p.plaintext_modulus(), 65537);
+    }
+    // The core's refusals reach the BGV builder as typed errors.
+    for m in [2usize, 64, 0] {
+        let result = BgvParametersBuilder::new_cyclotomic(m)
+            .ciphertext_moduli_bits(&[50])
+            .special_moduli_bits(&[55])
+            .plaintext_modulus(257)
+            .allow_insecure(true)
+            .build();
+        assert!(matches!(result, Err(BgvError::InvalidParameter { name: "m", .. })), "m = {m}");
+    }
+    // t sharing a factor with a prime, and q too small for t.
+    let p = params(63, &[50], &[55], 257);
+    let prime = p.ciphertext_moduli()[0];
+    let shared = BgvParametersBuilder::new_cyclotomic(63)
+        .ciphertext_moduli(&[prime])
+        .special_moduli_bits(&[55])
+        .plaintext_modulus(prime)
+        .allow_insecure(true)
+        .build();
+    assert!(matches!(shared, Err(BgvError::InvalidParameter { name: "plaintext modulus t", .. })));
+    let small_q = BgvParametersBuilder::new_cyclotomic(63)
+        .ciphertext_moduli_bits(&[30])
+        .special_moduli_bits(&[55])
+        .plaintext_modulus((1 << 20) + 7)
+        .allow_insecure(true)
+        .build();
+    assert!(matches!(small_q, Err(BgvError::InvalidParameter { name: "plaintext modulus t", .. })));
+    // Beyond the table at dimension phi(m) without allow_insecure.
+    let insecure = BgvParametersBuilder::new_cyclotomic(1023)
+        .ciphertext_moduli_bits(&[50, 50])
+        .special_moduli_bits(&[55])
+        .plaintext_modulus(257)
+        .build();
+    assert!(matches!(insecure, Err(BgvError::Insecure { .. })), "{insecure:?}");
+}
+
+/// The circuit of the brief for every ring and two plaintext moduli (a 17-bit prime and
+/// `t = 2`): fresh public- and secret-key encryptions, add/sub/negate, plaintext add/mul,
+/// multiplication with relinearization, modulus switching down the whole chain, a product
+/// between levels, the noise budget, and automorphisms by units.
+#[test]
+fn circuits_over_phi_m_match_plaintext_arithmetic() {
+    for m in RINGS {
+        for t in [65537u64, 2] {
+            let ring = PlainRing::new(m, t);
+            let p = params(m, &[60, 45, 45, 45], &[60], t);
+            let context = BgvContext::new(CpuBackend, &p).unwrap();
+            let n = p.degree();
+            assert_eq!(n, ring.degree());
+            let encoder = CoefficientEncoder::new(&p);
+            let mut rng = StdRng::seed_from_u64(m as u64 * 7 + t);
+            let secret = context.secret_key_from_seed(&seed(1)).unwrap();
+            let public = context.public_key_from_seed(&secret, &seed(2)).unwrap();
+            let relin = context.relin_key_from_seed(&secret, &seed(3)).unwrap();
+            let what = |op: &str| format!("m = {m}, t = {t}: {op}");
+            let decrypt = |ct: &bgv_encrypt::Ciphertext<CpuBackend>| {
+                encoder.decode(&context.decrypt(ct, &secret).unwrap()).unwrap()
+            };
+
+            let (a, b, c) = (ring.random(&mut rng), ring.random(&mut rng), ring.random(&mut rng));
+            let ct_a = context.encrypt_with_seed(&encoder.encode(&a).unwrap(), &public, &seed(10)).unwrap();
+            let ct_b = context.encrypt_with_seed(&encoder.encode(&b).unwrap(), &public, &seed(11)).unwrap();
+            let seeded = context
+                .encrypt_symmetric_with_seeds(&encoder.encode(&c).unwrap(), &secret, &seed(12), &seed(13))
+                .unwrap();
+            let ct_c = context.expand(&seeded).unwrap();
+            assert_eq!(decrypt(&ct_a), a, "{}", what("public-key encryption"));
+            assert_eq!(decrypt(&ct_c), c, "{}", what("secret-key encryption"));
+            let fresh_budget = context.noise_budget(&ct_a, &secret).unwrap();
+            assert!(fresh_budget > 0, "{}", what("fresh budget"));
+
+            assert_eq!(decrypt(&context.add(&ct_a, &ct_b).unwrap()), ring.add(&a, &b), "{}", what("add"));
+            assert_eq!(decrypt(&context.sub(&ct_a, &ct_b).unwrap()), ring.add(&a, &ring.neg(&b)), "{}", what("sub"));
+            assert_eq!(decrypt(&context.negate(&ct_a).unwrap()), ring.neg(&a), "{}", what("negate"));
+            let plain_c = encoder.encode(&c).unwrap();
+            assert_eq!(
+                decrypt(&context.add_plain(&ct_a, &plain_c).unwrap()),
+                ring.add(&a, &c),
+                "{}",
+                what("add_plain")
+            );
+            assert_eq!(
+                decrypt(&context.mul_plain(&ct_a, &plain_c).unwrap()),
+                ring.mul(&a, &c),
+                "{}",
+                what("mul_plain")
+            );
+
+            // a b, relinearized, then down the chain one level at a time.
+            let ab = ring.mul(&a, &b);
+            let product = context.mul_relin(&ct_a, &ct_b, &relin).unwrap();
+            assert_eq!(product.size(), 2);
+            assert_eq!(decrypt(&product), ab, "{}", what("mul_relin"));
+            let product_budget = context.noise_budget(&product, &secret).unwrap();
+            assert!(product_budget < fresh_budget, "{}", what("a product loses budget"));
+            let unrelinearized = context.mul(&ct_a, &ct_b).unwrap();
+            assert_eq!(unrelinearized.size(), 3);
+            assert_eq!(decrypt(&unrelinearized), ab, "{}", what("mul (three polynomials)"));
+            let mut down = context.duplicate(&product).unwrap();
+            while down.level() > 0 {
+                down = context.mod_switch_to_next(&down).unwrap();
+                assert_eq!(decrypt(&down), ab, "{}", what(&format!("mod switch to level {}", down.level())));
+            }
+            // (a b) c with a b one level down and c at the top (BringDown), then a second product.
+            let switched = context.mod_switch_to_next(&product).unwrap();
+            let abc = context.mul_relin(&switched, &ct_c, &relin).unwrap();
+            assert_eq!(abc.level(), switched.level());
+            assert_eq!(decrypt(&abc), ring.mul(&ab, &c), "{}", what("product between levels"));
+            let abc_plus = context.add(&abc, &ct_a).unwrap();
+            assert_eq!(decrypt(&abc_plus), ring.add(&ring.mul(&ab, &c), &a), "{}", what("add between levels"));
+
+            // Automorphisms by units: 2 (m is odd), m - 1 (x -> x^-1) and a random unit.
+            let mut units = vec![2u64, m as u64 - 1];
+            loop {
+                let g = rng.gen_range(3..m as u64);
+                if gcd(g as usize, m) == 1 {
+                    units.push(g);
+                    break;
+                }
+            }
+            let galois = context.galois_keys_from_seed(&secret, &units, &seed(4)).unwrap();
+            for &g in &units {
+                let rotated = context.apply_galois(&ct_a, g, &galois).unwrap();
+                assert_eq!(decrypt(&rotated), ring.automorphism(&a, g), "{}", what(&format!("sigma_{g}")));
+                let rotated_product = context.apply_galois(&abc, g, &galois).unwrap();
+                assert_eq!(
+                    decrypt(&rotated_product),
+                    ring.automorphism(&ring.mul(&ab, &c), g),
+                    "{}",
+                    what(&format!("sigma_{g} below the top"))
+                );
+            }
+            // The identity needs no key.
+            assert_eq!(decrypt(&context.apply_galois(&ct_a, 1, &galois).unwrap()), a);
+        }
+    }
+}
+
+/// Galois elements are the ring's: units of `Z_m^*` below `m`. A non-unit, `m` itself and an
+/// element beyond `m` (valid for a power-of-two ring of that size) are refused, for key
+/// generation and for `apply_galois`, before any work.
+#[test]
+fn galois_elements_are_the_units_of_the_ring() {
+    let m = 63usize;
+    let p = params(m, &[50, 50], &[55], 65537);
+    let context = BgvContext::new(CpuBackend, &p).unwrap();
+    let secret = context.secret_key_from_seed(&seed(1)).unwrap();
+    let public = context.public_key_from_seed(&secret, &seed(2)).unwrap();
+    for bad in [3u64, 7, 21, 63, 65, 0] {
+        let result = context.galois_keys_from_seed(&secret, &[bad], &seed(4));
+        assert!(
+            matches!(result, Err(BgvError::InvalidGaloisElement { element, two_n: 63 }) if element == bad),
+            "g = {bad}: {result:?}"
+        );
+    }
+    let keys = context.galois_keys_from_seed(&secret, &[2, 5], &seed(4)).unwrap();
+    let ct =
+        context.encrypt_with_seed(&CoefficientEncoder::new(&p).encode(&[1, 2, 3]).unwrap(), &public, &seed(5)).unwrap();
+    assert!(matches!(context.apply_galois(&ct, 9, &keys), Err(BgvError::InvalidGaloisElement { element: 9, .. })));
+    assert!(matches!(context.apply_galois(&ct, 4, &keys), Err(BgvError::MissingGaloisKey { element: 4, .. })));
+}
+
+/// Coefficient encoding round trips (unsigned and signed, phi(m) coefficients, too many values
+/// refused); batch slots over `Phi_m` are a typed refusal, even for a prime `t = 1 mod m`.
+#[test]
+fn encoders_over_phi_m() {
+    for m in RINGS {
+        let t = 65537u64;
+        let p = params(m, &[50, 50], &[55], t);
+        let n = p.degree();
+        let encoder = CoefficientEncoder::new(&p);
+        let mut rng = StdRng::seed_from_u64(m as u64);
+        let values: Vec<u64> = (0..n).map(|_| rng.gen_range(0..t)).collect();
+        assert_eq!(encoder.decode(&encoder.encode(&values).unwrap()).unwrap(), values);
+        let signed: Vec<i64> = (0..n).map(|_| rng.gen_range(-32768..=32768)).collect();
+        assert_eq!(encoder.decode_signed(&encoder.encode_signed(&signed).unwrap()).unwrap(), signed);
+        let short = encoder.encode(&[5, 6]).unwrap();
+        assert_eq!(short.coefficients().len(), n);
+        assert!(matches!(encoder.encode(&vec![0; n + 1]), Err(BgvError::TooManyValues { max, .. }) if max == n));
+        assert!(matches!(BatchEncoder::new(&p), Err(BgvError::BatchingUnsupported { .. })));
+    }
+    // 337 is a prime = 1 mod 63 (batching would have phi(63) = 36 slots): still refused for now.
+    let p = params(63, &[50, 50], &[55], 337);
+    assert!(matches!(BatchEncoder::new(&p), Err(BgvError::BatchingUnsupported { plaintext_modulus: 337, .. })));
+}
