@@ -37,6 +37,10 @@ struct ParametersData {
     plaintext_modulus: u64,
     transform: Transform,
     allow_insecure: bool,
+    /// The index of a ring `Z_q[x]/Phi_m`; absent for `x^N + 1`, so the power-of-two records
+    /// are what they were.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    m: Option<u64>,
 }
 
 impl ParameterRecord for ParametersData {
@@ -51,6 +55,7 @@ impl ParameterRecord for ParametersData {
             plaintext_modulus: params.plaintext_modulus(),
             transform: params.transform().into(),
             allow_insecure: !params.core().is_secure_128(),
+            m: serde_support::record_index(params.ring_kind()),
         }
     }
 
@@ -58,7 +63,11 @@ impl ParameterRecord for ParametersData {
     fn build(&self) -> Result<Arc<BgvParameters>> {
         // The core's bounds on the work of building, before the builder starts.
         let degree = serde_support::checked_shape(self.degree, &self.ciphertext_moduli, &self.special_moduli)?;
-        BgvParametersBuilder::new(degree)
+        let builder = match serde_support::checked_ring(degree, self.m)? {
+            poly::RingKind::NegacyclicPowerOfTwo { degree } => BgvParametersBuilder::new(degree),
+            poly::RingKind::Cyclotomic { m } => BgvParametersBuilder::new_cyclotomic(m),
+        };
+        builder
             .ciphertext_moduli(&self.ciphertext_moduli)
             .special_moduli(&self.special_moduli)
             .plaintext_modulus(self.plaintext_modulus)

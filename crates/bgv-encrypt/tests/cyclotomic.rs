@@ -299,3 +299,61 @@ fn encoders_over_phi_m() {
     let p = params(63, &[50, 50], &[55], 337);
     assert!(matches!(BatchEncoder::new(&p), Err(BgvError::BatchingUnsupported { plaintext_modulus: 337, .. })));
 }
+
+/// The GPU does not run BGV over `Phi_m` yet: its context is a typed refusal naming the
+/// backend and the ring, not wrong words (compiled under `cuda`; it needs a device to run).
+#[cfg(feature = "cuda")]
+#[test]
+fn gpu_backend_refuses_phi_m_rings() {
+    let p = params(63, &[50, 50], &[55], 65537);
+    let gpu = poly_cuda::GpuBackend::new(0).unwrap();
+    let result = BgvContext::new(gpu, &p);
+    assert!(
+        matches!(result, Err(BgvError::InvalidParameter { name: "the GPU backend for Phi_m rings", value: 63, .. })),
+        "{result:?}"
+    );
+}
+
+/// Parameters over `Phi_m` travel with their `m` and come back equal; a record whose `m` does
+/// not give its degree is malformed. Ciphertexts and keys round-trip through their byte
+/// encodings (validated against the context).
+#[test]
+fn parameters_and_objects_over_phi_m_round_trip() {
+    let p = params(105, &[50, 50], &[55], 65537);
+    let json = serde_json::to_string(&*p).unwrap();
+    assert!(json.contains("\"m\":105"), "{json}");
+    let back: Arc<BgvParameters> = serde_json::from_str(&json).unwrap();
+    assert_eq!(*back, *p);
+    let wrong = json.replace("\"m\":105", "\"m\":63");
+    assert!(matches!(
+        BgvParameters::load(&mut serde_json::Deserializer::from_str(&wrong)),
+        Err(BgvError::Malformed { .. })
+    ));
+    // The power-of-two record has no m.
+    let pot = BgvParametersBuilder::new(1024)
+        .ciphertext_moduli_bits(&[50])
+        .special_moduli_bits(&[55])
+        .plaintext_modulus(257)
+        .allow_insecure(true)
+        .build()
+        .unwrap();
+    assert!(!serde_json::to_string(&*pot).unwrap().contains("\"m\""));
+
+    let context = BgvContext::new(CpuBackend, &p).unwrap();
+    let secret = context.secret_key_from_seed(&seed(1)).unwrap();
+    let public = context.public_key_from_seed(&secret, &seed(2)).unwrap();
+    let galois = context.galois_keys_from_seed(&secret, &[2, 104], &seed(4)).unwrap();
+    let encoder = CoefficientEncoder::new(&p);
+    let plain = encoder.encode(&[7, 8, 9]).unwrap();
+    let ct = context.encrypt_with_seed(&plain, &public, &seed(5)).unwrap();
+    let ct_back = context.ciphertext_from_bytes(&context.ciphertext_to_bytes(&ct).unwrap()).unwrap();
+    assert_eq!(context.decrypt(&ct_back, &secret).unwrap(), plain);
+    let galois_back = context.galois_keys_from_bytes(&context.galois_keys_to_bytes(&galois).unwrap()).unwrap();
+    assert_eq!(galois_back.elements(), vec![2, 104]);
+    let ring = PlainRing::new(105, 65537);
+    let rotated = context.apply_galois(&ct_back, 104, &galois_back).unwrap();
+    assert_eq!(
+        context.decrypt(&rotated, &secret).unwrap().coefficients(),
+        &ring.automorphism(plain.coefficients(), 104)[..]
+    );
+}

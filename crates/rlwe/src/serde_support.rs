@@ -13,6 +13,7 @@
 use core::fmt;
 use std::sync::Arc;
 
+use poly::RingKind;
 use serde::de::{self, Deserializer, SeqAccess, Visitor};
 use serde::ser::{Error as _, Serializer};
 use serde::{Deserialize, Serialize};
@@ -161,6 +162,10 @@ pub struct ParametersData {
     pub transform: Transform,
     /// Whether a set beyond the 128-bit table is accepted.
     pub allow_insecure: bool,
+    /// The index `m` of a ring `Z_q[x]/Phi_m`; absent for `x^N + 1` (whose records are
+    /// therefore what they were before the ring kinds).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub m: Option<u64>,
 }
 
 impl ParametersData {
@@ -172,6 +177,7 @@ impl ParametersData {
             special_moduli: params.special_moduli().to_vec(),
             transform: params.transform().into(),
             allow_insecure: !params.is_secure_128(),
+            m: record_index(params.ring_kind()),
         }
     }
 
@@ -180,7 +186,11 @@ impl ParametersData {
     /// rest). Errors with [`RlweError::InvalidParameter`].
     pub fn builder(&self) -> Result<RlweParametersBuilder> {
         let degree = checked_shape(self.degree, &self.ciphertext_moduli, &self.special_moduli)?;
-        Ok(RlweParametersBuilder::new(degree)
+        let builder = match checked_ring(degree, self.m)? {
+            RingKind::NegacyclicPowerOfTwo { degree } => RlweParametersBuilder::new(degree),
+            RingKind::Cyclotomic { m } => RlweParametersBuilder::new_cyclotomic(m),
+        };
+        Ok(builder
             .ciphertext(ModuliChoice::Explicit(self.ciphertext_moduli.clone()))
             .special(ModuliChoice::Explicit(self.special_moduli.clone()))
             .transform(self.transform.into())
@@ -192,6 +202,33 @@ impl ParametersData {
     pub fn build(&self) -> Result<Arc<RlweParameters>> {
         self.builder()?.build()
     }
+}
+
+/// The `m` a parameter record carries for `ring`: none for `x^N + 1`.
+pub fn record_index(ring: RingKind) -> Option<u64> {
+    match ring {
+        RingKind::NegacyclicPowerOfTwo { .. } => None,
+        RingKind::Cyclotomic { m } => Some(m as u64),
+    }
+}
+
+/// The ring of a decoded parameter record of degree `degree` (from [`checked_shape`]) and
+/// index `m` ([`record_index`]): `x^N + 1` without `m` (the builder checks `N`), `Phi_m` for an
+/// odd `m` in `3..=2^17` with `phi(m) = degree`. Errors with [`RlweError::Malformed`] for any
+/// other `m`, so a record names one ring, whichever scheme decodes it.
+pub fn checked_ring(degree: usize, m: Option<u64>) -> Result<RingKind> {
+    let Some(m) = m else {
+        return Ok(RingKind::NegacyclicPowerOfTwo { degree });
+    };
+    let ring = usize::try_from(m)
+        .ok()
+        .filter(|&m| (3..=poly::cyclotomic::MAX_M).contains(&(m as u64)) && m % 2 == 1)
+        .map(|m| RingKind::Cyclotomic { m })
+        .filter(|ring| ring.degree() == degree);
+    ring.ok_or_else(|| RlweError::Malformed {
+        what: "serialized parameters",
+        reason: format!("m = {m} is not an odd index in 3..=2^17 with phi(m) = degree {degree}"),
+    })
 }
 
 /// The checks that bound the work of building parameters from decoded values, before any
