@@ -37,10 +37,6 @@ struct ParametersData {
     plaintext_modulus: u64,
     transform: Transform,
     allow_insecure: bool,
-    /// The index of a ring `Z_q[x]/Phi_m`; absent for `x^N + 1`, so the power-of-two records
-    /// are what they were.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    m: Option<u64>,
 }
 
 impl ParameterRecord for ParametersData {
@@ -49,13 +45,13 @@ impl ParameterRecord for ParametersData {
     /// The values of `params`.
     fn of(params: &BgvParameters) -> Self {
         Self {
-            degree: params.degree() as u64,
+            // N, or m for a ring Phi_m (the core's record_degree).
+            degree: serde_support::record_degree(params.ring_kind()),
             ciphertext_moduli: params.ciphertext_moduli().to_vec(),
             special_moduli: params.special_moduli().to_vec(),
             plaintext_modulus: params.plaintext_modulus(),
             transform: params.transform().into(),
             allow_insecure: !params.core().is_secure_128(),
-            m: serde_support::record_index(params.ring_kind()),
         }
     }
 
@@ -63,7 +59,7 @@ impl ParameterRecord for ParametersData {
     fn build(&self) -> Result<Arc<BgvParameters>> {
         // The core's bounds on the work of building, before the builder starts.
         let degree = serde_support::checked_shape(self.degree, &self.ciphertext_moduli, &self.special_moduli)?;
-        let builder = match serde_support::checked_ring(degree, self.m)? {
+        let builder = match serde_support::record_ring(degree, self.transform.into()) {
             poly::RingKind::NegacyclicPowerOfTwo { degree } => BgvParametersBuilder::new(degree),
             poly::RingKind::Cyclotomic { m } => BgvParametersBuilder::new_cyclotomic(m),
         };

@@ -277,9 +277,9 @@ fn galois_elements_are_the_units_of_the_ring() {
 }
 
 /// Coefficient encoding round trips (unsigned and signed, phi(m) coefficients, too many values
-/// refused); batch slots over `Phi_m` are a typed refusal, even for a prime `t = 1 mod m`.
+/// refused); batch slots are refused for a `t` that is not a prime `= 1 mod m`.
 #[test]
-fn encoders_over_phi_m() {
+fn coefficient_encoding_over_phi_m() {
     for m in RINGS {
         let t = 65537u64;
         let p = params(m, &[50, 50], &[55], t);
@@ -293,11 +293,125 @@ fn encoders_over_phi_m() {
         let short = encoder.encode(&[5, 6]).unwrap();
         assert_eq!(short.coefficients().len(), n);
         assert!(matches!(encoder.encode(&vec![0; n + 1]), Err(BgvError::TooManyValues { max, .. }) if max == n));
-        assert!(matches!(BatchEncoder::new(&p), Err(BgvError::BatchingUnsupported { .. })));
+        // 65537 - 1 = 2^16 has no odd factor: no slots in Z_t for any odd m.
+        assert!(matches!(BatchEncoder::new(&p), Err(BgvError::BatchingUnsupported { plaintext_modulus: 65537, .. })));
     }
-    // 337 is a prime = 1 mod 63 (batching would have phi(63) = 36 slots): still refused for now.
-    let p = params(63, &[50, 50], &[55], 337);
-    assert!(matches!(BatchEncoder::new(&p), Err(BgvError::BatchingUnsupported { plaintext_modulus: 337, .. })));
+    for (m, t) in [(63usize, 2u64), (63, 257), (105, 211 * 2)] {
+        let p = params(m, &[50, 50], &[55], t);
+        assert!(
+            matches!(BatchEncoder::new(&p), Err(BgvError::BatchingUnsupported { plaintext_modulus, .. }) if plaintext_modulus == t)
+        );
+    }
+}
+
+/// The smallest prime `t = 1 mod m` above `2^bits` (`step = m`), or `= 1 mod step`.
+fn prime_one_mod(step: u64, bits: u32) -> u64 {
+    let mut c = ((1u64 << bits) / step + 1) * step + 1;
+    while !modarith::is_prime(c) {
+        c += step;
+    }
+    c
+}
+
+/// `p(z) mod t` by Horner in `u128`.
+fn evaluate(p: &[u64], z: u64, t: u64) -> u64 {
+    p.iter().rev().fold(0u128, |acc, &c| (acc * u128::from(z) + u128::from(c)) % u128::from(t)) as u64
+}
+
+/// Batch slots over `Phi_m` for a prime `t = 1 mod m`, by the direct evaluation and by
+/// Bluestein's plan (`t = 1 mod 2mM`): slot `s` is the value at `w^(k_s)` (the units `k_s` of
+/// `Z_m`, increasing; `w` the value of `x` in slot 0, a primitive `m`-th root), checked by
+/// evaluating the plaintext polynomial here; round trips; slot-wise products and sums of
+/// ciphertexts; and `x -> x^g` moving slot `g k` to slot `k`.
+#[test]
+fn batch_slots_over_phi_m() {
+    for m in RINGS {
+        let units: Vec<usize> = (1..m).filter(|&k| gcd(k, m) == 1).collect();
+        let big_m = poly::bluestein::bluestein_length(m) as u64;
+        let direct = {
+            let mut t = prime_one_mod(m as u64, 20);
+            while (t - 1) % (2 * big_m) == 0 {
+                t = prime_one_mod(m as u64, 64 - t.leading_zeros());
+            }
+            t
+        };
+        let bluestein = prime_one_mod(m as u64 * 2 * big_m, 30);
+        for t in [direct, bluestein] {
+            let what = format!("m = {m}, t = {t}");
+            let ring = PlainRing::new(m, t);
+            let p = params(m, &[60, 50, 50], &[60], t);
+            let batch = BatchEncoder::new(&p).unwrap();
+            // Both ways of the core's encoder are exercised.
+            let layout = rlwe::slots::CyclotomicSlots::new(t, m).unwrap();
+            assert_eq!(layout.uses_bluestein(), t == bluestein, "{what}");
+            assert_eq!(layout.exponents(), &units[..]);
+            assert_eq!(batch.slot_count(), units.len(), "{what}");
+            let coefficient = CoefficientEncoder::new(&p);
+            let mut x = vec![0u64; p.degree()];
+            x[1] = 1;
+            let roots = batch.decode(&coefficient.encode(&x).unwrap()).unwrap();
+            let w = roots[0];
+            assert!((1..m as u64).all(|e| modpow(w, e, t) != 1), "{what}: w has order m");
+            assert_eq!(modpow(w, m as u64, t), 1, "{what}");
+            for (s, &k) in units.iter().enumerate() {
+                assert_eq!(roots[s], modpow(w, k as u64, t), "{what}: slot {s}");
+            }
+            let mut rng = StdRng::seed_from_u64(t);
+            let a = ring.random(&mut rng);
+            let slots_a = batch.decode(&coefficient.encode(&a).unwrap()).unwrap();
+            for (s, &k) in units.iter().enumerate() {
+                assert_eq!(slots_a[s], evaluate(&a, modpow(w, k as u64, t), t), "{what}: evaluation at slot {s}");
+            }
+            let values: Vec<u64> = (0..units.len()).map(|_| rng.gen_range(0..t)).collect();
+            let plain = batch.encode(&values).unwrap();
+            assert_eq!(batch.decode(&plain).unwrap(), values, "{what}: round trip");
+            // Fewer values: the other slots hold 0.
+            let short = batch.decode(&batch.encode(&values[..3]).unwrap()).unwrap();
+            assert_eq!(&short[..3], &values[..3]);
+            assert!(short[3..].iter().all(|&v| v == 0));
+
+            let context = BgvContext::new(CpuBackend, &p).unwrap();
+            let secret = context.secret_key_from_seed(&seed(1)).unwrap();
+            let public = context.public_key_from_seed(&secret, &seed(2)).unwrap();
+            let relin = context.relin_key_from_seed(&secret, &seed(3)).unwrap();
+            let other: Vec<u64> = (0..units.len()).map(|_| rng.gen_range(0..t)).collect();
+            let ct = context.encrypt_with_seed(&plain, &public, &seed(10)).unwrap();
+            let ct_other = context.encrypt_with_seed(&batch.encode(&other).unwrap(), &public, &seed(11)).unwrap();
+            let slots_of = |ct: &bgv_encrypt::Ciphertext<CpuBackend>| {
+                batch.decode(&context.decrypt(ct, &secret).unwrap()).unwrap()
+            };
+            let product = context.mul_relin(&ct, &ct_other, &relin).unwrap();
+            let want: Vec<u64> = values
+                .iter()
+                .zip(&other)
+                .map(|(&x, &y)| (u128::from(x) * u128::from(y) % u128::from(t)) as u64)
+                .collect();
+            assert_eq!(slots_of(&product), want, "{what}: slot-wise product");
+            let sum = context.add(&ct, &ct_other).unwrap();
+            let want: Vec<u64> = values.iter().zip(&other).map(|(&x, &y)| (x + y) % t).collect();
+            assert_eq!(slots_of(&sum), want, "{what}: slot-wise sum");
+            let g = 2u64;
+            let galois = context.galois_keys_from_seed(&secret, &[g], &seed(4)).unwrap();
+            let rotated = slots_of(&context.apply_galois(&ct, g, &galois).unwrap());
+            for (s, &k) in units.iter().enumerate() {
+                let from = units.binary_search(&(k * g as usize % m)).unwrap();
+                assert_eq!(rotated[s], values[from], "{what}: sigma_2 at slot {s}");
+            }
+        }
+    }
+}
+
+fn modpow(base: u64, mut e: u64, t: u64) -> u64 {
+    let (t, mut acc) = (u128::from(t), 1u128);
+    let mut b = u128::from(base) % t;
+    while e > 0 {
+        if e & 1 == 1 {
+            acc = acc * b % t;
+        }
+        b = b * b % t;
+        e >>= 1;
+    }
+    acc as u64
 }
 
 /// The GPU does not run BGV over `Phi_m` yet: its context is a typed refusal naming the
@@ -314,20 +428,24 @@ fn gpu_backend_refuses_phi_m_rings() {
     );
 }
 
-/// Parameters over `Phi_m` travel with their `m` and come back equal; a record whose `m` does
-/// not give its degree is malformed. Ciphertexts and keys round-trip through their byte
-/// encodings (validated against the context).
+/// Parameters over `Phi_m` travel with their `m` (in the record's degree, under Bluestein's
+/// transform) and come back equal, in JSON and postcard; a record whose `m` is not an index is
+/// the builder's error. Ciphertexts and keys round-trip through their byte encodings
+/// (validated against the context).
 #[test]
 fn parameters_and_objects_over_phi_m_round_trip() {
     let p = params(105, &[50, 50], &[55], 65537);
     let json = serde_json::to_string(&*p).unwrap();
-    assert!(json.contains("\"m\":105"), "{json}");
+    assert!(json.contains("\"degree\":105"), "{json}");
     let back: Arc<BgvParameters> = serde_json::from_str(&json).unwrap();
     assert_eq!(*back, *p);
-    let wrong = json.replace("\"m\":105", "\"m\":63");
+    let binary = postcard::to_allocvec(&*p).unwrap();
+    let from_binary: BgvParameters = postcard::from_bytes(&binary).unwrap();
+    assert_eq!(from_binary, *p);
+    let wrong = json.replace("\"degree\":105", "\"degree\":104");
     assert!(matches!(
         BgvParameters::load(&mut serde_json::Deserializer::from_str(&wrong)),
-        Err(BgvError::Malformed { .. })
+        Err(BgvError::InvalidParameter { name: "m", .. })
     ));
     // The power-of-two record has no m.
     let pot = BgvParametersBuilder::new(1024)
@@ -337,7 +455,7 @@ fn parameters_and_objects_over_phi_m_round_trip() {
         .allow_insecure(true)
         .build()
         .unwrap();
-    assert!(!serde_json::to_string(&*pot).unwrap().contains("\"m\""));
+    assert!(serde_json::to_string(&*pot).unwrap().contains("\"degree\":1024"));
 
     let context = BgvContext::new(CpuBackend, &p).unwrap();
     let secret = context.secret_key_from_seed(&seed(1)).unwrap();

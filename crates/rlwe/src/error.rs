@@ -144,7 +144,9 @@ pub enum RlweError {
         actual: usize,
     },
     /// The plaintext modulus does not allow batching for this degree.
-    #[error("batching needs a prime plaintext modulus t = 1 mod 2N; t = {plaintext_modulus}, N = {degree}")]
+    #[error(
+        "batching needs a prime plaintext modulus t = 1 mod 2N (1 mod m over Phi_m); t = {plaintext_modulus}, N = {degree}"
+    )]
     BatchingUnsupported {
         /// `t`.
         plaintext_modulus: u64,

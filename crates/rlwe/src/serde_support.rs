@@ -162,22 +162,17 @@ pub struct ParametersData {
     pub transform: Transform,
     /// Whether a set beyond the 128-bit table is accepted.
     pub allow_insecure: bool,
-    /// The index `m` of a ring `Z_q[x]/Phi_m`; absent for `x^N + 1` (whose records are
-    /// therefore what they were before the ring kinds).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub m: Option<u64>,
 }
 
 impl ParametersData {
     /// The values of `params`.
     pub fn of(params: &RlweParameters) -> Self {
         Self {
-            degree: params.degree() as u64,
+            degree: record_degree(params.ring_kind()),
             ciphertext_moduli: params.ciphertext_moduli().to_vec(),
             special_moduli: params.special_moduli().to_vec(),
             transform: params.transform().into(),
             allow_insecure: !params.is_secure_128(),
-            m: record_index(params.ring_kind()),
         }
     }
 
@@ -186,7 +181,7 @@ impl ParametersData {
     /// rest). Errors with [`RlweError::InvalidParameter`].
     pub fn builder(&self) -> Result<RlweParametersBuilder> {
         let degree = checked_shape(self.degree, &self.ciphertext_moduli, &self.special_moduli)?;
-        let builder = match checked_ring(degree, self.m)? {
+        let builder = match record_ring(degree, self.transform.into()) {
             RingKind::NegacyclicPowerOfTwo { degree } => RlweParametersBuilder::new(degree),
             RingKind::Cyclotomic { m } => RlweParametersBuilder::new_cyclotomic(m),
         };
@@ -204,31 +199,28 @@ impl ParametersData {
     }
 }
 
-/// The `m` a parameter record carries for `ring`: none for `x^N + 1`.
-pub fn record_index(ring: RingKind) -> Option<u64> {
+/// The `degree` field of a parameter record of `ring`: `N` for `x^N + 1`, the index `m` for
+/// `Phi_m` (`phi(m)` does not determine `m`: `phi(63) = phi(171)`, ...). The record's
+/// transform tells the two apart (Bluestein's is the transform of the `Phi_m` rings and only
+/// theirs), so the records of `x^N + 1`, in every format, are what they were before the ring
+/// kinds, and no format needs a new field.
+pub fn record_degree(ring: RingKind) -> u64 {
     match ring {
-        RingKind::NegacyclicPowerOfTwo { .. } => None,
-        RingKind::Cyclotomic { m } => Some(m as u64),
+        RingKind::NegacyclicPowerOfTwo { degree } => degree as u64,
+        RingKind::Cyclotomic { m } => m as u64,
     }
 }
 
-/// The ring of a decoded parameter record of degree `degree` (from [`checked_shape`]) and
-/// index `m` ([`record_index`]): `x^N + 1` without `m` (the builder checks `N`), `Phi_m` for an
-/// odd `m` in `3..=2^17` with `phi(m) = degree`. Errors with [`RlweError::Malformed`] for any
-/// other `m`, so a record names one ring, whichever scheme decodes it.
-pub fn checked_ring(degree: usize, m: Option<u64>) -> Result<RingKind> {
-    let Some(m) = m else {
-        return Ok(RingKind::NegacyclicPowerOfTwo { degree });
-    };
-    let ring = usize::try_from(m)
-        .ok()
-        .filter(|&m| (3..=poly::cyclotomic::MAX_M).contains(&(m as u64)) && m % 2 == 1)
-        .map(|m| RingKind::Cyclotomic { m })
-        .filter(|ring| ring.degree() == degree);
-    ring.ok_or_else(|| RlweError::Malformed {
-        what: "serialized parameters",
-        reason: format!("m = {m} is not an odd index in 3..=2^17 with phi(m) = degree {degree}"),
-    })
+/// The ring of a decoded record ([`record_degree`]): `Phi_m` with `m = degree` under
+/// Bluestein's transform, `x^N + 1` under the others. The builders check the value (`N` a power
+/// of two in range, `m` odd in `3..=2^17`).
+pub fn record_ring(degree: usize, transform: poly::TransformKind) -> RingKind {
+    match transform {
+        poly::TransformKind::Bluestein => RingKind::Cyclotomic { m: degree },
+        poly::TransformKind::Ntt | poly::TransformKind::Dgt | poly::TransformKind::HierarchicalDgt => {
+            RingKind::NegacyclicPowerOfTwo { degree }
+        }
+    }
 }
 
 /// The checks that bound the work of building parameters from decoded values, before any
