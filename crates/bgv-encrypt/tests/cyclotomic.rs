@@ -274,6 +274,9 @@ fn galois_elements_are_the_units_of_the_ring() {
         context.encrypt_with_seed(&CoefficientEncoder::new(&p).encode(&[1, 2, 3]).unwrap(), &public, &seed(5)).unwrap();
     assert!(matches!(context.apply_galois(&ct, 9, &keys), Err(BgvError::InvalidGaloisElement { element: 9, .. })));
     assert!(matches!(context.apply_galois(&ct, 4, &keys), Err(BgvError::MissingGaloisKey { element: 4, .. })));
+    // No rows over Phi_m.
+    assert!(matches!(context.rotate_rows(&ct, 1, &keys), Err(BgvError::InvalidParameter { name: "m", value: 63, .. })));
+    assert!(matches!(context.rotate_columns(&ct, &keys), Err(BgvError::InvalidParameter { name: "m", value: 63, .. })));
 }
 
 /// Coefficient encoding round trips (unsigned and signed, phi(m) coefficients, too many values
