@@ -333,7 +333,7 @@ fn batch_slots_over_phi_m() {
         let big_m = poly::bluestein::bluestein_length(m) as u64;
         let direct = {
             let mut t = prime_one_mod(m as u64, 20);
-            while (t - 1) % (2 * big_m) == 0 {
+            while (t - 1).is_multiple_of(2 * big_m) {
                 t = prime_one_mod(m as u64, 64 - t.leading_zeros());
             }
             t

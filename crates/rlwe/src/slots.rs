@@ -97,7 +97,8 @@ pub struct SlotEncoder {
 #[derive(Debug, Clone)]
 enum Layout {
     Negacyclic { plan: poly::ntt::NttPlan, positions: Vec<usize> },
-    Cyclotomic(CyclotomicSlots),
+    // Boxed: its Bluestein plan is far larger than the NTT plan (clippy's large_enum_variant).
+    Cyclotomic(Box<CyclotomicSlots>),
 }
 
 impl SlotEncoder {
@@ -118,7 +119,9 @@ impl SlotEncoder {
     pub fn for_ring(t: u64, ring: RingKind) -> Result<Self, SlotError> {
         match ring {
             RingKind::NegacyclicPowerOfTwo { degree } => Self::new(t, degree),
-            RingKind::Cyclotomic { m } => Ok(Self { layout: Layout::Cyclotomic(CyclotomicSlots::new(t, m)?) }),
+            RingKind::Cyclotomic { m } => {
+                Ok(Self { layout: Layout::Cyclotomic(Box::new(CyclotomicSlots::new(t, m)?)) })
+            }
         }
     }
 
