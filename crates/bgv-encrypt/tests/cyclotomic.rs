@@ -478,3 +478,32 @@ fn parameters_and_objects_over_phi_m_round_trip() {
         &ring.automorphism(plain.coefficients(), 104)[..]
     );
 }
+
+/// HElib's `m = 21845` (`phi(m) = 2^14`, not a power-of-two ring): encryption, a product with
+/// relinearization, a modulus switch and `x -> x^2`, against the plaintext arithmetic (a few
+/// seconds in the optimized test profile, so it runs with the others).
+#[test]
+fn helib_ring_21845() {
+    let (m, t) = (21845usize, 65537u64);
+    let ring = PlainRing::new(m, t);
+    let p = params(m, &[60, 50], &[60], t);
+    let context = BgvContext::new(CpuBackend, &p).unwrap();
+    let encoder = CoefficientEncoder::new(&p);
+    let mut rng = StdRng::seed_from_u64(21845);
+    let secret = context.secret_key_from_seed(&seed(1)).unwrap();
+    let public = context.public_key_from_seed(&secret, &seed(2)).unwrap();
+    let relin = context.relin_key_from_seed(&secret, &seed(3)).unwrap();
+    let galois = context.galois_keys_from_seed(&secret, &[2], &seed(4)).unwrap();
+    let (a, b) = (ring.random(&mut rng), ring.random(&mut rng));
+    let decrypt =
+        |ct: &bgv_encrypt::Ciphertext<CpuBackend>| encoder.decode(&context.decrypt(ct, &secret).unwrap()).unwrap();
+    let ct_a = context.encrypt_with_seed(&encoder.encode(&a).unwrap(), &public, &seed(10)).unwrap();
+    let ct_b = context.encrypt_with_seed(&encoder.encode(&b).unwrap(), &public, &seed(11)).unwrap();
+    assert_eq!(decrypt(&ct_a), a);
+    let product = context.mul_relin(&ct_a, &ct_b, &relin).unwrap();
+    let ab = ring.mul(&a, &b);
+    assert_eq!(decrypt(&product), ab);
+    let down = context.mod_switch_to_next(&product).unwrap();
+    assert_eq!(decrypt(&down), ab);
+    assert_eq!(decrypt(&context.apply_galois(&down, 2, &galois).unwrap()), ring.automorphism(&ab, 2));
+}
