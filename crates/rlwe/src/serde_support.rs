@@ -200,7 +200,7 @@ impl ParametersData {
 }
 
 /// The `degree` field of a parameter record of `ring`: `N` for `x^N + 1`, the index `m` for
-/// `Phi_m` (`phi(m)` does not determine `m`: `phi(63) = phi(171)`, ...). The record's
+/// `Phi_m` (`phi(m)` does not determine `m`: `phi(35) = phi(39) = phi(45) = 24`). The record's
 /// transform tells the two apart (Bluestein's is the transform of the `Phi_m` rings and only
 /// theirs), so the records of `x^N + 1`, in every format, are what they were before the ring
 /// kinds, and no format needs a new field.
