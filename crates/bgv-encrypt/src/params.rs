@@ -180,7 +180,7 @@ impl BgvParametersBuilder {
     /// primes, security); `t` outside `2..2^60`; `t` sharing a factor with a ciphertext or
     /// special prime; `q <= 2 t (21 m + 22)` with `m` the ring's index (`2N` for `x^N + 1`:
     /// `2 t (42 N + 22)`), below which a fresh ciphertext might not decrypt (its phase
-    /// `m + t (e u + e_1 + e_2 s)` is at most `t/2 + 21 t (2N + 1)` in absolute value over
+    /// `x + t (e u + e_1 + e_2 s)`, `x` the message, is at most `t/2 + 21 t (2N + 1)` in absolute value over
     /// `x^N + 1`; over `Phi_m` the same count with `m` in place of `2N`, the length of the
     /// products in `Z[x]/(x^m - 1)` before their reduction modulo `Phi_m`, is the heuristic).
     pub fn build(&self) -> Result<Arc<BgvParameters>> {

@@ -141,6 +141,20 @@ fn parameters_over_phi_m_carry_the_ring() {
         .allow_insecure(true)
         .build();
     assert!(matches!(small_q, Err(BgvError::InvalidParameter { name: "plaintext modulus t", .. })));
+    // Over an existing core (the scheme-switching path), and a set within the table at
+    // dimension phi(21845) = 2^14 (438 bits) without allow_insecure.
+    let p = params(105, &[50, 50], &[55], 65537);
+    let again = BgvParameters::from_core(p.core(), 65537).unwrap();
+    assert_eq!(*again, *p);
+    assert_eq!(again.ring_kind(), RingKind::Cyclotomic { m: 105 });
+    let secure = BgvParametersBuilder::new_cyclotomic(21845)
+        .ciphertext_moduli_bits(&[55; 6])
+        .special_moduli_bits(&[60])
+        .plaintext_modulus(65537)
+        .build()
+        .unwrap();
+    assert!(secure.is_secure_128());
+    assert!(secure.estimated_depth() >= 1);
     // Beyond the table at dimension phi(m) without allow_insecure.
     let insecure = BgvParametersBuilder::new_cyclotomic(1023)
         .ciphertext_moduli_bits(&[50, 50])
