@@ -265,9 +265,15 @@ fn truncated_trailing_and_bad_header_bytes_are_malformed() {
         assert!(is_malformed(decode(&bad_version)), "{name} version");
         bad_version[8] = 0;
         assert!(is_malformed(decode(&bad_version)), "{name} version");
+        // 3 is Bluestein's transform (rings Phi_m): known, another ring's, so a mismatch; 4 and
+        // above are no transform.
         let mut unknown_transform = bytes.clone();
         unknown_transform[header - 1] = 3;
-        assert!(is_malformed(decode(&unknown_transform)), "{name} transform byte 3");
+        assert!(is_mismatch(decode(&unknown_transform)), "{name} transform byte 3 (Bluestein's)");
+        for code in [4u8, 255] {
+            unknown_transform[header - 1] = code;
+            assert!(is_malformed(decode(&unknown_transform)), "{name} transform byte {code}");
+        }
         let count = header - 1 - 8 * params.special_moduli().len() - 4 - 4;
         let mut huge = bytes.clone();
         huge[count..count + 4].copy_from_slice(&u32::MAX.to_le_bytes());

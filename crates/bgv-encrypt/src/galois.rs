@@ -2,16 +2,19 @@
 //! both polynomials, then key switching of `sigma_g(c_1)` from `s(x^g)` back to `s` with the
 //! core's Galois key for `g` (error scale `t`), restricted to the ciphertext's level. The
 //! correction factor is unchanged. In the batching layout `g = 3^k mod 2N` rotates both rows
-//! left by `k` and `2N - 1` swaps them (as bfv).
+//! left by `k` and `2N - 1` swaps them (as bfv). Over `Phi_m` the elements are the units of
+//! `Z_m^*` (the ring decides, `rlwe::galois_key::check_galois_element`), and `x -> x^g` moves
+//! slot `g k` to slot `k` (`rlwe::slots::CyclotomicSlots`); there are no rows to rotate.
 
-use poly::Seed;
+use poly::{RingKind, Seed};
 
 use crate::backend::BgvBackend;
 use crate::context::{BgvContext, Ciphertext, SecretKey};
-use crate::{GaloisKeys, Result};
+use crate::{BgvError, GaloisKeys, Result};
 
 impl<B: BgvBackend> BgvContext<B> {
-    /// The element that rotates both rows left by `steps` (`3^steps mod 2N`).
+    /// The element that rotates both rows left by `steps` (`3^steps mod 2N`; the layout of
+    /// `x^N + 1`, which [`rotate_rows`](Self::rotate_rows) refuses over `Phi_m`).
     pub fn galois_element_for_row_rotation(&self, steps: i64) -> u64 {
         rlwe::galois_key::galois_element_for_row_rotation(self.params.degree(), steps)
     }
@@ -44,13 +47,34 @@ impl<B: BgvBackend> BgvContext<B> {
     }
 
     /// Rotates both rows of the batching slots left by `steps` (right for negative `steps`).
+    /// Over `Phi_m` there are no rows: [`BgvError::InvalidParameter`](crate::BgvError::InvalidParameter)
+    /// ([`apply_galois`](Self::apply_galois) with a unit `g` of `Z_m^*` moves slot `g k` to slot `k`).
     pub fn rotate_rows(&self, ciphertext: &Ciphertext<B>, steps: i64, keys: &GaloisKeys<B>) -> Result<Ciphertext<B>> {
+        self.check_rows("rotate_rows")?;
         self.galois_with(ciphertext, self.galois_element_for_row_rotation(steps), keys, "rotate_rows")
     }
 
-    /// Swaps the two rows of the batching slots.
+    /// Swaps the two rows of the batching slots. Over `Phi_m`, as
+    /// [`rotate_rows`](Self::rotate_rows).
     pub fn rotate_columns(&self, ciphertext: &Ciphertext<B>, keys: &GaloisKeys<B>) -> Result<Ciphertext<B>> {
+        self.check_rows("rotate_columns")?;
         self.galois_with(ciphertext, self.galois_element_for_row_swap(), keys, "rotate_columns")
+    }
+
+    /// The two rows of `N/2` slots are the layout of `x^N + 1`; the slots of `Phi_m` are indexed
+    /// by `Z_m^*`, which is not two cycles of one generator in general (and the elements
+    /// `3^k mod 2N` are not even its units): a typed refusal rather than a wrong permutation.
+    fn check_rows(&self, operation: &'static str) -> Result<()> {
+        match self.params.ring_kind() {
+            RingKind::NegacyclicPowerOfTwo { .. } => Ok(()),
+            RingKind::Cyclotomic { m } => Err(BgvError::InvalidParameter {
+                name: "m",
+                value: m as u64,
+                requirement: format!(
+                    "{operation} needs the two rows of x^N + 1; over Phi_m use apply_galois with a unit of Z_m^*"
+                ),
+            }),
+        }
     }
 
     fn galois_with(

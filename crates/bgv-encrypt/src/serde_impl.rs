@@ -45,7 +45,8 @@ impl ParameterRecord for ParametersData {
     /// The values of `params`.
     fn of(params: &BgvParameters) -> Self {
         Self {
-            degree: params.degree() as u64,
+            // N, or m for a ring Phi_m (the core's record_degree).
+            degree: serde_support::record_degree(params.ring_kind()),
             ciphertext_moduli: params.ciphertext_moduli().to_vec(),
             special_moduli: params.special_moduli().to_vec(),
             plaintext_modulus: params.plaintext_modulus(),
@@ -58,7 +59,11 @@ impl ParameterRecord for ParametersData {
     fn build(&self) -> Result<Arc<BgvParameters>> {
         // The core's bounds on the work of building, before the builder starts.
         let degree = serde_support::checked_shape(self.degree, &self.ciphertext_moduli, &self.special_moduli)?;
-        BgvParametersBuilder::new(degree)
+        let builder = match serde_support::record_ring(degree, self.transform.into()) {
+            poly::RingKind::NegacyclicPowerOfTwo { degree } => BgvParametersBuilder::new(degree),
+            poly::RingKind::Cyclotomic { m } => BgvParametersBuilder::new_cyclotomic(m),
+        };
+        builder
             .ciphertext_moduli(&self.ciphertext_moduli)
             .special_moduli(&self.special_moduli)
             .plaintext_modulus(self.plaintext_modulus)

@@ -7,7 +7,7 @@
 //! ([`RlweBackend::prepare_key_switch`]: device copies of the tables on the GPU, nothing on the
 //! CPU), so no operation looks tables up.
 
-use poly::{Backend, Coeff, CpuBackend, Eval, Poly, Representation};
+use poly::{Backend, Coeff, CpuBackend, Eval, Poly, Representation, RingKind};
 use rns::KeySwitchContext;
 
 use crate::Result;
@@ -28,6 +28,15 @@ pub trait RlweBackend: Backend + Clone {
     /// Prepares `tables` for this backend (uploads them on a device), for key switching whose
     /// errors are multiples of `error_scale` (1 for BFV, `t` for BGV).
     fn prepare_key_switch(&self, tables: &KeySwitchContext, error_scale: u64) -> Result<Self::KeySwitchTables>;
+
+    /// Errors unless the schemes run over `ring` on this backend, before a context prepares
+    /// anything ([`crate::RlweContext::new`]). Every ring on the CPU (the provided method); the
+    /// GPU refuses `Phi_m` rings, whose device key switching and scheme kernels are not there
+    /// yet (they index limbs by `log2 N`), rather than give wrong words.
+    fn check_ring(&self, ring: RingKind) -> Result<()> {
+        let _ = ring;
+        Ok(())
+    }
 
     /// A whole key switch with the result in the evaluation representation, each output
     /// added to its addend where given: `[addend_b + F(ks_b), addend_a + F(ks_a)]`, `F` the
@@ -343,6 +352,20 @@ impl RlweBackend for poly_cuda::GpuBackend {
 
     fn prepare_key_switch(&self, tables: &KeySwitchContext, error_scale: u64) -> Result<rns::gpu::GpuKeySwitch> {
         rns::gpu::GpuKeySwitch::with_error_scale(self.device(), tables, error_scale).map_err(gpu_rns_error)
+    }
+
+    /// The device kernels of key switching (`rns::gpu`) and of the schemes index limbs by
+    /// `log2 N` of the power-of-two ring: a `Phi_m` ring is a typed refusal.
+    fn check_ring(&self, ring: RingKind) -> Result<()> {
+        match ring {
+            RingKind::NegacyclicPowerOfTwo { .. } => Ok(()),
+            RingKind::Cyclotomic { m } => Err(crate::RlweError::InvalidParameter {
+                name: "the GPU backend for Phi_m rings",
+                value: m as u64,
+                requirement: "is not supported yet: the device key switching assumes x^N + 1; use the CPU backend"
+                    .to_string(),
+            }),
+        }
     }
 
     fn mod_up_inner_product(

@@ -50,8 +50,10 @@ impl<B: RlweBackend> RlweContext<B> {
     /// device) and the key-switching tables. Every error term of the keys and of the
     /// encryptions of zero made here is multiplied by `error_scale` (1 for BFV, the plaintext
     /// modulus `t` for BGV); errors with [`RlweError::InvalidParameter`] for 0 or for a scale
-    /// that is not coprime to the ciphertext primes (it would not be invertible).
+    /// that is not coprime to the ciphertext primes (it would not be invertible), and with the
+    /// backend's refusal of the ring ([`RlweBackend::check_ring`]: the GPU's of `Phi_m`).
     pub fn new(backend: B, params: &Arc<RlweParameters>, error_scale: u64) -> Result<Self> {
+        backend.check_ring(params.ring_kind())?;
         if error_scale == 0 || params.ciphertext_moduli().iter().any(|&q| error_scale.is_multiple_of(q)) {
             return Err(RlweError::InvalidParameter {
                 name: "error scale",

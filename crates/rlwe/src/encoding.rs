@@ -16,6 +16,10 @@
 //!   same values can therefore give a different polynomial than SEAL's, by a rotation of the
 //!   rows.) The batch encoder's transform can also run on a scheme context's backend
 //!   ([`BatchEncoder::encode_resident`], resident.rs).
+//!
+//! Over a ring `Z_q[x]/Phi_m` a plaintext is an element of `Z_t[x]/Phi_m` (`phi(m)`
+//! coefficients), and the batch encoder's slots (prime `t = 1 mod m`) are the `phi(m)` values
+//! at the primitive `m`-th roots modulo `t` ([`slots::CyclotomicSlots`]), encoded on the host.
 
 use core::fmt;
 use std::sync::Arc;
@@ -189,7 +193,8 @@ impl<P: SchemeParameters> CoefficientEncoder<P> {
 }
 
 /// SIMD encoding into `N` slots (two rows of `N/2`, SEAL's layout; see the module doc), for a
-/// prime `t = 1 mod 2N` (the core's [`SlotEncoder`]).
+/// prime `t = 1 mod 2N`; over `Phi_m`, `phi(m)` slots for a prime `t = 1 mod m`
+/// ([`slots::CyclotomicSlots`]). The core's [`SlotEncoder`].
 pub struct BatchEncoder<P: SchemeParameters> {
     pub(crate) params: Arc<P>,
     pub(crate) slots: SlotEncoder,
@@ -209,10 +214,11 @@ impl<P: SchemeParameters> fmt::Debug for BatchEncoder<P> {
 
 impl<P: SchemeParameters> BatchEncoder<P> {
     /// An encoder for `params`. Errors with [`RlweError::BatchingUnsupported`] unless `t` is
-    /// a prime `= 1 mod 2N`.
+    /// a prime `= 1 mod 2N` (over `Phi_m`: `= 1 mod m`, the `phi(m)` slots of
+    /// [`slots::CyclotomicSlots`]).
     pub fn new(params: &Arc<P>) -> Result<Self> {
-        let slots =
-            SlotEncoder::new(params.plaintext_modulus(), params.degree()).map_err(|e| refused(e, "batch slots"))?;
+        let slots = SlotEncoder::for_ring(params.plaintext_modulus(), params.core().ring_kind())
+            .map_err(|e| refused(e, "batch slots"))?;
         Ok(Self { params: Arc::clone(params), slots })
     }
 

@@ -72,12 +72,16 @@ pub enum RlweError {
         /// What is wrong with it.
         reason: String,
     },
-    /// A Galois element that is even or not below `2N`.
-    #[error("invalid Galois element {element}: it must be odd and below 2N = {two_n}")]
+    /// A Galois element that is not a unit modulo the ring's index `m` below `m` (for
+    /// `x^N + 1`, `m = 2N`: even, or not below `2N`).
+    #[error(
+        "invalid Galois element {element}: it must be a unit below the ring's index {two_n} (for x^N + 1: odd and below 2N = {two_n})"
+    )]
     InvalidGaloisElement {
         /// The element.
         element: u64,
-        /// `2N`.
+        /// The ring's index `m`: `2N` for `x^N + 1` (the field keeps its name for the callers
+        /// of the power-of-two ring).
         two_n: u64,
     },
     /// The Galois keys have no key for the element an operation needs.
@@ -140,7 +144,9 @@ pub enum RlweError {
         actual: usize,
     },
     /// The plaintext modulus does not allow batching for this degree.
-    #[error("batching needs a prime plaintext modulus t = 1 mod 2N; t = {plaintext_modulus}, N = {degree}")]
+    #[error(
+        "batching needs a prime plaintext modulus t = 1 mod 2N (1 mod m over Phi_m); t = {plaintext_modulus}, N = {degree}"
+    )]
     BatchingUnsupported {
         /// `t`.
         plaintext_modulus: u64,

@@ -16,7 +16,7 @@
 //! -- key kinds only (the evaluation representation depends on the transform):
 //! 4 bytes  K (number of special primes)
 //! 8 K      the special primes p_0 .. p_{K-1}
-//! 1 byte   transform: 0 = NTT, 1 = DGT, 2 = hierarchical DGT
+//! 1 byte   transform: 0 = NTT, 1 = DGT, 2 = hierarchical DGT, 3 = Bluestein (Phi_m)
 //! -- the body (the scheme's), then, from format version 2 on:
 //! 8 bytes  the key set's identifier (`crate::KeySetId`; 0 for none)
 //! ```
@@ -185,7 +185,8 @@ impl Frame<'_> {
                 }
             }
             let transform = reader.u8()?;
-            if transform > 2 {
+            // Bluestein's (3), the transform of the Phi_m rings, is the last code.
+            if transform > transform_code(TransformKind::Bluestein) {
                 return Err(reader.malformed(format!("unknown transform {transform}")));
             }
             if transform != transform_code(params.transform()) {

@@ -13,7 +13,7 @@ use core::fmt;
 use std::collections::BTreeMap;
 use std::sync::Arc;
 
-use poly::{Coeff, Eval, Seed};
+use poly::{Coeff, Eval, RingKind, Seed};
 
 use crate::backend::{EvalPair, RlweBackend};
 use crate::context::RlweContext;
@@ -51,10 +51,16 @@ pub fn galois_element_for_row_swap(degree: usize) -> u64 {
     2 * degree as u64 - 1
 }
 
-/// Errors with [`RlweError::InvalidGaloisElement`] unless `element` is odd and below `2N`.
-pub fn check_galois_element(degree: usize, element: u64) -> Result<()> {
-    let two_n = 2 * degree as u64;
-    if element % 2 == 1 && element < two_n { Ok(()) } else { Err(RlweError::InvalidGaloisElement { element, two_n }) }
+/// Errors with [`RlweError::InvalidGaloisElement`] unless `element` is a Galois element of
+/// `ring` in the library's form: a unit modulo the ring's index `m`, below `m` (for `x^N + 1`,
+/// `m = 2N`: odd and below `2N`). The ring decides ([`poly::RingKind::is_galois_element`]), so
+/// every check of an element, whatever the ring, is this one.
+pub fn check_galois_element(ring: RingKind, element: u64) -> Result<()> {
+    if ring.is_galois_element(element) {
+        Ok(())
+    } else {
+        Err(RlweError::InvalidGaloisElement { element, two_n: ring.index() })
+    }
 }
 
 /// The first sampling index of the Galois key for element `g`: `g * 2^32`, so the digit
@@ -89,7 +95,7 @@ impl<B: RlweBackend> GaloisKeys<B> {
     pub fn from_keys(context: &RlweContext<B>, keys: BTreeMap<u64, KeySwitchingKey<B>>) -> Result<Self> {
         let mut key_set = None;
         for (&element, key) in &keys {
-            check_galois_element(context.params.degree(), element)?;
+            check_galois_element(context.params.ring_kind(), element)?;
             context.check(key.params(), "Galois key")?;
             key_set = KeySetId::combine(key_set, key.key_set(), "Galois key")?;
         }
@@ -166,7 +172,7 @@ impl<B: RlweBackend> RlweContext<B> {
     pub fn galois_keys_from_seed(&self, secret: &SecretKey<B>, elements: &[u64], seed: &Seed) -> Result<GaloisKeys<B>> {
         self.check(secret.params(), "secret key")?;
         for &element in elements {
-            check_galois_element(self.params.degree(), element)?;
+            check_galois_element(self.params.ring_kind(), element)?;
         }
         let backend = &self.backend;
         let mut keys = BTreeMap::new();
@@ -206,7 +212,7 @@ impl<B: RlweBackend> RlweContext<B> {
         operation: &'static str,
     ) -> Result<(Option<KeySetId>, Option<&'k KeySwitchingKey<B>>)> {
         self.check(keys.params(), "Galois keys")?;
-        check_galois_element(self.params.degree(), element)?;
+        check_galois_element(self.params.ring_kind(), element)?;
         if ciphertext_size != 2 {
             return Err(RlweError::InvalidCiphertextSize { operation, expected: "2", actual: ciphertext_size });
         }

@@ -208,7 +208,7 @@ impl<B: RlweBackend> RlweContext<B> {
         let mut previous: Option<u64> = None;
         for _ in 0..count {
             let element = reader.u64()?;
-            check_galois_element(self.params.degree(), element)?;
+            check_galois_element(self.params.ring_kind(), element)?;
             match previous {
                 Some(last) if last == element => {
                     return Err(reader.malformed(format!("Galois element {element} appears twice")));

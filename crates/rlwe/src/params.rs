@@ -75,8 +75,8 @@ impl RlweParametersBuilder {
     }
 
     /// A builder for the ring `Z_q[x]/Phi_m` (odd `m`, degree `phi(m)`) with no moduli yet and
-    /// Bluestein's transform. The schemes do not run over it yet: the core's parameters and
-    /// rings carry it.
+    /// Bluestein's transform. BGV runs over it on the CPU (`bgv-encrypt`); the GPU backend
+    /// refuses it ([`crate::RlweBackend::check_ring`]).
     pub fn new_cyclotomic(m: usize) -> Self {
         let ring = RingKind::Cyclotomic { m };
         Self {

@@ -105,7 +105,11 @@ impl<P: SchemeParameters> BatchEncoder<P> {
         let coefficients = backend.poly_from_plain_words(ring_t, plaintext.words())?;
         let evaluations = backend.download(&backend.forward(coefficients).be()?).be()?;
         let evaluations = evaluations.as_slice();
-        Ok(self.slots.positions().iter().map(|&position| evaluations[position]).collect())
+        let positions = self.slots.positions().ok_or(RlweError::BatchingUnsupported {
+            plaintext_modulus: self.params.plaintext_modulus(),
+            degree: self.params.degree(),
+        })?;
+        Ok(positions.iter().map(|&position| evaluations[position]).collect())
     }
 
     /// `context`'s plaintext ring, after checking that `context` has this encoder's parameters.

@@ -13,6 +13,7 @@
 use core::fmt;
 use std::sync::Arc;
 
+use poly::RingKind;
 use serde::de::{self, Deserializer, SeqAccess, Visitor};
 use serde::ser::{Error as _, Serializer};
 use serde::{Deserialize, Serialize};
@@ -167,7 +168,7 @@ impl ParametersData {
     /// The values of `params`.
     pub fn of(params: &RlweParameters) -> Self {
         Self {
-            degree: params.degree() as u64,
+            degree: record_degree(params.ring_kind()),
             ciphertext_moduli: params.ciphertext_moduli().to_vec(),
             special_moduli: params.special_moduli().to_vec(),
             transform: params.transform().into(),
@@ -180,7 +181,11 @@ impl ParametersData {
     /// rest). Errors with [`RlweError::InvalidParameter`].
     pub fn builder(&self) -> Result<RlweParametersBuilder> {
         let degree = checked_shape(self.degree, &self.ciphertext_moduli, &self.special_moduli)?;
-        Ok(RlweParametersBuilder::new(degree)
+        let builder = match record_ring(degree, self.transform.into()) {
+            RingKind::NegacyclicPowerOfTwo { degree } => RlweParametersBuilder::new(degree),
+            RingKind::Cyclotomic { m } => RlweParametersBuilder::new_cyclotomic(m),
+        };
+        Ok(builder
             .ciphertext(ModuliChoice::Explicit(self.ciphertext_moduli.clone()))
             .special(ModuliChoice::Explicit(self.special_moduli.clone()))
             .transform(self.transform.into())
@@ -191,6 +196,30 @@ impl ParametersData {
     /// [`RlweParametersBuilder::build`]).
     pub fn build(&self) -> Result<Arc<RlweParameters>> {
         self.builder()?.build()
+    }
+}
+
+/// The `degree` field of a parameter record of `ring`: `N` for `x^N + 1`, the index `m` for
+/// `Phi_m` (`phi(m)` does not determine `m`: `phi(35) = phi(39) = phi(45) = 24`). The record's
+/// transform tells the two apart (Bluestein's is the transform of the `Phi_m` rings and only
+/// theirs), so the records of `x^N + 1`, in every format, are what they were before the ring
+/// kinds, and no format needs a new field.
+pub fn record_degree(ring: RingKind) -> u64 {
+    match ring {
+        RingKind::NegacyclicPowerOfTwo { degree } => degree as u64,
+        RingKind::Cyclotomic { m } => m as u64,
+    }
+}
+
+/// The ring of a decoded record ([`record_degree`]): `Phi_m` with `m = degree` under
+/// Bluestein's transform, `x^N + 1` under the others. The builders check the value (`N` a power
+/// of two in range, `m` odd in `3..=2^17`).
+pub fn record_ring(degree: usize, transform: poly::TransformKind) -> RingKind {
+    match transform {
+        poly::TransformKind::Bluestein => RingKind::Cyclotomic { m: degree },
+        poly::TransformKind::Ntt | poly::TransformKind::Dgt | poly::TransformKind::HierarchicalDgt => {
+            RingKind::NegacyclicPowerOfTwo { degree }
+        }
     }
 }
 

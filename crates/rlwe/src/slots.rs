@@ -1,8 +1,11 @@
 //! The SIMD slot layout every batch encoder (BFV, BGV) shares: SEAL's two rows of `N/2`
 //! slots, slot `i` of row 0 at the root `psi^(3^i)` and slot `i` of row 1 at `psi^(-3^i)`
 //! (`psi` a primitive `2N`-th root modulo `t`), so that the Galois element `3^k mod 2N`
-//! rotates both rows by `k` and `2N - 1` swaps them (galois_key.rs). [`SlotEncoder`] and the
-//! value checks here are what the schemes' encoders share.
+//! rotates both rows by `k` and `2N - 1` swaps them (galois_key.rs); over `Phi_m`, the
+//! `phi(m)` slots of [`CyclotomicSlots`]. [`SlotEncoder`] and the value checks here are what
+//! the schemes' encoders share.
+
+use poly::RingKind;
 
 /// `slot_position[s]`: where slot `s`'s evaluation sits in the output of a negacyclic NTT of
 /// size `degree` (a power of two) in bit-reversed order, whose output `j` is the value at
@@ -37,8 +40,8 @@ pub enum SlotError {
     /// A signed value outside `(-t/2, t/2]`.
     #[error("value {value} at index {index} is outside (-t/2, t/2] for t = {modulus}")]
     SignedOutOfRange { index: usize, value: i64, modulus: u64 },
-    /// `t` is not a prime `= 1 mod 2N`.
-    #[error("batching needs a prime t = 1 mod 2N; t = {plaintext_modulus}, N = {degree}")]
+    /// `t` is not a prime `= 1 mod 2N` (over `Phi_m`: `= 1 mod m`).
+    #[error("batching needs a prime t = 1 mod 2N (1 mod m over Phi_m); t = {plaintext_modulus}, N = {degree}")]
     BatchingUnsupported { plaintext_modulus: u64, degree: usize },
     /// The transform refused its input.
     #[error(transparent)]
@@ -82,17 +85,25 @@ pub fn reduce_signed(values: &[i64], t: u64) -> Result<Vec<u64>, SlotError> {
         .collect()
 }
 
-/// The batch encoding of a prime `t = 1 mod 2N` (the layout above), shared by the schemes'
-/// batch encoders: slot values to plaintext coefficients (an inverse NTT modulo `t`) and back.
+/// The batch encoding shared by the schemes' batch encoders: slot values to plaintext
+/// coefficients and back. Over `x^N + 1` (a prime `t = 1 mod 2N`) SEAL's layout above, by an
+/// inverse NTT modulo `t`; over `Phi_m` (a prime `t = 1 mod m`) the `phi(m)` slots of
+/// [`CyclotomicSlots`].
 #[derive(Debug, Clone)]
 pub struct SlotEncoder {
-    plan: poly::ntt::NttPlan,
-    positions: Vec<usize>,
+    layout: Layout,
+}
+
+#[derive(Debug, Clone)]
+enum Layout {
+    Negacyclic { plan: poly::ntt::NttPlan, positions: Vec<usize> },
+    // Boxed: its Bluestein plan is far larger than the NTT plan (clippy's large_enum_variant).
+    Cyclotomic(Box<CyclotomicSlots>),
 }
 
 impl SlotEncoder {
-    /// The encoder of `t` at degree `degree`; [`SlotError::BatchingUnsupported`] unless `t` is
-    /// a prime `= 1 mod 2N`.
+    /// The encoder of `t` at degree `degree` of `x^N + 1`; [`SlotError::BatchingUnsupported`]
+    /// unless `t` is a prime `= 1 mod 2N`.
     pub fn new(t: u64, degree: usize) -> Result<Self, SlotError> {
         let unsupported = || SlotError::BatchingUnsupported { plaintext_modulus: t, degree };
         if !modarith::is_prime(t) || t % (2 * degree as u64) != 1 {
@@ -100,42 +111,206 @@ impl SlotEncoder {
         }
         let modulus = modarith::Modulus::new(t).map_err(|_| unsupported())?;
         let plan = poly::ntt::NttPlan::new(modulus, degree)?;
-        Ok(Self { plan, positions: slot_positions(degree) })
+        Ok(Self { layout: Layout::Negacyclic { plan, positions: slot_positions(degree) } })
     }
 
-    /// The number of slots, `N`.
-    pub fn slot_count(&self) -> usize {
-        self.positions.len()
-    }
-
-    /// Where slot `s`'s evaluation sits in the NTT's output ([`slot_positions`]).
-    pub fn positions(&self) -> &[usize] {
-        &self.positions
-    }
-
-    /// At most `N` slot values in `[0, t)` (the rest zero) in the NTT's output order.
-    pub fn evaluations(&self, values: &[u64]) -> Result<Vec<u64>, SlotError> {
-        let n = self.slot_count();
-        let checked = coefficients(values, n, self.plan.modulus().value())?;
-        let mut evaluations = vec![0u64; n];
-        for (&position, &value) in self.positions.iter().zip(&checked) {
-            evaluations[position] = value;
+    /// The encoder of `t` over the ring `ring`: [`new`](Self::new) for `x^N + 1`,
+    /// [`CyclotomicSlots::new`] for `Phi_m`.
+    pub fn for_ring(t: u64, ring: RingKind) -> Result<Self, SlotError> {
+        match ring {
+            RingKind::NegacyclicPowerOfTwo { degree } => Self::new(t, degree),
+            RingKind::Cyclotomic { m } => {
+                Ok(Self { layout: Layout::Cyclotomic(Box::new(CyclotomicSlots::new(t, m)?)) })
+            }
         }
-        Ok(evaluations)
+    }
+
+    /// The number of slots, `N` (`phi(m)` over `Phi_m`).
+    pub fn slot_count(&self) -> usize {
+        match &self.layout {
+            Layout::Negacyclic { positions, .. } => positions.len(),
+            Layout::Cyclotomic(slots) => slots.slot_count(),
+        }
+    }
+
+    /// Where slot `s`'s evaluation sits in the NTT's output ([`slot_positions`]); `None` over
+    /// `Phi_m`, whose slots are not an NTT's output (no backend transform serves them).
+    pub fn positions(&self) -> Option<&[usize]> {
+        match &self.layout {
+            Layout::Negacyclic { positions, .. } => Some(positions),
+            Layout::Cyclotomic(_) => None,
+        }
+    }
+
+    /// At most `N` slot values in `[0, t)` (the rest zero) in the NTT's output order (for a
+    /// backend's inverse NTT); [`SlotError::BatchingUnsupported`] over `Phi_m`.
+    pub fn evaluations(&self, values: &[u64]) -> Result<Vec<u64>, SlotError> {
+        match &self.layout {
+            Layout::Negacyclic { plan, positions } => {
+                let checked = coefficients(values, positions.len(), plan.modulus().value())?;
+                let mut evaluations = vec![0u64; positions.len()];
+                for (&position, &value) in positions.iter().zip(&checked) {
+                    evaluations[position] = value;
+                }
+                Ok(evaluations)
+            }
+            Layout::Cyclotomic(slots) => Err(SlotError::BatchingUnsupported {
+                plaintext_modulus: slots.modulus.value(),
+                degree: slots.slot_count(),
+            }),
+        }
     }
 
     /// The plaintext coefficients whose slots hold `values` (the other slots 0).
     pub fn encode(&self, values: &[u64]) -> Result<Vec<u64>, SlotError> {
-        let mut evaluations = self.evaluations(values)?;
-        self.plan.inverse_inplace(&mut evaluations)?;
-        Ok(evaluations)
+        match &self.layout {
+            Layout::Negacyclic { plan, .. } => {
+                let mut evaluations = self.evaluations(values)?;
+                plan.inverse_inplace(&mut evaluations)?;
+                Ok(evaluations)
+            }
+            Layout::Cyclotomic(slots) => slots.encode(values),
+        }
     }
 
     /// The `N` slot values of `N` plaintext coefficients.
     pub fn decode(&self, coefficients: &[u64]) -> Result<Vec<u64>, SlotError> {
-        let mut evaluations = coefficients.to_vec();
-        self.plan.forward_inplace(&mut evaluations)?;
-        Ok(self.positions.iter().map(|&position| evaluations[position]).collect())
+        match &self.layout {
+            Layout::Negacyclic { plan, positions } => {
+                let mut evaluations = coefficients.to_vec();
+                plan.forward_inplace(&mut evaluations)?;
+                Ok(positions.iter().map(|&position| evaluations[position]).collect())
+            }
+            Layout::Cyclotomic(slots) => slots.decode(coefficients),
+        }
+    }
+}
+
+/// The slots of `Z_t[x]/Phi_m` for a prime `t = 1 mod m`: `Phi_m` splits into `phi(m)` linear
+/// factors modulo `t`, and slot `s` is the value at `w^(k_s)`, with `w` the primitive `m`-th
+/// root of [`poly::bluestein::primitive_root_of_order`] and `k_0 < k_1 < ...` the units of
+/// `Z_m` (the order of Bluestein's evaluations, `poly::TransformKind::Bluestein`). So the
+/// automorphism `x -> x^g` moves the value of slot `k` to slot `g^-1 k mod m`: new slot `k`
+/// holds old slot `g k mod m`. (For a `t` not `1 mod m` the slots would be extension fields
+/// `GF(t^d)`, HElib's layout: refused.)
+///
+/// When `t` also suits Bluestein's transform (`t = 1 mod 2M`) encoding and decoding are the
+/// ring layer's [`CyclotomicPlan`](poly::bluestein::CyclotomicPlan) over `t`; otherwise a
+/// direct evaluation (`O(phi(m)^2)`) and interpolation (`O(m phi(m))` inverse DFT at the
+/// primitive roots, then the reduction modulo `Phi_m`) on the host, with the same root and
+/// so the same slots. Both run on the host: the plaintext is `phi(m)` words.
+#[derive(Debug, Clone)]
+pub struct CyclotomicSlots {
+    m: usize,
+    modulus: modarith::Modulus,
+    plan: Option<poly::bluestein::CyclotomicPlan>,
+    /// `w^-1` and `m^-1` modulo `t` (interpolation).
+    root_inv: u64,
+    m_inv: u64,
+    root: u64,
+    primitive: Vec<usize>,
+    phi: Vec<u64>,
+}
+
+impl CyclotomicSlots {
+    /// The slots of `Phi_m` modulo `t`; [`SlotError::BatchingUnsupported`] unless `t` is a
+    /// prime `= 1 mod m` (and `m` an odd index in `3..=2^17`).
+    pub fn new(t: u64, m: usize) -> Result<Self, SlotError> {
+        let ring = RingKind::Cyclotomic { m };
+        let index_ok = m >= 3 && m % 2 == 1 && m as u64 <= poly::cyclotomic::MAX_M;
+        let degree = if index_ok { ring.degree() } else { 0 };
+        let unsupported = || SlotError::BatchingUnsupported { plaintext_modulus: t, degree };
+        if !index_ok || !modarith::is_prime(t) || t % m as u64 != 1 {
+            return Err(unsupported());
+        }
+        let modulus = modarith::Modulus::new(t).map_err(|_| unsupported())?;
+        let root = poly::bluestein::primitive_root_of_order(&modulus, m as u64)?;
+        // t = 1 mod m is prime: w and m are units.
+        let root_inv = modulus.inv(root).map_err(|_| unsupported())?;
+        let m_inv = modulus.inv(modulus.reduce(m as u64)).map_err(|_| unsupported())?;
+        let big_m = poly::bluestein::bluestein_length(m) as u64;
+        let plan = if (t - 1).is_multiple_of(2 * big_m) {
+            Some(poly::bluestein::CyclotomicPlan::new(modulus, m)?)
+        } else {
+            None
+        };
+        let primitive = (1..m).filter(|&k| poly::cyclotomic::gcd(k, m) == 1).collect();
+        let phi = poly::cyclotomic::cyclotomic_polynomial(m as u64)?.into_iter().map(|c| modulus.from_i64(c)).collect();
+        Ok(Self { m, modulus, plan, root_inv, m_inv, root, primitive, phi })
+    }
+
+    /// The number of slots, `phi(m)`.
+    pub fn slot_count(&self) -> usize {
+        self.primitive.len()
+    }
+
+    /// The units `k_s` of `Z_m`, increasing: slot `s` is the value at `w^(k_s)`.
+    pub fn exponents(&self) -> &[usize] {
+        &self.primitive
+    }
+
+    /// Whether the transform is the ring layer's Bluestein plan (`t = 1 mod 2M`) rather than
+    /// the direct evaluation.
+    pub fn uses_bluestein(&self) -> bool {
+        self.plan.is_some()
+    }
+
+    /// The plaintext coefficients (`phi(m)`) whose slots hold `values` (at most `phi(m)`, each
+    /// below `t`; the other slots 0).
+    pub fn encode(&self, values: &[u64]) -> Result<Vec<u64>, SlotError> {
+        let q = &self.modulus;
+        let values = coefficients(values, self.slot_count(), q.value())?;
+        if let Some(plan) = &self.plan {
+            return Ok(plan.inverse(&values)?);
+        }
+        // g_j = m^-1 sum_s v_s w^(-j k_s), j < m: the inverse DFT with zeros at the other
+        // m-th roots, which is f times the idempotent of Phi_m; modulo Phi_m it is f.
+        let (root_inv, m_inv) = (self.root_inv, self.m_inv);
+        let powers: Vec<u64> = (0..self.m as u64).map(|e| q.pow(root_inv, e)).collect();
+        let mut g: Vec<u64> = (0..self.m)
+            .map(|j| {
+                let sum = self
+                    .primitive
+                    .iter()
+                    .zip(&values)
+                    .fold(0u64, |acc, (&k, &v)| q.add(acc, q.mul(v, powers[j * k % self.m])));
+                q.mul(sum, m_inv)
+            })
+            .collect();
+        // Long division by the monic Phi_m, top coefficient first.
+        let n = self.slot_count();
+        for i in (n..g.len()).rev() {
+            let c = g[i];
+            if c != 0 {
+                for (j, &pj) in self.phi.iter().enumerate() {
+                    g[i - n + j] = q.sub(g[i - n + j], q.mul(c, pj));
+                }
+            }
+        }
+        g.truncate(n);
+        Ok(g)
+    }
+
+    /// The `phi(m)` slot values of `phi(m)` plaintext coefficients (each below `t`).
+    pub fn decode(&self, plaintext: &[u64]) -> Result<Vec<u64>, SlotError> {
+        let q = &self.modulus;
+        let n = self.slot_count();
+        if plaintext.len() != n {
+            return Err(SlotError::Poly(poly::PolyError::LengthMismatch { expected: n, actual: plaintext.len() }));
+        }
+        if let Some(plan) = &self.plan {
+            return Ok(plan.forward(plaintext)?);
+        }
+        let powers: Vec<u64> = (0..self.m as u64).map(|e| q.pow(self.root, e)).collect();
+        Ok(self
+            .primitive
+            .iter()
+            .map(|&k| {
+                // Horner at w^k, the powers of w^k read from the table of w^e.
+                let z = powers[k];
+                plaintext.iter().rev().fold(0u64, |acc, &c| q.add(q.mul(acc, z), c))
+            })
+            .collect())
     }
 }
 

@@ -115,3 +115,26 @@ fn power_of_two_parameters_are_unchanged() {
     assert_eq!(max_modulus_bits_128(27000), None);
     assert_eq!(max_modulus_bits_128_dimension(27000), Some(721));
 }
+
+/// A core parameter record over `Phi_m` names `m` (in the degree field, under Bluestein's
+/// transform) and comes back equal through JSON and postcard; rings of one `phi(m)` stay apart.
+#[cfg(feature = "serde")]
+#[test]
+fn cyclotomic_parameter_records_round_trip() {
+    for m in [35usize, 39, 45, 1023] {
+        let params = RlweParametersBuilder::new_cyclotomic(m)
+            .ciphertext(ModuliChoice::Bits(vec![50, 50]))
+            .special(ModuliChoice::Bits(vec![55]))
+            .allow_insecure(true)
+            .build()
+            .unwrap();
+        let json = serde_json::to_string(&*params).unwrap();
+        assert!(json.contains(&format!("\"degree\":{m}")), "{json}");
+        let back: rlwe::RlweParameters = serde_json::from_str(&json).unwrap();
+        assert_eq!(back, *params);
+        assert_eq!(back.ring_kind(), RingKind::Cyclotomic { m });
+        let binary = postcard::to_allocvec(&*params).unwrap();
+        let back: rlwe::RlweParameters = postcard::from_bytes(&binary).unwrap();
+        assert_eq!(back, *params);
+    }
+}
