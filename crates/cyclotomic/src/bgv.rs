@@ -736,7 +736,7 @@ impl SlotEncoder {
                 q.mul(sum, m_inv)
             })
             .collect();
-        Ok(reduce_naive(q, &self.phi, g))
+        Ok(poly::cyclotomic::reduce_by_monic(q, &self.phi, g))
     }
 
     /// The slots of a plaintext (`phi(m)` coefficients modulo `t`).
@@ -758,21 +758,6 @@ impl SlotEncoder {
             })
             .collect())
     }
-}
-
-/// `a` modulo the monic `phi` (long division), `deg phi` coefficients.
-fn reduce_naive(q: &Modulus, phi: &[u64], mut a: Vec<u64>) -> Vec<u64> {
-    let n = phi.len() - 1;
-    for i in (n..a.len()).rev() {
-        let c = a[i];
-        if c != 0 {
-            for (j, &pj) in phi.iter().enumerate() {
-                a[i - n + j] = q.sub(a[i - n + j], q.mul(c, pj));
-            }
-        }
-    }
-    a.resize(n, 0);
-    a
 }
 
 /// Plaintext arithmetic modulo `(Phi_m, t)` done naively, for tests: the schoolbook product

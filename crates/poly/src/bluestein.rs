@@ -353,21 +353,8 @@ impl CyclotomicPlan {
     }
 
     /// `a` (any length) modulo `Phi_m`, `phi(m)` coefficients.
-    pub fn reduce(&self, mut a: Vec<u64>) -> Vec<u64> {
-        let q = self.modulus();
-        let n = self.degree();
-        for i in (n..a.len()).rev() {
-            let c = a[i];
-            if c != 0 {
-                // a -= c x^(i - n) Phi_m (Phi_m monic: a[i] becomes 0).
-                for (j, &pj) in self.phi.iter().enumerate() {
-                    a[i - n + j] = q.sub(a[i - n + j], q.mul(c, pj));
-                }
-            }
-        }
-        a.truncate(n);
-        a.resize(n, 0);
-        a
+    pub fn reduce(&self, a: Vec<u64>) -> Vec<u64> {
+        crate::cyclotomic::reduce_by_monic(self.modulus(), &self.phi, a)
     }
 
     /// `a b` modulo `Phi_m` through the evaluation representation.

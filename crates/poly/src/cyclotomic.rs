@@ -1,6 +1,8 @@
 //! Cyclotomic polynomials and the arithmetic of the index `m` of a ring `Z_q[x]/Phi_m(x)`
 //! ([`crate::RingKind::Cyclotomic`]).
 
+use modarith::Modulus;
+
 use crate::{PolyError, Result};
 
 /// The distinct prime factors of `m >= 1`, increasing.
@@ -103,6 +105,25 @@ fn binomial_product(m: u64, cofactor: bool) -> Result<Vec<i64>> {
             })
         })
         .collect()
+}
+
+/// `a` modulo the monic polynomial `phi` (coefficients modulo `modulus`, lowest first, the
+/// leading one `1`) by long division from the top coefficient down: `deg phi` coefficients.
+/// The one host reduction by `Phi_m` (the ring layer's plans, the reference, the slot
+/// encoder); `a` holds canonical values, and an `a` shorter than `deg phi` is padded with zeros.
+pub fn reduce_by_monic(modulus: &Modulus, phi: &[u64], mut a: Vec<u64>) -> Vec<u64> {
+    let n = phi.len().saturating_sub(1);
+    for i in (n..a.len()).rev() {
+        let c = a[i];
+        if c != 0 {
+            // a -= c x^(i - n) phi: phi is monic, so a[i] becomes 0.
+            for (j, &pj) in phi.iter().enumerate() {
+                a[i - n + j] = modulus.sub(a[i - n + j], modulus.mul(c, pj));
+            }
+        }
+    }
+    a.resize(n, 0);
+    a
 }
 
 #[cfg(test)]

@@ -58,17 +58,7 @@ pub fn negacyclic_convolution(modulus: &Modulus, a: &[u64], b: &[u64]) -> Result
 /// `phi(m)` values. Errors for an `m` the polynomial refuses.
 pub fn reduce_mod_cyclotomic(modulus: &Modulus, m: u64, a: &[u64]) -> Result<Vec<u64>> {
     let phi: Vec<u64> = crate::cyclotomic::cyclotomic_polynomial(m)?.iter().map(|&c| modulus.from_i64(c)).collect();
-    let n = phi.len() - 1;
-    let mut rest = a.to_vec();
-    // Phi_m is monic: subtracting c x^(i - n) Phi_m clears coefficient i, from the top down.
-    for i in (n..rest.len()).rev() {
-        let c = rest[i];
-        for (j, &pj) in phi.iter().enumerate() {
-            rest[i - n + j] = modulus.sub(rest[i - n + j], modulus.mul(c, pj));
-        }
-    }
-    rest.resize(n, 0);
-    Ok(rest)
+    Ok(crate::cyclotomic::reduce_by_monic(modulus, &phi, a.to_vec()))
 }
 
 /// `a * b mod (Phi_m, p)`: the schoolbook product (`u128` sums), then

@@ -267,7 +267,7 @@ impl CyclotomicSlots {
         // m-th roots, which is f times the idempotent of Phi_m; modulo Phi_m it is f.
         let (root_inv, m_inv) = (self.root_inv, self.m_inv);
         let powers: Vec<u64> = (0..self.m as u64).map(|e| q.pow(root_inv, e)).collect();
-        let mut g: Vec<u64> = (0..self.m)
+        let g: Vec<u64> = (0..self.m)
             .map(|j| {
                 let sum = self
                     .primitive
@@ -277,18 +277,7 @@ impl CyclotomicSlots {
                 q.mul(sum, m_inv)
             })
             .collect();
-        // Long division by the monic Phi_m, top coefficient first.
-        let n = self.slot_count();
-        for i in (n..g.len()).rev() {
-            let c = g[i];
-            if c != 0 {
-                for (j, &pj) in self.phi.iter().enumerate() {
-                    g[i - n + j] = q.sub(g[i - n + j], q.mul(c, pj));
-                }
-            }
-        }
-        g.truncate(n);
-        Ok(g)
+        Ok(poly::cyclotomic::reduce_by_monic(q, &self.phi, g))
     }
 
     /// The `phi(m)` slot values of `phi(m)` plaintext coefficients (each below `t`).
