@@ -279,19 +279,19 @@ pub(crate) fn queue_reduce_phase(
     output: ReduceOutput<'_>,
 ) -> Result<()> {
     let context = phase.context();
-    let ring = context.ring();
     // SAFETY: `phase` is a DevicePoly of a ring whose primes are the tables' (checked by the
-    // callers: check_decryption_context), so it holds L N canonical words over them and the
-    // context's moduli table L triples; `prepared` is the tables' upload (3 L words); `output`
-    // holds N words (a device buffer of N words, or N words of mapped host memory that
-    // collect_words hands out).
+    // callers: check_decryption_context), so it holds L N canonical words over them (N the
+    // device row: the ring degree, or phi(m) padded to a power of two) and the context's
+    // moduli table L triples; `prepared` is the tables' upload (3 L words); `output` holds N
+    // words (a device buffer of N words, or N words of mapped host memory that collect_words
+    // hands out).
     unsafe {
         queue_phase_reduction(
             backend.device(),
             tables,
             prepared,
             (phase.device_buffer(), context.moduli_table()),
-            ring.degree(),
+            context.degree(),
             correction_inv,
             scaled,
             output,
@@ -485,6 +485,11 @@ impl BgvBackend for poly_cuda::GpuBackend {
         correction_inv: u64,
     ) -> Result<Self::PlainWords> {
         check_decryption_context(self, tables, prepared, c0.context())?;
+        if c0.context().bluestein().is_some() {
+            // Phi_m rings: no scaled inverse to fold the lift into; the phase, then the kernel.
+            let phase = c0.inverse_of_mul_add(acc, s).map_err(BgvError::from_backend)?;
+            return reduce_into_device(self, tables, prepared, &phase, correction_inv, false);
+        }
         with_lift(tables, prepared, c0.context(), |lift| {
             let cached = prepared.lift.get().is_some_and(|cached| std::ptr::eq(cached, lift));
             let degree = c0.context().ring().degree();
@@ -527,6 +532,10 @@ impl BgvBackend for poly_cuda::GpuBackend {
         correction_inv: u64,
     ) -> Result<Vec<u64>> {
         check_decryption_context(self, tables, prepared, c0.context())?;
+        if c0.context().bluestein().is_some() {
+            let phase = c0.inverse_of_mul_add(acc, s).map_err(BgvError::from_backend)?;
+            return reduce_to_host(self, tables, prepared, &phase, correction_inv, false);
+        }
         with_lift(tables, prepared, c0.context(), |lift| {
             let fused = c0.inverse_of_mul_add_lifted_to_host(acc, s, lift, correction_inv);
             if let Some(words) = fused.map_err(BgvError::from_backend)? {
@@ -573,7 +582,8 @@ fn decrypt_through_scratch(
     reduce_into_device(backend, tables, prepared, scratch, correction_inv, true).map(Some)
 }
 
-/// `bgv_reduce_phase` of a checked `phase` into a new device buffer of `N` words.
+/// `bgv_reduce_phase` of a checked `phase` into a new device buffer of `N` words (`phi(m)`
+/// over a ring `Z_q[x]/Phi_m`: the kernel covers the padded row, whose prefix is kept).
 #[cfg(feature = "cuda")]
 fn reduce_into_device(
     backend: &poly_cuda::GpuBackend,
@@ -583,7 +593,7 @@ fn reduce_into_device(
     correction_inv: u64,
     scaled: bool,
 ) -> Result<poly_cuda::cudarc::driver::CudaSlice<u64>> {
-    let n = phase.context().ring().degree();
+    let n = phase.context().degree();
     // SAFETY: the kernel writes all N words before anything reads them.
     let mut out = unsafe { backend.device().stream().alloc::<u64>(n) }
         .map_err(|e| BgvError::from_backend(poly_cuda::GpuError::alloc(n * size_of::<u64>(), e)))?;
@@ -596,7 +606,7 @@ fn reduce_into_device(
         scaled,
         ReduceOutput::Device(&mut out),
     )?;
-    Ok(out)
+    phase.context().row_words(out).map_err(BgvError::from_backend)
 }
 
 /// `bgv_reduce_phase` of a checked `phase` to the host: straight into mapped host memory, or
@@ -610,12 +620,12 @@ fn reduce_to_host(
     correction_inv: u64,
     scaled: bool,
 ) -> Result<Vec<u64>> {
-    let n = phase.context().ring().degree();
-    if n > poly_cuda::STAGING_MAX_WORDS {
+    let (n, row) = (phase.context().ring().degree(), phase.context().degree());
+    if row > poly_cuda::STAGING_MAX_WORDS {
         let words = reduce_into_device(backend, tables, prepared, phase, correction_inv, scaled)?;
         return rlwe::PlaintextBackend::download_plain_words(backend, &words);
     }
-    backend.device().collect_words(n, |address| {
+    let mut words = backend.device().collect_words(row, |address| {
         queue_reduce_phase(
             backend,
             tables,
@@ -625,7 +635,9 @@ fn reduce_to_host(
             scaled,
             ReduceOutput::Mapped(address),
         )
-    })
+    })?;
+    words.truncate(n);
+    Ok(words)
 }
 
 #[cfg(test)]

@@ -6,99 +6,18 @@
 //! `u128`/`i128`).
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
+use bgv_encrypt::{BatchEncoder, BgvContext, BgvError, BgvParameters, BgvParametersBuilder, CoefficientEncoder};
 use std::sync::Arc;
 
-use bgv_encrypt::{BatchEncoder, BgvContext, BgvError, BgvParameters, BgvParametersBuilder, CoefficientEncoder};
-use poly::cyclotomic::{cyclotomic_polynomial, gcd};
-use poly::{CpuBackend, RingKind, Seed};
+use poly::cyclotomic::gcd;
+use poly::{CpuBackend, RingKind};
 use rand::rngs::StdRng;
 use rand::{Rng, SeedableRng};
 
-fn seed(byte: u8) -> Seed {
-    Seed::from([byte; 32])
-}
+mod common;
 
-/// `Z_t[x]/Phi_m`, by hand.
-struct PlainRing {
-    m: usize,
-    t: u64,
-    /// `Phi_m`, monic, low coefficients first.
-    phi: Vec<i64>,
-}
-
-impl PlainRing {
-    fn new(m: usize, t: u64) -> Self {
-        Self { m, t, phi: cyclotomic_polynomial(m as u64).unwrap() }
-    }
-
-    fn degree(&self) -> usize {
-        self.phi.len() - 1
-    }
-
-    /// Any polynomial with coefficients in `[0, t)` reduced modulo `(Phi_m, t)`: long division by
-    /// the monic `Phi_m`, top coefficient first.
-    fn reduce(&self, mut a: Vec<u64>) -> Vec<u64> {
-        let (n, t) = (self.degree(), u128::from(self.t));
-        for top in (n..a.len()).rev() {
-            let c = u128::from(a[top]);
-            if c == 0 {
-                continue;
-            }
-            // a -= c x^(top - n) Phi_m.
-            for (j, &p) in self.phi.iter().enumerate() {
-                let i = top - n + j;
-                let p = (p.rem_euclid(self.t as i64)) as u128;
-                a[i] = ((u128::from(a[i]) + t - c * p % t) % t) as u64;
-            }
-            debug_assert_eq!(a[top], 0);
-        }
-        a.resize(n, 0);
-        a
-    }
-
-    fn mul(&self, a: &[u64], b: &[u64]) -> Vec<u64> {
-        let t = u128::from(self.t);
-        let mut out = vec![0u64; a.len() + b.len()];
-        for (i, &x) in a.iter().enumerate() {
-            for (j, &y) in b.iter().enumerate() {
-                out[i + j] = ((u128::from(out[i + j]) + u128::from(x) * u128::from(y)) % t) as u64;
-            }
-        }
-        self.reduce(out)
-    }
-
-    fn add(&self, a: &[u64], b: &[u64]) -> Vec<u64> {
-        a.iter().zip(b).map(|(&x, &y)| ((u128::from(x) + u128::from(y)) % u128::from(self.t)) as u64).collect()
-    }
-
-    fn neg(&self, a: &[u64]) -> Vec<u64> {
-        a.iter().map(|&x| (self.t - x) % self.t).collect()
-    }
-
-    /// `a(x^g) mod (Phi_m, t)`: `x^i -> x^(i g mod m)` (as `x^m = 1` modulo `Phi_m`), reduced.
-    fn automorphism(&self, a: &[u64], g: u64) -> Vec<u64> {
-        let mut out = vec![0u64; self.m];
-        for (i, &c) in a.iter().enumerate() {
-            let k = (i as u64 * g % self.m as u64) as usize;
-            out[k] = ((u128::from(out[k]) + u128::from(c)) % u128::from(self.t)) as u64;
-        }
-        self.reduce(out)
-    }
-
-    fn random(&self, rng: &mut StdRng) -> Vec<u64> {
-        (0..self.degree()).map(|_| rng.gen_range(0..self.t)).collect()
-    }
-}
-
-fn params(m: usize, bits: &[u32], special: &[u32], t: u64) -> Arc<BgvParameters> {
-    BgvParametersBuilder::new_cyclotomic(m)
-        .ciphertext_moduli_bits(bits)
-        .special_moduli_bits(special)
-        .plaintext_modulus(t)
-        .allow_insecure(true)
-        .build()
-        .unwrap()
-}
+use common::phi_m::{PlainRing, helib_ring_circuit, params, phi_m_circuit};
+use common::seed;
 
 /// The rings of the brief: small and composite `m` (63, 105, 315: `Phi_m` with coefficients
 /// beyond `+-1` for 105 and 315), a prime (127), `2^k - 1` (255, 1023).
@@ -164,104 +83,13 @@ fn parameters_over_phi_m_carry_the_ring() {
     assert!(matches!(insecure, Err(BgvError::Insecure { .. })), "{insecure:?}");
 }
 
-/// The circuit of the brief for every ring and two plaintext moduli (a 17-bit prime and
-/// `t = 2`): fresh public- and secret-key encryptions, add/sub/negate, plaintext add/mul,
-/// multiplication with relinearization, modulus switching down the whole chain, a product
-/// between levels, the noise budget, and automorphisms by units.
+/// The circuit of the brief (`common::phi_m::phi_m_circuit`) for every ring and two plaintext
+/// moduli (a 17-bit prime and `t = 2`), checked against plaintext arithmetic modulo `(Phi_m, t)`.
 #[test]
 fn circuits_over_phi_m_match_plaintext_arithmetic() {
     for m in RINGS {
         for t in [65537u64, 2] {
-            let ring = PlainRing::new(m, t);
-            let p = params(m, &[60, 45, 45, 45], &[60], t);
-            let context = BgvContext::new(CpuBackend, &p).unwrap();
-            let n = p.degree();
-            assert_eq!(n, ring.degree());
-            let encoder = CoefficientEncoder::new(&p);
-            let mut rng = StdRng::seed_from_u64(m as u64 * 7 + t);
-            let secret = context.secret_key_from_seed(&seed(1)).unwrap();
-            let public = context.public_key_from_seed(&secret, &seed(2)).unwrap();
-            let relin = context.relin_key_from_seed(&secret, &seed(3)).unwrap();
-            let what = |op: &str| format!("m = {m}, t = {t}: {op}");
-            let decrypt = |ct: &bgv_encrypt::Ciphertext<CpuBackend>| {
-                encoder.decode(&context.decrypt(ct, &secret).unwrap()).unwrap()
-            };
-
-            let (a, b, c) = (ring.random(&mut rng), ring.random(&mut rng), ring.random(&mut rng));
-            let ct_a = context.encrypt_with_seed(&encoder.encode(&a).unwrap(), &public, &seed(10)).unwrap();
-            let ct_b = context.encrypt_with_seed(&encoder.encode(&b).unwrap(), &public, &seed(11)).unwrap();
-            let seeded = context
-                .encrypt_symmetric_with_seeds(&encoder.encode(&c).unwrap(), &secret, &seed(12), &seed(13))
-                .unwrap();
-            let ct_c = context.expand(&seeded).unwrap();
-            assert_eq!(decrypt(&ct_a), a, "{}", what("public-key encryption"));
-            assert_eq!(decrypt(&ct_c), c, "{}", what("secret-key encryption"));
-            let fresh_budget = context.noise_budget(&ct_a, &secret).unwrap();
-            assert!(fresh_budget > 0, "{}", what("fresh budget"));
-
-            assert_eq!(decrypt(&context.add(&ct_a, &ct_b).unwrap()), ring.add(&a, &b), "{}", what("add"));
-            assert_eq!(decrypt(&context.sub(&ct_a, &ct_b).unwrap()), ring.add(&a, &ring.neg(&b)), "{}", what("sub"));
-            assert_eq!(decrypt(&context.negate(&ct_a).unwrap()), ring.neg(&a), "{}", what("negate"));
-            let plain_c = encoder.encode(&c).unwrap();
-            assert_eq!(
-                decrypt(&context.add_plain(&ct_a, &plain_c).unwrap()),
-                ring.add(&a, &c),
-                "{}",
-                what("add_plain")
-            );
-            assert_eq!(
-                decrypt(&context.mul_plain(&ct_a, &plain_c).unwrap()),
-                ring.mul(&a, &c),
-                "{}",
-                what("mul_plain")
-            );
-
-            // a b, relinearized, then down the chain one level at a time.
-            let ab = ring.mul(&a, &b);
-            let product = context.mul_relin(&ct_a, &ct_b, &relin).unwrap();
-            assert_eq!(product.size(), 2);
-            assert_eq!(decrypt(&product), ab, "{}", what("mul_relin"));
-            let product_budget = context.noise_budget(&product, &secret).unwrap();
-            assert!(product_budget < fresh_budget, "{}", what("a product loses budget"));
-            let unrelinearized = context.mul(&ct_a, &ct_b).unwrap();
-            assert_eq!(unrelinearized.size(), 3);
-            assert_eq!(decrypt(&unrelinearized), ab, "{}", what("mul (three polynomials)"));
-            let mut down = context.duplicate(&product).unwrap();
-            while down.level() > 0 {
-                down = context.mod_switch_to_next(&down).unwrap();
-                assert_eq!(decrypt(&down), ab, "{}", what(&format!("mod switch to level {}", down.level())));
-            }
-            // (a b) c with a b one level down and c at the top (BringDown), then a second product.
-            let switched = context.mod_switch_to_next(&product).unwrap();
-            let abc = context.mul_relin(&switched, &ct_c, &relin).unwrap();
-            assert_eq!(abc.level(), switched.level());
-            assert_eq!(decrypt(&abc), ring.mul(&ab, &c), "{}", what("product between levels"));
-            let abc_plus = context.add(&abc, &ct_a).unwrap();
-            assert_eq!(decrypt(&abc_plus), ring.add(&ring.mul(&ab, &c), &a), "{}", what("add between levels"));
-
-            // Automorphisms by units: 2 (m is odd), m - 1 (x -> x^-1) and a random unit.
-            let mut units = vec![2u64, m as u64 - 1];
-            loop {
-                let g = rng.gen_range(3..m as u64);
-                if gcd(g as usize, m) == 1 {
-                    units.push(g);
-                    break;
-                }
-            }
-            let galois = context.galois_keys_from_seed(&secret, &units, &seed(4)).unwrap();
-            for &g in &units {
-                let rotated = context.apply_galois(&ct_a, g, &galois).unwrap();
-                assert_eq!(decrypt(&rotated), ring.automorphism(&a, g), "{}", what(&format!("sigma_{g}")));
-                let rotated_product = context.apply_galois(&abc, g, &galois).unwrap();
-                assert_eq!(
-                    decrypt(&rotated_product),
-                    ring.automorphism(&ring.mul(&ab, &c), g),
-                    "{}",
-                    what(&format!("sigma_{g} below the top"))
-                );
-            }
-            // The identity needs no key.
-            assert_eq!(decrypt(&context.apply_galois(&ct_a, 1, &galois).unwrap()), a);
+            phi_m_circuit(CpuBackend, m, t);
         }
     }
 }
@@ -431,20 +259,6 @@ fn modpow(base: u64, mut e: u64, t: u64) -> u64 {
     acc as u64
 }
 
-/// The GPU does not run BGV over `Phi_m` yet: its context is a typed refusal naming the
-/// backend and the ring, not wrong words (compiled under `cuda`; it needs a device to run).
-#[cfg(feature = "cuda")]
-#[test]
-fn gpu_backend_refuses_phi_m_rings() {
-    let p = params(63, &[50, 50], &[55], 65537);
-    let gpu = poly_cuda::GpuBackend::new(0).unwrap();
-    let result = BgvContext::new(gpu, &p);
-    assert!(
-        matches!(result, Err(BgvError::InvalidParameter { name: "the GPU backend for Phi_m rings", value: 63, .. })),
-        "{result:?}"
-    );
-}
-
 /// Parameters over `Phi_m` travel with their `m` (in the record's degree, under Bluestein's
 /// transform) and come back equal, in JSON and postcard; a record whose `m` is not an index is
 /// the builder's error. Ciphertexts and keys round-trip through their byte encodings
@@ -498,26 +312,5 @@ fn parameters_and_objects_over_phi_m_round_trip() {
 /// seconds in the optimized test profile, so it runs with the others).
 #[test]
 fn helib_ring_21845() {
-    let (m, t) = (21845usize, 65537u64);
-    let ring = PlainRing::new(m, t);
-    let p = params(m, &[60, 50], &[60], t);
-    let context = BgvContext::new(CpuBackend, &p).unwrap();
-    let encoder = CoefficientEncoder::new(&p);
-    let mut rng = StdRng::seed_from_u64(21845);
-    let secret = context.secret_key_from_seed(&seed(1)).unwrap();
-    let public = context.public_key_from_seed(&secret, &seed(2)).unwrap();
-    let relin = context.relin_key_from_seed(&secret, &seed(3)).unwrap();
-    let galois = context.galois_keys_from_seed(&secret, &[2], &seed(4)).unwrap();
-    let (a, b) = (ring.random(&mut rng), ring.random(&mut rng));
-    let decrypt =
-        |ct: &bgv_encrypt::Ciphertext<CpuBackend>| encoder.decode(&context.decrypt(ct, &secret).unwrap()).unwrap();
-    let ct_a = context.encrypt_with_seed(&encoder.encode(&a).unwrap(), &public, &seed(10)).unwrap();
-    let ct_b = context.encrypt_with_seed(&encoder.encode(&b).unwrap(), &public, &seed(11)).unwrap();
-    assert_eq!(decrypt(&ct_a), a);
-    let product = context.mul_relin(&ct_a, &ct_b, &relin).unwrap();
-    let ab = ring.mul(&a, &b);
-    assert_eq!(decrypt(&product), ab);
-    let down = context.mod_switch_to_next(&product).unwrap();
-    assert_eq!(decrypt(&down), ab);
-    assert_eq!(decrypt(&context.apply_galois(&down, 2, &galois).unwrap()), ring.automorphism(&ab, 2));
+    helib_ring_circuit(CpuBackend);
 }

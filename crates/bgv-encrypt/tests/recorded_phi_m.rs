@@ -5,7 +5,7 @@
 //! under its own indices and switches keys with the core's gadget, so its noise differs.
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
-use bgv_encrypt::{BatchEncoder, BgvContext, BgvParametersBuilder, Ciphertext, CoefficientEncoder};
+use bgv_encrypt::{BatchEncoder, BgvBackend, BgvContext, BgvParametersBuilder, Ciphertext, CoefficientEncoder};
 use poly::{CpuBackend, Seed};
 
 #[derive(Debug, Clone, Copy)]
@@ -47,7 +47,7 @@ fn seed(byte: u8) -> Seed {
 
 /// The recorded circuit (recorded_circuits.rs, `run_circuit`) through the one BGV: the hash of
 /// every stage's decrypted plaintext, level and correction factor.
-fn plaintext_record(m: usize, t: u64, count: usize, slots: bool) -> u64 {
+fn plaintext_record<B: BgvBackend>(backend: B, m: usize, t: u64, count: usize, slots: bool) -> u64 {
     let params = BgvParametersBuilder::new_cyclotomic(m)
         .ciphertext_moduli_bits(&vec![50; count])
         .special_moduli_bits(&[58])
@@ -58,7 +58,7 @@ fn plaintext_record(m: usize, t: u64, count: usize, slots: bool) -> u64 {
     // The old BGV's primes (`BgvParameters::generate(m, t, 50, count, 58)`).
     assert_eq!(params.ciphertext_moduli(), &poly::bluestein::bluestein_primes(50, m as u64, count).unwrap()[..]);
     assert_eq!(params.special_moduli(), &poly::bluestein::bluestein_primes(58, m as u64, 1).unwrap()[..]);
-    let context = BgvContext::new(CpuBackend, &params).unwrap();
+    let context = BgvContext::new(backend, &params).unwrap();
     let n = params.degree();
     let mut rng = SplitMix(m as u64 * 1_000_003 + t);
     let (x, y, z) = (rng.plain(n, t), rng.plain(n, t), rng.plain(n, t));
@@ -80,7 +80,7 @@ fn plaintext_record(m: usize, t: u64, count: usize, slots: bool) -> u64 {
     let sum = context.add(&cx, &cy).unwrap();
     let tensor = context.mul(&cx, &cy).unwrap();
     let relinearized = context.relinearize(&tensor, &relin).unwrap();
-    let mut stages: Vec<Ciphertext<CpuBackend>> = vec![cx, cz, sum, tensor, relinearized];
+    let mut stages: Vec<Ciphertext<B>> = vec![cx, cz, sum, tensor, relinearized];
     if count > 1 {
         let low = context.mod_switch_to_next(&stages[4]).unwrap();
         let again = context.mul_relin(&low, &stages[1], &relin).unwrap();
@@ -114,7 +114,7 @@ fn old_bgv_plaintext_records_reproduce() {
     ];
     let mut wrong = Vec::new();
     for (m, t, slots, want) in cases {
-        let got = plaintext_record(m, t, 3, slots);
+        let got = plaintext_record(CpuBackend, m, t, 3, slots);
         if got != want {
             wrong.push(format!("m = {m}, t = {t}, slots = {slots}: got {got:x}, recorded {want:x}"));
         }
@@ -122,8 +122,24 @@ fn old_bgv_plaintext_records_reproduce() {
     assert!(wrong.is_empty(), "{}", wrong.join("\n"));
 }
 
+/// The record of HElib's `m = 21845` with four 50-bit primes and `t = 257`
+/// (`recorded_circuit_at_helib_size`).
+const HELIB_RECORD: u64 = 0x0a0b_cbf9_cd2d_0456;
+
 /// HElib's `m = 21845` with four 50-bit primes and `t = 257` (`recorded_circuit_at_helib_size`).
 #[test]
 fn old_bgv_plaintext_record_at_helib_size() {
-    assert_eq!(plaintext_record(21845, 257, 4, false), 0x0a0b_cbf9_cd2d_0456);
+    assert_eq!(plaintext_record(CpuBackend, 21845, 257, 4, false), HELIB_RECORD);
+}
+
+/// The same records on the GPU, for the recorded rings it opens (`m >= 257`): 315 and 1023 with
+/// `t = 2`, and HElib's 21845. Needs feature `cuda`; skips, saying so, without a device.
+#[cfg(feature = "cuda")]
+#[test]
+fn old_bgv_plaintext_records_reproduce_on_the_gpu() {
+    let Some(device) = hegpu_test_support::gpu_cases::device() else { return };
+    let gpu = poly_cuda::GpuBackend::from_device(device);
+    assert_eq!(plaintext_record(gpu.clone(), 315, 2, 3, false), 0x313652822dd16507);
+    assert_eq!(plaintext_record(gpu.clone(), 1023, 2, 3, false), 0xc2b7fb2b55d0146);
+    assert_eq!(plaintext_record(gpu, 21845, 257, 4, false), HELIB_RECORD);
 }

@@ -126,6 +126,40 @@ impl GpuContext {
         words.chunks_exact(stride).flat_map(|row| &row[..n]).copied().collect()
     }
 
+    /// One row of the ring's degree in words (`N`, or `phi(m)`: a plaintext's words) as one
+    /// limb row of this context's layout, zeros past the ring's degree: `None` where the two
+    /// lengths agree (the words are already a row). Errors with [`GpuError::LengthMismatch`]
+    /// for another number of words.
+    pub fn padded_row(&self, words: &CudaSlice<u64>) -> Result<Option<CudaSlice<u64>>> {
+        let (n, row) = (self.inner.ring.degree(), self.degree());
+        if words.len() != n {
+            return Err(GpuError::LengthMismatch { expected: n, actual: words.len() });
+        }
+        if n == row {
+            return Ok(None);
+        }
+        let stream = self.inner.device.stream();
+        let mut padded = stream.alloc_zeros::<u64>(row).map_err(|e| GpuError::alloc(row * 8, e))?;
+        stream
+            .memcpy_dtod(words, &mut padded.slice_mut(..n))
+            .map_err(|e| GpuError::driver("cuMemcpyDtoDAsync", e))?;
+        Ok(Some(padded))
+    }
+
+    /// The ring's words (`N`, or `phi(m)`) of one limb row of this context's layout: the row
+    /// itself where the lengths agree, else a copy of its prefix. Errors with
+    /// [`GpuError::LengthMismatch`] for a buffer that is not one row.
+    pub fn row_words(&self, row: CudaSlice<u64>) -> Result<CudaSlice<u64>> {
+        let (n, stride) = (self.inner.ring.degree(), self.degree());
+        if row.len() != stride {
+            return Err(GpuError::LengthMismatch { expected: stride, actual: row.len() });
+        }
+        if n == stride {
+            return Ok(row);
+        }
+        self.inner.device.stream().clone_dtod(&row.slice(..n)).map_err(|e| GpuError::driver("cuMemcpyDtoDAsync", e))
+    }
+
     /// Bluestein's transform of a ring `Z_q[x]/Phi_m` (`None` for the power-of-two ring).
     pub fn bluestein(&self) -> Option<&GpuCyclotomic> {
         self.inner.bluestein.as_deref()

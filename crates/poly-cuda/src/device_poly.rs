@@ -147,10 +147,6 @@ impl<R: Representation> DevicePoly<R> {
             x.context.check_compatible(&y.context)?;
             a[0].context.check_compatible(&x.context)?;
         }
-        if a[0].context.bluestein().is_some() {
-            // The fused launch covers the ring's L phi(m) words, not the padded rows.
-            return a[..count].iter_mut().zip(b).try_for_each(|(x, y)| x.add_assign(y));
-        }
         for (chunk_a, chunk_b) in
             a[..count].chunks_mut(elementwise::MAX_MANY).zip(b[..count].chunks(elementwise::MAX_MANY))
         {
@@ -172,10 +168,6 @@ impl<R: Representation> DevicePoly<R> {
         for (x, y) in a.iter().zip(b) {
             x.context.check_compatible(&y.context)?;
             a[0].context.check_compatible(&x.context)?;
-        }
-        if a[0].context.bluestein().is_some() {
-            // The fused launch covers the ring's L phi(m) words, not the padded rows.
-            return a[..count].iter().zip(b).map(|(x, y)| if subtract { x.sub(y) } else { x.add(y) }).collect();
         }
         let mut out = Vec::with_capacity(count);
         for x in &a[..count] {
@@ -799,7 +791,7 @@ impl DevicePolyBatch<Eval> {
             return Err(GpuError::Unsupported { what: "an extending forward transform over a DGT ring".to_string() });
         }
         // SAFETY: the transform's first pass writes every value of the `count` polynomials.
-        let mut data = unsafe { context.device().alloc::<u64>(count * ring.poly_len()) }?;
+        let mut data = unsafe { context.device().alloc::<u64>(count * context.poly_len()) }?;
         ntt::ntt_forward_extending(context, &mut data, &source.data, first_limb, centered, count)?;
         DevicePolyBatch::from_device_buffer(context, count, data)
     }
@@ -831,9 +823,8 @@ impl DevicePolyBatch<Eval> {
                 what: "a forward transform fused with the inner product here".to_string(),
             });
         }
-        let ring = context.ring();
         // SAFETY: the transform's first pass writes every value of the `count` polynomials.
-        let mut data = unsafe { context.device().alloc::<u64>(count * ring.poly_len()) }?;
+        let mut data = unsafe { context.device().alloc::<u64>(count * context.poly_len()) }?;
         let input = ntt::ForwardInput::Extending { source: &source.data, first_source: first_limb, centered };
         // SAFETY: `data` holds `count` polynomials; the caller vouches for the keys and output.
         unsafe { ntt::ntt_forward_inner_product(context, &mut data, input, count, keys) }

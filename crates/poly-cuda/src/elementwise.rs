@@ -69,7 +69,7 @@ pub(crate) fn add_sub_many(
     }
     let device = context.device();
     let stream = device.stream();
-    let pairs = (context.ring().poly_len() / 2) as u64;
+    let pairs = (context.poly_len() / 2) as u64;
     let mut params = ManyParams {
         moduli: address(context.moduli_table(), stream),
         pairs,

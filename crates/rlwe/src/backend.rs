@@ -7,7 +7,7 @@
 //! ([`RlweBackend::prepare_key_switch`]: device copies of the tables on the GPU, nothing on the
 //! CPU), so no operation looks tables up.
 
-use poly::{Backend, Coeff, CpuBackend, Eval, Poly, Representation, RingKind};
+use poly::{Backend, Coeff, CpuBackend, Eval, Poly, Representation};
 use rns::KeySwitchContext;
 
 use crate::Result;
@@ -25,18 +25,15 @@ pub trait RlweBackend: Backend + Clone {
     /// ModDown: two host polynomials on the CPU, one two-polynomial device buffer on the GPU.
     type KeySwitchSums;
 
-    /// Prepares `tables` for this backend (uploads them on a device), for key switching whose
-    /// errors are multiples of `error_scale` (1 for BFV, `t` for BGV).
-    fn prepare_key_switch(&self, tables: &KeySwitchContext, error_scale: u64) -> Result<Self::KeySwitchTables>;
-
-    /// Errors unless the schemes run over `ring` on this backend, before a context prepares
-    /// anything ([`crate::RlweContext::new`]). Every ring on the CPU (the provided method); the
-    /// GPU refuses `Phi_m` rings, whose device key switching and scheme kernels are not there
-    /// yet (they index limbs by `log2 N`), rather than give wrong words.
-    fn check_ring(&self, ring: RingKind) -> Result<()> {
-        let _ = ring;
-        Ok(())
-    }
+    /// Prepares `tables` for this backend (uploads them on a device), for key switching over
+    /// `ring_qp` (the backend's context of `q u P`) whose errors are multiples of `error_scale`
+    /// (1 for BFV, `t` for BGV).
+    fn prepare_key_switch(
+        &self,
+        tables: &KeySwitchContext,
+        ring_qp: &Self::Context,
+        error_scale: u64,
+    ) -> Result<Self::KeySwitchTables>;
 
     /// A whole key switch with the result in the evaluation representation, each output
     /// added to its addend where given: `[addend_b + F(ks_b), addend_a + F(ks_a)]`, `F` the
@@ -283,7 +280,7 @@ impl RlweBackend for CpuBackend {
     type KeySwitchTables = ();
     type KeySwitchSums = [Poly<Coeff>; 2];
 
-    fn prepare_key_switch(&self, _tables: &KeySwitchContext, _error_scale: u64) -> Result<()> {
+    fn prepare_key_switch(&self, _tables: &KeySwitchContext, _ring_qp: &Self::Context, _error_scale: u64) -> Result<()> {
         Ok(())
     }
 
@@ -350,22 +347,14 @@ impl RlweBackend for poly_cuda::GpuBackend {
     type KeySwitchTables = rns::gpu::GpuKeySwitch;
     type KeySwitchSums = poly_cuda::DevicePolyBatch<Coeff>;
 
-    fn prepare_key_switch(&self, tables: &KeySwitchContext, error_scale: u64) -> Result<rns::gpu::GpuKeySwitch> {
-        rns::gpu::GpuKeySwitch::with_error_scale(self.device(), tables, error_scale).map_err(gpu_rns_error)
-    }
-
-    /// The device kernels of key switching (`rns::gpu`) and of the schemes index limbs by
-    /// `log2 N` of the power-of-two ring: a `Phi_m` ring is a typed refusal.
-    fn check_ring(&self, ring: RingKind) -> Result<()> {
-        match ring {
-            RingKind::NegacyclicPowerOfTwo { .. } => Ok(()),
-            RingKind::Cyclotomic { m } => Err(crate::RlweError::InvalidParameter {
-                name: "the GPU backend for Phi_m rings",
-                value: m as u64,
-                requirement: "is not supported yet: the device key switching assumes x^N + 1; use the CPU backend"
-                    .to_string(),
-            }),
-        }
+    /// The tables striding the rows of `ring_qp` (padded rows over a ring `Z_q[x]/Phi_m`).
+    fn prepare_key_switch(
+        &self,
+        tables: &KeySwitchContext,
+        ring_qp: &poly_cuda::GpuContext,
+        error_scale: u64,
+    ) -> Result<rns::gpu::GpuKeySwitch> {
+        rns::gpu::GpuKeySwitch::for_context(ring_qp, tables, error_scale).map_err(gpu_rns_error)
     }
 
     fn mod_up_inner_product(
@@ -499,14 +488,14 @@ impl RlweBackend for poly_cuda::GpuBackend {
         if !std::sync::Arc::ptr_eq(input.context().device(), target.device()) {
             return Err(crate::RlweError::from_backend(GpuError::WrongContext));
         }
-        let ring = target.ring();
-        let runs = limb_runs(input.context().ring(), ring)?;
-        let n = ring.degree();
+        let runs = limb_runs(input.context().ring(), target.ring())?;
+        // Device rows (padded over a ring Z_q[x]/Phi_m).
+        let (n, len) = (target.degree(), target.poly_len());
         let stream = target.device().stream();
         // SAFETY: the runs cover every limb of the output (limb_runs checked that the target's
         // primes are found, in order), and each is written by a copy below before any read.
-        let mut out = unsafe { stream.alloc::<u64>(ring.poly_len()) }
-            .map_err(|e| crate::RlweError::from_backend(GpuError::alloc(ring.poly_len() * size_of::<u64>(), e)))?;
+        let mut out = unsafe { stream.alloc::<u64>(len) }
+            .map_err(|e| crate::RlweError::from_backend(GpuError::alloc(len * size_of::<u64>(), e)))?;
         for (from, to, count) in runs {
             let source = input.device_buffer().slice(from * n..(from + count) * n);
             let mut destination = out.slice_mut(to * n..(to + count) * n);
@@ -538,7 +527,7 @@ impl RlweBackend for poly_cuda::GpuBackend {
         }
         let stream = target.device().stream();
         let copy = stream
-            .clone_dtod(&input.device_buffer().slice(..to.poly_len()))
+            .clone_dtod(&input.device_buffer().slice(..target.poly_len()))
             .map_err(|e| crate::RlweError::from_backend(poly_cuda::GpuError::driver("cuMemcpyDtoDAsync", e)))?;
         poly_cuda::DevicePoly::from_device_buffer(target, copy).be()
     }
@@ -582,7 +571,8 @@ fn gpu_rescale_by_last_prime(
     let device = backend.device();
     let inverses = rescale_constants(backend, input.context(), target, error_scale)?;
     let stream = device.stream();
-    let (n, limbs_out) = (target.ring().degree(), target.ring().num_limbs());
+    // N: the device row (padded over a ring Z_q[x]/Phi_m, whose zeros rescale to zeros).
+    let (n, limbs_out) = (target.degree(), target.num_limbs());
     // SAFETY: the kernel writes every one of the limbs_out N words before anything reads them.
     let mut out = unsafe { stream.alloc::<u64>(n * limbs_out) }
         .map_err(|e| crate::RlweError::from_backend(GpuError::alloc(n * limbs_out * size_of::<u64>(), e)))?;

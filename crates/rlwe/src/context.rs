@@ -50,10 +50,8 @@ impl<B: RlweBackend> RlweContext<B> {
     /// device) and the key-switching tables. Every error term of the keys and of the
     /// encryptions of zero made here is multiplied by `error_scale` (1 for BFV, the plaintext
     /// modulus `t` for BGV); errors with [`RlweError::InvalidParameter`] for 0 or for a scale
-    /// that is not coprime to the ciphertext primes (it would not be invertible), and with the
-    /// backend's refusal of the ring ([`RlweBackend::check_ring`]: the GPU's of `Phi_m`).
+    /// that is not coprime to the ciphertext primes (it would not be invertible).
     pub fn new(backend: B, params: &Arc<RlweParameters>, error_scale: u64) -> Result<Self> {
-        backend.check_ring(params.ring_kind())?;
         if error_scale == 0 || params.ciphertext_moduli().iter().any(|&q| error_scale.is_multiple_of(q)) {
             return Err(RlweError::InvalidParameter {
                 name: "error scale",
@@ -67,7 +65,7 @@ impl<B: RlweBackend> RlweContext<B> {
         let ring_p = backend.context(&ring_p).be()?;
         let tables = params.key_switch_tables();
         let gadgets = (0..tables.num_digits()).map(|j| tables.gadget_factor(j)).collect::<rns::Result<_>>()?;
-        let key_switch = backend.prepare_key_switch(tables, error_scale)?;
+        let key_switch = backend.prepare_key_switch(tables, &ring_qp, error_scale)?;
         let levels = (0..params.ciphertext_moduli().len()).map(|_| std::sync::OnceLock::new()).collect();
         let key_switch_levels = (0..params.ciphertext_moduli().len()).map(|_| std::sync::OnceLock::new()).collect();
         let last_primes = (0..params.ciphertext_moduli().len()).map(|_| std::sync::OnceLock::new()).collect();

@@ -163,8 +163,8 @@ impl<B: RlweBackend> RlweContext<B> {
         let cell = &self.key_switch_levels[level];
         if cell.get().is_none() {
             let tables = self.params.key_switch_at_level(level)?;
-            let prepared = self.backend.prepare_key_switch(&tables.tables, self.error_scale)?;
             let ring_qp = self.backend.context(&tables.ring_qp).be()?;
+            let prepared = self.backend.prepare_key_switch(&tables.tables, &ring_qp, self.error_scale)?;
             let _ = cell.set((prepared, ring_qp));
         }
         cell.get().ok_or(RlweError::InvalidParameter {

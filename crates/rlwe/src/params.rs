@@ -75,8 +75,8 @@ impl RlweParametersBuilder {
     }
 
     /// A builder for the ring `Z_q[x]/Phi_m` (odd `m`, degree `phi(m)`) with no moduli yet and
-    /// Bluestein's transform. BGV runs over it on the CPU (`bgv-encrypt`); the GPU backend
-    /// refuses it ([`crate::RlweBackend::check_ring`]).
+    /// Bluestein's transform. BGV runs over it on the CPU and the GPU (`bgv-encrypt`; the GPU
+    /// opens these rings from `m = 257`, `poly_cuda::GpuCyclotomic`).
     pub fn new_cyclotomic(m: usize) -> Self {
         let ring = RingKind::Cyclotomic { m };
         Self {

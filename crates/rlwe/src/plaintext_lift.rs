@@ -314,7 +314,8 @@ impl PlaintextBackend for poly_cuda::GpuBackend {
             return Err(RlweError::from_backend(poly_cuda::GpuError::WrongContext));
         }
         check_one_prime(poly.context().num_limbs(), poly.context().degree())?;
-        Ok(poly.into_device_buffer())
+        let context = poly.context().clone();
+        context.row_words(poly.into_device_buffer()).map_err(RlweError::from_backend)
     }
 
     fn poly_from_plain_words(
@@ -328,11 +329,15 @@ impl PlaintextBackend for poly_cuda::GpuBackend {
             return Err(RlweError::from_backend(poly_cuda::GpuError::WrongContext));
         }
         check_one_prime(context.num_limbs(), context.degree())?;
-        // The words are below t, the ring's one prime (the caller's ring is the plaintext ring).
-        let copy = device
-            .stream()
-            .clone_dtod(words)
-            .map_err(|e| RlweError::from_backend(poly_cuda::GpuError::driver("cuMemcpyDtoDAsync", e)))?;
+        // The words are below t, the ring's one prime (the caller's ring is the plaintext ring),
+        // in the context's row (padded over a ring Z_t[x]/Phi_m).
+        let copy = match context.padded_row(words).map_err(RlweError::from_backend)? {
+            Some(padded) => padded,
+            None => device
+                .stream()
+                .clone_dtod(words)
+                .map_err(|e| RlweError::from_backend(poly_cuda::GpuError::driver("cuMemcpyDtoDAsync", e)))?,
+        };
         poly_cuda::DevicePoly::from_device_buffer(context, copy).map_err(RlweError::from_backend)
     }
 
@@ -366,7 +371,9 @@ fn gpu_embed_plaintext(
     }
 
     let ring = context.ring();
-    let (n, limbs) = (ring.degree(), ring.num_limbs());
+    // `n` coefficients in; rows of `row` words out (padded over a ring Z_q[x]/Phi_m, where the
+    // kernel reads zeros past `n` and writes their zero embeddings).
+    let (n, limbs, row) = (ring.degree(), ring.num_limbs(), context.degree());
     let given = match source {
         PlaintextWords::Host(coefficients) => coefficients.len(),
         PlaintextWords::Resident(words) => words.len(),
@@ -392,23 +399,29 @@ fn gpu_embed_plaintext(
     let barrett = u128::MAX / u128::from(t) + u128::from(u128::MAX % u128::from(t) == u128::from(t) - 1);
     let (t_barrett_hi, t_barrett_lo) = ((barrett >> 64) as u64, barrett as u64);
     let (q_mod_t, half_t) = (scaling.q_mod_t(), scaling.half_plaintext_modulus());
-    let (log_n, limbs_arg) = (n.trailing_zeros() as i32, limbs as i32);
+    let (log_n, limbs_arg) = (row.trailing_zeros() as i32, limbs as i32);
 
-    let mut upload = Vec::with_capacity(n + 2 * limbs);
+    let mut upload = Vec::with_capacity(row + 2 * limbs);
     if let PlaintextWords::Host(coefficients) = source {
         upload.extend_from_slice(coefficients);
+        upload.resize(row, 0);
     }
     upload.extend_from_slice(scaling.delta_table());
     let uploaded =
         stream.clone_htod(&upload).map_err(|e| RlweError::from_backend(GpuError::driver("cuMemcpyHtoDAsync", e)))?;
-    let (coefficients, delta) = match source {
-        PlaintextWords::Host(_) => (uploaded.slice(..n), uploaded.slice(n..)),
-        PlaintextWords::Resident(words) => (words.slice(..), uploaded.slice(..)),
+    let padded_words = match source {
+        PlaintextWords::Resident(words) => context.padded_row(words).map_err(RlweError::from_backend)?,
+        PlaintextWords::Host(_) => None,
+    };
+    let (coefficients, delta) = match (source, &padded_words) {
+        (PlaintextWords::Host(_), _) => (uploaded.slice(..row), uploaded.slice(row..)),
+        (PlaintextWords::Resident(_), Some(padded)) => (padded.slice(..), uploaded.slice(..)),
+        (PlaintextWords::Resident(words), None) => (words.slice(..), uploaded.slice(..)),
     };
     // SAFETY: the kernel writes every one of the L N values (each coefficient in every limb)
     // before anything reads them.
-    let mut out = unsafe { stream.alloc::<u64>(n * limbs) }
-        .map_err(|e| RlweError::from_backend(GpuError::alloc(n * limbs * size_of::<u64>(), e)))?;
+    let mut out = unsafe { stream.alloc::<u64>(row * limbs) }
+        .map_err(|e| RlweError::from_backend(GpuError::alloc(row * limbs * size_of::<u64>(), e)))?;
     poly_cuda::kernel_set! {
         /// The kernels of `kernels/plaintext.cu`, loaded once per device.
         struct PlaintextKernels(poly_cuda::hegpu_kernels::PLAINTEXT) { plaintext_scale, plaintext_lift }
@@ -418,7 +431,7 @@ fn gpu_embed_plaintext(
         PlaintextEmbedding::Scaled => &kernels.plaintext_scale,
         PlaintextEmbedding::Lifted => &kernels.plaintext_lift,
     };
-    let config = poly_cuda::kernel::linear_config(n, u32::MAX as usize);
+    let config = poly_cuda::kernel::linear_config(row, u32::MAX as usize);
     let mut builder = kernel.builder(stream);
     builder
         .arg(&mut out)

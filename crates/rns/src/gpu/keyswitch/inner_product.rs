@@ -206,7 +206,7 @@ impl GpuKeySwitch {
     /// (one-prime digits are extended inside the transform instead). `None` otherwise.
     pub(super) fn own_limbs(&self, input_eval: Option<&DevicePoly<Eval>>) -> Result<Option<(u64, usize)>> {
         let Some(input_eval) = input_eval else { return Ok(None) };
-        check_poly(&self.kernels, input_eval.context(), &self.q, self.degree, "key-switching input (evaluations)")?;
+        check_poly(&self.kernels, input_eval.context(), &self.q, self.ring_degree, "key-switching input (evaluations)")?;
         let k = self.q.len();
         let size = self.digits.first().map_or(0, |(range, _)| range.len());
         let uniform = size >= 2
@@ -237,7 +237,7 @@ impl GpuKeySwitch {
         max_chunk_digits: usize,
         special: Option<&mut CudaSlice<u64>>,
     ) -> Result<DevicePolyBatch<Eval>> {
-        check_poly(&self.kernels, input.context(), &self.q, self.degree, "key-switching input")?;
+        check_poly(&self.kernels, input.context(), &self.q, self.ring_degree, "key-switching input")?;
         let own = self.own_limbs(input_eval)?;
         let special = match special {
             Some(buffer) => {
@@ -246,7 +246,7 @@ impl GpuKeySwitch {
             }
             None => None,
         };
-        check_poly(&self.kernels, q_p, &self.q_p, self.degree, "key-switching ring q u P")?;
+        check_poly(&self.kernels, q_p, &self.q_p, self.ring_degree, "key-switching ring q u P")?;
         let digits = self.digits.len();
         check_len("key-switching key digits", digits, key.len())?;
         if max_chunk_digits == 0 {

@@ -57,7 +57,13 @@ fn conversion_kernel(extension: Extension) -> ConvertKernel {
 /// Whether products in the evaluation domain of `transform` are Gaussian (the DGTs) rather
 /// than coordinate-wise (the NTT).
 fn is_gaussian(transform: TransformKind) -> bool {
-    !matches!(transform, TransformKind::Ntt)
+    matches!(transform, TransformKind::Dgt | TransformKind::HierarchicalDgt)
+}
+
+/// Whether the recorded (replayed) launch sequences serve `transform`: the NTT's, whose launches
+/// allocate nothing between them. Bluestein's transform allocates its padded buffers per call.
+fn replayable(transform: TransformKind) -> bool {
+    transform == TransformKind::Ntt
 }
 
 /// A ModUp or inner-product buffer address that the kernels' 16-byte accesses cannot use.
@@ -98,7 +104,11 @@ pub struct GpuKeySwitch {
     e_p_inv_q: (usize, usize),
     /// The moduli of `q u P` as `{p, barrett_hi, barrett_lo}` triples.
     q_p_moduli: usize,
+    /// The words of one limb's row on the device: the ring degree `N`, or for a ring
+    /// `Z_q[x]/Phi_m` its padded row (`poly_cuda::GpuContext::degree`); the kernels' stride.
     degree: usize,
+    /// The ring's degree (`N`, or `phi(m)`), which the contexts of the inputs must have.
+    ring_degree: usize,
     q: Vec<u64>,
     p: Vec<u64>,
     q_p: Vec<u64>,

@@ -73,8 +73,8 @@ impl GpuKeySwitch {
     /// [`KeySwitchContext::mod_down_poly`](crate::KeySwitchContext::mod_down_poly) on the device: `input` over `q u P`, the result
     /// `round(x / P)` over `q`. Errors as [`mod_up_poly`](Self::mod_up_poly) (no digit).
     pub fn mod_down_poly(&self, input: &DevicePoly<Coeff>, q: &GpuContext) -> Result<DevicePoly<Coeff>> {
-        check_poly(&self.kernels, input.context(), &self.q_p, self.degree, "ModDown input")?;
-        check_poly(&self.kernels, q, &self.q, self.degree, "ModDown output")?;
+        check_poly(&self.kernels, input.context(), &self.q_p, self.ring_degree, "ModDown input")?;
+        check_poly(&self.kernels, q, &self.q, self.ring_degree, "ModDown output")?;
         let mut output = self.kernels.alloc_for_kernels(self.q.len() * self.degree)?;
         let input_address = self.kernels.read_address(input.device_buffer())?;
         let output_address = self.kernels.write_address(&mut output)?;
@@ -137,12 +137,12 @@ impl GpuKeySwitch {
         error_scale: u64,
         addends: [Option<&DevicePoly<Eval>>; 2],
     ) -> Result<&ConverterLayout> {
-        check_poly(&self.kernels, sums.context(), &self.q_p, self.degree, "ModDown input")?;
-        check_poly(&self.kernels, ring_q, &self.q, self.degree, "ModDown output")?;
-        check_poly(&self.kernels, ring_p, &self.p, self.degree, "ModDown special ring")?;
+        check_poly(&self.kernels, sums.context(), &self.q_p, self.ring_degree, "ModDown input")?;
+        check_poly(&self.kernels, ring_q, &self.q, self.ring_degree, "ModDown output")?;
+        check_poly(&self.kernels, ring_p, &self.p, self.ring_degree, "ModDown special ring")?;
         check_len("ModDown sums", 2, sums.len())?;
         for addend in addends.iter().flatten() {
-            check_poly(&self.kernels, addend.context(), &self.q, self.degree, "ModDown addend")?;
+            check_poly(&self.kernels, addend.context(), &self.q, self.ring_degree, "ModDown addend")?;
         }
         let converter = match (error_scale, &self.p_to_q_scaled) {
             (1, _) => &self.p_to_q,
@@ -253,8 +253,8 @@ impl GpuKeySwitch {
     /// (e.g. the two key-switching sums after one inverse transform of both), in order.
     /// Errors as `mod_down_poly`.
     pub fn mod_down_batch(&self, input: &DevicePolyBatch<Coeff>, q: &GpuContext) -> Result<Vec<DevicePoly<Coeff>>> {
-        check_poly(&self.kernels, input.context(), &self.q_p, self.degree, "ModDown input")?;
-        check_poly(&self.kernels, q, &self.q, self.degree, "ModDown output")?;
+        check_poly(&self.kernels, input.context(), &self.q_p, self.ring_degree, "ModDown input")?;
+        check_poly(&self.kernels, q, &self.q, self.ring_degree, "ModDown output")?;
         let input_address = self.kernels.read_address(input.device_buffer())?;
         let mut outputs = Vec::with_capacity(input.len());
         let mut pairs = Vec::with_capacity(input.len());

@@ -255,8 +255,8 @@ impl GpuKeySwitch {
         q_p: &GpuContext,
     ) -> Result<DevicePoly<Coeff>> {
         self.digit(digit)?;
-        check_poly(&self.kernels, input.context(), &self.q, self.degree, "ModUp input")?;
-        check_poly(&self.kernels, q_p, &self.q_p, self.degree, "ModUp output")?;
+        check_poly(&self.kernels, input.context(), &self.q, self.ring_degree, "ModUp input")?;
+        check_poly(&self.kernels, q_p, &self.q_p, self.ring_degree, "ModUp output")?;
         let mut output = self.kernels.alloc_for_kernels(self.stride())?;
         let input_address = self.kernels.read_address(input.device_buffer())?;
         let output_address = self.kernels.write_address(&mut output)?;

@@ -6,7 +6,7 @@ use poly_cuda::cudarc::driver::CudaSlice;
 use poly_cuda::graph::Replay;
 use poly_cuda::{DevicePoly, GpuContext, GpuError};
 
-use super::{GpuKeySwitch, is_gaussian};
+use super::{GpuKeySwitch, replayable};
 use crate::gpu::{Result, check_poly};
 use crate::{Extension, check_len};
 
@@ -75,7 +75,7 @@ impl GpuKeySwitch {
             Ok(self.mod_down_batch(&sums, ring_q)?.into_iter().map(DevicePoly::into_device_buffer).collect())
         };
         let outputs = if poly_cuda::graph::replay_enabled(ring_qp.device(), self.degree)
-            && !is_gaussian(ring_qp.ring().transform())
+            && replayable(ring_qp.ring().transform())
         {
             let rings = [ring_qp, ring_q, ring_q];
             self.replayed(ReplayKind::Coefficients, input, [None, None], key, extension, rings, 1, &run)?
@@ -122,7 +122,7 @@ impl GpuKeySwitch {
         };
         let replay =
             poly_cuda::graph::replay_enabled_up_to(ring_qp.device(), self.degree, Self::EVAL_REPLAY_MAX_DEGREE);
-        let outputs = if replay && !is_gaussian(ring_qp.ring().transform()) {
+        let outputs = if replay && replayable(ring_qp.ring().transform()) {
             // A replay does not read the input's evaluations; they are checked as the direct
             // path checks them (accumulate_in_chunks).
             self.own_limbs(input_eval)?;
@@ -153,9 +153,9 @@ impl GpuKeySwitch {
     ) -> Result<Vec<CudaSlice<u64>>> {
         // The checks of the direct path on what the staging copies take, before the cache is
         // consulted: a bad call never records anything.
-        check_poly(&self.kernels, input.context(), &self.q, self.degree, "key-switching input")?;
+        check_poly(&self.kernels, input.context(), &self.q, self.ring_degree, "key-switching input")?;
         for addend in addends.iter().flatten() {
-            check_poly(&self.kernels, addend.context(), &self.q, self.degree, "ModDown addend")?;
+            check_poly(&self.kernels, addend.context(), &self.q, self.ring_degree, "ModDown addend")?;
         }
         check_len("key-switching key digits", self.digits.len(), key.len())?;
         let mut signature = vec![

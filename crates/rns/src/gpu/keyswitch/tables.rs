@@ -2,7 +2,7 @@
 
 use core::ops::Range;
 
-use poly_cuda::GpuDevice;
+use poly_cuda::{GpuContext, GpuDevice};
 use poly_cuda::graph::GraphCache;
 
 use super::{BatchKernels, GpuKeySwitch, MAX_DIGITS_PER_LAUNCH};
@@ -32,6 +32,36 @@ impl GpuKeySwitch {
     /// converts `E^-1 x` without a pass over the limbs. Errors with
     /// [`RnsError::InvalidParameter`](crate::RnsError::InvalidParameter) for an `E` not invertible modulo a special prime.
     pub fn with_error_scale(device: &GpuDevice, key_switch: &KeySwitchContext, error_scale: u64) -> Result<Self> {
+        Self::with_rows(device, key_switch, error_scale, key_switch.degree())
+    }
+
+    /// [`with_error_scale`](Self::with_error_scale) for the polynomials of `ring_qp` (the ring
+    /// `q u P` on the device), whose limb rows may be longer than the ring's degree (a ring
+    /// `Z_q[x]/Phi_m`: rows of `phi(m)` rounded up to a power of two, zeros past `phi(m)`): the
+    /// kernels then run over whole rows, the padding staying zero (every step of key switching
+    /// maps zero words to zero words). Errors with
+    /// [`RnsError::ContextMismatch`](crate::RnsError::ContextMismatch) unless `ring_qp` is
+    /// `q u P` at the tables' degree.
+    pub fn for_context(ring_qp: &GpuContext, key_switch: &KeySwitchContext, error_scale: u64) -> Result<Self> {
+        let ring = ring_qp.ring();
+        let q_p = key_switch.q_p()?;
+        let same = ring.degree() == key_switch.degree()
+            && ring.moduli().iter().map(|m| m.value()).eq(q_p.moduli().iter().map(|m| m.value()));
+        if !same {
+            return Err(RnsError::ContextMismatch {
+                what: "key-switching ring q u P",
+                expected_degree: key_switch.degree(),
+                expected_moduli: q_p.values(),
+                actual_degree: ring.degree(),
+                actual_moduli: ring.moduli().iter().map(|m| m.value()).collect(),
+            }
+            .into());
+        }
+        Self::with_rows(ring_qp.device(), key_switch, error_scale, ring_qp.degree())
+    }
+
+    /// The tables with kernels striding `row` words per limb (`row >= N`, a power of two).
+    fn with_rows(device: &GpuDevice, key_switch: &KeySwitchContext, error_scale: u64, row: usize) -> Result<Self> {
         let mut host = HostTables::default();
         let mut digits = Vec::with_capacity(key_switch.num_digits());
         for digit in 0..key_switch.num_digits() {
@@ -84,7 +114,8 @@ impl GpuKeySwitch {
             p_inv_q_shoup,
             e_p_inv_q,
             q_p_moduli,
-            degree: key_switch.degree(),
+            degree: row,
+            ring_degree: key_switch.degree(),
             q: key_switch.q().values(),
             p: key_switch.p().values(),
             q_p: q_p.values(),
@@ -92,9 +123,9 @@ impl GpuKeySwitch {
         })
     }
 
-    /// The ring degree `N`.
+    /// The ring degree `N` (`phi(m)` for a ring `Z_q[x]/Phi_m`).
     pub fn degree(&self) -> usize {
-        self.degree
+        self.ring_degree
     }
 
     /// Number of digits.

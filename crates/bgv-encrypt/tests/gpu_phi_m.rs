@@ -1,0 +1,49 @@
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+//! BGV over the rings `Z_q[x]/Phi_m` on the GPU against the CPU, bit for bit: the circuit of
+//! `common::phi_m` (keys, encryptions, add/sub/negate, plaintext operations, multiplication
+//! with relinearization, modulus switching down the chain, operations between levels,
+//! automorphisms by units) checked against plaintext arithmetic modulo `(Phi_m, t)` on each
+//! backend, and every key and ciphertext word equal between them; for rings the GPU opens
+//! (`m >= 257`): 315 (`Phi_m` with coefficients beyond `+-1`), 1023 (`2^10 - 1`), 257 (prime,
+//! `phi(m) = 2^8` padded to the smallest device row) and HElib's 21845. Needs feature `cuda`;
+//! skips, saying so, when no device is found.
+
+#[cfg(feature = "cuda")]
+mod common;
+
+#[cfg(feature = "cuda")]
+mod on_device {
+    use poly::CpuBackend;
+    use poly_cuda::GpuBackend;
+
+    use crate::common::phi_m::{helib_ring_circuit, phi_m_circuit};
+
+    fn gpu_backend() -> Option<GpuBackend> {
+        hegpu_test_support::gpu_cases::device().map(GpuBackend::from_device)
+    }
+
+    fn assert_same(cpu: &[Vec<u64>], gpu: &[Vec<u64>], what: &str) {
+        assert_eq!(cpu.len(), gpu.len(), "{what}: number of records");
+        for (i, (c, g)) in cpu.iter().zip(gpu).enumerate() {
+            assert!(c == g, "{what}: record {i} differs between CPU and GPU");
+        }
+    }
+
+    #[test]
+    fn circuits_over_phi_m_are_the_cpus_words() {
+        let Some(gpu) = gpu_backend() else { return };
+        for m in [257usize, 315, 1023] {
+            for t in [65537u64, 2] {
+                let cpu_words = phi_m_circuit(CpuBackend, m, t);
+                let gpu_words = phi_m_circuit(gpu.clone(), m, t);
+                assert_same(&cpu_words, &gpu_words, &format!("m = {m}, t = {t}"));
+            }
+        }
+    }
+
+    #[test]
+    fn helib_ring_21845_is_the_cpus_words() {
+        let Some(gpu) = gpu_backend() else { return };
+        assert_same(&helib_ring_circuit(CpuBackend), &helib_ring_circuit(gpu), "m = 21845");
+    }
+}
