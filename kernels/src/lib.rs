@@ -9,7 +9,7 @@
 //!
 //! This crate only carries the compiled code; loading it into a CUDA context is the job of
 //! the crate that launches it (`poly-cuda` loads `NTT`, `DGT`, `ELEMENTWISE`, `SAMPLING`,
-//! `BLUESTEIN`; `cyclotomic` loads `CYCLOTOMIC`;
+//! `BLUESTEIN`;
 //! `rns` loads `RNS` and `KEYSWITCH`; `rlwe` loads `RLWE` and `PLAINTEXT`; `bgv-encrypt` loads `BGV`; `MODARITH_TEST` and `TIMING` serve
 //! tests and benchmarks), each through `poly_cuda::kernel`.
 #![no_std]
@@ -59,7 +59,6 @@ mod tests {
             ELEMENTWISE,
             SAMPLING,
             BLUESTEIN,
-            CYCLOTOMIC,
             RNS,
             KEYSWITCH,
             PLAINTEXT,

@@ -1,82 +1,55 @@
-//! BGV over `Z_Q[x]/Phi_m(x)` at HElib's `m` on the GPU (`cyclotomic::gpu`), after the seed
-//! thesis (Dong, BGV encryption on the GPU for HElib's rings: Bluestein NTT, copy/compute
-//! overlap on streams).
+//! BGV over `Z_Q[x]/Phi_m(x)` at HElib's `m` on the GPU: the one BGV (`bgv-encrypt`) over the
+//! ring kind `Phi_m` (`BgvParametersBuilder::new_cyclotomic`), after the seed thesis (Dong,
+//! BGV encryption on the GPU for HElib's rings: Bluestein NTT).
 //!
 //! For each `m` (`L` primes of 50 bits, one special prime of 58 bits, `t = 65537`):
 //! 1. the transforms of one polynomial of `L` limbs on the device: the Bluestein forward
 //!    transform (coefficients -> evaluations at the `phi(m)` primitive roots), the inverse with
 //!    the reduction modulo `Phi_m`, and poly-cuda's negacyclic NTT of length `M` (the power of
 //!    two the convolution uses) for the cost factor;
-//! 2. public-key encryption on the device (plaintext already there; CUDA events, queued behind
-//!    a busy kernel: device time), and the latency of one encryption from the host (pinned
-//!    plaintext up, encryption, ciphertext down to pinned memory, synchronized; wall clock);
-//! 3. homomorphic evaluation on the device at the top level: the tensor product, relinearization
-//!    (key switching with `L` RNS digits and the special prime), modulus switching (CUDA events,
-//!    as 2.), and decryption with its CRT on the device, `phi(m)` words down (wall clock,
-//!    synchronized); the relinearized and switched product is checked against the CPU;
-//! 4. a stream of `K` plaintexts from pinned host memory encrypted to pinned host memory:
-//!    serialized (one stream, copy up, encrypt, copy down, wait, per plaintext) against
-//!    overlapped (`S` CUDA streams in one context, plaintext `k` on stream `k mod S`, nothing
-//!    waited for until the end, so one stream's copies run under another's kernels); wall
-//!    clock of the whole stream, median of the repetitions.
+//! 2. public-key encryption (the plaintext's `phi(m)` words uploaded, the ciphertext left on the
+//!    device; CUDA events, device time), and one encryption with the ciphertext brought to the
+//!    host (wall clock, synchronized);
+//! 3. evaluation at the top level: the tensor product, relinearization (hybrid key switching
+//!    with the special prime), modulus switching (CUDA events), and decryption with its phase
+//!    reduction on the device, `phi(m)` words down (wall clock, synchronized). The switched
+//!    product is compared word for word with the CPU's (same seeds) and decrypted against the
+//!    plaintext product; a mismatch prints `MISMATCH` and the exit status is 1.
 //!
-//! Correctness: ciphertexts of the overlapped run are compared with the CPU reference's
-//! encryption of the same plaintext and seed (first and last), and decrypted; a mismatch prints
-//! `MISMATCH` and the exit status is 1.
-//!
-//! Usage: `gpu_cyclo_bgv [--quick] [--k K] [--streams S] [--runs R]` (defaults: K = 64,
-//! S = 4, R = 30 timed calls of each kernel-level measurement, 5 repetitions of each stream).
-//! Markdown tables on stdout.
+//! Usage: `gpu_cyclo_bgv [--quick] [--runs R]` (defaults: R = 30 timed calls of each
+//! measurement). Markdown tables on stdout.
 
 use std::error::Error;
 use std::process::ExitCode;
-use std::sync::Arc;
 use std::time::Instant;
 
 use benches::gpu_timing::{EventTimer, median};
-use cyclotomic::bgv::{Bgv, BgvParameters};
-use cyclotomic::gpu::{GpuBgv, GpuCyclotomic};
-use poly::{Coeff, Poly, RingContext, Seed, TransformKind};
-use poly_cuda::cudarc::driver::{CudaSlice, PinnedHostSlice};
-use poly_cuda::{DevicePoly, GpuContext, GpuDevice};
+use bgv_encrypt::{BgvContext, BgvParametersBuilder, CoefficientEncoder};
+use poly::{Coeff, CpuBackend, Poly, RingContext, Seed, TransformKind};
+use poly_cuda::{DevicePoly, GpuBackend, GpuContext, GpuDevice};
 
 type BoxResult<T> = Result<T, Box<dyn Error>>;
 
 struct Options {
     quick: bool,
-    k: usize,
-    streams: usize,
     runs: usize,
 }
 
 fn options() -> BoxResult<Options> {
-    let mut o = Options { quick: false, k: 64, streams: 4, runs: 30 };
+    let mut o = Options { quick: false, runs: 30 };
     let mut args = std::env::args().skip(1);
     while let Some(arg) = args.next() {
         let mut value = || -> BoxResult<usize> { Ok(args.next().ok_or("missing value")?.parse()?) };
         match arg.as_str() {
             "--quick" => o.quick = true,
-            "--k" => o.k = value()?,
-            "--streams" => o.streams = value()?,
             "--runs" => o.runs = value()?,
             other => return Err(format!("unknown argument {other}").into()),
         }
     }
     if o.quick {
-        o.k = o.k.min(16);
         o.runs = o.runs.min(10);
     }
     Ok(o)
-}
-
-fn pinned(device: &GpuDevice, len: usize) -> BoxResult<PinnedHostSlice<u64>> {
-    // SAFETY: every caller writes the buffer (a host fill or a device copy into it, waited for)
-    // before reading it.
-    Ok(unsafe { device.cuda_context().alloc_pinned::<u64>(len) }?)
-}
-
-fn device_buffer(device: &GpuDevice, len: usize) -> BoxResult<CudaSlice<u64>> {
-    Ok(device.stream().alloc_zeros::<u64>(len)?)
 }
 
 /// Median microseconds of `runs` calls of `op` (device time, primed).
@@ -91,6 +64,21 @@ fn time_device(device: &GpuDevice, runs: usize, mut op: impl FnMut() -> BoxResul
         timer.time(&mut op)??;
     }
     Ok(median(&timer.finish()?))
+}
+
+/// Median microseconds of `runs` synchronized calls of `op` (wall clock, after 3 warm-ups).
+fn time_wall(device: &GpuDevice, runs: usize, mut op: impl FnMut() -> BoxResult<()>) -> BoxResult<f64> {
+    let mut times = Vec::with_capacity(runs);
+    for run in 0..runs + 3 {
+        let start = Instant::now();
+        op()?;
+        device.synchronize()?;
+        if run >= 3 {
+            times.push(start.elapsed().as_secs_f64() * 1e6);
+        }
+    }
+    times.sort_by(f64::total_cmp);
+    Ok(median(&times))
 }
 
 fn main() -> ExitCode {
@@ -114,34 +102,36 @@ fn run() -> BoxResult<bool> {
     let sets: &[(usize, usize)] =
         if o.quick { &[(21845, 4)] } else { &[(15709, 4), (21845, 4), (32767, 4), (21845, 8), (32767, 8)] };
     let mut ok = true;
-    let mut transform_rows = Vec::new();
-    let mut encrypt_rows = Vec::new();
-    let mut stream_rows = Vec::new();
-    let mut eval_rows = Vec::new();
+    let (mut transform_rows, mut encrypt_rows, mut eval_rows) = (Vec::new(), Vec::new(), Vec::new());
     let t = 65537u64;
     for &(m, limbs) in sets {
-        let params = BgvParameters::generate(m, t, 50, limbs, 58)?;
-        let bgv = Bgv::new(params.clone())?;
-        let n = bgv.degree();
+        let params = BgvParametersBuilder::new_cyclotomic(m)
+            .ciphertext_moduli_bits(&vec![50; limbs])
+            .special_moduli_bits(&[58])
+            .plaintext_modulus(t)
+            .allow_insecure(true)
+            .build()?;
+        let n = params.degree();
         eprintln!("m = {m}, phi(m) = {n}, L = {limbs}");
-        let (sk, pk, rk) = bgv.keygen(&Seed::from([1u8; 32]))?;
-        let mut gpu = GpuBgv::new(&device, &bgv, &pk, Some(&sk))?;
-        gpu.set_relin_key(&rk)?;
-        let ring: &GpuCyclotomic = gpu.ring();
-        let big_m = ring.convolution_length();
+        let gpu = BgvContext::new(GpuBackend::from_device(device.clone()), &params)?;
+        let cpu = BgvContext::new(CpuBackend, &params)?;
+        let seed = |byte: u8| Seed::from([byte; 32]);
 
-        // 1. Transforms.
-        let coefficients = device.stream().clone_htod(&vec![3u64; limbs * n])?;
+        // 1. Transforms of one polynomial over q.
+        let ring_q = params.ring_q();
+        let context_q = GpuContext::new(&device, ring_q)?;
+        let big_m = context_q.bluestein().ok_or("a Phi_m ring without Bluestein's transform")?.convolution_length();
+        let coefficients = DevicePoly::upload(&context_q, &Poly::<Coeff>::from_limbs(ring_q, vec![3u64; limbs * n])?)?;
         let forward = time_device(&device, o.runs, || {
-            ring.forward_on_device(&coefficients, 1)?;
+            coefficients.forward_to_new()?;
             Ok(())
         })?;
-        let evaluations = ring.forward_on_device(&coefficients, 1)?;
+        let evaluations = coefficients.forward_to_new()?;
         let inverse = time_device(&device, o.runs, || {
-            ring.inverse_on_device(&evaluations, 1)?;
+            evaluations.inverse_to_new()?;
             Ok(())
         })?;
-        let ntt_ring = RingContext::new(big_m, params.primes(), TransformKind::Ntt)?;
+        let ntt_ring = RingContext::new(big_m, &params.ciphertext_moduli()[..limbs], TransformKind::Ntt)?;
         let ntt_context = GpuContext::new(&device, &ntt_ring)?;
         let ntt_input = DevicePoly::upload(&ntt_context, &Poly::<Coeff>::zero(&ntt_ring))?;
         let ntt = time_device(&device, o.runs, || {
@@ -153,161 +143,66 @@ fn run() -> BoxResult<bool> {
             forward / ntt
         ));
 
-        // 2. Encryption: device time, and one encryption from the host.
-        let seed = Seed::from([2u8; 32]);
-        let plain: Vec<u64> = (0..n as u64).map(|j| (j * 7919 + 11) % t).collect();
-        let plain_device = gpu.upload_plaintext(&plain)?;
-        let mut counter = 0u64;
-        let device_us = time_device(&device, o.runs, || {
-            counter += 1;
-            gpu.encrypt_device(&plain_device, &seed, counter)?;
+        // 2. Encryption.
+        let secret = gpu.secret_key_from_seed(&seed(1))?;
+        let public = gpu.public_key_from_seed(&secret, &seed(2))?;
+        let relin = gpu.relin_key_from_seed(&secret, &seed(3))?;
+        let encoder = CoefficientEncoder::new(&params);
+        let values: Vec<u64> = (0..n as u64).map(|j| (j * 7919 + 11) % t).collect();
+        let plain = encoder.encode(&values)?;
+        let encrypt_us = time_device(&device, o.runs, || {
+            gpu.encrypt_with_seed(&plain, &public, &seed(4))?;
             Ok(())
         })?;
-        let mut plain_pinned = pinned(&device, n)?;
-        plain_pinned.as_mut_slice()?.copy_from_slice(&plain);
-        let mut out_pinned = pinned(&device, 2 * limbs * n)?;
-        let mut staged = device_buffer(&device, n)?;
-        let mut latencies = Vec::new();
-        for run in 0..o.runs + 3 {
-            let start = Instant::now();
-            device.stream().memcpy_htod(&plain_pinned, &mut staged)?;
-            let ct = gpu.encrypt_device(&staged, &seed, 1000 + run as u64)?;
-            device.stream().memcpy_dtoh(ct.device_buffer(), &mut out_pinned)?;
-            device.synchronize()?;
-            if run >= 3 {
-                latencies.push(start.elapsed().as_secs_f64() * 1e6);
-            }
-        }
-        latencies.sort_by(f64::total_cmp);
-        let latency = median(&latencies);
+        let round_trip_us = time_wall(&device, o.runs, || {
+            let ct = gpu.encrypt_with_seed(&plain, &public, &seed(4))?;
+            gpu.download(&ct)?;
+            Ok(())
+        })?;
+        let log_qp: f64 = params.ciphertext_moduli().iter().chain(params.special_moduli()).map(|&q| (q as f64).log2()).sum();
         encrypt_rows.push(format!(
-            "| {m} | {n} | {limbs} | {:.0} | {device_us:.1} | {latency:.1} | {:.0} |",
-            params.log_qp(),
-            1e6 / device_us
+            "| {m} | {n} | {limbs} | {log_qp:.0} | {encrypt_us:.1} | {round_trip_us:.1} | {:.0} |",
+            1e6 / encrypt_us
         ));
 
-        // 3. Evaluation on the device.
-        let x = gpu.encrypt(&plain, &seed, 1 << 40)?;
-        let y = gpu.encrypt(&plain, &seed, (1 << 40) + 1)?;
+        // 3. Evaluation at the top level.
+        let x = gpu.encrypt_with_seed(&plain, &public, &seed(5))?;
+        let y = gpu.encrypt_with_seed(&plain, &public, &seed(6))?;
         let tensor_us = time_device(&device, o.runs, || {
             gpu.mul(&x, &y)?;
             Ok(())
         })?;
         let product = gpu.mul(&x, &y)?;
         let relin_us = time_device(&device, o.runs, || {
-            gpu.relinearize(&product)?;
+            gpu.relinearize(&product, &relin)?;
             Ok(())
         })?;
-        let relin = gpu.relinearize(&product)?;
+        let relinearized = gpu.relinearize(&product, &relin)?;
         let switch_us = time_device(&device, o.runs, || {
-            gpu.mod_switch(&relin)?;
+            gpu.mod_switch_to_next(&relinearized)?;
             Ok(())
         })?;
-        let switched = gpu.mod_switch(&relin)?;
-        let want = bgv.mod_switch(&bgv.relinearize(&bgv.mul(&gpu.download(&x)?, &gpu.download(&y)?)?, &rk)?)?;
-        if gpu.download(&switched)? != want || gpu.decrypt(&switched)? != bgv.decrypt(&want, &sk)? {
-            println!("MISMATCH: m = {m}, relinearized and switched product differs from the CPU's");
+        let switched = gpu.mod_switch_to_next(&relinearized)?;
+        let decrypt_us = time_wall(&device, o.runs, || {
+            gpu.decrypt(&x, &secret)?;
+            Ok(())
+        })?;
+        // The same seeds on the CPU give the same words.
+        let cpu_secret = cpu.secret_key_from_seed(&seed(1))?;
+        let cpu_public = cpu.public_key_from_seed(&cpu_secret, &seed(2))?;
+        let cpu_relin = cpu.relin_key_from_seed(&cpu_secret, &seed(3))?;
+        let (cx, cy) =
+            (cpu.encrypt_with_seed(&plain, &cpu_public, &seed(5))?, cpu.encrypt_with_seed(&plain, &cpu_public, &seed(6))?);
+        let want = cpu.mod_switch_to_next(&cpu.mul_relin(&cx, &cy, &cpu_relin)?)?;
+        let square = encoder.decode(&cpu.decrypt(&want, &cpu_secret)?)?;
+        if gpu.download(&switched)? != cpu.download(&want)? || encoder.decode(&gpu.decrypt(&switched, &secret)?)? != square {
+            println!("MISMATCH: m = {m}, the relinearized and switched product differs from the CPU's");
             ok = false;
         }
-        let mut decrypt_times = Vec::new();
-        for run in 0..o.runs + 3 {
-            let start = Instant::now();
-            gpu.decrypt(&x)?;
-            if run >= 3 {
-                decrypt_times.push(start.elapsed().as_secs_f64() * 1e6);
-            }
-        }
-        decrypt_times.sort_by(f64::total_cmp);
         eval_rows.push(format!(
-            "| {m} | {n} | {limbs} | {tensor_us:.1} | {relin_us:.1} | {switch_us:.1} | {:.1} |",
-            median(&decrypt_times)
+            "| {m} | {n} | {limbs} | {tensor_us:.1} | {relin_us:.1} | {switch_us:.1} | {decrypt_us:.1} |"
         ));
-
-        // 4. A stream of K plaintexts: serialized vs overlapped on S streams.
-        let k = o.k;
-        let plains: Vec<Vec<u64>> =
-            (0..k as u64).map(|i| (0..n as u64).map(|j| (i * 31 + j * 17) % t).collect()).collect();
-        let mut host_in = Vec::with_capacity(k);
-        for p in &plains {
-            let mut buffer = pinned(&device, n)?;
-            buffer.as_mut_slice()?.copy_from_slice(p);
-            host_in.push(buffer);
-        }
-        let mut host_out = (0..k).map(|_| pinned(&device, 2 * limbs * n)).collect::<BoxResult<Vec<_>>>()?;
-        // Serialized: one stream, wait after each.
-        let mut serialized = Vec::new();
-        for rep in 0..6 {
-            let start = Instant::now();
-            for i in 0..k {
-                device.stream().memcpy_htod(&host_in[i], &mut staged)?;
-                let ct = gpu.encrypt_device(&staged, &seed, (rep * k + i) as u64)?;
-                device.stream().memcpy_dtoh(ct.device_buffer(), &mut host_out[i])?;
-                device.synchronize()?;
-            }
-            if rep > 0 {
-                serialized.push(start.elapsed().as_secs_f64() * 1e3);
-            }
-        }
-        serialized.sort_by(f64::total_cmp);
-        // Overlapped: S devices (streams) in one context, each with its keys and tables.
-        let lanes: Vec<(Arc<GpuDevice>, GpuBgv)> = (0..o.streams)
-            .map(|_| -> BoxResult<_> {
-                let lane_device = benches::tuning::open_device(0)?;
-                let lane = GpuBgv::new(&lane_device, &bgv, &pk, Some(&sk))?;
-                Ok((lane_device, lane))
-            })
-            .collect::<BoxResult<Vec<_>>>()?;
-        let mut lane_staging = lanes
-            .iter()
-            .map(|(d, _)| (0..k).map(|_| device_buffer(d, n)).collect::<BoxResult<Vec<_>>>())
-            .collect::<BoxResult<Vec<_>>>()?;
-        let mut overlapped = Vec::new();
-        let seed_overlap = Seed::from([3u8; 32]);
-        for rep in 0..6 {
-            let start = Instant::now();
-            let mut keep = Vec::with_capacity(k);
-            for i in 0..k {
-                let s = i % lanes.len();
-                let (lane_device, lane) = &lanes[s];
-                let staging = &mut lane_staging[s][i];
-                lane_device.stream().memcpy_htod(&host_in[i], staging)?;
-                let ct = lane.encrypt_device(staging, &seed_overlap, i as u64)?;
-                lane_device.stream().memcpy_dtoh(ct.device_buffer(), &mut host_out[i])?;
-                keep.push(ct);
-            }
-            for (lane_device, _) in &lanes {
-                lane_device.synchronize()?;
-            }
-            if rep > 0 {
-                overlapped.push(start.elapsed().as_secs_f64() * 1e3);
-            }
-            drop(keep);
-        }
-        overlapped.sort_by(f64::total_cmp);
-        // Check the overlapped run's first and last ciphertexts against the CPU.
-        for i in [0, k - 1] {
-            let want = bgv.encrypt(&pk, &plains[i], &seed_overlap, i as u64)?;
-            let got = host_out[i].as_slice()?;
-            if got != want.parts.concat().as_slice() {
-                println!("MISMATCH: m = {m}, overlapped ciphertext {i} differs from the CPU's");
-                ok = false;
-            }
-            let ct = gpu.upload(&want)?;
-            if gpu.decrypt(&ct)? != plains[i] {
-                println!("MISMATCH: m = {m}, ciphertext {i} does not decrypt");
-                ok = false;
-            }
-        }
-        let (ser, ovl) = (median(&serialized), median(&overlapped));
-        let megabytes = (k * (n + 2 * limbs * n) * 8) as f64 / 1e6;
-        stream_rows.push(format!(
-            "| {m} | {limbs} | {k} | {} | {ser:.2} | {ovl:.2} | {:.0} | {:.0} | {:.2}x | {megabytes:.0} |",
-            o.streams,
-            k as f64 / ser * 1e3,
-            k as f64 / ovl * 1e3,
-            ser / ovl
-        ));
-        drop(lanes);
+        drop((gpu, x, y, product, relinearized, switched));
         device.trim_memory_pool(0)?;
     }
     println!("\n### Transforms of one polynomial of L limbs (device time, median, us)\n");
@@ -319,25 +214,15 @@ fn run() -> BoxResult<bool> {
         println!("{row}");
     }
     println!("\n### Public-key encryption (t = 65537, 50-bit primes, 58-bit special prime)\n");
-    println!(
-        "| m | phi(m) | L | log QP | device time (us) | one from the host, pinned, synchronized (us) | encryptions/s (device) |"
-    );
+    println!("| m | phi(m) | L | log QP | device time (us) | with the ciphertext to the host, synchronized (us) | encryptions/s (device) |");
     println!("|---|---|---|---|---|---|---|");
     for row in encrypt_rows {
         println!("{row}");
     }
     println!("\n### Evaluation at the top level (device time, median, us; decryption: wall clock, synchronized)\n");
-    println!("| m | phi(m) | L | tensor product | relinearization | modulus switch | decryption (CRT on the device) |");
+    println!("| m | phi(m) | L | tensor product | relinearization | modulus switch | decryption (phase reduction on the device) |");
     println!("|---|---|---|---|---|---|---|");
     for row in eval_rows {
-        println!("{row}");
-    }
-    println!("\n### A stream of K plaintexts from pinned host memory (wall clock of the stream, median of 5)\n");
-    println!(
-        "| m | L | K | streams | serialized (ms) | overlapped (ms) | serialized enc/s | overlapped enc/s | speed-up | MB moved |"
-    );
-    println!("|---|---|---|---|---|---|---|---|---|---|");
-    for row in stream_rows {
         println!("{row}");
     }
     Ok(ok)

@@ -5,8 +5,9 @@
 //! automorphisms by units) checked against plaintext arithmetic modulo `(Phi_m, t)` on each
 //! backend, and every key and ciphertext word equal between them; for rings the GPU opens
 //! (`m >= 257`): 315 (`Phi_m` with coefficients beyond `+-1`), 1023 (`2^10 - 1`), 257 (prime,
-//! `phi(m) = 2^8` padded to the smallest device row) and HElib's 21845. Needs feature `cuda`;
-//! skips, saying so, when no device is found.
+//! `phi(m) = 2^8` padded to the smallest device row) and HElib's 21845; and the plaintext
+//! records of the separate BGV that the one BGV replaced reproduce on the GPU. Needs feature
+//! `cuda`; skips, saying so, when no device is found.
 
 #[cfg(feature = "cuda")]
 mod common;
@@ -17,6 +18,7 @@ mod on_device {
     use poly_cuda::GpuBackend;
 
     use crate::common::phi_m::{helib_ring_circuit, phi_m_circuit};
+    use crate::common::recorded::{HELIB_RECORD, RECORDS, plaintext_record};
 
     fn gpu_backend() -> Option<GpuBackend> {
         hegpu_test_support::gpu_cases::device().map(GpuBackend::from_device)
@@ -45,5 +47,19 @@ mod on_device {
     fn helib_ring_21845_is_the_cpus_words() {
         let Some(gpu) = gpu_backend() else { return };
         assert_same(&helib_ring_circuit(CpuBackend), &helib_ring_circuit(gpu), "m = 21845");
+    }
+
+    /// The plaintext records of the separate BGV that the one BGV replaced (`common::recorded`),
+    /// for the recorded rings the GPU opens (`m >= 257`).
+    #[test]
+    fn recorded_plaintexts_reproduce_on_the_gpu() {
+        let Some(gpu) = gpu_backend() else { return };
+        let mut checked = 0;
+        for (m, t, slots, want) in RECORDS.into_iter().filter(|&(m, ..)| m >= 257) {
+            assert_eq!(plaintext_record(gpu.clone(), m, t, 3, slots), want, "m = {m}, t = {t}, slots = {slots}");
+            checked += 1;
+        }
+        assert_eq!(checked, 2);
+        assert_eq!(plaintext_record(gpu, 21845, 257, 4, false), HELIB_RECORD);
     }
 }

@@ -1,8 +1,10 @@
-//! Rings `Z_p[x]/Phi_m(x)` for odd `m` (HElib's rings; `m` need not be a power of two) and BGV
-//! over them, on the CPU (the reference) and on the GPU (feature `cuda`).
+//! Rings `Z_p[x]/Phi_m(x)` for odd `m` (HElib's rings; `m` need not be a power of two): HElib's
+//! `m` with the security check by `phi(m)`, and the length-`m` transform alone on the GPU.
 //!
 //! The ring, `Phi_m` and Bluestein's transform are the ring layer's (`poly::bluestein`,
-//! `poly::cyclotomic`, `poly::RingKind::Cyclotomic`), re-exported here under their old names.
+//! `poly::cyclotomic`, `poly::RingKind::Cyclotomic`), re-exported here under their old names;
+//! BGV over these rings is the one BGV (`bgv-encrypt`, `BgvParametersBuilder::new_cyclotomic`),
+//! on the CPU and the GPU.
 //!
 //! - [`cyclotomic_polynomial`]: `Phi_m` with exact integer arithmetic (`x^m - 1` divided by
 //!   `Phi_d` for every proper divisor `d` of `m`);
@@ -17,15 +19,11 @@
 //!   primitive `m`-th roots (the DFT at indices coprime to `m`), its inverse (the inverse DFT of
 //!   the evaluations with zeros elsewhere, reduced modulo `Phi_m` by two products with the
 //!   cofactor [`cyclotomic_cofactor`]), and products;
-//! - [`bgv`]: BGV over `Z_Q[x]/Phi_m` (keys, encryption, decryption, add, multiply,
-//!   relinearization, modulus switching, coefficient and slot encodings);
 //! - [`params`]: HElib's `m` and the 128-bit security bound by `phi(m)`;
-//! - `gpu` (feature `cuda`): the transforms, the reduction modulo `Phi_m` and BGV (encryption,
-//!   decryption with its CRT on the device, add, multiply, relinearization, modulus switching)
-//!   on the GPU, bit-exact with the CPU.
+//! - `gpu` (feature `cuda`): the transforms and the reduction modulo `Phi_m` on the GPU
+//!   (`poly_cuda::bluestein`), bit-exact with the CPU.
 #![cfg_attr(test, allow(clippy::unwrap_used, clippy::expect_used, clippy::panic))]
 
-pub mod bgv;
 mod error;
 #[cfg(feature = "cuda")]
 pub mod gpu;
@@ -33,8 +31,7 @@ pub mod params;
 
 pub use error::CyclotomicError;
 // The ring and its transform live in the ring layer (`poly::bluestein`, `poly::cyclotomic`;
-// `RingContext::new_cyclotomic`); these names keep this crate's API while its BGV moves into
-// the one BGV.
+// `RingContext::new_cyclotomic`); these names keep this crate's API.
 pub use poly::bluestein::{BluesteinPlan, CyclotomicPlan as CyclotomicRing, bluestein_length, bluestein_primes};
 pub use poly::cyclotomic::{cyclotomic_cofactor, cyclotomic_polynomial, euler_phi, prime_factors};
 

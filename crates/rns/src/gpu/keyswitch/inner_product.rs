@@ -54,7 +54,7 @@ impl GpuKeySwitch {
         output: u64,
         special: Option<(u64, usize)>,
     ) -> Result<()> {
-        let (n, limbs) = (self.degree, self.q_p.len());
+        let (n, limbs) = (self.row, self.q_p.len());
         let stride = self.stride();
         let pairs = stride / 2;
         let config = linear_config(pairs, MAX_STRIDE_BLOCKS);
@@ -123,10 +123,10 @@ impl GpuKeySwitch {
             }
             .into());
         }
-        if !self.degree.is_multiple_of(2) {
+        if !self.row.is_multiple_of(2) {
             return Err(RnsError::InvalidParameter {
                 name: "degree",
-                value: self.degree as u64,
+                value: self.row as u64,
                 reason: "the batched inner product needs an even degree",
             }
             .into());
@@ -206,7 +206,7 @@ impl GpuKeySwitch {
     /// (one-prime digits are extended inside the transform instead). `None` otherwise.
     pub(super) fn own_limbs(&self, input_eval: Option<&DevicePoly<Eval>>) -> Result<Option<(u64, usize)>> {
         let Some(input_eval) = input_eval else { return Ok(None) };
-        check_poly(&self.kernels, input_eval.context(), &self.q, self.ring_degree, "key-switching input (evaluations)")?;
+        check_poly(&self.kernels, input_eval.context(), &self.q, self.degree, "key-switching input (evaluations)")?;
         let k = self.q.len();
         let size = self.digits.first().map_or(0, |(range, _)| range.len());
         let uniform = size >= 2
@@ -237,16 +237,16 @@ impl GpuKeySwitch {
         max_chunk_digits: usize,
         special: Option<&mut CudaSlice<u64>>,
     ) -> Result<DevicePolyBatch<Eval>> {
-        check_poly(&self.kernels, input.context(), &self.q, self.ring_degree, "key-switching input")?;
+        check_poly(&self.kernels, input.context(), &self.q, self.degree, "key-switching input")?;
         let own = self.own_limbs(input_eval)?;
         let special = match special {
             Some(buffer) => {
-                check_len("key-switching special sums", 2 * self.p.len() * self.degree, buffer.len())?;
+                check_len("key-switching special sums", 2 * self.p.len() * self.row, buffer.len())?;
                 Some((self.kernels.write_address(buffer)?, self.q.len()))
             }
             None => None,
         };
-        check_poly(&self.kernels, q_p, &self.q_p, self.ring_degree, "key-switching ring q u P")?;
+        check_poly(&self.kernels, q_p, &self.q_p, self.degree, "key-switching ring q u P")?;
         let digits = self.digits.len();
         check_len("key-switching key digits", digits, key.len())?;
         if max_chunk_digits == 0 {

@@ -106,9 +106,9 @@ pub struct GpuKeySwitch {
     q_p_moduli: usize,
     /// The words of one limb's row on the device: the ring degree `N`, or for a ring
     /// `Z_q[x]/Phi_m` its padded row (`poly_cuda::GpuContext::degree`); the kernels' stride.
-    degree: usize,
+    row: usize,
     /// The ring's degree (`N`, or `phi(m)`), which the contexts of the inputs must have.
-    ring_degree: usize,
+    degree: usize,
     q: Vec<u64>,
     p: Vec<u64>,
     q_p: Vec<u64>,

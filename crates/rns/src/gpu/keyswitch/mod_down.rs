@@ -46,8 +46,8 @@ impl GpuKeySwitch {
     pub(super) unsafe fn mod_down_batch_raw(&self, pairs: &[(u64, u64)]) -> Result<()> {
         let Some(&(input, output)) = pairs.first() else { return Ok(()) };
         let k = self.q.len();
-        let p_offset = 8 * (k * self.degree) as u64;
-        let mut params = self.p_to_q.params(&self.tables, self.degree, k);
+        let p_offset = 8 * (k * self.row) as u64;
+        let mut params = self.p_to_q.params(&self.tables, self.row, k);
         params.input = input + p_offset;
         params.extra = input;
         params.output = output;
@@ -64,7 +64,7 @@ impl GpuKeySwitch {
     /// [`GpuError::WrongContext`](poly_cuda::GpuError::WrongContext); `output` is untouched then.
     pub fn mod_down<I: DevicePtr<u64>, O: DevicePtrMut<u64>>(&self, input: &I, output: &mut O) -> Result<()> {
         check_len("ModDown input", self.stride(), input.len())?;
-        check_len("ModDown output", self.q.len() * self.degree, output.len())?;
+        check_len("ModDown output", self.q.len() * self.row, output.len())?;
         let (input, output) = (self.kernels.read_address(input)?, self.kernels.write_address(output)?);
         // SAFETY: lengths checked above; both buffers are on this stream.
         unsafe { self.mod_down_raw(input, output) }
@@ -73,9 +73,9 @@ impl GpuKeySwitch {
     /// [`KeySwitchContext::mod_down_poly`](crate::KeySwitchContext::mod_down_poly) on the device: `input` over `q u P`, the result
     /// `round(x / P)` over `q`. Errors as [`mod_up_poly`](Self::mod_up_poly) (no digit).
     pub fn mod_down_poly(&self, input: &DevicePoly<Coeff>, q: &GpuContext) -> Result<DevicePoly<Coeff>> {
-        check_poly(&self.kernels, input.context(), &self.q_p, self.ring_degree, "ModDown input")?;
-        check_poly(&self.kernels, q, &self.q, self.ring_degree, "ModDown output")?;
-        let mut output = self.kernels.alloc_for_kernels(self.q.len() * self.degree)?;
+        check_poly(&self.kernels, input.context(), &self.q_p, self.degree, "ModDown input")?;
+        check_poly(&self.kernels, q, &self.q, self.degree, "ModDown output")?;
+        let mut output = self.kernels.alloc_for_kernels(self.q.len() * self.row)?;
         let input_address = self.kernels.read_address(input.device_buffer())?;
         let output_address = self.kernels.write_address(&mut output)?;
         // SAFETY: the kernel writes all k limbs of `output`; the rings were checked.
@@ -111,7 +111,7 @@ impl GpuKeySwitch {
         addends: [Option<&DevicePoly<Eval>>; 2],
     ) -> Result<[DevicePoly<Eval>; 2]> {
         self.check_mod_down(sums, ring_p, ring_q, error_scale, addends)?;
-        let (n, k, l) = (self.degree, self.q.len(), self.p.len());
+        let (n, k, l) = (self.row, self.q.len(), self.p.len());
         let stride = self.stride();
         // The P limbs of both sums, [2][l][N].
         let stream = self.kernels.stream();
@@ -137,12 +137,12 @@ impl GpuKeySwitch {
         error_scale: u64,
         addends: [Option<&DevicePoly<Eval>>; 2],
     ) -> Result<&ConverterLayout> {
-        check_poly(&self.kernels, sums.context(), &self.q_p, self.ring_degree, "ModDown input")?;
-        check_poly(&self.kernels, ring_q, &self.q, self.ring_degree, "ModDown output")?;
-        check_poly(&self.kernels, ring_p, &self.p, self.ring_degree, "ModDown special ring")?;
+        check_poly(&self.kernels, sums.context(), &self.q_p, self.degree, "ModDown input")?;
+        check_poly(&self.kernels, ring_q, &self.q, self.degree, "ModDown output")?;
+        check_poly(&self.kernels, ring_p, &self.p, self.degree, "ModDown special ring")?;
         check_len("ModDown sums", 2, sums.len())?;
         for addend in addends.iter().flatten() {
-            check_poly(&self.kernels, addend.context(), &self.q, self.ring_degree, "ModDown addend")?;
+            check_poly(&self.kernels, addend.context(), &self.q, self.degree, "ModDown addend")?;
         }
         let converter = match (error_scale, &self.p_to_q_scaled) {
             (1, _) => &self.p_to_q,
@@ -173,8 +173,8 @@ impl GpuKeySwitch {
         addends: [Option<&DevicePoly<Eval>>; 2],
     ) -> Result<[DevicePoly<Eval>; 2]> {
         let converter = self.check_mod_down(sums, ring_p, ring_q, error_scale, addends)?;
-        check_len("ModDown special sums", 2 * self.p.len() * self.degree, special.len())?;
-        let (n, k, l) = (self.degree, self.q.len(), self.p.len());
+        check_len("ModDown special sums", 2 * self.p.len() * self.row, special.len())?;
+        let (n, k, l) = (self.row, self.q.len(), self.p.len());
         let stride = self.stride();
         let stream = self.kernels.stream();
         let special = DevicePolyBatch::<Eval>::from_device_buffer(ring_p, 2, special)?.inverse()?;
@@ -253,13 +253,13 @@ impl GpuKeySwitch {
     /// (e.g. the two key-switching sums after one inverse transform of both), in order.
     /// Errors as `mod_down_poly`.
     pub fn mod_down_batch(&self, input: &DevicePolyBatch<Coeff>, q: &GpuContext) -> Result<Vec<DevicePoly<Coeff>>> {
-        check_poly(&self.kernels, input.context(), &self.q_p, self.ring_degree, "ModDown input")?;
-        check_poly(&self.kernels, q, &self.q, self.ring_degree, "ModDown output")?;
+        check_poly(&self.kernels, input.context(), &self.q_p, self.degree, "ModDown input")?;
+        check_poly(&self.kernels, q, &self.q, self.degree, "ModDown output")?;
         let input_address = self.kernels.read_address(input.device_buffer())?;
         let mut outputs = Vec::with_capacity(input.len());
         let mut pairs = Vec::with_capacity(input.len());
         for index in 0..input.len() {
-            let mut output = self.kernels.alloc_for_kernels(self.q.len() * self.degree)?;
+            let mut output = self.kernels.alloc_for_kernels(self.q.len() * self.row)?;
             let at = input_address + 8 * (index * self.stride()) as u64;
             pairs.push((at, self.kernels.write_address(&mut output)?));
             outputs.push(output);

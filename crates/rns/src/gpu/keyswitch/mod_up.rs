@@ -62,7 +62,7 @@ impl GpuKeySwitch {
     /// primes (addresses as there).
     pub(super) fn mod_up_params(&self, digit: usize, input: u64, output: u64, copy_own: bool) -> Result<ConvertParams> {
         let (range, converter) = self.digit(digit)?;
-        let n = self.degree;
+        let n = self.row;
         let mut params = converter.params(&self.tables, n, converter.rows);
         let digit_start = 8 * (range.start * n) as u64;
         params.input = input + digit_start;
@@ -85,7 +85,7 @@ impl GpuKeySwitch {
         input: u64,
         output: u64,
     ) -> Result<()> {
-        let (n, limbs) = (self.degree, self.q_p.len());
+        let (n, limbs) = (self.row, self.q_p.len());
         if n == 0 || count == 0 {
             return Ok(());
         }
@@ -185,7 +185,7 @@ impl GpuKeySwitch {
         output: &mut O,
     ) -> Result<()> {
         self.digit(digit)?;
-        check_len("ModUp input", self.q.len() * self.degree, input.len())?;
+        check_len("ModUp input", self.q.len() * self.row, input.len())?;
         check_len("ModUp output", self.stride(), output.len())?;
         let (input, output) = (self.kernels.read_address(input)?, self.kernels.write_address(output)?);
         // SAFETY: lengths checked above; both buffers are on this stream.
@@ -202,7 +202,7 @@ impl GpuKeySwitch {
         output: &mut O,
     ) -> Result<()> {
         check_len("ModUp output (all digits)", self.stride() * self.digits.len(), output.len())?;
-        check_len("ModUp input", self.q.len() * self.degree, input.len())?;
+        check_len("ModUp input", self.q.len() * self.row, input.len())?;
         let (input, output) = (self.kernels.read_address(input)?, self.kernels.write_address(output)?);
         // SAFETY: lengths checked above: digit j writes the j-th of the polynomials.
         unsafe { self.mod_up_digits_raw(0..self.digits.len(), extension, input, output, true) }
@@ -255,8 +255,8 @@ impl GpuKeySwitch {
         q_p: &GpuContext,
     ) -> Result<DevicePoly<Coeff>> {
         self.digit(digit)?;
-        check_poly(&self.kernels, input.context(), &self.q, self.ring_degree, "ModUp input")?;
-        check_poly(&self.kernels, q_p, &self.q_p, self.ring_degree, "ModUp output")?;
+        check_poly(&self.kernels, input.context(), &self.q, self.degree, "ModUp input")?;
+        check_poly(&self.kernels, q_p, &self.q_p, self.degree, "ModUp output")?;
         let mut output = self.kernels.alloc_for_kernels(self.stride())?;
         let input_address = self.kernels.read_address(input.device_buffer())?;
         let output_address = self.kernels.write_address(&mut output)?;

@@ -74,7 +74,7 @@ impl GpuKeySwitch {
             let sums = self.key_switch_accumulate(input, key, extension, ring_qp)?.inverse()?;
             Ok(self.mod_down_batch(&sums, ring_q)?.into_iter().map(DevicePoly::into_device_buffer).collect())
         };
-        let outputs = if poly_cuda::graph::replay_enabled(ring_qp.device(), self.degree)
+        let outputs = if poly_cuda::graph::replay_enabled(ring_qp.device(), self.row)
             && replayable(ring_qp.ring().transform())
         {
             let rings = [ring_qp, ring_q, ring_q];
@@ -114,14 +114,14 @@ impl GpuKeySwitch {
                         addends: [Option<&DevicePoly<Eval>>; 2]|
          -> Result<Vec<CudaSlice<u64>>> {
             // The sums' special limbs go straight to their own buffer, which ModDown transforms back.
-            let mut special = self.kernels.alloc_for_kernels(2 * self.p.len() * self.degree)?;
+            let mut special = self.kernels.alloc_for_kernels(2 * self.p.len() * self.row)?;
             let sums =
                 self.accumulate_in_chunks(input, input_eval, key, extension, ring_qp, chunk, Some(&mut special))?;
             let [b, a] = self.mod_down_eval_split(&sums, special, ring_p, ring_q, error_scale, addends)?;
             Ok(vec![b.into_device_buffer(), a.into_device_buffer()])
         };
         let replay =
-            poly_cuda::graph::replay_enabled_up_to(ring_qp.device(), self.degree, Self::EVAL_REPLAY_MAX_DEGREE);
+            poly_cuda::graph::replay_enabled_up_to(ring_qp.device(), self.row, Self::EVAL_REPLAY_MAX_DEGREE);
         let outputs = if replay && replayable(ring_qp.ring().transform()) {
             // A replay does not read the input's evaluations; they are checked as the direct
             // path checks them (accumulate_in_chunks).
@@ -153,9 +153,9 @@ impl GpuKeySwitch {
     ) -> Result<Vec<CudaSlice<u64>>> {
         // The checks of the direct path on what the staging copies take, before the cache is
         // consulted: a bad call never records anything.
-        check_poly(&self.kernels, input.context(), &self.q, self.ring_degree, "key-switching input")?;
+        check_poly(&self.kernels, input.context(), &self.q, self.degree, "key-switching input")?;
         for addend in addends.iter().flatten() {
-            check_poly(&self.kernels, addend.context(), &self.q, self.ring_degree, "ModDown addend")?;
+            check_poly(&self.kernels, addend.context(), &self.q, self.degree, "ModDown addend")?;
         }
         check_len("key-switching key digits", self.digits.len(), key.len())?;
         let mut signature = vec![

@@ -114,8 +114,8 @@ impl GpuKeySwitch {
             p_inv_q_shoup,
             e_p_inv_q,
             q_p_moduli,
-            degree: row,
-            ring_degree: key_switch.degree(),
+            row,
+            degree: key_switch.degree(),
             q: key_switch.q().values(),
             p: key_switch.p().values(),
             q_p: q_p.values(),
@@ -125,7 +125,7 @@ impl GpuKeySwitch {
 
     /// The ring degree `N` (`phi(m)` for a ring `Z_q[x]/Phi_m`).
     pub fn degree(&self) -> usize {
-        self.ring_degree
+        self.degree
     }
 
     /// Number of digits.
@@ -139,6 +139,6 @@ impl GpuKeySwitch {
 
     /// Words of one polynomial over `q u P`.
     pub(super) fn stride(&self) -> usize {
-        self.q_p.len() * self.degree
+        self.q_p.len() * self.row
     }
 }
