@@ -53,20 +53,8 @@ mod tests {
     /// distinct name, and the constants the GPU crates use exist.
     #[test]
     fn every_module_is_a_named_fatbin() {
-        let used = [
-            NTT,
-            DGT,
-            ELEMENTWISE,
-            SAMPLING,
-            BLUESTEIN,
-            RNS,
-            KEYSWITCH,
-            PLAINTEXT,
-            RLWE,
-            BGV,
-            MODARITH_TEST,
-            TIMING,
-        ];
+        let used =
+            [NTT, DGT, ELEMENTWISE, SAMPLING, BLUESTEIN, RNS, KEYSWITCH, PLAINTEXT, RLWE, BGV, MODARITH_TEST, TIMING];
         for module in used {
             assert!(MODULES.contains(&module), "{module:?}");
         }

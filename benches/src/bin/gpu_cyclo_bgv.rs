@@ -159,7 +159,8 @@ fn run() -> BoxResult<bool> {
             gpu.download(&ct)?;
             Ok(())
         })?;
-        let log_qp: f64 = params.ciphertext_moduli().iter().chain(params.special_moduli()).map(|&q| (q as f64).log2()).sum();
+        let log_qp: f64 =
+            params.ciphertext_moduli().iter().chain(params.special_moduli()).map(|&q| (q as f64).log2()).sum();
         encrypt_rows.push(format!(
             "| {m} | {n} | {limbs} | {log_qp:.0} | {encrypt_us:.1} | {round_trip_us:.1} | {:.0} |",
             1e6 / encrypt_us
@@ -191,11 +192,15 @@ fn run() -> BoxResult<bool> {
         let cpu_secret = cpu.secret_key_from_seed(&seed(1))?;
         let cpu_public = cpu.public_key_from_seed(&cpu_secret, &seed(2))?;
         let cpu_relin = cpu.relin_key_from_seed(&cpu_secret, &seed(3))?;
-        let (cx, cy) =
-            (cpu.encrypt_with_seed(&plain, &cpu_public, &seed(5))?, cpu.encrypt_with_seed(&plain, &cpu_public, &seed(6))?);
+        let (cx, cy) = (
+            cpu.encrypt_with_seed(&plain, &cpu_public, &seed(5))?,
+            cpu.encrypt_with_seed(&plain, &cpu_public, &seed(6))?,
+        );
         let want = cpu.mod_switch_to_next(&cpu.mul_relin(&cx, &cy, &cpu_relin)?)?;
         let square = encoder.decode(&cpu.decrypt(&want, &cpu_secret)?)?;
-        if gpu.download(&switched)? != cpu.download(&want)? || encoder.decode(&gpu.decrypt(&switched, &secret)?)? != square {
+        if gpu.download(&switched)? != cpu.download(&want)?
+            || encoder.decode(&gpu.decrypt(&switched, &secret)?)? != square
+        {
             println!("MISMATCH: m = {m}, the relinearized and switched product differs from the CPU's");
             ok = false;
         }
@@ -214,13 +219,17 @@ fn run() -> BoxResult<bool> {
         println!("{row}");
     }
     println!("\n### Public-key encryption (t = 65537, 50-bit primes, 58-bit special prime)\n");
-    println!("| m | phi(m) | L | log QP | device time (us) | with the ciphertext to the host, synchronized (us) | encryptions/s (device) |");
+    println!(
+        "| m | phi(m) | L | log QP | device time (us) | with the ciphertext to the host, synchronized (us) | encryptions/s (device) |"
+    );
     println!("|---|---|---|---|---|---|---|");
     for row in encrypt_rows {
         println!("{row}");
     }
     println!("\n### Evaluation at the top level (device time, median, us; decryption: wall clock, synchronized)\n");
-    println!("| m | phi(m) | L | tensor product | relinearization | modulus switch | decryption (phase reduction on the device) |");
+    println!(
+        "| m | phi(m) | L | tensor product | relinearization | modulus switch | decryption (phase reduction on the device) |"
+    );
     println!("|---|---|---|---|---|---|---|");
     for row in eval_rows {
         println!("{row}");

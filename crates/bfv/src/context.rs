@@ -118,15 +118,15 @@ impl<B: BfvBackend> BfvContext<B> {
     /// Errors with [`BfvError::ParameterMismatch`] unless `ciphertext` belongs to these
     /// parameters (at any level of their chain).
     pub(crate) fn check_ciphertext(&self, ciphertext: &Ciphertext<B>) -> Result<()> {
-        self.check(&ciphertext.params, "ciphertext")
+        self.check(ciphertext.params(), "ciphertext")
     }
 
     /// Errors with [`BfvError::LevelMismatch`] unless `a` and `b` are at the same level.
     pub(crate) fn check_same_level(&self, a: &Ciphertext<B>, b: &Ciphertext<B>, operation: &'static str) -> Result<()> {
-        if a.level == b.level {
+        if a.level() == b.level() {
             return Ok(());
         }
-        Err(BfvError::LevelMismatch { operation, expected: a.level, actual: b.level })
+        Err(BfvError::LevelMismatch { operation, expected: a.level(), actual: b.level() })
     }
 
     /// Errors with [`BfvError::ParameterMismatch`] unless a key's core parameters `other` are
@@ -148,8 +148,8 @@ impl<B: BfvBackend> BfvContext<B> {
 
     /// Copies `ciphertext` to the host: its polynomials over `q`, coefficient representation.
     pub fn download(&self, ciphertext: &Ciphertext<B>) -> Result<Vec<Poly<Coeff>>> {
-        self.check(&ciphertext.params, "ciphertext")?;
-        ciphertext.polys.iter().map(|p| self.backend.download(p).be()).collect()
+        self.check(ciphertext.params(), "ciphertext")?;
+        ciphertext.polys().iter().map(|p| self.backend.download(p).be()).collect()
     }
 
     /// A ciphertext from host polynomials over `q` (coefficient representation): the
@@ -166,7 +166,7 @@ impl<B: BfvBackend> BfvContext<B> {
         }
         let polys =
             polys.iter().map(|p| self.backend.upload(self.core.ring_q(), p).be()).collect::<Result<Vec<_>>>()?;
-        Ok(Ciphertext { params: Arc::clone(&self.params), polys, level: self.top_level(), key_set: None })
+        Ok(Ciphertext::from_parts(&self.params, polys, self.top_level(), None, ()))
     }
 
     /// A ciphertext of these parameters at `level` from polynomials already on the backend, each
@@ -184,19 +184,14 @@ impl<B: BfvBackend> BfvContext<B> {
             });
         }
         self.params.core().check_level(level)?;
-        Ok(Ciphertext { params: Arc::clone(&self.params), polys, level, key_set: None })
+        Ok(Ciphertext::from_parts(&self.params, polys, level, None, ()))
     }
 
     /// A copy of `ciphertext` in fresh storage.
     pub fn duplicate(&self, ciphertext: &Ciphertext<B>) -> Result<Ciphertext<B>> {
-        self.check(&ciphertext.params, "ciphertext")?;
-        let polys = ciphertext.polys.iter().map(|p| self.backend.duplicate(p).be()).collect::<Result<Vec<_>>>()?;
-        Ok(Ciphertext {
-            params: Arc::clone(&ciphertext.params),
-            polys,
-            level: ciphertext.level,
-            key_set: ciphertext.key_set,
-        })
+        self.check(ciphertext.params(), "ciphertext")?;
+        let polys = ciphertext.polys().iter().map(|p| self.backend.duplicate(p).be()).collect::<Result<Vec<_>>>()?;
+        Ok(Ciphertext::from_parts(ciphertext.params(), polys, ciphertext.level(), ciphertext.key_set(), ()))
     }
 
     /// Expands a seeded ciphertext: regenerates `c_1 = a` from the public seed.
@@ -204,12 +199,7 @@ impl<B: BfvBackend> BfvContext<B> {
         self.check(seeded.params(), "seeded ciphertext")?;
         let c0 = self.backend.duplicate(seeded.c0()).be()?;
         let c1 = self.backend.sample_uniform::<Coeff>(self.core.ring_q(), seeded.public_seed(), 0).be()?;
-        Ok(Ciphertext {
-            params: Arc::clone(&self.params),
-            polys: vec![c0, c1],
-            level: self.top_level(),
-            key_set: seeded.key_set(),
-        })
+        Ok(Ciphertext::from_parts(&self.params, vec![c0, c1], self.top_level(), seeded.key_set(), ()))
     }
 
     /// The key set of the result of an operation on operands of key sets `first` and `second`
@@ -259,66 +249,11 @@ pub(crate) fn biguint_mod(x: &BigUint, m: u64) -> u64 {
     (x % m).iter_u64_digits().next().unwrap_or(0)
 }
 
-/// A BFV ciphertext: `k + 1 >= 2` polynomials over `q` in the coefficient representation,
-/// on the backend. Fresh and relinearized ciphertexts have two; a product before
+/// A BFV ciphertext: `k + 1 >= 2` polynomials over `q_l` in the coefficient representation,
+/// on the backend, at level `l` (the core's [`rlwe::Ciphertext`]: its level, size, key set and
+/// polynomials). Fresh and relinearized ciphertexts have two; a product before
 /// relinearization has three.
-pub struct Ciphertext<B: BfvBackend> {
-    pub(crate) params: Arc<BfvParameters>,
-    pub(crate) polys: Vec<B::Poly<Coeff>>,
-    /// The level in the modulus chain: the polynomials are over the first `level + 1`
-    /// ciphertext primes (the top level, `L - 1`, unless modulus-switched down).
-    pub(crate) level: usize,
-    /// The key set of the key it was encrypted under ([`KeySetId`]; `None`: unknown).
-    pub(crate) key_set: Option<KeySetId>,
-}
-
-impl<B: BfvBackend> fmt::Debug for Ciphertext<B> {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_struct("Ciphertext")
-            .field("degree", &self.params.degree())
-            .field("size", &self.polys.len())
-            .field("level", &self.level)
-            .field("polys", &self.polys)
-            .finish()
-    }
-}
-
-impl<B: BfvBackend> Ciphertext<B> {
-    /// The level in the modulus chain (`L - 1` at the top; [`BfvContext::mod_switch_to_next`]
-    /// lowers it): the polynomials are over the first `level + 1` ciphertext primes.
-    pub fn level(&self) -> usize {
-        self.level
-    }
-
-    /// The number of polynomials.
-    pub fn size(&self) -> usize {
-        self.polys.len()
-    }
-
-    /// The parameters this ciphertext belongs to.
-    pub fn params(&self) -> &Arc<BfvParameters> {
-        &self.params
-    }
-
-    /// The polynomials `c_0, c_1, ...` on the backend.
-    pub fn polys(&self) -> &[B::Poly<Coeff>] {
-        &self.polys
-    }
-
-    /// The identifier of the key set it is encrypted under ([`KeySetId`]): operations with a
-    /// key or ciphertext of another key set are refused with [`BfvError::KeySetMismatch`].
-    /// `None` for a ciphertext built from polynomials or decoded from version-1 bytes.
-    pub fn key_set(&self) -> Option<KeySetId> {
-        self.key_set
-    }
-
-    /// The ciphertext with the key-set identifier `key_set` (for a ciphertext built from
-    /// polynomials: [`BfvContext::upload`], [`BfvContext::ciphertext_from_polys`]).
-    pub fn with_key_set(mut self, key_set: Option<KeySetId>) -> Self {
-        self.key_set = key_set;
-        self
-    }
-}
+pub type Ciphertext<B> = rlwe::Ciphertext<BfvParameters, B>;
 
 /// A symmetric (secret-key) ciphertext whose uniform half travels as its seed: `c_0` and the
 /// public seed from which `c_1 = a` is regenerated ([`BfvContext::expand`]); the core's

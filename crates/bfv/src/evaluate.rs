@@ -3,8 +3,6 @@
 //! level of the modulus chain (a level's tables, rings and key digits are made on first use;
 //! binary operations take operands of one level).
 
-use std::sync::Arc;
-
 use poly::Coeff;
 
 use crate::backend::BfvBackend;
@@ -23,7 +21,7 @@ impl<B: BfvBackend> BfvContext<B> {
         if ok {
             Ok(())
         } else {
-            Err(BfvError::InvalidCiphertextSize { operation, expected, actual: ciphertext.polys.len() })
+            Err(BfvError::InvalidCiphertextSize { operation, expected, actual: ciphertext.polys().len() })
         }
     }
 
@@ -38,20 +36,20 @@ impl<B: BfvBackend> BfvContext<B> {
     }
 
     fn combine(&self, a: &Ciphertext<B>, b: &Ciphertext<B>, subtract: bool) -> Result<Ciphertext<B>> {
-        self.check(&a.params, "ciphertext")?;
-        self.check(&b.params, "ciphertext")?;
+        self.check(a.params(), "ciphertext")?;
+        self.check(b.params(), "ciphertext")?;
         self.check_same_level(a, b, if subtract { "sub" } else { "add" })?;
-        let key_set = Self::key_set_of(a.key_set, b.key_set, "ciphertext")?;
+        let key_set = Self::key_set_of(a.key_set(), b.key_set(), "ciphertext")?;
         let backend = &self.backend;
-        if a.polys.len() == b.polys.len() {
+        if a.polys().len() == b.polys().len() {
             // One launch for all polynomials on a device.
-            let polys = backend.add_sub_many(&a.polys, &b.polys, subtract).be()?;
-            return Ok(Ciphertext { params: Arc::clone(&self.params), polys, level: a.level, key_set });
+            let polys = backend.add_sub_many(a.polys(), b.polys(), subtract).be()?;
+            return Ok(Ciphertext::from_parts(&self.params, polys, a.level(), key_set, ()));
         }
-        let size = a.polys.len().max(b.polys.len());
+        let size = a.polys().len().max(b.polys().len());
         let mut polys = Vec::with_capacity(size);
         for i in 0..size {
-            let poly = match (a.polys.get(i), b.polys.get(i)) {
+            let poly = match (a.polys().get(i), b.polys().get(i)) {
                 (Some(x), Some(y)) if subtract => backend.sub(x, y).be()?,
                 (Some(x), Some(y)) => backend.add(x, y).be()?,
                 (Some(x), None) => backend.duplicate(x).be()?,
@@ -61,19 +59,19 @@ impl<B: BfvBackend> BfvContext<B> {
             };
             polys.push(poly);
         }
-        Ok(Ciphertext { params: Arc::clone(&self.params), polys, level: a.level, key_set })
+        Ok(Ciphertext::from_parts(&self.params, polys, a.level(), key_set, ()))
     }
 
     /// `a <- a + b` (`a` grows to `b`'s size if smaller). On error `a` is unchanged.
     pub fn add_assign(&self, a: &mut Ciphertext<B>, b: &Ciphertext<B>) -> Result<()> {
-        if a.polys.len() >= b.polys.len() {
-            self.check(&a.params, "ciphertext")?;
-            self.check(&b.params, "ciphertext")?;
+        if a.polys().len() >= b.polys().len() {
+            self.check(a.params(), "ciphertext")?;
+            self.check(b.params(), "ciphertext")?;
             self.check_same_level(a, b, "add_assign")?;
-            let key_set = Self::key_set_of(a.key_set, b.key_set, "ciphertext")?;
+            let key_set = Self::key_set_of(a.key_set(), b.key_set(), "ciphertext")?;
             // One launch for all polynomials on a device.
-            self.backend.add_assign_many(&mut a.polys, &b.polys).be()?;
-            a.key_set = key_set;
+            self.backend.add_assign_many(a.polys_mut(), b.polys()).be()?;
+            a.set_key_set(key_set);
             Ok(())
         } else {
             *a = self.add(a, b)?;
@@ -83,9 +81,9 @@ impl<B: BfvBackend> BfvContext<B> {
 
     /// `-a`.
     pub fn negate(&self, a: &Ciphertext<B>) -> Result<Ciphertext<B>> {
-        self.check(&a.params, "ciphertext")?;
-        let polys = a.polys.iter().map(|p| self.backend.neg(p).be()).collect::<Result<Vec<_>>>()?;
-        Ok(Ciphertext { params: Arc::clone(&self.params), polys, level: a.level, key_set: a.key_set })
+        self.check(a.params(), "ciphertext")?;
+        let polys = a.polys().iter().map(|p| self.backend.neg(p).be()).collect::<Result<Vec<_>>>()?;
+        Ok(Ciphertext::from_parts(&self.params, polys, a.level(), a.key_set(), ()))
     }
 
     /// `a + m`: adds `round(q m / t)` to `c_0`.
@@ -105,9 +103,9 @@ impl<B: BfvBackend> BfvContext<B> {
         subtract: bool,
     ) -> Result<Ciphertext<B>> {
         self.check_ciphertext(a)?;
-        let scaled = plaintext.scaled_on(self, a.level)?;
+        let scaled = plaintext.scaled_on(self, a.level())?;
         let mut out = self.duplicate(a)?;
-        let c0 = out.polys.first_mut().ok_or(BfvError::InvalidCiphertextSize {
+        let c0 = out.polys_mut().first_mut().ok_or(BfvError::InvalidCiphertextSize {
             operation: "plaintext addition",
             expected: "at least 2",
             actual: 0,
@@ -124,14 +122,14 @@ impl<B: BfvBackend> BfvContext<B> {
     /// The noise grows by a factor of about `N t / 2` at worst (less for sparse or small `m`).
     pub fn mul_plain(&self, a: &Ciphertext<B>, plaintext: &impl PlaintextOperand<B>) -> Result<Ciphertext<B>> {
         self.check_ciphertext(a)?;
-        let m = plaintext.lifted_on(self, a.level)?;
+        let m = plaintext.lifted_on(self, a.level())?;
         let backend = &self.backend;
         let polys = a
-            .polys
+            .polys()
             .iter()
             .map(|c| backend.inverse_of_product(backend.forward_copy(c)?, &m))
             .collect::<Result<Vec<_>>>()?;
-        Ok(Ciphertext { params: Arc::clone(&self.params), polys, level: a.level, key_set: a.key_set })
+        Ok(Ciphertext::from_parts(&self.params, polys, a.level(), a.key_set(), ()))
     }
 
     /// The product step of [`mul`](Self::mul) and [`square`](Self::square) (`b = None`): the
@@ -156,20 +154,21 @@ impl<B: BfvBackend> BfvContext<B> {
         self.check_ciphertext(a)?;
         self.check_ciphertext(b)?;
         self.check_same_level(a, b, "multiplication")?;
-        self.check_size(a, "multiplication", "2", a.polys.len() == 2)?;
-        self.check_size(b, "multiplication", "2", b.polys.len() == 2)?;
-        let key_set = Self::key_set_of(a.key_set, b.key_set, "ciphertext")?;
-        let polys =
-            self.tensor_and_scale([&a.polys[0], &a.polys[1]], Some([&b.polys[0], &b.polys[1]]), a.level)?.into();
-        Ok(Ciphertext { params: Arc::clone(&self.params), polys, level: a.level, key_set })
+        self.check_size(a, "multiplication", "2", a.polys().len() == 2)?;
+        self.check_size(b, "multiplication", "2", b.polys().len() == 2)?;
+        let key_set = Self::key_set_of(a.key_set(), b.key_set(), "ciphertext")?;
+        let polys = self
+            .tensor_and_scale([&a.polys()[0], &a.polys()[1]], Some([&b.polys()[0], &b.polys()[1]]), a.level())?
+            .into();
+        Ok(Ciphertext::from_parts(&self.params, polys, a.level(), key_set, ()))
     }
 
     /// `a * a` for a ciphertext of size 2 (three transforms fewer than [`mul`](Self::mul)).
     pub fn square(&self, a: &Ciphertext<B>) -> Result<Ciphertext<B>> {
         self.check_ciphertext(a)?;
-        self.check_size(a, "squaring", "2", a.polys.len() == 2)?;
-        let polys = self.tensor_and_scale([&a.polys[0], &a.polys[1]], None, a.level)?.into();
-        Ok(Ciphertext { params: Arc::clone(&self.params), polys, level: a.level, key_set: a.key_set })
+        self.check_size(a, "squaring", "2", a.polys().len() == 2)?;
+        let polys = self.tensor_and_scale([&a.polys()[0], &a.polys()[1]], None, a.level())?.into();
+        Ok(Ciphertext::from_parts(&self.params, polys, a.level(), a.key_set(), ()))
     }
 
     /// Relinearizes a ciphertext of size 3 to size 2 by key switching `c_2` from `s^2` to `s`:
@@ -182,19 +181,19 @@ impl<B: BfvBackend> BfvContext<B> {
     pub fn relinearize(&self, a: &Ciphertext<B>, key: &RelinKey<B>) -> Result<Ciphertext<B>> {
         self.check_ciphertext(a)?;
         self.check_key(key.params(), "relinearization key")?;
-        self.check_size(a, "relinearization", "3", a.polys.len() == 3)?;
-        let key_set = Self::key_set_of(a.key_set, key.key_set(), "relinearization key")?;
+        self.check_size(a, "relinearization", "3", a.polys().len() == 3)?;
+        let key_set = Self::key_set_of(a.key_set(), key.key_set(), "relinearization key")?;
         let backend = &self.backend;
-        let [down_b, down_a] = self.core.switch_key_at_level(&a.polys[2], key.key_switching_key(), a.level)?;
-        let c0 = backend.add(&a.polys[0], &down_b).be()?;
-        let c1 = backend.add(&a.polys[1], &down_a).be()?;
-        Ok(Ciphertext { params: Arc::clone(&self.params), polys: vec![c0, c1], level: a.level, key_set })
+        let [down_b, down_a] = self.core.switch_key_at_level(&a.polys()[2], key.key_switching_key(), a.level())?;
+        let c0 = backend.add(&a.polys()[0], &down_b).be()?;
+        let c1 = backend.add(&a.polys()[1], &down_a).be()?;
+        Ok(Ciphertext::from_parts(&self.params, vec![c0, c1], a.level(), key_set, ()))
     }
 
     /// [`mul`](Self::mul) followed by [`relinearize`](Self::relinearize).
     pub fn mul_relin(&self, a: &Ciphertext<B>, b: &Ciphertext<B>, key: &RelinKey<B>) -> Result<Ciphertext<B>> {
         self.check_key(key.params(), "relinearization key")?;
-        let operands = Self::key_set_of(a.key_set, b.key_set, "ciphertext")?;
+        let operands = Self::key_set_of(a.key_set(), b.key_set(), "ciphertext")?;
         Self::key_set_of(operands, key.key_set(), "relinearization key")?;
         self.relinearize(&self.mul(a, b)?, key)
     }
@@ -202,7 +201,7 @@ impl<B: BfvBackend> BfvContext<B> {
     /// [`square`](Self::square) followed by [`relinearize`](Self::relinearize).
     pub fn square_relin(&self, a: &Ciphertext<B>, key: &RelinKey<B>) -> Result<Ciphertext<B>> {
         self.check_key(key.params(), "relinearization key")?;
-        Self::key_set_of(a.key_set, key.key_set(), "relinearization key")?;
+        Self::key_set_of(a.key_set(), key.key_set(), "relinearization key")?;
         self.relinearize(&self.square(a)?, key)
     }
 }

@@ -31,8 +31,6 @@
 //! # }
 //! ```
 
-use std::sync::Arc;
-
 use poly::Seed;
 
 use crate::Result;
@@ -124,16 +122,11 @@ impl<B: BfvBackend> BfvContext<B> {
     ) -> Result<Ciphertext<B>> {
         self.check_ciphertext(ciphertext)?;
         let (key_set, key) =
-            self.core.galois_key_for(keys, element, ciphertext.polys.len(), ciphertext.key_set, operation)?;
-        let (Some(key), [c0, c1]) = (key, ciphertext.polys.as_slice()) else {
+            self.core.galois_key_for(keys, element, ciphertext.polys().len(), ciphertext.key_set(), operation)?;
+        let (Some(key), [c0, c1]) = (key, ciphertext.polys()) else {
             return self.duplicate(ciphertext).map(|copy| copy.with_key_set(key_set));
         };
-        let [out_c0, switched_a] = self.core.apply_galois_pair(c0, c1, element, key, ciphertext.level)?;
-        Ok(Ciphertext {
-            params: Arc::clone(&self.params),
-            polys: vec![out_c0, switched_a],
-            level: ciphertext.level,
-            key_set,
-        })
+        let [out_c0, switched_a] = self.core.apply_galois_pair(c0, c1, element, key, ciphertext.level())?;
+        Ok(Ciphertext::from_parts(&self.params, vec![out_c0, switched_a], ciphertext.level(), key_set, ()))
     }
 }

@@ -61,35 +61,30 @@ impl<B: BfvBackend> BfvContext<B> {
     /// [`BfvError::ParameterMismatch`] for a ciphertext of other parameters; the input is
     /// never changed.
     pub fn mod_switch_to_next(&self, ciphertext: &Ciphertext<B>) -> Result<Ciphertext<B>> {
-        self.check(&ciphertext.params, "ciphertext")?;
-        let level = ciphertext.level;
+        self.check(ciphertext.params(), "ciphertext")?;
+        let level = ciphertext.level();
         let polys = ciphertext
-            .polys
+            .polys()
             .iter()
             .map(|poly| self.core.mod_switch_to_next_poly(poly, level))
             .collect::<Result<Vec<_>>>()?;
-        Ok(Ciphertext {
-            params: std::sync::Arc::clone(&self.params),
-            polys,
-            level: level - 1,
-            key_set: ciphertext.key_set,
-        })
+        Ok(Ciphertext::from_parts(&self.params, polys, level - 1, ciphertext.key_set(), ()))
     }
 
     /// `ciphertext` switched down to `level` (a copy at its own level). Errors with
     /// [`BfvError::LevelMismatch`] for a level above the ciphertext's, as
     /// [`mod_switch_to_next`](Self::mod_switch_to_next) otherwise.
     pub fn mod_switch_to(&self, ciphertext: &Ciphertext<B>, level: usize) -> Result<Ciphertext<B>> {
-        self.check(&ciphertext.params, "ciphertext")?;
-        if level > ciphertext.level {
+        self.check(ciphertext.params(), "ciphertext")?;
+        if level > ciphertext.level() {
             return Err(BfvError::LevelMismatch {
                 operation: "mod_switch_to",
                 expected: level,
-                actual: ciphertext.level,
+                actual: ciphertext.level(),
             });
         }
         let mut current = self.duplicate(ciphertext)?;
-        while current.level > level {
+        while current.level() > level {
             current = self.mod_switch_to_next(&current)?;
         }
         Ok(current)

@@ -508,6 +508,10 @@ impl Eq for BfvParameters {}
 impl rlwe::SchemeParameters for BfvParameters {
     const SCHEME: rlwe::framing::Scheme = rlwe::framing::Scheme::Bfv;
 
+    /// BFV keeps its ciphertexts in coefficients (its products scale and round there).
+    type Form = poly::Coeff;
+    type CiphertextState = ();
+
     fn core(&self) -> &Arc<RlweParameters> {
         &self.core
     }

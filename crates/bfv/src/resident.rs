@@ -102,7 +102,7 @@ impl<B: BfvBackend> BfvContext<B> {
     /// [`ResidentPlaintext::to_plaintext`]. The same coefficients as `decrypt`; the same errors.
     pub fn decrypt_resident(&self, ciphertext: &Ciphertext<B>, secret: &SecretKey<B>) -> Result<ResidentPlaintext<B>> {
         let s = self.decryption_secret(ciphertext, secret)?;
-        let (tables, prepared) = self.decryption_tables(ciphertext.level)?;
+        let (tables, prepared) = self.decryption_tables(ciphertext.level())?;
         let (c0, value) = self.phase_parts(ciphertext, s.poly())?;
         let words = self.backend.decrypt_scale_sum_resident(tables, prepared, c0, value, s.poly())?;
         Ok(self.resident(words))

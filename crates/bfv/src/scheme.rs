@@ -1,7 +1,5 @@
 //! Key generation, encryption, decryption and the noise budget.
 
-use std::sync::Arc;
-
 use num_bigint::BigUint;
 use num_traits::Zero;
 use poly::{Coeff, Eval, Seed};
@@ -67,12 +65,7 @@ impl<B: BfvBackend> BfvContext<B> {
         self.check_key(public_key.params(), "public key")?;
         let scaled = plaintext.scaled_on(self, self.top_level())?;
         let [c0, c1] = self.core.encrypt_with_seed(public_key, Some(&scaled), seed)?;
-        Ok(Ciphertext {
-            params: Arc::clone(&self.params),
-            polys: vec![c0, c1],
-            level: self.top_level(),
-            key_set: public_key.key_set(),
-        })
+        Ok(Ciphertext::from_parts(&self.params, vec![c0, c1], self.top_level(), public_key.key_set(), ()))
     }
 
     /// Encrypts `plaintext` under the secret key with fresh OS seeds.
@@ -110,7 +103,7 @@ impl<B: BfvBackend> BfvContext<B> {
         ciphertext: &'a Ciphertext<B>,
         secret: &B::Poly<Eval>,
     ) -> Result<PhaseParts<'a, B>> {
-        let polys = &ciphertext.polys;
+        let polys = ciphertext.polys();
         let backend = &self.backend;
         let size_error =
             || BfvError::InvalidCiphertextSize { operation: "decryption", expected: "at least 2", actual: polys.len() };
@@ -140,10 +133,10 @@ impl<B: BfvBackend> BfvContext<B> {
         ciphertext: &Ciphertext<B>,
         secret: &'a SecretKey<B>,
     ) -> Result<LevelSecret<'a, B>> {
-        self.check(&ciphertext.params, "ciphertext")?;
+        self.check(ciphertext.params(), "ciphertext")?;
         self.check_key(secret.params(), "secret key")?;
-        Self::key_set_of(ciphertext.key_set, secret.key_set(), "secret key")?;
-        self.secret_at_level(secret, ciphertext.level)
+        Self::key_set_of(ciphertext.key_set(), secret.key_set(), "secret key")?;
+        self.secret_at_level(secret, ciphertext.level())
     }
 
     /// `[c_0 + c_1 s + ... + c_k s^k]_q` over the ciphertext's level, coefficient
@@ -163,7 +156,7 @@ impl<B: BfvBackend> BfvContext<B> {
     /// [`noise_budget`](Self::noise_budget).
     pub fn decrypt(&self, ciphertext: &Ciphertext<B>, secret: &SecretKey<B>) -> Result<Plaintext> {
         let s = self.decryption_secret(ciphertext, secret)?;
-        let (tables, prepared) = self.decryption_tables(ciphertext.level)?;
+        let (tables, prepared) = self.decryption_tables(ciphertext.level())?;
         let (c0, value) = self.phase_parts(ciphertext, s.poly())?;
         let coefficients = self.backend.decrypt_scale_sum(tables, prepared, c0, value, s.poly())?;
         Plaintext::from_reduced_coefficients(&self.params, coefficients)
@@ -183,7 +176,7 @@ impl<B: BfvBackend> BfvContext<B> {
     /// to `q/2`).
     pub fn noise_budget(&self, ciphertext: &Ciphertext<B>, secret: &SecretKey<B>) -> Result<u32> {
         let phase = self.backend.download(&self.phase(ciphertext, secret)?).be()?;
-        let base = rns::RnsBase::new(self.level_primes(ciphertext.level))?;
+        let base = rns::RnsBase::new(self.level_primes(ciphertext.level()))?;
         let q = base.product();
         let half_q = q >> 1u32;
         let t = self.params.plaintext_modulus();

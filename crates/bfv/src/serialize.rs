@@ -55,7 +55,7 @@
 
 use poly::Coeff;
 use rlwe::SchemeParameters;
-use rlwe::codec::{self, CiphertextCodec, CiphertextParts, CoefficientPolys, SchemeCiphertext};
+use rlwe::codec::{self, CiphertextCodec, CiphertextParts, CoefficientPolys};
 
 #[cfg(doc)]
 use crate::BfvError;
@@ -66,20 +66,18 @@ use crate::{Plaintext, Result};
 
 /// A BFV ciphertext adds nothing to the core's frame: its polynomials are kept in the
 /// coefficient representation, as the frame holds them.
-impl<B: BfvBackend> SchemeCiphertext for Ciphertext<B> {}
-
 impl<B: BfvBackend> CiphertextCodec for BfvContext<B> {
     type Ciphertext = Ciphertext<B>;
 
     const SCHEME_WORDS: usize = 0;
 
     fn ciphertext_parts<'a>(&self, ciphertext: &'a Ciphertext<B>) -> Result<CiphertextParts<CoefficientPolys<'a, B>>> {
-        self.check(&ciphertext.params, "ciphertext")?;
+        self.check(ciphertext.params(), "ciphertext")?;
         Ok(CiphertextParts {
-            polys: CoefficientPolys::Borrowed(&ciphertext.polys),
-            level: ciphertext.level,
+            polys: CoefficientPolys::Borrowed(ciphertext.polys()),
+            level: ciphertext.level(),
             scheme_words: Vec::new(),
-            key_set: ciphertext.key_set,
+            key_set: ciphertext.key_set(),
         })
     }
 

@@ -184,8 +184,8 @@ impl<B: BgvBackend> BgvContext<B> {
     /// Copies `ciphertext` to the host: its polynomials over `q_l`, coefficient representation
     /// (transformed on the backend first).
     pub fn download(&self, ciphertext: &Ciphertext<B>) -> Result<Vec<Poly<Coeff>>> {
-        self.check(&ciphertext.params, "ciphertext")?;
-        ciphertext.polys.iter().map(|p| self.backend.download(&self.inverse_copy(p)?).be()).collect()
+        self.check(ciphertext.params(), "ciphertext")?;
+        ciphertext.polys().iter().map(|p| self.backend.download(&self.inverse_copy(p)?).be()).collect()
     }
 
     /// The coefficients of `poly` (a transformed copy; `poly` stays as it is).
@@ -210,9 +210,15 @@ impl<B: BgvBackend> BgvContext<B> {
 
     /// A copy of `ciphertext` in fresh storage.
     pub fn duplicate(&self, ciphertext: &Ciphertext<B>) -> Result<Ciphertext<B>> {
-        self.check(&ciphertext.params, "ciphertext")?;
-        let polys = ciphertext.polys.iter().map(|p| self.backend.duplicate(p).be()).collect::<Result<Vec<_>>>()?;
-        Ok(Ciphertext { params: Arc::clone(&ciphertext.params), polys, ..*ciphertext })
+        self.check(ciphertext.params(), "ciphertext")?;
+        let polys = ciphertext.polys().iter().map(|p| self.backend.duplicate(p).be()).collect::<Result<Vec<_>>>()?;
+        Ok(Ciphertext::from_parts(
+            ciphertext.params(),
+            polys,
+            ciphertext.level(),
+            ciphertext.key_set(),
+            *ciphertext.state(),
+        ))
     }
 
     /// Expands a seeded ciphertext: regenerates `c_1 = a` from the public seed.
@@ -260,8 +266,8 @@ impl<B: BgvBackend> BgvContext<B> {
     /// ciphertext stays as it is). Errors with [`BgvError::ParameterMismatch`] for a ciphertext
     /// of other parameters.
     pub fn coefficients(&self, ciphertext: &Ciphertext<B>) -> Result<Vec<B::Poly<Coeff>>> {
-        self.check(&ciphertext.params, "ciphertext")?;
-        self.inverse_all(&ciphertext.polys)
+        self.check(ciphertext.params(), "ciphertext")?;
+        self.inverse_all(ciphertext.polys())
     }
 
     /// A ciphertext of these parameters.
@@ -272,7 +278,7 @@ impl<B: BgvBackend> BgvContext<B> {
         correction: u64,
         key_set: Option<KeySetId>,
     ) -> Ciphertext<B> {
-        Ciphertext { params: Arc::clone(&self.params), polys, level, correction, product: false, key_set }
+        Ciphertext::from_parts(&self.params, polys, level, key_set, BgvCiphertextState { correction, product: false })
     }
 
     /// The key set of the result of an operation on operands of key sets `first` and `second`
@@ -304,63 +310,29 @@ impl<B: BgvBackend> rlwe::SchemeContext for BgvContext<B> {
 pub(crate) use modarith::inverse_mod;
 
 /// A BGV ciphertext: `k + 1 >= 2` polynomials over `q_l` in the evaluation representation on
-/// the backend, its level `l` and its correction factor `f` (module docs).
-pub struct Ciphertext<B: BgvBackend> {
-    pub(crate) params: Arc<BgvParameters>,
-    pub(crate) polys: Vec<B::Poly<Eval>>,
-    pub(crate) level: usize,
+/// the backend, its level `l` and its correction factor `f` (module docs; the core's
+/// [`rlwe::Ciphertext`], whose state is [`BgvCiphertextState`]).
+pub type Ciphertext<B> = rlwe::Ciphertext<BgvParameters, B>;
+
+/// What a BGV ciphertext carries beside its polynomials, level and key set
+/// ([`rlwe::Ciphertext::state`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct BgvCiphertextState {
     pub(crate) correction: u64,
     /// Whether this is a product not yet switched down: under [`ModSwitching::Auto`] the next
     /// multiplication switches it one level down first. Not part of the byte encoding.
     pub(crate) product: bool,
-    /// The key set of the key it was encrypted under ([`KeySetId`]; `None`: unknown).
-    pub(crate) key_set: Option<KeySetId>,
 }
 
-impl<B: BgvBackend> fmt::Debug for Ciphertext<B> {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_struct("Ciphertext")
-            .field("degree", &self.params.degree())
-            .field("size", &self.polys.len())
-            .field("level", &self.level)
-            .field("correction", &self.correction)
-            .field("product", &self.product)
-            .field("polys", &self.polys)
-            .finish()
-    }
-}
-
-impl<B: BgvBackend> Ciphertext<B> {
-    /// The level: the polynomials are over the first `level + 1` ciphertext primes.
-    pub fn level(&self) -> usize {
-        self.level
-    }
-
+impl BgvCiphertextState {
     /// The correction factor `f` in `[1, t)`: the phase is `f m + t e`.
     pub fn correction_factor(&self) -> u64 {
         self.correction
     }
 
-    /// The number of polynomials.
-    pub fn size(&self) -> usize {
-        self.polys.len()
-    }
-
-    /// The parameters.
-    pub fn params(&self) -> &Arc<BgvParameters> {
-        &self.params
-    }
-
-    /// The polynomials `c_0, c_1, ...` on the backend, evaluation representation
-    /// ([`BgvContext::download`] gives their coefficients).
-    pub fn polys(&self) -> &[B::Poly<Eval>] {
-        &self.polys
-    }
-
-    /// The identifier of the key set it is encrypted under ([`KeySetId`]): operations with a
-    /// key or ciphertext of another key set are refused (`rlwe::RlweError::KeySetMismatch`).
-    pub fn key_set(&self) -> Option<KeySetId> {
-        self.key_set
+    /// Whether this is a product not yet switched down (see [`ModSwitching::Auto`]).
+    pub fn is_unswitched_product(&self) -> bool {
+        self.product
     }
 }
 

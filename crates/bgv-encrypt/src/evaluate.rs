@@ -18,7 +18,7 @@ use crate::{BgvError, Plaintext, Result};
 impl<B: BgvBackend> BgvContext<B> {
     /// Errors unless `ciphertext` belongs to these parameters.
     pub(crate) fn check_ciphertext(&self, ciphertext: &Ciphertext<B>) -> Result<()> {
-        self.check(&ciphertext.params, "ciphertext")
+        self.check(ciphertext.params(), "ciphertext")
     }
 
     /// `a` and `b` at one level (the lower one) under the context's level policy.
@@ -30,34 +30,34 @@ impl<B: BgvBackend> BgvContext<B> {
     ) -> Result<(Operand<'a, B>, Operand<'a, B>)> {
         self.check_ciphertext(a)?;
         self.check_ciphertext(b)?;
-        if a.level == b.level {
+        if a.level() == b.level() {
             return Ok((Operand::Borrowed(a), Operand::Borrowed(b)));
         }
         if self.level_policy == LevelPolicy::Strict {
-            return Err(BgvError::LevelMismatch { operation, expected: a.level, actual: b.level });
+            return Err(BgvError::LevelMismatch { operation, expected: a.level(), actual: b.level() });
         }
-        if a.level > b.level {
-            Ok((Operand::Owned(self.mod_switch_to(a, b.level)?), Operand::Borrowed(b)))
+        if a.level() > b.level() {
+            Ok((Operand::Owned(self.mod_switch_to(a, b.level())?), Operand::Borrowed(b)))
         } else {
-            Ok((Operand::Borrowed(a), Operand::Owned(self.mod_switch_to(b, a.level)?)))
+            Ok((Operand::Borrowed(a), Operand::Owned(self.mod_switch_to(b, a.level())?)))
         }
     }
 
     /// The polynomials of `b` with its correction factor made `target`: multiplied by
     /// `k = [target f_b^{-1}]_t` (centered) unless the factors already agree.
     fn polys_with_factor(&self, b: &Ciphertext<B>, target: u64) -> Result<Option<Vec<B::Poly<Eval>>>> {
-        if b.correction == target {
+        if b.state().correction == target {
             return Ok(None);
         }
         let t = self.params.plaintext_modulus();
-        let inv = crate::context::inverse_mod(b.correction, t).ok_or(BgvError::InvalidParameter {
+        let inv = crate::context::inverse_mod(b.state().correction, t).ok_or(BgvError::InvalidParameter {
             name: "correction factor",
-            value: b.correction,
+            value: b.state().correction,
             requirement: "must be invertible modulo t".to_string(),
         })?;
         let k = (u128::from(target) * u128::from(inv) % u128::from(t)) as u64;
-        let mut out = Vec::with_capacity(b.polys.len());
-        for poly in &b.polys {
+        let mut out = Vec::with_capacity(b.polys().len());
+        for poly in b.polys() {
             out.push(self.scaled_by_centered(poly, k)?);
         }
         Ok(Some(out))
@@ -78,20 +78,20 @@ impl<B: BgvBackend> BgvContext<B> {
 
     fn add_or_sub(&self, a: &Ciphertext<B>, b: &Ciphertext<B>, subtract: bool) -> Result<Ciphertext<B>> {
         let operation = if subtract { "sub" } else { "add" };
-        let key_set = Self::key_set_of(a.key_set, b.key_set, "ciphertext")?;
+        let key_set = Self::key_set_of(a.key_set(), b.key_set(), "ciphertext")?;
         let (a, b) = self.aligned(a, b, operation)?;
-        let rescaled = self.polys_with_factor(&b, a.correction)?;
-        let b_polys: &[B::Poly<Eval>] = rescaled.as_deref().unwrap_or(&b.polys);
+        let rescaled = self.polys_with_factor(&b, a.state().correction)?;
+        let b_polys: &[B::Poly<Eval>] = rescaled.as_deref().unwrap_or(b.polys());
         let backend = &self.backend;
-        if a.polys.len() == b_polys.len() {
+        if a.polys().len() == b_polys.len() {
             // One launch for all polynomials on a device.
-            let polys = backend.add_sub_many(&a.polys, b_polys, subtract).be()?;
-            let mut out = self.ciphertext(polys, a.level, a.correction, key_set);
-            out.product = a.product || b.product;
+            let polys = backend.add_sub_many(a.polys(), b_polys, subtract).be()?;
+            let mut out = self.ciphertext(polys, a.level(), a.state().correction, key_set);
+            out.state_mut().product = a.state().product || b.state().product;
             return Ok(out);
         }
         let (long, short, flip) =
-            if a.polys.len() >= b_polys.len() { (&a.polys[..], b_polys, false) } else { (b_polys, &a.polys[..], true) };
+            if a.polys().len() >= b_polys.len() { (a.polys(), b_polys, false) } else { (b_polys, a.polys(), true) };
         let mut polys = Vec::with_capacity(long.len());
         for (i, p) in long.iter().enumerate() {
             let mut out = backend.duplicate(p).be()?;
@@ -108,8 +108,8 @@ impl<B: BgvBackend> BgvContext<B> {
             }
             polys.push(out);
         }
-        let mut out = self.ciphertext(polys, a.level, a.correction, key_set);
-        out.product = a.product || b.product;
+        let mut out = self.ciphertext(polys, a.level(), a.state().correction, key_set);
+        out.state_mut().product = a.state().product || b.state().product;
         Ok(out)
     }
 
@@ -129,31 +129,31 @@ impl<B: BgvBackend> BgvContext<B> {
     pub fn add_assign(&self, a: &mut Ciphertext<B>, b: &Ciphertext<B>) -> Result<()> {
         self.check_ciphertext(a)?;
         self.check_ciphertext(b)?;
-        if a.level != b.level || a.correction != b.correction || a.polys.len() < b.polys.len() {
+        if a.level() != b.level() || a.state().correction != b.state().correction || a.polys().len() < b.polys().len() {
             *a = self.add(a, b)?;
             return Ok(());
         }
-        let key_set = Self::key_set_of(a.key_set, b.key_set, "ciphertext")?;
+        let key_set = Self::key_set_of(a.key_set(), b.key_set(), "ciphertext")?;
         // One launch for all polynomials on a device.
-        self.backend.add_assign_many(&mut a.polys, &b.polys).be()?;
-        a.key_set = key_set;
+        self.backend.add_assign_many(a.polys_mut(), b.polys()).be()?;
+        a.set_key_set(key_set);
         Ok(())
     }
 
     /// `-a`.
     pub fn negate(&self, a: &Ciphertext<B>) -> Result<Ciphertext<B>> {
         self.check_ciphertext(a)?;
-        let polys = a.polys.iter().map(|p| self.backend.neg(p).be()).collect::<Result<Vec<_>>>()?;
-        let mut out = self.ciphertext(polys, a.level, a.correction, a.key_set);
-        out.product = a.product;
+        let polys = a.polys().iter().map(|p| self.backend.neg(p).be()).collect::<Result<Vec<_>>>()?;
+        let mut out = self.ciphertext(polys, a.level(), a.state().correction, a.key_set());
+        out.state_mut().product = a.state().product;
         Ok(out)
     }
 
     fn add_plain_signed(&self, a: &Ciphertext<B>, plaintext: &Plaintext, subtract: bool) -> Result<Ciphertext<B>> {
         self.check_ciphertext(a)?;
-        let message = self.forward(self.lift(plaintext, a.level, a.correction)?)?;
+        let message = self.forward(self.lift(plaintext, a.level(), a.state().correction)?)?;
         let mut out = self.duplicate(a)?;
-        let c0 = out.polys.first_mut().ok_or(BgvError::InvalidCiphertextSize {
+        let c0 = out.polys_mut().first_mut().ok_or(BgvError::InvalidCiphertextSize {
             operation: "plaintext addition",
             expected: "at least 2",
             actual: 0,
@@ -180,22 +180,22 @@ impl<B: BgvBackend> BgvContext<B> {
     /// `L1` norm of the centered plaintext).
     pub fn mul_plain(&self, a: &Ciphertext<B>, plaintext: &Plaintext) -> Result<Ciphertext<B>> {
         self.check_ciphertext(a)?;
-        let message = self.forward(self.lift(plaintext, a.level, 1)?)?;
-        let mut polys = Vec::with_capacity(a.polys.len());
-        for p in &a.polys {
+        let message = self.forward(self.lift(plaintext, a.level(), 1)?)?;
+        let mut polys = Vec::with_capacity(a.polys().len());
+        for p in a.polys() {
             polys.push(self.backend.mul(p, &message).be()?);
         }
         // Not counted as a product by the automatic switching: the noise grows by the
         // plaintext's L1 norm, small for a constant, about a product's for a general batch
         // plaintext (switch down by hand after those).
-        let mut out = self.ciphertext(polys, a.level, a.correction, a.key_set);
-        out.product = a.product;
+        let mut out = self.ciphertext(polys, a.level(), a.state().correction, a.key_set());
+        out.state_mut().product = a.state().product;
         Ok(out)
     }
 
     /// Under [`ModSwitching::Auto`], a product above level 0 switched one level down.
     fn auto_switched<'a>(&self, a: Operand<'a, B>) -> Result<Operand<'a, B>> {
-        if self.mod_switching == ModSwitching::Auto && a.product && a.level > 0 {
+        if self.mod_switching == ModSwitching::Auto && a.state().product && a.level() > 0 {
             return Ok(Operand::Owned(self.mod_switch_to_next(&a)?));
         }
         Ok(a)
@@ -208,7 +208,7 @@ impl<B: BgvBackend> BgvContext<B> {
     pub fn mul(&self, a: &Ciphertext<B>, b: &Ciphertext<B>) -> Result<Ciphertext<B>> {
         self.check_ciphertext(a)?;
         self.check_ciphertext(b)?;
-        let key_set = Self::key_set_of(a.key_set, b.key_set, "ciphertext")?;
+        let key_set = Self::key_set_of(a.key_set(), b.key_set(), "ciphertext")?;
         let (a, b) = (self.auto_switched(Operand::Borrowed(a))?, self.auto_switched(Operand::Borrowed(b))?);
         let (a, b) = self.aligned(&a, &b, "mul")?;
         let backend = &self.backend;
@@ -216,8 +216,8 @@ impl<B: BgvBackend> BgvContext<B> {
         let (b0, b1) = two_polys(&b, "multiplication")?;
         // Element-wise in the evaluation representation: no transform (one kernel on a device).
         let [e0, e1, e2] = backend.tensor_product([a0, a1], [b0, b1])?;
-        let correction = self.mul_factors(a.correction, b.correction);
-        Ok(self.product(vec![e0, e1, e2], a.level, correction, key_set))
+        let correction = self.mul_factors(a.state().correction, b.state().correction);
+        Ok(self.product(vec![e0, e1, e2], a.level(), correction, key_set))
     }
 
     /// `a^2`: `(c_0^2, 2 c_0 c_1, c_1^2)`, element-wise (one kernel on a device).
@@ -228,8 +228,8 @@ impl<B: BgvBackend> BgvContext<B> {
         let (a0, a1) = two_polys(&a, "squaring")?;
         // 2 c_0 c_1 = c_0 c_1 + c_1 c_0: the tensor product of the pair with itself.
         let [e0, e1, e2] = backend.tensor_product([a0, a1], [a0, a1])?;
-        let correction = self.mul_factors(a.correction, a.correction);
-        Ok(self.product(vec![e0, e1, e2], a.level, correction, a.key_set))
+        let correction = self.mul_factors(a.state().correction, a.state().correction);
+        Ok(self.product(vec![e0, e1, e2], a.level(), correction, a.key_set()))
     }
 
     fn product(
@@ -240,7 +240,7 @@ impl<B: BgvBackend> BgvContext<B> {
         key_set: Option<rlwe::KeySetId>,
     ) -> Ciphertext<B> {
         let mut out = self.ciphertext(polys, level, correction, key_set);
-        out.product = true;
+        out.state_mut().product = true;
         out
     }
 
@@ -254,13 +254,13 @@ impl<B: BgvBackend> BgvContext<B> {
     pub fn relinearize(&self, a: &Ciphertext<B>, key: &RelinKey<B>) -> Result<Ciphertext<B>> {
         self.check_ciphertext(a)?;
         self.check_key(key.params(), "relinearization key")?;
-        let key_set = Self::key_set_of(a.key_set, key.key_set(), "relinearization key")?;
-        match a.polys.len() {
+        let key_set = Self::key_set_of(a.key_set(), key.key_set(), "relinearization key")?;
+        match a.polys().len() {
             2 => self.duplicate(a),
             3 => {
-                let [c0, c1] = self.relinearized_pair(&a.polys[2], &a.polys[0], &a.polys[1], key, a.level)?;
-                let mut out = self.ciphertext(vec![c0, c1], a.level, a.correction, key_set);
-                out.product = a.product;
+                let [c0, c1] = self.relinearized_pair(&a.polys()[2], &a.polys()[0], &a.polys()[1], key, a.level())?;
+                let mut out = self.ciphertext(vec![c0, c1], a.level(), a.state().correction, key_set);
+                out.state_mut().product = a.state().product;
                 Ok(out)
             }
             other => {
@@ -272,7 +272,7 @@ impl<B: BgvBackend> BgvContext<B> {
     /// [`mul`](Self::mul) then [`relinearize`](Self::relinearize).
     pub fn mul_relin(&self, a: &Ciphertext<B>, b: &Ciphertext<B>, key: &RelinKey<B>) -> Result<Ciphertext<B>> {
         self.check_key(key.params(), "relinearization key")?;
-        let operands = Self::key_set_of(a.key_set, b.key_set, "ciphertext")?;
+        let operands = Self::key_set_of(a.key_set(), b.key_set(), "ciphertext")?;
         Self::key_set_of(operands, key.key_set(), "relinearization key")?;
         self.relinearize_owned(self.mul(a, b)?, key)
     }
@@ -280,7 +280,7 @@ impl<B: BgvBackend> BgvContext<B> {
     /// [`square`](Self::square) then [`relinearize`](Self::relinearize).
     pub fn square_relin(&self, a: &Ciphertext<B>, key: &RelinKey<B>) -> Result<Ciphertext<B>> {
         self.check_key(key.params(), "relinearization key")?;
-        Self::key_set_of(a.key_set, key.key_set(), "relinearization key")?;
+        Self::key_set_of(a.key_set(), key.key_set(), "relinearization key")?;
         self.relinearize_owned(self.square(a)?, key)
     }
 
@@ -298,19 +298,18 @@ impl<B: BgvBackend> BgvContext<B> {
         self.core.switch_key_at_level_eval_of(c2, key.key_switching_key(), level, [Some(c0), Some(c1)])
     }
 
-    fn relinearize_owned(&self, mut a: Ciphertext<B>, key: &RelinKey<B>) -> Result<Ciphertext<B>> {
-        if a.polys.len() != 3 {
+    fn relinearize_owned(&self, a: Ciphertext<B>, key: &RelinKey<B>) -> Result<Ciphertext<B>> {
+        if a.polys().len() != 3 {
             return self.relinearize(&a, key);
         }
-        a.key_set = Self::key_set_of(a.key_set, key.key_set(), "relinearization key")?;
-        let c2 = a.polys.pop().ok_or(BgvError::InvalidCiphertextSize {
-            operation: "relinearization",
-            expected: "3",
-            actual: 0,
-        })?;
-        let [c0, c1] = self.relinearized_pair(&c2, &a.polys[0], &a.polys[1], key, a.level)?;
-        a.polys = vec![c0, c1];
-        Ok(a)
+        let key_set = Self::key_set_of(a.key_set(), key.key_set(), "relinearization key")?;
+        let (level, state) = (a.level(), *a.state());
+        let [c0, c1, c2]: [B::Poly<Eval>; 3] = a
+            .into_polys()
+            .try_into()
+            .map_err(|_| BgvError::InvalidCiphertextSize { operation: "relinearization", expected: "3", actual: 0 })?;
+        let [c0, c1] = self.relinearized_pair(&c2, &c0, &c1, key, level)?;
+        Ok(Ciphertext::from_parts(&self.params, vec![c0, c1], level, key_set, state))
     }
 
     /// `ciphertext` one level down: each polynomial `(c - t r) / q_l` with `r` the centered
@@ -319,26 +318,31 @@ impl<B: BgvBackend> BgvContext<B> {
     /// floor `t (1 + N) / 2`. Errors with the core's error at level 0.
     pub fn mod_switch_to_next(&self, ciphertext: &Ciphertext<B>) -> Result<Ciphertext<B>> {
         self.check_ciphertext(ciphertext)?;
-        let level = ciphertext.level;
-        let polys: Vec<&B::Poly<Eval>> = ciphertext.polys.iter().collect();
+        let level = ciphertext.level();
+        let polys: Vec<&B::Poly<Eval>> = ciphertext.polys().iter().collect();
         let polys = self.core.mod_switch_to_next_eval(&polys, level)?;
         let factor = self.level_tables(level)?.last_prime_inv_mod_t;
-        Ok(self.ciphertext(polys, level - 1, self.mul_factors(ciphertext.correction, factor), ciphertext.key_set))
+        Ok(self.ciphertext(
+            polys,
+            level - 1,
+            self.mul_factors(ciphertext.state().correction, factor),
+            ciphertext.key_set(),
+        ))
     }
 
     /// `ciphertext` switched down to `level` (a copy at its own level). Errors with
     /// [`BgvError::LevelMismatch`] for a level above the ciphertext's.
     pub fn mod_switch_to(&self, ciphertext: &Ciphertext<B>, level: usize) -> Result<Ciphertext<B>> {
         self.check_ciphertext(ciphertext)?;
-        if level > ciphertext.level {
+        if level > ciphertext.level() {
             return Err(BgvError::LevelMismatch {
                 operation: "mod_switch_to (only down the chain)",
-                expected: ciphertext.level,
+                expected: ciphertext.level(),
                 actual: level,
             });
         }
         let mut current = self.duplicate(ciphertext)?;
-        while current.level > level {
+        while current.level() > level {
             current = self.mod_switch_to_next(&current)?;
         }
         Ok(current)
@@ -367,7 +371,7 @@ type PolyPair<'a, B> = (&'a <B as poly::Backend>::Poly<Eval>, &'a <B as poly::Ba
 
 /// `(c_0, c_1)` of a two-polynomial ciphertext.
 fn two_polys<'a, B: BgvBackend>(a: &'a Ciphertext<B>, operation: &'static str) -> Result<PolyPair<'a, B>> {
-    match a.polys.as_slice() {
+    match a.polys() {
         [c0, c1] => Ok((c0, c1)),
         other => Err(BgvError::InvalidCiphertextSize { operation, expected: "2", actual: other.len() }),
     }

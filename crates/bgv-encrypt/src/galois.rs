@@ -86,15 +86,16 @@ impl<B: BgvBackend> BgvContext<B> {
     ) -> Result<Ciphertext<B>> {
         self.check_ciphertext(ciphertext)?;
         let (key_set, key) =
-            self.core.galois_key_for(keys, element, ciphertext.polys.len(), ciphertext.key_set, operation)?;
-        let (Some(key), [c0, c1]) = (key, ciphertext.polys.as_slice()) else {
+            self.core.galois_key_for(keys, element, ciphertext.polys().len(), ciphertext.key_set(), operation)?;
+        let (Some(key), [c0, c1]) = (key, ciphertext.polys()) else {
             let mut copy = self.duplicate(ciphertext)?;
-            copy.key_set = key_set;
+            copy.set_key_set(key_set);
             return Ok(copy);
         };
-        let [out_c0, switched_a] = self.core.apply_galois_pair_eval(c0, c1, element, key, ciphertext.level)?;
-        let mut out = self.ciphertext(vec![out_c0, switched_a], ciphertext.level, ciphertext.correction, key_set);
-        out.product = ciphertext.product;
+        let [out_c0, switched_a] = self.core.apply_galois_pair_eval(c0, c1, element, key, ciphertext.level())?;
+        let mut out =
+            self.ciphertext(vec![out_c0, switched_a], ciphertext.level(), ciphertext.state().correction, key_set);
+        out.state_mut().product = ciphertext.state().product;
         Ok(out)
     }
 }

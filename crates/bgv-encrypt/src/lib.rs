@@ -66,7 +66,8 @@ mod serialize;
 
 pub use backend::{BgvBackend, DecryptionTables};
 pub use context::{
-    BgvContext, Ciphertext, LevelPolicy, ModSwitching, PublicKey, RelinKey, SecretKey, SeededCiphertext,
+    BgvCiphertextState, BgvContext, Ciphertext, LevelPolicy, ModSwitching, PublicKey, RelinKey, SecretKey,
+    SeededCiphertext,
 };
 pub use encoding::{BatchEncoder, CoefficientEncoder, Plaintext};
 pub use error::BgvError;

@@ -247,6 +247,11 @@ pub struct BgvParameters {
 impl rlwe::SchemeParameters for BgvParameters {
     const SCHEME: rlwe::framing::Scheme = rlwe::framing::Scheme::Bgv;
 
+    /// BGV keeps its ciphertexts in evaluations (element-wise products, permutations for
+    /// rotations).
+    type Form = poly::Eval;
+    type CiphertextState = crate::context::BgvCiphertextState;
+
     fn core(&self) -> &Arc<RlweParameters> {
         &self.core
     }

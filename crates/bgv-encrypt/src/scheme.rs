@@ -149,11 +149,11 @@ impl<B: BgvBackend> BgvContext<B> {
         secret: &SecretKey<B>,
         f: impl FnOnce(&B::Poly<Eval>, &B::Poly<Eval>, &B::Poly<Eval>) -> Result<T>,
     ) -> Result<T> {
-        self.check(&ciphertext.params, "ciphertext")?;
-        Self::key_set_of(ciphertext.key_set, secret.key_set(), "secret key")?;
-        let s = self.secret_at_level(secret, ciphertext.level)?;
+        self.check(ciphertext.params(), "ciphertext")?;
+        Self::key_set_of(ciphertext.key_set(), secret.key_set(), "secret key")?;
+        let s = self.secret_at_level(secret, ciphertext.level())?;
         let backend = &self.backend;
-        let polys = &ciphertext.polys;
+        let polys = ciphertext.polys();
         let (c0, rest) = match polys.split_first() {
             Some((c0, rest)) if !rest.is_empty() => (c0, rest),
             _ => {
@@ -217,11 +217,11 @@ impl<B: BgvBackend> BgvContext<B> {
     /// The tables of `ciphertext`'s level and `f^{-1} mod t` (`f` its correction factor):
     /// what both decryptions reduce with.
     fn decryption_constants(&self, ciphertext: &Ciphertext<B>) -> Result<(&crate::context::LevelTables<B>, u64)> {
-        let tables = self.level_tables(ciphertext.level)?;
+        let tables = self.level_tables(ciphertext.level())?;
         let t = self.params.plaintext_modulus();
-        let correction_inv = inverse_mod(ciphertext.correction, t).ok_or(BgvError::InvalidParameter {
+        let correction_inv = inverse_mod(ciphertext.state().correction, t).ok_or(BgvError::InvalidParameter {
             name: "correction factor",
-            value: ciphertext.correction,
+            value: ciphertext.state().correction,
             requirement: "must be invertible modulo t".to_string(),
         })?;
         Ok((tables, correction_inv))
@@ -233,7 +233,7 @@ impl<B: BgvBackend> BgvContext<B> {
     /// left. Errors with [`BgvError::NoiseBudgetExhausted`] at 0.
     pub fn noise_budget(&self, ciphertext: &Ciphertext<B>, secret: &SecretKey<B>) -> Result<u32> {
         let phase = self.backend.download(&self.phase(ciphertext, secret)?).be()?;
-        let base = rns::RnsBase::new(&self.params.ciphertext_moduli()[..=ciphertext.level])?;
+        let base = rns::RnsBase::new(&self.params.ciphertext_moduli()[..=ciphertext.level()])?;
         let q = base.product();
         let mut norm = BigUint::zero();
         for x in base.reconstruct_poly_centered(phase.as_slice())? {

@@ -26,7 +26,7 @@
 
 use poly::Coeff;
 use rlwe::SchemeParameters;
-use rlwe::codec::{self, CiphertextCodec, CiphertextParts, CoefficientPolys, SchemeCiphertext};
+use rlwe::codec::{self, CiphertextCodec, CiphertextParts, CoefficientPolys};
 
 use crate::backend::BgvBackend;
 use crate::context::{BgvContext, Ciphertext, PublicKey, RelinKey, SecretKey, SeededCiphertext, inverse_mod};
@@ -34,8 +34,6 @@ use crate::{BgvError, GaloisKeys, Plaintext, Result};
 
 /// A BGV ciphertext adds its correction factor to the core's frame, and keeps its polynomials
 /// in the evaluation representation (transformed on the way: the frame holds coefficients).
-impl<B: BgvBackend> SchemeCiphertext for Ciphertext<B> {}
-
 impl<B: BgvBackend> CiphertextCodec for BgvContext<B> {
     type Ciphertext = Ciphertext<B>;
 
@@ -44,10 +42,10 @@ impl<B: BgvBackend> CiphertextCodec for BgvContext<B> {
     fn ciphertext_parts<'a>(&self, ciphertext: &'a Ciphertext<B>) -> Result<CiphertextParts<CoefficientPolys<'a, B>>> {
         self.check_ciphertext(ciphertext)?;
         Ok(CiphertextParts {
-            polys: CoefficientPolys::Owned(self.inverse_all(&ciphertext.polys)?),
-            level: ciphertext.level,
-            scheme_words: vec![ciphertext.correction],
-            key_set: ciphertext.key_set,
+            polys: CoefficientPolys::Owned(self.inverse_all(ciphertext.polys())?),
+            level: ciphertext.level(),
+            scheme_words: vec![ciphertext.state().correction],
+            key_set: ciphertext.key_set(),
         })
     }
 

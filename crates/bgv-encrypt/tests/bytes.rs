@@ -26,7 +26,10 @@ fn ciphertexts_and_keys_round_trip_and_bad_bytes_are_refused() {
     for c in [&ct, &product, &low] {
         let bytes = context.ciphertext_to_bytes(c).unwrap();
         let back = context.ciphertext_from_bytes(&bytes).unwrap();
-        assert_eq!((back.level(), back.size(), back.correction_factor()), (c.level(), c.size(), c.correction_factor()));
+        assert_eq!(
+            (back.level(), back.size(), back.state().correction_factor()),
+            (c.level(), c.size(), c.state().correction_factor())
+        );
         assert_eq!(context.download(&back).unwrap(), context.download(c).unwrap());
         assert_eq!(context.ciphertext_to_bytes(&back).unwrap(), bytes);
     }

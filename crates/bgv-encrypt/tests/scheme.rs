@@ -30,7 +30,7 @@ fn encryptions_decrypt_for_batching_and_coefficient_encoding() {
             let seeded = context.encrypt_symmetric_with_seeds(&plain, &k.secret, &seed(30), &seed(31 + round)).unwrap();
             let expanded = context.expand(&seeded).unwrap();
             assert_eq!(context.decrypt(&expanded, &k.secret).unwrap(), plain, "t = {t}: secret key");
-            assert_eq!(ct.correction_factor(), 1);
+            assert_eq!(ct.state().correction_factor(), 1);
         }
         if t == 65537 {
             let batch = BatchEncoder::new(&params).unwrap();
@@ -68,9 +68,9 @@ fn modulus_switching_keeps_the_plaintext_and_the_budget_follows_theory() {
             let q_last = params.ciphertext_moduli()[ct.level()];
             let expected_factor = {
                 let inv = (1..t).find(|&x| u128::from(x) * u128::from(q_last % t) % u128::from(t) == 1).unwrap();
-                u128::from(ct.correction_factor()) * u128::from(inv) % u128::from(t)
+                u128::from(ct.state().correction_factor()) * u128::from(inv) % u128::from(t)
             };
-            assert_eq!(u128::from(next.correction_factor()), expected_factor);
+            assert_eq!(u128::from(next.state().correction_factor()), expected_factor);
             assert_eq!(context.decrypt(&next, &k.secret).unwrap(), plain, "t = {t}, level {}", next.level());
             let q_bits: f64 = params.ciphertext_moduli()[..=next.level()].iter().map(|&q| (q as f64).log2()).sum();
             let floor = (q_bits - (t as f64 * (1.0 + n)).log2()).floor() as u32;

@@ -220,11 +220,11 @@ fn ciphertexts_round_trip_at_every_level_and_decrypt() {
     let top = c.encrypt_with_seed(&plain, &f.public, &seed(5)).unwrap();
     let low = c.mod_switch_to_next(&top).unwrap();
     let product = c.mul(&top, &top).unwrap(); // three polynomials
-    assert_ne!(low.correction_factor(), 1);
+    assert_ne!(low.state().correction_factor(), 1);
     for ciphertext in [&top, &low, &product] {
         for loaded in round_trips(c, ciphertext) {
             assert_eq!(loaded.level(), ciphertext.level());
-            assert_eq!(loaded.correction_factor(), ciphertext.correction_factor());
+            assert_eq!(loaded.state().correction_factor(), ciphertext.state().correction_factor());
             assert_eq!(loaded.size(), ciphertext.size());
             assert_eq!(loaded.key_set(), ciphertext.key_set());
             let decrypted = f.encoder.decode(&c.decrypt(&loaded, &f.secret).unwrap()).unwrap();

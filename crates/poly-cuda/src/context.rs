@@ -140,9 +140,7 @@ impl GpuContext {
         }
         let stream = self.inner.device.stream();
         let mut padded = stream.alloc_zeros::<u64>(row).map_err(|e| GpuError::alloc(row * 8, e))?;
-        stream
-            .memcpy_dtod(words, &mut padded.slice_mut(..n))
-            .map_err(|e| GpuError::driver("cuMemcpyDtoDAsync", e))?;
+        stream.memcpy_dtod(words, &mut padded.slice_mut(..n)).map_err(|e| GpuError::driver("cuMemcpyDtoDAsync", e))?;
         Ok(Some(padded))
     }
 

@@ -280,7 +280,12 @@ impl RlweBackend for CpuBackend {
     type KeySwitchTables = ();
     type KeySwitchSums = [Poly<Coeff>; 2];
 
-    fn prepare_key_switch(&self, _tables: &KeySwitchContext, _ring_qp: &Self::Context, _error_scale: u64) -> Result<()> {
+    fn prepare_key_switch(
+        &self,
+        _tables: &KeySwitchContext,
+        _ring_qp: &Self::Context,
+        _error_scale: u64,
+    ) -> Result<()> {
         Ok(())
     }
 

@@ -21,7 +21,8 @@
 //! - plaintexts and encoders: [`Plaintext`], [`CoefficientEncoder`], [`BatchEncoder`]
 //!   (encoding.rs), [`ResidentPlaintext`] and the batch transform on a backend
 //!   ([`BatchingContext`]; resident.rs); [`slots`]: the SIMD slot layout;
-//! - [`SeededCiphertext`]: a symmetric ciphertext whose uniform half travels as its seed;
+//! - [`Ciphertext`]: every scheme's full ciphertext (polynomials, level, key set, the scheme's
+//!   state); [`SeededCiphertext`]: a symmetric ciphertext whose uniform half travels as its seed;
 //! - [`framing`]: the byte-encoding header (with the scheme tag) and its reader; [`codec`]:
 //!   the byte encodings of plaintexts and ciphertexts (with what a scheme's ciphertext adds:
 //!   [`codec::CiphertextCodec`]), [`key_bytes`]: those of the keys;
@@ -31,6 +32,7 @@
 
 pub mod backend;
 pub mod chain;
+mod ciphertext;
 pub mod codec;
 mod context;
 mod encoding;
@@ -56,6 +58,7 @@ pub mod serde_support;
 pub mod slots;
 
 pub use backend::{EvalKeySwitch, EvalPair, RlweBackend, switch_key_eval_by_steps};
+pub use ciphertext::Ciphertext;
 pub use context::RlweContext;
 pub use encoding::{BatchEncoder, CoefficientEncoder, Plaintext};
 pub use error::{BackendResult, RlweError};

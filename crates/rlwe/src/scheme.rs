@@ -17,6 +17,14 @@ pub trait SchemeParameters: Eq + Debug + Send + Sync + 'static {
     /// The tag of the scheme's byte encodings.
     const SCHEME: Scheme;
 
+    /// The representation the scheme keeps its ciphertexts' polynomials in (BFV:
+    /// coefficients; BGV: evaluations).
+    type Form: poly::Representation;
+
+    /// What the scheme's ciphertexts carry beside their polynomials, level and key set
+    /// ([`crate::Ciphertext::state`]; BGV: the correction factor; BFV: nothing).
+    type CiphertextState: Clone + Debug + PartialEq + Send + Sync + 'static;
+
     /// The RLWE core's parameters.
     fn core(&self) -> &Arc<RlweParameters>;
 

@@ -19,6 +19,8 @@ struct Stand<const BGV: bool> {
 
 impl<const BGV: bool> SchemeParameters for Stand<BGV> {
     const SCHEME: Scheme = if BGV { Scheme::Bgv } else { Scheme::Bfv };
+    type Form = poly::Coeff;
+    type CiphertextState = ();
 
     fn core(&self) -> &Arc<RlweParameters> {
         &self.core

@@ -107,7 +107,7 @@ impl<B: BfvBackend + BgvBackend> SchemeSwitching<B> for BgvContext<B> {
         let t = self.params().plaintext_modulus();
         let level = ciphertext.level();
         let target = bfv_correction(self, level)?;
-        let correction = ciphertext.correction_factor();
+        let correction = ciphertext.state().correction_factor();
         let inverse = modarith::inverse_mod(correction, t).ok_or(RlweError::InvalidParameter {
             name: "correction factor",
             value: correction,

@@ -120,7 +120,7 @@ where
         hash_polys::<B, Coeff>(&backend, &[seeded.c0()]),
         ciphertext(product.polys()),
         ciphertext(rotated.polys()),
-        fnv1a(ciphertext(switched.polys()), &[switched.level() as u64, switched.correction_factor()]),
+        fnv1a(ciphertext(switched.polys()), &[switched.level() as u64, switched.state().correction_factor()]),
         fnv1a(FNV_OFFSET, decrypted.coefficients()),
         fnv1a_bytes(FNV_OFFSET, bytes),
     ]

@@ -169,7 +169,7 @@ pub fn session<B: BgvBackend>(backend: B, params: &Arc<BgvParameters>, salt: u64
         out.push(backend.download(ka).unwrap().into_vec());
     }
     for ct in &cts {
-        out.push(vec![ct.level() as u64, ct.correction_factor()]);
+        out.push(vec![ct.level() as u64, ct.state().correction_factor()]);
         for p in context.download(ct).unwrap() {
             out.push(p.into_vec());
         }

@@ -108,7 +108,7 @@ impl<B: BgvBackend> Record<'_, B> {
     }
 
     fn ciphertext(&mut self, ct: &Ciphertext<B>, decrypted: &[u64]) {
-        self.words.push(vec![ct.level() as u64, ct.correction_factor()]);
+        self.words.push(vec![ct.level() as u64, ct.state().correction_factor()]);
         for p in self.context.download(ct).unwrap() {
             self.words.push(p.into_vec());
         }

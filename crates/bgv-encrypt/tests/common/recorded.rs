@@ -105,9 +105,8 @@ pub fn plaintext_record<B: BgvBackend>(backend: B, m: usize, t: u64, count: usiz
     for ct in &stages {
         let plain = context.decrypt(ct, &secret).unwrap();
         plaintexts.words(plain.coefficients());
-        plaintexts.words(&[ct.level() as u64, ct.correction_factor()]);
+        plaintexts.words(&[ct.level() as u64, ct.state().correction_factor()]);
     }
     println!("m = {m}, t = {t}, slots = {slots}: {:x}", plaintexts.0);
     plaintexts.0
 }
-

@@ -134,7 +134,7 @@ pub fn switching_session<B: bfv::BfvBackend + BgvBackend>(backend: B, params: &A
         out.push(p.into_vec());
     }
     for ct in [&back, &from_bfv] {
-        out.push(vec![ct.level() as u64, ct.correction_factor()]);
+        out.push(vec![ct.level() as u64, ct.state().correction_factor()]);
         for p in bgv.download(ct).unwrap() {
             out.push(p.into_vec());
         }

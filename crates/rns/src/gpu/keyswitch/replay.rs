@@ -74,14 +74,13 @@ impl GpuKeySwitch {
             let sums = self.key_switch_accumulate(input, key, extension, ring_qp)?.inverse()?;
             Ok(self.mod_down_batch(&sums, ring_q)?.into_iter().map(DevicePoly::into_device_buffer).collect())
         };
-        let outputs = if poly_cuda::graph::replay_enabled(ring_qp.device(), self.row)
-            && replayable(ring_qp.ring().transform())
-        {
-            let rings = [ring_qp, ring_q, ring_q];
-            self.replayed(ReplayKind::Coefficients, input, [None, None], key, extension, rings, 1, &run)?
-        } else {
-            run(input, [None, None])?
-        };
+        let outputs =
+            if poly_cuda::graph::replay_enabled(ring_qp.device(), self.row) && replayable(ring_qp.ring().transform()) {
+                let rings = [ring_qp, ring_q, ring_q];
+                self.replayed(ReplayKind::Coefficients, input, [None, None], key, extension, rings, 1, &run)?
+            } else {
+                run(input, [None, None])?
+            };
         two_polys(ring_q, outputs)
     }
 
@@ -120,8 +119,7 @@ impl GpuKeySwitch {
             let [b, a] = self.mod_down_eval_split(&sums, special, ring_p, ring_q, error_scale, addends)?;
             Ok(vec![b.into_device_buffer(), a.into_device_buffer()])
         };
-        let replay =
-            poly_cuda::graph::replay_enabled_up_to(ring_qp.device(), self.row, Self::EVAL_REPLAY_MAX_DEGREE);
+        let replay = poly_cuda::graph::replay_enabled_up_to(ring_qp.device(), self.row, Self::EVAL_REPLAY_MAX_DEGREE);
         let outputs = if replay && replayable(ring_qp.ring().transform()) {
             // A replay does not read the input's evaluations; they are checked as the direct
             // path checks them (accumulate_in_chunks).

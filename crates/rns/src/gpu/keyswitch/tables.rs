@@ -2,8 +2,8 @@
 
 use core::ops::Range;
 
-use poly_cuda::{GpuContext, GpuDevice};
 use poly_cuda::graph::GraphCache;
+use poly_cuda::{GpuContext, GpuDevice};
 
 use super::{BatchKernels, GpuKeySwitch, MAX_DIGITS_PER_LAUNCH};
 use crate::gpu::Result;
