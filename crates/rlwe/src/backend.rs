@@ -405,12 +405,12 @@ impl RlweBackend for poly_cuda::GpuBackend {
         prepared.switch_key(input, key, rns::Extension::Exact, ring_qp, ring_q).map_err(gpu_rns_error)
     }
 
-    /// NTT rings: `GpuKeySwitch::switch_key_eval` (the sums stay in the evaluation
+    /// NTT and `Phi_m` rings: `GpuKeySwitch::switch_key_eval` (the sums stay in the evaluation
     /// representation and ModDown transforms back only their special limbs, `E^-1` folded
     /// into its conversion when the tables were prepared; replayed as a CUDA graph at small
-    /// `N`); DGT rings take the steps.
+    /// `N` over NTT rings); DGT rings take the steps.
     fn switch_key_eval(&self, request: &EvalKeySwitch<'_, Self>) -> Result<[poly_cuda::DevicePoly<Eval>; 2]> {
-        if request.ring_q.ring().transform() != poly::TransformKind::Ntt {
+        if gaussian(request.ring_q.ring().transform()) {
             return switch_key_eval_by_steps(self, request);
         }
         request
@@ -455,10 +455,11 @@ impl RlweBackend for poly_cuda::GpuBackend {
         gpu_rescale_by_last_prime(self, input, target, error_scale)
     }
 
-    /// NTT rings: the last limb of each input goes back to coefficients (one transform over
-    /// `last_prime`), one kernel forms the correction over `q_0 .. q_{l-1}`, one forward
-    /// transform of it, one kernel adds `x q_l^-1` on the evaluations (two inputs per launch);
-    /// instead of transforming every limb back and forth. DGT rings take the provided steps.
+    /// NTT and `Phi_m` rings: the last limb of each input goes back to coefficients (one
+    /// transform over `last_prime`), one kernel forms the correction over `q_0 .. q_{l-1}`, one
+    /// forward transform of it, one kernel adds `x q_l^-1` on the evaluations (two inputs per
+    /// launch); instead of transforming every limb back and forth. DGT rings (whose evaluations
+    /// are Gaussian pairs) take the provided steps.
     fn rescale_by_last_prime_eval(
         &self,
         inputs: &[&poly_cuda::DevicePoly<Eval>],
@@ -466,7 +467,7 @@ impl RlweBackend for poly_cuda::GpuBackend {
         last_prime: &poly_cuda::GpuContext,
         error_scale: u64,
     ) -> Result<Vec<poly_cuda::DevicePoly<Eval>>> {
-        if target.ring().transform() != poly::TransformKind::Ntt {
+        if gaussian(target.ring().transform()) {
             return inputs
                 .iter()
                 .map(|input| {
@@ -642,7 +643,15 @@ fn rescale_constants(
         .map_err(|e| crate::RlweError::from_backend(GpuError::driver("cuMemcpyHtoDAsync", e)))
 }
 
-/// `RlweBackend::rescale_by_last_prime_eval` of one or two inputs of one NTT ring on the device.
+/// Whether evaluations of `transform` are Gaussian pairs (DGT, HDGT), which the evaluation-form
+/// paths of key switching and rescaling do not serve.
+#[cfg(feature = "cuda")]
+fn gaussian(transform: poly::TransformKind) -> bool {
+    matches!(transform, poly::TransformKind::Dgt | poly::TransformKind::HierarchicalDgt)
+}
+
+/// `RlweBackend::rescale_by_last_prime_eval` of one or two inputs of one NTT or `Phi_m` ring on
+/// the device.
 #[cfg(feature = "cuda")]
 fn gpu_rescale_eval_pair(
     backend: &poly_cuda::GpuBackend,
@@ -660,10 +669,12 @@ fn gpu_rescale_eval_pair(
         from.check_compatible(input.context()).be()?;
     }
     let constants = rescale_constants(backend, from, target, error_scale)?;
-    let (n, limbs_out) = (target.ring().degree(), target.ring().num_limbs());
+    // N: the device row (padded over a ring Z_q[x]/Phi_m).
+    let (n, limbs_out) = (target.degree(), target.num_limbs());
     let last_ring = last_prime.ring();
     if last_ring.num_limbs() != 1
-        || last_ring.degree() != n
+        || last_prime.degree() != n
+        || last_ring.degree() != target.ring().degree()
         || last_ring.moduli()[0].value() != from.ring().moduli()[limbs_out].value()
         || !std::sync::Arc::ptr_eq(last_prime.device(), backend.device())
     {
