@@ -187,7 +187,7 @@ impl<B: RlweBackend> RlweContext<B> {
     /// backend transforms back only the last limb). Errors as `mod_switch_to_next_poly`.
     pub fn mod_switch_to_next_eval(&self, polys: &[&B::Poly<Eval>], level: usize) -> Result<Vec<B::Poly<Eval>>> {
         self.check_switchable(level)?;
-        if self.params.transform() != poly::TransformKind::Ntt {
+        if matches!(self.params.transform(), poly::TransformKind::Dgt | poly::TransformKind::HierarchicalDgt) {
             // The DGTs transform whole limbs of Gaussian pairs: every limb goes back and forth.
             return polys
                 .iter()
