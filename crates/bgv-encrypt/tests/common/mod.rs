@@ -23,7 +23,13 @@ pub fn seed(byte: u8) -> Seed {
 
 /// Small parameters: `N = 2^log_n`, ciphertext primes of `bits`, `special` special primes, `t`.
 pub fn small_params(log_n: u32, bits: &[u32], special: &[u32], t: u64) -> Arc<BgvParameters> {
-    BgvParametersBuilder::new(1 << log_n)
+    with_moduli(BgvParametersBuilder::new(1 << log_n), bits, special, t)
+}
+
+/// `builder`'s ring with ciphertext primes of `bits`, special primes of `special` and `t`,
+/// below the security bound allowed.
+pub fn with_moduli(builder: BgvParametersBuilder, bits: &[u32], special: &[u32], t: u64) -> Arc<BgvParameters> {
+    builder
         .ciphertext_moduli_bits(bits)
         .special_moduli_bits(special)
         .plaintext_modulus(t)

@@ -86,13 +86,7 @@ impl PlainRing {
 
 /// Parameters over `Phi_m`: ciphertext primes of `bits`, special primes of `special`, `t`.
 pub fn params(m: usize, bits: &[u32], special: &[u32], t: u64) -> Arc<BgvParameters> {
-    BgvParametersBuilder::new_cyclotomic(m)
-        .ciphertext_moduli_bits(bits)
-        .special_moduli_bits(special)
-        .plaintext_modulus(t)
-        .allow_insecure(true)
-        .build()
-        .unwrap()
+    super::with_moduli(BgvParametersBuilder::new_cyclotomic(m), bits, special, t)
 }
 
 /// The words a run leaves: the keys' and every checked ciphertext's polynomials, with its level
