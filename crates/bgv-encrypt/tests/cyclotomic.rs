@@ -84,13 +84,18 @@ fn parameters_over_phi_m_carry_the_ring() {
 }
 
 /// The circuit of the brief (`common::phi_m::phi_m_circuit`) for every ring and two plaintext
-/// moduli (a 17-bit prime and `t = 2`), checked against plaintext arithmetic modulo `(Phi_m, t)`.
+/// moduli (a 17-bit prime and `t = 2`), checked against plaintext arithmetic modulo `(Phi_m, t)`;
+/// and with two special primes (hybrid key switching, digits of two primes) for a prime and a
+/// composite `m`.
 #[test]
 fn circuits_over_phi_m_match_plaintext_arithmetic() {
     for m in RINGS {
         for t in [65537u64, 2] {
-            phi_m_circuit(CpuBackend, m, t);
+            phi_m_circuit(CpuBackend, m, t, &[60]);
         }
+    }
+    for m in [127, 315] {
+        phi_m_circuit(CpuBackend, m, 65537, &[60, 60]);
     }
 }
 

@@ -3,7 +3,8 @@
 //! `common::phi_m` (keys, encryptions, add/sub/negate, plaintext operations, multiplication
 //! with relinearization, modulus switching down the chain, operations between levels,
 //! automorphisms by units) checked against plaintext arithmetic modulo `(Phi_m, t)` on each
-//! backend, and every key and ciphertext word equal between them; for rings the GPU opens
+//! backend, and every key and ciphertext word equal between them (one special prime, and two:
+//! hybrid key switching); for rings the GPU opens
 //! (`m >= 257`): 315 (`Phi_m` with coefficients beyond `+-1`), 1023 (`2^10 - 1`), 257 (prime,
 //! `phi(m) = 2^8` padded to the smallest device row) and HElib's 21845; and the plaintext
 //! records of the separate BGV that the one BGV replaced reproduce on the GPU. Needs feature
@@ -36,10 +37,16 @@ mod on_device {
         let Some(gpu) = gpu_backend() else { return };
         for m in [257usize, 315, 1023] {
             for t in [65537u64, 2] {
-                let cpu_words = phi_m_circuit(CpuBackend, m, t);
-                let gpu_words = phi_m_circuit(gpu.clone(), m, t);
+                let cpu_words = phi_m_circuit(CpuBackend, m, t, &[60]);
+                let gpu_words = phi_m_circuit(gpu.clone(), m, t, &[60]);
                 assert_same(&cpu_words, &gpu_words, &format!("m = {m}, t = {t}"));
             }
+        }
+        // Hybrid key switching: two special primes, digits of two primes.
+        for m in [257usize, 1023] {
+            let cpu_words = phi_m_circuit(CpuBackend, m, 65537, &[60, 60]);
+            let gpu_words = phi_m_circuit(gpu.clone(), m, 65537, &[60, 60]);
+            assert_same(&cpu_words, &gpu_words, &format!("m = {m}, two special primes"));
         }
     }
 

@@ -110,14 +110,17 @@ impl<B: BgvBackend> Record<'_, B> {
     }
 }
 
-/// The circuit of the brief over `Phi_m` with plaintext modulus `t` on `backend`: fresh public-
+/// The circuit of the brief over `Phi_m` with plaintext modulus `t` on `backend`, with four
+/// ciphertext primes and special primes of `special` bits (one: a digit per prime; two: hybrid
+/// key switching with digits of two primes): fresh public-
 /// and secret-key encryptions, add/sub/negate, plaintext add/mul, multiplication with
 /// relinearization, modulus switching down the whole chain, a product between levels, the
 /// noise budget, and automorphisms by units (2, `m - 1` and a random one), each decryption
 /// checked against [`PlainRing`]. Returns the words of keys and ciphertexts.
-pub fn phi_m_circuit<B: BgvBackend>(backend: B, m: usize, t: u64) -> Vec<Vec<u64>> {
+pub fn phi_m_circuit<B: BgvBackend>(backend: B, m: usize, t: u64, special: &[u32]) -> Vec<Vec<u64>> {
     let ring = PlainRing::new(m, t);
-    let p = params(m, &[60, 45, 45, 45], &[60], t);
+    let p = params(m, &[60, 45, 45, 45], special, t);
+    assert_eq!(p.core().digit_count(), 4usize.div_ceil(special.len()));
     let context = BgvContext::new(backend, &p).unwrap();
     let n = p.degree();
     assert_eq!(n, ring.degree());
@@ -126,7 +129,7 @@ pub fn phi_m_circuit<B: BgvBackend>(backend: B, m: usize, t: u64) -> Vec<Vec<u64
     let secret = context.secret_key_from_seed(&seed(1)).unwrap();
     let public = context.public_key_from_seed(&secret, &seed(2)).unwrap();
     let relin = context.relin_key_from_seed(&secret, &seed(3)).unwrap();
-    let what = |op: &str| format!("m = {m}, t = {t}: {op}");
+    let what = |op: &str| format!("m = {m}, t = {t}, {} special primes: {op}", special.len());
     let mut record = Record { context: &context, words: Vec::new() };
     let check = |record: &mut Record<'_, B>, ct: &Ciphertext<B>, want: &[u64], op: &str| {
         let got = encoder.decode(&context.decrypt(ct, &secret).unwrap()).unwrap();
