@@ -106,7 +106,7 @@ impl<B: BfvBackend> BfvContext<B> {
         if Arc::ptr_eq(&self.params, other) || *self.params == **other {
             Ok(())
         } else {
-            Err(BfvError::ParameterMismatch { what })
+            Err(BfvError::ParameterMismatch { what, field: rlwe::SchemeParameters::difference(&*self.params, other) })
         }
     }
 

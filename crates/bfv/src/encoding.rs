@@ -153,7 +153,7 @@ mod tests {
         let encoder = CoefficientEncoder::new(&small_params(2));
         assert!(matches!(
             encoder.decode(&Plaintext::zero(&other)),
-            Err(BfvError::ParameterMismatch { what: "plaintext" })
+            Err(BfvError::ParameterMismatch { what: "plaintext", .. })
         ));
     }
 }

@@ -519,6 +519,14 @@ impl rlwe::SchemeParameters for BfvParameters {
     fn plaintext_modulus(&self) -> u64 {
         self.plaintext_modulus
     }
+
+    fn difference(&self, other: &Self) -> &'static str {
+        match self.core.difference(&other.core) {
+            Some(field) => field,
+            None if self.plaintext_modulus != other.plaintext_modulus => "plaintext modulus",
+            None => "multiplication variant (BEHZ or HPS)",
+        }
+    }
 }
 
 impl BfvParameters {

@@ -306,15 +306,15 @@ fn galois_errors_are_typed() {
     let other_sk = other_context.secret_key_from_seed(&seed(1)).unwrap();
     let other_keys = other_context.galois_keys_from_seed(&other_sk, &[3], &seed(4)).unwrap();
     let error = context.rotate_rows(&ct, 1, &other_keys).unwrap_err();
-    assert!(matches!(error, BfvError::ParameterMismatch { what: "Galois keys" }), "{error}");
+    assert!(matches!(error, BfvError::ParameterMismatch { what: "Galois keys", .. }), "{error}");
     let other_pk = other_context.public_key_from_seed(&other_sk, &seed(2)).unwrap();
     let other_ct = other_context
         .encrypt_with_seed(&BatchEncoder::new(&other).unwrap().encode(&[1]).unwrap(), &other_pk, &seed(3))
         .unwrap();
     let error = context.rotate_rows(&other_ct, 1, &keys).unwrap_err();
-    assert!(matches!(error, BfvError::ParameterMismatch { what: "ciphertext" }), "{error}");
+    assert!(matches!(error, BfvError::ParameterMismatch { what: "ciphertext", .. }), "{error}");
     let error = context.galois_keys_from_seed(&other_sk, &[3], &seed(4)).unwrap_err();
-    assert!(matches!(error, BfvError::ParameterMismatch { what: "secret key" }), "{error}");
+    assert!(matches!(error, BfvError::ParameterMismatch { what: "secret key", .. }), "{error}");
 
     // Nothing above touched the inputs: the ciphertext still decrypts, the keys still rotate.
     assert_eq!(context.download(&ct).unwrap(), before);

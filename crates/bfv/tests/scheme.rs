@@ -308,7 +308,7 @@ fn mismatched_parameters_sizes_and_values_are_errors() {
     let snapshot = context.download(&ct).unwrap();
 
     let mismatch = |result: Result<bfv::Ciphertext<CpuBackend>, BfvError>, what: &str| match result {
-        Err(BfvError::ParameterMismatch { what: w }) => assert_eq!(w, what),
+        Err(BfvError::ParameterMismatch { what: w, .. }) => assert_eq!(w, what),
         other => panic!("expected a {what} mismatch, got {other:?}"),
     };
     mismatch(context.add(&ct, &other_ct), "ciphertext");
@@ -320,8 +320,11 @@ fn mismatched_parameters_sizes_and_values_are_errors() {
     mismatch(context.encrypt_with_seed(&other_pt, &pk, &seed(4)), "plaintext");
     mismatch(context.encrypt_with_seed(&pt, &other_pk, &seed(4)), "public key");
     mismatch(context.relinearize(&context.mul(&ct, &ct).unwrap(), &other_rk), "relinearization key");
-    assert!(matches!(context.decrypt(&ct, &other_sk), Err(BfvError::ParameterMismatch { what: "secret key" })));
-    assert!(matches!(context.noise_budget(&other_ct, &sk), Err(BfvError::ParameterMismatch { what: "ciphertext" })));
+    assert!(matches!(context.decrypt(&ct, &other_sk), Err(BfvError::ParameterMismatch { what: "secret key", .. })));
+    assert!(matches!(
+        context.noise_budget(&other_ct, &sk),
+        Err(BfvError::ParameterMismatch { what: "ciphertext", .. })
+    ));
     assert!(matches!(context.public_key_from_seed(&other_sk, &seed(2)), Err(BfvError::ParameterMismatch { .. })));
     let mut target = context.duplicate(&ct).unwrap();
     assert!(matches!(context.add_assign(&mut target, &other_ct), Err(BfvError::ParameterMismatch { .. })));
@@ -419,7 +422,7 @@ fn resident_plaintexts_match_host_plaintexts() {
         let other_pt = bfv::CoefficientEncoder::new(&other).encode(&[1]).unwrap();
         let other_resident = other_context.upload_plaintext(&other_pt).unwrap();
         let mismatch = |what: &str, result: Result<(), BfvError>| match result {
-            Err(BfvError::ParameterMismatch { what: w }) => assert_eq!(w, what),
+            Err(BfvError::ParameterMismatch { what: w, .. }) => assert_eq!(w, what),
             other => panic!("expected a {what} mismatch, got {other:?}"),
         };
         mismatch("plaintext", context.upload_plaintext(&other_pt).map(drop));
@@ -481,13 +484,13 @@ fn batch_encoding_on_the_backend_matches_the_host_encoder() {
     let other_context = BfvContext::new(CpuBackend, &other).unwrap();
     assert!(matches!(
         encoder.encode_resident(&other_context, &[1]),
-        Err(BfvError::ParameterMismatch { what: "batch encoder" })
+        Err(BfvError::ParameterMismatch { what: "batch encoder", .. })
     ));
     let other_resident =
         other_context.upload_plaintext(&bfv::CoefficientEncoder::new(&other).encode(&[1]).unwrap()).unwrap();
     assert!(matches!(
         encoder.decode_resident(&context, &other_resident),
-        Err(BfvError::ParameterMismatch { what: "plaintext" })
+        Err(BfvError::ParameterMismatch { what: "plaintext", .. })
     ));
     // t = 2 has no batching: the context has no plaintext ring, and the encoder cannot be made.
     let boolean = Preset::Secure { log_degree: 12 }.builder().unwrap().plaintext_modulus(2).build().unwrap();

@@ -171,7 +171,7 @@ impl<B: BgvBackend> BgvContext<B> {
         if Arc::ptr_eq(&self.params, other) || *self.params == **other {
             Ok(())
         } else {
-            Err(BgvError::ParameterMismatch { what })
+            Err(BgvError::ParameterMismatch { what, field: rlwe::SchemeParameters::difference(&*self.params, other) })
         }
     }
 

@@ -133,10 +133,12 @@ impl<B: RlweBackend> RlweContext<B> {
     /// Errors with [`RlweError::ParameterMismatch`] unless `other` equals this context's
     /// parameters.
     pub fn check(&self, other: &Arc<RlweParameters>, what: &'static str) -> Result<()> {
-        if Arc::ptr_eq(&self.params, other) || *self.params == **other {
-            Ok(())
-        } else {
-            Err(RlweError::ParameterMismatch { what })
+        if Arc::ptr_eq(&self.params, other) {
+            return Ok(());
+        }
+        match self.params.difference(other) {
+            None => Ok(()),
+            Some(field) => Err(RlweError::ParameterMismatch { what, field }),
         }
     }
 }

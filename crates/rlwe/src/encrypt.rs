@@ -69,7 +69,10 @@ impl<B: RlweBackend> RlweContext<B> {
     fn public_key_randomness(&self, public_key: &PublicKey<B>, seed: &Seed) -> Result<B::Poly<Eval>> {
         self.check(public_key.params(), "public key")?;
         if public_key.error_scale() != self.error_scale {
-            return Err(crate::RlweError::ParameterMismatch { what: "public key (error scale)" });
+            return Err(crate::RlweError::ParameterMismatch {
+                what: "public key",
+                field: "error scale (a BGV key's is its plaintext modulus, a BFV key's 1)",
+            });
         }
         let backend = &self.backend;
         backend.forward(backend.sample_ternary(&self.ring_q, seed, 0).be()?).be()

@@ -48,20 +48,23 @@ pub enum RlweError {
     },
     /// Two objects of different key sets (a ciphertext and a relinearization key of another
     /// secret key, ...): see [`crate::KeySetId`].
-    #[error("{what} belongs to key set {actual:016x}, the operation's other operand to key set {expected:016x}")]
+    #[error("{what} belongs to key set {actual}, the operation's other operand to key set {expected}")]
     KeySetMismatch {
         /// The operand that does not match.
         what: &'static str,
         /// The key set of the other operand.
-        expected: u64,
+        expected: crate::KeySetId,
         /// The key set of `what`.
-        actual: u64,
+        actual: crate::KeySetId,
     },
     /// A key or ciphertext of other parameters.
-    #[error("{what} belongs to different parameters")]
+    #[error("{what} belongs to different parameters: they differ in the {field}")]
     ParameterMismatch {
         /// What was checked.
         what: &'static str,
+        /// The first defining value that differs (ring, degree, ciphertext primes, special
+        /// primes, transform, plaintext modulus, scheme, error scale, ...).
+        field: &'static str,
     },
     /// Bytes that are not an encoding of the expected kind (bad magic, version or kind,
     /// truncated, trailing bytes, counts the input cannot hold).
@@ -92,8 +95,9 @@ pub enum RlweError {
         /// The Galois element.
         element: u64,
     },
-    /// A ciphertext has the wrong number of polynomials for the operation.
-    #[error("{operation} needs a ciphertext of {expected} polynomials, got {actual}")]
+    /// A ciphertext has the wrong number of polynomials for the operation (a product not yet
+    /// relinearized, where two are needed, says so).
+    #[error("{operation} needs a ciphertext of {expected} polynomials, got {actual}{}", size_hint(expected, *actual))]
     InvalidCiphertextSize {
         /// The operation.
         operation: &'static str,
@@ -199,4 +203,10 @@ impl<T, E: std::error::Error + Send + Sync + 'static> BackendResult<T> for Resul
     fn be(self) -> Result<T, RlweError> {
         self.map_err(RlweError::from_backend)
     }
+}
+
+/// What to do about a ciphertext of `actual` polynomials where `expected` are needed: a product
+/// of three polynomials where two are needed wants relinearizing.
+fn size_hint(expected: &str, actual: usize) -> &'static str {
+    if expected == "2" && actual == 3 { " (a product before relinearization: relinearize it first)" } else { "" }
 }

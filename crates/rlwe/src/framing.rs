@@ -156,32 +156,35 @@ impl Frame<'_> {
         if code != kind.code {
             return Err(reader.malformed(format!("kind {code} is not a {}", kind.noun)));
         }
-        let mismatch = RlweError::ParameterMismatch { what: kind.encoded };
+        let mismatch = |field: &'static str| RlweError::ParameterMismatch { what: kind.encoded, field };
         let params = self.params;
         let degree = reader.u32()? as usize;
         let limbs = reader.u32()? as usize;
         let top = params.ciphertext_moduli().len();
         let limbs_fit = if kind.leveled { (1..=top).contains(&limbs) } else { limbs == top };
-        if degree != params.degree() || !limbs_fit {
-            return Err(mismatch);
+        if degree != params.degree() {
+            return Err(mismatch("ring degree"));
+        }
+        if !limbs_fit {
+            return Err(mismatch("number of ciphertext primes"));
         }
         for &q in &params.ciphertext_moduli()[..limbs] {
             if reader.u64()? != q {
-                return Err(mismatch);
+                return Err(mismatch("ciphertext primes"));
             }
         }
         if reader.u64()? != self.plaintext_modulus {
-            return Err(mismatch);
+            return Err(mismatch("plaintext modulus"));
         }
         let count = reader.u32()? as usize;
         if kind.key {
             let special = reader.u32()? as usize;
             if special != params.special_moduli().len() {
-                return Err(mismatch);
+                return Err(mismatch("special primes"));
             }
             for &p in params.special_moduli() {
                 if reader.u64()? != p {
-                    return Err(mismatch);
+                    return Err(mismatch("special primes"));
                 }
             }
             let transform = reader.u8()?;
@@ -190,7 +193,7 @@ impl Frame<'_> {
                 return Err(reader.malformed(format!("unknown transform {transform}")));
             }
             if transform != transform_code(params.transform()) {
-                return Err(mismatch);
+                return Err(mismatch("transform"));
             }
         }
         Ok((count, limbs - 1))

@@ -74,7 +74,7 @@ impl KeySetId {
     /// and they differ.
     pub fn combine(first: Option<Self>, second: Option<Self>, what: &'static str) -> Result<Option<Self>> {
         match (first, second) {
-            (Some(a), Some(b)) if a != b => Err(RlweError::KeySetMismatch { what, expected: a.0, actual: b.0 }),
+            (Some(a), Some(b)) if a != b => Err(RlweError::KeySetMismatch { what, expected: a, actual: b }),
             (Some(a), _) => Ok(Some(a)),
             (None, b) => Ok(b),
         }
@@ -106,7 +106,7 @@ mod tests {
         assert_eq!(KeySetId::combine(None, None, "x").unwrap(), None);
         match KeySetId::combine(Some(a), Some(b), "relinearization key") {
             Err(RlweError::KeySetMismatch { what: "relinearization key", expected, actual }) => {
-                assert_eq!((expected, actual), (a.value(), b.value()));
+                assert_eq!((expected, actual), (a, b));
             }
             other => panic!("{other:?}"),
         }

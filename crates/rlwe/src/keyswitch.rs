@@ -122,7 +122,10 @@ impl<B: RlweBackend> RlweContext<B> {
     fn level_step<'a>(&'a self, key: &'a KeySwitchingKey<B>, level: usize) -> Result<LevelStep<'a, B>> {
         self.check(key.params(), "key-switching key")?;
         if key.error_scale() != self.error_scale {
-            return Err(RlweError::ParameterMismatch { what: "key-switching key (error scale)" });
+            return Err(RlweError::ParameterMismatch {
+                what: "key-switching key",
+                field: "error scale (a BGV key's is its plaintext modulus, a BFV key's 1)",
+            });
         }
         check_digit_count(&self.params, key.digits().len())?;
         let digits = key.digits_at_level(self, level)?;

@@ -371,6 +371,22 @@ impl PartialEq for RlweParameters {
 impl Eq for RlweParameters {}
 
 impl RlweParameters {
+    /// The first defining value in which `other` differs from these parameters (`None`: equal):
+    /// what a [`RlweError::ParameterMismatch`] names.
+    pub fn difference(&self, other: &Self) -> Option<&'static str> {
+        if self.ring != other.ring {
+            Some(if self.degree != other.degree { "ring degree" } else { "ring (x^N + 1 or Phi_m)" })
+        } else if self.ciphertext != other.ciphertext {
+            Some("ciphertext primes")
+        } else if self.special != other.special {
+            Some("special primes")
+        } else if self.transform != other.transform {
+            Some("transform")
+        } else {
+            None
+        }
+    }
+
     /// The ring degree `N` (`phi(m)` for a ring `Z_q[x]/Phi_m`).
     pub fn degree(&self) -> usize {
         self.degree

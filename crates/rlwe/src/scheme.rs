@@ -36,6 +36,17 @@ pub trait SchemeParameters: Eq + Debug + Send + Sync + 'static {
         self.core().degree()
     }
 
+    /// The first defining value in which `other` differs (the core's, then `t`, then the
+    /// scheme's own: a BFV override names its multiplication variant): what a
+    /// [`RlweError::ParameterMismatch`] names. Meaningful only where the two are not equal.
+    fn difference(&self, other: &Self) -> &'static str {
+        match self.core().difference(other.core()) {
+            Some(field) => field,
+            None if self.plaintext_modulus() != other.plaintext_modulus() => "plaintext modulus",
+            None => "scheme's settings",
+        }
+    }
+
     /// The framing of the scheme's objects under these parameters (the core's, with the
     /// scheme's tag and `t`).
     fn frame(&self) -> Frame<'_> {
@@ -46,7 +57,11 @@ pub trait SchemeParameters: Eq + Debug + Send + Sync + 'static {
 /// Errors with [`RlweError::ParameterMismatch`] (naming `what`) unless `a` and `b` are the
 /// same parameters or equal ones.
 pub(crate) fn check_same<P: SchemeParameters>(a: &P, b: &P, what: &'static str) -> Result<()> {
-    if core::ptr::eq(a, b) || a == b { Ok(()) } else { Err(RlweError::ParameterMismatch { what }) }
+    if core::ptr::eq(a, b) || a == b {
+        Ok(())
+    } else {
+        Err(RlweError::ParameterMismatch { what, field: a.difference(b) })
+    }
 }
 
 /// A scheme's parameters prepared on a backend, over the core's context: what the shared

@@ -65,7 +65,7 @@ fn encoders_round_trip_and_refuse_with_the_core_errors() {
         coefficients.encode_signed(&[0, -128]),
         Err(RlweError::SignedPlaintextOutOfRange { index: 1, value: -128, modulus: 256 })
     ));
-    assert!(matches!(encoder.decode(&plaintext), Err(RlweError::ParameterMismatch { what: "plaintext" })));
+    assert!(matches!(encoder.decode(&plaintext), Err(RlweError::ParameterMismatch { what: "plaintext", .. })));
 }
 
 #[test]

@@ -73,7 +73,7 @@ pub trait SchemeSwitching<B: BfvBackend + BgvBackend> {
 fn check_twins<B: BfvBackend + BgvBackend>(bgv: &BgvContext<B>, bfv: &BfvContext<B>) -> Result<()> {
     bgv.core().check(bfv.params().core(), "BFV context (ring)")?;
     if bfv.params().plaintext_modulus() != bgv.params().plaintext_modulus() {
-        return Err(RlweError::ParameterMismatch { what: "BFV context (plaintext modulus)" });
+        return Err(RlweError::ParameterMismatch { what: "BFV context", field: "plaintext modulus" });
     }
     Ok(())
 }
@@ -89,7 +89,8 @@ impl<B: BfvBackend + BgvBackend> SchemeSwitching<B> for BgvContext<B> {
     fn from_bfv(&self, bfv: &BfvContext<B>, ciphertext: &bfv::Ciphertext<B>) -> Result<Ciphertext<B>> {
         check_twins(self, bfv)?;
         if ciphertext.params() != bfv.params() {
-            return Err(RlweError::ParameterMismatch { what: "BFV ciphertext" });
+            let field = rlwe::SchemeParameters::difference(&**bfv.params(), ciphertext.params());
+            return Err(RlweError::ParameterMismatch { what: "BFV ciphertext", field });
         }
         let t = self.params().plaintext_modulus();
         let backend = self.backend();
