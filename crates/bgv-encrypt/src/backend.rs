@@ -89,8 +89,10 @@ impl DecryptionTables {
     /// phase of another length.
     pub fn reduce_host(&self, phase: &[u64], degree: usize, correction_inv: u64) -> Result<Vec<u64>> {
         let limbs = self.moduli.len();
-        if phase.len() != limbs * degree {
-            return Err(poly::PolyError::LengthMismatch { expected: limbs * degree, actual: phase.len() }.into());
+        let expected = limbs.checked_mul(degree);
+        if expected != Some(phase.len()) {
+            let expected = expected.unwrap_or(usize::MAX);
+            return Err(poly::PolyError::LengthMismatch { expected, actual: phase.len() }.into());
         }
         let t = u128::from(self.t);
         let mut out = Vec::with_capacity(degree);
@@ -642,6 +644,15 @@ fn reduce_to_host(
 
 #[cfg(test)]
 mod tests {
+    /// A degree whose phase length overflows is a length mismatch, not a panic.
+    #[test]
+    fn reduce_host_refuses_an_overflowing_degree() {
+        let moduli = modarith::generate_ntt_primes(50, 128, 2, &[]).unwrap();
+        let tables = super::DecryptionTables::new(&moduli, 65537).unwrap();
+        assert!(tables.reduce_host(&[], usize::MAX, 1).is_err());
+        assert!(tables.reduce_host(&[1, 2, 3], 2, 1).is_err());
+    }
+
     use num_bigint::{BigInt, BigUint};
     use num_traits::{One, Signed, Zero};
     use rand::{Rng, SeedableRng, rngs::StdRng};

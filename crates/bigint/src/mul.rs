@@ -92,8 +92,11 @@ pub fn extract_bits(limbs: &[u64], position: u64, digit_bits: u32) -> u64 {
     let word = (position / 64) as usize;
     let shift = (position % 64) as u32;
     let lo = limbs.get(word).map_or(0, |&w| w >> shift);
-    let hi =
-        if shift != 0 && shift + digit_bits > 64 { limbs.get(word + 1).map_or(0, |&w| w << (64 - shift)) } else { 0 };
+    let hi = if shift != 0 && u64::from(shift) + u64::from(digit_bits) > 64 {
+        limbs.get(word.saturating_add(1)).map_or(0, |&w| w << (64 - shift))
+    } else {
+        0
+    };
     let mask = if digit_bits >= 64 { u64::MAX } else { (1u64 << digit_bits) - 1 };
     (lo | hi) & mask
 }
@@ -103,7 +106,9 @@ pub fn extract_bits(limbs: &[u64], position: u64, digit_bits: u32) -> u64 {
 pub fn split_digits(limbs: &[u64], bit_offset: u64, digit_bits: u32, count: usize, n: usize) -> Vec<u64> {
     let mut out = vec![0u64; n];
     for (i, slot) in out.iter_mut().take(count).enumerate() {
-        *slot = extract_bits(limbs, bit_offset + i as u64 * u64::from(digit_bits), digit_bits);
+        // Positions past 2^64 bits saturate: no limb is there, the digit is 0.
+        let position = bit_offset.saturating_add((i as u64).saturating_mul(u64::from(digit_bits)));
+        *slot = extract_bits(limbs, position, digit_bits);
     }
     out
 }

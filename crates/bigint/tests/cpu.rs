@@ -223,3 +223,11 @@ fn bad_inputs_are_typed_errors() {
         Err(BigIntError::TooLarge { .. })
     ));
 }
+
+/// Digit positions past `2^64` bits and digit widths past a word: zero digits, no overflow.
+#[test]
+fn split_digits_takes_any_offset() {
+    assert_eq!(bigint::mul::split_digits(&[1], u64::MAX, 32, 2, 2), vec![0, 0]);
+    assert_eq!(bigint::mul::split_digits(&[u64::MAX], 0, 32, 2, 3), vec![u64::from(u32::MAX), u64::from(u32::MAX), 0]);
+    assert_eq!(bigint::mul::extract_bits(&[u64::MAX, 1], 63, u32::MAX), 3);
+}

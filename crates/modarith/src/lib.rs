@@ -19,7 +19,7 @@ pub mod primes;
 pub use error::ModArithError;
 pub use gaussian::{GaussianInt, SignedGaussianInt, gaussian_prime_factors, primitive_root_of_i};
 pub use modulus::{MAX_MODULUS_BITS, Modulus};
-pub use primes::{generate_ntt_primes, inverse_mod, is_prime, primitive_root_of_unity};
+pub use primes::{generate_ntt_primes, inverse_mod, is_prime, primes_one_mod, primitive_root_of_unity};
 
 /// Result type of this crate.
 pub type Result<T> = core::result::Result<T, ModArithError>;

@@ -61,25 +61,41 @@ pub fn generate_ntt_primes(bits: u32, two_n: u64, count: usize, exclude: &[u64])
             reason: "must be a power of two >= 2",
         });
     }
-    if bits > MAX_MODULUS_BITS || (1u64 << bits) <= two_n {
+    primes_one_mod(bits, two_n, count, exclude)
+}
+
+/// `count` distinct primes of exactly `bits` bits with `p = 1 mod step`, none of them in
+/// `exclude`, in descending order starting below `2^bits` (deterministic): the search of
+/// [`generate_ntt_primes`] for any `step >= 2` (Bluestein's primes take `step = 2 m M`).
+/// Errors with [`ModArithError::InvalidParameter`] for `bits` above 62 or leaving no room for
+/// `p = 1 mod step`, and with [`ModArithError::NotEnoughPrimes`] when fewer primes exist, at
+/// once for a `count` above the number of candidates (nothing is allocated for it).
+pub fn primes_one_mod(bits: u32, step: u64, count: usize, exclude: &[u64]) -> Result<Vec<u64>> {
+    if step < 2 || !(2..=MAX_MODULUS_BITS).contains(&bits) || (1u64 << bits) <= step {
         return Err(ModArithError::InvalidParameter {
             name: "bits",
-            value: bits as u64,
-            reason: "must be at most 62 and leave room for p = 1 mod 2N",
+            value: u64::from(bits),
+            reason: "must be 2 to 62 and leave room for p = 1 mod the step",
         });
     }
     let lower = 1u64 << (bits - 1);
-    // Largest candidate below 2^bits congruent to 1 mod two_n.
-    let mut candidate = (1u64 << bits) - two_n + 1;
+    // Largest candidate below 2^bits congruent to 1 mod step.
+    let mut candidate = ((1u64 << bits) - 1) / step * step + 1;
+    // How many candidates lie above 2^(bits - 1): a larger count cannot be met.
+    let candidates = candidate.saturating_sub(lower).div_ceil(step);
+    let not_enough = |found| ModArithError::NotEnoughPrimes { bits, two_n: step, requested: count, found };
+    if count as u64 > candidates {
+        return Err(not_enough(0));
+    }
     let mut primes = Vec::with_capacity(count);
     while primes.len() < count && candidate > lower {
         if is_prime(candidate) && !exclude.contains(&candidate) {
             primes.push(candidate);
         }
-        candidate -= two_n;
+        candidate -= step;
     }
     if primes.len() < count {
-        return Err(ModArithError::NotEnoughPrimes { bits, two_n, requested: count, found: primes.len() });
+        return Err(not_enough(primes.len()));
     }
     Ok(primes)
 }

@@ -20,7 +20,8 @@ use crate::{PolyError, Result};
 
 /// The power of two `M >= 2m - 1` that the convolution of a length-`m` transform uses.
 pub fn bluestein_length(m: usize) -> usize {
-    (2 * m - 1).next_power_of_two()
+    // 1 for m = 0 (no ring has it); saturating at 2^63 far beyond any ring (MAX_M).
+    m.saturating_mul(2).saturating_sub(1).max(1).checked_next_power_of_two().unwrap_or(1 << (usize::BITS - 1))
 }
 
 /// `count` primes of `bits` bits (descending from `2^bits`) with `p = 1 mod m` and
@@ -35,29 +36,18 @@ pub fn bluestein_primes(bits: u32, m: u64, count: usize) -> Result<Vec<u64>> {
         });
     }
     let step = m * 2 * bluestein_length(m as usize) as u64;
-    if !(2..=62).contains(&bits) || (1u64 << bits) <= step {
-        return Err(PolyError::InvalidParameter {
-            name: "bits",
-            value: u64::from(bits),
-            reason: "must be at most 62 and leave room for p = 1 mod 2 m M",
-        });
-    }
-    let lower = 1u64 << (bits - 1);
-    let mut candidate = ((1u64 << bits) - 1) / step * step + 1;
-    let mut primes = Vec::with_capacity(count);
-    while primes.len() < count && candidate > lower {
-        if modarith::is_prime(candidate) {
-            primes.push(candidate);
-        }
-        candidate -= step;
-    }
-    if primes.len() < count {
-        return Err(PolyError::InvalidParameter {
+    let primes = modarith::primes_one_mod(bits, step, count, &[]).map_err(|error| match error {
+        modarith::ModArithError::NotEnoughPrimes { .. } => PolyError::InvalidParameter {
             name: "bits",
             value: u64::from(bits),
             reason: "too few primes of that size are 1 mod 2 m M",
-        });
-    }
+        },
+        _ => PolyError::InvalidParameter {
+            name: "bits",
+            value: u64::from(bits),
+            reason: "must be at most 62 and leave room for p = 1 mod 2 m M",
+        },
+    })?;
     Ok(primes)
 }
 

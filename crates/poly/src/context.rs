@@ -48,7 +48,7 @@ impl RingKind {
     /// Galois group is `Z_m^*`.
     pub fn index(self) -> u64 {
         match self {
-            RingKind::NegacyclicPowerOfTwo { degree } => 2 * degree as u64,
+            RingKind::NegacyclicPowerOfTwo { degree } => (degree as u64).saturating_mul(2),
             RingKind::Cyclotomic { m } => m as u64,
         }
     }

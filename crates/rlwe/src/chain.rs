@@ -62,7 +62,7 @@ impl RlweParameters {
 
     /// The number of key-switching digits at level `level`: `ceil((level + 1) / digit_size)`.
     pub fn digit_count_at_level(&self, level: usize) -> usize {
-        (level + 1).div_ceil(self.digit_size())
+        level.saturating_add(1).div_ceil(self.digit_size())
     }
 
     /// The top level `L - 1` (`L` ciphertext primes).

@@ -30,11 +30,15 @@ const ROW_GENERATOR: u64 = 3;
 /// right): `3^steps mod 2N`, with `3^-1 mod 2N` for negative `steps`. As `3` has order `N/2`
 /// modulo `2N`, `steps` counts modulo `N/2`; a multiple of `N/2` gives `1`, the identity.
 pub fn galois_element_for_row_rotation(degree: usize, steps: i64) -> u64 {
-    let two_n = 2 * degree as u64;
-    let row = (degree / 2).max(1) as i64;
+    // A ring of degree below 2 has no rotations: the identity (and no division by zero).
+    if degree < 2 {
+        return 1;
+    }
+    let two_n = u128::from((degree as u64).saturating_mul(2));
+    let row = i64::try_from(degree / 2).unwrap_or(i64::MAX);
     // 3^(steps mod N/2) = 3^steps, since 3^(N/2) = 1 mod 2N.
     let mut exponent = steps.rem_euclid(row) as u64;
-    let (mut base, mut element) = (ROW_GENERATOR % two_n, 1 % two_n);
+    let (mut base, mut element) = (u128::from(ROW_GENERATOR) % two_n, 1u128);
     while exponent > 0 {
         if exponent & 1 == 1 {
             element = element * base % two_n;
@@ -42,13 +46,14 @@ pub fn galois_element_for_row_rotation(degree: usize, steps: i64) -> u64 {
         base = base * base % two_n;
         exponent >>= 1;
     }
-    element
+    element as u64
 }
 
 /// The Galois element `2N - 1` (`x -> x^-1`), which swaps the two rows of the batching slots
 /// (the "column rotation" of SEAL).
 pub fn galois_element_for_row_swap(degree: usize) -> u64 {
-    2 * degree as u64 - 1
+    // 1 (the identity) for degree 0.
+    (degree as u64).saturating_mul(2).saturating_sub(1).max(1)
 }
 
 /// Errors with [`RlweError::InvalidGaloisElement`] unless `element` is a Galois element of

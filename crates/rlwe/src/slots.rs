@@ -63,7 +63,9 @@ pub fn coefficients(values: &[u64], n: usize, t: u64) -> Result<Vec<u64>, SlotEr
 
 /// `c` in `[0, t)` as the representative in `(-t/2, t/2]`.
 pub fn center(c: u64, t: u64) -> i64 {
-    if c > t / 2 { -((t - c) as i64) } else { c as i64 }
+    // A value not below t (no plaintext's) is reduced first; t = 0 leaves it as it is.
+    let c = if t == 0 { c } else { c % t };
+    if t > 0 && c > t / 2 { -((t - c) as i64) } else { c as i64 }
 }
 
 /// Signed values in `(-t/2, t/2]` reduced into `[0, t)` (`t < 2^62`), or the first outside.
@@ -106,7 +108,8 @@ impl SlotEncoder {
     /// unless `t` is a prime `= 1 mod 2N`.
     pub fn new(t: u64, degree: usize) -> Result<Self, SlotError> {
         let unsupported = || SlotError::BatchingUnsupported { plaintext_modulus: t, degree };
-        if !modarith::is_prime(t) || t % (2 * degree as u64) != 1 {
+        let two_n = (degree as u64).checked_mul(2).filter(|&two_n| two_n > 0);
+        if !two_n.is_some_and(|two_n| modarith::is_prime(t) && t % two_n == 1) {
             return Err(unsupported());
         }
         let modulus = modarith::Modulus::new(t).map_err(|_| unsupported())?;
@@ -306,13 +309,13 @@ impl CyclotomicSlots {
 /// The largest prime of `bits` bits that is `1 mod 2N`: a plaintext modulus that allows
 /// batching at degree `degree`.
 pub fn batching_prime(bits: u32, degree: usize) -> crate::Result<u64> {
-    let primes = modarith::generate_ntt_primes(bits, 2 * degree as u64, 1, &[]).map_err(|_| {
-        crate::RlweError::InvalidParameter {
+    let two_n = (degree as u64).saturating_mul(2);
+    let primes =
+        modarith::generate_ntt_primes(bits, two_n, 1, &[]).map_err(|_| crate::RlweError::InvalidParameter {
             name: "batching prime bits",
             value: u64::from(bits),
-            requirement: format!("no prime of that size is 1 mod 2N = {}", 2 * degree),
-        }
-    })?;
+            requirement: format!("no prime of that size is 1 mod 2N = {two_n}"),
+        })?;
     primes.first().copied().ok_or(crate::RlweError::InvalidParameter {
         name: "batching prime bits",
         value: u64::from(bits),
