@@ -23,7 +23,8 @@ use std::process::ExitCode;
 use std::sync::Arc;
 
 use benches::gpu_timing::{EventTimer, median};
-use bfv::{MulTables, MulVariant, Preset};
+use bfv::params::MulTables;
+use bfv::{MulVariant, Preset};
 use poly::{Coeff, Eval, Poly, RingContext};
 use poly_cuda::cudarc::driver::sys::CUevent_flags;
 use poly_cuda::{DevicePoly, GpuContext, GpuDevice};

@@ -118,6 +118,32 @@ impl<B: BfvBackend> BfvContext<B> {
         Ok(out)
     }
 
+    /// `a + c` for an integer `c` (reduced modulo `t`): `c` in every slot (the constant
+    /// plaintext `c`, added as [`add_plain`](Self::add_plain) adds it).
+    pub fn add_scalar(&self, a: &Ciphertext<B>, c: u64) -> Result<Ciphertext<B>> {
+        self.plain_add_sub(a, &self.constant(c)?, false)
+    }
+
+    /// `a - c` for an integer `c` (reduced modulo `t`).
+    pub fn sub_scalar(&self, a: &Ciphertext<B>, c: u64) -> Result<Ciphertext<B>> {
+        self.plain_add_sub(a, &self.constant(c)?, true)
+    }
+
+    /// `a * c` for an integer `c` (reduced modulo `t`, taken centered): every `c_i` times the
+    /// constant (no transform; the noise grows by at most `t/2`). The ciphertext of
+    /// [`mul_plain`](Self::mul_plain) by the constant plaintext `c`.
+    pub fn mul_scalar(&self, a: &Ciphertext<B>, c: u64) -> Result<Ciphertext<B>> {
+        self.check_ciphertext(a)?;
+        let t = self.params.plaintext_modulus();
+        let polys = self.core.mul_by_centered_scalar(a.polys(), c, t, a.level())?;
+        Ok(Ciphertext::from_parts(&self.params, polys, a.level(), a.key_set(), ()))
+    }
+
+    /// The constant plaintext `c mod t`.
+    fn constant(&self, c: u64) -> Result<crate::Plaintext> {
+        crate::Plaintext::from_coefficients(&self.params, &[c % self.params.plaintext_modulus()])
+    }
+
     /// `a * m` for a plaintext `m`, lifted to `(-t/2, t/2]`: every `c_i` times `m` in `R_q`.
     /// The noise grows by a factor of about `N t / 2` at worst (less for sparse or small `m`).
     pub fn mul_plain(&self, a: &Ciphertext<B>, plaintext: &impl PlaintextOperand<B>) -> Result<Ciphertext<B>> {

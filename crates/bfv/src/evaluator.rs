@@ -23,6 +23,10 @@ impl<B: BfvBackend> Evaluator<B> for BfvContext<B> {
         BfvContext::encrypt(self, plaintext, public_key)
     }
 
+    fn encrypt_with_seed(&self, plaintext: &Plaintext, public_key: &PublicKey<B>, seed: &poly::Seed) -> Result<Ciphertext<B>> {
+        BfvContext::encrypt_with_seed(self, plaintext, public_key, seed)
+    }
+
     fn decrypt(&self, ciphertext: &Ciphertext<B>, secret: &SecretKey<B>) -> Result<Plaintext> {
         BfvContext::decrypt(self, ciphertext, secret)
     }
@@ -65,5 +69,21 @@ impl<B: BfvBackend> Evaluator<B> for BfvContext<B> {
 
     fn mod_switch_to_next(&self, a: &Ciphertext<B>) -> Result<Ciphertext<B>> {
         BfvContext::mod_switch_to_next(self, a)
+    }
+
+    fn rotate_columns(&self, a: &Ciphertext<B>, keys: &GaloisKeys<B>) -> Result<Ciphertext<B>> {
+        BfvContext::rotate_columns(self, a, keys)
+    }
+
+    fn add_scalar(&self, a: &Ciphertext<B>, c: u64) -> Result<Ciphertext<B>> {
+        BfvContext::add_scalar(self, a, c)
+    }
+
+    fn sub_scalar(&self, a: &Ciphertext<B>, c: u64) -> Result<Ciphertext<B>> {
+        BfvContext::sub_scalar(self, a, c)
+    }
+
+    fn mul_scalar(&self, a: &Ciphertext<B>, c: u64) -> Result<Ciphertext<B>> {
+        BfvContext::mul_scalar(self, a, c)
     }
 }

@@ -76,6 +76,21 @@ impl<B: BfvBackend> BfvContext<B> {
         self.core.galois_keys_from_seed(secret, elements, seed)
     }
 
+    /// Galois keys of `secret` for the row rotations by `steps`, with the row swap when
+    /// `row_swap` is set (fresh OS seed; the core's
+    /// [`generate_rotation_keys`](rlwe::RlweContext::generate_rotation_keys)): any other step
+    /// is composed from them by [`rotate_rows`](Self::rotate_rows).
+    pub fn generate_rotation_keys(&self, secret: &SecretKey<B>, steps: &[i64], row_swap: bool) -> Result<GaloisKeys<B>> {
+        self.core.generate_rotation_keys(secret, steps, row_swap)
+    }
+
+    /// The compact default rotation keys: the steps `2^k` and `-2^k` and the row swap
+    /// ([`rlwe::RlweContext::generate_default_rotation_keys`]), enough for every rotation,
+    /// slot sums and replication.
+    pub fn generate_default_rotation_keys(&self, secret: &SecretKey<B>) -> Result<GaloisKeys<B>> {
+        self.core.generate_default_rotation_keys(secret)
+    }
+
     /// `sigma_g` of a ciphertext of size 2: `(sigma_g(c_0) + ks_b, ks_a)` with
     /// `[ks_b, ks_a]` the key switching ([`rlwe::RlweContext::switch_key`]) of `sigma_g(c_1)` from
     /// `s(x^g)` to `s` with the key for `g`. It decrypts to `m(x^g)`; in the batching slots,
@@ -99,11 +114,15 @@ impl<B: BfvBackend> BfvContext<B> {
 
     /// Rotates both rows of the batching slots left by `steps` (right for negative `steps`):
     /// slot `i` of each row receives slot `(i + steps) mod N/2` of the same row. Applies the
-    /// element [`galois_element_for_row_rotation(steps)`](Self::galois_element_for_row_rotation),
-    /// which `keys` must hold unless `steps` is a multiple of `N/2` (then a copy).
-    /// Errors as [`apply_galois`](Self::apply_galois).
+    /// element [`galois_element_for_row_rotation(steps)`](Self::galois_element_for_row_rotation)
+    /// when `keys` hold it, else the fewest held rotations whose steps add up to `steps`
+    /// ([`rlwe::RlweContext::row_rotation_plan`]); a multiple of `N/2` is a copy. Errors as
+    /// [`apply_galois`](Self::apply_galois), and with
+    /// [`BfvError::MissingRotationKey`](crate::BfvError::MissingRotationKey) (the step and its
+    /// element) when no composition of the keys held makes the step.
     pub fn rotate_rows(&self, ciphertext: &Ciphertext<B>, steps: i64, keys: &GaloisKeys<B>) -> Result<Ciphertext<B>> {
-        self.galois_with(ciphertext, self.galois_element_for_row_rotation(steps), keys, "rotate_rows")
+        let plan = self.core.row_rotation_plan(keys, steps, "rotate_rows")?;
+        rlwe::rotation::apply_plan(ciphertext, &plan, |c, g| self.galois_with(c, g, keys, "rotate_rows"))
     }
 
     /// Swaps the two rows of the batching slots (slot `i` and slot `N/2 + i` trade places):

@@ -59,20 +59,21 @@ mod error;
 mod evaluate;
 mod evaluator;
 mod galois;
-mod levels;
+pub mod prelude;
+pub mod levels;
 pub mod params;
 mod resident;
 mod scheme;
 #[cfg(feature = "serde")]
-mod serde_impl;
-mod serialize;
+pub mod serde_impl;
+pub mod serialize;
 
-pub use backend::{BfvBackend, RnsStep};
+pub use backend::BfvBackend;
 pub use context::{BfvContext, Ciphertext, EvalPair, PublicKey, RelinKey, SecretKey, SeededCiphertext};
 pub use encoding::{BatchEncoder, CoefficientEncoder, Plaintext};
 pub use error::BfvError;
 pub use galois::GaloisKeys;
-pub use params::{BfvParameters, BfvParametersBuilder, ModuliChoice, MulTables, MulVariant, Preset};
+pub use params::{BfvParameters, BfvParametersBuilder, ModuliChoice, MulVariant, Preset};
 pub use resident::{PlaintextOperand, ResidentPlaintext};
 pub use rlwe::KeySetId;
 #[cfg(feature = "serde")]

@@ -384,63 +384,48 @@ impl BfvParametersBuilder {
     /// `q`, or `q <= 2 t (42 N + 21 + t)` (a fresh ciphertext might not decrypt); `log2(Q * P)` beyond the 128-bit table without
     /// [`allow_insecure`](Self::allow_insecure).
     pub fn build(&self) -> Result<Arc<BfvParameters>> {
-        let core = &self.core;
-        let moduli = core.moduli()?;
-        let (degree, ciphertext) = (moduli.degree, &moduli.ciphertext);
-        let q: BigUint = ciphertext.iter().map(|&p| BigUint::from(p)).product();
-        let t = self.plaintext_modulus;
-        if !(2..1u64 << MAX_PLAINTEXT_BITS).contains(&t) {
-            return Err(BfvError::InvalidParameter {
-                name: "plaintext modulus t",
-                value: t,
-                requirement: format!("must satisfy 2 <= t < 2^{MAX_PLAINTEXT_BITS}"),
-            });
-        }
-        if let Some(&qi) = ciphertext.iter().find(|&&qi| t.is_multiple_of(qi)) {
-            return Err(BfvError::InvalidParameter {
-                name: "plaintext modulus t",
-                value: t,
-                requirement: format!("must be coprime to every ciphertext prime; {qi} divides it"),
-            });
-        }
-        // A fresh encryption's noise e u + e_1 + e_2 s is at most 21 (2N + 1) in absolute value
-        // (binomial errors in [-21, 21], ternary u and s), and the scaling adds less than t:
-        // below q = 2 t (42 N + 21 + t) even a fresh ciphertext might not decrypt.
-        let fresh_bound = BigUint::from(t) * 2u32 * (BigUint::from(42 * degree as u64 + 21) + t);
-        if q <= fresh_bound {
-            return Err(BfvError::InvalidParameter {
-                name: "plaintext modulus t",
-                value: t,
-                requirement: format!(
-                    "q ({} bits) must exceed 2 t (42 N + 21 + t) ({} bits) for fresh ciphertexts to decrypt",
-                    q.bits(),
-                    fresh_bound.bits()
-                ),
-            });
-        }
-        let ciphertext = ciphertext.clone();
-        let core = core.assemble(moduli)?;
-
-        // The multiplication's auxiliary base: as few 62-bit primes as the rns crate's bounds
-        // allow (they never meet the special primes: the two bases live in different rings).
-        let multiplication = match self.variant {
-            MulVariant::Hps => MulTables::Hps(Box::new(HpsContext::with_generated_moduli(degree, &ciphertext, t)?)),
-            MulVariant::Behz => MulTables::Behz(Box::new(BehzContext::with_generated_moduli(degree, &ciphertext, t)?)),
-        };
-        let mul_base_len = ciphertext.len() + multiplication.auxiliary_moduli().len();
-        if mul_base_len > MAX_PRIMES {
-            return Err(BfvError::InvalidParameter {
-                name: "number of ciphertext primes",
-                value: ciphertext.len() as u64,
-                requirement: format!(
-                    "the {} multiplication needs {} auxiliary primes: q with them must stay within {MAX_PRIMES} primes",
-                    self.variant.name(),
-                    mul_base_len - ciphertext.len()
-                ),
-            });
-        }
-        BfvParameters::assemble(core, t, self.variant, multiplication)
+        let moduli = self.core.moduli()?;
+        // The plaintext checks first: they are cheap, the core's tables are not.
+        check_plaintext_modulus(self.plaintext_modulus, moduli.degree, &moduli.ciphertext)?;
+        let core = self.core.assemble(moduli)?;
+        BfvParameters::from_core(&core, self.plaintext_modulus, self.variant)
     }
+}
+
+/// Errors with [`BfvError::InvalidParameter`] unless `2 <= t < 2^60`, `t` is coprime to every
+/// ciphertext prime, and `q > 2 t (42 N + 21 + t)`.
+fn check_plaintext_modulus(t: u64, degree: usize, ciphertext: &[u64]) -> Result<()> {
+    let q: BigUint = ciphertext.iter().map(|&p| BigUint::from(p)).product();
+    if !(2..1u64 << MAX_PLAINTEXT_BITS).contains(&t) {
+        return Err(BfvError::InvalidParameter {
+            name: "plaintext modulus t",
+            value: t,
+            requirement: format!("must satisfy 2 <= t < 2^{MAX_PLAINTEXT_BITS}"),
+        });
+    }
+    if let Some(&qi) = ciphertext.iter().find(|&&qi| t.is_multiple_of(qi)) {
+        return Err(BfvError::InvalidParameter {
+            name: "plaintext modulus t",
+            value: t,
+            requirement: format!("must be coprime to every ciphertext prime; {qi} divides it"),
+        });
+    }
+    // A fresh encryption's noise e u + e_1 + e_2 s is at most 21 (2N + 1) in absolute value
+    // (binomial errors in [-21, 21], ternary u and s), and the scaling adds less than t:
+    // below q = 2 t (42 N + 21 + t) even a fresh ciphertext might not decrypt.
+    let fresh_bound = BigUint::from(t) * 2u32 * (BigUint::from(42 * degree as u64 + 21) + t);
+    if q <= fresh_bound {
+        return Err(BfvError::InvalidParameter {
+            name: "plaintext modulus t",
+            value: t,
+            requirement: format!(
+                "q ({} bits) must exceed 2 t (42 N + 21 + t) ({} bits) for fresh ciphertexts to decrypt",
+                q.bits(),
+                fresh_bound.bits()
+            ),
+        });
+    }
+    Ok(())
 }
 
 /// The RNS tables of the multiplication (and of decryption) for the chosen variant.
@@ -530,6 +515,42 @@ impl rlwe::SchemeParameters for BfvParameters {
 }
 
 impl BfvParameters {
+    /// BFV parameters over an existing core (the ring and primes of a BGV parameter set, say,
+    /// to switch between the schemes under one key: `BfvParameters::from_core(bgv.core(), t,
+    /// variant)`), with plaintext modulus `t` and the multiplication `variant`. Errors as
+    /// [`BfvParametersBuilder::build`] for `t` and the variant's base, and with
+    /// [`BfvError::InvalidParameter`] for a core over `Phi_m` (BFV runs over `x^N + 1`).
+    pub fn from_core(core: &Arc<RlweParameters>, t: u64, variant: MulVariant) -> Result<Arc<Self>> {
+        if let poly::RingKind::Cyclotomic { m } = core.ring_kind() {
+            return Err(BfvError::InvalidParameter {
+                name: "m",
+                value: m as u64,
+                requirement: "BFV runs over x^N + 1; Phi_m rings are BGV's".to_string(),
+            });
+        }
+        let (degree, ciphertext) = (core.degree(), core.ciphertext_moduli());
+        check_plaintext_modulus(t, degree, ciphertext)?;
+        // The multiplication's auxiliary base: as few 62-bit primes as the rns crate's bounds
+        // allow (they never meet the special primes: the two bases live in different rings).
+        let multiplication = match variant {
+            MulVariant::Hps => MulTables::Hps(Box::new(HpsContext::with_generated_moduli(degree, ciphertext, t)?)),
+            MulVariant::Behz => MulTables::Behz(Box::new(BehzContext::with_generated_moduli(degree, ciphertext, t)?)),
+        };
+        let mul_base_len = ciphertext.len() + multiplication.auxiliary_moduli().len();
+        if mul_base_len > MAX_PRIMES {
+            return Err(BfvError::InvalidParameter {
+                name: "number of ciphertext primes",
+                value: ciphertext.len() as u64,
+                requirement: format!(
+                    "the {} multiplication needs {} auxiliary primes: q with them must stay within {MAX_PRIMES} primes",
+                    variant.name(),
+                    mul_base_len - ciphertext.len()
+                ),
+            });
+        }
+        BfvParameters::assemble(Arc::clone(core), t, variant, multiplication)
+    }
+
     fn assemble(
         core: Arc<RlweParameters>,
         plaintext_modulus: u64,

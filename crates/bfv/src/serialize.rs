@@ -92,6 +92,29 @@ impl<B: BfvBackend> CiphertextCodec for BfvContext<B> {
 }
 
 impl<B: BfvBackend> BfvContext<B> {
+    /// The bytes of `value`: a ciphertext, seeded ciphertext, plaintext, public,
+    /// relinearization, Galois or secret key of this context (the format of the module docs).
+    /// The one way to write an object as bytes (the per-type `*_to_bytes` methods are this,
+    /// and serde writes these bytes too). Errors with [`BfvError::ParameterMismatch`] for an object
+    /// of other parameters.
+    pub fn to_bytes<T>(&self, value: &T) -> Result<Vec<u8>>
+    where
+        Self: rlwe::codec::Codec<T, Error = crate::BfvError>,
+    {
+        rlwe::codec::Codec::encode(self, value)
+    }
+
+    /// The object of type `T` encoded in `bytes`, validated against this context (parameters,
+    /// sizes, level, key set, every word below its prime): the one way to read an object
+    /// from bytes, e.g. `context.load_bytes::<Ciphertext<_>>(&bytes)?`. Errors as the module
+    /// docs say; never panics, whatever the bytes.
+    pub fn load_bytes<T>(&self, bytes: &[u8]) -> Result<T>
+    where
+        Self: rlwe::codec::Codec<T, Error = crate::BfvError>,
+    {
+        rlwe::codec::Codec::decode(self, bytes)
+    }
+
     /// The bytes of `ciphertext` at its level (see the module doc for the layout).
     pub fn ciphertext_to_bytes(&self, ciphertext: &Ciphertext<B>) -> Result<Vec<u8>> {
         codec::ciphertext_to_bytes(self, ciphertext)

@@ -288,9 +288,17 @@ fn galois_errors_are_typed() {
         let error = context.apply_galois(&ct, bad, &keys).unwrap_err();
         assert!(matches!(error, BfvError::InvalidGaloisElement { element, .. } if element == bad), "{error}");
     }
-    let error = context.rotate_rows(&ct, 2, &keys).unwrap_err();
-    assert!(matches!(error, BfvError::MissingGaloisKey { operation: "rotate_rows", element: 9 }), "{error}");
-    assert!(error.to_string().contains("element 9"), "{error}");
+    // A step without its own key is composed from the keys held (2 = 1 + 1)...
+    let composed = context.rotate_rows(&ct, 2, &keys).unwrap();
+    assert_eq!(&encoder.decode(&context.decrypt(&composed, &sk).unwrap()).unwrap()[..2], &[3, 0]);
+    // ... and refused, naming the step and its element, when no composition makes it.
+    let swap_only = context.galois_keys_from_seed(&sk, &[two_n - 1], &seed(4)).unwrap();
+    let error = context.rotate_rows(&ct, 2, &swap_only).unwrap_err();
+    assert!(
+        matches!(error, BfvError::MissingRotationKey { operation: "rotate_rows", steps: 2, element: 9 }),
+        "{error}"
+    );
+    assert!(error.to_string().contains("element 9") && error.to_string().contains("by 2 slots"), "{error}");
     let error = context.rotate_columns(&ct, &keys).unwrap_err();
     assert!(
         matches!(error, BfvError::MissingGaloisKey { operation: "rotate_columns", element } if element == two_n - 1),

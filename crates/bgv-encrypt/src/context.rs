@@ -33,14 +33,20 @@ pub(crate) use rlwe::BackendResult;
 /// When a multiplication switches its operands down the modulus chain.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub enum ModSwitching {
-    /// Only when asked ([`BgvContext::mod_switch_to_next`], [`BgvContext::mod_switch_to`]).
-    #[default]
+    /// Only when asked ([`BgvContext::mod_switch_to_next`], [`BgvContext::mod_switch_to`]):
+    /// for circuits that place their switches themselves; a product whose noise was not
+    /// brought down may decrypt to garbage ([`crate::BgvContext::noise_budget`] and
+    /// `decrypt_checked` tell).
     Manual,
     /// Before a multiplication (or squaring), every operand that is itself a product (of a
     /// multiplication, or a sum or rotation of one) and above level 0 is switched one level
     /// down first, as the automatic modes of HElib and OpenFHE do: the noise of a product is
     /// brought back to the rounding floor `t (1 + N) / 2` before it is squared, so each prime
-    /// buys about one level of depth, and fresh ciphertexts keep their level.
+    /// buys about one level of depth, and fresh ciphertexts keep their level. A product by a
+    /// plaintext that is not a constant counts as a product. A product at level 0, which
+    /// cannot be switched down, is refused ([`BgvError::ModulusChainExhausted`]) rather than
+    /// multiplied into garbage. The default.
+    #[default]
     Auto,
 }
 
@@ -88,7 +94,7 @@ impl<B: BgvBackend> fmt::Debug for BgvContext<B> {
 
 impl<B: BgvBackend> BgvContext<B> {
     /// Prepares `params` on `backend` (for a GPU: uploads the transform tables of `q` and `qP`
-    /// and the top level's decryption tables), with [`ModSwitching::Manual`] and
+    /// and the top level's decryption tables), with [`ModSwitching::Auto`] and
     /// [`LevelPolicy::BringDown`].
     pub fn new(backend: B, params: &Arc<BgvParameters>) -> Result<Self> {
         let core = RlweContext::new(backend.clone(), params.core(), params.plaintext_modulus())?;

@@ -178,24 +178,67 @@ impl<B: BgvBackend> BgvContext<B> {
 
     /// `a * m`: every polynomial times `m` lifted centered (noise times at most `N t / 2`, the
     /// `L1` norm of the centered plaintext).
+    ///
+    /// Under [`ModSwitching::Auto`] a product by a plaintext that is not a constant counts as
+    /// a product (the noise grows by the plaintext's `L1` norm, about `N t / 2` for a general
+    /// batch plaintext, as much as a ciphertext product adds): a product operand is switched
+    /// down first, and the result is switched down before the next multiplication. A constant
+    /// grows the noise by at most `t/2` and is not counted ([`mul_scalar`](Self::mul_scalar)
+    /// gives the same polynomials without the lift and transform).
     pub fn mul_plain(&self, a: &Ciphertext<B>, plaintext: &Plaintext) -> Result<Ciphertext<B>> {
         self.check_ciphertext(a)?;
+        // A constant plaintext grows the noise by at most t/2, as mul_scalar: not a product.
+        let general = plaintext.coefficients().iter().skip(1).any(|&c| c != 0);
+        let a = if general {
+            self.auto_switched(Operand::Borrowed(a), "plaintext multiplication")?
+        } else {
+            Operand::Borrowed(a)
+        };
         let message = self.forward(self.lift(plaintext, a.level(), 1)?)?;
         let mut polys = Vec::with_capacity(a.polys().len());
         for p in a.polys() {
             polys.push(self.backend.mul(p, &message).be()?);
         }
-        // Not counted as a product by the automatic switching: the noise grows by the
-        // plaintext's L1 norm, small for a constant, about a product's for a general batch
-        // plaintext (switch down by hand after those).
         let mut out = self.ciphertext(polys, a.level(), a.state().correction, a.key_set());
-        out.state_mut().product = a.state().product;
+        out.state_mut().product = general || a.state().product;
         Ok(out)
     }
 
-    /// Under [`ModSwitching::Auto`], a product above level 0 switched one level down.
-    fn auto_switched<'a>(&self, a: Operand<'a, B>) -> Result<Operand<'a, B>> {
-        if self.mod_switching == ModSwitching::Auto && a.state().product && a.level() > 0 {
+    /// `a + c` for an integer `c` (reduced modulo `t`): `c` in every slot (the constant
+    /// plaintext `c`, added as [`add_plain`](Self::add_plain) adds it).
+    pub fn add_scalar(&self, a: &Ciphertext<B>, c: u64) -> Result<Ciphertext<B>> {
+        self.add_plain_signed(a, &self.constant(c)?, false)
+    }
+
+    /// `a - c` for an integer `c` (reduced modulo `t`).
+    pub fn sub_scalar(&self, a: &Ciphertext<B>, c: u64) -> Result<Ciphertext<B>> {
+        self.add_plain_signed(a, &self.constant(c)?, true)
+    }
+
+    /// `a * c` for an integer `c` (reduced modulo `t`, taken centered): every polynomial times
+    /// the constant (no transform; the noise grows by at most `t/2`, not counted as a product
+    /// by [`ModSwitching::Auto`]). The polynomials of [`mul_plain`](Self::mul_plain) by the
+    /// constant plaintext `c`.
+    pub fn mul_scalar(&self, a: &Ciphertext<B>, c: u64) -> Result<Ciphertext<B>> {
+        self.check_ciphertext(a)?;
+        let t = self.params.plaintext_modulus();
+        let polys = self.core.mul_by_centered_scalar(a.polys(), c, t, a.level())?;
+        Ok(Ciphertext::from_parts(&self.params, polys, a.level(), a.key_set(), *a.state()))
+    }
+
+    /// The constant plaintext `c mod t`.
+    fn constant(&self, c: u64) -> Result<Plaintext> {
+        Plaintext::from_coefficients(&self.params, &[c % self.params.plaintext_modulus()])
+    }
+
+    /// Under [`ModSwitching::Auto`], a product above level 0 switched one level down; a
+    /// product at level 0 refused with [`BgvError::ModulusChainExhausted`] (its product would
+    /// not decrypt). Fresh ciphertexts, and every operand under [`ModSwitching::Manual`], pass.
+    fn auto_switched<'a>(&self, a: Operand<'a, B>, operation: &'static str) -> Result<Operand<'a, B>> {
+        if self.mod_switching == ModSwitching::Auto && a.state().product {
+            if a.level() == 0 {
+                return Err(BgvError::ModulusChainExhausted { operation });
+            }
             return Ok(Operand::Owned(self.mod_switch_to_next(&a)?));
         }
         Ok(a)
@@ -203,13 +246,15 @@ impl<B: BgvBackend> BgvContext<B> {
 
     /// The tensor product of two-polynomial ciphertexts: `(c_0 d_0, c_0 d_1 + c_1 d_0, c_1 d_1)`
     /// over `q_l` (no scaling: BGV's message is in the low digits), correction `f_a f_b`.
-    /// Under [`ModSwitching::Auto`] both operands go one level down first. Errors with
+    /// Under [`ModSwitching::Auto`] each operand that is a product goes one level down first
+    /// (and one at level 0 is refused with [`BgvError::ModulusChainExhausted`]). Errors with
     /// [`BgvError::InvalidCiphertextSize`] unless both have two polynomials.
     pub fn mul(&self, a: &Ciphertext<B>, b: &Ciphertext<B>) -> Result<Ciphertext<B>> {
         self.check_ciphertext(a)?;
         self.check_ciphertext(b)?;
         let key_set = Self::key_set_of(a.key_set(), b.key_set(), "ciphertext")?;
-        let (a, b) = (self.auto_switched(Operand::Borrowed(a))?, self.auto_switched(Operand::Borrowed(b))?);
+        let a = self.auto_switched(Operand::Borrowed(a), "multiplication")?;
+        let b = self.auto_switched(Operand::Borrowed(b), "multiplication")?;
         let (a, b) = self.aligned(&a, &b, "mul")?;
         let backend = &self.backend;
         let (a0, a1) = two_polys(&a, "multiplication")?;
@@ -223,7 +268,7 @@ impl<B: BgvBackend> BgvContext<B> {
     /// `a^2`: `(c_0^2, 2 c_0 c_1, c_1^2)`, element-wise (one kernel on a device).
     pub fn square(&self, a: &Ciphertext<B>) -> Result<Ciphertext<B>> {
         self.check_ciphertext(a)?;
-        let a = self.auto_switched(Operand::Borrowed(a))?;
+        let a = self.auto_switched(Operand::Borrowed(a), "squaring")?;
         let backend = &self.backend;
         let (a0, a1) = two_polys(&a, "squaring")?;
         // 2 c_0 c_1 = c_0 c_1 + c_1 c_0: the tensor product of the pair with itself.

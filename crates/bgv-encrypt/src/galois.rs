@@ -6,11 +6,11 @@
 //! `Z_m^*` (the ring decides, `rlwe::galois_key::check_galois_element`), and `x -> x^g` moves
 //! slot `g k` to slot `k` (`rlwe::slots::CyclotomicSlots`); there are no rows to rotate.
 
-use poly::{RingKind, Seed};
+use poly::Seed;
 
 use crate::backend::BgvBackend;
 use crate::context::{BgvContext, Ciphertext, SecretKey};
-use crate::{BgvError, GaloisKeys, Result};
+use crate::{GaloisKeys, Result};
 
 impl<B: BgvBackend> BgvContext<B> {
     /// The element that rotates both rows left by `steps` (`3^steps mod 2N`; the layout of
@@ -34,6 +34,21 @@ impl<B: BgvBackend> BgvContext<B> {
         self.core.galois_keys_from_seed(secret, elements, seed)
     }
 
+    /// Galois keys of `secret` for the row rotations by `steps`, with the row swap when
+    /// `row_swap` is set (fresh OS seed; the core's
+    /// [`generate_rotation_keys`](rlwe::RlweContext::generate_rotation_keys)): any other step
+    /// is composed from them by [`rotate_rows`](Self::rotate_rows).
+    pub fn generate_rotation_keys(&self, secret: &SecretKey<B>, steps: &[i64], row_swap: bool) -> Result<GaloisKeys<B>> {
+        self.core.generate_rotation_keys(secret, steps, row_swap)
+    }
+
+    /// The compact default rotation keys: the steps `2^k` and `-2^k` and the row swap
+    /// ([`rlwe::RlweContext::generate_default_rotation_keys`]), enough for every rotation,
+    /// slot sums and replication.
+    pub fn generate_default_rotation_keys(&self, secret: &SecretKey<B>) -> Result<GaloisKeys<B>> {
+        self.core.generate_default_rotation_keys(secret)
+    }
+
     /// `sigma_g` of a two-polynomial ciphertext at its level (`g = 1`: a copy). Errors:
     /// [`BgvError::ParameterMismatch`](crate::BgvError::ParameterMismatch), an invalid element (the core's error),
     /// [`BgvError::InvalidCiphertextSize`](crate::BgvError::InvalidCiphertextSize) unless two polynomials, [`BgvError::MissingGaloisKey`](crate::BgvError::MissingGaloisKey).
@@ -46,35 +61,22 @@ impl<B: BgvBackend> BgvContext<B> {
         self.galois_with(ciphertext, element, keys, "apply_galois")
     }
 
-    /// Rotates both rows of the batching slots left by `steps` (right for negative `steps`).
-    /// Over `Phi_m` there are no rows: [`BgvError::InvalidParameter`](crate::BgvError::InvalidParameter)
+    /// Rotates both rows of the batching slots left by `steps` (right for negative `steps`),
+    /// with the step's own key or composed from the fewest keys held
+    /// ([`rlwe::RlweContext::row_rotation_plan`]; error naming the step and its element when
+    /// none make it). Over `Phi_m` there are no rows:
+    /// [`BgvError::InvalidParameter`](crate::BgvError::InvalidParameter)
     /// ([`apply_galois`](Self::apply_galois) with a unit `g` of `Z_m^*` moves slot `g k` to slot `k`).
     pub fn rotate_rows(&self, ciphertext: &Ciphertext<B>, steps: i64, keys: &GaloisKeys<B>) -> Result<Ciphertext<B>> {
-        self.check_rows("rotate_rows")?;
-        self.galois_with(ciphertext, self.galois_element_for_row_rotation(steps), keys, "rotate_rows")
+        let plan = self.core.row_rotation_plan(keys, steps, "rotate_rows")?;
+        rlwe::rotation::apply_plan(ciphertext, &plan, |c, g| self.galois_with(c, g, keys, "rotate_rows"))
     }
 
     /// Swaps the two rows of the batching slots. Over `Phi_m`, as
     /// [`rotate_rows`](Self::rotate_rows).
     pub fn rotate_columns(&self, ciphertext: &Ciphertext<B>, keys: &GaloisKeys<B>) -> Result<Ciphertext<B>> {
-        self.check_rows("rotate_columns")?;
+        self.core.check_rows("rotate_columns")?;
         self.galois_with(ciphertext, self.galois_element_for_row_swap(), keys, "rotate_columns")
-    }
-
-    /// The two rows of `N/2` slots are the layout of `x^N + 1`; the slots of `Phi_m` are indexed
-    /// by `Z_m^*`, which is not two cycles of one generator in general (and the elements
-    /// `3^k mod 2N` are not even its units): a typed refusal rather than a wrong permutation.
-    fn check_rows(&self, operation: &'static str) -> Result<()> {
-        match self.params.ring_kind() {
-            RingKind::NegacyclicPowerOfTwo { .. } => Ok(()),
-            RingKind::Cyclotomic { m } => Err(BgvError::InvalidParameter {
-                name: "m",
-                value: m as u64,
-                requirement: format!(
-                    "{operation} needs the two rows of x^N + 1; over Phi_m use apply_galois with a unit of Z_m^*"
-                ),
-            }),
-        }
     }
 
     fn galois_with(

@@ -49,7 +49,7 @@
 #![cfg_attr(test, allow(clippy::unwrap_used, clippy::expect_used, clippy::panic))]
 
 pub mod backend;
-mod context;
+pub mod context;
 #[cfg(feature = "cuda")]
 mod decryption_replay;
 mod encoding;
@@ -57,14 +57,15 @@ mod error;
 mod evaluate;
 mod evaluator;
 mod galois;
+pub mod prelude;
 pub mod params;
 mod resident;
 mod scheme;
 #[cfg(feature = "serde")]
-mod serde_impl;
-mod serialize;
+pub mod serde_impl;
+pub mod serialize;
 
-pub use backend::{BgvBackend, DecryptionTables};
+pub use backend::BgvBackend;
 pub use context::{
     BgvCiphertextState, BgvContext, Ciphertext, LevelPolicy, ModSwitching, PublicKey, RelinKey, SecretKey,
     SeededCiphertext,

@@ -74,6 +74,29 @@ impl<B: BgvBackend> CiphertextCodec for BgvContext<B> {
 }
 
 impl<B: BgvBackend> BgvContext<B> {
+    /// The bytes of `value`: a ciphertext, seeded ciphertext, plaintext, public,
+    /// relinearization, Galois or secret key of this context (the format of the module docs).
+    /// The one way to write an object as bytes (the per-type `*_to_bytes` methods are this,
+    /// and serde writes these bytes too). Errors with [`BgvError::ParameterMismatch`] for an object
+    /// of other parameters.
+    pub fn to_bytes<T>(&self, value: &T) -> Result<Vec<u8>>
+    where
+        Self: rlwe::codec::Codec<T, Error = BgvError>,
+    {
+        rlwe::codec::Codec::encode(self, value)
+    }
+
+    /// The object of type `T` encoded in `bytes`, validated against this context (parameters,
+    /// sizes, level, key set, every word below its prime): the one way to read an object
+    /// from bytes, e.g. `context.load_bytes::<Ciphertext<_>>(&bytes)?`. Errors as the module
+    /// docs say; never panics, whatever the bytes.
+    pub fn load_bytes<T>(&self, bytes: &[u8]) -> Result<T>
+    where
+        Self: rlwe::codec::Codec<T, Error = BgvError>,
+    {
+        rlwe::codec::Codec::decode(self, bytes)
+    }
+
     /// The bytes of `plaintext` (kind 7). Errors with [`BgvError::ParameterMismatch`] for a
     /// plaintext of other parameters.
     pub fn plaintext_to_bytes(&self, plaintext: &Plaintext) -> Result<Vec<u8>> {

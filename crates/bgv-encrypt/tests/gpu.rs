@@ -16,7 +16,8 @@ use hegpu_test_support::gpu_cases;
 mod on_device {
     use std::sync::Arc;
 
-    use bgv_encrypt::{BgvBackend, BgvParameters, BgvParametersBuilder, DecryptionTables, Preset};
+    use bgv_encrypt::backend::DecryptionTables;
+    use bgv_encrypt::{BgvBackend, BgvParameters, BgvParametersBuilder, Preset};
     use poly::{Backend, CpuBackend, Eval, Poly, RingContext, TransformKind};
     use poly_cuda::GpuBackend;
     use proptest::prelude::*;

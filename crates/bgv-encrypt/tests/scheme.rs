@@ -172,7 +172,12 @@ fn bad_input_gives_typed_errors() {
     let product = context.mul(&ct, &ct).unwrap();
     assert!(matches!(context.mul(&product, &ct), Err(BgvError::InvalidCiphertextSize { .. })));
     assert!(matches!(context.rotate_rows(&product, 1, &k.galois), Err(BgvError::InvalidCiphertextSize { .. })));
-    assert!(matches!(context.rotate_rows(&ct, 2, &k.galois), Err(BgvError::MissingGaloisKey { .. })));
+    // A step without its own key is composed from the keys held; none make it with the row
+    // swap alone.
+    assert!(context.rotate_rows(&ct, 2, &k.galois).is_ok());
+    let swap_only = context.galois_keys_from_seed(&k.secret, &[context.galois_element_for_row_swap()], &seed(9)).unwrap();
+    assert!(matches!(context.rotate_rows(&ct, 2, &swap_only), Err(BgvError::MissingRotationKey { steps: 2, .. })));
+    assert!(matches!(context.apply_galois(&ct, 5, &k.galois), Err(BgvError::MissingGaloisKey { element: 5, .. })));
     assert!(context.relinearize(&product, &other_keys.relin).is_err());
     assert!(context.decrypt(&ct, &other_keys.secret).is_err());
     // A BFV public key of the same ring: its errors are not multiples of t.

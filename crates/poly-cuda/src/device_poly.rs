@@ -29,6 +29,23 @@ pub struct DevicePoly<R: Representation> {
     representation: PhantomData<R>,
 }
 
+/// A copy in new device memory, queued on the context's stream (as [`DevicePoly::duplicate`]).
+///
+/// # Panics
+///
+/// When the device cannot make the copy (out of memory, or a device already in error), as a
+/// `Vec`'s clone aborts when the allocator fails: `Clone` has no error to return. Code that
+/// must handle that case calls [`DevicePoly::duplicate`], which returns it.
+impl<R: Representation> Clone for DevicePoly<R> {
+    #[allow(clippy::panic)]
+    fn clone(&self) -> Self {
+        match self.duplicate() {
+            Ok(copy) => copy,
+            Err(error) => panic!("cloning a device polynomial failed (use DevicePoly::duplicate to handle it): {error}"),
+        }
+    }
+}
+
 impl<R: Representation> DevicePoly<R> {
     /// Wraps a device buffer of `L * N` canonical values (kernels of this crate, e.g. sampling,
     /// or of crates built on it, e.g. `rns`'s GPU conversions): the values must be canonical

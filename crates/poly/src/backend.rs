@@ -42,7 +42,9 @@ pub trait Backend {
     type Context: Clone + core::fmt::Debug;
 
     /// A polynomial in representation `R` stored by this backend. It knows its context.
-    type Poly<R: Representation>: core::fmt::Debug;
+    /// (`Clone` copies into new storage; a device backend's clone can fail only as an
+    /// allocation does, and [`Backend::duplicate`] returns that error instead.)
+    type Poly<R: Representation>: core::fmt::Debug + Clone;
 
     /// A short human-readable name, e.g. `"CPU"`.
     fn name(&self) -> &'static str;

@@ -32,6 +32,20 @@ impl<P: SchemeParameters, B: RlweBackend> fmt::Debug for Ciphertext<P, B> {
     }
 }
 
+/// A copy in new storage (the scheme context's `duplicate` is the same copy, returning a
+/// device's allocation failure as an error where `Clone` cannot).
+impl<P: SchemeParameters, B: RlweBackend> Clone for Ciphertext<P, B> {
+    fn clone(&self) -> Self {
+        Self {
+            params: Arc::clone(&self.params),
+            polys: self.polys.clone(),
+            level: self.level,
+            key_set: self.key_set,
+            state: self.state.clone(),
+        }
+    }
+}
+
 impl<P: SchemeParameters, B: RlweBackend> Ciphertext<P, B> {
     /// A ciphertext of `polys` (over the first `level + 1` ciphertext primes of `params`, in
     /// the scheme's representation) with the scheme's `state`: the scheme's constructor, which

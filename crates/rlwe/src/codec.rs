@@ -11,7 +11,9 @@ use poly::{Backend, Coeff, Seed};
 use crate::framing::{Kind, Reader, Scheme, append_key_set, append_words};
 use crate::key_bytes::{GALOIS_KEYS, PUBLIC_KEY, RELIN_KEY, SECRET_KEY};
 use crate::scheme::{SchemeContext, SchemeParameters};
-use crate::{KeySetId, Plaintext, Result, RlweError, SeededCiphertext};
+use crate::{
+    GaloisKeys, KeySetId, Plaintext, PublicKey, RelinearizationKey, Result, RlweError, SecretKey, SeededCiphertext,
+};
 
 const fn kind(code: u8, leveled: bool, bytes: &'static str, encoded: &'static str, noun: &'static str) -> Kind {
     Kind { code, key: false, leveled, bytes, encoded, noun }
@@ -244,4 +246,113 @@ pub fn seeded_from_bytes<C: SchemeContext>(
 pub fn plaintext_to_bytes<C: SchemeContext>(context: &C, plaintext: &Plaintext<C::Params>) -> Result<Vec<u8>> {
     plaintext.check_params(context.params())?;
     plaintext.to_bytes()
+}
+
+/// What encodes and decodes objects of type `T` as bytes: a scheme's context, for each of its
+/// objects (the implementations below: ciphertexts, seeded ciphertexts, plaintexts and keys,
+/// over this module and [`crate::key_bytes`]). The schemes' `to_bytes` and `load_bytes` and
+/// the serde wrappers go through it, so every path shares one validation.
+pub trait Codec<T> {
+    /// The decoder's error.
+    type Error: core::fmt::Display;
+    /// What the bytes hold, for messages ("ciphertext", "public key", ...).
+    const WHAT: &'static str;
+    /// The byte encoding of `value`.
+    fn encode(&self, value: &T) -> core::result::Result<Vec<u8>, Self::Error>;
+    /// The object encoded in `bytes`, checked against this context.
+    fn decode(&self, bytes: &[u8]) -> core::result::Result<T, Self::Error>;
+}
+
+// The codecs of every scheme's objects, through its context: full ciphertexts (with what the
+// scheme adds, `CiphertextCodec`), seeded ciphertexts, plaintexts and keys.
+
+impl<C: CiphertextCodec<Ciphertext = T>, T: SchemeCiphertext> Codec<T> for C {
+    type Error = RlweError;
+    const WHAT: &'static str = object_name(C::Params::SCHEME, CIPHERTEXT);
+
+    fn encode(&self, ciphertext: &T) -> Result<Vec<u8>> {
+        ciphertext_to_bytes(self, ciphertext)
+    }
+
+    fn decode(&self, bytes: &[u8]) -> Result<T> {
+        ciphertext_from_bytes(self, bytes)
+    }
+}
+
+impl<C: SchemeContext> Codec<Plaintext<C::Params>> for C {
+    type Error = RlweError;
+    const WHAT: &'static str = object_name(C::Params::SCHEME, PLAINTEXT);
+
+    fn encode(&self, plaintext: &Plaintext<C::Params>) -> Result<Vec<u8>> {
+        plaintext_to_bytes(self, plaintext)
+    }
+
+    fn decode(&self, bytes: &[u8]) -> Result<Plaintext<C::Params>> {
+        Plaintext::from_bytes(self.params(), bytes)
+    }
+}
+
+impl<C: SchemeContext> Codec<SeededCiphertext<C::Params, C::Backend>> for C {
+    type Error = RlweError;
+    const WHAT: &'static str = object_name(C::Params::SCHEME, SEEDED);
+
+    fn encode(&self, seeded: &SeededCiphertext<C::Params, C::Backend>) -> Result<Vec<u8>> {
+        seeded_to_bytes(self, seeded)
+    }
+
+    fn decode(&self, bytes: &[u8]) -> Result<SeededCiphertext<C::Params, C::Backend>> {
+        seeded_from_bytes(self, bytes)
+    }
+}
+
+impl<C: SchemeContext> Codec<PublicKey<C::Backend>> for C {
+    type Error = RlweError;
+    const WHAT: &'static str = object_name(C::Params::SCHEME, PUBLIC_KEY);
+
+    fn encode(&self, key: &PublicKey<C::Backend>) -> Result<Vec<u8>> {
+        self.core().public_key_to_bytes(self.params().frame(), key)
+    }
+
+    fn decode(&self, bytes: &[u8]) -> Result<PublicKey<C::Backend>> {
+        self.core().public_key_from_bytes(self.params().frame(), bytes)
+    }
+}
+
+impl<C: SchemeContext> Codec<RelinearizationKey<C::Backend>> for C {
+    type Error = RlweError;
+    const WHAT: &'static str = object_name(C::Params::SCHEME, RELIN_KEY);
+
+    fn encode(&self, key: &RelinearizationKey<C::Backend>) -> Result<Vec<u8>> {
+        self.core().relin_key_to_bytes(self.params().frame(), key)
+    }
+
+    fn decode(&self, bytes: &[u8]) -> Result<RelinearizationKey<C::Backend>> {
+        self.core().relin_key_from_bytes(self.params().frame(), bytes)
+    }
+}
+
+impl<C: SchemeContext> Codec<GaloisKeys<C::Backend>> for C {
+    type Error = RlweError;
+    const WHAT: &'static str = object_name(C::Params::SCHEME, GALOIS_KEYS);
+
+    fn encode(&self, keys: &GaloisKeys<C::Backend>) -> Result<Vec<u8>> {
+        self.core().galois_keys_to_bytes(self.params().frame(), keys)
+    }
+
+    fn decode(&self, bytes: &[u8]) -> Result<GaloisKeys<C::Backend>> {
+        self.core().galois_keys_from_bytes(self.params().frame(), bytes)
+    }
+}
+
+impl<C: SchemeContext> Codec<SecretKey<C::Backend>> for C {
+    type Error = RlweError;
+    const WHAT: &'static str = object_name(C::Params::SCHEME, SECRET_KEY);
+
+    fn encode(&self, key: &SecretKey<C::Backend>) -> Result<Vec<u8>> {
+        self.core().secret_key_to_bytes(self.params().frame(), key)
+    }
+
+    fn decode(&self, bytes: &[u8]) -> Result<SecretKey<C::Backend>> {
+        self.core().secret_key_from_bytes(self.params().frame(), bytes)
+    }
 }

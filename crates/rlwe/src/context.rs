@@ -130,6 +130,29 @@ impl<B: RlweBackend> RlweContext<B> {
         &self.gadgets
     }
 
+    /// Every polynomial of `polys` (over the primes of `level`) times the integer `c` taken
+    /// centered modulo `t` (in `(-t/2, t/2]`, so a plaintext product by the constant `c`
+    /// grows the noise by at most `t/2`): what every scheme's `mul_scalar` does, in either
+    /// representation (a constant is the same in both).
+    pub fn mul_by_centered_scalar<R: poly::Representation>(
+        &self,
+        polys: &[B::Poly<R>],
+        c: u64,
+        t: u64,
+        level: usize,
+    ) -> Result<Vec<B::Poly<R>>> {
+        self.params.check_level(level)?;
+        let centered = crate::slots::center(c, t);
+        let residues: Vec<u64> = self.params.ciphertext_moduli()[..=level]
+            .iter()
+            .map(|&q| {
+                let magnitude = centered.unsigned_abs() % q;
+                if centered < 0 && magnitude != 0 { q - magnitude } else { magnitude }
+            })
+            .collect();
+        polys.iter().map(|p| self.backend.scalar_mul_per_limb(p, &residues).be()).collect()
+    }
+
     /// Errors with [`RlweError::ParameterMismatch`] unless `other` equals this context's
     /// parameters.
     pub fn check(&self, other: &Arc<RlweParameters>, what: &'static str) -> Result<()> {

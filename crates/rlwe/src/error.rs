@@ -117,6 +117,42 @@ pub enum RlweError {
         /// The ciphertext's level.
         actual: usize,
     },
+    /// Automatic modulus switching cannot bring a product's noise down before the next
+    /// multiplication: the product is already at level 0, and multiplying it again would give
+    /// a ciphertext that decrypts to garbage.
+    #[error(
+        "{operation} of a product at level 0: automatic modulus switching has no level left to bring its noise \
+         down, and the result would not decrypt; use parameters with more ciphertext primes (a deeper preset), \
+         or ModSwitching::Manual to multiply anyway"
+    )]
+    ModulusChainExhausted {
+        /// The operation.
+        operation: &'static str,
+    },
+    /// A rotation by `steps` slots that the Galois keys held cannot make, not even by
+    /// composing their rotations.
+    #[error(
+        "{operation} by {steps} slots needs the Galois key for element {element}, or keys whose rotations add up \
+         to {steps} (mod the row length), which the Galois keys do not hold; generate keys for this step, or the \
+         default power-of-two steps"
+    )]
+    MissingRotationKey {
+        /// The operation.
+        operation: &'static str,
+        /// The rotation asked for (slots to the left; negative to the right).
+        steps: i64,
+        /// The Galois element of that rotation.
+        element: u64,
+    },
+    /// An operator that needs an evaluation key its [`crate::operators::BoundEvaluator`] was
+    /// not given.
+    #[error("{operation} needs a {key}: bind one to the evaluator (BoundEvaluator::with_relinearization_key, with_galois_keys)")]
+    MissingEvaluationKey {
+        /// The operation.
+        operation: &'static str,
+        /// The key it needs.
+        key: &'static str,
+    },
     /// A plaintext value is not below the plaintext modulus.
     #[error("plaintext value {value} at index {index} is not below the plaintext modulus {modulus}")]
     PlaintextOutOfRange {

@@ -68,6 +68,15 @@ pub trait Evaluator<B: RlweBackend> {
     /// Public-key encryption with fresh OS randomness.
     fn encrypt(&self, plaintext: &Self::Plaintext, public_key: &PublicKey<B>) -> Result<Self::Ciphertext>;
 
+    /// Public-key encryption with the randomness of `seed` (the same ciphertext on every
+    /// backend, for tests and reproducible runs).
+    fn encrypt_with_seed(
+        &self,
+        plaintext: &Self::Plaintext,
+        public_key: &PublicKey<B>,
+        seed: &poly::Seed,
+    ) -> Result<Self::Ciphertext>;
+
     /// The plaintext of `ciphertext` (any size, any level).
     fn decrypt(&self, ciphertext: &Self::Ciphertext, secret: &SecretKey<B>) -> Result<Self::Plaintext>;
 
@@ -100,10 +109,86 @@ pub trait Evaluator<B: RlweBackend> {
         key: &RelinearizationKey<B>,
     ) -> Result<Self::Ciphertext>;
 
-    /// Both rows of the batching slots rotated left by `steps` (right for negative `steps`);
-    /// `keys` must hold the element of `steps`.
+    /// Both rows of the batching slots rotated left by `steps` (right for negative `steps`),
+    /// with the step's own key or composed from the fewest keys held
+    /// ([`RlweContext::row_rotation_plan`]).
     fn rotate_rows(&self, a: &Self::Ciphertext, steps: i64, keys: &GaloisKeys<B>) -> Result<Self::Ciphertext>;
+
+    /// The two rows of the batching slots swapped; `keys` must hold the element `2N - 1`.
+    fn rotate_columns(&self, a: &Self::Ciphertext, keys: &GaloisKeys<B>) -> Result<Self::Ciphertext>;
 
     /// `a` one level down the modulus chain.
     fn mod_switch_to_next(&self, a: &Self::Ciphertext) -> Result<Self::Ciphertext>;
+
+    /// `a + c` for an integer `c` (reduced modulo `t`): `c` added to every slot, without
+    /// encoding a plaintext of `N` slots.
+    fn add_scalar(&self, a: &Self::Ciphertext, c: u64) -> Result<Self::Ciphertext>;
+
+    /// `a - c` for an integer `c` (reduced modulo `t`).
+    fn sub_scalar(&self, a: &Self::Ciphertext, c: u64) -> Result<Self::Ciphertext>;
+
+    /// `a * c` for an integer `c` (reduced modulo `t` and taken centered, so the noise grows by
+    /// at most `t / 2`): every polynomial times the constant, no transform.
+    fn mul_scalar(&self, a: &Self::Ciphertext, c: u64) -> Result<Self::Ciphertext>;
+
+    /// [`decrypt`](Self::decrypt), refusing a ciphertext whose noise budget is spent
+    /// ([`crate::RlweError::NoiseBudgetExhausted`]) instead of returning a plaintext that may
+    /// be garbage. It measures the noise first (a second decryption, on the host, with big
+    /// integers): for checks, not hot loops.
+    fn decrypt_checked(&self, ciphertext: &Self::Ciphertext, secret: &SecretKey<B>) -> Result<Self::Plaintext> {
+        self.noise_budget(ciphertext, secret)?;
+        self.decrypt(ciphertext, secret)
+    }
+
+    /// The slots summed ([`SlotSum`]): every slot of the result holds the sum (modulo `t`) of
+    /// the slots of its row, of its column, or of all of them. `log2(N/2)` rotations by the
+    /// powers of two (the keys of [`crate::rotation::default_rotation_steps`] hold them;
+    /// other keys are composed) and, for columns and all, the row swap.
+    fn sum_slots(&self, a: &Self::Ciphertext, sum: SlotSum, keys: &GaloisKeys<B>) -> Result<Self::Ciphertext> {
+        if sum == SlotSum::Columns {
+            return self.add(a, &self.rotate_columns(a, keys)?);
+        }
+        let row = self.core().params().degree() / 2;
+        // A row of one slot is its own sum (rotating by 0 copies).
+        let mut acc = if row < 2 { self.rotate_rows(a, 0, keys)? } else { self.add(a, &self.rotate_rows(a, 1, keys)?)? };
+        let mut step = 2usize;
+        while step < row {
+            let rotated = self.rotate_rows(&acc, i64::try_from(step).unwrap_or(i64::MAX), keys)?;
+            acc = self.add(&acc, &rotated)?;
+            step *= 2;
+        }
+        if sum == SlotSum::All {
+            acc = self.add(&acc, &self.rotate_columns(&acc, keys)?)?;
+        }
+        Ok(acc)
+    }
+
+    /// Every slot set to the value of slot `slot` (HElib's `replicate`): `a` times the unit
+    /// vector of `slot` (a plaintext product), then summed over all slots.
+    fn replicate(&self, a: &Self::Ciphertext, slot: usize, keys: &GaloisKeys<B>) -> Result<Self::Ciphertext> {
+        let encoder = self.batch_encoder()?;
+        let count = encoder.slot_count();
+        if slot >= count {
+            return Err(crate::RlweError::InvalidParameter {
+                name: "slot",
+                value: slot as u64,
+                requirement: format!("must be below the slot count {count}"),
+            });
+        }
+        let mut unit = vec![0u64; slot + 1];
+        unit[slot] = 1;
+        let masked = self.mul_plain(a, &encoder.encode_slots(&unit)?)?;
+        self.sum_slots(&masked, SlotSum::All, keys)
+    }
+}
+
+/// Which slots [`Evaluator::sum_slots`] adds up.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum SlotSum {
+    /// Each row's `N/2` slots: slot `i` of row `r` gets the sum of row `r`.
+    Rows,
+    /// Each column's two slots: slots `i` and `N/2 + i` both get their sum.
+    Columns,
+    /// All `N` slots: every slot gets the sum of all.
+    All,
 }

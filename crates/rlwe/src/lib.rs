@@ -10,6 +10,10 @@
 //!   and the Galois elements (galois_key.rs);
 //! - [`Evaluator`] and [`SlotEncoding`]: what a circuit needs from a scheme (one circuit,
 //!   either scheme, either backend);
+//! - [`rotation`]: rotations by any step (keys for a list of steps, the compact default, and
+//!   compositions of the keys held);
+//! - [`operators`]: `&a + &b`, `&a * &b`, `&a * 3`, ... through a [`BoundEvaluator`] that
+//!   holds a scheme's context and its evaluation keys;
 //! - [`keyswitch`]: the one key-switching algorithm (ModUp, inner product, ModDown);
 //! - [`chain`]: the modulus chain (levels, rescaling by the last prime, dropping limbs);
 //! - encryption (encrypt.rs): an encryption of zero plus the scheme's message term, with an
@@ -32,7 +36,7 @@
 
 pub mod backend;
 pub mod chain;
-mod ciphertext;
+pub mod ciphertext;
 pub mod codec;
 mod context;
 mod encoding;
@@ -42,14 +46,16 @@ pub mod evaluator;
 pub mod framing;
 pub mod galois_key;
 pub mod key_bytes;
-mod key_set;
-mod key_switching_key;
+pub mod key_set;
+pub mod key_switching_key;
 mod keys;
 pub mod keyswitch;
+pub mod operators;
 pub mod params;
 pub mod plaintext_lift;
 mod relinearization_key;
 mod resident;
+pub mod rotation;
 mod scheme;
 pub mod security;
 mod seeded;
@@ -62,11 +68,12 @@ pub use ciphertext::Ciphertext;
 pub use context::RlweContext;
 pub use encoding::{BatchEncoder, CoefficientEncoder, Plaintext};
 pub use error::{BackendResult, RlweError};
-pub use evaluator::{Evaluator, SlotEncoding};
+pub use evaluator::{Evaluator, SlotEncoding, SlotSum};
 pub use galois_key::GaloisKeys;
 pub use key_set::KeySetId;
 pub use key_switching_key::KeySwitchingKey;
 pub use keys::{PublicKey, SecretKey, SecretScratch};
+pub use operators::{BoundCiphertext, BoundEvaluator};
 pub use params::{ModuliChoice, ResolvedModuli, RlweParameters, RlweParametersBuilder};
 pub use plaintext_lift::{PlaintextBackend, PlaintextEmbedding, PlaintextScaling, PlaintextWords};
 pub use relinearization_key::RelinearizationKey;

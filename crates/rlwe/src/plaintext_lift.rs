@@ -199,7 +199,7 @@ pub trait PlaintextBackend: RlweBackend {
     /// The `N` coefficients (in `[0, t)`) of a plaintext kept where the backend keeps its
     /// data, for a resident plaintext: a host vector on the CPU, a
     /// device buffer on the GPU.
-    type PlainWords: Send + Sync;
+    type PlainWords: Send + Sync + Clone;
 
     /// `coefficients` (the caller has checked that they are `N` values in `[0, t)`) copied to
     /// the backend.

@@ -33,6 +33,14 @@ impl<P: SchemeParameters, B: PlaintextBackend> fmt::Debug for ResidentPlaintext<
     }
 }
 
+/// A copy in new storage (on a device: as [`poly::Backend::Poly`]'s clone, which fails only
+/// as an allocation does).
+impl<P: SchemeParameters, B: PlaintextBackend> Clone for ResidentPlaintext<P, B> {
+    fn clone(&self) -> Self {
+        Self { params: Arc::clone(&self.params), backend: self.backend.clone(), words: self.words.clone() }
+    }
+}
+
 impl<P: SchemeParameters, B: PlaintextBackend> ResidentPlaintext<P, B> {
     /// The plaintext of `words` on `backend`, which the caller guarantees are `N` values in
     /// `[0, t)`: a checked plaintext's coefficients uploaded, or a decryption's output.

@@ -26,6 +26,18 @@ impl<P: SchemeParameters, B: RlweBackend> fmt::Debug for SeededCiphertext<P, B> 
     }
 }
 
+/// A copy in new storage.
+impl<P: SchemeParameters, B: RlweBackend> Clone for SeededCiphertext<P, B> {
+    fn clone(&self) -> Self {
+        Self {
+            params: Arc::clone(&self.params),
+            c0: self.c0.clone(),
+            public_seed: self.public_seed.clone(),
+            key_set: self.key_set,
+        }
+    }
+}
+
 impl<P: SchemeParameters, B: RlweBackend> SeededCiphertext<P, B> {
     /// The seeded ciphertext of `c0` (over the top level's `q`, on the backend) and the seed of
     /// `c_1`, under the key set `key_set`.

@@ -19,14 +19,11 @@ use serde::ser::{Error as _, Serializer};
 use serde::{Deserialize, Serialize};
 use zeroize::Zeroizing;
 
-use crate::codec::{self, CiphertextCodec, SchemeCiphertext, object_name};
-use crate::key_bytes;
+pub use crate::codec::Codec;
+use crate::codec::{self, object_name};
 use crate::params::{MAX_PRIMES, ModuliChoice, RlweParametersBuilder};
-use crate::scheme::{SchemeContext, SchemeParameters};
-use crate::{
-    GaloisKeys, Plaintext, PublicKey, RelinearizationKey, Result, RlweError, RlweParameters, SecretKey,
-    SeededCiphertext,
-};
+use crate::scheme::SchemeParameters;
+use crate::{Plaintext, Result, RlweError, RlweParameters};
 
 /// Serializes `encoded`, an object's byte encoding, as one byte string; an error of the
 /// encoder becomes the format's custom error. The bytes are overwritten with zeros afterwards
@@ -259,20 +256,6 @@ impl<'de> Deserialize<'de> for RlweParameters {
     }
 }
 
-/// What encodes and decodes objects of type `T` as bytes: a scheme's context, for each of its
-/// objects (the implementations below, over [`crate::codec`] and [`crate::key_bytes`]). The
-/// serde wrappers go through it, so serde and the byte encodings share one validation path.
-pub trait Codec<T> {
-    /// The decoder's error.
-    type Error: fmt::Display;
-    /// What the bytes hold, for messages ("ciphertext", "public key", ...).
-    const WHAT: &'static str;
-    /// The byte encoding of `value`.
-    fn encode(&self, value: &T) -> core::result::Result<Vec<u8>, Self::Error>;
-    /// The object encoded in `bytes`, checked against this context.
-    fn decode(&self, bytes: &[u8]) -> core::result::Result<T, Self::Error>;
-}
-
 /// `value` made serializable by its context (device objects need their backend to be read):
 /// written as its byte encoding.
 pub struct Serializable<'a, C, T> {
@@ -420,100 +403,6 @@ impl<'de, P: SchemeParameters> de::DeserializeSeed<'de> for PlaintextSeed<'_, P>
     fn deserialize<D: Deserializer<'de>>(self, deserializer: D) -> core::result::Result<Plaintext<P>, D::Error> {
         let what = object_name(P::SCHEME, codec::PLAINTEXT);
         deserialize_validated(deserializer, what, |bytes| Plaintext::from_bytes(self.params, bytes))
-    }
-}
-
-// The codecs of every scheme's objects, through its context: full ciphertexts (with what the
-// scheme adds, `CiphertextCodec`), seeded ciphertexts, plaintexts and keys.
-
-impl<C: CiphertextCodec<Ciphertext = T>, T: SchemeCiphertext> Codec<T> for C {
-    type Error = RlweError;
-    const WHAT: &'static str = object_name(C::Params::SCHEME, codec::CIPHERTEXT);
-
-    fn encode(&self, ciphertext: &T) -> Result<Vec<u8>> {
-        codec::ciphertext_to_bytes(self, ciphertext)
-    }
-
-    fn decode(&self, bytes: &[u8]) -> Result<T> {
-        codec::ciphertext_from_bytes(self, bytes)
-    }
-}
-
-impl<C: SchemeContext> Codec<Plaintext<C::Params>> for C {
-    type Error = RlweError;
-    const WHAT: &'static str = object_name(C::Params::SCHEME, codec::PLAINTEXT);
-
-    fn encode(&self, plaintext: &Plaintext<C::Params>) -> Result<Vec<u8>> {
-        codec::plaintext_to_bytes(self, plaintext)
-    }
-
-    fn decode(&self, bytes: &[u8]) -> Result<Plaintext<C::Params>> {
-        Plaintext::from_bytes(self.params(), bytes)
-    }
-}
-
-impl<C: SchemeContext> Codec<SeededCiphertext<C::Params, C::Backend>> for C {
-    type Error = RlweError;
-    const WHAT: &'static str = object_name(C::Params::SCHEME, codec::SEEDED);
-
-    fn encode(&self, seeded: &SeededCiphertext<C::Params, C::Backend>) -> Result<Vec<u8>> {
-        codec::seeded_to_bytes(self, seeded)
-    }
-
-    fn decode(&self, bytes: &[u8]) -> Result<SeededCiphertext<C::Params, C::Backend>> {
-        codec::seeded_from_bytes(self, bytes)
-    }
-}
-
-impl<C: SchemeContext> Codec<PublicKey<C::Backend>> for C {
-    type Error = RlweError;
-    const WHAT: &'static str = object_name(C::Params::SCHEME, key_bytes::PUBLIC_KEY);
-
-    fn encode(&self, key: &PublicKey<C::Backend>) -> Result<Vec<u8>> {
-        self.core().public_key_to_bytes(self.params().frame(), key)
-    }
-
-    fn decode(&self, bytes: &[u8]) -> Result<PublicKey<C::Backend>> {
-        self.core().public_key_from_bytes(self.params().frame(), bytes)
-    }
-}
-
-impl<C: SchemeContext> Codec<RelinearizationKey<C::Backend>> for C {
-    type Error = RlweError;
-    const WHAT: &'static str = object_name(C::Params::SCHEME, key_bytes::RELIN_KEY);
-
-    fn encode(&self, key: &RelinearizationKey<C::Backend>) -> Result<Vec<u8>> {
-        self.core().relin_key_to_bytes(self.params().frame(), key)
-    }
-
-    fn decode(&self, bytes: &[u8]) -> Result<RelinearizationKey<C::Backend>> {
-        self.core().relin_key_from_bytes(self.params().frame(), bytes)
-    }
-}
-
-impl<C: SchemeContext> Codec<GaloisKeys<C::Backend>> for C {
-    type Error = RlweError;
-    const WHAT: &'static str = object_name(C::Params::SCHEME, key_bytes::GALOIS_KEYS);
-
-    fn encode(&self, keys: &GaloisKeys<C::Backend>) -> Result<Vec<u8>> {
-        self.core().galois_keys_to_bytes(self.params().frame(), keys)
-    }
-
-    fn decode(&self, bytes: &[u8]) -> Result<GaloisKeys<C::Backend>> {
-        self.core().galois_keys_from_bytes(self.params().frame(), bytes)
-    }
-}
-
-impl<C: SchemeContext> Codec<SecretKey<C::Backend>> for C {
-    type Error = RlweError;
-    const WHAT: &'static str = object_name(C::Params::SCHEME, key_bytes::SECRET_KEY);
-
-    fn encode(&self, key: &SecretKey<C::Backend>) -> Result<Vec<u8>> {
-        self.core().secret_key_to_bytes(self.params().frame(), key)
-    }
-
-    fn decode(&self, bytes: &[u8]) -> Result<SecretKey<C::Backend>> {
-        self.core().secret_key_from_bytes(self.params().frame(), bytes)
     }
 }
 

@@ -1,6 +1,7 @@
 //! Test bodies shared by the CPU tests and the GPU tests (generic over the backend).
 #![allow(dead_code, clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
+pub mod api;
 pub mod phi_m;
 pub mod recorded;
 pub mod switching;

@@ -166,7 +166,10 @@ pub fn one_circuit<B: rlwe::RlweBackend, S: rlwe::Evaluator<B>>(scheme: &S, t: u
     let rotated = scheme.rotate_rows(&xy_z, 1, &galois).unwrap();
     let times_w = scheme.mul_plain(&rotated, &encoder.encode_slots(&w).unwrap()).unwrap();
     let result = scheme.mod_switch_to_next(&scheme.add(&times_w, &cx).unwrap()).unwrap();
-    assert_eq!(scheme.level(&result), scheme.level(&cx) - 1);
+    // One level down, or two under BGV's automatic switching (the product by a general
+    // plaintext switches the product it multiplies down first).
+    let drop = scheme.level(&cx) - scheme.level(&result);
+    assert!(drop == 1 || drop == 2, "dropped {drop} levels");
     let want_xy_z = slot_op(&slot_op(&x, &y, t, mul_mod), &z, t, add_mod);
     let want = slot_op(&slot_op(&rotate_rows_left(&want_xy_z), &w, t, mul_mod), &x, t, add_mod);
     assert!(scheme.noise_budget(&result, &secret).unwrap() > 0);
