@@ -5,7 +5,8 @@
 //! `ntt_forward/ours/4096/1x60`; one iteration transforms every limb of one polynomial
 //! in place (each limb with its own plan). `cargo xtask bench` runs this and prints the
 //! table; `ntt_paired` measures the same cases interleaved, for ratios robust to load.
-#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+// criterion_group! defines an undocumented `pub fn`.
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic, missing_docs)]
 
 mod common;
 

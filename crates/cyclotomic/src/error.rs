@@ -5,9 +5,18 @@
 #[derive(Debug, thiserror::Error)]
 #[non_exhaustive]
 pub enum CyclotomicError {
+    /// A buffer has the wrong length.
     #[error("{what}: expected {expected} values, got {actual}")]
-    LengthMismatch { what: &'static str, expected: usize, actual: usize },
+    LengthMismatch {
+        /// The buffer.
+        what: &'static str,
+        /// The length it must have.
+        expected: usize,
+        /// Its length.
+        actual: usize,
+    },
 
+    /// An error of the device (GPU) backend.
     #[error("backend error: {0}")]
     Backend(#[source] Box<dyn std::error::Error + Send + Sync + 'static>),
 }

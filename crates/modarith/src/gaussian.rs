@@ -8,15 +8,19 @@ use crate::{ModArithError, Modulus, Result};
 /// A Gaussian integer `re + i * im` with canonical parts modulo some prime.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
 pub struct GaussianInt {
+    /// The real part, below the prime.
     pub re: u64,
+    /// The imaginary part, below the prime.
     pub im: u64,
 }
 
 impl GaussianInt {
+    /// `re + i * im`; the parts are taken as given (not reduced).
     pub const fn new(re: u64, im: u64) -> Self {
         Self { re, im }
     }
 
+    /// The multiplicative identity `1 + i * 0`.
     pub const ONE: Self = Self { re: 1, im: 0 };
 }
 
@@ -90,23 +94,28 @@ impl Modulus {
 /// as returned by [`gaussian_prime_factors`].
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
 pub struct SignedGaussianInt {
+    /// The real part.
     pub re: i64,
+    /// The imaginary part.
     pub im: i64,
 }
 
 impl SignedGaussianInt {
+    /// `re + i * im`.
     pub const fn new(re: i64, im: i64) -> Self {
         Self { re, im }
     }
 
-    /// The conjugate `re - i * im`.
+    /// The conjugate `re - i * im`; `-im` saturates (`i64::MIN` gives `i64::MAX`: no factor of
+    /// a prime below `2^62` has such a part).
     pub const fn conj(self) -> Self {
-        Self { re: self.re, im: -self.im }
+        Self { re: self.re, im: self.im.saturating_neg() }
     }
 
-    /// The exact norm `re^2 + im^2`.
+    /// The exact norm `re^2 + im^2`, saturating at `i128::MAX` (reached only for both parts
+    /// `i64::MIN`, whose norm `2^127` is one above it).
     pub const fn norm(self) -> i128 {
-        self.re as i128 * self.re as i128 + self.im as i128 * self.im as i128
+        (self.re as i128 * self.re as i128).saturating_add(self.im as i128 * self.im as i128)
     }
 }
 

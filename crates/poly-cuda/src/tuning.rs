@@ -41,8 +41,11 @@ impl Default for GpuTuning {
 /// stages, the contiguous pass `contiguous`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct NttSplit {
+    /// `log2(N)` of the transforms it applies to.
     pub log_n: u32,
+    /// The stages of the strided pass.
     pub strided: u32,
+    /// The stages of the contiguous pass.
     pub contiguous: u32,
 }
 

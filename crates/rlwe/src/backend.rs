@@ -231,10 +231,13 @@ pub struct EvalKeySwitch<'a, B: RlweBackend> {
     pub key: &'a [EvalPair<B>],
     /// `R_{q_l P}`, `R_{q_l}` and `R_P`.
     pub ring_qp: &'a B::Context,
+    /// `R_{q_l}`.
     pub ring_q: &'a B::Context,
+    /// `R_P`.
     pub ring_p: &'a B::Context,
     /// `E` (1 for BFV, `t` for BGV) and `E^-1` modulo each prime of `q_l u P` (empty for 1).
     pub error_scale: u64,
+    /// `E^-1` modulo each prime of `q_l u P` (empty for `E = 1`).
     pub scale_inverses: &'a [u64],
     /// Added to the two outputs where given (over `q_l`, evaluation representation).
     pub addends: [Option<&'a B::Poly<Eval>>; 2],

@@ -15,43 +15,118 @@ pub enum RnsError {
     Arith(#[from] ModArithError),
     /// An RNS base is empty or has more moduli than supported.
     #[error("an RNS base needs between 1 and {max} moduli; got {count}")]
-    InvalidBaseSize { count: usize, max: usize },
+    InvalidBaseSize {
+        /// The number of moduli given.
+        count: usize,
+        /// The most moduli a base may have.
+        max: usize,
+    },
     /// The same prime appears twice in a base, or in two bases that must be disjoint.
     #[error("modulus {modulus} appears more than once ({context})")]
-    DuplicateModulus { modulus: u64, context: &'static str },
+    DuplicateModulus {
+        /// The repeated prime.
+        modulus: u64,
+        /// Where it repeats (one base, or which two bases).
+        context: &'static str,
+    },
     /// Two values that must be coprime share a factor (for example `t` and a prime of `q`).
     #[error("{what} = {value} is not coprime to {other_name} = {other}")]
-    NotCoprime { what: &'static str, value: u64, other_name: &'static str, other: u64 },
+    NotCoprime {
+        /// The name of the first value (for example `t`).
+        what: &'static str,
+        /// The first value.
+        value: u64,
+        /// The name of the value it shares a factor with (for example `q_i`).
+        other_name: &'static str,
+        /// That value.
+        other: u64,
+    },
     /// A buffer has the wrong length.
     #[error("{what}: expected {expected} values, got {actual}")]
-    LengthMismatch { what: &'static str, expected: usize, actual: usize },
+    LengthMismatch {
+        /// The buffer.
+        what: &'static str,
+        /// The length it must have.
+        expected: usize,
+        /// Its length.
+        actual: usize,
+    },
     /// A buffer's length is not a positive multiple of its number of limbs.
     #[error("{what}: length {actual} is not a positive multiple of the {limbs} limbs of its base")]
-    LengthNotMultiple { what: &'static str, actual: usize, limbs: usize },
+    LengthNotMultiple {
+        /// The buffer.
+        what: &'static str,
+        /// Its length.
+        actual: usize,
+        /// The number of limbs (moduli) of its base.
+        limbs: usize,
+    },
     /// A residue is not below its limb's modulus.
     #[error("{what}: value {value} at limb {limb}, index {index} is not below its modulus {modulus}")]
-    CoefficientOutOfRange { what: &'static str, limb: usize, index: usize, value: u64, modulus: u64 },
+    CoefficientOutOfRange {
+        /// The buffer.
+        what: &'static str,
+        /// The limb of the residue.
+        limb: usize,
+        /// The residue's index within its limb.
+        index: usize,
+        /// The residue.
+        value: u64,
+        /// The limb's modulus.
+        modulus: u64,
+    },
     /// A base's product is too small for the operation it is meant for.
     #[error("{operation}: the base product has {actual_bits} bits, at least {required_bits} are needed")]
-    BaseTooSmall { operation: &'static str, required_bits: u64, actual_bits: u64 },
+    BaseTooSmall {
+        /// The operation, and what the base must hold.
+        operation: &'static str,
+        /// The bits of the base product the operation needs.
+        required_bits: u64,
+        /// The bits of the base product.
+        actual_bits: u64,
+    },
     /// A single auxiliary modulus (gamma, m_sk, ...) is too small for the operation.
     #[error("{name} = {value} is too small: at least {minimum} is needed")]
-    ModulusTooSmall { name: &'static str, value: u64, minimum: u64 },
+    ModulusTooSmall {
+        /// The modulus (`gamma`, `m_sk`, ...).
+        name: &'static str,
+        /// Its value.
+        value: u64,
+        /// The smallest value the operation accepts.
+        minimum: u64,
+    },
     /// A key-switching digit index is out of range.
     #[error("digit {digit} does not exist: there are {count} digits")]
-    DigitOutOfRange { digit: usize, count: usize },
+    DigitOutOfRange {
+        /// The requested digit index.
+        digit: usize,
+        /// The number of digits.
+        count: usize,
+    },
     /// A ring context is not over the base (or of the degree) the operation expects.
     #[error(
         "{what}: expected a ring of degree {expected_degree} over {expected_moduli:?}, got degree {actual_degree} over {actual_moduli:?}"
     )]
     ContextMismatch {
+        /// The operand (or operation) whose context does not match.
         what: &'static str,
+        /// The ring degree the operation expects.
         expected_degree: usize,
+        /// The primes, in order, the operation expects.
         expected_moduli: Vec<u64>,
+        /// The context's ring degree.
         actual_degree: usize,
+        /// The context's primes, in order.
         actual_moduli: Vec<u64>,
     },
     /// A parameter is outside its allowed range.
     #[error("invalid {name} = {value}: {reason}")]
-    InvalidParameter { name: &'static str, value: u64, reason: &'static str },
+    InvalidParameter {
+        /// The parameter.
+        name: &'static str,
+        /// Its value.
+        value: u64,
+        /// What it must satisfy.
+        reason: &'static str,
+    },
 }

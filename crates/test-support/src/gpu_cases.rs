@@ -66,7 +66,9 @@ const MAX_SHRINK_ITERS: u32 = 64;
 /// `file!()` of the test source (where to add new ones).
 #[derive(Debug, Clone, Copy)]
 pub struct Regressions {
+    /// The `.proptest-regressions` file's contents (`include_str!`).
     pub text: &'static str,
+    /// The test source's path (`file!()`).
     pub source: &'static str,
 }
 

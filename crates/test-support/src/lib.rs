@@ -49,7 +49,9 @@ fn is_required(value: Option<&str>) -> bool {
 #[derive(Debug, thiserror::Error)]
 #[error("could not record a skipped GPU test in {}: {source}", .path.display())]
 pub struct SkipLogError {
+    /// The skip log's path (the value of [`SKIP_LOG_ENV`]).
     pub path: PathBuf,
+    /// The I/O error that opening or writing it gave.
     pub source: std::io::Error,
 }
 

@@ -181,9 +181,13 @@ const _: () = assert!(size_of::<ModDownEpilogueParams>() == 10 * 8);
 /// the error scale), each with a second array of their Shoup companions.
 #[derive(Debug, Clone, Copy)]
 pub struct ModDownTarget {
+    /// Device address of the first key-switching sum's limbs of `q`.
     pub sums: u64,
+    /// Words from the first sum to the second.
     pub sums_poly_words: usize,
+    /// Device addresses of the two addends (0 for none), over the transform's context.
     pub addends: [u64; 2],
+    /// Device addresses of the two outputs, over the transform's context.
     pub outputs: [u64; 2],
     /// `[P^-1 mod q_i, Shoup companions]`.
     pub p_inv: [u64; 2],
@@ -275,8 +279,11 @@ const _: () = assert!(size_of::<FwdIpParams>() == (7 + 2 * FORWARD_IP_MAX_DIGITS
 /// `a` sum) and whether to add the output's current values.
 #[derive(Debug, Clone, Copy)]
 pub struct InnerProductKeys<'a> {
+    /// The key digits' `(b, a)` device addresses, one pair per polynomial of the transform.
     pub keys: &'a [(u64, u64)],
+    /// The output's device address: the `b` sum, then the `a` sum, over the context.
     pub output: u64,
+    /// Whether to add the output's current values.
     pub accumulate: bool,
     /// The digits' own limbs, read in the evaluation representation instead of transformed
     /// (hybrid key switching of an input whose evaluations are at hand); `None`: every limb
@@ -296,9 +303,13 @@ pub struct InnerProductKeys<'a> {
 /// first pass leaves them out (their rows of the scratch buffer are never written).
 #[derive(Debug, Clone, Copy)]
 pub struct OwnLimbs {
+    /// The device address of the input over `q` (evaluation representation).
     pub source: u64,
+    /// The digit of the transform's polynomial 0.
     pub first_digit: usize,
+    /// The limbs of `q` per digit.
     pub digit_limbs: usize,
+    /// The input's number of limbs (the limbs of `q`).
     pub limbs_q: usize,
 }
 
