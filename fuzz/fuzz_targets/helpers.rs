@@ -30,10 +30,10 @@ fuzz_target!(|input: Input| {
             let mut output = vec![0u64; usize::from(input.output_len)];
             {
                 for step in [
-                    bfv::RnsStep::HpsExtend(hps),
-                    bfv::RnsStep::HpsScaleDown(hps),
-                    bfv::RnsStep::BehzExtend(behz),
-                    bfv::RnsStep::BehzScaleDown(behz),
+                    bfv::backend::RnsStep::HpsExtend(hps),
+                    bfv::backend::RnsStep::HpsScaleDown(hps),
+                    bfv::backend::RnsStep::BehzExtend(behz),
+                    bfv::backend::RnsStep::BehzScaleDown(behz),
                 ] {
                     let _ = step.apply(degree, &input.words, &mut output);
                 }

@@ -132,6 +132,21 @@ pub fn bgv_fixture() -> &'static BgvFixture {
     })
 }
 
+/// BGV over `Phi_255` (degree `phi(255) = 128`), two 40-bit primes and one special prime,
+/// `t = 1021` (a prime `= 1 mod 255`: 128 slots, by direct evaluation, as `t != 1 mod 2M`).
+pub fn phi_m_fixture() -> &'static Arc<bgv_encrypt::BgvParameters> {
+    static FIXTURE: OnceLock<Arc<bgv_encrypt::BgvParameters>> = OnceLock::new();
+    FIXTURE.get_or_init(|| {
+        bgv_encrypt::BgvParametersBuilder::new_cyclotomic(255)
+            .ciphertext_moduli_bits(&[40, 40])
+            .special_moduli_bits(&[45])
+            .plaintext_modulus(1021)
+            .allow_insecure(true)
+            .build()
+            .unwrap()
+    })
+}
+
 /// HPS and BEHZ tables at `N = 1024` over the BFV fixture's primes, `t = 65537`.
 pub fn rns_tables() -> &'static (rns::HpsContext, rns::BehzContext) {
     static TABLES: OnceLock<(rns::HpsContext, rns::BehzContext)> = OnceLock::new();

@@ -1,6 +1,7 @@
 //! `cargo xtask ci`: formatting, clippy and rustdoc with warnings denied (also with `cuda` when
-//! nvcc is available), the kernel resource report, the packaging check, the quickstart example,
-//! and `cargo xtask test` (the README's test command), whose totals end the output.
+//! nvcc is available), the kernel resource report, the packaging check, the quickstart and the
+//! numbered examples, and `cargo xtask test` (the README's test command), whose totals end the
+//! output.
 
 use std::path::{Path, PathBuf};
 
@@ -56,6 +57,12 @@ pub fn run_command(options: &Options) -> Result<()> {
     section("ci: cargo run --release --example quickstart");
     run(cargo().args(["run", "--release", "--example", "quickstart"]))?;
 
+    // On the CPU: the GPU pool example says it needs `cuda` and exits cleanly.
+    for example in NUMBERED_EXAMPLES {
+        section(&format!("ci: cargo run --release --example {example}"));
+        run(cargo().args(["run", "--release", "--example", example]))?;
+    }
+
     // Last, so that its closing line `N passed, N failed, N skipped` ends the CI log.
     section("ci: cargo xtask test (the README's test command)");
     let totals = test::run_command(&test::Options { cpu_only: options.cpu_only })?;
@@ -64,6 +71,17 @@ pub fn run_command(options: &Options) -> Result<()> {
     println!("tests: {}", totals.closing_line());
     Ok(())
 }
+
+/// The numbered examples (`examples/`, a newcomer's path after the quickstart), in order.
+const NUMBERED_EXAMPLES: [&str; 7] = [
+    "01_bfv_basics",
+    "02_bgv_basics",
+    "03_rotations",
+    "04_client_server",
+    "05_generic_circuit",
+    "06_cyclotomic_ring",
+    "07_gpu_pool",
+];
 
 /// The crate that holds the kernels: the GPU crates build it with `cuda` as their dependency.
 const KERNELS_PACKAGE: &str = "hegpu-kernels";

@@ -12,7 +12,8 @@ use anyhow::{Result, bail};
 use crate::util::{project_root, run, section};
 
 /// Every target, in the order they run.
-pub const TARGETS: [&str; 6] = ["decode_bfv", "decode_bgv", "decode_serde", "params", "helpers", "ops_bfv"];
+pub const TARGETS: [&str; 7] =
+    ["decode_bfv", "decode_bgv", "decode_serde", "params", "helpers", "public_api", "ops_bfv"];
 
 #[derive(Debug)]
 pub struct Options {

@@ -23,7 +23,12 @@ impl<B: BfvBackend> Evaluator<B> for BfvContext<B> {
         BfvContext::encrypt(self, plaintext, public_key)
     }
 
-    fn encrypt_with_seed(&self, plaintext: &Plaintext, public_key: &PublicKey<B>, seed: &poly::Seed) -> Result<Ciphertext<B>> {
+    fn encrypt_with_seed(
+        &self,
+        plaintext: &Plaintext,
+        public_key: &PublicKey<B>,
+        seed: &poly::Seed,
+    ) -> Result<Ciphertext<B>> {
         BfvContext::encrypt_with_seed(self, plaintext, public_key, seed)
     }
 

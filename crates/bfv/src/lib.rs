@@ -59,9 +59,9 @@ mod error;
 mod evaluate;
 mod evaluator;
 mod galois;
-pub mod prelude;
 pub mod levels;
 pub mod params;
+pub mod prelude;
 mod resident;
 mod scheme;
 #[cfg(feature = "serde")]

@@ -23,7 +23,12 @@ impl<B: BgvBackend> Evaluator<B> for BgvContext<B> {
         BgvContext::encrypt(self, plaintext, public_key)
     }
 
-    fn encrypt_with_seed(&self, plaintext: &Plaintext, public_key: &PublicKey<B>, seed: &poly::Seed) -> Result<Ciphertext<B>> {
+    fn encrypt_with_seed(
+        &self,
+        plaintext: &Plaintext,
+        public_key: &PublicKey<B>,
+        seed: &poly::Seed,
+    ) -> Result<Ciphertext<B>> {
         BgvContext::encrypt_with_seed(self, plaintext, public_key, seed)
     }
 

@@ -38,7 +38,12 @@ impl<B: BgvBackend> BgvContext<B> {
     /// `row_swap` is set (fresh OS seed; the core's
     /// [`generate_rotation_keys`](rlwe::RlweContext::generate_rotation_keys)): any other step
     /// is composed from them by [`rotate_rows`](Self::rotate_rows).
-    pub fn generate_rotation_keys(&self, secret: &SecretKey<B>, steps: &[i64], row_swap: bool) -> Result<GaloisKeys<B>> {
+    pub fn generate_rotation_keys(
+        &self,
+        secret: &SecretKey<B>,
+        steps: &[i64],
+        row_swap: bool,
+    ) -> Result<GaloisKeys<B>> {
         self.core.generate_rotation_keys(secret, steps, row_swap)
     }
 

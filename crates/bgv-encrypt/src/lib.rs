@@ -57,8 +57,8 @@ mod error;
 mod evaluate;
 mod evaluator;
 mod galois;
-pub mod prelude;
 pub mod params;
+pub mod prelude;
 mod resident;
 mod scheme;
 #[cfg(feature = "serde")]

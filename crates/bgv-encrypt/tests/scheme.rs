@@ -175,7 +175,8 @@ fn bad_input_gives_typed_errors() {
     // A step without its own key is composed from the keys held; none make it with the row
     // swap alone.
     assert!(context.rotate_rows(&ct, 2, &k.galois).is_ok());
-    let swap_only = context.galois_keys_from_seed(&k.secret, &[context.galois_element_for_row_swap()], &seed(9)).unwrap();
+    let swap_only =
+        context.galois_keys_from_seed(&k.secret, &[context.galois_element_for_row_swap()], &seed(9)).unwrap();
     assert!(matches!(context.rotate_rows(&ct, 2, &swap_only), Err(BgvError::MissingRotationKey { steps: 2, .. })));
     assert!(matches!(context.apply_galois(&ct, 5, &k.galois), Err(BgvError::MissingGaloisKey { element: 5, .. })));
     assert!(context.relinearize(&product, &other_keys.relin).is_err());

@@ -18,3 +18,17 @@ fn a_count_beyond_the_candidates_is_refused_at_once() {
     let odd_step = primes_one_mod(50, 3 * 5 * 7 * 2, 4, &[]).unwrap();
     assert!(odd_step.iter().all(|&p| p % 210 == 1 && modarith::is_prime(p) && p >> 49 == 1));
 }
+
+#[test]
+fn signed_gaussian_parts_at_the_ends_of_the_range() {
+    use modarith::SignedGaussianInt;
+    // -i64::MIN and i64::MIN^2 + i64::MIN^2 do not fit: saturated, not an overflow.
+    let low = SignedGaussianInt::new(i64::MIN, i64::MIN);
+    assert_eq!(low.conj(), SignedGaussianInt::new(i64::MIN, i64::MAX));
+    assert_eq!(low.norm(), i128::MAX);
+    let high = SignedGaussianInt::new(i64::MAX, i64::MIN + 1);
+    assert_eq!(high.conj(), SignedGaussianInt::new(i64::MAX, i64::MAX));
+    assert_eq!(high.norm(), 2 * (i128::from(i64::MAX) * i128::from(i64::MAX)));
+    assert_eq!(SignedGaussianInt::new(3, -4).conj(), SignedGaussianInt::new(3, 4));
+    assert_eq!(SignedGaussianInt::new(3, -4).norm(), 25);
+}

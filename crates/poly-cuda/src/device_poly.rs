@@ -41,7 +41,9 @@ impl<R: Representation> Clone for DevicePoly<R> {
     fn clone(&self) -> Self {
         match self.duplicate() {
             Ok(copy) => copy,
-            Err(error) => panic!("cloning a device polynomial failed (use DevicePoly::duplicate to handle it): {error}"),
+            Err(error) => {
+                panic!("cloning a device polynomial failed (use DevicePoly::duplicate to handle it): {error}")
+            }
         }
     }
 }

@@ -89,7 +89,8 @@ impl RingKind {
             RingKind::NegacyclicPowerOfTwo { degree } if g.is_multiple_of(2) => {
                 Err(PolyError::InvalidAutomorphism { exponent: g, degree })
             }
-            RingKind::Cyclotomic { m } if gcd((g % m as u64) as usize, m) != 1 => {
+            // m = 0 (no ring has it) leaves g as it is: gcd(g, 0) = g, so only g = 1 passes.
+            RingKind::Cyclotomic { m } if gcd(g.checked_rem(m as u64).unwrap_or(g) as usize, m) != 1 => {
                 Err(PolyError::InvalidGaloisElement { element: g, m: m as u64 })
             }
             _ => Ok(()),

@@ -66,7 +66,8 @@ pub const MIN_SAMPLING_DEGREE: usize = 8;
 /// least [`MIN_SAMPLING_DEGREE`]; the first `n` words of each limb are the sample (the power
 /// basis of a ring `Z_q[x]/Phi_m`, `n = phi(m)`: `RingContext::sampling_degree`).
 pub fn padded_sampling_degree(n: usize) -> usize {
-    n.next_power_of_two().max(MIN_SAMPLING_DEGREE)
+    // Saturating at 2^63, far beyond any ring (no overflow for a larger `n`).
+    n.checked_next_power_of_two().unwrap_or(1 << (usize::BITS - 1)).max(MIN_SAMPLING_DEGREE)
 }
 
 /// Largest degree the samplers accept (the largest ring degree of the library).

@@ -21,3 +21,24 @@ fn ring_indices_saturate() {
     assert_eq!(RingKind::NegacyclicPowerOfTwo { degree: usize::MAX }.index(), u64::MAX);
     assert_eq!(RingKind::NegacyclicPowerOfTwo { degree: 1 << 12 }.index(), 1 << 13);
 }
+
+#[test]
+fn automorphism_checks_take_any_index() {
+    // m = 0 is no ring's index: a typed error (or the identity), not a division by zero.
+    assert!(RingKind::Cyclotomic { m: 0 }.check_automorphism(0).is_err());
+    assert!(RingKind::Cyclotomic { m: 0 }.check_automorphism(3).is_err());
+    assert!(RingKind::Cyclotomic { m: 0 }.check_automorphism(1).is_ok());
+    assert!(RingKind::Cyclotomic { m: 1 }.check_automorphism(5).is_ok());
+    assert!(RingKind::Cyclotomic { m: 15 }.check_automorphism(7).is_ok());
+    assert!(RingKind::Cyclotomic { m: 15 }.check_automorphism(10).is_err());
+    assert!(RingKind::NegacyclicPowerOfTwo { degree: 0 }.check_automorphism(4).is_err());
+}
+
+#[test]
+fn padded_sampling_degree_saturates() {
+    use poly::sampling::{MIN_SAMPLING_DEGREE, padded_sampling_degree};
+    assert_eq!(padded_sampling_degree(0), MIN_SAMPLING_DEGREE);
+    assert_eq!(padded_sampling_degree(100), 128);
+    assert_eq!(padded_sampling_degree(1 << (usize::BITS - 1)), 1 << (usize::BITS - 1));
+    assert_eq!(padded_sampling_degree(usize::MAX), 1 << (usize::BITS - 1));
+}

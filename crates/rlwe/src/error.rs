@@ -146,7 +146,9 @@ pub enum RlweError {
     },
     /// An operator that needs an evaluation key its [`crate::operators::BoundEvaluator`] was
     /// not given.
-    #[error("{operation} needs a {key}: bind one to the evaluator (BoundEvaluator::with_relinearization_key, with_galois_keys)")]
+    #[error(
+        "{operation} needs a {key}: bind one to the evaluator (BoundEvaluator::with_relinearization_key, with_galois_keys)"
+    )]
     MissingEvaluationKey {
         /// The operation.
         operation: &'static str,

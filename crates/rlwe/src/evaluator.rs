@@ -150,7 +150,8 @@ pub trait Evaluator<B: RlweBackend> {
         }
         let row = self.core().params().degree() / 2;
         // A row of one slot is its own sum (rotating by 0 copies).
-        let mut acc = if row < 2 { self.rotate_rows(a, 0, keys)? } else { self.add(a, &self.rotate_rows(a, 1, keys)?)? };
+        let mut acc =
+            if row < 2 { self.rotate_rows(a, 0, keys)? } else { self.add(a, &self.rotate_rows(a, 1, keys)?)? };
         let mut step = 2usize;
         while step < row {
             let rotated = self.rotate_rows(&acc, i64::try_from(step).unwrap_or(i64::MAX), keys)?;

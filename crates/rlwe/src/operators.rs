@@ -58,7 +58,11 @@ impl<'k, B: RlweBackend, E: Evaluator<B>> BoundEvaluator<'k, B, E> {
     }
 
     /// Encrypts `plaintext` with `public_key` (fresh OS randomness), wrapped.
-    pub fn encrypt(&self, plaintext: &E::Plaintext, public_key: &PublicKey<B>) -> Result<BoundCiphertext<'_, 'k, B, E>> {
+    pub fn encrypt(
+        &self,
+        plaintext: &E::Plaintext,
+        public_key: &PublicKey<B>,
+    ) -> Result<BoundCiphertext<'_, 'k, B, E>> {
         Ok(self.bind(self.evaluator.encrypt(plaintext, public_key)?))
     }
 

@@ -115,7 +115,12 @@ impl<B: RlweBackend> RlweContext<B> {
     /// Galois keys of `secret` for the row rotations by `steps` (each step's own key; other
     /// steps are composed from them), with the row swap when `row_swap` is set, from a fresh
     /// OS seed. Over `Phi_m`: [`RlweError::InvalidParameter`] ([`check_rows`](Self::check_rows)).
-    pub fn generate_rotation_keys(&self, secret: &SecretKey<B>, steps: &[i64], row_swap: bool) -> Result<GaloisKeys<B>> {
+    pub fn generate_rotation_keys(
+        &self,
+        secret: &SecretKey<B>,
+        steps: &[i64],
+        row_swap: bool,
+    ) -> Result<GaloisKeys<B>> {
         self.rotation_keys_from_seed(secret, steps, row_swap, &Seed::from_os()?)
     }
 

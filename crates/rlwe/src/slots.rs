@@ -33,16 +33,40 @@ pub fn slot_positions(degree: usize) -> Vec<usize> {
 pub enum SlotError {
     /// More values than slots or coefficients.
     #[error("at most {max} values fit, got {actual}")]
-    TooManyValues { max: usize, actual: usize },
+    TooManyValues {
+        /// The number of slots (or coefficients).
+        max: usize,
+        /// The number of values given.
+        actual: usize,
+    },
     /// A value not below `t`.
     #[error("value {value} at index {index} is not below the plaintext modulus {modulus}")]
-    OutOfRange { index: usize, value: u64, modulus: u64 },
+    OutOfRange {
+        /// The value's index.
+        index: usize,
+        /// The value.
+        value: u64,
+        /// The plaintext modulus `t`.
+        modulus: u64,
+    },
     /// A signed value outside `(-t/2, t/2]`.
     #[error("value {value} at index {index} is outside (-t/2, t/2] for t = {modulus}")]
-    SignedOutOfRange { index: usize, value: i64, modulus: u64 },
+    SignedOutOfRange {
+        /// The value's index.
+        index: usize,
+        /// The value.
+        value: i64,
+        /// The plaintext modulus `t`.
+        modulus: u64,
+    },
     /// `t` is not a prime `= 1 mod 2N` (over `Phi_m`: `= 1 mod m`).
     #[error("batching needs a prime t = 1 mod 2N (1 mod m over Phi_m); t = {plaintext_modulus}, N = {degree}")]
-    BatchingUnsupported { plaintext_modulus: u64, degree: usize },
+    BatchingUnsupported {
+        /// `t`.
+        plaintext_modulus: u64,
+        /// `N` (over `Phi_m`: the number of slots).
+        degree: usize,
+    },
     /// The transform refused its input.
     #[error(transparent)]
     Poly(#[from] poly::PolyError),
@@ -68,18 +92,21 @@ pub fn center(c: u64, t: u64) -> i64 {
     if t > 0 && c > t / 2 { -((t - c) as i64) } else { c as i64 }
 }
 
-/// Signed values in `(-t/2, t/2]` reduced into `[0, t)` (`t < 2^62`), or the first outside.
+/// Signed values in `(-t/2, t/2]` reduced into `[0, t)`, or the first outside (any `t`: the
+/// bounds are taken in 128 bits; `t = 0` refuses every value).
 pub fn reduce_signed(values: &[i64], t: u64) -> Result<Vec<u64>, SlotError> {
-    let upper = (t / 2) as i64;
-    let lower = upper - t as i64; // exclusive: -t/2 for even t, -(t-1)/2 - 1 for odd t
+    let modulus = i128::from(t);
+    let upper = modulus / 2;
+    let lower = upper - modulus; // exclusive: -t/2 for even t, -(t-1)/2 - 1 for odd t
     values
         .iter()
         .enumerate()
         .map(|(index, &v)| {
-            if v > upper || v <= lower {
+            let wide = i128::from(v);
+            if wide > upper || wide <= lower {
                 Err(SlotError::SignedOutOfRange { index, value: v, modulus: t })
-            } else if v < 0 {
-                Ok((v + t as i64) as u64)
+            } else if wide < 0 {
+                Ok((wide + modulus) as u64)
             } else {
                 Ok(v as u64)
             }
@@ -283,7 +310,8 @@ impl CyclotomicSlots {
         Ok(poly::cyclotomic::reduce_by_monic(q, &self.phi, g))
     }
 
-    /// The `phi(m)` slot values of `phi(m)` plaintext coefficients (each below `t`).
+    /// The `phi(m)` slot values of `phi(m)` plaintext coefficients (each below `t`; a value not
+    /// below `t` is [`poly::PolyError::CoefficientOutOfRange`], as from the transforms).
     pub fn decode(&self, plaintext: &[u64]) -> Result<Vec<u64>, SlotError> {
         let q = &self.modulus;
         let n = self.slot_count();
@@ -292,6 +320,11 @@ impl CyclotomicSlots {
         }
         if let Some(plan) = &self.plan {
             return Ok(plan.forward(plaintext)?);
+        }
+        // The transforms refuse a value not below t; so does the direct evaluation.
+        if let Some((index, &value)) = plaintext.iter().enumerate().find(|&(_, &v)| v >= q.value()) {
+            let modulus = q.value();
+            return Err(SlotError::Poly(poly::PolyError::CoefficientOutOfRange { limb: 0, index, value, modulus }));
         }
         let powers: Vec<u64> = (0..self.m as u64).map(|e| q.pow(self.root, e)).collect();
         Ok(self

@@ -4,7 +4,7 @@
 
 use poly::RingKind;
 use rlwe::galois_key::{check_galois_element, galois_element_for_row_rotation, galois_element_for_row_swap};
-use rlwe::slots::{SlotEncoder, batching_prime, center};
+use rlwe::slots::{SlotEncoder, batching_prime, center, reduce_signed};
 use rlwe::{ModuliChoice, RlweParametersBuilder};
 
 #[test]
@@ -49,4 +49,37 @@ fn digit_counts_take_any_level() {
         .unwrap();
     assert_eq!(params.digit_count_at_level(2), 2);
     assert_eq!(params.digit_count_at_level(usize::MAX), usize::MAX / 2 + 1);
+}
+
+#[test]
+fn signed_values_reduce_modulo_any_modulus() {
+    // t at and above 2^63: the bounds no longer fit an i64 (an overflow before).
+    let t = 15_336_116_641_674_557_242;
+    let half = (t / 2) as i64;
+    assert_eq!(reduce_signed(&[-1, 0, half, 1 - half], t).unwrap(), vec![t - 1, 0, t / 2, t / 2 + 1]);
+    assert!(reduce_signed(&[half + 1], t).is_err());
+    assert!(reduce_signed(&[-half], t).is_err());
+    assert_eq!(reduce_signed(&[i64::MIN + 1, i64::MAX], u64::MAX).unwrap(), vec![1 << 63, i64::MAX as u64]);
+    assert!(reduce_signed(&[i64::MIN], u64::MAX).is_err());
+    assert!(reduce_signed(&[0], 0).is_err());
+    assert_eq!(reduce_signed(&[0], 1).unwrap(), vec![0]);
+    assert_eq!(reduce_signed(&[-3, 3], 7).unwrap(), vec![4, 3]);
+    assert!(reduce_signed(&[4], 7).is_err());
+    assert!(reduce_signed(&[-4], 7).is_err());
+    assert_eq!(reduce_signed(&[center(100_055_558_127_864, t)], t).unwrap(), vec![100_055_558_127_864]);
+}
+
+#[test]
+fn cyclotomic_slots_refuse_unreduced_coefficients() {
+    // t = 11 = 1 mod 5, not 1 mod 2M = 16: the direct evaluation, which now checks the range
+    // as the transforms do (a debug assertion failed before, a wrong value in release).
+    let slots = rlwe::slots::CyclotomicSlots::new(11, 5).unwrap();
+    assert!(!slots.uses_bluestein());
+    let error = slots.decode(&[5, 11, 0, 0]).unwrap_err();
+    assert!(matches!(
+        error,
+        rlwe::slots::SlotError::Poly(poly::PolyError::CoefficientOutOfRange { index: 1, value: 11, modulus: 11, .. })
+    ));
+    let encoded = slots.encode(&[1, 2, 3, 4]).unwrap();
+    assert_eq!(slots.decode(&encoded).unwrap(), vec![1, 2, 3, 4]);
 }
