@@ -5,7 +5,7 @@
 //! - [`BfvParameters`]: `Serialize` and `Deserialize` as their defining values (degree, primes,
 //!   `t`, variant, transform, `allow_insecure`), rebuilt through [`BfvParametersBuilder`] with
 //!   every check on load.
-//! - [`Plaintext`]: `Serialize`; loaded with a [`PlaintextSeed`] (its parameters).
+//! - [`Plaintext`](crate::Plaintext): `Serialize`; loaded with a [`PlaintextSeed`] (its parameters).
 //! - Ciphertexts (full, at any level, and seeded) and keys (public, relinearization, Galois and
 //!   secret) live on a backend, so their context writes and reads them:
 //!   [`BfvContext::serializable`] (a `Serialize` view) and [`BfvContext::seed`] (a

@@ -184,7 +184,7 @@ impl<B: BgvBackend> BgvContext<B> {
     }
 
     /// Decrypts at the ciphertext's level: `m = [c_0 + c_1 s + ...]_{q_l} f^{-1} mod t`, the
-    /// centered phase reduced modulo `t` exactly ([`crate::DecryptionTables::reduce_host`], on
+    /// centered phase reduced modulo `t` exactly ([`crate::backend::DecryptionTables::reduce_host`], on
     /// the backend: [`BgvBackend::decrypt_words`]). Any size `>= 2`. A ciphertext whose noise
     /// budget is spent decrypts to garbage without an error: ask
     /// [`noise_budget`](Self::noise_budget). [`decrypt_resident`](Self::decrypt_resident) leaves

@@ -5,7 +5,7 @@
 //! - [`BgvParameters`]: `Serialize` and `Deserialize` as their defining values (degree, primes,
 //!   `t`, transform, `allow_insecure`), rebuilt through [`BgvParametersBuilder`] with
 //!   every check on load.
-//! - [`Plaintext`]: `Serialize`; loaded with a [`PlaintextSeed`] (its parameters).
+//! - [`Plaintext`](crate::Plaintext): `Serialize`; loaded with a [`PlaintextSeed`] (its parameters).
 //! - Ciphertexts (full, at any level, and seeded) and keys (public, relinearization, Galois and
 //!   secret) live on a backend, so their context writes and reads them:
 //!   [`BgvContext::serializable`] (a `Serialize` view) and [`BgvContext::seed`] (a

@@ -3,8 +3,8 @@
 //! An object travels as its byte encoding ([`crate::framing`]: versioned, with the scheme tag),
 //! written as one byte string (`serialize_bytes`; JSON writes it as an array of numbers). On
 //! load the byte string goes to the same validating decoder as `*_from_bytes`: one validation
-//! path for the byte encodings and serde. Every scheme context ([`SchemeContext`]) is the
-//! [`Codec`] of its objects: full ciphertexts (through its [`CiphertextCodec`]), seeded
+//! path for the byte encodings and serde. Every scheme context ([`SchemeContext`](crate::SchemeContext)) is the
+//! [`Codec`] of its objects: full ciphertexts (through its [`CiphertextCodec`](crate::codec::CiphertextCodec)), seeded
 //! ciphertexts, plaintexts and keys; [`Serializable`] and [`ContextSeed`] carry it, and
 //! [`Plaintext`] serializes alone ([`PlaintextSeed`] loads it). Parameters travel as their
 //! defining values and are rebuilt through the builder: [`RlweParameters`] here, a scheme's
