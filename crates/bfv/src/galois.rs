@@ -58,7 +58,7 @@ impl<B: BfvBackend> BfvContext<B> {
     /// Galois keys of `secret` for `elements` from a fresh OS seed (see
     /// [`galois_keys_from_seed`](Self::galois_keys_from_seed)).
     pub fn generate_galois_keys(&self, secret: &SecretKey<B>, elements: &[u64]) -> Result<GaloisKeys<B>> {
-        self.galois_keys_from_seed(secret, elements, &Seed::from_os()?)
+        self.core.generate_galois_keys(secret, elements)
     }
 
     /// Galois keys of `secret` for each of `elements` (duplicates give one key), from `seed`:

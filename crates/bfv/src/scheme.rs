@@ -24,9 +24,10 @@ impl<B: BfvBackend> BfvContext<B> {
         self.core.secret_key_from_seed(seed)
     }
 
-    /// A public key for `secret` from a fresh OS seed.
+    /// A public key for `secret` from two fresh OS seeds (the core's: its bytes carry the
+    /// uniform seed in place of `a`).
     pub fn generate_public_key(&self, secret: &SecretKey<B>) -> Result<PublicKey<B>> {
-        self.public_key_from_seed(secret, &Seed::from_os()?)
+        self.core.generate_public_key(secret)
     }
 
     /// The public key `(b, a) = (-(a s + e), a)` with `a` uniform (index 0, sampled directly
@@ -35,9 +36,10 @@ impl<B: BfvBackend> BfvContext<B> {
         self.core.public_key_from_seed(secret, seed)
     }
 
-    /// A relinearization key for `secret` from a fresh OS seed.
+    /// A relinearization key for `secret` from two fresh OS seeds (the core's: its bytes carry
+    /// the uniform seed in place of the `a_j`).
     pub fn generate_relin_key(&self, secret: &SecretKey<B>) -> Result<RelinKey<B>> {
-        self.relin_key_from_seed(secret, &Seed::from_os()?)
+        self.core.generate_relinearization_key(secret)
     }
 
     /// The relinearization key: for digit `j`, `(b_j, a_j) = (-(a_j s + e_j) + g_j s^2, a_j)`

@@ -8,12 +8,13 @@
 //! party that evaluates; store them only where the key itself may be kept.
 //!
 //! Layout (the core's framing, `rlwe::framing`, with the scheme tag "BFV"; all integers
-//! little-endian; every polynomial limb-major, `N` words of 8 bytes per limb, each word below
-//! its prime):
+//! little-endian; every polynomial limb-major, each word below its prime; `P(M)` below is a
+//! polynomial over the primes `M`, packed limb by limb to the primes' bit widths: limb `i`
+//! takes `ceil(N bits(q_i - 1) / 8)` bytes, words in little-endian bit order):
 //!
 //! ```text
 //! 8 bytes  "HEGPUBFV"
-//! 1 byte   format version (2; version 1, without the final key set, is still read)
+//! 1 byte   format version (3; versions 1 and 2, with 8-byte words, are still read)
 //! 1 byte   kind: 1 = ciphertext, 2 = seeded ciphertext, 3 = public key,
 //!          4 = relinearization key, 5 = Galois keys, 6 = secret key, 7 = plaintext
 //! 4 bytes  N
@@ -28,23 +29,33 @@
 //! 8 K      the special primes p_0 .. p_{K-1}
 //! 1 byte   transform: 0 = NTT, 1 = DGT, 2 = hierarchical DGT
 //! -- the body:
-//! kind 1:  8 k L N        c_0, c_1, ... over q, coefficient representation
+//! kind 1:  k P(q)         c_0, c_1, ... over q, coefficient representation
 //! kind 2:  32 bytes       the public seed
-//!          8 L N          c_0 over q, coefficient representation
-//! kind 3:  8 2 L N        b, a over q, evaluation representation
-//! kind 4:  8 2 d (L+K) N  b_0, a_0, b_1, a_1, ... over qP, evaluation representation
-//!                         (d: the parameters' number of key-switching digits)
+//!          P(q)           c_0 over q, coefficient representation
+//! kind 3:  1 byte         form: 0 = whole, 1 = seeded
+//!          form 0: 2 P(q)  b, a over q, evaluation representation
+//!          form 1: 32 bytes the uniform seed of a (index 0), then P(q): b
+//! kind 4:  a key-switching key of d digits over qP, evaluation representation:
+//!          1 byte         form: 0 = whole, 1 = seeded
+//!          form 0: 2 d P(qP)  b_0, a_0, b_1, a_1, ...
+//!          form 1: 32 bytes the uniform seed, 8 bytes its first index (0), d P(qP): b_0, b_1, ...
+//!                         (a_j is the uniform sample of index first + j of the seed)
 //! kind 5:  e times, by increasing element:
 //!          8 bytes        the Galois element g (odd, below 2N)
-//!          8 2 d (L+K) N  its b_0, a_0, b_1, a_1, ... over qP, evaluation representation
-//! kind 6:  8 L N          s over q, evaluation representation
-//!          8 (L+K) N      s over qP, evaluation representation
-//! kind 7:  8 N            the plaintext's coefficients, each below t
-//! -- every kind, last (version 2):
+//!          its key-switching key as in kind 4 (a seeded key's first index: g 2^32)
+//! kind 6:  P(q)           s over q, evaluation representation
+//!          P(qP)          s over qP, evaluation representation
+//! kind 7:  P(t)           the plaintext's coefficients, each below t (packed to bits(t - 1))
+//! -- every kind, last (from version 2):
 //! 8 bytes  the key set's identifier (`rlwe::KeySetId`; 0 for none; always 0 for kind 7)
 //! ```
 //!
-//! Kind 7 (plaintexts) is new in version 2. The ciphertext and plaintext kinds (1, 2, 7) have no special primes nor transform in their header.
+//! Versions 1 and 2 hold every polynomial word in 8 bytes and keys whole, without the form
+//! byte. A key is seeded when it was made with separate uniform and error seeds (what the
+//! `generate_*` methods do); one made from a single seed is written whole, since that seed
+//! would reveal its errors.
+//! Kind 7 (plaintexts) is new in version 2; the form bytes and packed words in version 3. The
+//! ciphertext and plaintext kinds (1, 2, 7) have no special primes nor transform in their header.
 //! Decoding checks every field against the context's parameters and every word against its
 //! prime, and errors (never panics) on anything else: [`BfvError::Malformed`] for bytes that
 //! are not an encoding of the expected kind (bad magic, version or kind, truncated, trailing

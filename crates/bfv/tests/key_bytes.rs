@@ -26,8 +26,39 @@ fn key_header_len(params: &BfvParameters) -> usize {
     8 + 1 + 1 + 4 + 4 + 8 * params.ciphertext_moduli().len() + 8 + 4 + 4 + 8 * params.special_moduli().len() + 1
 }
 
-/// The key set's identifier that ends every encoding (format version 2).
+/// The key set's identifier that ends every encoding (from format version 2).
 const KEY_SET: usize = 8;
+
+/// The form byte before a public or key-switching key's polynomials (format version 3).
+const FORM: usize = 1;
+
+/// The bytes of a polynomial over `moduli` (`n` words per limb), packed to the primes' widths.
+fn packed(moduli: &[u64], n: usize) -> usize {
+    rlwe::framing::packed_poly_bytes(moduli, n)
+}
+
+/// The primes of `q` and of `qP`.
+fn primes(params: &BfvParameters) -> (Vec<u64>, Vec<u64>) {
+    let q = params.ciphertext_moduli().to_vec();
+    let qp = [params.ciphertext_moduli(), params.special_moduli()].concat();
+    (q, qp)
+}
+
+/// Sets word `index` of limb `limb` of the packed polynomial over `moduli` (`n` words per limb)
+/// that starts at byte `start` to `value` (cut to the limb's width).
+fn set_packed(bytes: &mut [u8], start: usize, moduli: &[u64], n: usize, limb: usize, index: usize, value: u64) {
+    let limb_start = start + packed(&moduli[..limb], n);
+    let width = rlwe::framing::bit_width(moduli[limb]) as usize;
+    for bit in 0..width {
+        let position = index * width + bit;
+        let (byte, shift) = (limb_start + position / 8, position % 8);
+        if (value >> bit) & 1 == 1 {
+            bytes[byte] |= 1 << shift;
+        } else {
+            bytes[byte] &= !(1 << shift);
+        }
+    }
+}
 
 /// Every key of one context, with the bytes of each.
 struct Keys {
@@ -90,12 +121,14 @@ fn round_trip(params: &Arc<BfvParameters>) {
 
     // The layout's sizes: header, then the polynomials.
     let header = key_header_len(params);
-    let (q_bytes, qp_bytes) = (8 * params.ring_q().poly_len(), 8 * params.ring_qp().poly_len());
+    let (q, qp) = primes(params);
+    let (q_bytes, qp_bytes) = (packed(&q, params.degree()), packed(&qp, params.degree()));
     let digits = params.key_switch_tables().num_digits();
     assert_eq!(relin.digits().len(), digits, "{label}");
-    assert_eq!(keys.public_bytes.len(), header + 2 * q_bytes + KEY_SET, "{label}");
-    assert_eq!(keys.relin_bytes.len(), header + digits * 2 * qp_bytes + KEY_SET, "{label}");
-    assert_eq!(keys.galois_bytes.len(), header + galois.len() * (8 + digits * 2 * qp_bytes) + KEY_SET, "{label}");
+    assert_eq!(keys.public_bytes.len(), header + FORM + 2 * q_bytes + KEY_SET, "{label}");
+    assert_eq!(keys.relin_bytes.len(), header + FORM + digits * 2 * qp_bytes + KEY_SET, "{label}");
+    let per_element = 8 + FORM + digits * 2 * qp_bytes;
+    assert_eq!(keys.galois_bytes.len(), header + galois.len() * per_element + KEY_SET, "{label}");
     assert_eq!(keys.secret_bytes.len(), header + q_bytes + qp_bytes + KEY_SET, "{label}");
 
     // Public key: the same polynomials.
@@ -261,7 +294,7 @@ fn truncated_trailing_and_bad_header_bytes_are_malformed() {
         bad_magic[0] ^= 1;
         assert!(is_malformed(decode(&bad_magic)), "{name} magic");
         let mut bad_version = bytes.clone();
-        bad_version[8] = 3;
+        bad_version[8] = 4;
         assert!(is_malformed(decode(&bad_version)), "{name} version");
         bad_version[8] = 0;
         assert!(is_malformed(decode(&bad_version)), "{name} version");
@@ -406,43 +439,44 @@ fn a_word_not_below_its_prime_is_a_poly_error() {
     let keys = Keys::new(&params);
     let header = key_header_len(&params);
     let n = params.degree();
-    let q = params.ciphertext_moduli();
+    let (q, qp) = primes(&params);
     let p = params.special_moduli();
-    let (q_bytes, qp_bytes) = (8 * params.ring_q().poly_len(), 8 * params.ring_qp().poly_len());
+    let (q_bytes, qp_bytes) = (packed(&q, n), packed(&qp, n));
     let context = &keys.context;
 
-    // Public key: the first word of b (limb q_0) and the last of a (limb q_{L-1}).
+    // Public key: the first word of b (limb q_0) and the last of a (limb q_{L-1}), after the
+    // form byte.
+    let body = header + FORM;
     let mut bytes = keys.public_bytes.clone();
-    set_word(&mut bytes, header, q[0]);
+    set_packed(&mut bytes, body, &q, n, 0, 0, q[0]);
     assert!(is_out_of_range(context.public_key_from_bytes(&bytes)));
     let mut bytes = keys.public_bytes.clone();
-    set_word(&mut bytes, header + 2 * q_bytes - 8, q[q.len() - 1]);
+    set_packed(&mut bytes, body + q_bytes, &q, n, q.len() - 1, n - 1, q[q.len() - 1]);
     assert!(is_out_of_range(context.public_key_from_bytes(&bytes)));
     let mut bytes = keys.public_bytes.clone();
-    set_word(&mut bytes, header, u64::MAX);
+    set_packed(&mut bytes, body, &q, n, 0, 0, u64::MAX);
     assert!(is_out_of_range(context.public_key_from_bytes(&bytes)));
 
     // Relinearization key: a word of the special limb of b_0, the first word of a_1.
-    let special_limb = 8 * q.len() * n;
     let mut bytes = keys.relin_bytes.clone();
-    set_word(&mut bytes, header + special_limb + 8 * 5, p[0]);
+    set_packed(&mut bytes, body, &qp, n, q.len(), 5, p[0]);
     assert!(is_out_of_range(context.relin_key_from_bytes(&bytes)));
     let mut bytes = keys.relin_bytes.clone();
-    set_word(&mut bytes, header + 3 * qp_bytes, q[0]);
+    set_packed(&mut bytes, body + 3 * qp_bytes, &qp, n, 0, 0, q[0]);
     assert!(is_out_of_range(context.relin_key_from_bytes(&bytes)));
 
     // Galois keys: the first word of the second element's b_0.
-    let per_element = 8 + params.key_switch_tables().num_digits() * 2 * qp_bytes;
+    let per_element = 8 + FORM + params.key_switch_tables().num_digits() * 2 * qp_bytes;
     let mut bytes = keys.galois_bytes.clone();
-    set_word(&mut bytes, header + per_element + 8, q[0]);
+    set_packed(&mut bytes, header + per_element + 8 + FORM, &qp, n, 0, 0, q[0]);
     assert!(is_out_of_range(context.galois_keys_from_bytes(&bytes)));
 
-    // Secret key: a word of s over q, and one of the special limb of s over qP.
+    // Secret key (no form byte): a word of s over q, and one of the special limb of s over qP.
     let mut bytes = keys.secret_bytes.clone();
-    set_word(&mut bytes, header + 8, q[0]);
+    set_packed(&mut bytes, header, &q, n, 0, 1, q[0]);
     assert!(is_out_of_range(context.secret_key_from_bytes(&bytes)));
     let mut bytes = keys.secret_bytes.clone();
-    set_word(&mut bytes, header + q_bytes + special_limb, p[0]);
+    set_packed(&mut bytes, header + q_bytes, &qp, n, q.len(), 0, p[0]);
     assert!(is_out_of_range(context.secret_key_from_bytes(&bytes)));
 }
 
@@ -452,8 +486,9 @@ fn bad_galois_elements_are_rejected() {
     let keys = Keys::new(&params);
     let context = &keys.context;
     let header = key_header_len(&params);
-    let qp_bytes = 8 * params.ring_qp().poly_len();
-    let per_element = 8 + params.key_switch_tables().num_digits() * 2 * qp_bytes;
+    let (_, qp) = primes(&params);
+    let qp_bytes = packed(&qp, params.degree());
+    let per_element = 8 + FORM + params.key_switch_tables().num_digits() * 2 * qp_bytes;
     let elements = keys.galois.elements();
     assert_eq!(elements.len(), 3);
     let element_offset = |i: usize| header + i * per_element;

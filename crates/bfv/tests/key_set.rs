@@ -108,8 +108,8 @@ fn keys_of_another_secret_key_are_refused() {
     assert_eq!(encoder.decode(&context.decrypt(&rotated, &a.secret).unwrap()).unwrap()[0], 4);
 }
 
-/// The byte encodings keep the identifier (format version 2); version-1 bytes (no identifier)
-/// still decode, to objects without one, which combine with anything.
+/// The byte encodings keep the identifier (from format version 2); version-1 bytes (no
+/// identifier) still decode, to objects without one, which combine with anything.
 #[test]
 fn byte_encodings_keep_the_identifier_and_version_1_still_decodes() {
     let params = params();
@@ -134,22 +134,43 @@ fn byte_encodings_keep_the_identifier_and_version_1_still_decodes() {
     assert_eq!(other_relin.key_set(), b.secret.key_set());
     assert!(is_key_set_mismatch(context.mul_relin(&x, &x, &other_relin), "relinearization key"));
 
-    // Version 1: the same bytes without the final 8, version byte 1.
-    let mut v1 = ct_bytes[..ct_bytes.len() - 8].to_vec();
+    // Versions 1 and 2 still load: objects recorded in version 2 (8-byte words), and the same
+    // bytes without the final 8 under version byte 1 (no identifier).
+    let fixture_params = bfv::BfvParametersBuilder::new(1024)
+        .ciphertext_moduli_bits(&[50])
+        .special_moduli_bits(&[55])
+        .plaintext_modulus(65537)
+        .variant(bfv::MulVariant::Hps)
+        .allow_insecure(true)
+        .build()
+        .unwrap();
+    let fixture = BfvContext::new(CpuBackend, &fixture_params).unwrap();
+    let recorded = |name: &str| hegpu_test_support::format_v2::recorded(name).unwrap().to_vec();
+    let fixture_secret = fixture.secret_key_from_seed(&seed(1)).unwrap();
+    let fixture_id = fixture_secret.key_set();
+    let v2 = recorded("bfv_ciphertext.bin");
+    let recorded_ct = fixture.ciphertext_from_bytes(&v2).unwrap();
+    assert_eq!(recorded_ct.key_set(), fixture_id);
+    let mut v1 = v2[..v2.len() - 8].to_vec();
     v1[8] = 1;
-    let old = context.ciphertext_from_bytes(&v1).unwrap();
+    let old = fixture.ciphertext_from_bytes(&v1).unwrap();
     assert_eq!(old.key_set(), None);
-    assert_eq!(context.decrypt(&old, &a.secret).unwrap(), context.decrypt(&x, &a.secret).unwrap());
-    let relin_bytes = context.relin_key_to_bytes(&b.relin).unwrap();
-    let mut v1_relin = relin_bytes[..relin_bytes.len() - 8].to_vec();
-    v1_relin[8] = 1;
-    let unknown_relin = context.relin_key_from_bytes(&v1_relin).unwrap();
-    assert_eq!(unknown_relin.key_set(), None);
-    // Unknown combines with anything (no check is possible): the product carries x's set.
-    assert_eq!(context.mul_relin(&x, &x, &unknown_relin).unwrap().key_set(), id);
-    // Version-2 bytes cut to version-1 length, or version-1 bytes with the trailer, are refused.
-    assert!(matches!(context.ciphertext_from_bytes(&ct_bytes[..ct_bytes.len() - 8]), Err(BfvError::Malformed { .. })));
-    let mut v1_long = ct_bytes.clone();
+    assert_eq!(fixture.download(&old).unwrap(), fixture.download(&recorded_ct).unwrap());
+    let pk_v2 = recorded("bfv_public_key.bin");
+    let mut pk_v1 = pk_v2[..pk_v2.len() - 8].to_vec();
+    pk_v1[8] = 1;
+    let unknown_pk = fixture.public_key_from_bytes(&pk_v1).unwrap();
+    assert_eq!(unknown_pk.key_set(), None);
+    // Unknown combines with anything (no check is possible): the sum carries the known set.
+    let plain = bfv::Plaintext::from_coefficients(&fixture_params, &[1]).unwrap();
+    let unknown_ct = fixture.encrypt_with_seed(&plain, &unknown_pk, &seed(3)).unwrap();
+    assert_eq!(unknown_ct.key_set(), None);
+    assert_eq!(fixture.add(&unknown_ct, &recorded_ct).unwrap().key_set(), fixture_id);
+    // Bytes cut to the previous version's length, or carrying a trailer they should not, are
+    // refused: version 2 without its identifier, version 1 with one.
+    assert!(matches!(fixture.ciphertext_from_bytes(&v2[..v2.len() - 8]), Err(BfvError::Malformed { .. })));
+    let mut v1_long = v2.clone();
     v1_long[8] = 1;
-    assert!(matches!(context.ciphertext_from_bytes(&v1_long), Err(BfvError::Malformed { .. })));
+    assert!(matches!(fixture.ciphertext_from_bytes(&v1_long), Err(BfvError::Malformed { .. })));
+    assert!(matches!(context.ciphertext_from_bytes(&ct_bytes[..ct_bytes.len() - 8]), Err(BfvError::Malformed { .. })));
 }

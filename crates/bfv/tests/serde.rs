@@ -12,6 +12,7 @@ use bfv::{
     BatchEncoder, BfvContext, BfvError, BfvParameters, BfvParametersBuilder, Ciphertext, GaloisKeys, MulVariant,
     Plaintext, PlaintextSeed, Preset, PublicKey, RelinKey, SecretKey, SeededCiphertext,
 };
+use hegpu_test_support::packed;
 use poly::{CpuBackend, PolyError, Seed, TransformKind};
 use serde::Serialize;
 use serde::de::DeserializeSeed;
@@ -282,7 +283,7 @@ fn tampered_input_is_refused_with_typed_errors() {
 
     // A word equal to its prime (limb 1 of c_0: prime q_1).
     let mut tampered = bytes.clone();
-    put_word(&mut tampered, header_len(2) + 8 * 1024, q[1]);
+    packed::set_word(&mut tampered, header_len(2), &q, 1024, 1, 0, q[1]);
     match refused::<Ciphertext<_>>(c, &tampered) {
         BfvError::Poly(PolyError::CoefficientOutOfRange { limb: 1, index: 0, value, modulus }) => {
             assert_eq!((value, modulus), (q[1], q[1]));
@@ -300,7 +301,8 @@ fn tampered_input_is_refused_with_typed_errors() {
     // A level-0 ciphertext whose body is cut to one polynomial: refused as malformed.
     let low = c.mod_switch_to_next(&top).unwrap();
     let low_bytes = c.ciphertext_to_bytes(&low).unwrap();
-    assert!(matches!(refused::<Ciphertext<_>>(c, &low_bytes[..header_len(1) + 8 * 1024]), BfvError::Malformed { .. }));
+    let one_poly = header_len(1) + packed::poly_bytes(&q[..1], 1024);
+    assert!(matches!(refused::<Ciphertext<_>>(c, &low_bytes[..one_poly]), BfvError::Malformed { .. }));
     // A seeded ciphertext exists at the top level only.
     let seeded = c.encrypt_symmetric_with_seeds(&plain, &f.secret, &seed(6), &seed(7)).unwrap();
     let low_seeded = c.mod_switch_to_next(&c.expand(&seeded).unwrap()).unwrap();
@@ -322,7 +324,8 @@ fn tampered_input_is_refused_with_typed_errors() {
     // Keys: a word of the secret key over qP equal to its prime (the special prime).
     let mut secret = c.secret_key_to_bytes(&f.secret).unwrap();
     let key_header = header_len(2) + 4 + 8 + 1;
-    put_word(&mut secret, key_header + 8 * 2 * 1024 + 8 * 2 * 1024, f.params.special_moduli()[0]);
+    let qp = [&q[..], f.params.special_moduli()].concat();
+    packed::set_word(&mut secret, key_header + packed::poly_bytes(&q, 1024), &qp, 1024, 2, 0, qp[2]);
     assert!(matches!(
         refused::<SecretKey<_>>(c, &secret),
         BfvError::Poly(PolyError::CoefficientOutOfRange { limb: 2, index: 0, .. })
@@ -334,7 +337,7 @@ fn tampered_input_is_refused_with_typed_errors() {
     assert!(matches!(refused::<GaloisKeys<_>>(c, &galois), BfvError::InvalidGaloisElement { element: 2, .. }));
     // A plaintext coefficient equal to t.
     let mut tampered = c.plaintext_to_bytes(&plain).unwrap();
-    put_word(&mut tampered, header_len(2) + 8 * 5, 65537);
+    packed::set_word(&mut tampered, header_len(2), &[65537], 1024, 0, 5, 65537);
     match refused::<Plaintext>(c, &tampered) {
         BfvError::PlaintextOutOfRange { index: 5, value: 65537, modulus: 65537 } => {}
         other => panic!("{other:?}"),

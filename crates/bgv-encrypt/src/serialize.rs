@@ -8,13 +8,16 @@
 //!
 //! ```text
 //! kind 1:  8 bytes        the correction factor f (1 <= f < t, invertible modulo t)
-//!          8 k (l+1) N    c_0, c_1, ... over q_l, coefficient representation
-//! kind 2:  32 bytes       the public seed, then 8 L N: c_0 over q (factor 1, top level)
-//! kind 7:  8 N            the plaintext's coefficients, each below t (count 1; new in
+//!          k P(q_l)       c_0, c_1, ... over q_l, coefficient representation
+//! kind 2:  32 bytes       the public seed, then P(q): c_0 over q (factor 1, top level)
+//! kind 7:  P(t)           the plaintext's coefficients, each below t (count 1; new in
 //!                         version 2; its key set is always 0)
-//! every kind, last (format version 2): 8 bytes, the key set's identifier (`rlwe::KeySetId`,
-//! 0 for none; version 1 has none)
+//! every kind, last (from format version 2): 8 bytes, the key set's identifier
+//! (`rlwe::KeySetId`, 0 for none; version 1 has none)
 //! ```
+//!
+//! `P(M)` is a polynomial packed to the bit widths of the primes `M` (format version 3; 8
+//! bytes a word in versions 1 and 2), and keys carry bfv's form byte (whole or seeded).
 //!
 //! **The bytes of a secret key are the secret itself** (see bfv's serialize docs). Decoding
 //! checks every field against the context and every word against its prime, and errors

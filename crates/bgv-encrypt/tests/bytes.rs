@@ -58,7 +58,9 @@ fn ciphertexts_and_keys_round_trip_and_bad_bytes_are_refused() {
     bfv_tag[5..8].copy_from_slice(b"BFV");
     assert!(context.ciphertext_from_bytes(&bfv_tag).is_err());
     // The header ends before the correction factor (8 bytes); the key set's 8 bytes end it all.
-    let header = bytes.len() - 8 - low.size() * 2 * params.degree() * 8 - 8;
+    let level_primes = &params.ciphertext_moduli()[..=low.level()];
+    let poly_bytes = hegpu_test_support::packed::poly_bytes(level_primes, params.degree());
+    let header = bytes.len() - 8 - low.size() * poly_bytes - 8;
     for bad in [0u64, t, 65537 * 3] {
         let mut factor = bytes.clone();
         factor[header..header + 8].copy_from_slice(&bad.to_le_bytes());
@@ -66,7 +68,7 @@ fn ciphertexts_and_keys_round_trip_and_bad_bytes_are_refused() {
     }
     let mut word = bytes.clone();
     let q0 = params.ciphertext_moduli()[0];
-    word[header + 8..header + 16].copy_from_slice(&q0.to_le_bytes());
+    hegpu_test_support::packed::set_word(&mut word, header + 8, level_primes, params.degree(), 0, 0, q0);
     assert!(context.ciphertext_from_bytes(&word).is_err());
     let mut count = bytes.clone();
     let count_at = header - 4;

@@ -3,7 +3,8 @@
 //! rotations by any step (the step's key and compositions of the keys held), slot sums,
 //! replication, scalar operations, the operators of a bound evaluator and clones, under BGV
 //! and BFV (HPS and BEHZ), each checked against plaintext arithmetic on both backends, and
-//! every ciphertext word equal between them. Needs feature `cuda`; skips, saying so, when no
+//! every ciphertext word equal between them; keys whose bytes carry their uniform seeds, the
+//! CPU's bytes on both. Needs feature `cuda`; skips, saying so, when no
 //! device is found.
 
 #[cfg(feature = "cuda")]
@@ -37,6 +38,26 @@ mod on_device {
             let cpu = api_session(&BgvContext::new(CpuBackend, &params).unwrap(), 7);
             let gpu_words = api_session(&BgvContext::new(gpu.clone(), &params).unwrap(), 7);
             assert_same(&cpu, &gpu_words, &format!("BGV, N = 2^{log_n}"));
+        }
+    }
+
+    /// Keys with their uniform halves as seeds: made on the GPU, the CPU's bytes; the CPU's
+    /// bytes loaded on the GPU (the `a_j` sampled there again), the same keys and products.
+    #[test]
+    fn seeded_keys_are_the_cpus_bytes() {
+        let Some(gpu) = gpu_backend() else { return };
+        for params in [crate::common::wire::bgv_params(), small_params(13, &[55, 55, 55], &[58, 58], 65537)] {
+            let cpu = crate::common::wire::seeded_keys_session(&BgvContext::new(CpuBackend, &params).unwrap());
+            let gpu_context = BgvContext::new(gpu.clone(), &params).unwrap();
+            let on_gpu = crate::common::wire::seeded_keys_session(&gpu_context);
+            for (i, (c, g)) in cpu.iter().zip(&on_gpu).enumerate() {
+                assert!(c == g, "N = {}: record {i} differs between CPU and GPU", params.degree());
+            }
+            assert_eq!(cpu.len(), on_gpu.len());
+            let loaded: bgv_encrypt::RelinKey<GpuBackend> = gpu_context.load_bytes(&cpu[1]).unwrap();
+            assert_eq!(gpu_context.to_bytes(&loaded).unwrap(), cpu[1]);
+            let galois: bgv_encrypt::GaloisKeys<GpuBackend> = gpu_context.load_bytes(&cpu[2]).unwrap();
+            assert_eq!(gpu_context.to_bytes(&galois).unwrap(), cpu[2]);
         }
     }
 

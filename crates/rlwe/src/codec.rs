@@ -8,7 +8,7 @@ use std::sync::Arc;
 
 use poly::{Backend, Coeff, Seed};
 
-use crate::framing::{Kind, Reader, Scheme, append_key_set, append_words};
+use crate::framing::{Kind, Reader, Scheme, append_key_set, append_poly_words, append_words, packed_poly_bytes};
 use crate::key_bytes::{GALOIS_KEYS, PUBLIC_KEY, RELIN_KEY, SECRET_KEY};
 use crate::scheme::{SchemeContext, SchemeParameters};
 use crate::{
@@ -56,8 +56,14 @@ impl<P: SchemeParameters> Plaintext<P> {
     pub fn to_bytes(&self) -> Result<Vec<u8>> {
         let params = self.params();
         let coefficients = self.coefficients();
-        let mut out = params.frame().header(PLAINTEXT, params.core().max_level(), 1, 8 * coefficients.len())?;
-        append_words(&mut out, coefficients);
+        let t = [params.plaintext_modulus()];
+        let mut out = params.frame().header(
+            PLAINTEXT,
+            params.core().max_level(),
+            1,
+            packed_poly_bytes(&t, coefficients.len()),
+        )?;
+        append_poly_words(&mut out, coefficients, &t);
         append_key_set(&mut out, None);
         Ok(out)
     }
@@ -73,7 +79,7 @@ impl<P: SchemeParameters> Plaintext<P> {
             return Err(reader.malformed(format!("a plaintext has 1 polynomial, not {count}")));
         }
         let mut words = Vec::new();
-        reader.words_into(params.degree(), &mut words)?;
+        reader.poly_words_into(&[params.plaintext_modulus()], params.degree(), &mut words)?;
         let plaintext = Plaintext::from_coefficients(params, &words)?;
         if reader.finish_with_key_set()?.is_some() {
             return Err(RlweError::Malformed {
@@ -158,9 +164,11 @@ pub trait CiphertextCodec: SchemeContext {
     ) -> Result<Self::Ciphertext>;
 }
 
-/// The bytes of a polynomial over the first `level + 1` ciphertext primes.
+/// The bytes of a polynomial over the first `level + 1` ciphertext primes, as written (packed):
+/// a lower bound of its bytes in every version.
 fn poly_bytes_at<C: SchemeContext>(context: &C, level: usize) -> usize {
-    context.params().degree().saturating_mul(level + 1).saturating_mul(8)
+    let moduli = context.params().core().ciphertext_moduli();
+    packed_poly_bytes(&moduli[..(level + 1).min(moduli.len())], context.params().degree())
 }
 
 /// The bytes of `ciphertext` at its level (kind 1: the scheme's words, then its polynomials in

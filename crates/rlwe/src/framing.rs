@@ -1,8 +1,12 @@
 //! The byte-encoding framing every scheme's encodings share: a header naming the scheme, the
 //! format version, the kind of object, the ring (degree and the primes of the object's level,
 //! the special primes and transform for keys) and the scheme's plaintext modulus, then a
-//! body of little-endian 64-bit words; and the [`Reader`] that decodes it, checking every
-//! field and refusing counts the input cannot hold before allocating.
+//! body; and the [`Reader`] that decodes it, checking every field and refusing counts the
+//! input cannot hold before allocating. In the body, a polynomial's words are packed limb by
+//! limb to the bit width of the limb's prime (`b_i = bits(q_i)`: `ceil(N b_i / 8)` bytes per
+//! limb, little-endian bit order, a plaintext's at the width of `t - 1`) from format version
+//! 3 on; versions 1 and 2 hold every word in 8 bytes. Other words (a BGV correction factor,
+//! the key set) are 8 bytes in every version.
 //!
 //! ```text
 //! 8 bytes  magic: "HEGPU" and the scheme tag ("BFV", "BGV")
@@ -21,14 +25,19 @@
 //! 8 bytes  the key set's identifier (`crate::KeySetId`; 0 for none)
 //! ```
 //!
-//! Decoders read versions 1 (no identifier: the object carries none) and 2.
+//! Decoders read versions 1 (no identifier: the object carries none), 2 and 3 (packed words);
+//! encoders write version 3.
 
 use poly::TransformKind;
 
 use crate::{KeySetId, Result, RlweError, RlweParameters};
 
-/// The format version written (2: with the key set's identifier at the end).
-pub const VERSION: u8 = 2;
+/// The format version written (3: polynomial words packed to their primes' bit widths; 2
+/// added the key set's identifier at the end).
+pub const VERSION: u8 = 3;
+
+/// The first format version with packed polynomial words.
+pub const PACKED_VERSION: u8 = 3;
 
 /// The oldest format version read (1: no key set's identifier).
 pub const MIN_VERSION: u8 = 1;
@@ -271,7 +280,42 @@ impl<'a> Reader<'a> {
         Ok(())
     }
 
-    /// The key set's identifier that ends an encoding of version 2 (none in version 1), then
+    /// The format version of the header read ([`VERSION`] before one is read).
+    pub fn version(&self) -> u8 {
+        self.version
+    }
+
+    /// The bytes a polynomial over `moduli` (`n` words per limb) takes in the version read.
+    pub fn poly_bytes(&self, moduli: &[u64], n: usize) -> usize {
+        if self.version >= PACKED_VERSION {
+            packed_poly_bytes(moduli, n)
+        } else {
+            n.saturating_mul(moduli.len()).saturating_mul(8)
+        }
+    }
+
+    /// The words of a polynomial over `moduli` (`n` per limb, limb-major) into `words`
+    /// (cleared first): packed to the primes' widths from version 3, 8 bytes each before.
+    /// The words are not checked against the primes here (the polynomial's constructor does).
+    pub fn poly_words_into(&mut self, moduli: &[u64], n: usize, words: &mut Vec<u64>) -> Result<()> {
+        let len = n.checked_mul(moduli.len()).ok_or_else(|| self.malformed("length overflow"))?;
+        if self.version < PACKED_VERSION {
+            return self.words_into(len, words);
+        }
+        let bytes = self.take(packed_poly_bytes(moduli, n))?;
+        words.clear();
+        words.reserve_exact(len);
+        let mut offset = 0;
+        for &q in moduli {
+            let width = bit_width(q);
+            let limb_bytes = packed_limb_bytes(width, n);
+            unpack_limb(&bytes[offset..offset + limb_bytes], width, n, words);
+            offset += limb_bytes;
+        }
+        Ok(())
+    }
+
+    /// The key set's identifier that ends an encoding of version 2 or later (none in version 1), then
     /// [`finish`](Self::finish).
     pub fn finish_with_key_set(&mut self) -> Result<Option<KeySetId>> {
         let key_set = if self.version >= 2 { KeySetId::from_u64(self.u64()?) } else { None };
@@ -302,5 +346,100 @@ pub fn append_words(out: &mut Vec<u8>, words: &[u64]) {
     #[cfg(target_endian = "big")]
     for word in words {
         out.extend_from_slice(&word.to_le_bytes());
+    }
+}
+
+/// The bits of the largest residue modulo `q` (`q - 1`): the packed width of its limb.
+pub fn bit_width(q: u64) -> u32 {
+    u64::BITS - q.saturating_sub(1).leading_zeros()
+}
+
+/// The bytes of one packed limb of `n` words of `width` bits.
+fn packed_limb_bytes(width: u32, n: usize) -> usize {
+    n.saturating_mul(width as usize).div_ceil(8)
+}
+
+/// The bytes of a polynomial over `moduli` (`n` words per limb), packed (version 3).
+pub fn packed_poly_bytes(moduli: &[u64], n: usize) -> usize {
+    moduli.iter().map(|&q| packed_limb_bytes(bit_width(q), n)).fold(0usize, usize::saturating_add)
+}
+
+/// Appends the words of a polynomial over `moduli` (`words.len() / moduli.len()` per limb,
+/// limb-major), each limb packed to the width of its prime (every word must be below it: the
+/// polynomials' invariant).
+pub fn append_poly_words(out: &mut Vec<u8>, words: &[u64], moduli: &[u64]) {
+    let n = words.len() / moduli.len().max(1);
+    for (limb, &q) in words.chunks(n.max(1)).zip(moduli) {
+        pack_limb(out, limb, bit_width(q));
+    }
+}
+
+/// Appends `words` packed to `width` bits each, little-endian bit order (the first word in
+/// the low bits of the first byte), the last byte padded with zeros.
+fn pack_limb(out: &mut Vec<u8>, words: &[u64], width: u32) {
+    out.reserve(packed_limb_bytes(width, words.len()));
+    let mask = if width >= 64 { u64::MAX } else { (1u64 << width) - 1 };
+    let (mut acc, mut bits) = (0u128, 0u32);
+    for &word in words {
+        acc |= u128::from(word & mask) << bits;
+        bits += width;
+        while bits >= 8 {
+            out.push(acc as u8);
+            acc >>= 8;
+            bits -= 8;
+        }
+    }
+    if bits > 0 {
+        out.push(acc as u8);
+    }
+}
+
+/// The `n` words of `width` bits packed in `bytes` ([`pack_limb`]'s layout), appended to
+/// `words`.
+fn unpack_limb(bytes: &[u8], width: u32, n: usize, words: &mut Vec<u64>) {
+    let mask = if width >= 64 { u64::MAX } else { (1u64 << width) - 1 };
+    let (mut acc, mut bits) = (0u128, 0u32);
+    let mut next = bytes.iter();
+    for _ in 0..n {
+        while bits < width {
+            acc |= u128::from(next.next().copied().unwrap_or(0)) << bits;
+            bits += 8;
+        }
+        words.push((acc as u64) & mask);
+        acc >>= width;
+        bits -= width;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn packed_words_round_trip_at_every_width() {
+        for width in 1..=64u32 {
+            let q = if width == 64 { u64::MAX } else { (1u64 << width) | 1 };
+            let top = q - 1;
+            let n = 37;
+            let words: Vec<u64> =
+                (0..n as u64).map(|i| top.wrapping_sub(i.wrapping_mul(0x9E37_79B9_7F4A_7C15) % q.max(1)) % q).collect();
+            let mut out = Vec::new();
+            append_poly_words(&mut out, &words, &[q]);
+            assert_eq!(out.len(), packed_poly_bytes(&[q], n), "width {}", bit_width(q));
+            let mut back = Vec::new();
+            unpack_limb(&out, bit_width(q), n, &mut back);
+            assert_eq!(back, words, "width {}", bit_width(q));
+        }
+    }
+
+    #[test]
+    fn widths_are_those_of_the_largest_residue() {
+        assert_eq!(bit_width(2), 1);
+        assert_eq!(bit_width(3), 2);
+        assert_eq!(bit_width(65537), 17);
+        assert_eq!(bit_width((1 << 55) + 1), 56);
+        assert_eq!(bit_width((1 << 54) + 1 - (1 << 20)), 54);
+        assert_eq!(bit_width(0), 0);
+        assert_eq!(packed_poly_bytes(&[65537, 3], 8), 17 + 2);
     }
 }

@@ -72,7 +72,7 @@ pub fn check_galois_element(ring: RingKind, element: u64) -> Result<()> {
 /// indices `g * 2^32 + j` of different elements never meet, nor those of the relinearization
 /// key (`j < 2^32`), even under one seed. Elements are below `2N <= 2^18`, so every index stays
 /// below the samplers' `2^56`.
-fn galois_first_index(element: u64) -> u64 {
+pub(crate) fn galois_first_index(element: u64) -> u64 {
     element << 32
 }
 
@@ -159,8 +159,10 @@ impl<B: RlweBackend> GaloisKeys<B> {
 
 impl<B: RlweBackend> RlweContext<B> {
     /// Galois keys of `secret` for `elements` from a fresh OS seed.
+    /// (Two seeds: a uniform one, which the keys' byte encoding carries in place of the
+    /// `a_j`, and an error one, which nothing keeps.)
     pub fn generate_galois_keys(&self, secret: &SecretKey<B>, elements: &[u64]) -> Result<GaloisKeys<B>> {
-        self.galois_keys_from_seed(secret, elements, &Seed::from_os()?)
+        self.galois_keys_from_seeds(secret, elements, &Seed::from_os()?, &Seed::from_os()?)
     }
 
     /// Galois keys of `secret` for each of `elements` (duplicates give one key), from `seed`:
@@ -175,6 +177,20 @@ impl<B: RlweBackend> RlweContext<B> {
     /// `2N` (before any work), with [`RlweError::ParameterMismatch`] for a secret key of other
     /// parameters.
     pub fn galois_keys_from_seed(&self, secret: &SecretKey<B>, elements: &[u64], seed: &Seed) -> Result<GaloisKeys<B>> {
+        self.galois_keys_from_seeds(secret, elements, seed, seed)
+    }
+
+    /// [`galois_keys_from_seed`](Self::galois_keys_from_seed) with the `a_j` from
+    /// `uniform_seed` and the `e_j` from `error_seed` (`rlwe::key_switching_key`'s module docs):
+    /// with two different seeds each key keeps `uniform_seed`, and the byte encoding carries it
+    /// in place of the `a_j`.
+    pub fn galois_keys_from_seeds(
+        &self,
+        secret: &SecretKey<B>,
+        elements: &[u64],
+        uniform_seed: &Seed,
+        error_seed: &Seed,
+    ) -> Result<GaloisKeys<B>> {
         self.check(secret.params(), "secret key")?;
         for &element in elements {
             check_galois_element(self.params.ring_kind(), element)?;
@@ -190,7 +206,13 @@ impl<B: RlweBackend> RlweContext<B> {
                 }
                 let permuted = backend.automorphism(secret_coefficients.poly(), element).be()?;
                 let permuted = SecretScratch::new(backend, backend.forward(permuted).be()?);
-                let key = self.key_switching_key(secret, permuted.poly(), seed, galois_first_index(element))?;
+                let key = self.key_switching_key_with_seeds(
+                    secret,
+                    permuted.poly(),
+                    uniform_seed,
+                    error_seed,
+                    galois_first_index(element),
+                )?;
                 permuted.zeroize()?;
                 keys.insert(element, key);
             }

@@ -5,7 +5,11 @@
 //! representation: `(b_j, a_j)` with `b_j = -(a_j s + E e_j) + g_j s'`,
 //! `g_j = P (q / Q_j) [(q / Q_j)^-1]_{Q_j}`, `E` the context's error scale (1 for BFV, `t` for
 //! BGV). `a_j` is uniform (sampled directly in the evaluation representation), `e_j` binomial,
-//! both of index `first_index + j` of the key's seed.
+//! both of index `first_index + j`: of one seed, or (`key_switching_key_with_seeds`) `a_j` of a
+//! public *uniform seed* and `e_j` of a separate error seed. A key made the second way keeps
+//! its uniform seed, and its byte encoding carries that seed in place of the `a_j` (about half
+//! the bytes): the seed reveals the `a_j` only, which are public anyway. A key made from one
+//! seed keeps none (publishing that seed would reveal the errors, and with them the secret).
 
 use core::fmt;
 use std::sync::{Arc, OnceLock};
@@ -24,6 +28,8 @@ pub struct KeySwitchingKey<B: RlweBackend> {
     digits: Vec<EvalPair<B>>,
     error_scale: u64,
     key_set: Option<KeySetId>,
+    /// The seed and first index the `a_j` were sampled from, when it may travel (module docs).
+    uniform_seed: Option<(Seed, u64)>,
     /// The digits of the levels below the top, restricted to `q_l P`, made on first use.
     levels: Vec<OnceLock<Vec<EvalPair<B>>>>,
 }
@@ -43,7 +49,26 @@ impl<B: RlweBackend> KeySwitchingKey<B> {
     /// It carries no key-set identifier until [`with_key_set`](Self::with_key_set) gives it one.
     pub fn from_digits(context: &RlweContext<B>, digits: Vec<EvalPair<B>>) -> Result<Self> {
         check_digit_count(&context.params, digits.len())?;
-        Ok(Self::assemble(&context.params, digits, context.error_scale, None))
+        Ok(Self::assemble(&context.params, digits, context.error_scale, None, None))
+    }
+
+    /// A key of `context` from its `b_j` and the uniform seed of its `a_j` (a decoder's
+    /// constructor): `a_j` is sampled again, uniform of index `first_index + j` of `seed`, on
+    /// the context's backend. Errors as [`from_digits`](Self::from_digits).
+    pub fn from_uniform_seed(
+        context: &RlweContext<B>,
+        seed: &Seed,
+        first_index: u64,
+        bs: Vec<B::Poly<Eval>>,
+    ) -> Result<Self> {
+        check_digit_count(&context.params, bs.len())?;
+        let mut digits = Vec::with_capacity(bs.len());
+        for (j, b) in bs.into_iter().enumerate() {
+            let a = context.backend.sample_uniform(&context.ring_qp, seed, first_index + j as u64).be()?;
+            digits.push((b, a));
+        }
+        let uniform_seed = Some((seed.clone(), first_index));
+        Ok(Self::assemble(&context.params, digits, context.error_scale, None, uniform_seed))
     }
 
     fn assemble(
@@ -51,9 +76,16 @@ impl<B: RlweBackend> KeySwitchingKey<B> {
         digits: Vec<EvalPair<B>>,
         error_scale: u64,
         key_set: Option<KeySetId>,
+        uniform_seed: Option<(Seed, u64)>,
     ) -> Self {
         let levels = (0..params.max_level()).map(|_| OnceLock::new()).collect();
-        Self { params: Arc::clone(params), digits, error_scale, key_set, levels }
+        Self { params: Arc::clone(params), digits, error_scale, key_set, uniform_seed, levels }
+    }
+
+    /// The seed and first index of the `a_j`, when the key was made with a separate uniform
+    /// seed (module docs); `None` otherwise.
+    pub fn uniform_seed(&self) -> Option<(&Seed, u64)> {
+        self.uniform_seed.as_ref().map(|(seed, index)| (seed, *index))
     }
 
     /// The key with the key-set identifier `key_set` (a decoder's).
@@ -130,13 +162,28 @@ impl<B: RlweBackend> RlweContext<B> {
         seed: &Seed,
         first_index: u64,
     ) -> Result<KeySwitchingKey<B>> {
+        self.key_switching_key_with_seeds(secret, target, seed, seed, first_index)
+    }
+
+    /// [`key_switching_key`](Self::key_switching_key) with `a_j` from `uniform_seed` and `e_j`
+    /// from `error_seed`. With two different seeds the key keeps `uniform_seed` (it may travel:
+    /// module docs); with one seed it keeps none, and the key is
+    /// [`key_switching_key`](Self::key_switching_key)'s.
+    pub fn key_switching_key_with_seeds(
+        &self,
+        secret: &SecretKey<B>,
+        target: &B::Poly<Eval>,
+        uniform_seed: &Seed,
+        error_seed: &Seed,
+        first_index: u64,
+    ) -> Result<KeySwitchingKey<B>> {
         self.check(secret.params(), "secret key")?;
         let backend = &self.backend;
         let mut digits = Vec::with_capacity(self.gadgets.len());
         for (j, gadget) in self.gadgets.iter().enumerate() {
             let index = first_index + j as u64;
-            let a: B::Poly<Eval> = backend.sample_uniform(&self.ring_qp, seed, index).be()?;
-            let e = backend.forward(self.sample_error(&self.ring_qp, seed, index)?).be()?;
+            let a: B::Poly<Eval> = backend.sample_uniform(&self.ring_qp, uniform_seed, index).be()?;
+            let e = backend.forward(self.sample_error(&self.ring_qp, error_seed, index)?).be()?;
             let mut b = backend.mul(&a, secret.s_qp()).be()?;
             backend.add_assign(&mut b, &e).be()?;
             backend.neg_assign(&mut b).be()?;
@@ -145,6 +192,7 @@ impl<B: RlweBackend> RlweContext<B> {
             scaled_target.zeroize()?;
             digits.push((b, a));
         }
-        Ok(KeySwitchingKey::assemble(&self.params, digits, self.error_scale, secret.key_set()))
+        let travels = (uniform_seed.as_bytes() != error_seed.as_bytes()).then(|| (uniform_seed.clone(), first_index));
+        Ok(KeySwitchingKey::assemble(&self.params, digits, self.error_scale, secret.key_set(), travels))
     }
 }

@@ -88,6 +88,9 @@ pub struct PublicKey<B: RlweBackend> {
     a: B::Poly<Eval>,
     error_scale: u64,
     key_set: Option<KeySetId>,
+    /// The seed `a` was sampled from (index 0), when it may travel: a key made with separate
+    /// uniform and error seeds ([`RlweContext::public_key_from_seeds`]).
+    uniform_seed: Option<Seed>,
 }
 
 impl<B: RlweBackend> fmt::Debug for PublicKey<B> {
@@ -101,7 +104,28 @@ impl<B: RlweBackend> PublicKey<B> {
     /// decoder's constructor).
     /// It carries no key-set identifier until [`with_key_set`](Self::with_key_set) gives it one.
     pub fn from_polys(context: &RlweContext<B>, b: B::Poly<Eval>, a: B::Poly<Eval>) -> Self {
-        Self { params: Arc::clone(&context.params), b, a, error_scale: context.error_scale, key_set: None }
+        Self {
+            params: Arc::clone(&context.params),
+            b,
+            a,
+            error_scale: context.error_scale,
+            key_set: None,
+            uniform_seed: None,
+        }
+    }
+
+    /// A public key of `context` from `b` and the seed of `a` (a decoder's constructor): `a`
+    /// is sampled again, uniform of index 0 of `seed`, on the context's backend.
+    pub fn from_uniform_seed(context: &RlweContext<B>, b: B::Poly<Eval>, seed: &Seed) -> Result<Self> {
+        let a = context.backend.sample_uniform(&context.ring_q, seed, 0).be()?;
+        let mut key = Self::from_polys(context, b, a);
+        key.uniform_seed = Some(seed.clone());
+        Ok(key)
+    }
+
+    /// The seed of `a`, when the key was made with separate uniform and error seeds.
+    pub fn uniform_seed(&self) -> Option<&Seed> {
+        self.uniform_seed.as_ref()
     }
 
     /// The key with the key-set identifier `key_set` (a decoder's).
@@ -190,23 +214,38 @@ impl<B: RlweBackend> RlweContext<B> {
         Ok(SecretKey { params: Arc::clone(&self.params), backend: backend.clone(), s_q, s_qp, key_set })
     }
 
-    /// A public key for `secret` from a fresh OS seed.
+    /// A public key for `secret` from two fresh OS seeds (a uniform seed, which its byte
+    /// encoding carries in place of `a`, and an error seed, which nothing keeps).
     pub fn generate_public_key(&self, secret: &SecretKey<B>) -> Result<PublicKey<B>> {
-        self.public_key_from_seed(secret, &Seed::from_os()?)
+        self.public_key_from_seeds(secret, &Seed::from_os()?, &Seed::from_os()?)
     }
 
     /// The public key `(b, a) = (-(a s + e), a)` with `a` uniform (index 0, sampled directly
     /// in the evaluation representation) and `e` binomial (index 0, times the error scale)
     /// from `seed`.
     pub fn public_key_from_seed(&self, secret: &SecretKey<B>, seed: &Seed) -> Result<PublicKey<B>> {
+        self.public_key_from_seeds(secret, seed, seed)
+    }
+
+    /// [`public_key_from_seed`](Self::public_key_from_seed) with `a` from `uniform_seed` and
+    /// `e` from `error_seed`. With two different seeds the key keeps `uniform_seed`, and its
+    /// byte encoding carries it in place of `a` (the seed reveals `a` only, which is public);
+    /// with one seed it keeps none (that seed would reveal the error, and the secret with it).
+    pub fn public_key_from_seeds(
+        &self,
+        secret: &SecretKey<B>,
+        uniform_seed: &Seed,
+        error_seed: &Seed,
+    ) -> Result<PublicKey<B>> {
         self.check(&secret.params, "secret key")?;
         let backend = &self.backend;
-        let a: B::Poly<Eval> = backend.sample_uniform(&self.ring_q, seed, 0).be()?;
-        let e = backend.forward(self.sample_error(&self.ring_q, seed, 0)?).be()?;
+        let a: B::Poly<Eval> = backend.sample_uniform(&self.ring_q, uniform_seed, 0).be()?;
+        let e = backend.forward(self.sample_error(&self.ring_q, error_seed, 0)?).be()?;
         let mut b = backend.mul(&a, &secret.s_q).be()?;
         backend.add_assign(&mut b, &e).be()?;
         backend.neg_assign(&mut b).be()?;
         let key_set = secret.key_set;
-        Ok(PublicKey { params: Arc::clone(&self.params), b, a, error_scale: self.error_scale, key_set })
+        let uniform_seed = (uniform_seed.as_bytes() != error_seed.as_bytes()).then(|| uniform_seed.clone());
+        Ok(PublicKey { params: Arc::clone(&self.params), b, a, error_scale: self.error_scale, key_set, uniform_seed })
     }
 }

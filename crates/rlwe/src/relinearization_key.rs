@@ -52,9 +52,10 @@ impl<B: RlweBackend> RelinearizationKey<B> {
 }
 
 impl<B: RlweBackend> RlweContext<B> {
-    /// A relinearization key for `secret` from a fresh OS seed.
+    /// A relinearization key for `secret` from two fresh OS seeds (a uniform seed, which its
+    /// byte encoding carries in place of the `a_j`, and an error seed, which nothing keeps).
     pub fn generate_relinearization_key(&self, secret: &SecretKey<B>) -> Result<RelinearizationKey<B>> {
-        self.relinearization_key_from_seed(secret, &Seed::from_os()?)
+        self.relinearization_key_from_seeds(secret, &Seed::from_os()?, &Seed::from_os()?)
     }
 
     /// The relinearization key: for digit `j`, `(b_j, a_j) = (-(a_j s + E e_j) + g_j s^2, a_j)`
@@ -63,6 +64,22 @@ impl<B: RlweBackend> RlweContext<B> {
         self.check(secret.params(), "secret key")?;
         let s_squared = SecretScratch::new(&self.backend, self.backend.mul(secret.s_qp(), secret.s_qp()).be()?);
         let key = self.key_switching_key(secret, s_squared.poly(), seed, 0)?;
+        s_squared.zeroize()?;
+        Ok(RelinearizationKey { key })
+    }
+
+    /// [`relinearization_key_from_seed`](Self::relinearization_key_from_seed) with `a_j` from
+    /// `uniform_seed` and `e_j` from `error_seed` (`rlwe::key_switching_key`'s module docs): the
+    /// key keeps `uniform_seed`, and its byte encoding carries it in place of the `a_j`.
+    pub fn relinearization_key_from_seeds(
+        &self,
+        secret: &SecretKey<B>,
+        uniform_seed: &Seed,
+        error_seed: &Seed,
+    ) -> Result<RelinearizationKey<B>> {
+        self.check(secret.params(), "secret key")?;
+        let s_squared = SecretScratch::new(&self.backend, self.backend.mul(secret.s_qp(), secret.s_qp()).be()?);
+        let key = self.key_switching_key_with_seeds(secret, s_squared.poly(), uniform_seed, error_seed, 0)?;
         s_squared.zeroize()?;
         Ok(RelinearizationKey { key })
     }

@@ -121,7 +121,8 @@ impl<B: RlweBackend> RlweContext<B> {
         steps: &[i64],
         row_swap: bool,
     ) -> Result<GaloisKeys<B>> {
-        self.rotation_keys_from_seed(secret, steps, row_swap, &Seed::from_os()?)
+        self.check_rows("rotation keys")?;
+        self.generate_galois_keys(secret, &rotation_elements(self.params.degree(), steps, row_swap))
     }
 
     /// [`generate_rotation_keys`](Self::generate_rotation_keys) from `seed`: the keys of

@@ -81,8 +81,11 @@ fn plaintext_bytes_carry_the_scheme_tag_and_are_checked() {
     assert!(matches!(Plaintext::from_bytes(&params::<false>(263), &bytes), Err(RlweError::ParameterMismatch { .. })));
     // A coefficient not below t.
     let mut tampered = bytes.clone();
-    let first = tampered.len() - 8 - 8 * 1024;
-    tampered[first..first + 8].copy_from_slice(&257u64.to_le_bytes());
+    // The coefficients are packed to 9 bits (the width of t - 1 = 256): the first is the low 8
+    // bits of the first byte and the low bit of the second.
+    let first = tampered.len() - 8 - (1024 * 9) / 8;
+    tampered[first] = 0x01;
+    tampered[first + 1] |= 0x01;
     assert!(matches!(Plaintext::from_bytes(&bfv, &tampered), Err(RlweError::PlaintextOutOfRange { index: 0, .. })));
     assert!(matches!(Plaintext::from_bytes(&bfv, &bytes[..bytes.len() - 1]), Err(RlweError::Malformed { .. })));
 }

@@ -14,8 +14,10 @@
 #![cfg_attr(not(feature = "cuda"), allow(rustdoc::broken_intra_doc_links))]
 #![cfg_attr(test, allow(clippy::unwrap_used, clippy::expect_used, clippy::panic))]
 
+pub mod format_v2;
 pub mod golden;
 pub mod gpu_cases;
+pub mod packed;
 pub mod slots;
 
 use std::io::Write;

@@ -5,6 +5,7 @@ pub mod api;
 pub mod phi_m;
 pub mod recorded;
 pub mod switching;
+pub mod wire;
 
 use std::sync::Arc;
 
