@@ -305,7 +305,7 @@ pub(crate) fn queue_reduce_phase(
 /// f^{-1} mod t` (`f^{-1}` = `correction_inv`) for the `degree` coefficients of `phase`, `x_c`
 /// the centered lift of coefficient `j` over the tables' primes (`phase` already times
 /// `(q/q_i)^{-1}` when `scaled`). `degree` is a power of two; `moduli` is a moduli table
-/// (`modarith::Modulus` triples) of the tables' primes. Errors as [`poly_cuda::LiftFinish::new`]
+/// (`modarith::Modulus` triples) of the tables' primes. Errors as [`poly_cuda::raw::LiftFinish::new`]
 /// for `correction_inv` not below `t` (nothing queued), and for a failed launch.
 ///
 /// # Safety
@@ -327,7 +327,8 @@ pub unsafe fn queue_phase_reduction(
     let limbs = tables.num_limbs();
     let kernels = device.kernel_set::<BgvKernels>().map_err(BgvError::from_backend)?;
     let t = tables.plaintext_modulus();
-    let finish = poly_cuda::LiftFinish::new(t, tables.q_mod_t(), correction_inv).map_err(BgvError::from_backend)?;
+    let finish =
+        poly_cuda::raw::LiftFinish::new(t, tables.q_mod_t(), correction_inv).map_err(BgvError::from_backend)?;
     let (log_n, limbs_arg) = (degree.trailing_zeros() as i32, limbs as i32);
     let scaled_arg = i32::from(scaled);
     let narrow_arg = i32::from(tables.narrow_products());
@@ -390,7 +391,7 @@ fn check_decryption_context(
 #[derive(Debug)]
 pub struct GpuDecryption {
     per_limb: poly_cuda::cudarc::driver::CudaSlice<u64>,
-    lift: std::sync::OnceLock<poly_cuda::CenteredLift>,
+    lift: std::sync::OnceLock<poly_cuda::raw::CenteredLift>,
     replays: crate::decryption_replay::DecryptionReplays,
     /// The direct path's transform scratch (one polynomial of the level), reused by every
     /// decryption queued on the device's stream: no allocation before the first kernel, and
@@ -419,13 +420,14 @@ fn with_lift<T>(
     tables: &DecryptionTables,
     prepared: &GpuDecryption,
     context: &poly_cuda::GpuContext,
-    f: impl FnOnce(&poly_cuda::CenteredLift) -> Result<T>,
+    f: impl FnOnce(&poly_cuda::raw::CenteredLift) -> Result<T>,
 ) -> Result<T> {
     let new_lift = || {
         let factors: Vec<u64> = tables.per_limb().chunks_exact(3).map(|row| row[0]).collect();
         let terms: Vec<u64> = tables.per_limb().chunks_exact(3).map(|row| row[2]).collect();
         let t = tables.plaintext_modulus();
-        poly_cuda::CenteredLift::new(context, &factors, &terms, t, tables.q_mod_t()).map_err(BgvError::from_backend)
+        poly_cuda::raw::CenteredLift::new(context, &factors, &terms, t, tables.q_mod_t())
+            .map_err(BgvError::from_backend)
     };
     if prepared.lift.get().is_none() {
         let _ = prepared.lift.set(new_lift()?);
@@ -561,7 +563,7 @@ fn decrypt_through_scratch(
     backend: &poly_cuda::GpuBackend,
     tables: &DecryptionTables,
     prepared: &GpuDecryption,
-    lift: &poly_cuda::CenteredLift,
+    lift: &poly_cuda::raw::CenteredLift,
     [c0, acc, s]: [&poly_cuda::DevicePoly<Eval>; 3],
     correction_inv: u64,
 ) -> Result<Option<poly_cuda::cudarc::driver::CudaSlice<u64>>> {
@@ -623,7 +625,7 @@ fn reduce_to_host(
     scaled: bool,
 ) -> Result<Vec<u64>> {
     let (n, row) = (phase.context().ring().degree(), phase.context().degree());
-    if row > poly_cuda::STAGING_MAX_WORDS {
+    if row > poly_cuda::raw::STAGING_MAX_WORDS {
         let words = reduce_into_device(backend, tables, prepared, phase, correction_inv, scaled)?;
         return rlwe::PlaintextBackend::download_plain_words(backend, &words);
     }

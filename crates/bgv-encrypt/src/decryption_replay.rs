@@ -16,7 +16,8 @@ use std::sync::{Mutex, PoisonError};
 use poly::{Coeff, Eval};
 use poly_cuda::cudarc::driver::CudaSlice;
 use poly_cuda::graph::{BufferSpan, RelocatableGraph};
-use poly_cuda::{CenteredLift, DevicePoly, GpuBackend, GpuError};
+use poly_cuda::raw::CenteredLift;
+use poly_cuda::{DevicePoly, GpuBackend, GpuError};
 
 use crate::backend::{DecryptionTables, GpuDecryption, ReduceOutput, queue_reduce_phase};
 use crate::{BgvError, Result};

@@ -15,7 +15,8 @@ use cudarc::driver::CudaSlice;
 use poly::PolyError;
 
 use crate::error::{GpuError, Result};
-use crate::{GpuContext, InverseScale};
+use crate::GpuContext;
+use crate::raw::InverseScale;
 
 /// Largest `t` of a lift (`t < 2^60`: the kernels' sums and Shoup products assume it).
 pub const LIFT_MAX_T_BITS: u32 = 60;

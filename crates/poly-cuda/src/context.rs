@@ -332,7 +332,7 @@ impl GpuContext {
         addend: &CudaSlice<u64>,
         source: &CudaSlice<u64>,
         factor: &CudaSlice<u64>,
-        scale: &crate::InverseScale,
+        scale: &crate::raw::InverseScale,
     ) -> Result<CudaSlice<u64>> {
         if scale.table().is_none() {
             let data = self.inverse_transform_of_mul_add(addend, source, factor, 1)?;
@@ -356,7 +356,7 @@ impl GpuContext {
         addend: &CudaSlice<u64>,
         source: &CudaSlice<u64>,
         factor: &CudaSlice<u64>,
-        scale: &crate::InverseScale,
+        scale: &crate::raw::InverseScale,
     ) -> Result<()> {
         let table = scale.table().ok_or_else(|| GpuError::Unsupported {
             what: "an inverse transform scaled in place without an NTT scale table".to_string(),

@@ -368,7 +368,7 @@ impl DevicePoly<Eval> {
         &self,
         a: &Self,
         b: &Self,
-        scale: &crate::InverseScale,
+        scale: &crate::raw::InverseScale,
     ) -> Result<DevicePoly<Coeff>> {
         self.context.check_compatible(&a.context)?;
         self.context.check_compatible(&b.context)?;
@@ -388,7 +388,7 @@ impl DevicePoly<Eval> {
         &self,
         a: &Self,
         b: &Self,
-        scale: &crate::InverseScale,
+        scale: &crate::raw::InverseScale,
         out: &mut DevicePoly<Coeff>,
     ) -> Result<()> {
         self.context.check_compatible(&a.context)?;
@@ -400,7 +400,7 @@ impl DevicePoly<Eval> {
         self.context.inverse_transform_of_mul_add_scaled_into(&mut out.data, &self.data, &a.data, &b.data, scale)
     }
 
-    /// The centered lift modulo `t` of `inverse(self + a b)` ([`crate::CenteredLift`]): for
+    /// The centered lift modulo `t` of `inverse(self + a b)` ([`crate::raw::CenteredLift`]): for
     /// each coefficient `j` of `x = inverse(self + a b)`, `[x_c]_t * factor mod t` with `x_c`
     /// the representative of `x_j` in `(-q/2, q/2]`, as `N` words on the device (BGV's
     /// decryption). Two kernels: the transform's last pass runs in thread block clusters that
@@ -415,7 +415,7 @@ impl DevicePoly<Eval> {
         &self,
         a: &Self,
         b: &Self,
-        lift: &crate::CenteredLift,
+        lift: &crate::raw::CenteredLift,
         factor: u64,
     ) -> Result<Option<CudaSlice<u64>>> {
         let Some(plan) = self.check_lift(a, b, lift, factor)? else {
@@ -442,7 +442,7 @@ impl DevicePoly<Eval> {
         &self,
         a: &Self,
         b: &Self,
-        lift: &crate::CenteredLift,
+        lift: &crate::raw::CenteredLift,
         factor: u64,
         scratch: &mut DevicePoly<Coeff>,
         out: &mut CudaSlice<u64>,
@@ -462,13 +462,13 @@ impl DevicePoly<Eval> {
 
     /// [`inverse_of_mul_add_lifted`](Self::inverse_of_mul_add_lifted) with the `N` words
     /// returned to the host, written by the kernel straight into mapped host memory (the fused
-    /// path's `N <= 2^12` is far below [`crate::STAGING_MAX_WORDS`]); waits for the device.
+    /// path's `N <= 2^12` is far below [`crate::raw::STAGING_MAX_WORDS`]); waits for the device.
     /// `Ok(None)`, with nothing queued, where the fused path does not exist. The same errors.
     pub fn inverse_of_mul_add_lifted_to_host(
         &self,
         a: &Self,
         b: &Self,
-        lift: &crate::CenteredLift,
+        lift: &crate::raw::CenteredLift,
         factor: u64,
     ) -> Result<Option<Vec<u64>>> {
         let Some(plan) = self.check_lift(a, b, lift, factor)? else {
@@ -489,7 +489,7 @@ impl DevicePoly<Eval> {
         &self,
         a: &Self,
         b: &Self,
-        lift: &crate::CenteredLift,
+        lift: &crate::raw::CenteredLift,
         factor: u64,
     ) -> Result<Option<ntt::LiftPlan<'_>>> {
         self.context.check_compatible(&a.context)?;
@@ -512,7 +512,7 @@ impl DevicePoly<Eval> {
         plan: &ntt::LiftPlan<'_>,
         a: &Self,
         b: &Self,
-        lift: &crate::CenteredLift,
+        lift: &crate::raw::CenteredLift,
         factor: u64,
         data: &mut CudaSlice<u64>,
         out: u64,
@@ -723,7 +723,7 @@ impl DevicePolyBatch<Coeff> {
     ///
     /// # Safety
     /// As `forward_extending_limbs_inner_product`, with one key pair per polynomial of the batch.
-    pub unsafe fn forward_inner_product(mut self, keys: crate::InnerProductKeys<'_>) -> Result<()> {
+    pub unsafe fn forward_inner_product(mut self, keys: crate::raw::InnerProductKeys<'_>) -> Result<()> {
         let (context, polys) = (self.context.clone(), self.count);
         // SAFETY: the batch holds `polys` polynomials; the caller vouches for the keys and output.
         unsafe { ntt::ntt_forward_inner_product(&context, &mut self.data, ntt::ForwardInput::InPlace, polys, keys) }
@@ -737,7 +737,7 @@ impl DevicePolyBatch<Coeff> {
     }
 
     /// The forward transform of both polynomials `r_0, r_1` of the batch with ModDown's last
-    /// step in its last pass ([`crate::ModDownTarget`]): `out_k = addend_k + (s_k - E F(r_k))
+    /// step in its last pass ([`crate::raw::ModDownTarget`]): `out_k = addend_k + (s_k - E F(r_k))
     /// P^-1`, written to the target's outputs instead of the transform (the batch is scratch
     /// memory for it): word for word the forward transform then the element-wise steps. Errors
     /// with [`GpuError::Unsupported`] where
@@ -749,7 +749,7 @@ impl DevicePolyBatch<Coeff> {
     /// work has run (see `ModDownTarget` for their shapes: the sums, addends and outputs are
     /// polynomials over at least this context's primes, `p_inv` and `p_inv_shoup` one word
     /// per limb); the outputs overlap no other buffer.
-    pub unsafe fn forward_mod_down(mut self, target: &crate::ModDownTarget) -> Result<()> {
+    pub unsafe fn forward_mod_down(mut self, target: &crate::raw::ModDownTarget) -> Result<()> {
         if !Self::forward_mod_down_supported(&self.context, self.count) {
             return Err(GpuError::Unsupported { what: "ModDown's epilogue on this transform".to_string() });
         }
@@ -818,7 +818,7 @@ impl DevicePolyBatch<Eval> {
     /// [`forward_extending_limbs`](Self::forward_extending_limbs) with key switching's inner
     /// product in the transform's last pass: the transformed digits are never stored; each is
     /// multiplied by its key digit and summed into `keys.output` (see
-    /// [`InnerProductKeys`](crate::InnerProductKeys)). The same words as the transform followed
+    /// [`InnerProductKeys`](crate::raw::InnerProductKeys)). The same words as the transform followed
     /// by the inner product. Errors as `forward_extending_limbs`, and with
     /// [`GpuError::Unsupported`] where [`DevicePolyBatch::forward_inner_product_supported`] is
     /// false (nothing is queued then).
@@ -833,7 +833,7 @@ impl DevicePolyBatch<Eval> {
         first_limb: usize,
         count: usize,
         centered: bool,
-        keys: crate::InnerProductKeys<'_>,
+        keys: crate::raw::InnerProductKeys<'_>,
     ) -> Result<()> {
         check_extension_source(context, source, first_limb, count)?;
         // Checked before the allocation: nothing is allocated or queued where it cannot run.

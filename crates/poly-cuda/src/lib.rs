@@ -69,22 +69,27 @@ mod tuning;
 
 #[cfg(feature = "cuda")]
 pub use backend::GpuBackend;
+
+/// What the crates built on this one (`rns`'s GPU key switching, BGV's fused decryption) use
+/// beyond polynomials: the fused transforms' parameter types, the centered lift's tables, the
+/// per-thread streams and the staging limit. Not needed to use the GPU backend.
 #[cfg(feature = "cuda")]
-pub use centered_lift::{CenteredLift, LIFT_MAX_T_BITS, LiftFinish};
+pub mod raw {
+    pub use crate::centered_lift::{CenteredLift, LIFT_MAX_T_BITS, LiftFinish};
+    pub use crate::device::{DeviceStreams, STAGING_MAX_WORDS};
+    pub use crate::inverse_scale::InverseScale;
+    pub use crate::ntt::{InnerProductKeys, ModDownTarget, OwnLimbs};
+}
 #[cfg(feature = "cuda")]
 pub use context::GpuContext;
 #[cfg(feature = "cuda")]
-pub use device::{DeviceStreams, GpuDevice, STAGING_MAX_WORDS, device_count, driver_available};
+pub use device::{GpuDevice, device_count, driver_available};
 #[cfg(feature = "cuda")]
 pub use device_poly::{DevicePoly, DevicePolyBatch};
 #[cfg(feature = "cuda")]
 pub use dgt::{DgtSchedule, GpuDgtPlan};
 #[cfg(feature = "cuda")]
 pub use error::{GpuError, Result};
-#[cfg(feature = "cuda")]
-pub use inverse_scale::InverseScale;
-#[cfg(feature = "cuda")]
-pub use ntt::{InnerProductKeys, ModDownTarget, OwnLimbs};
 #[cfg(feature = "cuda")]
 pub use pool::{DevicePool, Worker};
 #[cfg(feature = "cuda")]

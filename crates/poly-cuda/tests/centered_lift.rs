@@ -18,7 +18,8 @@ use num_integer::Integer;
 use num_traits::{One, Zero};
 use poly::{Coeff, Eval, Poly, PolyError, RingContext, TransformKind};
 use poly_cuda::cudarc::driver::sys::CUdevice_attribute;
-use poly_cuda::{CenteredLift, DevicePoly, GpuContext, GpuDevice, GpuError, GpuTuning, LiftFinish};
+use poly_cuda::raw::{CenteredLift, LiftFinish};
+use poly_cuda::{DevicePoly, GpuContext, GpuDevice, GpuError, GpuTuning};
 use rand::Rng;
 use rand::rngs::StdRng;
 

@@ -15,7 +15,8 @@ use std::sync::Arc;
 
 use poly::{Coeff, Eval, Poly, TransformKind};
 use poly_cuda::graph::{BufferSpan, RelocatableGraph};
-use poly_cuda::{DevicePoly, GpuContext, GpuDevice, GpuError, GpuTuning, InverseScale};
+use poly_cuda::raw::InverseScale;
+use poly_cuda::{DevicePoly, GpuContext, GpuDevice, GpuError, GpuTuning};
 
 use common::{device, ring};
 

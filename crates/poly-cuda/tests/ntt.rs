@@ -12,7 +12,8 @@ mod common;
 use std::sync::Arc;
 
 use poly::{Coeff, Eval, Poly, PolyError, RingContext, TransformKind};
-use poly_cuda::{DevicePoly, DevicePolyBatch, GpuContext, GpuDevice, GpuError, GpuTuning, InverseScale, NttSplit};
+use poly_cuda::raw::InverseScale;
+use poly_cuda::{DevicePoly, DevicePolyBatch, GpuContext, GpuDevice, GpuError, GpuTuning, NttSplit};
 use proptest::prelude::*;
 use rand::rngs::StdRng;
 use rand::{Rng, SeedableRng};

@@ -163,7 +163,7 @@ fn collected_words_are_what_the_device_wrote() {
             .unwrap();
         assert_eq!(collected, values, "{len} words");
     }
-    let too_many = poly_cuda::STAGING_MAX_WORDS + 1;
+    let too_many = poly_cuda::raw::STAGING_MAX_WORDS + 1;
     let refused = device.collect_words(too_many, |_| Ok::<(), GpuError>(()));
     assert!(matches!(refused, Err(GpuError::Unsupported { .. })));
     let failed = device.collect_words(16, |_| Err(GpuError::WrongContext));
@@ -176,7 +176,7 @@ fn collected_words_are_what_the_device_wrote() {
 fn staged_downloads_equal_pageable_ones() {
     let Some(device) = device() else { return };
     let mut rng = StdRng::seed_from_u64(11);
-    let limit = poly_cuda::STAGING_MAX_WORDS;
+    let limit = poly_cuda::raw::STAGING_MAX_WORDS;
     for len in [1usize, 1000, 1 << 16, (1 << 16) + 1, 3 << 18, limit, limit + 1, 7, 1 << 17] {
         let values: Vec<u64> = (0..len).map(|_| rng.r#gen()).collect();
         let buffer = device.stream().clone_htod(&values).unwrap();

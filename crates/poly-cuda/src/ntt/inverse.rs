@@ -47,7 +47,7 @@ pub(crate) fn ntt_inverse_of_mul_add(
 }
 
 /// [`ntt_inverse_of_mul_add`] with `scale` (a `[limb]` table of `{N^-1 f, shoup, w_1 N^-1 f,
-/// shoup}`, [`crate::InverseScale`], of this context's limbs; the caller checks) in place of
+/// shoup}`, [`crate::raw::InverseScale`], of this context's limbs; the caller checks) in place of
 /// the context's own: each limb `i` of the outputs comes out times its factor `f_i`.
 pub(crate) fn ntt_inverse_of_mul_add_scaled(
     context: &GpuContext,
@@ -59,7 +59,7 @@ pub(crate) fn ntt_inverse_of_mul_add_scaled(
     launch_inverse(context, data, FirstLoad::MulAdd { source, factor, addend }, polys, Some(scale))
 }
 
-/// The operands of the centered lift modulo `t` ([`crate::CenteredLift`]) for one launch.
+/// The operands of the centered lift modulo `t` ([`crate::raw::CenteredLift`]) for one launch.
 pub(crate) struct LiftOperands<'a> {
     /// `[limb]` `(q/q_i) mod t`.
     pub(crate) terms: &'a CudaSlice<u64>,

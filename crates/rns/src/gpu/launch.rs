@@ -434,7 +434,7 @@ poly_cuda::kernel_set! {
 /// The kernels of `kernels/rns.cu` and the streams of their device.
 #[derive(Debug, Clone)]
 pub(crate) struct RnsKernels {
-    streams: Arc<poly_cuda::DeviceStreams>,
+    streams: Arc<poly_cuda::raw::DeviceStreams>,
     functions: Arc<RnsModule>,
     /// The device's [`RnsTuning::min_block_outputs`](poly_cuda::RnsTuning::min_block_outputs).
     min_block_outputs: Option<usize>,

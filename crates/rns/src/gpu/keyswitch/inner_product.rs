@@ -278,11 +278,11 @@ impl GpuKeySwitch {
         while start < digits {
             let count = chunk.min(digits - start);
             if !gaussian && DevicePolyBatch::forward_inner_product_supported(q_p, count) {
-                let target = poly_cuda::InnerProductKeys {
+                let target = poly_cuda::raw::InnerProductKeys {
                     keys: &keys[start..start + count],
                     output: accumulators_address,
                     accumulate: start > 0,
-                    own: own.map(|(source, digit_limbs)| poly_cuda::OwnLimbs {
+                    own: own.map(|(source, digit_limbs)| poly_cuda::raw::OwnLimbs {
                         source,
                         first_digit: start,
                         digit_limbs,
@@ -374,7 +374,7 @@ impl GpuKeySwitch {
         extension: Extension,
         q_p: &GpuContext,
         input_address: u64,
-        target: poly_cuda::InnerProductKeys<'_>,
+        target: poly_cuda::raw::InnerProductKeys<'_>,
     ) -> Result<()> {
         if let Some(first_limb) = self.first_pass_extension(start, count, q_p)? {
             let centered = extension == Extension::Exact;

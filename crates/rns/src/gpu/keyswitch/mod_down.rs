@@ -197,7 +197,7 @@ impl GpuKeySwitch {
             addend.map_or(Ok(0), |a| self.kernels.read_address(a.device_buffer()))
         };
         if DevicePolyBatch::<Coeff>::forward_mod_down_supported(ring_q, 2) {
-            let target = poly_cuda::ModDownTarget {
+            let target = poly_cuda::raw::ModDownTarget {
                 sums: self.kernels.read_address(sums.device_buffer())?,
                 sums_poly_words: stride,
                 addends: [addend_address(addends[0])?, addend_address(addends[1])?],
