@@ -52,13 +52,16 @@ fn cargo_fuzz() -> Command {
 }
 
 pub fn run_command(options: &Options) -> Result<()> {
-    section("fuzz: build (cargo +nightly fuzz build -O; `cargo install cargo-fuzz` if missing)");
-    run(cargo_fuzz().args(["build", "-O"]))?;
+    // -a: debug assertions and overflow checks, as the tests build (most of the panics the
+    // targets found were overflows that a plain -O build does not check).
+    section("fuzz: build (cargo +nightly fuzz build -O -a; `cargo install cargo-fuzz` if missing)");
+    run(cargo_fuzz().args(["build", "-O", "-a"]))?;
     for target in &options.targets {
         section(&format!("fuzz: {target} for {} s", options.seconds));
         run(cargo_fuzz().args([
             "run",
             "-O",
+            "-a",
             target,
             "--",
             &format!("-max_total_time={}", options.seconds),

@@ -14,8 +14,8 @@
 use cudarc::driver::CudaSlice;
 use poly::PolyError;
 
-use crate::error::{GpuError, Result};
 use crate::GpuContext;
+use crate::error::{GpuError, Result};
 use crate::raw::InverseScale;
 
 /// Largest `t` of a lift (`t < 2^60`: the kernels' sums and Shoup products assume it).

@@ -309,7 +309,10 @@ impl<'a> Reader<'a> {
         for &q in moduli {
             let width = bit_width(q);
             let limb_bytes = packed_limb_bytes(width, n);
-            unpack_limb(&bytes[offset..offset + limb_bytes], width, n, words);
+            if !unpack_limb(&bytes[offset..offset + limb_bytes], width, n, words) {
+                // One encoding per polynomial: the bits after a limb's last word are zero.
+                return Err(self.malformed("nonzero padding bits after a packed limb"));
+            }
             offset += limb_bytes;
         }
         Ok(())
@@ -395,8 +398,8 @@ fn pack_limb(out: &mut Vec<u8>, words: &[u64], width: u32) {
 }
 
 /// The `n` words of `width` bits packed in `bytes` ([`pack_limb`]'s layout), appended to
-/// `words`.
-fn unpack_limb(bytes: &[u8], width: u32, n: usize, words: &mut Vec<u64>) {
+/// `words`; whether the padding bits after the last word are zero.
+fn unpack_limb(bytes: &[u8], width: u32, n: usize, words: &mut Vec<u64>) -> bool {
     let mask = if width >= 64 { u64::MAX } else { (1u64 << width) - 1 };
     let (mut acc, mut bits) = (0u128, 0u32);
     let mut next = bytes.iter();
@@ -409,6 +412,7 @@ fn unpack_limb(bytes: &[u8], width: u32, n: usize, words: &mut Vec<u64>) {
         acc >>= width;
         bits -= width;
     }
+    acc == 0 && next.next().is_none()
 }
 
 #[cfg(test)]
@@ -427,8 +431,14 @@ mod tests {
             append_poly_words(&mut out, &words, &[q]);
             assert_eq!(out.len(), packed_poly_bytes(&[q], n), "width {}", bit_width(q));
             let mut back = Vec::new();
-            unpack_limb(&out, bit_width(q), n, &mut back);
+            assert!(unpack_limb(&out, bit_width(q), n, &mut back));
             assert_eq!(back, words, "width {}", bit_width(q));
+            // A set padding bit (37 words of an odd width leave some) is refused.
+            if (n * bit_width(q) as usize) % 8 != 0 {
+                let mut padded = out.clone();
+                *padded.last_mut().unwrap() |= 0x80;
+                assert!(!unpack_limb(&padded, bit_width(q), n, &mut Vec::new()), "width {}", bit_width(q));
+            }
         }
     }
 
