@@ -434,7 +434,7 @@ mod tests {
             assert!(unpack_limb(&out, bit_width(q), n, &mut back));
             assert_eq!(back, words, "width {}", bit_width(q));
             // A set padding bit (37 words of an odd width leave some) is refused.
-            if (n * bit_width(q) as usize) % 8 != 0 {
+            if !(n * bit_width(q) as usize).is_multiple_of(8) {
                 let mut padded = out.clone();
                 *padded.last_mut().unwrap() |= 0x80;
                 assert!(!unpack_limb(&padded, bit_width(q), n, &mut Vec::new()), "width {}", bit_width(q));
