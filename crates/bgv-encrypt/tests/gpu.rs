@@ -24,14 +24,10 @@ mod on_device {
     use rand::rngs::StdRng;
     use rand::{Rng, SeedableRng};
 
-    use crate::common::{random_circuit, session};
+    use crate::common::{gpu_backend, random_circuit, session};
     use crate::gpu_cases::{self, Regressions};
 
     const REGRESSIONS: Regressions = Regressions { text: include_str!("gpu.proptest-regressions"), source: file!() };
-
-    fn gpu_backend() -> Option<GpuBackend> {
-        gpu_cases::device().map(GpuBackend::from_device)
-    }
 
     /// A random parameter set: `N = 2^10..2^13`, 2 to 5 ciphertext primes of 40 to 60 bits, 1 to
     /// 3 special primes of 50 to 61 bits, `t` in {65537, 2^16, 3}, NTT/DGT/HDGT, a seed salt.

@@ -17,18 +17,7 @@ mod on_device {
     use poly_cuda::GpuBackend;
 
     use crate::common::api::api_session;
-    use crate::common::small_params;
-
-    fn gpu_backend() -> Option<GpuBackend> {
-        hegpu_test_support::gpu_cases::device().map(GpuBackend::from_device)
-    }
-
-    fn assert_same(cpu: &[Vec<u64>], gpu: &[Vec<u64>], what: &str) {
-        assert_eq!(cpu.len(), gpu.len(), "{what}: number of records");
-        for (i, (c, g)) in cpu.iter().zip(gpu).enumerate() {
-            assert!(c == g, "{what}: record {i} differs between CPU and GPU");
-        }
-    }
+    use crate::common::{assert_same, gpu_backend, small_params};
 
     #[test]
     fn bgv_api_is_the_cpus_words() {
@@ -50,10 +39,7 @@ mod on_device {
             let cpu = crate::common::wire::seeded_keys_session(&BgvContext::new(CpuBackend, &params).unwrap());
             let gpu_context = BgvContext::new(gpu.clone(), &params).unwrap();
             let on_gpu = crate::common::wire::seeded_keys_session(&gpu_context);
-            for (i, (c, g)) in cpu.iter().zip(&on_gpu).enumerate() {
-                assert!(c == g, "N = {}: record {i} differs between CPU and GPU", params.degree());
-            }
-            assert_eq!(cpu.len(), on_gpu.len());
+            assert_same(&cpu, &on_gpu, &format!("seeded keys, N = {}", params.degree()));
             let loaded: bgv_encrypt::RelinKey<GpuBackend> = gpu_context.load_bytes(&cpu[1]).unwrap();
             assert_eq!(gpu_context.to_bytes(&loaded).unwrap(), cpu[1]);
             let galois: bgv_encrypt::GaloisKeys<GpuBackend> = gpu_context.load_bytes(&cpu[2]).unwrap();

@@ -16,21 +16,10 @@ mod common;
 #[cfg(feature = "cuda")]
 mod on_device {
     use poly::CpuBackend;
-    use poly_cuda::GpuBackend;
 
     use crate::common::phi_m::{helib_ring_circuit, phi_m_circuit};
     use crate::common::recorded::{HELIB_RECORD, RECORDS, plaintext_record};
-
-    fn gpu_backend() -> Option<GpuBackend> {
-        hegpu_test_support::gpu_cases::device().map(GpuBackend::from_device)
-    }
-
-    fn assert_same(cpu: &[Vec<u64>], gpu: &[Vec<u64>], what: &str) {
-        assert_eq!(cpu.len(), gpu.len(), "{what}: number of records");
-        for (i, (c, g)) in cpu.iter().zip(gpu).enumerate() {
-            assert!(c == g, "{what}: record {i} differs between CPU and GPU");
-        }
-    }
+    use crate::common::{assert_same, gpu_backend};
 
     #[test]
     fn circuits_over_phi_m_are_the_cpus_words() {

@@ -194,3 +194,17 @@ pub fn session<B: BgvBackend>(backend: B, params: &Arc<BgvParameters>, salt: u64
     }
     out
 }
+
+/// The GPU backend of the shared test device, or `None` when this test is skipped (no device).
+#[cfg(feature = "cuda")]
+pub fn gpu_backend() -> Option<poly_cuda::GpuBackend> {
+    hegpu_test_support::gpu_cases::device().map(poly_cuda::GpuBackend::from_device)
+}
+
+/// Asserts that the GPU's records are the CPU's, naming the first that differs.
+pub fn assert_same<T: PartialEq>(cpu: &[T], gpu: &[T], what: &str) {
+    assert_eq!(cpu.len(), gpu.len(), "{what}: number of records");
+    for (i, (c, g)) in cpu.iter().zip(gpu).enumerate() {
+        assert!(c == g, "{what}: record {i} differs between CPU and GPU");
+    }
+}
