@@ -92,7 +92,7 @@ impl<B: BfvBackend> CiphertextCodec for BfvContext<B> {
         })
     }
 
-    fn refuse_scheme_words(&self, _: &[u64]) -> Option<String> {
+    fn refuse_scheme_words(&self, _: &[u64], _: u8) -> Option<String> {
         None
     }
 

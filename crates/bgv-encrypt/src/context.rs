@@ -326,7 +326,8 @@ pub type Ciphertext<B> = rlwe::Ciphertext<BgvParameters, B>;
 pub struct BgvCiphertextState {
     pub(crate) correction: u64,
     /// Whether this is a product not yet switched down: under [`ModSwitching::Auto`] the next
-    /// multiplication switches it one level down first. Not part of the byte encoding.
+    /// multiplication switches it one level down first. Carried by the byte encoding from
+    /// format version 3 (bit 63 of the correction-factor word).
     pub(crate) product: bool,
 }
 

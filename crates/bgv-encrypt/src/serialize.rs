@@ -7,7 +7,9 @@
 //! full ciphertext's body begins with its correction factor:
 //!
 //! ```text
-//! kind 1:  8 bytes        the correction factor f (1 <= f < t, invertible modulo t)
+//! kind 1:  8 bytes        the correction factor f (1 <= f < t, invertible modulo t); from
+//!                         version 3, bit 63 set for a product not yet switched down
+//!                         (`ModSwitching::Auto` switches it before the next product)
 //!          k P(q_l)       c_0, c_1, ... over q_l, coefficient representation
 //! kind 2:  32 bytes       the public seed, then P(q): c_0 over q (factor 1, top level)
 //! kind 7:  P(t)           the plaintext's coefficients, each below t (count 1; new in
@@ -30,6 +32,7 @@
 use poly::Coeff;
 use rlwe::SchemeParameters;
 use rlwe::codec::{self, CiphertextCodec, CiphertextParts, CoefficientPolys};
+use rlwe::framing::PACKED_VERSION;
 
 use crate::backend::BgvBackend;
 use crate::context::{BgvContext, Ciphertext, PublicKey, RelinKey, SecretKey, SeededCiphertext, inverse_mod};
@@ -47,13 +50,19 @@ impl<B: BgvBackend> CiphertextCodec for BgvContext<B> {
         Ok(CiphertextParts {
             polys: CoefficientPolys::Owned(self.inverse_all(ciphertext.polys())?),
             level: ciphertext.level(),
-            scheme_words: vec![ciphertext.state().correction],
+            scheme_words: vec![ciphertext.state().correction | (u64::from(ciphertext.state().product) << PRODUCT_BIT)],
             key_set: ciphertext.key_set(),
         })
     }
 
-    fn refuse_scheme_words(&self, words: &[u64]) -> Option<String> {
+    fn refuse_scheme_words(&self, words: &[u64], version: u8) -> Option<String> {
         let t = self.params.plaintext_modulus();
+        // The product flag is bit 63 from version 3 on; before, the word is the factor alone.
+        let words: Vec<u64> = if version >= PACKED_VERSION {
+            words.iter().map(|w| w & !(1 << PRODUCT_BIT)).collect()
+        } else {
+            words.to_vec()
+        };
         match *words {
             [correction] if correction != 0 && correction < t && inverse_mod(correction, t).is_some() => None,
             [correction] => Some(format!("correction factor {correction} is not an invertible residue modulo t = {t}")),
@@ -63,8 +72,8 @@ impl<B: BgvBackend> CiphertextCodec for BgvContext<B> {
 
     fn ciphertext_of_parts(&self, parts: CiphertextParts<Vec<B::Poly<Coeff>>>) -> Result<Ciphertext<B>> {
         let CiphertextParts { polys, level, scheme_words, key_set } = parts;
-        let correction = match *scheme_words {
-            [correction] => correction,
+        let (correction, product) = match *scheme_words {
+            [word] => (word & !(1 << PRODUCT_BIT), word >> PRODUCT_BIT == 1),
             _ => {
                 return Err(BgvError::Malformed {
                     what: "ciphertext bytes",
@@ -72,9 +81,15 @@ impl<B: BgvBackend> CiphertextCodec for BgvContext<B> {
                 });
             }
         };
-        Ok(self.ciphertext(self.forward_all(polys)?, level, correction, key_set))
+        let mut ciphertext = self.ciphertext(self.forward_all(polys)?, level, correction, key_set);
+        ciphertext.state_mut().product = product;
+        Ok(ciphertext)
     }
 }
+
+/// The bit of the correction-factor word that carries the product flag (format version 3):
+/// a product not yet switched down stays one across the bytes, for `ModSwitching::Auto`.
+const PRODUCT_BIT: u32 = 63;
 
 impl<B: BgvBackend> BgvContext<B> {
     /// The bytes of `value`: a ciphertext, seeded ciphertext, plaintext, public,

@@ -96,6 +96,12 @@ fn automatic_switching_never_multiplies_past_the_last_level() {
     let general = context.mul_plain(&fresh, &encoder.encode(&x).unwrap()).unwrap();
     assert!(general.state().is_unswitched_product());
     assert_eq!(context.square_relin(&general, &k.relin).unwrap().level(), top - 1);
+    // The flag travels in the bytes (version 3), so a loaded product is switched too.
+    let bytes = context.to_bytes(&general).unwrap();
+    let reloaded: bgv_encrypt::Ciphertext<_> = context.load_bytes(&bytes).unwrap();
+    assert!(reloaded.state().is_unswitched_product());
+    assert_eq!(context.square_relin(&reloaded, &k.relin).unwrap().level(), top - 1);
+    assert_eq!(context.to_bytes(&reloaded).unwrap(), bytes);
     let constant = context.mul_plain(&fresh, &encoder.encode(&vec![3; params.degree()]).unwrap()).unwrap();
     assert!(!constant.state().is_unswitched_product());
     assert_eq!(context.square_relin(&constant, &k.relin).unwrap().level(), top);

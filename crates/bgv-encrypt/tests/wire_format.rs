@@ -134,3 +134,25 @@ fn seeded_keys_load_to_the_same_keys() {
         Err(bgv_encrypt::BgvError::Malformed { .. })
     ));
 }
+
+/// The product flag is bit 63 of the correction-factor word from version 3 on; in a version-2
+/// ciphertext that bit makes the word no invertible factor, refused as before.
+#[test]
+fn the_product_bit_is_read_from_version_3_only() {
+    let context = BgvContext::new(CpuBackend, &bgv_params()).unwrap();
+    let mut old = recorded("bgv_ciphertext.bin");
+    // Header: magic 8, version 1, kind 1, N 4, L 4, one prime 8, t 8, count 4 = 38 bytes.
+    let word = 38;
+    assert_eq!(u64::from_le_bytes(old[word..word + 8].try_into().unwrap()), 1, "a fresh factor");
+    old[word + 7] |= 0x80;
+    assert!(matches!(
+        context.load_bytes::<bgv_encrypt::Ciphertext<_>>(&old),
+        Err(bgv_encrypt::BgvError::Malformed { .. })
+    ));
+    let (_, today) = bgv_objects().into_iter().find(|(name, _)| *name == "bgv_ciphertext.bin").unwrap();
+    let mut flagged = today.clone();
+    flagged[word + 7] |= 0x80;
+    let loaded = context.load_bytes::<bgv_encrypt::Ciphertext<_>>(&flagged).unwrap();
+    assert!(loaded.state().is_unswitched_product());
+    assert_eq!(loaded.state().correction_factor(), 1);
+}

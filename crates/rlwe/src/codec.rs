@@ -154,8 +154,9 @@ pub trait CiphertextCodec: SchemeContext {
         ciphertext: &'a Self::Ciphertext,
     ) -> Result<CiphertextParts<CoefficientPolys<'a, Self::Backend>>>;
 
-    /// Why the scheme's words read from an encoding belong to no ciphertext (`None`: they may).
-    fn refuse_scheme_words(&self, words: &[u64]) -> Option<String>;
+    /// Why the scheme's words read from an encoding of format `version` belong to no
+    /// ciphertext (`None`: they may).
+    fn refuse_scheme_words(&self, words: &[u64], version: u8) -> Option<String>;
 
     /// The ciphertext of decoded parts (already checked: the level's rings, the scheme's words).
     fn ciphertext_of_parts(
@@ -205,7 +206,7 @@ pub fn ciphertext_from_bytes<C: CiphertextCodec>(context: &C, bytes: &[u8]) -> R
     }
     let mut scheme_words = Vec::new();
     reader.words_into(C::SCHEME_WORDS, &mut scheme_words)?;
-    if let Some(reason) = context.refuse_scheme_words(&scheme_words) {
+    if let Some(reason) = context.refuse_scheme_words(&scheme_words, reader.version()) {
         return Err(reader.malformed(reason));
     }
     let core = context.core();
