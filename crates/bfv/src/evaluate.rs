@@ -121,12 +121,12 @@ impl<B: BfvBackend> BfvContext<B> {
     /// `a + c` for an integer `c` (reduced modulo `t`): `c` in every slot (the constant
     /// plaintext `c`, added as [`add_plain`](Self::add_plain) adds it).
     pub fn add_scalar(&self, a: &Ciphertext<B>, c: u64) -> Result<Ciphertext<B>> {
-        self.plain_add_sub(a, &self.constant(c)?, false)
+        self.plain_add_sub(a, &crate::Plaintext::constant(&self.params, c)?, false)
     }
 
     /// `a - c` for an integer `c` (reduced modulo `t`).
     pub fn sub_scalar(&self, a: &Ciphertext<B>, c: u64) -> Result<Ciphertext<B>> {
-        self.plain_add_sub(a, &self.constant(c)?, true)
+        self.plain_add_sub(a, &crate::Plaintext::constant(&self.params, c)?, true)
     }
 
     /// `a * c` for an integer `c` (reduced modulo `t`, taken centered): every `c_i` times the
@@ -134,14 +134,7 @@ impl<B: BfvBackend> BfvContext<B> {
     /// [`mul_plain`](Self::mul_plain) by the constant plaintext `c`.
     pub fn mul_scalar(&self, a: &Ciphertext<B>, c: u64) -> Result<Ciphertext<B>> {
         self.check_ciphertext(a)?;
-        let t = self.params.plaintext_modulus();
-        let polys = self.core.mul_by_centered_scalar(a.polys(), c, t, a.level())?;
-        Ok(Ciphertext::from_parts(&self.params, polys, a.level(), a.key_set(), ()))
-    }
-
-    /// The constant plaintext `c mod t`.
-    fn constant(&self, c: u64) -> Result<crate::Plaintext> {
-        crate::Plaintext::from_coefficients(&self.params, &[c % self.params.plaintext_modulus()])
+        self.core.mul_ciphertext_by_scalar(a, c)
     }
 
     /// `a * m` for a plaintext `m`, lifted to `(-t/2, t/2]`: every `c_i` times `m` in `R_q`.

@@ -207,12 +207,12 @@ impl<B: BgvBackend> BgvContext<B> {
     /// `a + c` for an integer `c` (reduced modulo `t`): `c` in every slot (the constant
     /// plaintext `c`, added as [`add_plain`](Self::add_plain) adds it).
     pub fn add_scalar(&self, a: &Ciphertext<B>, c: u64) -> Result<Ciphertext<B>> {
-        self.add_plain_signed(a, &self.constant(c)?, false)
+        self.add_plain_signed(a, &Plaintext::constant(&self.params, c)?, false)
     }
 
     /// `a - c` for an integer `c` (reduced modulo `t`).
     pub fn sub_scalar(&self, a: &Ciphertext<B>, c: u64) -> Result<Ciphertext<B>> {
-        self.add_plain_signed(a, &self.constant(c)?, true)
+        self.add_plain_signed(a, &Plaintext::constant(&self.params, c)?, true)
     }
 
     /// `a * c` for an integer `c` (reduced modulo `t`, taken centered): every polynomial times
@@ -221,14 +221,7 @@ impl<B: BgvBackend> BgvContext<B> {
     /// constant plaintext `c`.
     pub fn mul_scalar(&self, a: &Ciphertext<B>, c: u64) -> Result<Ciphertext<B>> {
         self.check_ciphertext(a)?;
-        let t = self.params.plaintext_modulus();
-        let polys = self.core.mul_by_centered_scalar(a.polys(), c, t, a.level())?;
-        Ok(Ciphertext::from_parts(&self.params, polys, a.level(), a.key_set(), *a.state()))
-    }
-
-    /// The constant plaintext `c mod t`.
-    fn constant(&self, c: u64) -> Result<Plaintext> {
-        Plaintext::from_coefficients(&self.params, &[c % self.params.plaintext_modulus()])
+        self.core.mul_ciphertext_by_scalar(a, c)
     }
 
     /// Under [`ModSwitching::Auto`], a product above level 0 switched one level down; a

@@ -58,11 +58,8 @@ impl<B: BgvBackend> CiphertextCodec for BgvContext<B> {
     fn refuse_scheme_words(&self, words: &[u64], version: u8) -> Option<String> {
         let t = self.params.plaintext_modulus();
         // The product flag is bit 63 from version 3 on; before, the word is the factor alone.
-        let words: Vec<u64> = if version >= PACKED_VERSION {
-            words.iter().map(|w| w & !(1 << PRODUCT_BIT)).collect()
-        } else {
-            words.to_vec()
-        };
+        let flag = if version >= PACKED_VERSION { !(1 << PRODUCT_BIT) } else { u64::MAX };
+        let words: Vec<u64> = words.iter().map(|w| w & flag).collect();
         match *words {
             [correction] if correction != 0 && correction < t && inverse_mod(correction, t).is_some() => None,
             [correction] => Some(format!("correction factor {correction} is not an invertible residue modulo t = {t}")),

@@ -130,6 +130,26 @@ impl<B: RlweBackend> RlweContext<B> {
         &self.gadgets
     }
 
+    /// `ciphertext` times the integer `c` taken centered modulo the scheme's `t`: every
+    /// polynomial by [`mul_by_centered_scalar`](Self::mul_by_centered_scalar), the level, key
+    /// set and scheme state kept (a constant scales the message and the noise alike). What
+    /// every scheme's `mul_scalar` does once it has checked the ciphertext.
+    pub fn mul_ciphertext_by_scalar<P: crate::SchemeParameters>(
+        &self,
+        ciphertext: &crate::Ciphertext<P, B>,
+        c: u64,
+    ) -> Result<crate::Ciphertext<P, B>> {
+        let t = ciphertext.params().plaintext_modulus();
+        let polys = self.mul_by_centered_scalar(ciphertext.polys(), c, t, ciphertext.level())?;
+        Ok(crate::Ciphertext::from_parts(
+            ciphertext.params(),
+            polys,
+            ciphertext.level(),
+            ciphertext.key_set(),
+            ciphertext.state().clone(),
+        ))
+    }
+
     /// Every polynomial of `polys` (over the primes of `level`) times the integer `c` taken
     /// centered modulo `t` (in `(-t/2, t/2]`, so a plaintext product by the constant `c`
     /// grows the noise by at most `t/2`): what every scheme's `mul_scalar` does, in either

@@ -85,6 +85,12 @@ impl<P: SchemeParameters> Plaintext<P> {
         Ok(Self { params: Arc::clone(params), coefficients })
     }
 
+    /// The constant plaintext `c mod t` (the value `c` in every batching slot): what the
+    /// schemes' scalar additions add.
+    pub fn constant(params: &Arc<P>, c: u64) -> Result<Self> {
+        Self::from_coefficients(params, &[c % params.plaintext_modulus()])
+    }
+
     /// The zero plaintext.
     pub fn zero(params: &Arc<P>) -> Self {
         Self { params: Arc::clone(params), coefficients: vec![0; params.degree()] }

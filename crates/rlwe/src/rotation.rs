@@ -8,7 +8,7 @@
 //! path in that cyclic group from `0` to the step, the held rotations as the edges (a
 //! breadth-first search over at most `N/2` nodes, made only when the step has no key).
 
-use std::collections::{HashMap, VecDeque};
+use std::collections::{HashSet, VecDeque};
 
 use poly::{RingKind, Seed};
 
@@ -51,11 +51,11 @@ pub fn rotation_elements(degree: usize, steps: &[i64], row_swap: bool) -> Vec<u6
 fn held_steps(degree: usize, held: &[u64]) -> Vec<(usize, u64)> {
     let row = degree / 2;
     let two_n = (degree as u64).saturating_mul(2);
-    let wanted: HashMap<u64, ()> = held.iter().map(|&g| (g, ())).collect();
+    let wanted: HashSet<u64> = held.iter().copied().collect();
     let mut steps = Vec::new();
     let mut power = 1u64;
     for k in 0..row {
-        if k > 0 && wanted.contains_key(&power) {
+        if k > 0 && wanted.contains(&power) {
             steps.push((k, power));
         }
         power = (u128::from(power) * 3 % u128::from(two_n)) as u64;
