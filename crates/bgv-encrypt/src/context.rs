@@ -45,7 +45,9 @@ pub enum ModSwitching {
     /// buys about one level of depth, and fresh ciphertexts keep their level. A product by a
     /// plaintext that is not a constant counts as a product. A product at level 0, which
     /// cannot be switched down, is refused ([`BgvError::ModulusChainExhausted`]) rather than
-    /// multiplied into garbage. The default.
+    /// multiplied into garbage, and so is any multiplication (by a ciphertext, a plaintext or
+    /// an integer) whose result the noise estimate every ciphertext carries says would not
+    /// decrypt ([`BgvError::NoiseEstimateExceeded`]; [`crate::noise`]). The default.
     #[default]
     Auto,
 }
@@ -79,6 +81,7 @@ pub struct BgvContext<B: BgvBackend> {
     pub(crate) levels: Vec<OnceLock<LevelTables<B>>>,
     pub(crate) mod_switching: ModSwitching,
     pub(crate) level_policy: LevelPolicy,
+    pub(crate) noise: crate::noise::NoiseModel,
 }
 
 impl<B: BgvBackend> fmt::Debug for BgvContext<B> {
@@ -106,6 +109,7 @@ impl<B: BgvBackend> BgvContext<B> {
             levels,
             mod_switching: ModSwitching::default(),
             level_policy: LevelPolicy::default(),
+            noise: crate::noise::NoiseModel::new(params),
         };
         context.level_tables(context.top_level())?;
         Ok(context)
@@ -284,7 +288,20 @@ impl<B: BgvBackend> BgvContext<B> {
         correction: u64,
         key_set: Option<KeySetId>,
     ) -> Ciphertext<B> {
-        Ciphertext::from_parts(&self.params, polys, level, key_set, BgvCiphertextState { correction, product: false })
+        let state = BgvCiphertextState { correction, product: false, noise_bits: self.noise.fresh() };
+        Ciphertext::from_parts(&self.params, polys, level, key_set, state)
+    }
+
+    /// A ciphertext of these parameters with `state` (correction factor, product flag, noise
+    /// estimate).
+    pub(crate) fn ciphertext_with_state(
+        &self,
+        polys: Vec<B::Poly<Eval>>,
+        level: usize,
+        key_set: Option<KeySetId>,
+        state: BgvCiphertextState,
+    ) -> Ciphertext<B> {
+        Ciphertext::from_parts(&self.params, polys, level, key_set, state)
     }
 
     /// The key set of the result of an operation on operands of key sets `first` and `second`
@@ -321,15 +338,26 @@ pub(crate) use modarith::inverse_mod;
 pub type Ciphertext<B> = rlwe::Ciphertext<BgvParameters, B>;
 
 /// What a BGV ciphertext carries beside its polynomials, level and key set
-/// ([`rlwe::Ciphertext::state`]).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+/// ([`rlwe::Ciphertext::state`]). Two states are equal when their correction factors and
+/// product flags are: the noise estimate is bookkeeping, not part of the value.
+#[derive(Debug, Clone, Copy)]
 pub struct BgvCiphertextState {
     pub(crate) correction: u64,
     /// Whether this is a product not yet switched down: under [`ModSwitching::Auto`] the next
     /// multiplication switches it one level down first. Carried by the byte encoding from
     /// format version 3 (bit 63 of the correction-factor word).
     pub(crate) product: bool,
+    /// `log2` of the estimated bound on the phase (`crate::noise`); not in the bytes.
+    pub(crate) noise_bits: f64,
 }
+
+impl PartialEq for BgvCiphertextState {
+    fn eq(&self, other: &Self) -> bool {
+        self.correction == other.correction && self.product == other.product
+    }
+}
+
+impl Eq for BgvCiphertextState {}
 
 impl BgvCiphertextState {
     /// The correction factor `f` in `[1, t)`: the phase is `f m + t e`.
@@ -340,6 +368,14 @@ impl BgvCiphertextState {
     /// Whether this is a product not yet switched down (see [`ModSwitching::Auto`]).
     pub fn is_unswitched_product(&self) -> bool {
         self.product
+    }
+
+    /// `log2` of the estimated bound on the phase `abs(f m + t e)_inf`, from the noise model
+    /// of every operation that made this ciphertext ([`crate::noise`]): what [`ModSwitching::Auto`] checks before a multiplication. The
+    /// [`noise_budget`](crate::BgvContext::noise_budget) measured with the secret key is
+    /// `log2 q_l - 1` minus the actual value.
+    pub fn estimated_noise_bits(&self) -> f64 {
+        self.noise_bits
     }
 }
 

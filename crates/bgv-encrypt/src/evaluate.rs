@@ -12,7 +12,8 @@
 use poly::Eval;
 
 use crate::backend::BgvBackend;
-use crate::context::{BackendResult, BgvContext, Ciphertext, LevelPolicy, ModSwitching, RelinKey};
+use crate::context::{BackendResult, BgvCiphertextState, BgvContext, Ciphertext, LevelPolicy, ModSwitching, RelinKey};
+use crate::noise::{NoiseModel, add_bits, centered_norm_bits};
 use crate::{BgvError, Plaintext, Result};
 
 impl<B: BgvBackend> BgvContext<B> {
@@ -44,8 +45,8 @@ impl<B: BgvBackend> BgvContext<B> {
     }
 
     /// The polynomials of `b` with its correction factor made `target`: multiplied by
-    /// `k = [target f_b^{-1}]_t` (centered) unless the factors already agree.
-    fn polys_with_factor(&self, b: &Ciphertext<B>, target: u64) -> Result<Option<Vec<B::Poly<Eval>>>> {
+    /// `k = [target f_b^{-1}]_t` (centered) unless the factors already agree; with `|k|`.
+    fn polys_with_factor(&self, b: &Ciphertext<B>, target: u64) -> Result<Option<(Vec<B::Poly<Eval>>, u64)>> {
         if b.state().correction == target {
             return Ok(None);
         }
@@ -60,7 +61,7 @@ impl<B: BgvBackend> BgvContext<B> {
         for poly in b.polys() {
             out.push(self.scaled_by_centered(poly, k)?);
         }
-        Ok(Some(out))
+        Ok(Some((out, k.min(t - k))))
     }
 
     /// `poly` times the integer `[k]_t` centered in `(-t/2, t/2]`.
@@ -81,14 +82,20 @@ impl<B: BgvBackend> BgvContext<B> {
         let key_set = Self::key_set_of(a.key_set(), b.key_set(), "ciphertext")?;
         let (a, b) = self.aligned(a, b, operation)?;
         let rescaled = self.polys_with_factor(&b, a.state().correction)?;
-        let b_polys: &[B::Poly<Eval>] = rescaled.as_deref().unwrap_or(b.polys());
+        let b_polys: &[B::Poly<Eval>] = rescaled.as_ref().map_or(b.polys(), |(polys, _)| polys.as_slice());
+        let b_noise = rescaled
+            .as_ref()
+            .map_or(b.state().noise_bits, |&(_, k)| NoiseModel::times_integer(b.state().noise_bits, k));
+        let state = BgvCiphertextState {
+            correction: a.state().correction,
+            product: a.state().product || b.state().product,
+            noise_bits: add_bits(a.state().noise_bits, b_noise),
+        };
         let backend = &self.backend;
         if a.polys().len() == b_polys.len() {
             // One launch for all polynomials on a device.
             let polys = backend.add_sub_many(a.polys(), b_polys, subtract).be()?;
-            let mut out = self.ciphertext(polys, a.level(), a.state().correction, key_set);
-            out.state_mut().product = a.state().product || b.state().product;
-            return Ok(out);
+            return Ok(self.ciphertext_with_state(polys, a.level(), key_set, state));
         }
         let (long, short, flip) =
             if a.polys().len() >= b_polys.len() { (a.polys(), b_polys, false) } else { (b_polys, a.polys(), true) };
@@ -108,9 +115,7 @@ impl<B: BgvBackend> BgvContext<B> {
             }
             polys.push(out);
         }
-        let mut out = self.ciphertext(polys, a.level(), a.state().correction, key_set);
-        out.state_mut().product = a.state().product || b.state().product;
-        Ok(out)
+        Ok(self.ciphertext_with_state(polys, a.level(), key_set, state))
     }
 
     /// `a + b` (sizes may differ; levels and correction factors are brought together).
@@ -137,6 +142,10 @@ impl<B: BgvBackend> BgvContext<B> {
         // One launch for all polynomials on a device.
         self.backend.add_assign_many(a.polys_mut(), b.polys()).be()?;
         a.set_key_set(key_set);
+        let (noise, product) = (b.state().noise_bits, b.state().product);
+        let state = a.state_mut();
+        state.noise_bits = add_bits(state.noise_bits, noise);
+        state.product |= product;
         Ok(())
     }
 
@@ -144,9 +153,7 @@ impl<B: BgvBackend> BgvContext<B> {
     pub fn negate(&self, a: &Ciphertext<B>) -> Result<Ciphertext<B>> {
         self.check_ciphertext(a)?;
         let polys = a.polys().iter().map(|p| self.backend.neg(p).be()).collect::<Result<Vec<_>>>()?;
-        let mut out = self.ciphertext(polys, a.level(), a.state().correction, a.key_set());
-        out.state_mut().product = a.state().product;
-        Ok(out)
+        Ok(self.ciphertext_with_state(polys, a.level(), a.key_set(), *a.state()))
     }
 
     fn add_plain_signed(&self, a: &Ciphertext<B>, plaintext: &Plaintext, subtract: bool) -> Result<Ciphertext<B>> {
@@ -163,6 +170,7 @@ impl<B: BgvBackend> BgvContext<B> {
         } else {
             self.backend.add_assign(c0, &message).be()?;
         }
+        out.state_mut().noise_bits = self.noise.add_plain(a.state().noise_bits);
         Ok(out)
     }
 
@@ -188,20 +196,30 @@ impl<B: BgvBackend> BgvContext<B> {
     pub fn mul_plain(&self, a: &Ciphertext<B>, plaintext: &Plaintext) -> Result<Ciphertext<B>> {
         self.check_ciphertext(a)?;
         // A constant plaintext grows the noise by at most t/2, as mul_scalar: not a product.
+        let t = self.params.plaintext_modulus();
         let general = plaintext.coefficients().iter().skip(1).any(|&c| c != 0);
         let a = if general {
             self.auto_switched(Operand::Borrowed(a), "plaintext multiplication")?
         } else {
             Operand::Borrowed(a)
         };
+        let noise_bits = if general {
+            let noise =
+                self.noise.times_plaintext(a.state().noise_bits, centered_norm_bits(plaintext.coefficients(), t));
+            self.check_estimate(noise, a.level(), "plaintext multiplication")?;
+            noise
+        } else {
+            let c = plaintext.coefficients().first().copied().unwrap_or(0) % t;
+            NoiseModel::times_integer(a.state().noise_bits, c.min(t - c))
+        };
         let message = self.forward(self.lift(plaintext, a.level(), 1)?)?;
         let mut polys = Vec::with_capacity(a.polys().len());
         for p in a.polys() {
             polys.push(self.backend.mul(p, &message).be()?);
         }
-        let mut out = self.ciphertext(polys, a.level(), a.state().correction, a.key_set());
-        out.state_mut().product = general || a.state().product;
-        Ok(out)
+        let state =
+            BgvCiphertextState { correction: a.state().correction, product: general || a.state().product, noise_bits };
+        Ok(self.ciphertext_with_state(polys, a.level(), a.key_set(), state))
     }
 
     /// `a + c` for an integer `c` (reduced modulo `t`): `c` in every slot (the constant
@@ -221,7 +239,35 @@ impl<B: BgvBackend> BgvContext<B> {
     /// constant plaintext `c`.
     pub fn mul_scalar(&self, a: &Ciphertext<B>, c: u64) -> Result<Ciphertext<B>> {
         self.check_ciphertext(a)?;
-        self.core.mul_ciphertext_by_scalar(a, c)
+        let t = self.params.plaintext_modulus();
+        let reduced = c % t;
+        let noise = NoiseModel::times_integer(a.state().noise_bits, reduced.min(t - reduced));
+        if self.mod_switching == ModSwitching::Auto && !self.noise.decrypts(noise, a.level()) {
+            return Err(self.estimate_exceeded(noise, a.level(), "scalar multiplication"));
+        }
+        let mut out = self.core.mul_ciphertext_by_scalar(a, c)?;
+        out.state_mut().noise_bits = noise;
+        Ok(out)
+    }
+
+    /// Under [`ModSwitching::Auto`], refuses a product whose estimated noise `noise`
+    /// (relinearized) would not decrypt at `level`
+    /// ([`BgvError::NoiseEstimateExceeded`]).
+    fn check_estimate(&self, noise: f64, level: usize, operation: &'static str) -> Result<()> {
+        let relinearized = self.noise.key_switched(noise);
+        if self.mod_switching == ModSwitching::Auto && !self.noise.decrypts(relinearized, level) {
+            return Err(self.estimate_exceeded(relinearized, level, operation));
+        }
+        Ok(())
+    }
+
+    fn estimate_exceeded(&self, noise: f64, level: usize, operation: &'static str) -> BgvError {
+        BgvError::NoiseEstimateExceeded {
+            operation,
+            level,
+            estimated_bits: noise.ceil() as u32,
+            modulus_bits: self.noise.modulus_bits(level).floor() as u32,
+        }
     }
 
     /// Under [`ModSwitching::Auto`], a product above level 0 switched one level down; a
@@ -253,9 +299,11 @@ impl<B: BgvBackend> BgvContext<B> {
         let (a0, a1) = two_polys(&a, "multiplication")?;
         let (b0, b1) = two_polys(&b, "multiplication")?;
         // Element-wise in the evaluation representation: no transform (one kernel on a device).
+        let noise = self.noise.product(a.state().noise_bits, b.state().noise_bits);
+        self.check_estimate(noise, a.level(), "multiplication")?;
         let [e0, e1, e2] = backend.tensor_product([a0, a1], [b0, b1])?;
         let correction = self.mul_factors(a.state().correction, b.state().correction);
-        Ok(self.product(vec![e0, e1, e2], a.level(), correction, key_set))
+        Ok(self.product(vec![e0, e1, e2], a.level(), correction, key_set, noise))
     }
 
     /// `a^2`: `(c_0^2, 2 c_0 c_1, c_1^2)`, element-wise (one kernel on a device).
@@ -264,10 +312,12 @@ impl<B: BgvBackend> BgvContext<B> {
         let a = self.auto_switched(Operand::Borrowed(a), "squaring")?;
         let backend = &self.backend;
         let (a0, a1) = two_polys(&a, "squaring")?;
+        let noise = self.noise.product(a.state().noise_bits, a.state().noise_bits);
+        self.check_estimate(noise, a.level(), "squaring")?;
         // 2 c_0 c_1 = c_0 c_1 + c_1 c_0: the tensor product of the pair with itself.
         let [e0, e1, e2] = backend.tensor_product([a0, a1], [a0, a1])?;
         let correction = self.mul_factors(a.state().correction, a.state().correction);
-        Ok(self.product(vec![e0, e1, e2], a.level(), correction, a.key_set()))
+        Ok(self.product(vec![e0, e1, e2], a.level(), correction, a.key_set(), noise))
     }
 
     fn product(
@@ -276,10 +326,9 @@ impl<B: BgvBackend> BgvContext<B> {
         level: usize,
         correction: u64,
         key_set: Option<rlwe::KeySetId>,
+        noise_bits: f64,
     ) -> Ciphertext<B> {
-        let mut out = self.ciphertext(polys, level, correction, key_set);
-        out.state_mut().product = true;
-        out
+        self.ciphertext_with_state(polys, level, key_set, BgvCiphertextState { correction, product: true, noise_bits })
     }
 
     fn mul_factors(&self, x: u64, y: u64) -> u64 {
@@ -297,9 +346,9 @@ impl<B: BgvBackend> BgvContext<B> {
             2 => self.duplicate(a),
             3 => {
                 let [c0, c1] = self.relinearized_pair(&a.polys()[2], &a.polys()[0], &a.polys()[1], key, a.level())?;
-                let mut out = self.ciphertext(vec![c0, c1], a.level(), a.state().correction, key_set);
-                out.state_mut().product = a.state().product;
-                Ok(out)
+                let state =
+                    BgvCiphertextState { noise_bits: self.noise.key_switched(a.state().noise_bits), ..*a.state() };
+                Ok(self.ciphertext_with_state(vec![c0, c1], a.level(), key_set, state))
             }
             other => {
                 Err(BgvError::InvalidCiphertextSize { operation: "relinearization", expected: "2 or 3", actual: other })
@@ -341,7 +390,8 @@ impl<B: BgvBackend> BgvContext<B> {
             return self.relinearize(&a, key);
         }
         let key_set = Self::key_set_of(a.key_set(), key.key_set(), "relinearization key")?;
-        let (level, state) = (a.level(), *a.state());
+        let (level, mut state) = (a.level(), *a.state());
+        state.noise_bits = self.noise.key_switched(state.noise_bits);
         let [c0, c1, c2]: [B::Poly<Eval>; 3] = a
             .into_polys()
             .try_into()
@@ -360,12 +410,12 @@ impl<B: BgvBackend> BgvContext<B> {
         let polys: Vec<&B::Poly<Eval>> = ciphertext.polys().iter().collect();
         let polys = self.core.mod_switch_to_next_eval(&polys, level)?;
         let factor = self.level_tables(level)?.last_prime_inv_mod_t;
-        Ok(self.ciphertext(
-            polys,
-            level - 1,
-            self.mul_factors(ciphertext.state().correction, factor),
-            ciphertext.key_set(),
-        ))
+        let state = BgvCiphertextState {
+            correction: self.mul_factors(ciphertext.state().correction, factor),
+            product: false,
+            noise_bits: self.noise.switched_from(ciphertext.state().noise_bits, level),
+        };
+        Ok(self.ciphertext_with_state(polys, level - 1, ciphertext.key_set(), state))
     }
 
     /// `ciphertext` switched down to `level` (a copy at its own level). Errors with

@@ -100,9 +100,10 @@ impl<B: BgvBackend> BgvContext<B> {
             return Ok(copy);
         };
         let [out_c0, switched_a] = self.core.apply_galois_pair_eval(c0, c1, element, key, ciphertext.level())?;
-        let mut out =
-            self.ciphertext(vec![out_c0, switched_a], ciphertext.level(), ciphertext.state().correction, key_set);
-        out.state_mut().product = ciphertext.state().product;
-        Ok(out)
+        let state = crate::context::BgvCiphertextState {
+            noise_bits: self.noise.key_switched(ciphertext.state().noise_bits),
+            ..*ciphertext.state()
+        };
+        Ok(self.ciphertext_with_state(vec![out_c0, switched_a], ciphertext.level(), key_set, state))
     }
 }

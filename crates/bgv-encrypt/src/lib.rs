@@ -57,6 +57,7 @@ mod error;
 mod evaluate;
 mod evaluator;
 mod galois;
+pub mod noise;
 pub mod params;
 pub mod prelude;
 mod resident;

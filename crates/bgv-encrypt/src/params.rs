@@ -193,6 +193,9 @@ impl BgvParametersBuilder {
 }
 
 /// The checks of `t` against the ring ([`BgvParametersBuilder::build`]).
+/// What [`BgvParameters::estimated_depth`] adds to an operand's noise before each product.
+const LINEAR_MARGIN_BITS: f64 = 1.0;
+
 fn check_plaintext_modulus(t: u64, ring: RingKind, ciphertext: &[u64], special: &[u64]) -> Result<()> {
     if !(2..1u64 << MAX_PLAINTEXT_BITS).contains(&t) {
         return Err(BgvError::InvalidParameter {
@@ -316,27 +319,22 @@ impl BgvParameters {
     }
 
     /// The multiplicative depth a typical circuit reaches under [`crate::ModSwitching::Auto`]
-    /// (products switched down one level before they are multiplied again), from a noise
-    /// model in bits with `n = log2 N`: a fresh phase `t (e u + e_1 + e_2 s)` has about
-    /// `log2 t + n/2 + 2.5` bits, the floor left by a switch `t (r_0 + r_1 s)` about
-    /// `log2 t + n/2 + 2`, a product of noises `a` and `b` about `a + b + n/2 + 1`, and a
-    /// switch from level `l` subtracts `log2 q_l` down to the floor (plus one bit of rounding).
-    /// A multiplication counts while its noise stays 2 bits below `log2 q_l`. Tests check
-    /// random circuits of this depth on every preset.
+    /// (products switched down one level before they are multiplied again, each relinearized):
+    /// squarings of a fresh ciphertext followed through the noise model of [`crate::noise`],
+    /// the same estimate `Auto` checks before each product, with a bit more before each
+    /// squaring for the linear operations a circuit puts between its products (an addition, a
+    /// small constant). Tests check random circuits of this depth on every preset.
     pub fn estimated_depth(&self) -> usize {
-        let n = (self.degree() as f64).log2();
-        let log_t = (self.plaintext_modulus as f64).log2();
-        let bits: Vec<f64> = self.ciphertext_moduli().iter().map(|&q| (q as f64).log2()).collect();
-        let q_bits = |level: usize| bits[..=level].iter().sum::<f64>();
-        let floor = log_t + n / 2.0 + 2.0;
-        let (mut level, mut noise, mut product, mut depth) = (self.max_level(), log_t + n / 2.0 + 2.5, false, 0);
+        let model = crate::noise::NoiseModel::new(self);
+        let (mut level, mut noise, mut product, mut depth) = (self.max_level(), model.fresh(), false, 0);
         loop {
             if product && level > 0 {
-                noise = (noise - bits[level]).max(floor) + 1.0;
+                noise = model.switched_from(noise, level);
                 level -= 1;
             }
-            let next = 2.0 * noise + n / 2.0 + 1.0;
-            if next >= q_bits(level) - 2.0 {
+            let operand = noise + LINEAR_MARGIN_BITS;
+            let next = model.key_switched(model.product(operand, operand));
+            if !model.decrypts(next, level) {
                 return depth;
             }
             (noise, product, depth) = (next, true, depth + 1);

@@ -129,6 +129,24 @@ pub enum RlweError {
         /// The operation.
         operation: &'static str,
     },
+    /// Automatic modulus switching estimates that a product would not decrypt: the noise
+    /// estimate of its result (the operands' estimates through the scheme's noise model)
+    /// reaches the modulus of its level, and no level below would leave more room.
+    #[error(
+        "{operation} at level {level}: the product's estimated noise ({estimated_bits} bits) would reach the \
+         modulus ({modulus_bits} bits), and the result would not decrypt; use parameters with more or larger \
+         ciphertext primes, or ModSwitching::Manual to multiply anyway"
+    )]
+    NoiseEstimateExceeded {
+        /// The operation.
+        operation: &'static str,
+        /// The level the product would be at.
+        level: usize,
+        /// The estimate of the product's noise, in bits (rounded up).
+        estimated_bits: u32,
+        /// `log2 q_l` (rounded down).
+        modulus_bits: u32,
+    },
     /// A rotation by `steps` slots that the Galois keys held cannot make, not even by
     /// composing their rotations.
     #[error(

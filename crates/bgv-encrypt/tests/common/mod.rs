@@ -136,6 +136,7 @@ pub fn salted(byte: u8, salt: u64) -> Seed {
 pub fn session<B: BgvBackend>(backend: B, params: &Arc<BgvParameters>, salt: u64) -> Vec<Vec<u64>> {
     let seed = |byte: u8| salted(byte, salt);
     let context = BgvContext::new(backend.clone(), params).unwrap();
+    let manual = BgvContext::new(backend.clone(), params).unwrap().with_mod_switching(ModSwitching::Manual);
     let encoder = CoefficientEncoder::new(params);
     let (n, t) = (params.degree() as u64, params.plaintext_modulus());
     let sk = context.secret_key_from_seed(&seed(1)).unwrap();
@@ -161,7 +162,9 @@ pub fn session<B: BgvBackend>(backend: B, params: &Arc<BgvParameters>, salt: u64
     while low.level() > 0 {
         low = context.mod_switch_to_next(&low).unwrap();
         let fresh = context.encrypt_with_seed(&b, &pk, &seed(10 + low.level() as u8)).unwrap();
-        cts.push(context.mul_relin(&low, &fresh, &rk).unwrap());
+        // A product at every level, level 0 included: Manual, since the estimate refuses
+        // some of them under Auto (the words are the same: neither operand is a product).
+        cts.push(manual.mul_relin(&low, &fresh, &rk).unwrap());
         cts.push(context.rotate_rows(&low, 1, &gk).unwrap());
         cts.push(context.rotate_columns(&low, &gk).unwrap());
         cts.push(context.add(&fresh, &low).unwrap());
