@@ -76,6 +76,10 @@ impl<B: BfvBackend> Evaluator<B> for BfvContext<B> {
         BfvContext::mod_switch_to_next(self, a)
     }
 
+    fn rotate_rows_many(&self, a: &Ciphertext<B>, steps: &[i64], keys: &GaloisKeys<B>) -> Result<Vec<Ciphertext<B>>> {
+        BfvContext::rotate_rows_many(self, a, steps, keys)
+    }
+
     fn rotate_columns(&self, a: &Ciphertext<B>, keys: &GaloisKeys<B>) -> Result<Ciphertext<B>> {
         BfvContext::rotate_columns(self, a, keys)
     }

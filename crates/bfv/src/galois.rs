@@ -33,9 +33,9 @@
 
 use poly::Seed;
 
-use crate::Result;
 use crate::backend::BfvBackend;
 use crate::context::{BfvContext, Ciphertext, SecretKey};
+use crate::{BfvError, Result};
 
 /// Galois keys: the core's, one key-switching key from `s(x^g)` to `s` per element.
 pub use rlwe::GaloisKeys;
@@ -130,11 +130,56 @@ impl<B: BfvBackend> BfvContext<B> {
         rlwe::rotation::apply_plan(ciphertext, &plan, |c, g| self.galois_with(c, g, keys, "rotate_rows"))
     }
 
+    /// `ciphertext` rotated by each of `steps` (each as [`rotate_rows`](Self::rotate_rows)
+    /// would), with one decomposition and ModUp of its `c_1` shared by the first key switch of
+    /// every step ([`rlwe::hoisting`]: the same words as `rotate_rows`). Every step is checked
+    /// before any work; errors as `rotate_rows`.
+    pub fn rotate_rows_many(
+        &self,
+        ciphertext: &Ciphertext<B>,
+        steps: &[i64],
+        keys: &GaloisKeys<B>,
+    ) -> Result<Vec<Ciphertext<B>>> {
+        const OPERATION: &str = "rotate_rows_many";
+        self.check_ciphertext(ciphertext)?;
+        let plans = self.core.row_rotation_plans(keys, steps, OPERATION)?;
+        rlwe::hoisting::hoisted_rotations(
+            ciphertext,
+            &plans,
+            |c| match c.polys() {
+                [_, c1] => self.core.hoist(c1, c.level()),
+                other => {
+                    Err(BfvError::InvalidCiphertextSize { operation: OPERATION, expected: "2", actual: other.len() })
+                }
+            },
+            |c, hoisted, g| self.galois_hoisted(c, hoisted, g, keys, OPERATION),
+            |c, g| self.galois_with(c, g, keys, OPERATION),
+        )
+    }
+
     /// Swaps the two rows of the batching slots (slot `i` and slot `N/2 + i` trade places):
     /// applies the element [`galois_element_for_row_swap`](Self::galois_element_for_row_swap)
     /// (`2N - 1`), which `keys` must hold. Errors as [`apply_galois`](Self::apply_galois).
     pub fn rotate_columns(&self, ciphertext: &Ciphertext<B>, keys: &GaloisKeys<B>) -> Result<Ciphertext<B>> {
         self.galois_with(ciphertext, self.galois_element_for_row_swap(), keys, "rotate_columns")
+    }
+
+    /// [`galois_with`](Self::galois_with) from `ciphertext`'s hoisted `c_1`.
+    fn galois_hoisted(
+        &self,
+        ciphertext: &Ciphertext<B>,
+        hoisted: &rlwe::hoisting::HoistedDigits<B>,
+        element: u64,
+        keys: &GaloisKeys<B>,
+        operation: &'static str,
+    ) -> Result<Ciphertext<B>> {
+        let (key_set, key) =
+            self.core.galois_key_for(keys, element, ciphertext.polys().len(), ciphertext.key_set(), operation)?;
+        let (Some(key), [c0, _]) = (key, ciphertext.polys()) else {
+            return self.galois_with(ciphertext, element, keys, operation);
+        };
+        let pair = self.core.apply_galois_hoisted(c0, hoisted, element, key)?;
+        Ok(Ciphertext::from_parts(&self.params, pair.into(), ciphertext.level(), key_set, ()))
     }
 
     fn galois_with(

@@ -76,6 +76,10 @@ impl<B: BgvBackend> Evaluator<B> for BgvContext<B> {
         BgvContext::mod_switch_to_next(self, a)
     }
 
+    fn rotate_rows_many(&self, a: &Ciphertext<B>, steps: &[i64], keys: &GaloisKeys<B>) -> Result<Vec<Ciphertext<B>>> {
+        BgvContext::rotate_rows_many(self, a, steps, keys)
+    }
+
     fn rotate_columns(&self, a: &Ciphertext<B>, keys: &GaloisKeys<B>) -> Result<Ciphertext<B>> {
         BgvContext::rotate_columns(self, a, keys)
     }

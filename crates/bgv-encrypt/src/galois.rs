@@ -10,7 +10,7 @@ use poly::Seed;
 
 use crate::backend::BgvBackend;
 use crate::context::{BgvContext, Ciphertext, SecretKey};
-use crate::{GaloisKeys, Result};
+use crate::{BgvError, GaloisKeys, Result};
 
 impl<B: BgvBackend> BgvContext<B> {
     /// The element that rotates both rows left by `steps` (`3^steps mod 2N`; the layout of
@@ -77,11 +77,56 @@ impl<B: BgvBackend> BgvContext<B> {
         rlwe::rotation::apply_plan(ciphertext, &plan, |c, g| self.galois_with(c, g, keys, "rotate_rows"))
     }
 
+    /// `ciphertext` rotated by each of `steps` (each as [`rotate_rows`](Self::rotate_rows)
+    /// would), with one decomposition and ModUp of its `c_1` shared by the first key switch of
+    /// every step ([`rlwe::hoisting`]: the same words as `rotate_rows` over `x^N + 1`). Every
+    /// step is checked before any work; errors as `rotate_rows`.
+    pub fn rotate_rows_many(
+        &self,
+        ciphertext: &Ciphertext<B>,
+        steps: &[i64],
+        keys: &GaloisKeys<B>,
+    ) -> Result<Vec<Ciphertext<B>>> {
+        const OPERATION: &str = "rotate_rows_many";
+        self.check_ciphertext(ciphertext)?;
+        let plans = self.core.row_rotation_plans(keys, steps, OPERATION)?;
+        rlwe::hoisting::hoisted_rotations(
+            ciphertext,
+            &plans,
+            |c| match c.polys() {
+                [_, c1] => self.core.hoist_eval(c1, c.level()),
+                other => {
+                    Err(BgvError::InvalidCiphertextSize { operation: OPERATION, expected: "2", actual: other.len() })
+                }
+            },
+            |c, hoisted, g| self.galois_hoisted(c, hoisted, g, keys, OPERATION),
+            |c, g| self.galois_with(c, g, keys, OPERATION),
+        )
+    }
+
     /// Swaps the two rows of the batching slots. Over `Phi_m`, as
     /// [`rotate_rows`](Self::rotate_rows).
     pub fn rotate_columns(&self, ciphertext: &Ciphertext<B>, keys: &GaloisKeys<B>) -> Result<Ciphertext<B>> {
         self.core.check_rows("rotate_columns")?;
         self.galois_with(ciphertext, self.galois_element_for_row_swap(), keys, "rotate_columns")
+    }
+
+    /// [`galois_with`](Self::galois_with) from `ciphertext`'s hoisted `c_1`.
+    fn galois_hoisted(
+        &self,
+        ciphertext: &Ciphertext<B>,
+        hoisted: &rlwe::hoisting::HoistedDigits<B>,
+        element: u64,
+        keys: &GaloisKeys<B>,
+        operation: &'static str,
+    ) -> Result<Ciphertext<B>> {
+        let (key_set, key) =
+            self.core.galois_key_for(keys, element, ciphertext.polys().len(), ciphertext.key_set(), operation)?;
+        let (Some(key), [c0, _]) = (key, ciphertext.polys()) else {
+            return self.galois_with(ciphertext, element, keys, operation);
+        };
+        let pair = self.core.apply_galois_hoisted_eval(c0, hoisted, element, key)?;
+        Ok(self.galois_result(ciphertext, pair, key_set))
     }
 
     fn galois_with(
@@ -99,11 +144,22 @@ impl<B: BgvBackend> BgvContext<B> {
             copy.set_key_set(key_set);
             return Ok(copy);
         };
-        let [out_c0, switched_a] = self.core.apply_galois_pair_eval(c0, c1, element, key, ciphertext.level())?;
+        let pair = self.core.apply_galois_pair_eval(c0, c1, element, key, ciphertext.level())?;
+        Ok(self.galois_result(ciphertext, pair, key_set))
+    }
+
+    /// The rotated ciphertext of `pair`: `ciphertext`'s level, factor and product flag, the
+    /// key switch's noise added to its estimate.
+    fn galois_result(
+        &self,
+        ciphertext: &Ciphertext<B>,
+        pair: [B::Poly<poly::Eval>; 2],
+        key_set: Option<rlwe::KeySetId>,
+    ) -> Ciphertext<B> {
         let state = crate::context::BgvCiphertextState {
             noise_bits: self.noise.key_switched(ciphertext.state().noise_bits),
             ..*ciphertext.state()
         };
-        Ok(self.ciphertext_with_state(vec![out_c0, switched_a], ciphertext.level(), key_set, state))
+        self.ciphertext_with_state(pair.into(), ciphertext.level(), key_set, state)
     }
 }

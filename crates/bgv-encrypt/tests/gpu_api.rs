@@ -47,6 +47,35 @@ mod on_device {
         }
     }
 
+    /// Hoisted automorphisms through the core (`common::hoisting`): over `Phi_m` (the
+    /// Bluestein permutation of a whole batch of digits), over `x^N + 1` with the NTT and the
+    /// DGT (inverse, coefficient automorphism, forward), with one-prime and hybrid digits: the
+    /// CPU's words.
+    #[test]
+    fn hoisted_automorphisms_are_the_cpus_words() {
+        use crate::common::hoisting::{hoisted_automorphisms, negacyclic_automorphism};
+        let Some(gpu) = gpu_backend() else { return };
+        let ring = crate::common::phi_m::PlainRing::new(1705, 257);
+        let params = crate::common::phi_m::params(1705, &[55, 50, 50], &[56], 257);
+        let automorphism = |a: &[u64], g| ring.automorphism(a, g);
+        let cpu = hoisted_automorphisms(CpuBackend, &params, &[2, 4, 16, 1704], automorphism);
+        let on_gpu = hoisted_automorphisms(gpu.clone(), &params, &[2, 4, 16, 1704], automorphism);
+        assert_same(&cpu, &on_gpu, "hoisted, Phi_1705");
+        for (transform, special) in [
+            (poly::TransformKind::Ntt, &[50u32][..]),
+            (poly::TransformKind::Ntt, &[50, 50][..]),
+            (poly::TransformKind::Dgt, &[50, 50][..]),
+        ] {
+            let builder = bgv_encrypt::BgvParametersBuilder::new(1 << 13).transform(transform);
+            let params = crate::common::with_moduli(builder, &[50, 45, 45, 45], special, 65537);
+            let automorphism = |a: &[u64], g| negacyclic_automorphism(a, g, 65537);
+            let elements = [3, 9, 16383, 25];
+            let cpu = hoisted_automorphisms(CpuBackend, &params, &elements, automorphism);
+            let on_gpu = hoisted_automorphisms(gpu.clone(), &params, &elements, automorphism);
+            assert_same(&cpu, &on_gpu, &format!("hoisted, {transform:?}, {} special", special.len()));
+        }
+    }
+
     #[test]
     fn bfv_api_is_the_cpus_words() {
         let Some(gpu) = gpu_backend() else { return };

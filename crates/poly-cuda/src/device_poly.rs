@@ -849,6 +849,38 @@ impl DevicePolyBatch<Eval> {
         unsafe { ntt::ntt_forward_inner_product(context, &mut data, input, count, keys) }
     }
 
+    /// `a(x) -> a(x^g)` of every polynomial, on the evaluations, into fresh device memory (the
+    /// batch stays as it is): the values of [`DevicePoly::automorphism_ntt`] (NTT contexts: one
+    /// permutation kernel over the whole batch) and [`DevicePoly::automorphism_bluestein`]
+    /// (rings `Z_q[x]/Phi_m`: one permutation of every row); DGT and HDGT contexts take the
+    /// inverse transform, the coefficient automorphism and the forward transform, as
+    /// `Backend::automorphism_eval` does. Errors with [`PolyError::InvalidAutomorphism`] for an
+    /// even `g` (a `g` that is no unit modulo `m` over `Phi_m`).
+    pub fn automorphism(&self, g: u64) -> Result<Self> {
+        let n = self.context.degree();
+        if let Some(bluestein) = self.context.bluestein() {
+            let sources = self.context.ring().bluestein_automorphism_sources(g)?;
+            let data = bluestein.permute_rows(&self.data, &sources, n, self.count)?;
+            return Ok(Self { context: self.context.clone(), count: self.count, data, representation: PhantomData });
+        }
+        if g.is_multiple_of(2) || n < 2 {
+            return Err(PolyError::InvalidAutomorphism { exponent: g, degree: n }.into());
+        }
+        // SAFETY: the automorphism kernels write every value of `out`.
+        let mut out = unsafe { self.context.device().alloc::<u64>(self.data.len()) }?;
+        if self.context.ring().transform() == TransformKind::Ntt {
+            elementwise::automorphism_eval(&self.context, &mut out, &self.data, g)?;
+        } else {
+            let mut coefficients = self.context.device().duplicate(&self.data)?;
+            self.context.inverse_transform(&mut coefficients, self.count)?;
+            let two_n = 2 * n as u64;
+            let g_inv = inverse_mod_power_of_two(g % two_n, two_n);
+            elementwise::automorphism(&self.context, &mut out, &coefficients, g_inv)?;
+            self.context.forward_transform(&mut out, self.count)?;
+        }
+        Ok(Self { context: self.context.clone(), count: self.count, data: out, representation: PhantomData })
+    }
+
     /// The inverse transform of every polynomial (see [`DevicePoly::inverse`]).
     pub fn inverse(mut self) -> Result<DevicePolyBatch<Coeff>> {
         self.context.inverse_transform(&mut self.data, self.count)?;

@@ -25,6 +25,10 @@ pub trait RlweBackend: Backend + Clone {
     /// ModDown: two host polynomials on the CPU, one two-polynomial device buffer on the GPU.
     type KeySwitchSums;
 
+    /// The extended, transformed digits of one polynomial ([`mod_up_digits`](Self::mod_up_digits)),
+    /// kept for several key switches: host polynomials on the CPU, one device batch on the GPU.
+    type ExtendedDigits;
+
     /// Prepares `tables` for this backend (uploads them on a device), for key switching over
     /// `ring_qp` (the backend's context of `q u P`) whose errors are multiples of `error_scale`
     /// (1 for BFV, `t` for BGV).
@@ -71,6 +75,32 @@ pub trait RlweBackend: Backend + Clone {
         tables: &KeySwitchContext,
         prepared: &Self::KeySwitchTables,
         input: &Self::Poly<Coeff>,
+        key: &[EvalPair<Self>],
+        ring_qp: &Self::Context,
+    ) -> Result<Self::KeySwitchSums>;
+
+    /// Every digit of `input` (over `q`, coefficient representation) extended exactly to
+    /// `q u P` and forward transformed, kept for several key switches of the same input
+    /// (hoisting: [`crate::hoisting`]). The words of the extensions `mod_up_inner_product`
+    /// forms.
+    fn mod_up_digits(
+        &self,
+        tables: &KeySwitchContext,
+        prepared: &Self::KeySwitchTables,
+        input: &Self::Poly<Coeff>,
+        ring_qp: &Self::Context,
+    ) -> Result<Self::ExtendedDigits>;
+
+    /// The inner product of the hoisted `digits` with `key` after the automorphism
+    /// `sigma_element` of each: `sum_j sigma(d_j) b_j` and `sum_j sigma(d_j) a_j` over
+    /// `ring_qp`, coefficient representation (the sums `mod_up_inner_product` gives, with
+    /// `sigma(d_j)` for `d_j`). `key` has one pair per digit (the caller checks).
+    fn permuted_inner_product(
+        &self,
+        tables: &KeySwitchContext,
+        prepared: &Self::KeySwitchTables,
+        digits: &Self::ExtendedDigits,
+        element: u64,
         key: &[EvalPair<Self>],
         ring_qp: &Self::Context,
     ) -> Result<Self::KeySwitchSums>;
@@ -282,6 +312,7 @@ pub fn switch_key_eval_by_steps<B: RlweBackend>(
 impl RlweBackend for CpuBackend {
     type KeySwitchTables = ();
     type KeySwitchSums = [Poly<Coeff>; 2];
+    type ExtendedDigits = Vec<Poly<Eval>>;
 
     fn prepare_key_switch(
         &self,
@@ -310,6 +341,44 @@ impl RlweBackend for CpuBackend {
             let extended = Poly::<Coeff>::from_limbs(ring_qp, extended)?.forward()?;
             acc_b.mul_add_assign(&extended, key_b)?;
             acc_a.mul_add_assign(&extended, key_a)?;
+        }
+        Ok([acc_b.inverse()?, acc_a.inverse()?])
+    }
+
+    /// Per digit: exact ModUp, one forward transform.
+    fn mod_up_digits(
+        &self,
+        tables: &KeySwitchContext,
+        _prepared: &(),
+        input: &Poly<Coeff>,
+        ring_qp: &Self::Context,
+    ) -> Result<Vec<Poly<Eval>>> {
+        let mut digits = Vec::with_capacity(tables.num_digits());
+        for digit in 0..tables.num_digits() {
+            let mut extended = vec![0u64; ring_qp.poly_len()];
+            tables.mod_up(input.as_slice(), digit, rns::Extension::Exact, &mut extended)?;
+            digits.push(Poly::<Coeff>::from_limbs(ring_qp, extended)?.forward()?);
+        }
+        Ok(digits)
+    }
+
+    /// Per digit: the automorphism of its evaluations, two `mul_add_assign`; then one inverse
+    /// transform per sum.
+    fn permuted_inner_product(
+        &self,
+        _tables: &KeySwitchContext,
+        _prepared: &(),
+        digits: &Vec<Poly<Eval>>,
+        element: u64,
+        key: &[EvalPair<Self>],
+        ring_qp: &Self::Context,
+    ) -> Result<[Poly<Coeff>; 2]> {
+        let mut acc_b: Poly<Eval> = Poly::zero(ring_qp);
+        let mut acc_a: Poly<Eval> = Poly::zero(ring_qp);
+        for (digit, (key_b, key_a)) in digits.iter().zip(key) {
+            let permuted = self.automorphism_eval(digit, element)?;
+            acc_b.mul_add_assign(&permuted, key_b)?;
+            acc_a.mul_add_assign(&permuted, key_a)?;
         }
         Ok([acc_b.inverse()?, acc_a.inverse()?])
     }
@@ -354,6 +423,7 @@ impl RlweBackend for CpuBackend {
 impl RlweBackend for poly_cuda::GpuBackend {
     type KeySwitchTables = rns::gpu::GpuKeySwitch;
     type KeySwitchSums = poly_cuda::DevicePolyBatch<Coeff>;
+    type ExtendedDigits = poly_cuda::DevicePolyBatch<Eval>;
 
     /// The tables striding the rows of `ring_qp` (padded rows over a ring `Z_q[x]/Phi_m`).
     fn prepare_key_switch(
@@ -374,6 +444,33 @@ impl RlweBackend for poly_cuda::GpuBackend {
         ring_qp: &poly_cuda::GpuContext,
     ) -> Result<poly_cuda::DevicePolyBatch<Coeff>> {
         let sums = prepared.key_switch_accumulate(input, key, rns::Extension::Exact, ring_qp).map_err(gpu_rns_error)?;
+        sums.inverse().be()
+    }
+
+    /// `GpuKeySwitch::extended_digits_all`: the ModUp kernels (or the transform's first pass
+    /// for one-prime digits) into one batch, one forward transform of it.
+    fn mod_up_digits(
+        &self,
+        _tables: &KeySwitchContext,
+        prepared: &rns::gpu::GpuKeySwitch,
+        input: &poly_cuda::DevicePoly<Coeff>,
+        ring_qp: &poly_cuda::GpuContext,
+    ) -> Result<poly_cuda::DevicePolyBatch<Eval>> {
+        prepared.extended_digits_all(input, rns::Extension::Exact, ring_qp).map_err(gpu_rns_error)
+    }
+
+    /// `GpuKeySwitch::permuted_inner_product`: one permutation kernel over the whole batch,
+    /// the inner-product kernel, one inverse transform of both sums.
+    fn permuted_inner_product(
+        &self,
+        _tables: &KeySwitchContext,
+        prepared: &rns::gpu::GpuKeySwitch,
+        digits: &poly_cuda::DevicePolyBatch<Eval>,
+        element: u64,
+        key: &[EvalPair<Self>],
+        ring_qp: &poly_cuda::GpuContext,
+    ) -> Result<poly_cuda::DevicePolyBatch<Coeff>> {
+        let sums = prepared.permuted_inner_product(digits, element, key, ring_qp).map_err(gpu_rns_error)?;
         sums.inverse().be()
     }
 

@@ -114,6 +114,16 @@ pub trait Evaluator<B: RlweBackend> {
     /// ([`RlweContext::row_rotation_plan`]).
     fn rotate_rows(&self, a: &Self::Ciphertext, steps: i64, keys: &GaloisKeys<B>) -> Result<Self::Ciphertext>;
 
+    /// `a` rotated by each of `steps` (as [`rotate_rows`](Self::rotate_rows) each), its `c_1`
+    /// decomposed and extended once for all of them ([`crate::hoisting`]): the first key
+    /// switch of every step shares that ModUp. Every step is checked before any work.
+    fn rotate_rows_many(
+        &self,
+        a: &Self::Ciphertext,
+        steps: &[i64],
+        keys: &GaloisKeys<B>,
+    ) -> Result<Vec<Self::Ciphertext>>;
+
     /// The two rows of the batching slots swapped; `keys` must hold the element `2N - 1`.
     fn rotate_columns(&self, a: &Self::Ciphertext, keys: &GaloisKeys<B>) -> Result<Self::Ciphertext>;
 

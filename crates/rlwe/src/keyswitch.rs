@@ -119,7 +119,7 @@ impl<B: RlweBackend> RlweContext<B> {
     /// What a key switch with `key` at `level` works with, after the checks (parameters, error
     /// scale, digit count): the level's tables, prepared tables, rings and key digits, and
     /// `E^-1` modulo each prime of `q_l u P` (empty for `E = 1`).
-    fn level_step<'a>(&'a self, key: &'a KeySwitchingKey<B>, level: usize) -> Result<LevelStep<'a, B>> {
+    pub(crate) fn level_step<'a>(&'a self, key: &'a KeySwitchingKey<B>, level: usize) -> Result<LevelStep<'a, B>> {
         self.check(key.params(), "key-switching key")?;
         if key.error_scale() != self.error_scale {
             return Err(RlweError::ParameterMismatch {
@@ -130,14 +130,22 @@ impl<B: RlweBackend> RlweContext<B> {
         check_digit_count(&self.params, key.digits().len())?;
         let digits = key.digits_at_level(self, level)?;
         let ring_q = self.context_at_level(level)?;
-        let (tables, prepared, ring_qp) = if level == self.params.max_level() {
-            (self.params.key_switch_tables(), &self.key_switch, &self.ring_qp)
-        } else {
-            let (prepared, ring_qp) = self.key_switch_at_level(level)?;
-            (&self.params.key_switch_at_level(level)?.tables, prepared, ring_qp)
-        };
+        let (tables, prepared, ring_qp) = self.key_switch_level(level)?;
         let scale_inverses = self.scale_inverses_at_level(tables, level)?;
         Ok(LevelStep { tables, prepared, ring_qp, ring_q, key: digits, scale_inverses })
+    }
+
+    /// The key-switching tables of `level` (host and backend) and the backend context of
+    /// `R_{q_l P}`. Errors for a level above the top.
+    pub(crate) fn key_switch_level(
+        &self,
+        level: usize,
+    ) -> Result<(&rns::KeySwitchContext, &B::KeySwitchTables, &B::Context)> {
+        if level == self.params.max_level() {
+            return Ok((self.params.key_switch_tables(), &self.key_switch, &self.ring_qp));
+        }
+        let (prepared, ring_qp) = self.key_switch_at_level(level)?;
+        Ok((&self.params.key_switch_at_level(level)?.tables, prepared, ring_qp))
     }
 
     /// `E^-1` modulo each prime of `q_l u P` (`tables`, the key-switching tables of `level`),
@@ -179,13 +187,13 @@ impl<B: RlweBackend> RlweContext<B> {
 }
 
 /// [`RlweContext::level_step`]'s result.
-struct LevelStep<'a, B: RlweBackend> {
-    tables: &'a rns::KeySwitchContext,
-    prepared: &'a B::KeySwitchTables,
-    ring_qp: &'a B::Context,
-    ring_q: &'a B::Context,
-    key: &'a [crate::EvalPair<B>],
-    scale_inverses: &'a [u64],
+pub(crate) struct LevelStep<'a, B: RlweBackend> {
+    pub(crate) tables: &'a rns::KeySwitchContext,
+    pub(crate) prepared: &'a B::KeySwitchTables,
+    pub(crate) ring_qp: &'a B::Context,
+    pub(crate) ring_q: &'a B::Context,
+    pub(crate) key: &'a [crate::EvalPair<B>],
+    pub(crate) scale_inverses: &'a [u64],
 }
 
 #[cfg(test)]

@@ -45,6 +45,7 @@ mod error;
 pub mod evaluator;
 pub mod framing;
 pub mod galois_key;
+pub mod hoisting;
 pub mod key_bytes;
 pub mod key_set;
 pub mod key_switching_key;

@@ -171,6 +171,19 @@ impl<B: RlweBackend> RlweContext<B> {
     }
 }
 
+impl<B: RlweBackend> RlweContext<B> {
+    /// [`row_rotation_plan`](Self::row_rotation_plan) of each of `steps`, all made (and every
+    /// step checked) before any rotation runs.
+    pub fn row_rotation_plans(
+        &self,
+        keys: &GaloisKeys<B>,
+        steps: &[i64],
+        operation: &'static str,
+    ) -> Result<Vec<Vec<u64>>> {
+        steps.iter().map(|&step| self.row_rotation_plan(keys, step, operation)).collect()
+    }
+}
+
 /// `ciphertext` with the Galois elements of `plan` applied one after the other by `apply`
 /// (an empty plan applies the identity, element 1, which still checks the operands).
 pub fn apply_plan<C>(ciphertext: &C, plan: &[u64], mut apply: impl FnMut(&C, u64) -> Result<C>) -> Result<C> {

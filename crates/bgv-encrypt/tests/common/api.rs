@@ -71,11 +71,26 @@ where
     // Rotations by any step with the default keys: the step's own key, or composed.
     let random_step = rng.gen_range(-(row as i64)..row as i64);
     let wrapped = i64::try_from(row).unwrap() + 3;
-    for steps in [1, -1, 3, -7, 100 % row as i64, row as i64 - 1, wrapped, 0, random_step] {
+    let all_steps = [1, -1, 3, -7, 100 % row as i64, row as i64 - 1, wrapped, 0, random_step];
+    let mut one_by_one = Vec::new();
+    for steps in all_steps {
         let rotated = scheme.rotate_rows(&cx, steps, &default_keys).unwrap();
         assert_eq!(decrypt(&rotated), rotate_rows_by(&x, steps), "rotation by {steps}");
+        one_by_one.push(words(backend, &rotated));
         out.extend(words(backend, &rotated));
     }
+    // Hoisted: one ModUp of c_1 for all steps, the same words as one rotation at a time (the
+    // exact extension is centered and sigma_g a signed permutation over x^N + 1).
+    let hoisted = scheme.rotate_rows_many(&cx, &all_steps, &default_keys).unwrap();
+    assert_eq!(hoisted.len(), all_steps.len());
+    for ((rotated, want), steps) in hoisted.iter().zip(&one_by_one).zip(all_steps) {
+        assert_eq!(&words(backend, rotated), want, "hoisted rotation by {steps}");
+        assert_eq!((rotated.level(), rotated.key_set()), (cx.level(), cx.key_set()));
+    }
+    // Every step is checked first: a step the keys cannot make fails the whole call by name.
+    let few = core.rotation_keys_from_seed(&secret, &[4], false, &seed(8)).unwrap();
+    assert!(matches!(scheme.rotate_rows_many(&cx, &[4, 2], &few), Err(RlweError::MissingRotationKey { steps: 2, .. })));
+    assert!(scheme.rotate_rows_many(&cx, &[], &default_keys).unwrap().is_empty());
     let swapped = scheme.rotate_columns(&cx, &default_keys).unwrap();
     let want: Vec<u64> = (0..degree).map(|i| x[(i + row) % degree]).collect();
     assert_eq!(decrypt(&swapped), want);

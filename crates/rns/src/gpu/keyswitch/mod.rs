@@ -6,9 +6,12 @@
 //! - [`mod_up`]: ModUp of each digit (conversion kernels, one-prime digits, the batch).
 //! - [`inner_product`]: the batched inner product with the key (plain, fused with the
 //!   forward transform, in chunks).
+//! - [`hoisting`]: the extended digits of one input kept for several automorphisms, and the
+//!   inner product of their automorphism with a key.
 //! - [`mod_down`]: ModDown in the coefficient and evaluation representations.
 //! - [`replay`]: whole key switches recorded as CUDA graphs and replayed.
 
+mod hoisting;
 mod inner_product;
 mod mod_down;
 mod mod_up;

@@ -1,0 +1,94 @@
+//! Hoisted key switching on the device: the extended, transformed digits of one input kept in
+//! one batch, and the inner product of their automorphism with a key (one permutation kernel
+//! over the batch, then the inner-product kernel), for several automorphisms of one ciphertext.
+
+use poly::{Coeff, Eval};
+use poly_cuda::kernel::MAX_GRID_Y;
+use poly_cuda::{DevicePoly, DevicePolyBatch, GpuContext, GpuError};
+
+use super::{GpuKeySwitch, is_gaussian, misaligned};
+use crate::gpu::{Result, check_poly};
+use crate::{Extension, check_len};
+
+impl GpuKeySwitch {
+    /// Every digit of `input` (over `q`) extended to `q u P` and forward transformed, in one
+    /// batch `[digits][q u P][N]`: the words the CPU's per-digit
+    /// [`KeySwitchContext::mod_up`](crate::KeySwitchContext::mod_up) and forward transform
+    /// give. Built in chunks of digits where one transform launch cannot hold them all.
+    ///
+    /// Errors: [`RnsError::ContextMismatch`](crate::RnsError::ContextMismatch) unless `input`'s
+    /// ring is `q` and `q_p`'s is `q u P` at this degree; device errors (out of memory: the
+    /// batch holds `digits (k + l) N` words).
+    pub fn extended_digits_all(
+        &self,
+        input: &DevicePoly<Coeff>,
+        extension: Extension,
+        q_p: &GpuContext,
+    ) -> Result<DevicePolyBatch<Eval>> {
+        check_poly(&self.kernels, input.context(), &self.q, self.degree, "hoisted key-switching input")?;
+        check_poly(&self.kernels, q_p, &self.q_p, self.degree, "key-switching ring q u P")?;
+        let digits = self.digits.len();
+        let input_address = self.kernels.read_address(input.device_buffer())?;
+        let chunk = (MAX_GRID_Y / self.q_p.len()).max(1);
+        if digits <= chunk {
+            return self.extended_digits(input, 0, digits, extension, q_p, input_address);
+        }
+        let stride = self.stride();
+        let mut all = self.kernels.alloc_for_kernels(digits * stride)?;
+        let stream = self.kernels.stream();
+        let mut start = 0;
+        while start < digits {
+            let count = chunk.min(digits - start);
+            let part = self.extended_digits(input, start, count, extension, q_p, input_address)?;
+            let mut destination = all.slice_mut(start * stride..(start + count) * stride);
+            stream
+                .memcpy_dtod(part.device_buffer(), &mut destination)
+                .map_err(|e| GpuError::Driver { call: "cuMemcpyDtoDAsync", reason: e.to_string() })?;
+            start += count;
+        }
+        Ok(DevicePolyBatch::from_device_buffer(q_p, digits, all)?)
+    }
+
+    /// With `digits` from [`extended_digits_all`](Self::extended_digits_all) and `key` one pair
+    /// `(b_j, a_j)` per digit over `q u P`: `sum_j sigma_g(d_j) b_j` and
+    /// `sum_j sigma_g(d_j) a_j` in one batch of two (evaluation representation), `sigma_g`
+    /// acting on the evaluations ([`DevicePolyBatch::automorphism`]). The words of the CPU's
+    /// permuted inner product.
+    ///
+    /// Errors: [`RnsError::LengthMismatch`](crate::RnsError::LengthMismatch) unless there is one
+    /// key pair and one extended polynomial per digit; a context mismatch for polynomials of
+    /// another ring or device; [`poly::PolyError::InvalidAutomorphism`] for an invalid `g`.
+    pub fn permuted_inner_product(
+        &self,
+        digits: &DevicePolyBatch<Eval>,
+        element: u64,
+        key: &[(DevicePoly<Eval>, DevicePoly<Eval>)],
+        q_p: &GpuContext,
+    ) -> Result<DevicePolyBatch<Eval>> {
+        check_poly(&self.kernels, q_p, &self.q_p, self.degree, "key-switching ring q u P")?;
+        check_len("hoisted digits", self.digits.len(), digits.len())?;
+        check_len("key-switching key digits", self.digits.len(), key.len())?;
+        q_p.check_compatible(digits.context())?;
+        let mut keys = Vec::with_capacity(key.len());
+        for (b, a) in key {
+            q_p.check_compatible(b.context())?;
+            q_p.check_compatible(a.context())?;
+            let pair = (self.kernels.read_address(b.device_buffer())?, self.kernels.read_address(a.device_buffer())?);
+            if let Some(&address) = [pair.0, pair.1].iter().find(|&&address| address % 16 != 0) {
+                return Err(misaligned("key digit", address));
+            }
+            keys.push(pair);
+        }
+        let permuted = digits.automorphism(element)?;
+        let extended = self.kernels.read_address(permuted.device_buffer())?;
+        let mut sums = self.kernels.alloc_for_kernels(2 * self.stride())?;
+        let output = self.kernels.write_address(&mut sums)?;
+        // SAFETY: `permuted` holds one polynomial over q u P per digit and each key address one
+        // (rings checked), `sums` two; device allocations are 256-byte aligned (keys checked),
+        // and every polynomial has an even number of words (N >= 2^10 for a ring context).
+        // All on this device's stream; `permuted` lives until the launches are queued and is
+        // freed in stream order after them.
+        unsafe { self.inner_product_raw(is_gaussian(q_p.ring().transform()), extended, &keys, false, output, None) }?;
+        Ok(DevicePolyBatch::from_device_buffer(q_p, 2, sums)?)
+    }
+}
