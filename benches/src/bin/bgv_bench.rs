@@ -4,7 +4,9 @@
 //! DecryptResident, the plaintext left on the device, as Phantom's `decrypt`), Add (out
 //! of place, into a new ciphertext), Add in place (as Phantom's `add_inplace`, whose benchmark
 //! copies the operand before it starts its timer), Mul+Relin (at the top level, as Phantom),
-//! Rotate rows by one.
+//! Rotate rows by one; Rotate8 (rotations by 1 .. 8, one after the other from the same
+//! ciphertext) against Rotate8Hoisted (the same eight as one `rotate_rows_many`, the ModUp of
+//! `c_1` shared).
 //!
 //! Each call is timed with CUDA events on the device's stream around the call (the end event
 //! recorded when the call returns, as Phantom's benchmark does), medians of `--runs` (default
@@ -35,7 +37,7 @@ use poly_cuda::cudarc::driver::sys::CUevent_flags;
 
 type BoxResult<T> = Result<T, Box<dyn std::error::Error>>;
 
-const OPS: [&str; 11] = [
+const OPS: [&str; 13] = [
     "Encrypt",
     "Decrypt",
     "Add",
@@ -47,7 +49,12 @@ const OPS: [&str; 11] = [
     "ModSwitch",
     "Square",
     "DecryptResident",
+    "Rotate8",
+    "Rotate8Hoisted",
 ];
+
+/// The steps of Rotate8 and Rotate8Hoisted, each with its own key.
+const EIGHT_STEPS: [i64; 8] = [1, 2, 3, 4, 5, 6, 7, 8];
 
 struct Options {
     runs: usize,
@@ -129,7 +136,7 @@ fn bench_set(gpu: &GpuBackend, log_degree: u32, runs: usize, options: &Options) 
     let secret = context.generate_secret_key()?;
     let public = context.generate_public_key(&secret)?;
     let relin = context.generate_relin_key(&secret)?;
-    let galois = context.generate_galois_keys(&secret, &[context.galois_element_for_row_rotation(1)])?;
+    let galois = context.generate_rotation_keys(&secret, &EIGHT_STEPS, false)?;
     let encoder = BatchEncoder::new(&params)?;
     let mut state = 0x5eed ^ n as u64;
     let mut next = move || {
@@ -165,7 +172,17 @@ fn bench_set(gpu: &GpuBackend, log_degree: u32, runs: usize, options: &Options) 
             7 => timed(&device, spin, || Ok(context.relinearize(&product, &relin)?))?.1,
             8 => timed(&device, spin, || Ok(context.mod_switch_to_next(&ca)?))?.1,
             9 => timed(&device, spin, || Ok(context.square(&ca)?))?.1,
-            _ => timed(&device, spin, || Ok(context.decrypt_resident(&ca, &secret)?))?.1,
+            10 => timed(&device, spin, || Ok(context.decrypt_resident(&ca, &secret)?))?.1,
+            11 => {
+                timed(&device, spin, || {
+                    EIGHT_STEPS
+                        .iter()
+                        .map(|&k| Ok(context.rotate_rows(&ca, k, &galois)?))
+                        .collect::<BoxResult<Vec<_>>>()
+                })?
+                .1
+            }
+            _ => timed(&device, spin, || Ok(context.rotate_rows_many(&ca, &EIGHT_STEPS, &galois)?))?.1,
         };
         Ok(us)
     };
@@ -236,6 +253,13 @@ fn bench_set(gpu: &GpuBackend, log_degree: u32, runs: usize, options: &Options) 
     ] {
         if got != want {
             mismatches.push(format!("N = {n}: {what} decrypted wrong"));
+        }
+    }
+    for (rotated, &k) in context.rotate_rows_many(&ca, &EIGHT_STEPS, &galois)?.iter().zip(&EIGHT_STEPS) {
+        let k = k as usize;
+        let want: Vec<u64> = (0..n).map(|i| a[(i / row) * row + (i % row + k) % row]).collect();
+        if decode(rotated)? != want {
+            mismatches.push(format!("N = {n}: rotate_rows_many(a, {k}) decrypted wrong"));
         }
     }
     Ok(mismatches)
