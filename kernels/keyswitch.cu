@@ -95,7 +95,9 @@ struct InnerProductParams {
     // those rows of `output` are neither read nor written.
     u64* special;
     u32 special_from;
-    u32 unused;
+    // A Galois element g (odd, below 2n) whose automorphism the digits take first, on their NTT
+    // evaluations (hoisted key switching: the digits were extended once for several g); 0: none.
+    u32 galois;
 };
 
 // Where a sum's word `word` (limb-major over q u P) lives: `output` (+ poly_words for the a
@@ -144,9 +146,26 @@ __device__ __forceinline__ void inner_product(const InnerProductParams& P) {
             ay = sum192(a.y, 0);
         }
         const u64* extended = P.extended + word;
+        // sigma_g on NTT evaluations (bit-reversed order) maps value j of a limb to value
+        // brev((e - 1) / 2), e = (2 brev(j) + 1) g mod 2n (ew_automorphism_eval). For the pair
+        // (2i, 2i + 1), e differs by n (g odd), so the sources are the pair of brev((e - 1) / 2)
+        // in order when it is even, swapped when odd: one 16-byte load either way.
+        bool swap = false;
+        if (!GAUSSIAN && P.galois != 0) {
+            const u64 n = P.n;
+            const u64 j = word & (n - 1);
+            const int shift = 64 - (int)P.log_n;
+            const u64 e = ((2 * (__brevll(j) >> shift) + 1) * (u64)P.galois) & (2 * n - 1);
+            const u64 source = __brevll((e - 1) >> 1) >> shift;
+            swap = (source & 1) != 0;
+            extended = P.extended + (word - j) + (source & ~1ull);
+        }
 #pragma unroll 4
         for (u32 t = 0; t < P.digits; ++t) {
-            const ulonglong2 e = *reinterpret_cast<const ulonglong2*>(extended + (u64)t * poly_words);
+            ulonglong2 e = *reinterpret_cast<const ulonglong2*>(extended + (u64)t * poly_words);
+            if (swap) {
+                e = make_ulonglong2(e.y, e.x);
+            }
             const ulonglong2 kb = load_pair(P.key_b[t], word);
             const ulonglong2 ka = load_pair(P.key_a[t], word);
             sum192_mad(bx, e.x, kb.x);

@@ -46,7 +46,7 @@ impl<B: BgvBackend> BgvContext<B> {
 
     /// The polynomials of `b` with its correction factor made `target`: multiplied by
     /// `k = [target f_b^{-1}]_t` (centered) unless the factors already agree; with `|k|`.
-    fn polys_with_factor(&self, b: &Ciphertext<B>, target: u64) -> Result<Option<(Vec<B::Poly<Eval>>, u64)>> {
+    fn polys_with_factor(&self, b: &Ciphertext<B>, target: u64) -> Result<Option<Rescaled<B>>> {
         if b.state().correction == target {
             return Ok(None);
         }
@@ -436,6 +436,9 @@ impl<B: BgvBackend> BgvContext<B> {
         Ok(current)
     }
 }
+
+/// The polynomials of an operand multiplied by `k` to match a correction factor, and `|k|`.
+type Rescaled<B> = (Vec<<B as poly::Backend>::Poly<Eval>>, u64);
 
 /// A ciphertext operand: the caller's, or a switched-down copy.
 enum Operand<'a, B: BgvBackend> {

@@ -188,8 +188,8 @@ mod tests {
 
     #[test]
     fn add_bits_is_the_log_of_the_sum() {
-        for (a, b) in [(0.0, 0.0), (10.0, 3.0), (3.0, 10.0), (500.0, 499.0), (1000.0, -5.0)] {
-            let exact = if a < 900.0 { ((a as f64).exp2() + (b as f64).exp2()).log2() } else { a };
+        for (a, b) in [(0.0f64, 0.0f64), (10.0, 3.0), (3.0, 10.0), (500.0, 499.0), (1000.0, -5.0)] {
+            let exact = if a < 900.0 { (a.exp2() + b.exp2()).log2() } else { a };
             assert!((add_bits(a, b) - exact).abs() < 1e-9, "{a} {b}");
         }
         assert_eq!(centered_norm_bits(&[0, 0], 17), 0.0);

@@ -105,6 +105,16 @@ pub trait RlweBackend: Backend + Clone {
         ring_qp: &Self::Context,
     ) -> Result<Self::KeySwitchSums>;
 
+    /// A whole hoisted key switch with the result in the evaluation representation, the
+    /// addend added to the first output: `[addend + F(ks_b), F(ks_a)]` with `(ks_b, ks_a)` what
+    /// `permuted_inner_product`, `E^-1` on the sums, `mod_down_sums` and `E` give
+    /// ([`switch_key_hoisted_eval_by_steps`], the provided method). A device backend keeps the
+    /// sums in the evaluation representation and runs ModDown there, as
+    /// [`switch_key_eval`](Self::switch_key_eval) does; the words are the same.
+    fn switch_key_hoisted_eval(&self, request: &HoistedKeySwitch<'_, Self>) -> Result<[Self::Poly<Eval>; 2]> {
+        switch_key_hoisted_eval_by_steps(self, request)
+    }
+
     /// ModDown of both sums: `round(x / P)` from `q u P` to `q` (`ring_q`).
     fn mod_down_sums(
         &self,
@@ -283,6 +293,73 @@ impl<B: RlweBackend> core::fmt::Debug for EvalKeySwitch<'_, B> {
     }
 }
 
+/// What [`RlweBackend::switch_key_hoisted_eval`] works with: the level's tables and rings,
+/// the hoisted digits, the automorphism, the key's digits and the addend.
+pub struct HoistedKeySwitch<'a, B: RlweBackend> {
+    /// The key-switching tables of the level (host).
+    pub tables: &'a KeySwitchContext,
+    /// The same, prepared by the backend.
+    pub prepared: &'a B::KeySwitchTables,
+    /// The input's extended, transformed digits ([`RlweBackend::mod_up_digits`]).
+    pub digits: &'a B::ExtendedDigits,
+    /// The Galois element whose automorphism the digits take.
+    pub element: u64,
+    /// The key's digits restricted to `q_l P`.
+    pub key: &'a [EvalPair<B>],
+    /// `R_{q_l P}`.
+    pub ring_qp: &'a B::Context,
+    /// `R_{q_l}`.
+    pub ring_q: &'a B::Context,
+    /// `R_P`.
+    pub ring_p: &'a B::Context,
+    /// `E` (1 for BFV, `t` for BGV).
+    pub error_scale: u64,
+    /// `E^-1` modulo each prime of `q_l u P` (empty for `E = 1`).
+    pub scale_inverses: &'a [u64],
+    /// Added to the first output (over `q_l`, evaluation representation).
+    pub addend: &'a B::Poly<Eval>,
+}
+
+impl<B: RlweBackend> core::fmt::Debug for HoistedKeySwitch<'_, B> {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        f.debug_struct("HoistedKeySwitch")
+            .field("element", &self.element)
+            .field("error_scale", &self.error_scale)
+            .field("digits", &self.key.len())
+            .finish()
+    }
+}
+
+/// [`RlweBackend::switch_key_hoisted_eval`] from the coefficient-representation steps:
+/// permuted inner product, `E^-1` on the sums, ModDown, `E` on the result, forward
+/// transforms, the addend.
+pub fn switch_key_hoisted_eval_by_steps<B: RlweBackend>(
+    backend: &B,
+    request: &HoistedKeySwitch<'_, B>,
+) -> Result<[B::Poly<Eval>; 2]> {
+    let mut sums = backend.permuted_inner_product(
+        request.tables,
+        request.prepared,
+        request.digits,
+        request.element,
+        request.key,
+        request.ring_qp,
+    )?;
+    if request.error_scale != 1 {
+        backend.scale_sums(&mut sums, request.scale_inverses)?;
+    }
+    let [down_b, down_a] = backend.mod_down_sums(request.tables, request.prepared, sums, request.ring_q)?;
+    let finish = |mut down: B::Poly<Coeff>| -> Result<B::Poly<Eval>> {
+        if request.error_scale != 1 {
+            backend.scalar_mul_assign(&mut down, request.error_scale).be()?;
+        }
+        backend.forward(down).be()
+    };
+    let mut out_b = finish(down_b)?;
+    backend.add_assign(&mut out_b, request.addend).be()?;
+    Ok([out_b, finish(down_a)?])
+}
+
 /// [`RlweBackend::switch_key_eval`] from the coefficient-representation steps: ModUp and
 /// inner product, `E^-1` on the sums, ModDown, `E` on the result, forward transforms, addends.
 pub fn switch_key_eval_by_steps<B: RlweBackend>(
@@ -459,8 +536,8 @@ impl RlweBackend for poly_cuda::GpuBackend {
         prepared.extended_digits_all(input, rns::Extension::Exact, ring_qp).map_err(gpu_rns_error)
     }
 
-    /// `GpuKeySwitch::permuted_inner_product`: one permutation kernel over the whole batch,
-    /// the inner-product kernel, one inverse transform of both sums.
+    /// `GpuKeySwitch::permuted_inner_product` (over NTT rings the inner-product kernel reads
+    /// the digits permuted), one inverse transform of both sums.
     fn permuted_inner_product(
         &self,
         _tables: &KeySwitchContext,
@@ -526,6 +603,26 @@ impl RlweBackend for poly_cuda::GpuBackend {
                 request.addends,
                 request.input_eval,
             )
+            .map_err(gpu_rns_error)
+    }
+
+    /// NTT and `Phi_m` rings: `GpuKeySwitch::permuted_inner_product`, then ModDown in the
+    /// evaluation representation (`GpuKeySwitch::mod_down_eval`, the addend added there), as
+    /// `switch_key_eval`; DGT rings take the steps.
+    fn switch_key_hoisted_eval(
+        &self,
+        request: &HoistedKeySwitch<'_, Self>,
+    ) -> Result<[poly_cuda::DevicePoly<Eval>; 2]> {
+        if gaussian(request.ring_q.ring().transform()) {
+            return switch_key_hoisted_eval_by_steps(self, request);
+        }
+        let sums = request
+            .prepared
+            .permuted_inner_product(request.digits, request.element, request.key, request.ring_qp)
+            .map_err(gpu_rns_error)?;
+        request
+            .prepared
+            .mod_down_eval(&sums, request.ring_p, request.ring_q, request.error_scale, [Some(request.addend), None])
             .map_err(gpu_rns_error)
     }
 

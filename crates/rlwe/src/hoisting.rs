@@ -83,8 +83,9 @@ impl<B: RlweBackend> RlweContext<B> {
     }
 
     /// [`apply_galois_hoisted`](Self::apply_galois_hoisted) for `c_0` in the evaluation
-    /// representation, with the result in it (the switched pair transformed, `sigma_g(c_0)`
-    /// permuted on its evaluations). Errors as `apply_galois_hoisted`.
+    /// representation, with the result in it (`sigma_g(c_0)` permuted on its evaluations; the
+    /// key switch by [`RlweBackend::switch_key_hoisted_eval`], which a device runs with ModDown
+    /// in the evaluation representation). Errors as `apply_galois_hoisted`.
     pub fn apply_galois_hoisted_eval(
         &self,
         c0: &B::Poly<Eval>,
@@ -92,11 +93,22 @@ impl<B: RlweBackend> RlweContext<B> {
         element: u64,
         key: &KeySwitchingKey<B>,
     ) -> Result<[B::Poly<Eval>; 2]> {
-        let [switched_b, switched_a] = self.switch_hoisted(hoisted, element, key)?;
-        let backend = &self.backend;
-        let mut out_c0 = backend.automorphism_eval(c0, element).be()?;
-        backend.add_assign(&mut out_c0, &backend.forward(switched_b).be()?).be()?;
-        Ok([out_c0, backend.forward(switched_a).be()?])
+        let step = self.level_step(key, hoisted.level)?;
+        let permuted_c0 = self.backend.automorphism_eval(c0, element).be()?;
+        let request = crate::backend::HoistedKeySwitch {
+            tables: step.tables,
+            prepared: step.prepared,
+            digits: &hoisted.digits,
+            element,
+            key: step.key,
+            ring_qp: step.ring_qp,
+            ring_q: step.ring_q,
+            ring_p: &self.ring_p,
+            error_scale: self.error_scale,
+            scale_inverses: step.scale_inverses,
+            addend: &permuted_c0,
+        };
+        self.backend.switch_key_hoisted_eval(&request)
     }
 
     /// The key switching of `sigma_g(c_1)` from its hoisted digits: permuted inner product,

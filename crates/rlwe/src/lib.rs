@@ -64,7 +64,9 @@ mod seeded;
 pub mod serde_support;
 pub mod slots;
 
-pub use backend::{EvalKeySwitch, EvalPair, RlweBackend, switch_key_eval_by_steps};
+pub use backend::{
+    EvalKeySwitch, EvalPair, HoistedKeySwitch, RlweBackend, switch_key_eval_by_steps, switch_key_hoisted_eval_by_steps,
+};
 pub use ciphertext::Ciphertext;
 pub use context::RlweContext;
 pub use encoding::{BatchEncoder, CoefficientEncoder, Plaintext};

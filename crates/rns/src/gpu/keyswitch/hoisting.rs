@@ -1,8 +1,10 @@
 //! Hoisted key switching on the device: the extended, transformed digits of one input kept in
-//! one batch, and the inner product of their automorphism with a key (one permutation kernel
-//! over the batch, then the inner-product kernel), for several automorphisms of one ciphertext.
+//! one batch, and the inner product of their automorphism with a key, for several
+//! automorphisms of one ciphertext. Over NTT rings the inner-product kernel reads the digits
+//! through the automorphism's permutation (no permuted copy); over `Phi_m` and the DGTs the
+//! batch is permuted first ([`DevicePolyBatch::automorphism`]).
 
-use poly::{Coeff, Eval};
+use poly::{Coeff, Eval, PolyError, TransformKind};
 use poly_cuda::kernel::MAX_GRID_Y;
 use poly_cuda::{DevicePoly, DevicePolyBatch, GpuContext, GpuError};
 
@@ -52,8 +54,7 @@ impl GpuKeySwitch {
     /// With `digits` from [`extended_digits_all`](Self::extended_digits_all) and `key` one pair
     /// `(b_j, a_j)` per digit over `q u P`: `sum_j sigma_g(d_j) b_j` and
     /// `sum_j sigma_g(d_j) a_j` in one batch of two (evaluation representation), `sigma_g`
-    /// acting on the evaluations ([`DevicePolyBatch::automorphism`]). The words of the CPU's
-    /// permuted inner product.
+    /// acting on the evaluations (module docs). The words of the CPU's permuted inner product.
     ///
     /// Errors: [`RnsError::LengthMismatch`](crate::RnsError::LengthMismatch) unless there is one
     /// key pair and one extended polynomial per digit; a context mismatch for polynomials of
@@ -79,16 +80,33 @@ impl GpuKeySwitch {
             }
             keys.push(pair);
         }
-        let permuted = digits.automorphism(element)?;
-        let extended = self.kernels.read_address(permuted.device_buffer())?;
+        // Over an NTT ring the inner product reads the digits permuted (no copy); otherwise
+        // the batch is permuted first (Bluestein rows, or the DGT's coefficients).
+        let transform = q_p.ring().transform();
+        let (permuted, galois) = if transform == TransformKind::Ntt {
+            let two_n = 2 * self.row as u64;
+            if element.is_multiple_of(2) {
+                return Err(
+                    GpuError::from(PolyError::InvalidAutomorphism { exponent: element, degree: self.row }).into()
+                );
+            }
+            let galois = u32::try_from(element % two_n)
+                .map_err(|_| GpuError::from(PolyError::InvalidAutomorphism { exponent: element, degree: self.row }))?;
+            (None, galois)
+        } else {
+            (Some(digits.automorphism(element)?), 0)
+        };
+        let source = permuted.as_ref().unwrap_or(digits);
+        let extended = self.kernels.read_address(source.device_buffer())?;
         let mut sums = self.kernels.alloc_for_kernels(2 * self.stride())?;
         let output = self.kernels.write_address(&mut sums)?;
-        // SAFETY: `permuted` holds one polynomial over q u P per digit and each key address one
+        // SAFETY: `source` holds one polynomial over q u P per digit and each key address one
         // (rings checked), `sums` two; device allocations are 256-byte aligned (keys checked),
-        // and every polynomial has an even number of words (N >= 2^10 for a ring context).
-        // All on this device's stream; `permuted` lives until the launches are queued and is
-        // freed in stream order after them.
-        unsafe { self.inner_product_raw(is_gaussian(q_p.ring().transform()), extended, &keys, false, output, None) }?;
+        // and every polynomial has an even number of words (N >= 2^10 for a ring context);
+        // `galois` is odd and below 2N, and only set over an NTT ring. All on this device's
+        // stream; a permuted copy lives until the launches are queued and is freed in stream
+        // order after them.
+        unsafe { self.inner_product_raw(is_gaussian(transform), extended, &keys, false, output, None, galois) }?;
         Ok(DevicePolyBatch::from_device_buffer(q_p, 2, sums)?)
     }
 }

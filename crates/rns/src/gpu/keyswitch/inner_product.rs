@@ -30,7 +30,8 @@ pub(super) struct InnerProductParams {
     pub(super) accumulate: u32,
     pub(super) special: u64,
     pub(super) special_from: u32,
-    pub(super) unused: u32,
+    /// A Galois element whose automorphism the digits take first (NTT rings; 0: none).
+    pub(super) galois: u32,
 }
 
 const _: () = assert!(size_of::<InnerProductParams>() == (5 + 2 * MAX_DIGITS_PER_LAUNCH) * 8 + 6 * 4);
@@ -43,8 +44,11 @@ impl GpuKeySwitch {
 
     /// `output[0] (+)= sum_t extended_t key_t.0`, `output[1] (+)= sum_t extended_t key_t.1`
     /// over `q u P` (products Gaussian when `gaussian`), in launches of at most
-    /// [`Self::MAX_DIGITS_PER_LAUNCH`] digits. Caller: `extended` holds `keys.len()` polynomials,
-    /// each key address one, `output` two; all 16-byte aligned, `N` even.
+    /// [`Self::MAX_DIGITS_PER_LAUNCH`] digits; with `galois = g != 0`, `sigma_g(extended_t)`
+    /// (NTT evaluations, read permuted) for `extended_t`. Caller: `extended` holds
+    /// `keys.len()` polynomials, each key address one, `output` two; all 16-byte aligned, `N`
+    /// even; `galois` 0, or odd and below `2N` with `gaussian` false.
+    #[allow(clippy::too_many_arguments)]
     pub(super) unsafe fn inner_product_raw(
         &self,
         gaussian: bool,
@@ -53,6 +57,7 @@ impl GpuKeySwitch {
         accumulate: bool,
         output: u64,
         special: Option<(u64, usize)>,
+        galois: u32,
     ) -> Result<()> {
         let (n, limbs) = (self.row, self.q_p.len());
         let stride = self.stride();
@@ -75,7 +80,7 @@ impl GpuKeySwitch {
                 accumulate: u32::from(accumulate || chunk_index > 0),
                 special: special.map_or(0, |(address, _)| address),
                 special_from: special.map_or(0, |(_, first)| first as u32),
-                unused: 0,
+                galois,
             };
             for (slot, &(b, a)) in chunk.iter().enumerate() {
                 params.key_b[slot] = b;
@@ -152,7 +157,7 @@ impl GpuKeySwitch {
             }
         }
         // SAFETY: lengths, streams and alignment checked above; N even.
-        unsafe { self.inner_product_raw(is_gaussian(transform), extended, &keys, accumulate, output, None) }
+        unsafe { self.inner_product_raw(is_gaussian(transform), extended, &keys, accumulate, output, None, 0) }
     }
 
     /// Key switching's accumulation, batched: with `key` one pair `(b_j, a_j)` per digit over
@@ -332,6 +337,7 @@ impl GpuKeySwitch {
                     start > 0,
                     accumulators_address,
                     special,
+                    0,
                 )
             }?;
             start += count;
