@@ -107,6 +107,7 @@ pub fn from_env() -> GpuTuning {
     tuning.graphs.programmatic = !off("HEGPU_PROGRAMMATIC_GRAPHS");
     tuning.programmatic_launches = !off("HEGPU_PROGRAMMATIC_LAUNCHES");
     tuning.rns.min_block_outputs = number("HEGPU_RNS_MIN_BLOCK_OUTPUTS");
+    tuning.rns.hoisting_min_log_n = number("HEGPU_HOISTING_MIN_LOG_N").unwrap_or(tuning.rns.hoisting_min_log_n);
     tuning
 }
 

@@ -132,7 +132,8 @@ impl<B: BfvBackend> BfvContext<B> {
 
     /// `ciphertext` rotated by each of `steps` (each as [`rotate_rows`](Self::rotate_rows)
     /// would), with one decomposition and ModUp of its `c_1` shared by the first key switch of
-    /// every step ([`rlwe::hoisting`]: the same words as `rotate_rows`). Every step is checked
+    /// every step where the backend gains from it ([`rlwe::hoisting`]: the same words as
+    /// `rotate_rows`). Every step is checked
     /// before any work; errors as `rotate_rows`.
     pub fn rotate_rows_many(
         &self,
@@ -146,6 +147,7 @@ impl<B: BfvBackend> BfvContext<B> {
         rlwe::hoisting::hoisted_rotations(
             ciphertext,
             &plans,
+            self.core.hoisting_pays(ciphertext.level())?,
             |c| match c.polys() {
                 [_, c1] => self.core.hoist(c1, c.level()),
                 other => {

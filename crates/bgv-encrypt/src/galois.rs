@@ -79,7 +79,8 @@ impl<B: BgvBackend> BgvContext<B> {
 
     /// `ciphertext` rotated by each of `steps` (each as [`rotate_rows`](Self::rotate_rows)
     /// would), with one decomposition and ModUp of its `c_1` shared by the first key switch of
-    /// every step ([`rlwe::hoisting`]: the same words as `rotate_rows` over `x^N + 1`). Every
+    /// every step where the backend gains from it ([`rlwe::hoisting`]: the same words as
+    /// `rotate_rows` over `x^N + 1`). Every
     /// step is checked before any work; errors as `rotate_rows`.
     pub fn rotate_rows_many(
         &self,
@@ -93,6 +94,7 @@ impl<B: BgvBackend> BgvContext<B> {
         rlwe::hoisting::hoisted_rotations(
             ciphertext,
             &plans,
+            self.core.hoisting_pays(ciphertext.level())?,
             |c| match c.polys() {
                 [_, c1] => self.core.hoist_eval(c1, c.level()),
                 other => {

@@ -1,6 +1,7 @@
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 //! The API every scheme shares on the GPU against the CPU, bit for bit (`common::api`):
-//! rotations by any step (the step's key and compositions of the keys held), slot sums,
+//! rotations by any step (the step's key and compositions of the keys held; hoisted, with
+//! hoisting forced on below its tuned degree), slot sums,
 //! replication, scalar operations, the operators of a bound evaluator and clones, under BGV
 //! and BFV (HPS and BEHZ), each checked against plaintext arithmetic on both backends, and
 //! every ciphertext word equal between them; keys whose bytes carry their uniform seeds, the
@@ -27,6 +28,13 @@ mod on_device {
             let cpu = api_session(&BgvContext::new(CpuBackend, &params).unwrap(), 7);
             let gpu_words = api_session(&BgvContext::new(gpu.clone(), &params).unwrap(), 7);
             assert_same(&cpu, &gpu_words, &format!("BGV, N = 2^{log_n}"));
+            // rotate_rows_many hoisted at these degrees too (the default tuning hoists from
+            // 2^14 up): the same words.
+            let mut tuning = poly_cuda::GpuTuning::default();
+            tuning.rns.hoisting_min_log_n = 0;
+            let hoisting = GpuBackend::from_device(poly_cuda::GpuDevice::with_tuning(0, tuning).unwrap());
+            let hoisted_words = api_session(&BgvContext::new(hoisting, &params).unwrap(), 7);
+            assert_same(&cpu, &hoisted_words, &format!("BGV, N = 2^{log_n}, hoisting on"));
         }
     }
 
@@ -85,6 +93,11 @@ mod on_device {
             let cpu = api_session(&bfv::BfvContext::new(CpuBackend, &params).unwrap(), 8);
             let gpu_words = api_session(&bfv::BfvContext::new(gpu.clone(), &params).unwrap(), 8);
             assert_same(&cpu, &gpu_words, &format!("BFV {variant:?}"));
+            let mut tuning = poly_cuda::GpuTuning::default();
+            tuning.rns.hoisting_min_log_n = 0;
+            let hoisting = GpuBackend::from_device(poly_cuda::GpuDevice::with_tuning(0, tuning).unwrap());
+            let hoisted_words = api_session(&bfv::BfvContext::new(hoisting, &params).unwrap(), 8);
+            assert_same(&cpu, &hoisted_words, &format!("BFV {variant:?}, hoisting on"));
         }
     }
 }

@@ -197,14 +197,27 @@ impl Default for GraphTuning {
     }
 }
 
-/// The block shape of the RNS conversions of the `rns` crate (`kernels/rns.cu`).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+/// The block shape of the RNS conversions of the `rns` crate (`kernels/rns.cu`), and where
+/// key switching is hoisted.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
 #[non_exhaustive]
 pub struct RnsTuning {
     /// The fewest outputs (output limbs times tile coefficients) a conversion block takes
     /// where the limbs allow; `None` (default): 1024, or 2048 for launches of 1024 tiles or
     /// more (`rns`'s `min_block_outputs` gives the measurements).
     pub min_block_outputs: Option<usize>,
+    /// The smallest `log2(N)` at which several rotations of one ciphertext share one ModUp
+    /// (`rlwe::hoisting`); below, each runs as a plain rotation, whose launches replay as one
+    /// CUDA graph. Default 14: eight rotations on an H200 took 0.69x as long one by one at
+    /// `N = 2^12` as hoisted, 1.10x at `2^14`, 1.38x at `2^15`, 1.46x at `2^16`
+    /// (docs/performance.md). The words are the same either way.
+    pub hoisting_min_log_n: u32,
+}
+
+impl Default for RnsTuning {
+    fn default() -> Self {
+        Self { min_block_outputs: None, hoisting_min_log_n: 14 }
+    }
 }
 
 #[cfg(test)]
@@ -217,7 +230,7 @@ mod tests {
         let tuning = GpuTuning::default();
         assert!(tuning.programmatic_launches);
         assert_eq!(tuning.graphs, GraphTuning { replay: true, max_degree: None, programmatic: true });
-        assert_eq!(tuning.rns.min_block_outputs, None);
+        assert_eq!((tuning.rns.min_block_outputs, tuning.rns.hoisting_min_log_n), (None, 14));
         let ntt = tuning.ntt;
         assert_eq!((ntt.single_pass_max_log_n, ntt.splits.len()), (None, 0));
         assert_eq!((ntt.strided_log_radix, ntt.contiguous_log_radix), (None, None));

@@ -105,6 +105,13 @@ pub trait RlweBackend: Backend + Clone {
         ring_qp: &Self::Context,
     ) -> Result<Self::KeySwitchSums>;
 
+    /// Whether several key switches of one input over `ring_qp` gain from sharing its ModUp
+    /// ([`crate::hoisting`]): always on the CPU; on a device, from a tuned degree up (below it
+    /// the plain key switch replays as one CUDA graph). The words are the same either way.
+    fn hoisting_pays(&self, _ring_qp: &Self::Context) -> bool {
+        true
+    }
+
     /// A whole hoisted key switch with the result in the evaluation representation, the
     /// addend added to the first output: `[addend + F(ks_b), F(ks_a)]` with `(ks_b, ks_a)` what
     /// `permuted_inner_product`, `E^-1` on the sums, `mod_down_sums` and `E` give
@@ -604,6 +611,11 @@ impl RlweBackend for poly_cuda::GpuBackend {
                 request.input_eval,
             )
             .map_err(gpu_rns_error)
+    }
+
+    /// From `log2(N) >= GpuTuning::rns.hoisting_min_log_n` of the device.
+    fn hoisting_pays(&self, ring_qp: &poly_cuda::GpuContext) -> bool {
+        ring_qp.degree().trailing_zeros() >= ring_qp.device().tuning().rns.hoisting_min_log_n
     }
 
     /// NTT and `Phi_m` rings: `GpuKeySwitch::permuted_inner_product`, then ModDown in the

@@ -53,6 +53,13 @@ impl<B: RlweBackend> RlweContext<B> {
         Ok(HoistedDigits { digits, level })
     }
 
+    /// Whether several automorphisms of one ciphertext at `level` are faster hoisted on this
+    /// backend ([`RlweBackend::hoisting_pays`]). Errors for a level above the top.
+    pub fn hoisting_pays(&self, level: usize) -> Result<bool> {
+        let (_, _, ring_qp) = self.key_switch_level(level)?;
+        Ok(self.backend.hoisting_pays(ring_qp))
+    }
+
     /// [`hoist`](Self::hoist) of `c1` given in the evaluation representation (a ciphertext's
     /// `c_1`; it stays as it is).
     pub fn hoist_eval(&self, c1: &B::Poly<Eval>, level: usize) -> Result<HoistedDigits<B>> {
@@ -143,17 +150,22 @@ impl<B: RlweBackend> RlweContext<B> {
 }
 
 /// The rotations of one ciphertext by several steps, given each step's plan (the Galois
-/// elements [`RlweContext::row_rotation_plan`] composes it of): the first element of every
-/// plan by `first` (from the ciphertext's hoisted digits, made by `hoist` once, and only when
-/// some plan is not empty), the rest of a plan by `apply` on the last result, one after the
-/// other; an empty plan by `apply` with the identity (a copy that still checks the operands).
+/// elements [`RlweContext::row_rotation_plan`] composes it of): with `hoisting`, the first
+/// element of every plan by `first` (from the ciphertext's hoisted digits, made by `hoist`
+/// once, and only when some plan is not empty), the rest of a plan by `apply` on the last
+/// result, one after the other; an empty plan, and every plan without `hoisting`, by `apply`
+/// alone (the identity for an empty plan: a copy that still checks the operands).
 pub fn hoisted_rotations<C, H>(
     ciphertext: &C,
     plans: &[Vec<u64>],
+    hoisting: bool,
     hoist: impl FnOnce(&C) -> Result<H>,
     mut first: impl FnMut(&C, &H, u64) -> Result<C>,
     mut apply: impl FnMut(&C, u64) -> Result<C>,
 ) -> Result<Vec<C>> {
+    if !hoisting {
+        return plans.iter().map(|plan| crate::rotation::apply_plan(ciphertext, plan, &mut apply)).collect();
+    }
     let hoisted = if plans.iter().any(|plan| !plan.is_empty()) { Some(hoist(ciphertext)?) } else { None };
     let mut out = Vec::with_capacity(plans.len());
     for plan in plans {
