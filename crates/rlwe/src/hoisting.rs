@@ -127,8 +127,7 @@ impl<B: RlweBackend> RlweContext<B> {
         key: &KeySwitchingKey<B>,
     ) -> Result<[B::Poly<Coeff>; 2]> {
         let step = self.level_step(key, hoisted.level)?;
-        let backend = &self.backend;
-        let mut sums = backend.permuted_inner_product(
+        let sums = self.backend.permuted_inner_product(
             step.tables,
             step.prepared,
             &hoisted.digits,
@@ -136,16 +135,7 @@ impl<B: RlweBackend> RlweContext<B> {
             step.key,
             step.ring_qp,
         )?;
-        if self.error_scale != 1 {
-            backend.scale_sums(&mut sums, step.scale_inverses)?;
-        }
-        let mut down = backend.mod_down_sums(step.tables, step.prepared, sums, step.ring_q)?;
-        if self.error_scale != 1 {
-            for poly in &mut down {
-                backend.scalar_mul_assign(poly, self.error_scale).be()?;
-            }
-        }
-        Ok(down)
+        self.scaled_mod_down(&step, sums)
     }
 }
 

@@ -51,11 +51,25 @@ impl<B: RlweBackend> RlweContext<B> {
                 step.ring_q,
             );
         }
-        let mut sums = self.backend.mod_up_inner_product(step.tables, step.prepared, input, step.key, step.ring_qp)?;
-        self.backend.scale_sums(&mut sums, step.scale_inverses)?;
+        let sums = self.backend.mod_up_inner_product(step.tables, step.prepared, input, step.key, step.ring_qp)?;
+        self.scaled_mod_down(&step, sums)
+    }
+
+    /// ModDown of the key-switching `sums` of `step`, the error kept a multiple of `E`: `E^-1`
+    /// on the sums, ModDown, `E` on the result (both scalings skipped for `E = 1`).
+    pub(crate) fn scaled_mod_down(
+        &self,
+        step: &LevelStep<'_, B>,
+        mut sums: B::KeySwitchSums,
+    ) -> Result<[B::Poly<Coeff>; 2]> {
+        if self.error_scale != 1 {
+            self.backend.scale_sums(&mut sums, step.scale_inverses)?;
+        }
         let mut down = self.backend.mod_down_sums(step.tables, step.prepared, sums, step.ring_q)?;
-        for poly in &mut down {
-            self.backend.scalar_mul_assign(poly, self.error_scale).be()?;
+        if self.error_scale != 1 {
+            for poly in &mut down {
+                self.backend.scalar_mul_assign(poly, self.error_scale).be()?;
+            }
         }
         Ok(down)
     }

@@ -8,7 +8,7 @@ use poly::{Coeff, Eval, PolyError, TransformKind};
 use poly_cuda::kernel::MAX_GRID_Y;
 use poly_cuda::{DevicePoly, DevicePolyBatch, GpuContext, GpuError};
 
-use super::{GpuKeySwitch, is_gaussian, misaligned};
+use super::{GpuKeySwitch, is_gaussian};
 use crate::gpu::{Result, check_poly};
 use crate::{Extension, check_len};
 
@@ -70,16 +70,7 @@ impl GpuKeySwitch {
         check_len("hoisted digits", self.digits.len(), digits.len())?;
         check_len("key-switching key digits", self.digits.len(), key.len())?;
         q_p.check_compatible(digits.context())?;
-        let mut keys = Vec::with_capacity(key.len());
-        for (b, a) in key {
-            q_p.check_compatible(b.context())?;
-            q_p.check_compatible(a.context())?;
-            let pair = (self.kernels.read_address(b.device_buffer())?, self.kernels.read_address(a.device_buffer())?);
-            if let Some(&address) = [pair.0, pair.1].iter().find(|&&address| address % 16 != 0) {
-                return Err(misaligned("key digit", address));
-            }
-            keys.push(pair);
-        }
+        let keys = self.key_addresses(key, q_p)?;
         // Over an NTT ring the inner product reads the digits permuted (no copy); otherwise
         // the batch is permuted first (Bluestein rows, or the DGT's coefficients).
         let transform = q_p.ring().transform();

@@ -205,6 +205,26 @@ impl GpuKeySwitch {
         self.accumulate_in_chunks(input, None, key, extension, q_p, max_chunk_digits, None)
     }
 
+    /// The device addresses of the key's digits `(b_j, a_j)`, each checked to be over `q_p`'s
+    /// ring on this device and 16-byte aligned (the inner product's loads).
+    pub(super) fn key_addresses(
+        &self,
+        key: &[(DevicePoly<Eval>, DevicePoly<Eval>)],
+        q_p: &GpuContext,
+    ) -> Result<Vec<(u64, u64)>> {
+        let mut keys = Vec::with_capacity(key.len());
+        for (b, a) in key {
+            q_p.check_compatible(b.context())?;
+            q_p.check_compatible(a.context())?;
+            let pair = (self.kernels.read_address(b.device_buffer())?, self.kernels.read_address(a.device_buffer())?);
+            if let Some(&address) = [pair.0, pair.1].iter().find(|&&address| address % 16 != 0) {
+                return Err(misaligned("key digit", address));
+            }
+            keys.push(pair);
+        }
+        Ok(keys)
+    }
+
     /// The digits' own limbs as the fused inner product reads them from `input_eval` (the
     /// input in the evaluation representation): its device address and the digits' size `a`,
     /// where every digit `d` is the limbs `d a .. min((d + 1) a, k)` of `q` with `a >= 2`
@@ -262,16 +282,7 @@ impl GpuKeySwitch {
             }
             .into());
         }
-        let mut keys = Vec::with_capacity(digits);
-        for (b, a) in key {
-            q_p.check_compatible(b.context())?;
-            q_p.check_compatible(a.context())?;
-            let pair = (self.kernels.read_address(b.device_buffer())?, self.kernels.read_address(a.device_buffer())?);
-            if let Some(&address) = [pair.0, pair.1].iter().find(|&&address| address % 16 != 0) {
-                return Err(misaligned("key digit", address));
-            }
-            keys.push(pair);
-        }
+        let keys = self.key_addresses(key, q_p)?;
         let input_address = self.kernels.read_address(input.device_buffer())?;
         let gaussian = is_gaussian(q_p.ring().transform());
         let stride = self.stride();
