@@ -39,6 +39,7 @@ pub mod chain;
 pub mod ciphertext;
 pub mod codec;
 mod context;
+pub mod cyclotomic_factors;
 mod encoding;
 mod encrypt;
 mod error;
