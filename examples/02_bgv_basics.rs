@@ -2,8 +2,8 @@
 //! ciphertexts live on a chain of moduli `q_L > ... > q_0`: switching a product one level down
 //! divides its noise by the dropped prime, which is what lets BGV multiply again. The default
 //! `ModSwitching::Auto` places those switches; this example shows the levels it walks down,
-//! what happens past the parameters' depth and at the end of the chain, operands at two
-//! levels, and an explicit switch.
+//! what happens past the parameters' depth (a product refused by the noise estimate), operands
+//! at two levels, and an explicit switch.
 //!
 //! Run with `cargo run --release --example 02_bgv_basics`.
 
@@ -49,26 +49,19 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let x4 = (&x2 * &x2)?;
     check("x^4", &x4, &powers(&x, 4, t))?;
 
-    // x^8 is computed at level 0. These parameters have an estimated depth of 2: the 54-bit
-    // prime left holds the noise of a switched ciphertext (about log2(t N) bits) but not of
-    // its square. `decrypt_checked` says so instead of returning garbage.
+    // x^8 would be computed at level 0. These parameters have an estimated depth of 2: the
+    // 54-bit prime left holds the noise of a switched ciphertext (about log2(t N) bits) but
+    // not of its square. Every BGV ciphertext carries a noise estimate, and Auto refuses a
+    // product the estimate says would not decrypt, with a typed error, before computing it.
     println!("estimated depth of these parameters: {}", params.estimated_depth());
-    let x8 = (&x4 * &x4)?;
-    match x8.decrypt_checked(&secret) {
-        Err(BgvError::NoiseBudgetExhausted { noise_bits, modulus_bits }) => {
-            println!("x^8       : level {}, noise of {noise_bits} bits in a {modulus_bits}-bit modulus", x8.level())
-        }
+    println!("x^4       : estimated noise {:.0} bits", x4.ciphertext().state().estimated_noise_bits());
+    match &x4 * &x4 {
+        Err(BgvError::NoiseEstimateExceeded { operation, level, estimated_bits, modulus_bits }) => println!(
+            "x^8       : refused ({operation} at level {level}: {estimated_bits} estimated bits of noise in a \
+             {modulus_bits}-bit modulus), as expected"
+        ),
         Err(other) => return Err(other.into()),
-        Ok(_) => check("x^8", &x8, &powers(&x, 8, t))?,
-    }
-    // The chain is spent: x^8 is a product at level 0, which cannot be switched down.
-    // Auto refuses to multiply it with a typed error.
-    match &x8 * &x8 {
-        Err(BgvError::ModulusChainExhausted { operation }) => {
-            println!("x^16      : refused ({operation}: modulus chain exhausted), as expected")
-        }
-        Err(other) => return Err(other.into()),
-        Ok(_) => return Err("x^16 at level 0 should have been refused".into()),
+        Ok(_) => return Err("x^8 at level 0 should have been refused".into()),
     }
 
     // Operands at different levels are brought to the lower one (LevelPolicy::BringDown):

@@ -44,6 +44,7 @@ mod encoding;
 mod encrypt;
 mod error;
 pub mod evaluator;
+pub mod extension_slots;
 pub mod framing;
 pub mod galois_key;
 pub mod hoisting;

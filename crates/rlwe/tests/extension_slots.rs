@@ -1,0 +1,77 @@
+//! Extension-field slots (`rlwe::extension_slots`) against arithmetic written here with big
+//! integers: encoding then decoding gives the slots back, every plaintext is the encoding of
+//! its slots, and the product of two plaintexts modulo `Phi_m` decodes to the slot-wise
+//! products in `Z_{p^r}[x]/F_i`.
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+
+use num_bigint::BigInt;
+use rand::rngs::StdRng;
+use rand::{Rng, SeedableRng};
+use rlwe::extension_slots::ExtensionSlots;
+
+/// `a b mod f` modulo `n` over the integers (`f` monic).
+fn mul_mod(a: &[u64], b: &[u64], f: &[u64], n: u64) -> Vec<u64> {
+    let mut wide = vec![BigInt::from(0); a.len() + b.len()];
+    for (i, &x) in a.iter().enumerate() {
+        for (j, &y) in b.iter().enumerate() {
+            wide[i + j] += BigInt::from(x) * BigInt::from(y);
+        }
+    }
+    let d = f.len() - 1;
+    for top in (d..wide.len()).rev() {
+        let c = wide[top].clone();
+        for (i, &g) in f.iter().enumerate() {
+            wide[top - d + i] -= &c * BigInt::from(g);
+        }
+    }
+    let n = BigInt::from(n);
+    wide[..d].iter().map(|c| u64::try_from(((c % &n) + &n) % &n).unwrap()).collect()
+}
+
+#[test]
+fn slots_round_trip_and_multiply_slot_wise() {
+    let mut rng = StdRng::seed_from_u64(1);
+    for (m, p, r) in [
+        (31u64, 2u64, 1u32),
+        (31, 2, 4),
+        (21, 2, 3),
+        (105, 2, 2),
+        (91, 3, 2),
+        (64, 17, 2),
+        (1705, 257, 1),
+        (4369, 2, 1),
+    ] {
+        let slots = ExtensionSlots::new(m, p, r).unwrap();
+        let (n, d, count) = (slots.modulus(), slots.slot_degree(), slots.slot_count());
+        assert_eq!(count * d, poly::cyclotomic::euler_phi(m) as usize);
+        let random = |rng: &mut StdRng| -> Vec<Vec<u64>> {
+            (0..count).map(|_| (0..d).map(|_| rng.gen_range(0..n)).collect()).collect()
+        };
+        let (a, b) = (random(&mut rng), random(&mut rng));
+        let (pa, pb) = (slots.encode(&a).unwrap(), slots.encode(&b).unwrap());
+        assert_eq!(slots.decode(&pa).unwrap(), a, "m = {m}, p = {p}, r = {r}: round trip");
+        // A random plaintext is the encoding of its slots.
+        let plain: Vec<u64> = (0..count * d).map(|_| rng.gen_range(0..n)).collect();
+        assert_eq!(slots.encode(&slots.decode(&plain).unwrap()).unwrap(), plain, "m = {m}: bijection");
+        if count * d <= 1200 {
+            let product = mul_mod(&pa, &pb, slots.phi_m(), n);
+            let want: Vec<Vec<u64>> =
+                a.iter().zip(&b).zip(&slots.factors().factors).map(|((x, y), f)| mul_mod(x, y, f, n)).collect();
+            assert_eq!(slots.decode(&product).unwrap(), want, "m = {m}, p = {p}, r = {r}: slot-wise products");
+        }
+    }
+}
+
+#[test]
+fn bad_slots_are_refused() {
+    let slots = ExtensionSlots::new(31, 2, 2).unwrap();
+    assert!(slots.encode(&vec![vec![0; 5]; 7]).is_err());
+    assert!(slots.encode(&[vec![0; 6]]).is_err());
+    assert!(slots.encode(&[vec![4]]).is_err());
+    assert!(slots.decode(&[4]).is_err());
+    // Fewer slots than the count: the rest are zero.
+    let partial = slots.encode(&[vec![1, 2, 3]]).unwrap();
+    let decoded = slots.decode(&partial).unwrap();
+    assert_eq!(decoded[0], vec![1, 2, 3, 0, 0]);
+    assert!(decoded[1..].iter().all(|s| s.iter().all(|&c| c == 0)));
+}
