@@ -1,15 +1,21 @@
-//! Extension-field slots on the host (HElib's `EncryptedArray` encoding): a plaintext of
-//! `Z_{p^r}[x]/Phi_m` is, by the Chinese remainder theorem over the factors `F_i` of
-//! [`crate::cyclotomic_factors`], a vector of `phi(m) / d` slots, slot `i` an element of
-//! `Z_{p^r}[x]/F_i` (of `GF(p^d)` for `r = 1`) given by its `d` coefficients.
+//! Extension-field slots on the host (HElib's `EncryptedArray` encoding): a plaintext `a` of
+//! `Z_{p^r}[x]/Phi_m` is a vector of `phi(m) / d` slots, one per coset of `<p>` in `Z_m^*`
+//! (representative `t_i`, the least element; [`crate::cyclotomic_factors`]), slot `i` holding
+//! `a(X^{t_i}) mod G` in `Z_{p^r}[X]/G` (`GF(p^d)` for `r = 1`), `G = F_1` the factor whose
+//! roots include the root `z` of the construction: every slot is read in the same ring, and
+//! the automorphism `x -> x^g` moves the value of the slot of `g t_i` to slot `i` (up to a
+//! Frobenius power when `g t_i` is another element of that coset), as in HElib.
 //!
-//! - [`decode`](ExtensionSlots::decode): `a mod F_i` for every `i`.
-//! - [`encode`](ExtensionSlots::encode): `a = sum_i t_i (Phi_m / F_i)` with
-//!   `t_i = s_i (Phi_m / F_i)^-1 mod F_i`, summed as fractions up a subproduct tree
-//!   (`N/D = N_l/D_l + N_r/D_r` with `N = N_l D_r + N_r D_l`, `D = D_l D_r`; at the root
-//!   `D = Phi_m` and `a = N`). The inverse comes from derivatives: `Phi_m = F_i G_i` gives
-//!   `G_i = Phi_m' (F_i')^-1 mod F_i`, so `G_i^-1 = F_i' (Phi_m' mod F_i)^-1`, inverted modulo `p`
-//!   by Euclid and lifted to `p^r` by Newton's iteration.
+//! - [`decode`](ExtensionSlots::decode): `b_i = a mod F_i`, then `b_i(X^{t_i}) mod G` (well
+//!   defined: `F_i` is the minimal polynomial of `z^{t_i}`).
+//! - [`encode`](ExtensionSlots::encode): slot value `v` to `u_i = v(x^{s_i}) mod F_i`,
+//!   `s_i = t_i^-1 mod m` (then `u_i(X^{t_i}) = v(X^{t_i s_i}) = v(X)` modulo `G`), and
+//!   `a = sum_i w_i (Phi_m / F_i)` with `w_i = u_i (Phi_m / F_i)^-1 mod F_i`, summed as
+//!   fractions up a subproduct tree (`N/D = N_l/D_l + N_r/D_r` with `N = N_l D_r + N_r D_l`,
+//!   `D = D_l D_r`; at the root `D = Phi_m` and `a = N`). The inverse comes from derivatives:
+//!   `Phi_m = F_i G_i` gives `G_i = Phi_m' (F_i')^-1 mod F_i`, so
+//!   `G_i^-1 = F_i' (Phi_m' mod F_i)^-1`, inverted modulo `p` by Euclid and lifted to `p^r` by
+//!   Newton's iteration.
 //!
 //! Schoolbook products throughout: encoding costs about `4 phi(m)^2` and decoding `phi(m)^2`
 //! products modulo `p^r` (0.1 s at `phi(m) = 4096`); fast multiplication is left for later.
@@ -29,6 +35,10 @@ pub struct ExtensionSlots {
     /// The subproduct tree of the factors, leaves first: level `k` holds the products of
     /// `2^k` consecutive factors (the last one of a level may hold fewer).
     tree: Vec<Vec<Vec<u64>>>,
+    /// Per slot: `X^{t_i k} mod G` for `k < d` (decoding's change of ring).
+    to_common: Vec<Vec<Vec<u64>>>,
+    /// Per slot: `x^{s_i k} mod F_i` for `k < d` (encoding's change of ring).
+    from_common: Vec<Vec<Vec<u64>>>,
 }
 
 impl ExtensionSlots {
@@ -64,7 +74,24 @@ impl ExtensionSlots {
                     .collect(),
             );
         }
-        Ok(Self { factors, modulus: n, phi_m, inverses, tree })
+        let common = factors.factors.first().cloned().unwrap_or_default();
+        let mut to_common = Vec::with_capacity(factors.factors.len());
+        let mut from_common = Vec::with_capacity(factors.factors.len());
+        for (f, &t) in factors.factors.iter().zip(&factors.representatives) {
+            let s = modarith::inverse_mod(t % m, m).ok_or(RlweError::InvalidParameter {
+                name: "m",
+                value: m,
+                requirement: "every coset representative must be a unit (internal error)".to_string(),
+            })?;
+            to_common.push(monomial_powers(t, &common, n));
+            from_common.push(monomial_powers(s, f, n));
+        }
+        Ok(Self { factors, modulus: n, phi_m, inverses, tree, to_common, from_common })
+    }
+
+    /// The common ring `Z_{p^r}[X]/G` of every slot: `G`, monic, from the constant up.
+    pub fn slot_modulus(&self) -> &[u64] {
+        self.factors.factors.first().map_or(&[], Vec::as_slice)
     }
 
     /// The factors and their degree.
@@ -92,9 +119,9 @@ impl ExtensionSlots {
         &self.phi_m
     }
 
-    /// The plaintext (`phi(m)` coefficients below `p^r`) whose slot `i` is `slots[i]` (each at
-    /// most `d` coefficients below `p^r`; fewer slots than [`slot_count`](Self::slot_count)
-    /// leave the rest zero). Errors with [`RlweError::InvalidParameter`] for too many slots, a
+    /// The plaintext (`phi(m)` coefficients below `p^r`) whose slot `i` is `slots[i]` (each an
+    /// element of `Z_{p^r}[X]/G` given by at most `d` coefficients below `p^r`; fewer slots
+    /// than [`slot_count`](Self::slot_count) leave the rest zero). Errors with [`RlweError::InvalidParameter`] for too many slots, a
     /// slot of more than `d` coefficients or a coefficient not below `p^r`.
     pub fn encode(&self, slots: &[Vec<u64>]) -> Result<Vec<u64>> {
         let (n, d) = (self.modulus, self.slot_degree());
@@ -121,10 +148,13 @@ impl ExtensionSlots {
                 });
             }
         }
-        // Leaves: t_i = s_i G_i^-1 mod F_i.
+        // Leaves: w_i = u_i G_i^-1 mod F_i, u_i = v_i(x^{s_i}) mod F_i.
         let mut numerators: Vec<Vec<u64>> = (0..self.slot_count())
             .map(|i| match slots.get(i) {
-                Some(s) if !s.is_empty() => mul_mod(s, &self.inverses[i], &self.factors.factors[i], n),
+                Some(v) if !v.is_empty() => {
+                    let u = combine(v, &self.from_common[i], n);
+                    mul_mod(&u, &self.inverses[i], &self.factors.factors[i], n)
+                }
                 _ => vec![0; d],
             })
             .collect();
@@ -144,8 +174,8 @@ impl ExtensionSlots {
         Ok(out)
     }
 
-    /// The slots of `plaintext` (at most `phi(m)` coefficients below `p^r`, reduced modulo
-    /// `Phi_m` first when longer): `plaintext mod F_i`, `d` coefficients each. Errors with
+    /// The slots of `plaintext` (coefficients below `p^r`, any length): slot `i` is
+    /// `plaintext(X^{t_i}) mod G`, `d` coefficients each. Errors with
     /// [`RlweError::InvalidParameter`] for a coefficient not below `p^r`.
     pub fn decode(&self, plaintext: &[u64]) -> Result<Vec<Vec<u64>>> {
         let n = self.modulus;
@@ -156,8 +186,57 @@ impl ExtensionSlots {
                 requirement: format!("must be below p^r = {n}"),
             });
         }
-        Ok(self.factors.factors.iter().map(|f| reduce(plaintext, f, n)).collect())
+        Ok(self
+            .factors
+            .factors
+            .iter()
+            .zip(&self.to_common)
+            .map(|(f, powers)| combine(&reduce(plaintext, f, n), powers, n))
+            .collect())
     }
+}
+
+/// `y^(e k) mod f` for `k < d` (`d = deg f`), modulo `n`.
+fn monomial_powers(e: u64, f: &[u64], n: u64) -> Vec<Vec<u64>> {
+    let d = f.len() - 1;
+    let mut y = vec![0u64; d.max(2)];
+    y[1] = 1 % n;
+    let base = power_mod(&reduce(&y, f, n), e, f, n);
+    let mut powers = Vec::with_capacity(d);
+    let mut current = reduce(&[1 % n], f, n);
+    for _ in 0..d {
+        powers.push(current.clone());
+        current = mul_mod(&current, &base, f, n);
+    }
+    powers
+}
+
+/// `a^e mod f` modulo `n`.
+fn power_mod(a: &[u64], e: u64, f: &[u64], n: u64) -> Vec<u64> {
+    let mut result = reduce(&[1 % n], f, n);
+    for bit in (0..64 - e.leading_zeros()).rev() {
+        result = mul_mod(&result, &result, f, n);
+        if (e >> bit) & 1 == 1 {
+            result = mul_mod(&result, a, f, n);
+        }
+    }
+    result
+}
+
+/// `sum_k b[k] powers[k]` modulo `n`: the element `b` (coefficients of `y^k`) carried by a
+/// change of ring whose images of `y^k` are `powers`.
+fn combine(b: &[u64], powers: &[Vec<u64>], n: u64) -> Vec<u64> {
+    let d = powers.first().map_or(0, Vec::len);
+    let mut out = vec![0u128; d];
+    for (&c, power) in b.iter().zip(powers) {
+        if c == 0 {
+            continue;
+        }
+        for (o, &x) in out.iter_mut().zip(power) {
+            *o = (*o + u128::from(c) * u128::from(x)) % u128::from(n);
+        }
+    }
+    out.into_iter().map(|w| w as u64).collect()
 }
 
 /// `p^r` below `2^62` (checked again by `cyclotomic_factors`).

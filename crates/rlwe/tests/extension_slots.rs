@@ -1,7 +1,8 @@
 //! Extension-field slots (`rlwe::extension_slots`) against arithmetic written here with big
 //! integers: encoding then decoding gives the slots back, every plaintext is the encoding of
-//! its slots, and the product of two plaintexts modulo `Phi_m` decodes to the slot-wise
-//! products in `Z_{p^r}[x]/F_i`.
+//! its slots, the product of two plaintexts modulo `Phi_m` decodes to the slot-wise products
+//! in `Z_{p^r}[X]/G`, and the automorphism `x -> x^g` moves slots as HElib's do: slot `i` of
+//! `a(x^g)` is the slot `j` with `g t_i = t_j p^k (mod m)` of `a`, under the Frobenius `X -> X^(p^k)`.
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
 use num_bigint::BigInt;
@@ -55,8 +56,8 @@ fn slots_round_trip_and_multiply_slot_wise() {
         assert_eq!(slots.encode(&slots.decode(&plain).unwrap()).unwrap(), plain, "m = {m}: bijection");
         if count * d <= 1200 {
             let product = mul_mod(&pa, &pb, slots.phi_m(), n);
-            let want: Vec<Vec<u64>> =
-                a.iter().zip(&b).zip(&slots.factors().factors).map(|((x, y), f)| mul_mod(x, y, f, n)).collect();
+            let g = slots.slot_modulus();
+            let want: Vec<Vec<u64>> = a.iter().zip(&b).map(|(x, y)| mul_mod(x, y, g, n)).collect();
             assert_eq!(slots.decode(&product).unwrap(), want, "m = {m}, p = {p}, r = {r}: slot-wise products");
         }
     }
@@ -74,4 +75,42 @@ fn bad_slots_are_refused() {
     let decoded = slots.decode(&partial).unwrap();
     assert_eq!(decoded[0], vec![1, 2, 3, 0, 0]);
     assert!(decoded[1..].iter().all(|s| s.iter().all(|&c| c == 0)));
+}
+
+/// `a(x^e) mod f` modulo `n` (every power placed, then reduced with big integers).
+fn substitute(a: &[u64], e: u64, f: &[u64], n: u64) -> Vec<u64> {
+    let mut spread = vec![0u64; a.len() * e.max(1) as usize + 1];
+    for (j, &c) in a.iter().enumerate() {
+        let at = j * e as usize;
+        spread[at] = ((u128::from(spread[at]) + u128::from(c)) % u128::from(n)) as u64;
+    }
+    mul_mod(&spread, &[1], f, n)
+}
+
+#[test]
+fn automorphisms_move_slots_and_apply_the_frobenius() {
+    let mut rng = StdRng::seed_from_u64(2);
+    for (m, p, r) in [(31u64, 2u64, 2u32), (105, 2, 1), (91, 3, 2), (21, 2, 3)] {
+        let slots = ExtensionSlots::new(m, p, r).unwrap();
+        let (n, d, count) = (slots.modulus(), slots.slot_degree(), slots.slot_count());
+        let values: Vec<Vec<u64>> = (0..count).map(|_| (0..d).map(|_| rng.gen_range(0..n)).collect()).collect();
+        let a = slots.encode(&values).unwrap();
+        let reps = &slots.factors().representatives;
+        for g in (1..m).filter(|&g| poly::cyclotomic::gcd(g as usize, m as usize) == 1).take(12) {
+            // x -> x^g on the plaintext, modulo Phi_m.
+            let moved = slots.decode(&substitute(&a, g, slots.phi_m(), n)).unwrap();
+            for (i, &t) in reps.iter().enumerate() {
+                let target = g * t % m;
+                let (j, k) = (0..d as u32)
+                    .find_map(|k| {
+                        let pk = (0..k).fold(1u64, |acc, _| acc * p % m);
+                        reps.iter().position(|&u| u * pk % m == target).map(|j| (j, k))
+                    })
+                    .unwrap();
+                let frobenius = (0..k).fold(1u64, |acc, _| acc * p % m);
+                let want = substitute(&values[j], frobenius, slots.slot_modulus(), n);
+                assert_eq!(moved[i], want, "m = {m}, g = {g}, slot {i} from slot {j}, Frobenius power {k}");
+            }
+        }
+    }
 }
