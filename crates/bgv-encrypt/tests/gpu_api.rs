@@ -1,7 +1,8 @@
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 //! The API every scheme shares on the GPU against the CPU, bit for bit (`common::api`):
 //! rotations by any step (the step's key and compositions of the keys held; hoisted, with
-//! hoisting forced on below its tuned degree), slot sums,
+//! hoisting forced on below its tuned degree), slot sums, BGV circuits over extension-field
+//! slots (`t = p^r`),
 //! replication, scalar operations, the operators of a bound evaluator and clones, under BGV
 //! and BFV (HPS and BEHZ), each checked against plaintext arithmetic on both backends, and
 //! every ciphertext word equal between them; keys whose bytes carry their uniform seeds, the
@@ -81,6 +82,25 @@ mod on_device {
             let cpu = hoisted_automorphisms(CpuBackend, &params, &elements, automorphism);
             let on_gpu = hoisted_automorphisms(gpu.clone(), &params, &elements, automorphism);
             assert_same(&cpu, &on_gpu, &format!("hoisted, {transform:?}, {} special", special.len()));
+        }
+    }
+
+    /// BGV with `t = p^r` over extension-field slots (`common::extension`), both ring kinds:
+    /// random circuits of products, plaintext products, rotations and the Frobenius, checked
+    /// slot by slot on both backends, every ciphertext the CPU's words.
+    #[test]
+    fn extension_field_slots_are_the_cpus_words() {
+        use crate::common::extension::extension_circuit;
+        let Some(gpu) = gpu_backend() else { return };
+        let sets = [
+            (small_params(10, &[60, 50, 50, 50], &[60], 257 * 257), vec![257u64, 5, 2047, 25]),
+            (crate::common::phi_m::params(1705, &[60, 50, 50, 50], &[60], 256), vec![2, 4, 3, 1704]),
+        ];
+        for (i, (params, elements)) in sets.iter().enumerate() {
+            let (cpu, cpu_products) = extension_circuit(CpuBackend, params, elements, 40, 10 + i as u64);
+            let (on_gpu, gpu_products) = extension_circuit(gpu.clone(), params, elements, 40, 10 + i as u64);
+            assert_eq!(cpu_products, gpu_products);
+            assert_same(&cpu, &on_gpu, &format!("extension-field slots, set {i}"));
         }
     }
 

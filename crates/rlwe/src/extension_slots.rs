@@ -94,6 +94,56 @@ impl ExtensionSlots {
         self.factors.factors.first().map_or(&[], Vec::as_slice)
     }
 
+    /// The slots of the plaintexts of `params`, whose `t` must be a prime power `p^r` with `p`
+    /// not dividing the ring's index `m` (`2N` over `x^N + 1`). Errors with
+    /// [`RlweError::InvalidParameter`] for another `t`, and as [`new`](Self::new).
+    pub fn for_params<P: crate::SchemeParameters>(params: &P) -> Result<Self> {
+        let t = params.plaintext_modulus();
+        let (p, r) = prime_power(t).ok_or(RlweError::InvalidParameter {
+            name: "plaintext modulus t",
+            value: t,
+            requirement: "must be a prime power p^r for extension-field slots".to_string(),
+        })?;
+        Self::new(params.core().ring_kind().index(), p, r)
+    }
+
+    /// The plaintext of `params` whose slots are `slots` ([`encode`](Self::encode)). Errors as
+    /// `encode`, and with [`RlweError::InvalidParameter`] unless these are the slots of
+    /// `params` ([`for_params`](Self::for_params)).
+    pub fn encode_plaintext<P: crate::SchemeParameters>(
+        &self,
+        params: &std::sync::Arc<P>,
+        slots: &[Vec<u64>],
+    ) -> Result<crate::Plaintext<P>> {
+        self.check_params(params.as_ref())?;
+        crate::Plaintext::from_coefficients(params, &self.encode(slots)?)
+    }
+
+    /// The slots of `plaintext` ([`decode`](Self::decode)), with the same checks as
+    /// [`encode_plaintext`](Self::encode_plaintext).
+    pub fn decode_plaintext<P: crate::SchemeParameters>(
+        &self,
+        plaintext: &crate::Plaintext<P>,
+    ) -> Result<Vec<Vec<u64>>> {
+        self.check_params(plaintext.params().as_ref())?;
+        self.decode(plaintext.coefficients())
+    }
+
+    fn check_params<P: crate::SchemeParameters>(&self, params: &P) -> Result<()> {
+        let m = params.core().ring_kind().index();
+        if m != self.factors.m || params.plaintext_modulus() != self.modulus {
+            return Err(RlweError::InvalidParameter {
+                name: "plaintext modulus t",
+                value: params.plaintext_modulus(),
+                requirement: format!(
+                    "the slots are those of m = {}, t = {}; the parameters have m = {m}",
+                    self.factors.m, self.modulus
+                ),
+            });
+        }
+        Ok(())
+    }
+
     /// The factors and their degree.
     pub fn factors(&self) -> &CyclotomicFactors {
         &self.factors
@@ -239,9 +289,36 @@ fn combine(b: &[u64], powers: &[Vec<u64>], n: u64) -> Vec<u64> {
     out.into_iter().map(|w| w as u64).collect()
 }
 
+/// `(p, r)` with `t = p^r`, `p` prime; `None` for another `t`.
+fn prime_power(t: u64) -> Option<(u64, u32)> {
+    if t < 2 {
+        return None;
+    }
+    if modarith::is_prime(t) {
+        return Some((t, 1));
+    }
+    for r in 2..64u32 {
+        let root = (t as f64).powf(1.0 / f64::from(r)).round() as u64;
+        for p in root.saturating_sub(1)..=root + 1 {
+            if p >= 2 && checked_modulus_any(p, r) == Some(t) && modarith::is_prime(p) {
+                return Some((p, r));
+            }
+        }
+        if root < 2 {
+            break;
+        }
+    }
+    None
+}
+
+/// `p^r`, `None` on overflow.
+fn checked_modulus_any(p: u64, r: u32) -> Option<u64> {
+    (0..r).try_fold(1u64, |acc, _| acc.checked_mul(p))
+}
+
 /// `p^r` below `2^62` (checked again by `cyclotomic_factors`).
 fn checked_modulus(p: u64, r: u32) -> Result<u64> {
-    (0..r).try_fold(1u64, |acc, _| acc.checked_mul(p)).filter(|&n| n < 1 << 62).ok_or(RlweError::InvalidParameter {
+    checked_modulus_any(p, r).filter(|&n| n < 1 << 62).ok_or(RlweError::InvalidParameter {
         name: "r",
         value: u64::from(r),
         requirement: "p^r must be below 2^62".to_string(),

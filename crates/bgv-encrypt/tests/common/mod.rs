@@ -2,6 +2,7 @@
 #![allow(dead_code, clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
 pub mod api;
+pub mod extension;
 pub mod hoisting;
 pub mod phi_m;
 pub mod recorded;

@@ -1,0 +1,154 @@
+//! BGV over extension-field slots (`rlwe::extension_slots`), generic over the backend: random
+//! circuits of additions, products, plaintext products, automorphisms (rotations along the
+//! slots, with their Frobenius powers) and the Frobenius itself, with `t = p^r`, each result
+//! decrypted and decoded against slot arithmetic written here with big integers.
+
+use std::sync::Arc;
+
+use bgv_encrypt::{BgvBackend, BgvContext, BgvError, BgvParameters, Ciphertext};
+use num_bigint::BigInt;
+use rand::rngs::StdRng;
+use rand::{Rng, SeedableRng};
+use rlwe::Evaluator;
+use rlwe::extension_slots::ExtensionSlots;
+
+use super::seed;
+
+/// `a b mod f` modulo `n` over the integers (`f` monic).
+pub fn mul_mod(a: &[u64], b: &[u64], f: &[u64], n: u64) -> Vec<u64> {
+    let mut wide = vec![BigInt::from(0); a.len() + b.len() + 1];
+    for (i, &x) in a.iter().enumerate() {
+        for (j, &y) in b.iter().enumerate() {
+            wide[i + j] += BigInt::from(x) * BigInt::from(y);
+        }
+    }
+    let d = f.len() - 1;
+    for top in (d..wide.len()).rev() {
+        let c = wide[top].clone();
+        for (i, &g) in f.iter().enumerate() {
+            wide[top - d + i] -= &c * BigInt::from(g);
+        }
+    }
+    let n = BigInt::from(n);
+    wide[..d].iter().map(|c| u64::try_from(((c % &n) + &n) % &n).unwrap()).collect()
+}
+
+/// `a(X^e) mod f` modulo `n`, for `f` dividing `X^m - 1` (exponents taken modulo `m`): every
+/// power placed, then reduced by long division in 128-bit words.
+pub fn substitute(a: &[u64], e: u64, m: u64, f: &[u64], n: u64) -> Vec<u64> {
+    let n128 = u128::from(n);
+    let mut spread = vec![0u128; m as usize];
+    for (j, &c) in a.iter().enumerate() {
+        let at = (j as u128 * u128::from(e) % u128::from(m)) as usize;
+        spread[at] = (spread[at] + u128::from(c)) % n128;
+    }
+    let d = f.len() - 1;
+    for top in (d..spread.len()).rev() {
+        let c = spread[top];
+        if c == 0 {
+            continue;
+        }
+        for (i, &g) in f[..d].iter().enumerate() {
+            spread[top - d + i] = (spread[top - d + i] + (n128 - c) * u128::from(g)) % n128;
+        }
+        spread[top] = 0;
+    }
+    spread[..d].iter().map(|&w| w as u64).collect()
+}
+
+/// The slots of `a(x^g)` from the slots of `a`: slot `i` is slot `j` of `a` under `X -> X^(p^k)`
+/// where `g t_i = t_j p^k (mod m)`.
+pub fn automorphism_of_slots(slots: &ExtensionSlots, values: &[Vec<u64>], g: u64) -> Vec<Vec<u64>> {
+    let factors = slots.factors();
+    let (m, p, n, d) = (factors.m, factors.p, slots.modulus(), slots.slot_degree());
+    let reps = &factors.representatives;
+    reps.iter()
+        .map(|&t| {
+            let target = (u128::from(g) * u128::from(t) % u128::from(m)) as u64;
+            let mut pk = 1u64;
+            for _ in 0..d {
+                if let Some(j) =
+                    reps.iter().position(|&u| (u128::from(u) * u128::from(pk) % u128::from(m)) as u64 == target)
+                {
+                    return substitute(&values[j], pk, m, slots.slot_modulus(), n);
+                }
+                pk = (u128::from(pk) * u128::from(p) % u128::from(m)) as u64;
+            }
+            panic!("g t is in no coset");
+        })
+        .collect()
+}
+
+/// A random circuit of `steps` operations over the slots of `params` (`t = p^r`) with Galois
+/// keys for `elements`; multiplications until automatic switching refuses one. Returns the
+/// words of every ciphertext made (for the GPU = CPU comparison) and the number of products.
+pub fn extension_circuit<B: BgvBackend>(
+    backend: B,
+    params: &Arc<BgvParameters>,
+    elements: &[u64],
+    steps: usize,
+    rng_seed: u64,
+) -> (Vec<Vec<u64>>, usize) {
+    let slots = ExtensionSlots::for_params(params.as_ref()).unwrap();
+    let (n, d, count) = (slots.modulus(), slots.slot_degree(), slots.slot_count());
+    let g_poly = slots.slot_modulus().to_vec();
+    let context = BgvContext::new(backend.clone(), params).unwrap();
+    let secret = context.secret_key_from_seed(&seed(1)).unwrap();
+    let public = context.public_key_from_seed(&secret, &seed(2)).unwrap();
+    let relin = context.relin_key_from_seed(&secret, &seed(3)).unwrap();
+    let galois = context.galois_keys_from_seed(&secret, elements, &seed(4)).unwrap();
+    let mut rng = StdRng::seed_from_u64(rng_seed);
+    let random = |rng: &mut StdRng| -> Vec<Vec<u64>> {
+        (0..count).map(|_| (0..d).map(|_| rng.gen_range(0..n)).collect()).collect()
+    };
+    let mut pool: Vec<(Ciphertext<B>, Vec<Vec<u64>>)> = (0..2u8)
+        .map(|i| {
+            let values = random(&mut rng);
+            let plain = slots.encode_plaintext(params, &values).unwrap();
+            (context.encrypt_with_seed(&plain, &public, &seed(10 + i)).unwrap(), values)
+        })
+        .collect();
+    let mut words = Vec::new();
+    let mut products = 0;
+    for step in 0..steps {
+        let (a, va) = &pool[rng.gen_range(0..pool.len())];
+        let (b, vb) = &pool[rng.gen_range(0..pool.len())];
+        let op = rng.gen_range(0..5);
+        let result = match op {
+            0 => context.add(a, b).map(|c| (c, va.iter().zip(vb).map(|(x, y)| add(x, y, n)).collect())),
+            1 => context
+                .mul_relin(a, b, &relin)
+                .map(|c| (c, va.iter().zip(vb).map(|(x, y)| mul_mod(x, y, &g_poly, n)).collect())),
+            2 => {
+                let values = random(&mut rng);
+                let plain = slots.encode_plaintext(params, &values).unwrap();
+                context
+                    .mul_plain(a, &plain)
+                    .map(|c| (c, va.iter().zip(&values).map(|(x, y)| mul_mod(x, y, &g_poly, n)).collect()))
+            }
+            _ => {
+                let g = elements[rng.gen_range(0..elements.len())];
+                context.apply_galois(a, g, &galois).map(|c| (c, automorphism_of_slots(&slots, va, g)))
+            }
+        };
+        let (ct, want) = match result {
+            Ok(pair) => pair,
+            Err(BgvError::NoiseEstimateExceeded { .. } | BgvError::ModulusChainExhausted { .. }) => continue,
+            Err(other) => panic!("step {step}: {other}"),
+        };
+        if op == 1 {
+            products += 1;
+        }
+        let got = slots.decode_plaintext(&context.decrypt_checked(&ct, &secret).unwrap()).unwrap();
+        assert_eq!(got, want, "m = {}, t = {n}, step {step}, op {op}, level {}", slots.factors().m, ct.level());
+        for poly in ct.polys() {
+            words.push(backend.download(poly).unwrap().as_slice().to_vec());
+        }
+        pool.push((ct, want));
+    }
+    (words, products)
+}
+
+fn add(a: &[u64], b: &[u64], n: u64) -> Vec<u64> {
+    a.iter().zip(b).map(|(&x, &y)| ((u128::from(x) + u128::from(y)) % u128::from(n)) as u64).collect()
+}
