@@ -1,6 +1,7 @@
 //! Extension-field slots on the host (HElib's `EncryptedArray` encoding): a plaintext `a` of
 //! `Z_{p^r}[x]/Phi_m` is a vector of `phi(m) / d` slots, one per coset of `<p>` in `Z_m^*`
-//! (representative `t_i`, the least element; [`crate::cyclotomic_factors`]), slot `i` holding
+//! (factors from [`crate::cyclotomic_factors`]), ordered and represented by the hypercube
+//! ([`crate::hypercube`]: slot `e` has representative `t_e = prod g_i^{e_i}`), slot `i` holding
 //! `a(X^{t_i}) mod G` in `Z_{p^r}[X]/G` (`GF(p^d)` for `r = 1`), `G = F_1` the factor whose
 //! roots include the root `z` of the construction: every slot is read in the same ring, and
 //! the automorphism `x -> x^g` moves the value of the slot of `g t_i` to slot `i` (up to a
@@ -21,6 +22,7 @@
 //! products modulo `p^r` (0.1 s at `phi(m) = 4096`); fast multiplication is left for later.
 
 use crate::cyclotomic_factors::{CyclotomicFactors, cyclotomic_factors};
+use crate::hypercube::Hypercube;
 use crate::{Result, RlweError};
 
 /// The slot structure of `Z_{p^r}[x]/Phi_m` (module docs).
@@ -46,7 +48,7 @@ impl ExtensionSlots {
     /// [`RlweError::InvalidParameter`] when an inverse does not exist (never for valid
     /// parameters: the factors are coprime modulo `p`).
     pub fn new(m: u64, p: u64, r: u32) -> Result<Self> {
-        let factors = cyclotomic_factors(m, p, r)?;
+        let factors = in_hypercube_order(cyclotomic_factors(m, p, r)?, Hypercube::new(m, p)?)?;
         let n = checked_modulus(p, r)?;
         let phi_m = poly::cyclotomic::cyclotomic_polynomial(m)
             .map_err(|e| RlweError::InvalidParameter { name: "m", value: m, requirement: e.to_string() })?
@@ -144,7 +146,8 @@ impl ExtensionSlots {
         Ok(())
     }
 
-    /// The factors and their degree.
+    /// The factors in slot order, each with its slot's representative `t_i` (the hypercube's,
+    /// [`Hypercube::representatives`]), and their degree.
     pub fn factors(&self) -> &CyclotomicFactors {
         &self.factors
     }
@@ -287,6 +290,31 @@ fn combine(b: &[u64], powers: &[Vec<u64>], n: u64) -> Vec<u64> {
         }
     }
     out.into_iter().map(|w| w as u64).collect()
+}
+
+/// `factors` in the slot order of `cube` (the exponent vectors'), each with its slot's
+/// representative `t_e` in place of the least element of its coset.
+fn in_hypercube_order(factors: CyclotomicFactors, cube: Hypercube) -> Result<CyclotomicFactors> {
+    let (m, p) = (factors.m, factors.p);
+    let least = |t: u64| {
+        let mut x = t % m;
+        let mut low = x;
+        for _ in 0..factors.degree {
+            x = (u128::from(x) * u128::from(p) % u128::from(m)) as u64;
+            low = low.min(x);
+        }
+        low
+    };
+    let mut ordered = Vec::with_capacity(cube.slot_count());
+    for &t in &cube.representatives {
+        let index = factors.representatives.iter().position(|&r| r == least(t)).ok_or(RlweError::InvalidParameter {
+            name: "m",
+            value: m,
+            requirement: "a hypercube slot without its factor (internal error)".to_string(),
+        })?;
+        ordered.push(factors.factors[index].clone());
+    }
+    Ok(CyclotomicFactors { factors: ordered, representatives: cube.representatives, ..factors })
 }
 
 /// `(p, r)` with `t = p^r`, `p` prime; `None` for another `t`.

@@ -48,6 +48,7 @@ pub mod extension_slots;
 pub mod framing;
 pub mod galois_key;
 pub mod hoisting;
+pub mod hypercube;
 pub mod key_bytes;
 pub mod key_set;
 pub mod key_switching_key;
