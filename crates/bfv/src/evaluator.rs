@@ -80,6 +80,10 @@ impl<B: BfvBackend> Evaluator<B> for BfvContext<B> {
         BfvContext::rotate_rows_many(self, a, steps, keys)
     }
 
+    fn apply_galois(&self, a: &Ciphertext<B>, element: u64, keys: &GaloisKeys<B>) -> Result<Ciphertext<B>> {
+        BfvContext::apply_galois(self, a, element, keys)
+    }
+
     fn rotate_columns(&self, a: &Ciphertext<B>, keys: &GaloisKeys<B>) -> Result<Ciphertext<B>> {
         BfvContext::rotate_columns(self, a, keys)
     }

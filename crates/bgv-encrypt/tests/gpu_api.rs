@@ -104,6 +104,22 @@ mod on_device {
         }
     }
 
+    /// Rotations, shifts, the Frobenius, total sums and replication on extension-field slots
+    /// (`common::hypercube`), good and bad dimensions: the CPU's words.
+    #[test]
+    fn hypercube_operations_are_the_cpus_words() {
+        use crate::common::hypercube::hypercube_session;
+        let Some(gpu) = gpu_backend() else { return };
+        let params = crate::common::phi_m::params(1705, &[60, 50, 50, 50], &[60], 256);
+        let rotations = [(0, 1), (0, 7), (1, 1)];
+        let cpu = hypercube_session(CpuBackend, &params, &rotations, true, 1);
+        assert_same(&cpu, &hypercube_session(gpu.clone(), &params, &rotations, true, 1), "hypercube, Phi_1705");
+        let params = small_params(10, &[60, 50, 50, 50], &[60], 257);
+        let rotations = [(0, 1), (0, 5), (1, 1)];
+        let cpu = hypercube_session(CpuBackend, &params, &rotations, false, 2);
+        assert_same(&cpu, &hypercube_session(gpu.clone(), &params, &rotations, false, 2), "hypercube, x^1024 + 1");
+    }
+
     #[test]
     fn bfv_api_is_the_cpus_words() {
         let Some(gpu) = gpu_backend() else { return };

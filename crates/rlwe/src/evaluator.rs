@@ -124,6 +124,10 @@ pub trait Evaluator<B: RlweBackend> {
         keys: &GaloisKeys<B>,
     ) -> Result<Vec<Self::Ciphertext>>;
 
+    /// `a(x^g)`: the automorphism of Galois element `g` (a unit modulo the ring's index `m`;
+    /// `g = 1` a copy), with the key for `g` from `keys`.
+    fn apply_galois(&self, a: &Self::Ciphertext, element: u64, keys: &GaloisKeys<B>) -> Result<Self::Ciphertext>;
+
     /// The two rows of the batching slots swapped; `keys` must hold the element `2N - 1`.
     fn rotate_columns(&self, a: &Self::Ciphertext, keys: &GaloisKeys<B>) -> Result<Self::Ciphertext>;
 

@@ -161,7 +161,7 @@ impl Hypercube {
 }
 
 /// `a^e mod m`.
-fn pow(a: u64, mut e: u64, m: u64) -> u64 {
+pub(crate) fn pow(a: u64, mut e: u64, m: u64) -> u64 {
     let (mut result, mut base) = (1 % m, a % m);
     while e > 0 {
         if e & 1 == 1 {

@@ -49,6 +49,7 @@ pub mod framing;
 pub mod galois_key;
 pub mod hoisting;
 pub mod hypercube;
+pub mod hypercube_ops;
 pub mod key_bytes;
 pub mod key_set;
 pub mod key_switching_key;

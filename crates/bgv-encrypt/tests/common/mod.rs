@@ -4,6 +4,7 @@
 pub mod api;
 pub mod extension;
 pub mod hoisting;
+pub mod hypercube;
 pub mod phi_m;
 pub mod recorded;
 pub mod switching;

@@ -1,0 +1,96 @@
+//! Data movement on extension-field slots under BGV (`rlwe::hypercube_ops`), generic over the
+//! backend: rotations and shifts along good and bad dimensions, the Frobenius, sums over all
+//! slots and replication, each checked against the slots; returns every result's words (for the
+//! GPU = CPU comparison).
+
+use std::sync::Arc;
+
+use bgv_encrypt::{BgvBackend, BgvContext, BgvParameters};
+use rand::rngs::StdRng;
+use rand::{Rng, SeedableRng};
+use rlwe::Evaluator;
+use rlwe::hypercube_ops::HypercubeOps;
+
+use super::extension::substitute;
+
+fn add(a: &[u64], b: &[u64], n: u64) -> Vec<u64> {
+    a.iter().zip(b).map(|(&x, &y)| ((u128::from(x) + u128::from(y)) % u128::from(n)) as u64).collect()
+}
+
+/// Slot `e` of a rotation by `k` along `dimension`: slot `e + k 1_i` (cyclic), or zero for a
+/// shift whose source falls outside.
+fn moved(ops: &HypercubeOps, values: &[Vec<u64>], dimension: usize, k: i64, shift: bool) -> Vec<Vec<u64>> {
+    let cube = ops.hypercube();
+    let o = cube.orders[dimension] as i64;
+    let stride: usize = cube.orders[dimension + 1..].iter().product();
+    let d = ops.slots().slot_degree();
+    (0..values.len())
+        .map(|e| {
+            let digit = (e / stride) as i64 % o;
+            let target = digit + k;
+            if shift && !(0..o).contains(&target) {
+                return vec![0; d];
+            }
+            let source = e as i64 + (target.rem_euclid(o) - digit) * stride as i64;
+            values[source as usize].clone()
+        })
+        .collect()
+}
+
+/// The operations of the module docs on `params` (`t = p^r`) for the `rotations`
+/// `(dimension, k)`, with the sums when `sums`.
+pub fn hypercube_session<B: BgvBackend>(
+    backend: B,
+    params: &Arc<BgvParameters>,
+    rotations: &[(usize, i64)],
+    sums: bool,
+    seed: u64,
+) -> Vec<Vec<u64>> {
+    let ops = HypercubeOps::for_params(params.as_ref()).unwrap();
+    let slots = ops.slots();
+    let (n, d, count) = (slots.modulus(), slots.slot_degree(), slots.slot_count());
+    let (m, p) = (slots.factors().m, slots.factors().p);
+    let context = BgvContext::new(backend.clone(), params).unwrap();
+    let secret = context.secret_key_from_seed(&super::seed(1)).unwrap();
+    let public = context.public_key_from_seed(&secret, &super::seed(2)).unwrap();
+    let mut elements = vec![p % m];
+    for &(dimension, k) in rotations {
+        elements.extend(ops.rotation_elements(dimension, k).unwrap());
+    }
+    if sums {
+        elements.extend(ops.total_sum_elements().unwrap());
+    }
+    elements.sort_unstable();
+    elements.dedup();
+    let keys = context.galois_keys_from_seed(&secret, &elements, &super::seed(3)).unwrap();
+    let mut rng = StdRng::seed_from_u64(seed);
+    let values: Vec<Vec<u64>> = (0..count).map(|_| (0..d).map(|_| rng.gen_range(0..n)).collect()).collect();
+    let ct = context.encrypt(&slots.encode_plaintext(params, &values).unwrap(), &public).unwrap();
+    let mut words = Vec::new();
+    let mut decode = |c: &bgv_encrypt::Ciphertext<B>| {
+        for poly in c.polys() {
+            words.push(backend.download(poly).unwrap().as_slice().to_vec());
+        }
+        slots.decode_plaintext(&context.decrypt_checked(c, &secret).unwrap()).unwrap()
+    };
+    for &(dimension, k) in rotations {
+        let what = format!("m = {m}, dimension {dimension} (good: {}), k = {k}", ops.hypercube().good[dimension]);
+        let rotated = ops.rotate(&context, &ct, dimension, k, &keys).unwrap();
+        assert_eq!(decode(&rotated), moved(&ops, &values, dimension, k, false), "rotation, {what}");
+        let shifted = ops.shift(&context, &ct, dimension, k, &keys).unwrap();
+        assert_eq!(decode(&shifted), moved(&ops, &values, dimension, k, true), "shift, {what}");
+    }
+    let frobenius = ops.frobenius(&context, &ct, 1, &keys).unwrap();
+    let want: Vec<Vec<u64>> = values.iter().map(|v| substitute(v, p % m, m, slots.slot_modulus(), n)).collect();
+    assert_eq!(decode(&frobenius), want, "m = {m}: Frobenius");
+    if sums {
+        let total = values.iter().fold(vec![0; d], |acc, v| add(&acc, v, n));
+        assert_eq!(decode(&ops.total_sum(&context, &ct, &keys).unwrap()), vec![total; count], "m = {m}: total sum");
+        let slot = rng.gen_range(0..count);
+        let replicated = ops.replicate(&context, &ct, slot, &keys).unwrap();
+        assert_eq!(decode(&replicated), vec![values[slot].clone(); count], "m = {m}: replicate slot {slot}");
+        assert!(ops.replicate(&context, &ct, count, &keys).is_err());
+    }
+    assert!(ops.rotate(&context, &ct, ops.hypercube().orders.len(), 1, &keys).is_err());
+    words
+}

@@ -1,0 +1,280 @@
+//! Data movement on extension-field slots along the hypercube (HElib's `EncryptedArray`
+//! rotations; Halevi and Shoup, "Algorithms in HElib", CRYPTO 2014, section 4), for every
+//! scheme through its [`Evaluator`]: rotation and shift along one dimension, the Frobenius,
+//! sums over a dimension and over all slots, replication.
+//!
+//! Along a good dimension `i` (`g_i^{o_i} = 1`), a rotation by `k` is the automorphism
+//! `x -> x^{g_i^k}`. Along a bad one, the slots whose exponent wraps around would come back
+//! under a Frobenius; they take `x -> x^{g_i^{k - o_i}}` instead, selected by a mask:
+//! `M sigma_{g^k}(c) + (1 - M) sigma_{g^{k - o}}(c)`, two automorphisms and two plaintext
+//! products. A shift is a rotation whose wrapped slots are masked to zero. Slot `e` of the
+//! result of a rotation by `k` holds slot `e + k 1_i` of the input (the dimension's exponent
+//! taken modulo `o_i`).
+
+use std::sync::Arc;
+
+use crate::evaluator::Evaluator;
+use crate::extension_slots::ExtensionSlots;
+use crate::hypercube::{Hypercube, pow};
+use crate::{Ciphertext, GaloisKeys, Plaintext, Result, RlweBackend, RlweError, SchemeParameters};
+
+/// The hypercube operations of one parameter set (module docs).
+#[derive(Debug, Clone)]
+pub struct HypercubeOps {
+    slots: ExtensionSlots,
+    cube: Hypercube,
+}
+
+impl HypercubeOps {
+    /// The operations on the slots of `params` (`t = p^r`): errors as
+    /// [`ExtensionSlots::for_params`].
+    pub fn for_params<P: SchemeParameters>(params: &P) -> Result<Self> {
+        let slots = ExtensionSlots::for_params(params)?;
+        let factors = slots.factors();
+        let cube = Hypercube::new(factors.m, factors.p)?;
+        Ok(Self { slots, cube })
+    }
+
+    /// The slots (encoding and decoding).
+    pub fn slots(&self) -> &ExtensionSlots {
+        &self.slots
+    }
+
+    /// The hypercube.
+    pub fn hypercube(&self) -> &Hypercube {
+        &self.cube
+    }
+
+    /// The Galois elements a rotation by `k` along dimension `dimension` applies (one for a
+    /// good dimension or `k = 0 mod o`, two for a bad one): generate keys for these.
+    pub fn rotation_elements(&self, dimension: usize, k: i64) -> Result<Vec<u64>> {
+        let (g, o) = self.dimension(dimension)?;
+        let m = self.cube.m;
+        let k = k.rem_euclid(o as i64) as u64;
+        if k == 0 {
+            return Ok(Vec::new());
+        }
+        let first = pow(g, k, m);
+        if self.cube.good[dimension] {
+            return Ok(vec![first]);
+        }
+        Ok(vec![first, pow(g, k + (self.order_in_units(g) - o as u64), m)])
+    }
+
+    /// The Galois elements of every rotation [`total_sum`](Self::total_sum) applies.
+    pub fn total_sum_elements(&self) -> Result<Vec<u64>> {
+        let mut elements = Vec::new();
+        for (dimension, &o) in self.cube.orders.iter().enumerate() {
+            for k in sum_steps(o) {
+                elements.extend(self.rotation_elements(dimension, k as i64)?);
+            }
+        }
+        elements.sort_unstable();
+        elements.dedup();
+        Ok(elements)
+    }
+
+    /// `ct` rotated by `k` along `dimension` (module docs): slot `e` receives slot `e + k 1_i`.
+    /// Errors for a dimension that does not exist, a missing Galois key (the scheme's error),
+    /// and as the scheme's automorphisms and plaintext products.
+    pub fn rotate<B, P, S>(
+        &self,
+        evaluator: &S,
+        ct: &Ciphertext<P, B>,
+        dimension: usize,
+        k: i64,
+        keys: &GaloisKeys<B>,
+    ) -> Result<Ciphertext<P, B>>
+    where
+        B: RlweBackend,
+        P: SchemeParameters,
+        S: Evaluator<B, Ciphertext = Ciphertext<P, B>, Plaintext = Plaintext<P>>,
+    {
+        let (g, o) = self.dimension(dimension)?;
+        let m = self.cube.m;
+        let k = k.rem_euclid(o as i64) as usize;
+        if k == 0 {
+            return evaluator.apply_galois(ct, 1, keys);
+        }
+        let moved = evaluator.apply_galois(ct, pow(g, k as u64, m), keys)?;
+        if self.cube.good[dimension] {
+            return Ok(moved);
+        }
+        // Slots whose exponent stays below o: sigma_{g^k}; the others: sigma_{g^{k - o}}.
+        let wrapped = evaluator.apply_galois(ct, pow(g, k as u64 + self.order_in_units(g) - o as u64, m), keys)?;
+        let params = ct.params();
+        let stays = self.mask(params, dimension, |digit| digit + k < o)?;
+        let wraps = self.mask(params, dimension, |digit| digit + k >= o)?;
+        evaluator.add(&evaluator.mul_plain(&moved, &stays)?, &evaluator.mul_plain(&wrapped, &wraps)?)
+    }
+
+    /// `ct` shifted by `k` along `dimension`: slot `e` receives slot `e + k 1_i` where that
+    /// exponent is in range (`0 <= e_i + k < o_i`), zero elsewhere. `k` may be negative.
+    pub fn shift<B, P, S>(
+        &self,
+        evaluator: &S,
+        ct: &Ciphertext<P, B>,
+        dimension: usize,
+        k: i64,
+        keys: &GaloisKeys<B>,
+    ) -> Result<Ciphertext<P, B>>
+    where
+        B: RlweBackend,
+        P: SchemeParameters,
+        S: Evaluator<B, Ciphertext = Ciphertext<P, B>, Plaintext = Plaintext<P>>,
+    {
+        let (_, o) = self.dimension(dimension)?;
+        let rotated = self.rotate(evaluator, ct, dimension, k, keys)?;
+        let in_range = |digit: usize| {
+            let target = digit as i64 + k;
+            (0..o as i64).contains(&target)
+        };
+        evaluator.mul_plain(&rotated, &self.mask(ct.params(), dimension, in_range)?)
+    }
+
+    /// The Frobenius `X -> X^(p^j)` of every slot: the automorphism `x -> x^(p^j)`.
+    pub fn frobenius<B, P, S>(
+        &self,
+        evaluator: &S,
+        ct: &Ciphertext<P, B>,
+        j: u32,
+        keys: &GaloisKeys<B>,
+    ) -> Result<Ciphertext<P, B>>
+    where
+        B: RlweBackend,
+        P: SchemeParameters,
+        S: Evaluator<B, Ciphertext = Ciphertext<P, B>, Plaintext = Plaintext<P>>,
+    {
+        evaluator.apply_galois(ct, pow(self.cube.p % self.cube.m, u64::from(j), self.cube.m), keys)
+    }
+
+    /// Every slot set to the sum of the slots along `dimension` through it (HElib's
+    /// `runningSums` doubling: about `2 log2 o_i` rotations).
+    pub fn sum_dimension<B, P, S>(
+        &self,
+        evaluator: &S,
+        ct: &Ciphertext<P, B>,
+        dimension: usize,
+        keys: &GaloisKeys<B>,
+    ) -> Result<Ciphertext<P, B>>
+    where
+        B: RlweBackend,
+        P: SchemeParameters,
+        S: Evaluator<B, Ciphertext = Ciphertext<P, B>, Plaintext = Plaintext<P>>,
+    {
+        let (_, o) = self.dimension(dimension)?;
+        // sums of the first `length` rotations, length grown along the bits of o.
+        let mut acc = evaluator.apply_galois(ct, 1, keys)?;
+        let mut length = 1usize;
+        for bit in (0..usize::BITS - o.leading_zeros() - 1).rev() {
+            acc = evaluator.add(&acc, &self.rotate(evaluator, &acc, dimension, length as i64, keys)?)?;
+            length *= 2;
+            if (o >> bit) & 1 == 1 {
+                acc = evaluator.add(ct, &self.rotate(evaluator, &acc, dimension, 1, keys)?)?;
+                length += 1;
+            }
+        }
+        Ok(acc)
+    }
+
+    /// Every slot set to the sum of all slots: [`sum_dimension`](Self::sum_dimension) along
+    /// every dimension.
+    pub fn total_sum<B, P, S>(
+        &self,
+        evaluator: &S,
+        ct: &Ciphertext<P, B>,
+        keys: &GaloisKeys<B>,
+    ) -> Result<Ciphertext<P, B>>
+    where
+        B: RlweBackend,
+        P: SchemeParameters,
+        S: Evaluator<B, Ciphertext = Ciphertext<P, B>, Plaintext = Plaintext<P>>,
+    {
+        let mut acc = evaluator.apply_galois(ct, 1, keys)?;
+        for dimension in 0..self.cube.orders.len() {
+            acc = self.sum_dimension(evaluator, &acc, dimension, keys)?;
+        }
+        Ok(acc)
+    }
+
+    /// Every slot set to the value of slot `slot`: a mask, then [`total_sum`](Self::total_sum).
+    pub fn replicate<B, P, S>(
+        &self,
+        evaluator: &S,
+        ct: &Ciphertext<P, B>,
+        slot: usize,
+        keys: &GaloisKeys<B>,
+    ) -> Result<Ciphertext<P, B>>
+    where
+        B: RlweBackend,
+        P: SchemeParameters,
+        S: Evaluator<B, Ciphertext = Ciphertext<P, B>, Plaintext = Plaintext<P>>,
+    {
+        let count = self.slots.slot_count();
+        if slot >= count {
+            return Err(RlweError::InvalidParameter {
+                name: "slot",
+                value: slot as u64,
+                requirement: format!("must be below the slot count {count}"),
+            });
+        }
+        let mut unit = vec![Vec::new(); slot + 1];
+        unit[slot] = vec![1];
+        let masked = evaluator.mul_plain(ct, &self.slots.encode_plaintext(ct.params(), &unit)?)?;
+        self.total_sum(evaluator, &masked, keys)
+    }
+
+    /// `(g_i, o_i)`, or an error for a dimension that does not exist.
+    fn dimension(&self, dimension: usize) -> Result<(u64, usize)> {
+        match (self.cube.generators.get(dimension), self.cube.orders.get(dimension)) {
+            (Some(&g), Some(&o)) => Ok((g, o)),
+            _ => Err(RlweError::InvalidParameter {
+                name: "dimension",
+                value: dimension as u64,
+                requirement: format!("must be below the hypercube's {} dimensions", self.cube.orders.len()),
+            }),
+        }
+    }
+
+    /// The order of `g` in `Z_m^*` (so `g^{k - o}` is `g^{k - o + order}`, a positive power).
+    fn order_in_units(&self, g: u64) -> u64 {
+        let m = self.cube.m;
+        let mut x = g % m;
+        let mut order = 1;
+        while x != 1 % m {
+            x = (u128::from(x) * u128::from(g) % u128::from(m)) as u64;
+            order += 1;
+        }
+        order
+    }
+
+    /// The plaintext with 1 in the slots whose exponent along `dimension` satisfies `keep`,
+    /// 0 elsewhere.
+    fn mask<P: SchemeParameters>(
+        &self,
+        params: &Arc<P>,
+        dimension: usize,
+        keep: impl Fn(usize) -> bool,
+    ) -> Result<Plaintext<P>> {
+        let stride: usize = self.cube.orders[dimension + 1..].iter().product();
+        let o = self.cube.orders[dimension];
+        let values: Vec<Vec<u64>> =
+            (0..self.slots.slot_count()).map(|e| if keep(e / stride % o) { vec![1] } else { Vec::new() }).collect();
+        self.slots.encode_plaintext(params, &values)
+    }
+}
+
+/// The rotation amounts [`HypercubeOps::sum_dimension`] applies for a dimension of order `o`.
+fn sum_steps(o: usize) -> Vec<usize> {
+    let mut steps = Vec::new();
+    let mut length = 1usize;
+    for bit in (0..usize::BITS - o.leading_zeros() - 1).rev() {
+        steps.push(length);
+        length *= 2;
+        if (o >> bit) & 1 == 1 {
+            steps.push(1);
+            length += 1;
+        }
+    }
+    steps
+}
