@@ -84,6 +84,15 @@ impl<B: BfvBackend> Evaluator<B> for BfvContext<B> {
         BfvContext::apply_galois(self, a, element, keys)
     }
 
+    fn apply_galois_many(
+        &self,
+        a: &Ciphertext<B>,
+        elements: &[u64],
+        keys: &GaloisKeys<B>,
+    ) -> Result<Vec<Ciphertext<B>>> {
+        BfvContext::apply_galois_many(self, a, elements, keys)
+    }
+
     fn rotate_columns(&self, a: &Ciphertext<B>, keys: &GaloisKeys<B>) -> Result<Ciphertext<B>> {
         BfvContext::rotate_columns(self, a, keys)
     }

@@ -84,6 +84,15 @@ impl<B: BgvBackend> Evaluator<B> for BgvContext<B> {
         BgvContext::apply_galois(self, a, element, keys)
     }
 
+    fn apply_galois_many(
+        &self,
+        a: &Ciphertext<B>,
+        elements: &[u64],
+        keys: &GaloisKeys<B>,
+    ) -> Result<Vec<Ciphertext<B>>> {
+        BgvContext::apply_galois_many(self, a, elements, keys)
+    }
+
     fn rotate_columns(&self, a: &Ciphertext<B>, keys: &GaloisKeys<B>) -> Result<Ciphertext<B>> {
         BgvContext::rotate_columns(self, a, keys)
     }

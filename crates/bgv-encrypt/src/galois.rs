@@ -88,21 +88,43 @@ impl<B: BgvBackend> BgvContext<B> {
         steps: &[i64],
         keys: &GaloisKeys<B>,
     ) -> Result<Vec<Ciphertext<B>>> {
-        const OPERATION: &str = "rotate_rows_many";
+        let plans = self.core.row_rotation_plans(keys, steps, "rotate_rows_many")?;
+        self.galois_many(ciphertext, &plans, keys, "rotate_rows_many")
+    }
+
+    /// `a(x^g)` for each of `elements` (each as [`apply_galois`](Self::apply_galois) would),
+    /// the ModUp of `c_1` shared where the backend gains from it ([`rlwe::hoisting`]). Every
+    /// element is checked (a unit, a key held) before any work.
+    pub fn apply_galois_many(
+        &self,
+        ciphertext: &Ciphertext<B>,
+        elements: &[u64],
+        keys: &GaloisKeys<B>,
+    ) -> Result<Vec<Ciphertext<B>>> {
+        let plans = self.core.galois_plans(keys, elements, "apply_galois_many")?;
+        self.galois_many(ciphertext, &plans, keys, "apply_galois_many")
+    }
+
+    /// The automorphisms of `plans` (Galois elements, each plan's first from the hoisted
+    /// digits of `ciphertext`'s `c_1`).
+    fn galois_many(
+        &self,
+        ciphertext: &Ciphertext<B>,
+        plans: &[Vec<u64>],
+        keys: &GaloisKeys<B>,
+        operation: &'static str,
+    ) -> Result<Vec<Ciphertext<B>>> {
         self.check_ciphertext(ciphertext)?;
-        let plans = self.core.row_rotation_plans(keys, steps, OPERATION)?;
         rlwe::hoisting::hoisted_rotations(
             ciphertext,
-            &plans,
+            plans,
             self.core.hoisting_pays(ciphertext.level())?,
             |c| match c.polys() {
                 [_, c1] => self.core.hoist_eval(c1, c.level()),
-                other => {
-                    Err(BgvError::InvalidCiphertextSize { operation: OPERATION, expected: "2", actual: other.len() })
-                }
+                other => Err(BgvError::InvalidCiphertextSize { operation, expected: "2", actual: other.len() }),
             },
-            |c, hoisted, g| self.galois_hoisted(c, hoisted, g, keys, OPERATION),
-            |c, g| self.galois_with(c, g, keys, OPERATION),
+            |c, hoisted, g| self.galois_hoisted(c, hoisted, g, keys, operation),
+            |c, g| self.galois_with(c, g, keys, operation),
         )
     }
 

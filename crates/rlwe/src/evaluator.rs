@@ -128,6 +128,15 @@ pub trait Evaluator<B: RlweBackend> {
     /// `g = 1` a copy), with the key for `g` from `keys`.
     fn apply_galois(&self, a: &Self::Ciphertext, element: u64, keys: &GaloisKeys<B>) -> Result<Self::Ciphertext>;
 
+    /// `a(x^g)` for each of `elements` (each as [`apply_galois`](Self::apply_galois)), the
+    /// ModUp of `c_1` shared ([`crate::hoisting`]). Every element is checked before any work.
+    fn apply_galois_many(
+        &self,
+        a: &Self::Ciphertext,
+        elements: &[u64],
+        keys: &GaloisKeys<B>,
+    ) -> Result<Vec<Self::Ciphertext>>;
+
     /// The two rows of the batching slots swapped; `keys` must hold the element `2N - 1`.
     fn rotate_columns(&self, a: &Self::Ciphertext, keys: &GaloisKeys<B>) -> Result<Self::Ciphertext>;
 

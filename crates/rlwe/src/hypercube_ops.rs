@@ -1,7 +1,8 @@
 //! Data movement on extension-field slots along the hypercube (HElib's `EncryptedArray`
 //! rotations; Halevi and Shoup, "Algorithms in HElib", CRYPTO 2014, section 4), for every
 //! scheme through its [`Evaluator`]: rotation and shift along one dimension, the Frobenius,
-//! sums over a dimension and over all slots, replication.
+//! sums over a dimension and over all slots, replication, and linear maps along a dimension
+//! (the diagonal method over hoisted automorphisms).
 //!
 //! Along a good dimension `i` (`g_i^{o_i} = 1`), a rotation by `k` is the automorphism
 //! `x -> x^{g_i^k}`. Along a bad one, the slots whose exponent wraps around would come back
@@ -222,6 +223,96 @@ impl HypercubeOps {
         unit[slot] = vec![1];
         let masked = evaluator.mul_plain(ct, &self.slots.encode_plaintext(ct.params(), &unit)?)?;
         self.total_sum(evaluator, &masked, keys)
+    }
+
+    /// The Galois elements [`matrix_mul_dimension`](Self::matrix_mul_dimension) applies along
+    /// `dimension`: `g^k` for `0 < k < o`, and on a bad dimension `g^{k - o}` too.
+    pub fn matrix_elements(&self, dimension: usize) -> Result<Vec<u64>> {
+        let (_, o) = self.dimension(dimension)?;
+        let mut elements = Vec::new();
+        for k in 1..o {
+            elements.extend(self.rotation_elements(dimension, k as i64)?);
+        }
+        Ok(elements)
+    }
+
+    /// The linear map `matrix` (`o x o` entries, each an element of the slot ring given by at
+    /// most `d` coefficients) applied along `dimension` to every column of slots: slot `e`
+    /// receives `sum_j matrix[e_i][j] x[e with e_i = j]` (HElib's `MatMul1D` with one matrix).
+    /// The diagonal method: `y = sum_k D_k * rot_k(x)` with `D_k[e] = matrix[e_i][e_i + k]`,
+    /// the rotations as automorphisms of one hoisted `c_1` (`apply_galois_many`; on a bad
+    /// dimension both `sigma_{g^k}` and `sigma_{g^{k - o}}`, the masks folded into the
+    /// diagonals), one plaintext product per automorphism, so one level.
+    ///
+    /// Errors with [`RlweError::InvalidParameter`] for a matrix of another shape or entries not
+    /// in the slot ring, and as the scheme's automorphisms and products.
+    pub fn matrix_mul_dimension<B, P, S>(
+        &self,
+        evaluator: &S,
+        ct: &Ciphertext<P, B>,
+        dimension: usize,
+        matrix: &[Vec<Vec<u64>>],
+        keys: &GaloisKeys<B>,
+    ) -> Result<Ciphertext<P, B>>
+    where
+        B: RlweBackend,
+        P: SchemeParameters,
+        S: Evaluator<B, Ciphertext = Ciphertext<P, B>, Plaintext = Plaintext<P>>,
+    {
+        let (g, o) = self.dimension(dimension)?;
+        if matrix.len() != o || matrix.iter().any(|row| row.len() != o) {
+            return Err(RlweError::InvalidParameter {
+                name: "matrix size",
+                value: matrix.len() as u64,
+                requirement: format!("must be {o} x {o}, the order of dimension {dimension}"),
+            });
+        }
+        let m = self.cube.m;
+        let stride: usize = self.cube.orders[dimension + 1..].iter().product();
+        let count = self.slots.slot_count();
+        let good = self.cube.good[dimension];
+        let wrap_back = self.order_in_units(g) - o as u64;
+        // The automorphisms, in one hoisted call: g^k (k < o), then g^{k - o} (bad, 0 < k < o).
+        let mut elements: Vec<u64> = (0..o as u64).map(|k| pow(g, k, m)).collect();
+        if !good {
+            elements.extend((1..o as u64).map(|k| pow(g, k + wrap_back, m)));
+        }
+        let moved = evaluator.apply_galois_many(ct, &elements, keys)?;
+        let params = ct.params();
+        // D_k restricted to the slots whose exponent stays below o (all of them on a good
+        // dimension), and to those that wrap.
+        let diagonal = |k: usize, wraps: bool| -> Vec<Vec<u64>> {
+            (0..count)
+                .map(|e| {
+                    let digit = e / stride % o;
+                    if !good && (digit + k >= o) != wraps {
+                        return Vec::new();
+                    }
+                    matrix[digit][(digit + k) % o].clone()
+                })
+                .collect()
+        };
+        let mut acc: Option<Ciphertext<P, B>> = None;
+        let mut accumulate = |term: Ciphertext<P, B>| -> Result<()> {
+            acc = Some(match acc.take() {
+                Some(sum) => evaluator.add(&sum, &term)?,
+                None => term,
+            });
+            Ok(())
+        };
+        for (k, rotated) in moved.iter().take(o).enumerate() {
+            let plain = self.slots.encode_plaintext(params, &diagonal(k, false))?;
+            accumulate(evaluator.mul_plain(rotated, &plain)?)?;
+        }
+        for (k, rotated) in moved.iter().skip(o).enumerate().map(|(i, c)| (i + 1, c)) {
+            let plain = self.slots.encode_plaintext(params, &diagonal(k, true))?;
+            accumulate(evaluator.mul_plain(rotated, &plain)?)?;
+        }
+        acc.ok_or(RlweError::InvalidParameter {
+            name: "dimension order",
+            value: o as u64,
+            requirement: "must be at least 1".to_string(),
+        })
     }
 
     /// `(g_i, o_i)`, or an error for a dimension that does not exist.

@@ -172,6 +172,31 @@ impl<B: RlweBackend> RlweContext<B> {
 }
 
 impl<B: RlweBackend> RlweContext<B> {
+    /// One-element plans for the automorphisms `elements` (empty for the identity), every
+    /// element checked (a unit of the ring, a key held) before any automorphism runs: what
+    /// `apply_galois_many` hands to [`crate::hoisting::hoisted_rotations`]. Errors with
+    /// [`RlweError::InvalidGaloisElement`] or [`RlweError::MissingGaloisKey`].
+    pub fn galois_plans(
+        &self,
+        keys: &GaloisKeys<B>,
+        elements: &[u64],
+        operation: &'static str,
+    ) -> Result<Vec<Vec<u64>>> {
+        elements
+            .iter()
+            .map(|&element| {
+                crate::galois_key::check_galois_element(self.params.ring_kind(), element)?;
+                if element == 1 {
+                    return Ok(Vec::new());
+                }
+                if !keys.contains(element) {
+                    return Err(RlweError::MissingGaloisKey { operation, element });
+                }
+                Ok(vec![element])
+            })
+            .collect()
+    }
+
     /// [`row_rotation_plan`](Self::row_rotation_plan) of each of `steps`, all made (and every
     /// step checked) before any rotation runs.
     pub fn row_rotation_plans(

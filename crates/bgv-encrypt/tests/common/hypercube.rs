@@ -11,7 +11,7 @@ use rand::{Rng, SeedableRng};
 use rlwe::Evaluator;
 use rlwe::hypercube_ops::HypercubeOps;
 
-use super::extension::substitute;
+use super::extension::{mul_mod, substitute};
 
 fn add(a: &[u64], b: &[u64], n: u64) -> Vec<u64> {
     a.iter().zip(b).map(|(&x, &y)| ((u128::from(x) + u128::from(y)) % u128::from(n)) as u64).collect()
@@ -92,5 +92,28 @@ pub fn hypercube_session<B: BgvBackend>(
         assert!(ops.replicate(&context, &ct, count, &keys).is_err());
     }
     assert!(ops.rotate(&context, &ct, ops.hypercube().orders.len(), 1, &keys).is_err());
+
+    // A random linear map along each dimension, against the matrix-vector products per column.
+    let g_poly = slots.slot_modulus().to_vec();
+    for dimension in 0..ops.hypercube().orders.len() {
+        let o = ops.hypercube().orders[dimension];
+        let stride: usize = ops.hypercube().orders[dimension + 1..].iter().product();
+        let matrix: Vec<Vec<Vec<u64>>> =
+            (0..o).map(|_| (0..o).map(|_| (0..d).map(|_| rng.gen_range(0..n)).collect()).collect()).collect();
+        let map_keys =
+            context.galois_keys_from_seed(&secret, &ops.matrix_elements(dimension).unwrap(), &super::seed(5)).unwrap();
+        let mapped = ops.matrix_mul_dimension(&context, &ct, dimension, &matrix, &map_keys).unwrap();
+        let want: Vec<Vec<u64>> = (0..count)
+            .map(|e| {
+                let digit = e / stride % o;
+                let column_start = e - digit * stride;
+                (0..o).fold(vec![0; d], |acc, j| {
+                    add(&acc, &mul_mod(&matrix[digit][j], &values[column_start + j * stride], &g_poly, n), n)
+                })
+            })
+            .collect();
+        assert_eq!(decode(&mapped), want, "m = {m}: linear map along dimension {dimension}");
+        assert!(ops.matrix_mul_dimension(&context, &ct, dimension, &matrix[1..], &map_keys).is_err());
+    }
     words
 }
