@@ -53,11 +53,14 @@ impl<B: RlweBackend> RlweContext<B> {
         Ok(HoistedDigits { digits, level })
     }
 
-    /// Whether several automorphisms of one ciphertext at `level` are faster hoisted on this
-    /// backend ([`RlweBackend::hoisting_pays`]). Errors for a level above the top.
+    /// Whether several automorphisms of one ciphertext at `level` run hoisted: over `x^N + 1`
+    /// where it is faster on this backend ([`RlweBackend::hoisting_pays`]; the words are the
+    /// same either way); over `Phi_m` always, since there the hoisted words differ from the
+    /// plain ones (module docs) and every backend must give the same. Errors for a level
+    /// above the top.
     pub fn hoisting_pays(&self, level: usize) -> Result<bool> {
         let (_, _, ring_qp) = self.key_switch_level(level)?;
-        Ok(self.backend.hoisting_pays(ring_qp))
+        Ok(matches!(self.params.ring_kind(), poly::RingKind::Cyclotomic { .. }) || self.backend.hoisting_pays(ring_qp))
     }
 
     /// [`hoist`](Self::hoist) of `c1` given in the evaluation representation (a ciphertext's

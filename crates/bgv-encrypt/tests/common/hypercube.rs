@@ -65,7 +65,8 @@ pub fn hypercube_session<B: BgvBackend>(
     let keys = context.galois_keys_from_seed(&secret, &elements, &super::seed(3)).unwrap();
     let mut rng = StdRng::seed_from_u64(seed);
     let values: Vec<Vec<u64>> = (0..count).map(|_| (0..d).map(|_| rng.gen_range(0..n)).collect()).collect();
-    let ct = context.encrypt(&slots.encode_plaintext(params, &values).unwrap(), &public).unwrap();
+    let ct =
+        context.encrypt_with_seed(&slots.encode_plaintext(params, &values).unwrap(), &public, &super::seed(6)).unwrap();
     let mut words = Vec::new();
     let mut decode = |c: &bgv_encrypt::Ciphertext<B>| {
         for poly in c.polys() {
