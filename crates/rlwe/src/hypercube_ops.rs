@@ -19,6 +19,18 @@ use crate::extension_slots::ExtensionSlots;
 use crate::hypercube::{Hypercube, pow};
 use crate::{Ciphertext, GaloisKeys, Plaintext, Result, RlweBackend, RlweError, SchemeParameters};
 
+/// An [`Evaluator`] whose ciphertexts and plaintexts are the core's (both schemes'): what the
+/// operations below run on.
+pub trait SlotEvaluator<B: RlweBackend, P: SchemeParameters>:
+    Evaluator<B, Ciphertext = Ciphertext<P, B>, Plaintext = Plaintext<P>>
+{
+}
+
+impl<B: RlweBackend, P: SchemeParameters, S> SlotEvaluator<B, P> for S where
+    S: Evaluator<B, Ciphertext = Ciphertext<P, B>, Plaintext = Plaintext<P>>
+{
+}
+
 /// The hypercube operations of one parameter set (module docs).
 #[derive(Debug, Clone)]
 pub struct HypercubeOps {
@@ -78,7 +90,7 @@ impl HypercubeOps {
     /// `ct` rotated by `k` along `dimension` (module docs): slot `e` receives slot `e + k 1_i`.
     /// Errors for a dimension that does not exist, a missing Galois key (the scheme's error),
     /// and as the scheme's automorphisms and plaintext products.
-    pub fn rotate<B, P, S>(
+    pub fn rotate<B: RlweBackend, P: SchemeParameters, S>(
         &self,
         evaluator: &S,
         ct: &Ciphertext<P, B>,
@@ -87,9 +99,7 @@ impl HypercubeOps {
         keys: &GaloisKeys<B>,
     ) -> Result<Ciphertext<P, B>>
     where
-        B: RlweBackend,
-        P: SchemeParameters,
-        S: Evaluator<B, Ciphertext = Ciphertext<P, B>, Plaintext = Plaintext<P>>,
+        S: SlotEvaluator<B, P>,
     {
         let (g, o) = self.dimension(dimension)?;
         let m = self.cube.m;
@@ -111,7 +121,7 @@ impl HypercubeOps {
 
     /// `ct` shifted by `k` along `dimension`: slot `e` receives slot `e + k 1_i` where that
     /// exponent is in range (`0 <= e_i + k < o_i`), zero elsewhere. `k` may be negative.
-    pub fn shift<B, P, S>(
+    pub fn shift<B: RlweBackend, P: SchemeParameters, S>(
         &self,
         evaluator: &S,
         ct: &Ciphertext<P, B>,
@@ -120,9 +130,7 @@ impl HypercubeOps {
         keys: &GaloisKeys<B>,
     ) -> Result<Ciphertext<P, B>>
     where
-        B: RlweBackend,
-        P: SchemeParameters,
-        S: Evaluator<B, Ciphertext = Ciphertext<P, B>, Plaintext = Plaintext<P>>,
+        S: SlotEvaluator<B, P>,
     {
         let (_, o) = self.dimension(dimension)?;
         let rotated = self.rotate(evaluator, ct, dimension, k, keys)?;
@@ -134,7 +142,7 @@ impl HypercubeOps {
     }
 
     /// The Frobenius `X -> X^(p^j)` of every slot: the automorphism `x -> x^(p^j)`.
-    pub fn frobenius<B, P, S>(
+    pub fn frobenius<B: RlweBackend, P: SchemeParameters, S>(
         &self,
         evaluator: &S,
         ct: &Ciphertext<P, B>,
@@ -142,16 +150,14 @@ impl HypercubeOps {
         keys: &GaloisKeys<B>,
     ) -> Result<Ciphertext<P, B>>
     where
-        B: RlweBackend,
-        P: SchemeParameters,
-        S: Evaluator<B, Ciphertext = Ciphertext<P, B>, Plaintext = Plaintext<P>>,
+        S: SlotEvaluator<B, P>,
     {
         evaluator.apply_galois(ct, pow(self.cube.p % self.cube.m, u64::from(j), self.cube.m), keys)
     }
 
     /// Every slot set to the sum of the slots along `dimension` through it (HElib's
     /// `runningSums` doubling: about `2 log2 o_i` rotations).
-    pub fn sum_dimension<B, P, S>(
+    pub fn sum_dimension<B: RlweBackend, P: SchemeParameters, S>(
         &self,
         evaluator: &S,
         ct: &Ciphertext<P, B>,
@@ -159,9 +165,7 @@ impl HypercubeOps {
         keys: &GaloisKeys<B>,
     ) -> Result<Ciphertext<P, B>>
     where
-        B: RlweBackend,
-        P: SchemeParameters,
-        S: Evaluator<B, Ciphertext = Ciphertext<P, B>, Plaintext = Plaintext<P>>,
+        S: SlotEvaluator<B, P>,
     {
         let (_, o) = self.dimension(dimension)?;
         // sums of the first `length` rotations, length grown along the bits of o.
@@ -180,16 +184,14 @@ impl HypercubeOps {
 
     /// Every slot set to the sum of all slots: [`sum_dimension`](Self::sum_dimension) along
     /// every dimension.
-    pub fn total_sum<B, P, S>(
+    pub fn total_sum<B: RlweBackend, P: SchemeParameters, S>(
         &self,
         evaluator: &S,
         ct: &Ciphertext<P, B>,
         keys: &GaloisKeys<B>,
     ) -> Result<Ciphertext<P, B>>
     where
-        B: RlweBackend,
-        P: SchemeParameters,
-        S: Evaluator<B, Ciphertext = Ciphertext<P, B>, Plaintext = Plaintext<P>>,
+        S: SlotEvaluator<B, P>,
     {
         let mut acc = evaluator.apply_galois(ct, 1, keys)?;
         for dimension in 0..self.cube.orders.len() {
@@ -199,7 +201,7 @@ impl HypercubeOps {
     }
 
     /// Every slot set to the value of slot `slot`: a mask, then [`total_sum`](Self::total_sum).
-    pub fn replicate<B, P, S>(
+    pub fn replicate<B: RlweBackend, P: SchemeParameters, S>(
         &self,
         evaluator: &S,
         ct: &Ciphertext<P, B>,
@@ -207,9 +209,7 @@ impl HypercubeOps {
         keys: &GaloisKeys<B>,
     ) -> Result<Ciphertext<P, B>>
     where
-        B: RlweBackend,
-        P: SchemeParameters,
-        S: Evaluator<B, Ciphertext = Ciphertext<P, B>, Plaintext = Plaintext<P>>,
+        S: SlotEvaluator<B, P>,
     {
         let count = self.slots.slot_count();
         if slot >= count {
@@ -246,7 +246,7 @@ impl HypercubeOps {
     ///
     /// Errors with [`RlweError::InvalidParameter`] for a matrix of another shape or entries not
     /// in the slot ring, and as the scheme's automorphisms and products.
-    pub fn matrix_mul_dimension<B, P, S>(
+    pub fn matrix_mul_dimension<B: RlweBackend, P: SchemeParameters, S>(
         &self,
         evaluator: &S,
         ct: &Ciphertext<P, B>,
@@ -255,9 +255,7 @@ impl HypercubeOps {
         keys: &GaloisKeys<B>,
     ) -> Result<Ciphertext<P, B>>
     where
-        B: RlweBackend,
-        P: SchemeParameters,
-        S: Evaluator<B, Ciphertext = Ciphertext<P, B>, Plaintext = Plaintext<P>>,
+        S: SlotEvaluator<B, P>,
     {
         let (g, o) = self.dimension(dimension)?;
         if matrix.len() != o || matrix.iter().any(|row| row.len() != o) {
