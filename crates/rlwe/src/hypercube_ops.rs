@@ -258,13 +258,7 @@ impl HypercubeOps {
         S: SlotEvaluator<B, P>,
     {
         let (g, o) = self.dimension(dimension)?;
-        if matrix.len() != o || matrix.iter().any(|row| row.len() != o) {
-            return Err(RlweError::InvalidParameter {
-                name: "matrix size",
-                value: matrix.len() as u64,
-                requirement: format!("must be {o} x {o}, the order of dimension {dimension}"),
-            });
-        }
+        check_matrix(matrix, o, dimension)?;
         let m = self.cube.m;
         let stride: usize = self.cube.orders[dimension + 1..].iter().product();
         let count = self.slots.slot_count();
@@ -311,6 +305,99 @@ impl HypercubeOps {
             value: o as u64,
             requirement: "must be at least 1".to_string(),
         })
+    }
+
+    /// The Galois elements [`matrix_mul_dimension_bsgs`](Self::matrix_mul_dimension_bsgs)
+    /// applies along a good `dimension` with `baby` baby steps: `g^j` for `0 < j < baby` and
+    /// `g^{i baby}` for the giant steps.
+    pub fn bsgs_elements(&self, dimension: usize, baby: usize) -> Result<Vec<u64>> {
+        let (g, o) = self.good_dimension(dimension)?;
+        let baby = baby.clamp(1, o);
+        let m = self.cube.m;
+        let mut elements: Vec<u64> = (1..baby as u64).map(|j| pow(g, j, m)).collect();
+        elements.extend((1..o.div_ceil(baby) as u64).map(|i| pow(g, i * baby as u64, m)));
+        elements.sort_unstable();
+        elements.dedup();
+        Ok(elements)
+    }
+
+    /// [`matrix_mul_dimension`](Self::matrix_mul_dimension) along a good dimension by the
+    /// baby-step giant-step method (Halevi and Shoup, CRYPTO 2018, section 4):
+    /// `y = sum_i sigma_{g^{i b}}( sum_j D'_{i b + j} rot_j(x) )` with the diagonals rotated
+    /// back in the clear, `D'_k[e] = D_k[e - i b 1_dim]`: `b` baby-step automorphisms of one
+    /// hoisted `c_1` and `ceil(o / b) - 1` giant steps instead of `o - 1` automorphisms; the same
+    /// messages. `baby` is clamped to `1 ..= o` (about `sqrt(o)` balances the two). Errors as
+    /// `matrix_mul_dimension`, and with [`RlweError::InvalidParameter`] for a bad dimension.
+    #[allow(clippy::too_many_arguments)]
+    pub fn matrix_mul_dimension_bsgs<B: RlweBackend, P: SchemeParameters, S>(
+        &self,
+        evaluator: &S,
+        ct: &Ciphertext<P, B>,
+        dimension: usize,
+        matrix: &[Vec<Vec<u64>>],
+        baby: usize,
+        keys: &GaloisKeys<B>,
+    ) -> Result<Ciphertext<P, B>>
+    where
+        S: SlotEvaluator<B, P>,
+    {
+        let (g, o) = self.good_dimension(dimension)?;
+        check_matrix(matrix, o, dimension)?;
+        let baby = baby.clamp(1, o);
+        let m = self.cube.m;
+        let stride: usize = self.cube.orders[dimension + 1..].iter().product();
+        let count = self.slots.slot_count();
+        let babies: Vec<u64> = (0..baby as u64).map(|j| pow(g, j, m)).collect();
+        let rotated = evaluator.apply_galois_many(ct, &babies, keys)?;
+        let params = ct.params();
+        let mut acc: Option<Ciphertext<P, B>> = None;
+        for giant in 0..o.div_ceil(baby) {
+            let shift = giant * baby;
+            let mut inner: Option<Ciphertext<P, B>> = None;
+            for (j, x) in rotated.iter().enumerate() {
+                let k = shift + j;
+                if k >= o {
+                    break;
+                }
+                // D'_k[e] = D_k[e - shift 1_dim] = matrix[f][f + k], f = e_dim - shift (mod o).
+                let values: Vec<Vec<u64>> = (0..count)
+                    .map(|e| {
+                        let f = (e / stride % o + o - shift % o) % o;
+                        matrix[f][(f + k) % o].clone()
+                    })
+                    .collect();
+                let term = evaluator.mul_plain(x, &self.slots.encode_plaintext(params, &values)?)?;
+                inner = Some(match inner.take() {
+                    Some(sum) => evaluator.add(&sum, &term)?,
+                    None => term,
+                });
+            }
+            let Some(inner) = inner else { continue };
+            let moved = evaluator.apply_galois(&inner, pow(g, shift as u64, m), keys)?;
+            acc = Some(match acc.take() {
+                Some(sum) => evaluator.add(&sum, &moved)?,
+                None => moved,
+            });
+        }
+        acc.ok_or(RlweError::InvalidParameter {
+            name: "dimension order",
+            value: o as u64,
+            requirement: "must be at least 1".to_string(),
+        })
+    }
+
+    /// `(g_i, o_i)` of a good dimension, or an error.
+    fn good_dimension(&self, dimension: usize) -> Result<(u64, usize)> {
+        let (g, o) = self.dimension(dimension)?;
+        if !self.cube.good[dimension] {
+            return Err(RlweError::InvalidParameter {
+                name: "dimension",
+                value: dimension as u64,
+                requirement: "the baby-step giant-step map needs a good dimension (use matrix_mul_dimension)"
+                    .to_string(),
+            });
+        }
+        Ok((g, o))
     }
 
     /// `(g_i, o_i)`, or an error for a dimension that does not exist.
@@ -366,4 +453,16 @@ fn sum_steps(o: usize) -> Vec<usize> {
         }
     }
     steps
+}
+
+/// Errors unless `matrix` is `o x o`.
+fn check_matrix(matrix: &[Vec<Vec<u64>>], o: usize, dimension: usize) -> Result<()> {
+    if matrix.len() != o || matrix.iter().any(|row| row.len() != o) {
+        return Err(RlweError::InvalidParameter {
+            name: "matrix size",
+            value: matrix.len() as u64,
+            requirement: format!("must be {o} x {o}, the order of dimension {dimension}"),
+        });
+    }
+    Ok(())
 }
