@@ -41,7 +41,7 @@ pub struct CyclotomicFactors {
 
 /// The factors of `Phi_m` modulo `p^r` (module docs).
 ///
-/// Errors with [`RlweError::InvalidParameter`] for `m < 2`, `p` not a prime or dividing `m`,
+/// Errors with [`RlweError::InvalidParameter`] for `m` outside `2 ..= 2^20`, `p` not a prime or dividing `m`,
 /// `r = 0`, `p^r >= 2^62`, or a construction above [`MAX_WORK`]; never panics.
 pub fn cyclotomic_factors(m: u64, p: u64, r: u32) -> Result<CyclotomicFactors> {
     let invalid = |name: &'static str, value: u64, requirement: &str| RlweError::InvalidParameter {
@@ -49,8 +49,8 @@ pub fn cyclotomic_factors(m: u64, p: u64, r: u32) -> Result<CyclotomicFactors> {
         value,
         requirement: requirement.to_string(),
     };
-    if !(2..=1 << 32).contains(&m) {
-        return Err(invalid("m", m, "must be in 2 ..= 2^32"));
+    if !(2..=1 << 20).contains(&m) {
+        return Err(invalid("m", m, "must be in 2 ..= 2^20"));
     }
     if p < 2 || !modarith::is_prime(p) || m.is_multiple_of(p) {
         return Err(invalid("p", p, "must be a prime not dividing m"));
