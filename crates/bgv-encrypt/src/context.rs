@@ -81,7 +81,6 @@ pub struct BgvContext<B: BgvBackend> {
     pub(crate) levels: Vec<OnceLock<LevelTables<B>>>,
     pub(crate) mod_switching: ModSwitching,
     pub(crate) level_policy: LevelPolicy,
-    pub(crate) noise: crate::noise::NoiseModel,
 }
 
 impl<B: BgvBackend> fmt::Debug for BgvContext<B> {
@@ -109,7 +108,6 @@ impl<B: BgvBackend> BgvContext<B> {
             levels,
             mod_switching: ModSwitching::default(),
             level_policy: LevelPolicy::default(),
-            noise: crate::noise::NoiseModel::new(params),
         };
         context.level_tables(context.top_level())?;
         Ok(context)
@@ -288,7 +286,7 @@ impl<B: BgvBackend> BgvContext<B> {
         correction: u64,
         key_set: Option<KeySetId>,
     ) -> Ciphertext<B> {
-        let state = BgvCiphertextState { correction, product: false, noise_bits: self.noise.fresh() };
+        let state = BgvCiphertextState { correction, product: false, noise_bits: self.params.noise_model().fresh() };
         Ciphertext::from_parts(&self.params, polys, level, key_set, state)
     }
 

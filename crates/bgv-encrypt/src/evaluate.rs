@@ -170,7 +170,7 @@ impl<B: BgvBackend> BgvContext<B> {
         } else {
             self.backend.add_assign(c0, &message).be()?;
         }
-        out.state_mut().noise_bits = self.noise.add_plain(a.state().noise_bits);
+        out.state_mut().noise_bits = self.params.noise_model().add_plain(a.state().noise_bits);
         Ok(out)
     }
 
@@ -204,8 +204,10 @@ impl<B: BgvBackend> BgvContext<B> {
             Operand::Borrowed(a)
         };
         let noise_bits = if general {
-            let noise =
-                self.noise.times_plaintext(a.state().noise_bits, centered_norm_bits(plaintext.coefficients(), t));
+            let noise = self
+                .params
+                .noise_model()
+                .times_plaintext(a.state().noise_bits, centered_norm_bits(plaintext.coefficients(), t));
             self.check_estimate(noise, a.level(), "plaintext multiplication")?;
             noise
         } else {
@@ -242,7 +244,7 @@ impl<B: BgvBackend> BgvContext<B> {
         let t = self.params.plaintext_modulus();
         let reduced = c % t;
         let noise = NoiseModel::times_integer(a.state().noise_bits, reduced.min(t - reduced));
-        if self.mod_switching == ModSwitching::Auto && !self.noise.decrypts(noise, a.level()) {
+        if self.mod_switching == ModSwitching::Auto && !self.params.noise_model().decrypts(noise, a.level()) {
             return Err(self.estimate_exceeded(noise, a.level(), "scalar multiplication"));
         }
         let mut out = self.core.mul_ciphertext_by_scalar(a, c)?;
@@ -254,8 +256,8 @@ impl<B: BgvBackend> BgvContext<B> {
     /// (relinearized) would not decrypt at `level`
     /// ([`BgvError::NoiseEstimateExceeded`]).
     fn check_estimate(&self, noise: f64, level: usize, operation: &'static str) -> Result<()> {
-        let relinearized = self.noise.key_switched(noise);
-        if self.mod_switching == ModSwitching::Auto && !self.noise.decrypts(relinearized, level) {
+        let relinearized = self.params.noise_model().key_switched(noise);
+        if self.mod_switching == ModSwitching::Auto && !self.params.noise_model().decrypts(relinearized, level) {
             return Err(self.estimate_exceeded(relinearized, level, operation));
         }
         Ok(())
@@ -266,7 +268,7 @@ impl<B: BgvBackend> BgvContext<B> {
             operation,
             level,
             estimated_bits: noise.ceil() as u32,
-            modulus_bits: self.noise.modulus_bits(level).floor() as u32,
+            modulus_bits: self.params.noise_model().modulus_bits(level).floor() as u32,
         }
     }
 
@@ -299,7 +301,7 @@ impl<B: BgvBackend> BgvContext<B> {
         let (a0, a1) = two_polys(&a, "multiplication")?;
         let (b0, b1) = two_polys(&b, "multiplication")?;
         // Element-wise in the evaluation representation: no transform (one kernel on a device).
-        let noise = self.noise.product(a.state().noise_bits, b.state().noise_bits);
+        let noise = self.params.noise_model().product(a.state().noise_bits, b.state().noise_bits);
         self.check_estimate(noise, a.level(), "multiplication")?;
         let [e0, e1, e2] = backend.tensor_product([a0, a1], [b0, b1])?;
         let correction = self.mul_factors(a.state().correction, b.state().correction);
@@ -312,7 +314,7 @@ impl<B: BgvBackend> BgvContext<B> {
         let a = self.auto_switched(Operand::Borrowed(a), "squaring")?;
         let backend = &self.backend;
         let (a0, a1) = two_polys(&a, "squaring")?;
-        let noise = self.noise.product(a.state().noise_bits, a.state().noise_bits);
+        let noise = self.params.noise_model().product(a.state().noise_bits, a.state().noise_bits);
         self.check_estimate(noise, a.level(), "squaring")?;
         // 2 c_0 c_1 = c_0 c_1 + c_1 c_0: the tensor product of the pair with itself.
         let [e0, e1, e2] = backend.tensor_product([a0, a1], [a0, a1])?;
@@ -346,8 +348,10 @@ impl<B: BgvBackend> BgvContext<B> {
             2 => self.duplicate(a),
             3 => {
                 let [c0, c1] = self.relinearized_pair(&a.polys()[2], &a.polys()[0], &a.polys()[1], key, a.level())?;
-                let state =
-                    BgvCiphertextState { noise_bits: self.noise.key_switched(a.state().noise_bits), ..*a.state() };
+                let state = BgvCiphertextState {
+                    noise_bits: self.params.noise_model().key_switched(a.state().noise_bits),
+                    ..*a.state()
+                };
                 Ok(self.ciphertext_with_state(vec![c0, c1], a.level(), key_set, state))
             }
             other => {
@@ -391,7 +395,7 @@ impl<B: BgvBackend> BgvContext<B> {
         }
         let key_set = Self::key_set_of(a.key_set(), key.key_set(), "relinearization key")?;
         let (level, mut state) = (a.level(), *a.state());
-        state.noise_bits = self.noise.key_switched(state.noise_bits);
+        state.noise_bits = self.params.noise_model().key_switched(state.noise_bits);
         let [c0, c1, c2]: [B::Poly<Eval>; 3] = a
             .into_polys()
             .try_into()
@@ -413,7 +417,7 @@ impl<B: BgvBackend> BgvContext<B> {
         let state = BgvCiphertextState {
             correction: self.mul_factors(ciphertext.state().correction, factor),
             product: false,
-            noise_bits: self.noise.switched_from(ciphertext.state().noise_bits, level),
+            noise_bits: self.params.noise_model().switched_from(ciphertext.state().noise_bits, level),
         };
         Ok(self.ciphertext_with_state(polys, level - 1, ciphertext.key_set(), state))
     }

@@ -181,7 +181,7 @@ impl<B: BgvBackend> BgvContext<B> {
         key_set: Option<rlwe::KeySetId>,
     ) -> Ciphertext<B> {
         let state = crate::context::BgvCiphertextState {
-            noise_bits: self.noise.key_switched(ciphertext.state().noise_bits),
+            noise_bits: self.params.noise_model().key_switched(ciphertext.state().noise_bits),
             ..*ciphertext.state()
         };
         self.ciphertext_with_state(pair.into(), ciphertext.level(), key_set, state)

@@ -80,7 +80,7 @@ impl<B: BgvBackend> CiphertextCodec for BgvContext<B> {
         };
         let mut ciphertext = self.ciphertext(self.forward_all(polys)?, level, correction, key_set);
         ciphertext.state_mut().product = product;
-        ciphertext.state_mut().noise_bits = self.noise.loaded(product);
+        ciphertext.state_mut().noise_bits = self.params.noise_model().loaded(product);
         Ok(ciphertext)
     }
 }

@@ -17,6 +17,7 @@
 use num_bigint::BigUint;
 use num_traits::One;
 
+use crate::zn_poly::{checked_power, inverse_mod_p, mul_mod};
 use crate::{Result, RlweError};
 
 /// The most products `phi(m) d^3 + d^4 log2 p` [`cyclotomic_factors`] takes on.
@@ -106,11 +107,6 @@ pub fn cyclotomic_factors(m: u64, p: u64, r: u32) -> Result<CyclotomicFactors> {
     Ok(CyclotomicFactors { m, p, r, degree, factors, representatives })
 }
 
-/// `p^r`, `None` on overflow.
-fn checked_power(p: u64, r: u32) -> Option<u64> {
-    (0..r).try_fold(1u64, |acc, _| acc.checked_mul(p))
-}
-
 /// The order of `a` modulo `m` (`None` unless `a` is a unit).
 fn multiplicative_order(a: u64, m: u64) -> Option<usize> {
     if poly::cyclotomic::gcd(a as usize, m as usize) != 1 {
@@ -145,25 +141,7 @@ impl Ring {
     }
 
     fn mul(&self, a: &[u64], b: &[u64]) -> Vec<u64> {
-        let (d, n) = (self.degree(), u128::from(self.modulus));
-        let mut wide = vec![0u128; 2 * d];
-        for (i, &x) in a.iter().enumerate() {
-            for (j, &y) in b.iter().enumerate() {
-                wide[i + j] = (wide[i + j] + u128::from(x) * u128::from(y)) % n;
-            }
-        }
-        // Reduce by the monic g from the top: y^(d + k) = -(g_0 .. g_{d-1}) y^k.
-        for top in (d..2 * d).rev() {
-            let c = wide[top];
-            if c == 0 {
-                continue;
-            }
-            wide[top] = 0;
-            for (i, &g) in self.g[..d].iter().enumerate() {
-                wide[top - d + i] = (wide[top - d + i] + (n - c) * u128::from(g)) % n;
-            }
-        }
-        wide[..d].iter().map(|&w| w as u64).collect()
+        mul_mod(a, b, &self.g, self.modulus)
     }
 
     fn pow(&self, base: &[u64], exponent: &BigUint) -> Vec<u64> {
@@ -251,34 +229,8 @@ fn rabin_irreducible(p: u64, g: &[u64]) -> bool {
     poly::cyclotomic::prime_factors(d as u64).into_iter().all(|q| {
         let mut difference = powers[d / q as usize].clone();
         difference[1] = (difference[1] + p - 1) % p;
-        gcd_is_one(p, difference, g.to_vec())
+        inverse_mod_p(&difference, g, p).is_some()
     })
-}
-
-/// Whether `gcd(a, b) = 1` over `GF(p)` (Euclid; `a` of degree below `b`'s).
-fn gcd_is_one(p: u64, a: Vec<u64>, b: Vec<u64>) -> bool {
-    let trim = |mut v: Vec<u64>| {
-        while v.last() == Some(&0) {
-            v.pop();
-        }
-        v
-    };
-    let (mut a, mut b) = (trim(b), trim(a));
-    while !b.is_empty() {
-        // a mod b
-        let Some(lead_inv) = b.last().and_then(|&l| modarith::inverse_mod(l, p)) else { return false };
-        while a.len() >= b.len() {
-            let Some(&top) = a.last() else { break };
-            let c = (u128::from(top) * u128::from(lead_inv) % u128::from(p)) as u64;
-            let shift = a.len() - b.len();
-            for (i, &x) in b.iter().enumerate() {
-                a[shift + i] = (a[shift + i] + p - (u128::from(c) * u128::from(x) % u128::from(p)) as u64) % p;
-            }
-            a = trim(a);
-        }
-        core::mem::swap(&mut a, &mut b);
-    }
-    a.len() == 1
 }
 
 /// A primitive `m`-th root of unity of `GF(p^d) = GF(p)[y]/(g)`: `a^((p^d - 1) / m)` for the

@@ -23,6 +23,7 @@
 
 use crate::cyclotomic_factors::{CyclotomicFactors, cyclotomic_factors};
 use crate::hypercube::Hypercube;
+use crate::zn_poly::{add, checked_power, derivative, inverse_mod_factor, mul, mul_mod, power_mod, reduce};
 use crate::{Result, RlweError};
 
 /// The slot structure of `Z_{p^r}[x]/Phi_m` (module docs).
@@ -264,18 +265,6 @@ fn monomial_powers(e: u64, f: &[u64], n: u64) -> Vec<Vec<u64>> {
     powers
 }
 
-/// `a^e mod f` modulo `n`.
-fn power_mod(a: &[u64], e: u64, f: &[u64], n: u64) -> Vec<u64> {
-    let mut result = reduce(&[1 % n], f, n);
-    for bit in (0..64 - e.leading_zeros()).rev() {
-        result = mul_mod(&result, &result, f, n);
-        if (e >> bit) & 1 == 1 {
-            result = mul_mod(&result, a, f, n);
-        }
-    }
-    result
-}
-
 /// `sum_k b[k] powers[k]` modulo `n`: the element `b` (coefficients of `y^k`) carried by a
 /// change of ring whose images of `y^k` are `powers`.
 fn combine(b: &[u64], powers: &[Vec<u64>], n: u64) -> Vec<u64> {
@@ -328,7 +317,7 @@ fn prime_power(t: u64) -> Option<(u64, u32)> {
     for r in 2..64u32 {
         let root = (t as f64).powf(1.0 / f64::from(r)).round() as u64;
         for p in root.saturating_sub(1)..=root + 1 {
-            if p >= 2 && checked_modulus_any(p, r) == Some(t) && modarith::is_prime(p) {
+            if p >= 2 && checked_power(p, r) == Some(t) && modarith::is_prime(p) {
                 return Some((p, r));
             }
         }
@@ -339,77 +328,13 @@ fn prime_power(t: u64) -> Option<(u64, u32)> {
     None
 }
 
-/// `p^r`, `None` on overflow.
-fn checked_modulus_any(p: u64, r: u32) -> Option<u64> {
-    (0..r).try_fold(1u64, |acc, _| acc.checked_mul(p))
-}
-
 /// `p^r` below `2^62` (checked again by `cyclotomic_factors`).
 fn checked_modulus(p: u64, r: u32) -> Result<u64> {
-    checked_modulus_any(p, r).filter(|&n| n < 1 << 62).ok_or(RlweError::InvalidParameter {
+    checked_power(p, r).filter(|&n| n < 1 << 62).ok_or(RlweError::InvalidParameter {
         name: "r",
         value: u64::from(r),
         requirement: "p^r must be below 2^62".to_string(),
     })
-}
-
-fn mul_word(a: u64, b: u64, n: u64) -> u64 {
-    (u128::from(a) * u128::from(b) % u128::from(n)) as u64
-}
-
-/// `a + b` modulo `n` (lengths may differ).
-fn add(a: &[u64], b: &[u64], n: u64) -> Vec<u64> {
-    let mut out = vec![0; a.len().max(b.len())];
-    for (i, o) in out.iter_mut().enumerate() {
-        let x = u128::from(a.get(i).copied().unwrap_or(0)) + u128::from(b.get(i).copied().unwrap_or(0));
-        *o = (x % u128::from(n)) as u64;
-    }
-    out
-}
-
-/// `a b` modulo `n` (schoolbook).
-fn mul(a: &[u64], b: &[u64], n: u64) -> Vec<u64> {
-    if a.is_empty() || b.is_empty() {
-        return Vec::new();
-    }
-    let mut wide = vec![0u128; a.len() + b.len() - 1];
-    let n128 = u128::from(n);
-    for (i, &x) in a.iter().enumerate() {
-        if x == 0 {
-            continue;
-        }
-        for (j, &y) in b.iter().enumerate() {
-            wide[i + j] = (wide[i + j] + u128::from(x) * u128::from(y)) % n128;
-        }
-    }
-    wide.into_iter().map(|w| w as u64).collect()
-}
-
-/// `a mod f` for a monic `f` of degree `d >= 1`, `d` words, modulo `n`.
-fn reduce(a: &[u64], f: &[u64], n: u64) -> Vec<u64> {
-    let d = f.len() - 1;
-    let mut r: Vec<u64> = a.to_vec();
-    while r.len() > d {
-        let top = r.pop().unwrap_or(0);
-        if top != 0 {
-            let shift = r.len() - d;
-            for (i, &c) in f[..d].iter().enumerate() {
-                r[shift + i] = (r[shift + i] + n - mul_word(top, c, n)) % n;
-            }
-        }
-    }
-    r.resize(d, 0);
-    r
-}
-
-/// `a b mod f` modulo `n`.
-fn mul_mod(a: &[u64], b: &[u64], f: &[u64], n: u64) -> Vec<u64> {
-    reduce(&mul(a, b, n), f, n)
-}
-
-/// The derivative of `a` modulo `n`.
-fn derivative(a: &[u64], n: u64) -> Vec<u64> {
-    a.iter().enumerate().skip(1).map(|(i, &c)| mul_word(c, i as u64 % n, n)).collect()
 }
 
 /// The derivative of a monic `f`, `d` words.
@@ -417,63 +342,4 @@ fn derivative_of_monic(f: &[u64], n: u64) -> Vec<u64> {
     let mut out = derivative(f, n);
     out.resize(f.len() - 1, 0);
     out
-}
-
-/// `a^-1 mod f` modulo `n = p^r` (`f` monic, irreducible modulo `p`): Euclid modulo `p`, then
-/// Newton's iteration `u <- u (2 - a u)`, which doubles the power of `p` it is right modulo.
-/// `None` when `a` is not invertible modulo `p`.
-fn inverse_mod_factor(a: &[u64], f: &[u64], p: u64, n: u64) -> Option<Vec<u64>> {
-    let mut u = inverse_mod_p(a, f, p)?;
-    let mut precision = p;
-    while precision < n {
-        precision = precision.saturating_mul(precision).min(n);
-        let au = mul_mod(a, &u, f, n);
-        let mut two_minus: Vec<u64> = au.iter().map(|&c| (n - c) % n).collect();
-        two_minus[0] = (two_minus[0] + 2) % n;
-        u = mul_mod(&u, &two_minus, f, n);
-    }
-    Some(u)
-}
-
-/// `a^-1 mod f` over `GF(p)` by the extended Euclidean algorithm, `d` words.
-fn inverse_mod_p(a: &[u64], f: &[u64], p: u64) -> Option<Vec<u64>> {
-    let trim = |mut v: Vec<u64>| {
-        while v.last() == Some(&0) {
-            v.pop();
-        }
-        v
-    };
-    let d = f.len() - 1;
-    // Invariant: r0 = s0 a (mod f), r1 = s1 a (mod f).
-    let (mut r0, mut r1) = (trim(f.iter().map(|&c| c % p).collect()), trim(a.iter().map(|&c| c % p).collect()));
-    let (mut s0, mut s1): (Vec<u64>, Vec<u64>) = (Vec::new(), vec![1]);
-    while !r1.is_empty() {
-        let lead = modarith::inverse_mod(*r1.last()?, p)?;
-        let mut q = vec![0u64; r0.len().saturating_sub(r1.len()) + 1];
-        let mut r = r0.clone();
-        while r.len() >= r1.len() && !r.is_empty() {
-            let c = mul_word(*r.last()?, lead, p);
-            let shift = r.len() - r1.len();
-            q[shift] = c;
-            for (i, &x) in r1.iter().enumerate() {
-                r[shift + i] = (r[shift + i] + p - mul_word(c, x, p)) % p;
-            }
-            r = trim(r);
-        }
-        let qs = mul(&q, &s1, p);
-        let s = trim(add(&s0, &qs.iter().map(|&c| (p - c) % p).collect::<Vec<_>>(), p));
-        (r0, r1) = (r1, r);
-        (s0, s1) = (s1, s);
-    }
-    // r0 is the gcd: a nonzero constant when a is invertible.
-    if r0.len() != 1 {
-        return None;
-    }
-    let scale = modarith::inverse_mod(r0[0], p)?;
-    let mut out: Vec<u64> = reduce(&s0, &f.iter().map(|&c| c % p).collect::<Vec<_>>(), p);
-    for c in &mut out {
-        *c = mul_word(*c, scale, p);
-    }
-    out.resize(d, 0);
-    Some(out)
 }

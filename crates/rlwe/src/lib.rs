@@ -67,6 +67,7 @@ mod seeded;
 #[cfg(feature = "serde")]
 pub mod serde_support;
 pub mod slots;
+mod zn_poly;
 
 pub use backend::{
     EvalKeySwitch, EvalPair, HoistedKeySwitch, RlweBackend, switch_key_eval_by_steps, switch_key_hoisted_eval_by_steps,
