@@ -33,9 +33,9 @@
 
 use poly::Seed;
 
+use crate::Result;
 use crate::backend::BfvBackend;
 use crate::context::{BfvContext, Ciphertext, SecretKey};
-use crate::{BfvError, Result};
 
 /// Galois keys: the core's, one key-switching key from `s(x^g)` to `s` per element.
 pub use rlwe::GaloisKeys;
@@ -154,7 +154,8 @@ impl<B: BfvBackend> BfvContext<B> {
         elements: &[u64],
         keys: &GaloisKeys<B>,
     ) -> Result<Vec<Ciphertext<B>>> {
-        let plans = self.core.galois_plans(keys, elements, "apply_galois_many")?;
+        let size = ciphertext.polys().len();
+        let plans = self.core.galois_plans(keys, elements, size, ciphertext.key_set(), "apply_galois_many")?;
         self.galois_many(ciphertext, &plans, keys, "apply_galois_many")
     }
 
@@ -168,15 +169,12 @@ impl<B: BfvBackend> BfvContext<B> {
         operation: &'static str,
     ) -> Result<Vec<Ciphertext<B>>> {
         self.check_ciphertext(ciphertext)?;
-        rlwe::hoisting::hoisted_rotations(
+        self.core.galois_many(
             ciphertext,
             plans,
-            self.core.hoisting_pays(ciphertext.level())?,
-            |c| match c.polys() {
-                [_, c1] => self.core.hoist(c1, c.level()),
-                other => Err(BfvError::InvalidCiphertextSize { operation, expected: "2", actual: other.len() }),
-            },
-            |c, hoisted, g| self.galois_hoisted(c, hoisted, g, keys, operation),
+            keys,
+            operation,
+            |c, pair, key_set| Ciphertext::from_parts(&self.params, pair.into(), c.level(), key_set, ()),
             |c, g| self.galois_with(c, g, keys, operation),
         )
     }
@@ -186,24 +184,6 @@ impl<B: BfvBackend> BfvContext<B> {
     /// (`2N - 1`), which `keys` must hold. Errors as [`apply_galois`](Self::apply_galois).
     pub fn rotate_columns(&self, ciphertext: &Ciphertext<B>, keys: &GaloisKeys<B>) -> Result<Ciphertext<B>> {
         self.galois_with(ciphertext, self.galois_element_for_row_swap(), keys, "rotate_columns")
-    }
-
-    /// [`galois_with`](Self::galois_with) from `ciphertext`'s hoisted `c_1`.
-    fn galois_hoisted(
-        &self,
-        ciphertext: &Ciphertext<B>,
-        hoisted: &rlwe::hoisting::HoistedDigits<B>,
-        element: u64,
-        keys: &GaloisKeys<B>,
-        operation: &'static str,
-    ) -> Result<Ciphertext<B>> {
-        let (key_set, key) =
-            self.core.galois_key_for(keys, element, ciphertext.polys().len(), ciphertext.key_set(), operation)?;
-        let (Some(key), [c0, _]) = (key, ciphertext.polys()) else {
-            return self.galois_with(ciphertext, element, keys, operation);
-        };
-        let pair = self.core.apply_galois_hoisted(c0, hoisted, element, key)?;
-        Ok(Ciphertext::from_parts(&self.params, pair.into(), ciphertext.level(), key_set, ()))
     }
 
     fn galois_with(

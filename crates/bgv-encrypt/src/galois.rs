@@ -10,7 +10,7 @@ use poly::Seed;
 
 use crate::backend::BgvBackend;
 use crate::context::{BgvContext, Ciphertext, SecretKey};
-use crate::{BgvError, GaloisKeys, Result};
+use crate::{GaloisKeys, Result};
 
 impl<B: BgvBackend> BgvContext<B> {
     /// The element that rotates both rows left by `steps` (`3^steps mod 2N`; the layout of
@@ -101,7 +101,8 @@ impl<B: BgvBackend> BgvContext<B> {
         elements: &[u64],
         keys: &GaloisKeys<B>,
     ) -> Result<Vec<Ciphertext<B>>> {
-        let plans = self.core.galois_plans(keys, elements, "apply_galois_many")?;
+        let size = ciphertext.polys().len();
+        let plans = self.core.galois_plans(keys, elements, size, ciphertext.key_set(), "apply_galois_many")?;
         self.galois_many(ciphertext, &plans, keys, "apply_galois_many")
     }
 
@@ -115,15 +116,12 @@ impl<B: BgvBackend> BgvContext<B> {
         operation: &'static str,
     ) -> Result<Vec<Ciphertext<B>>> {
         self.check_ciphertext(ciphertext)?;
-        rlwe::hoisting::hoisted_rotations(
+        self.core.galois_many(
             ciphertext,
             plans,
-            self.core.hoisting_pays(ciphertext.level())?,
-            |c| match c.polys() {
-                [_, c1] => self.core.hoist_eval(c1, c.level()),
-                other => Err(BgvError::InvalidCiphertextSize { operation, expected: "2", actual: other.len() }),
-            },
-            |c, hoisted, g| self.galois_hoisted(c, hoisted, g, keys, operation),
+            keys,
+            operation,
+            |c, pair, key_set| self.galois_result(c, pair, key_set),
             |c, g| self.galois_with(c, g, keys, operation),
         )
     }
@@ -133,24 +131,6 @@ impl<B: BgvBackend> BgvContext<B> {
     pub fn rotate_columns(&self, ciphertext: &Ciphertext<B>, keys: &GaloisKeys<B>) -> Result<Ciphertext<B>> {
         self.core.check_rows("rotate_columns")?;
         self.galois_with(ciphertext, self.galois_element_for_row_swap(), keys, "rotate_columns")
-    }
-
-    /// [`galois_with`](Self::galois_with) from `ciphertext`'s hoisted `c_1`.
-    fn galois_hoisted(
-        &self,
-        ciphertext: &Ciphertext<B>,
-        hoisted: &rlwe::hoisting::HoistedDigits<B>,
-        element: u64,
-        keys: &GaloisKeys<B>,
-        operation: &'static str,
-    ) -> Result<Ciphertext<B>> {
-        let (key_set, key) =
-            self.core.galois_key_for(keys, element, ciphertext.polys().len(), ciphertext.key_set(), operation)?;
-        let (Some(key), [c0, _]) = (key, ciphertext.polys()) else {
-            return self.galois_with(ciphertext, element, keys, operation);
-        };
-        let pair = self.core.apply_galois_hoisted_eval(c0, hoisted, element, key)?;
-        Ok(self.galois_result(ciphertext, pair, key_set))
     }
 
     fn galois_with(

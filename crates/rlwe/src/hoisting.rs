@@ -14,13 +14,13 @@
 //! `sigma_g(ModUp(c_1))` is another valid lift of `sigma_g(c_1)`'s digits, larger by the
 //! automorphism's expansion: the result decrypts to the same message with other noise.
 
-use poly::{Coeff, Eval};
+use poly::{Coeff, Eval, Representation};
 
-use crate::Result;
 use crate::backend::RlweBackend;
 use crate::context::RlweContext;
 use crate::error::BackendResult;
 use crate::key_switching_key::KeySwitchingKey;
+use crate::{Ciphertext, GaloisKeys, KeySetId, Result, RlweError, SchemeParameters};
 
 /// The extended, transformed digits of one polynomial at one level, for several key switches
 /// ([`RlweContext::hoist`]).
@@ -139,6 +139,97 @@ impl<B: RlweBackend> RlweContext<B> {
             step.ring_qp,
         )?;
         self.scaled_mod_down(&step, sums)
+    }
+}
+
+/// What hoisting needs of a scheme's ciphertext form (the coefficients for BFV, the
+/// evaluations for BGV): `c_1`'s hoisted digits, and the hoisted automorphism of a pair.
+pub trait HoistForm<B: RlweBackend>: Representation {
+    /// [`RlweContext::hoist`] of `c1` in this form.
+    fn hoist(core: &RlweContext<B>, c1: &B::Poly<Self>, level: usize) -> Result<HoistedDigits<B>>;
+
+    /// [`RlweContext::apply_galois_hoisted`] with `c_0` and the result in this form.
+    fn apply_hoisted(
+        core: &RlweContext<B>,
+        c0: &B::Poly<Self>,
+        hoisted: &HoistedDigits<B>,
+        element: u64,
+        key: &KeySwitchingKey<B>,
+    ) -> Result<[B::Poly<Self>; 2]>;
+}
+
+impl<B: RlweBackend> HoistForm<B> for Coeff {
+    fn hoist(core: &RlweContext<B>, c1: &B::Poly<Coeff>, level: usize) -> Result<HoistedDigits<B>> {
+        core.hoist(c1, level)
+    }
+
+    fn apply_hoisted(
+        core: &RlweContext<B>,
+        c0: &B::Poly<Coeff>,
+        hoisted: &HoistedDigits<B>,
+        element: u64,
+        key: &KeySwitchingKey<B>,
+    ) -> Result<[B::Poly<Coeff>; 2]> {
+        core.apply_galois_hoisted(c0, hoisted, element, key)
+    }
+}
+
+impl<B: RlweBackend> HoistForm<B> for Eval {
+    fn hoist(core: &RlweContext<B>, c1: &B::Poly<Eval>, level: usize) -> Result<HoistedDigits<B>> {
+        core.hoist_eval(c1, level)
+    }
+
+    fn apply_hoisted(
+        core: &RlweContext<B>,
+        c0: &B::Poly<Eval>,
+        hoisted: &HoistedDigits<B>,
+        element: u64,
+        key: &KeySwitchingKey<B>,
+    ) -> Result<[B::Poly<Eval>; 2]> {
+        core.apply_galois_hoisted_eval(c0, hoisted, element, key)
+    }
+}
+
+impl<B: RlweBackend> RlweContext<B> {
+    /// The automorphisms of `plans` (Galois elements; [`row_rotation_plans`](Self::row_rotation_plans),
+    /// [`galois_plans`](Self::galois_plans)) of one two-polynomial ciphertext, what every
+    /// scheme's `rotate_rows_many` and `apply_galois_many` run: each plan's first element from
+    /// the hoisted digits of `c_1` where [`hoisting_pays`](Self::hoisting_pays) (checked as
+    /// [`galois_key_for`](Self::galois_key_for) checks, the scheme's `finish` making the
+    /// ciphertext of the switched pair and its key set), the rest of each plan and every plan
+    /// otherwise by the scheme's `apply` (its plain automorphism; the identity a copy).
+    pub fn galois_many<P>(
+        &self,
+        ciphertext: &Ciphertext<P, B>,
+        plans: &[Vec<u64>],
+        keys: &GaloisKeys<B>,
+        operation: &'static str,
+        finish: impl Fn(&Ciphertext<P, B>, [B::Poly<P::Form>; 2], Option<KeySetId>) -> Ciphertext<P, B>,
+        apply: impl Fn(&Ciphertext<P, B>, u64) -> Result<Ciphertext<P, B>>,
+    ) -> Result<Vec<Ciphertext<P, B>>>
+    where
+        P: SchemeParameters,
+        P::Form: HoistForm<B>,
+    {
+        hoisted_rotations(
+            ciphertext,
+            plans,
+            self.hoisting_pays(ciphertext.level())?,
+            |c| match c.polys() {
+                [_, c1] => P::Form::hoist(self, c1, c.level()),
+                other => Err(RlweError::InvalidCiphertextSize { operation, expected: "2", actual: other.len() }),
+            },
+            |c, hoisted, element| {
+                let (key_set, key) = self.galois_key_for(keys, element, c.polys().len(), c.key_set(), operation)?;
+                match (key, c.polys()) {
+                    (Some(key), [c0, _]) => {
+                        Ok(finish(c, P::Form::apply_hoisted(self, c0, hoisted, element, key)?, key_set))
+                    }
+                    _ => apply(c, element),
+                }
+            },
+            &apply,
+        )
     }
 }
 

@@ -172,27 +172,24 @@ impl<B: RlweBackend> RlweContext<B> {
 }
 
 impl<B: RlweBackend> RlweContext<B> {
-    /// One-element plans for the automorphisms `elements` (empty for the identity), every
-    /// element checked (a unit of the ring, a key held) before any automorphism runs: what
-    /// `apply_galois_many` hands to [`crate::hoisting::hoisted_rotations`]. Errors with
-    /// [`RlweError::InvalidGaloisElement`] or [`RlweError::MissingGaloisKey`].
+    /// One-element plans for the automorphisms `elements` (empty for the identity) of a
+    /// ciphertext of `ciphertext_size` polynomials and key set `ciphertext_key_set`, every
+    /// element checked as [`galois_key_for`](Self::galois_key_for) checks it before any
+    /// automorphism runs: what `apply_galois_many` hands to
+    /// [`crate::hoisting::hoisted_rotations`]. Errors as `galois_key_for`.
     pub fn galois_plans(
         &self,
         keys: &GaloisKeys<B>,
         elements: &[u64],
+        ciphertext_size: usize,
+        ciphertext_key_set: Option<crate::KeySetId>,
         operation: &'static str,
     ) -> Result<Vec<Vec<u64>>> {
         elements
             .iter()
             .map(|&element| {
-                crate::galois_key::check_galois_element(self.params.ring_kind(), element)?;
-                if element == 1 {
-                    return Ok(Vec::new());
-                }
-                if !keys.contains(element) {
-                    return Err(RlweError::MissingGaloisKey { operation, element });
-                }
-                Ok(vec![element])
+                let (_, key) = self.galois_key_for(keys, element, ciphertext_size, ciphertext_key_set, operation)?;
+                Ok(key.map_or_else(Vec::new, |_| vec![element]))
             })
             .collect()
     }

@@ -1,33 +1,14 @@
-//! Extension-field slots (`rlwe::extension_slots`) against arithmetic written here with big
-//! integers: encoding then decoding gives the slots back, every plaintext is the encoding of
+//! Extension-field slots (`rlwe::extension_slots`) against the exact slot arithmetic of the
+//! test harness (`hegpu_test_support::slot_ring`): encoding then decoding gives the slots back, every plaintext is the encoding of
 //! its slots, the product of two plaintexts modulo `Phi_m` decodes to the slot-wise products
 //! in `Z_{p^r}[X]/G`, and the automorphism `x -> x^g` moves slots as HElib's do: slot `i` of
 //! `a(x^g)` is the slot `j` with `g t_i = t_j p^k (mod m)` of `a`, under the Frobenius `X -> X^(p^k)`.
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
-use num_bigint::BigInt;
+use hegpu_test_support::slot_ring::{mul_mod, substitute};
 use rand::rngs::StdRng;
 use rand::{Rng, SeedableRng};
 use rlwe::extension_slots::ExtensionSlots;
-
-/// `a b mod f` modulo `n` over the integers (`f` monic).
-fn mul_mod(a: &[u64], b: &[u64], f: &[u64], n: u64) -> Vec<u64> {
-    let mut wide = vec![BigInt::from(0); a.len() + b.len()];
-    for (i, &x) in a.iter().enumerate() {
-        for (j, &y) in b.iter().enumerate() {
-            wide[i + j] += BigInt::from(x) * BigInt::from(y);
-        }
-    }
-    let d = f.len() - 1;
-    for top in (d..wide.len()).rev() {
-        let c = wide[top].clone();
-        for (i, &g) in f.iter().enumerate() {
-            wide[top - d + i] -= &c * BigInt::from(g);
-        }
-    }
-    let n = BigInt::from(n);
-    wide[..d].iter().map(|c| u64::try_from(((c % &n) + &n) % &n).unwrap()).collect()
-}
 
 #[test]
 fn slots_round_trip_and_multiply_slot_wise() {
@@ -77,16 +58,6 @@ fn bad_slots_are_refused() {
     assert!(decoded[1..].iter().all(|s| s.iter().all(|&c| c == 0)));
 }
 
-/// `a(x^e) mod f` modulo `n` (every power placed, then reduced with big integers).
-fn substitute(a: &[u64], e: u64, f: &[u64], n: u64) -> Vec<u64> {
-    let mut spread = vec![0u64; a.len() * e.max(1) as usize + 1];
-    for (j, &c) in a.iter().enumerate() {
-        let at = j * e as usize;
-        spread[at] = ((u128::from(spread[at]) + u128::from(c)) % u128::from(n)) as u64;
-    }
-    mul_mod(&spread, &[1], f, n)
-}
-
 #[test]
 fn automorphisms_move_slots_and_apply_the_frobenius() {
     let mut rng = StdRng::seed_from_u64(2);
@@ -98,7 +69,7 @@ fn automorphisms_move_slots_and_apply_the_frobenius() {
         let reps = &slots.factors().representatives;
         for g in (1..m).filter(|&g| poly::cyclotomic::gcd(g as usize, m as usize) == 1).take(12) {
             // x -> x^g on the plaintext, modulo Phi_m.
-            let moved = slots.decode(&substitute(&a, g, slots.phi_m(), n)).unwrap();
+            let moved = slots.decode(&substitute(&a, g, m, slots.phi_m(), n)).unwrap();
             for (i, &t) in reps.iter().enumerate() {
                 let target = g * t % m;
                 let (j, k) = (0..d as u32)
@@ -108,7 +79,7 @@ fn automorphisms_move_slots_and_apply_the_frobenius() {
                     })
                     .unwrap();
                 let frobenius = (0..k).fold(1u64, |acc, _| acc * p % m);
-                let want = substitute(&values[j], frobenius, slots.slot_modulus(), n);
+                let want = substitute(&values[j], frobenius, m, slots.slot_modulus(), n);
                 assert_eq!(moved[i], want, "m = {m}, g = {g}, slot {i} from slot {j}, Frobenius power {k}");
             }
         }

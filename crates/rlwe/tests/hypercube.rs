@@ -5,6 +5,7 @@
 //! unchanged; bad ones: the values that wrap around under the Frobenius).
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
+use hegpu_test_support::slot_ring::substitute;
 use rand::rngs::StdRng;
 use rand::{Rng, SeedableRng};
 use rlwe::extension_slots::ExtensionSlots;
@@ -23,25 +24,6 @@ fn least(t: u64, p: u64, m: u64) -> u64 {
         low = low.min(x);
     }
     low
-}
-
-/// `a(X^e) mod f` modulo `n` for `f` dividing `X^m - 1` (exponents modulo `m`).
-fn substitute(a: &[u64], e: u64, m: u64, f: &[u64], n: u64) -> Vec<u64> {
-    let n128 = u128::from(n);
-    let mut spread = vec![0u128; m as usize];
-    for (j, &c) in a.iter().enumerate() {
-        let at = (j as u128 * u128::from(e) % u128::from(m)) as usize;
-        spread[at] = (spread[at] + u128::from(c)) % n128;
-    }
-    let d = f.len() - 1;
-    for top in (d..spread.len()).rev() {
-        let c = spread[top];
-        for (i, &g) in f[..d].iter().enumerate() {
-            spread[top - d + i] = (spread[top - d + i] + (n128 - c) * u128::from(g)) % n128;
-        }
-        spread[top] = 0;
-    }
-    spread[..d].iter().map(|&w| w as u64).collect()
 }
 
 #[test]
@@ -77,23 +59,7 @@ fn automorphisms_by_the_generators_rotate_their_dimension() {
         let values: Vec<Vec<u64>> = (0..count).map(|_| (0..d).map(|_| rng.gen_range(0..n)).collect()).collect();
         let a = slots.encode(&values).unwrap();
         for (dim, (&g, &o)) in cube.generators.iter().zip(&cube.orders).enumerate() {
-            // a(x^g) modulo Phi_m: x^j -> x^(j g mod m), then reduced.
-            let mut spread = vec![0u128; m as usize];
-            for (j, &c) in a.iter().enumerate() {
-                let at = (j as u128 * u128::from(g) % u128::from(m)) as usize;
-                spread[at] = (spread[at] + u128::from(c)) % u128::from(n);
-            }
-            let phi_m = slots.phi_m();
-            let degree = phi_m.len() - 1;
-            for top in (degree..spread.len()).rev() {
-                let c = spread[top];
-                for (i, &f) in phi_m[..degree].iter().enumerate() {
-                    spread[top - degree + i] =
-                        (spread[top - degree + i] + (u128::from(n) - c) * u128::from(f)) % u128::from(n);
-                }
-                spread[top] = 0;
-            }
-            let rotated: Vec<u64> = spread[..degree].iter().map(|&w| w as u64).collect();
+            let rotated = substitute(&a, g, m, slots.phi_m(), n);
             let got = slots.decode(&rotated).unwrap();
             // Slot e receives slot e + 1_dim; exponent vectors in order, the last dimension fastest.
             let stride: usize = cube.orders[dim + 1..].iter().product();

@@ -9,7 +9,8 @@
 //! - [`gpu_cases`]: the device every GPU test of a binary shares, and random GPU-against-CPU
 //!   cases drawn by proptest, committed regressions replayed first;
 //! - [`golden`]: the hashes of golden vectors and the check of a table of them;
-//! - [`slots`]: plaintext arithmetic on batching slots, the reference of the circuit tests.
+//! - [`slots`]: plaintext arithmetic on batching slots, the reference of the circuit tests;
+//! - [`slot_ring`]: arithmetic in `Z_n[X]/f`, the reference of the extension-field slot tests.
 // Without `cuda` the device items the docs link to do not exist.
 #![cfg_attr(not(feature = "cuda"), allow(rustdoc::broken_intra_doc_links))]
 #![cfg_attr(test, allow(clippy::unwrap_used, clippy::expect_used, clippy::panic))]
@@ -18,6 +19,7 @@ pub mod format_v2;
 pub mod golden;
 pub mod gpu_cases;
 pub mod packed;
+pub mod slot_ring;
 pub mod slots;
 
 use std::io::Write;

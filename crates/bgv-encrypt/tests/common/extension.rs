@@ -1,60 +1,18 @@
 //! BGV over extension-field slots (`rlwe::extension_slots`), generic over the backend: random
 //! circuits of additions, products, plaintext products, automorphisms (rotations along the
 //! slots, with their Frobenius powers) and the Frobenius itself, with `t = p^r`, each result
-//! decrypted and decoded against slot arithmetic written here with big integers.
+//! decrypted and decoded against the harness's exact slot arithmetic (`hegpu_test_support::slot_ring`).
 
 use std::sync::Arc;
 
 use bgv_encrypt::{BgvBackend, BgvContext, BgvError, BgvParameters, Ciphertext};
-use num_bigint::BigInt;
+pub use hegpu_test_support::slot_ring::{mul_mod, substitute};
 use rand::rngs::StdRng;
 use rand::{Rng, SeedableRng};
 use rlwe::Evaluator;
 use rlwe::extension_slots::ExtensionSlots;
 
 use super::seed;
-
-/// `a b mod f` modulo `n` over the integers (`f` monic).
-pub fn mul_mod(a: &[u64], b: &[u64], f: &[u64], n: u64) -> Vec<u64> {
-    let mut wide = vec![BigInt::from(0); a.len() + b.len() + 1];
-    for (i, &x) in a.iter().enumerate() {
-        for (j, &y) in b.iter().enumerate() {
-            wide[i + j] += BigInt::from(x) * BigInt::from(y);
-        }
-    }
-    let d = f.len() - 1;
-    for top in (d..wide.len()).rev() {
-        let c = wide[top].clone();
-        for (i, &g) in f.iter().enumerate() {
-            wide[top - d + i] -= &c * BigInt::from(g);
-        }
-    }
-    let n = BigInt::from(n);
-    wide[..d].iter().map(|c| u64::try_from(((c % &n) + &n) % &n).unwrap()).collect()
-}
-
-/// `a(X^e) mod f` modulo `n`, for `f` dividing `X^m - 1` (exponents taken modulo `m`): every
-/// power placed, then reduced by long division in 128-bit words.
-pub fn substitute(a: &[u64], e: u64, m: u64, f: &[u64], n: u64) -> Vec<u64> {
-    let n128 = u128::from(n);
-    let mut spread = vec![0u128; m as usize];
-    for (j, &c) in a.iter().enumerate() {
-        let at = (j as u128 * u128::from(e) % u128::from(m)) as usize;
-        spread[at] = (spread[at] + u128::from(c)) % n128;
-    }
-    let d = f.len() - 1;
-    for top in (d..spread.len()).rev() {
-        let c = spread[top];
-        if c == 0 {
-            continue;
-        }
-        for (i, &g) in f[..d].iter().enumerate() {
-            spread[top - d + i] = (spread[top - d + i] + (n128 - c) * u128::from(g)) % n128;
-        }
-        spread[top] = 0;
-    }
-    spread[..d].iter().map(|&w| w as u64).collect()
-}
 
 /// The slots of `a(x^g)` from the slots of `a`: slot `i` is slot `j` of `a` under `X -> X^(p^k)`
 /// where `g t_i = t_j p^k (mod m)`.
