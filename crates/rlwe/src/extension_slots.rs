@@ -42,6 +42,8 @@ pub struct ExtensionSlots {
     to_common: Vec<Vec<Vec<u64>>>,
     /// Per slot: `x^{s_i k} mod F_i` for `k < d` (encoding's change of ring).
     from_common: Vec<Vec<Vec<u64>>>,
+    /// The hypercube that orders the slots.
+    hypercube: Hypercube,
 }
 
 impl ExtensionSlots {
@@ -49,7 +51,8 @@ impl ExtensionSlots {
     /// [`RlweError::InvalidParameter`] when an inverse does not exist (never for valid
     /// parameters: the factors are coprime modulo `p`).
     pub fn new(m: u64, p: u64, r: u32) -> Result<Self> {
-        let factors = in_hypercube_order(cyclotomic_factors(m, p, r)?, Hypercube::new(m, p)?)?;
+        let hypercube = Hypercube::new(m, p)?;
+        let factors = in_hypercube_order(cyclotomic_factors(m, p, r)?, &hypercube)?;
         let n = checked_modulus(p, r)?;
         let phi_m = poly::cyclotomic::cyclotomic_polynomial(m)
             .map_err(|e| RlweError::InvalidParameter { name: "m", value: m, requirement: e.to_string() })?
@@ -89,7 +92,12 @@ impl ExtensionSlots {
             to_common.push(monomial_powers(t, &common, n));
             from_common.push(monomial_powers(s, f, n));
         }
-        Ok(Self { factors, modulus: n, phi_m, inverses, tree, to_common, from_common })
+        Ok(Self { factors, modulus: n, phi_m, inverses, tree, to_common, from_common, hypercube })
+    }
+
+    /// The hypercube that orders the slots ([`crate::hypercube`]).
+    pub fn hypercube(&self) -> &Hypercube {
+        &self.hypercube
     }
 
     /// The common ring `Z_{p^r}[X]/G` of every slot: `G`, monic, from the constant up.
@@ -283,7 +291,7 @@ fn combine(b: &[u64], powers: &[Vec<u64>], n: u64) -> Vec<u64> {
 
 /// `factors` in the slot order of `cube` (the exponent vectors'), each with its slot's
 /// representative `t_e` in place of the least element of its coset.
-fn in_hypercube_order(factors: CyclotomicFactors, cube: Hypercube) -> Result<CyclotomicFactors> {
+fn in_hypercube_order(factors: CyclotomicFactors, cube: &Hypercube) -> Result<CyclotomicFactors> {
     let (m, p) = (factors.m, factors.p);
     let least = |t: u64| {
         let mut x = t % m;
@@ -303,7 +311,7 @@ fn in_hypercube_order(factors: CyclotomicFactors, cube: Hypercube) -> Result<Cyc
         })?;
         ordered.push(factors.factors[index].clone());
     }
-    Ok(CyclotomicFactors { factors: ordered, representatives: cube.representatives, ..factors })
+    Ok(CyclotomicFactors { factors: ordered, representatives: cube.representatives.clone(), ..factors })
 }
 
 /// `(p, r)` with `t = p^r`, `p` prime; `None` for another `t`.

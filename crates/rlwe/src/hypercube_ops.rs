@@ -35,17 +35,13 @@ impl<B: RlweBackend, P: SchemeParameters, S> SlotEvaluator<B, P> for S where
 #[derive(Debug, Clone)]
 pub struct HypercubeOps {
     slots: ExtensionSlots,
-    cube: Hypercube,
 }
 
 impl HypercubeOps {
     /// The operations on the slots of `params` (`t = p^r`): errors as
     /// [`ExtensionSlots::for_params`].
     pub fn for_params<P: SchemeParameters>(params: &P) -> Result<Self> {
-        let slots = ExtensionSlots::for_params(params)?;
-        let factors = slots.factors();
-        let cube = Hypercube::new(factors.m, factors.p)?;
-        Ok(Self { slots, cube })
+        Ok(Self { slots: ExtensionSlots::for_params(params)? })
     }
 
     /// The slots (encoding and decoding).
@@ -55,20 +51,20 @@ impl HypercubeOps {
 
     /// The hypercube.
     pub fn hypercube(&self) -> &Hypercube {
-        &self.cube
+        self.slots.hypercube()
     }
 
     /// The Galois elements a rotation by `k` along dimension `dimension` applies (one for a
     /// good dimension or `k = 0 mod o`, two for a bad one): generate keys for these.
     pub fn rotation_elements(&self, dimension: usize, k: i64) -> Result<Vec<u64>> {
         let (g, o) = self.dimension(dimension)?;
-        let m = self.cube.m;
+        let m = self.hypercube().m;
         let k = k.rem_euclid(o as i64) as u64;
         if k == 0 {
             return Ok(Vec::new());
         }
         let first = pow(g, k, m);
-        if self.cube.good[dimension] {
+        if self.hypercube().good[dimension] {
             return Ok(vec![first]);
         }
         Ok(vec![first, pow(g, k + (self.order_in_units(g) - o as u64), m)])
@@ -77,7 +73,7 @@ impl HypercubeOps {
     /// The Galois elements of every rotation [`total_sum`](Self::total_sum) applies.
     pub fn total_sum_elements(&self) -> Result<Vec<u64>> {
         let mut elements = Vec::new();
-        for (dimension, &o) in self.cube.orders.iter().enumerate() {
+        for (dimension, &o) in self.hypercube().orders.iter().enumerate() {
             for k in sum_steps(o) {
                 elements.extend(self.rotation_elements(dimension, k as i64)?);
             }
@@ -102,13 +98,13 @@ impl HypercubeOps {
         S: SlotEvaluator<B, P>,
     {
         let (g, o) = self.dimension(dimension)?;
-        let m = self.cube.m;
+        let m = self.hypercube().m;
         let k = k.rem_euclid(o as i64) as usize;
         if k == 0 {
             return evaluator.apply_galois(ct, 1, keys);
         }
         let moved = evaluator.apply_galois(ct, pow(g, k as u64, m), keys)?;
-        if self.cube.good[dimension] {
+        if self.hypercube().good[dimension] {
             return Ok(moved);
         }
         // Slots whose exponent stays below o: sigma_{g^k}; the others: sigma_{g^{k - o}}.
@@ -152,7 +148,7 @@ impl HypercubeOps {
     where
         S: SlotEvaluator<B, P>,
     {
-        evaluator.apply_galois(ct, pow(self.cube.p % self.cube.m, u64::from(j), self.cube.m), keys)
+        evaluator.apply_galois(ct, pow(self.hypercube().p % self.hypercube().m, u64::from(j), self.hypercube().m), keys)
     }
 
     /// Every slot set to the sum of the slots along `dimension` through it (HElib's
@@ -194,7 +190,7 @@ impl HypercubeOps {
         S: SlotEvaluator<B, P>,
     {
         let mut acc = evaluator.apply_galois(ct, 1, keys)?;
-        for dimension in 0..self.cube.orders.len() {
+        for dimension in 0..self.hypercube().orders.len() {
             acc = self.sum_dimension(evaluator, &acc, dimension, keys)?;
         }
         Ok(acc)
@@ -259,10 +255,10 @@ impl HypercubeOps {
     {
         let (g, o) = self.dimension(dimension)?;
         check_matrix(matrix, o, dimension)?;
-        let m = self.cube.m;
-        let stride: usize = self.cube.orders[dimension + 1..].iter().product();
+        let m = self.hypercube().m;
+        let stride: usize = self.hypercube().orders[dimension + 1..].iter().product();
         let count = self.slots.slot_count();
-        let good = self.cube.good[dimension];
+        let good = self.hypercube().good[dimension];
         let wrap_back = self.order_in_units(g) - o as u64;
         // The automorphisms, in one hoisted call: g^k (k < o), then g^{k - o} (bad, 0 < k < o).
         let mut elements: Vec<u64> = (0..o as u64).map(|k| pow(g, k, m)).collect();
@@ -313,7 +309,7 @@ impl HypercubeOps {
     pub fn bsgs_elements(&self, dimension: usize, baby: usize) -> Result<Vec<u64>> {
         let (g, o) = self.good_dimension(dimension)?;
         let baby = baby.clamp(1, o);
-        let m = self.cube.m;
+        let m = self.hypercube().m;
         let mut elements: Vec<u64> = (1..baby as u64).map(|j| pow(g, j, m)).collect();
         elements.extend((1..o.div_ceil(baby) as u64).map(|i| pow(g, i * baby as u64, m)));
         elements.sort_unstable();
@@ -344,8 +340,8 @@ impl HypercubeOps {
         let (g, o) = self.good_dimension(dimension)?;
         check_matrix(matrix, o, dimension)?;
         let baby = baby.clamp(1, o);
-        let m = self.cube.m;
-        let stride: usize = self.cube.orders[dimension + 1..].iter().product();
+        let m = self.hypercube().m;
+        let stride: usize = self.hypercube().orders[dimension + 1..].iter().product();
         let count = self.slots.slot_count();
         let babies: Vec<u64> = (0..baby as u64).map(|j| pow(g, j, m)).collect();
         let rotated = evaluator.apply_galois_many(ct, &babies, keys)?;
@@ -389,7 +385,7 @@ impl HypercubeOps {
     /// `(g_i, o_i)` of a good dimension, or an error.
     fn good_dimension(&self, dimension: usize) -> Result<(u64, usize)> {
         let (g, o) = self.dimension(dimension)?;
-        if !self.cube.good[dimension] {
+        if !self.hypercube().good[dimension] {
             return Err(RlweError::InvalidParameter {
                 name: "dimension",
                 value: dimension as u64,
@@ -402,19 +398,19 @@ impl HypercubeOps {
 
     /// `(g_i, o_i)`, or an error for a dimension that does not exist.
     fn dimension(&self, dimension: usize) -> Result<(u64, usize)> {
-        match (self.cube.generators.get(dimension), self.cube.orders.get(dimension)) {
+        match (self.hypercube().generators.get(dimension), self.hypercube().orders.get(dimension)) {
             (Some(&g), Some(&o)) => Ok((g, o)),
             _ => Err(RlweError::InvalidParameter {
                 name: "dimension",
                 value: dimension as u64,
-                requirement: format!("must be below the hypercube's {} dimensions", self.cube.orders.len()),
+                requirement: format!("must be below the hypercube's {} dimensions", self.hypercube().orders.len()),
             }),
         }
     }
 
     /// The order of `g` in `Z_m^*` (so `g^{k - o}` is `g^{k - o + order}`, a positive power).
     fn order_in_units(&self, g: u64) -> u64 {
-        let m = self.cube.m;
+        let m = self.hypercube().m;
         let mut x = g % m;
         let mut order = 1;
         while x != 1 % m {
@@ -432,8 +428,8 @@ impl HypercubeOps {
         dimension: usize,
         keep: impl Fn(usize) -> bool,
     ) -> Result<Plaintext<P>> {
-        let stride: usize = self.cube.orders[dimension + 1..].iter().product();
-        let o = self.cube.orders[dimension];
+        let stride: usize = self.hypercube().orders[dimension + 1..].iter().product();
+        let o = self.hypercube().orders[dimension];
         let values: Vec<Vec<u64>> =
             (0..self.slots.slot_count()).map(|e| if keep(e / stride % o) { vec![1] } else { Vec::new() }).collect();
         self.slots.encode_plaintext(params, &values)
