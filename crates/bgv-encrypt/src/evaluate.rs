@@ -189,8 +189,9 @@ impl<B: BgvBackend> BgvContext<B> {
     ///
     /// Under [`ModSwitching::Auto`] a product by a plaintext that is not a constant counts as
     /// a product (the noise grows by the plaintext's `L1` norm, about `N t / 2` for a general
-    /// batch plaintext, as much as a ciphertext product adds): a product operand is switched
-    /// down first, and the result is switched down before the next multiplication. A constant
+    /// batch plaintext, as much as a ciphertext product adds): the result is switched down
+    /// before the next ciphertext multiplication, and a product operand is switched down
+    /// first when that costs no noise budget or the result would not decrypt otherwise. A constant
     /// grows the noise by at most `t/2` and is not counted ([`mul_scalar`](Self::mul_scalar)
     /// gives the same polynomials without the lift and transform).
     pub fn mul_plain(&self, a: &Ciphertext<B>, plaintext: &Plaintext) -> Result<Ciphertext<B>> {
@@ -198,16 +199,14 @@ impl<B: BgvBackend> BgvContext<B> {
         // A constant plaintext grows the noise by at most t/2, as mul_scalar: not a product.
         let t = self.params.plaintext_modulus();
         let general = plaintext.coefficients().iter().skip(1).any(|&c| c != 0);
-        let a = if general {
+        let norm_bits = centered_norm_bits(plaintext.coefficients(), t);
+        let a = if general && self.switch_pays_before_plain_product(a, norm_bits) {
             self.auto_switched(Operand::Borrowed(a), "plaintext multiplication")?
         } else {
             Operand::Borrowed(a)
         };
         let noise_bits = if general {
-            let noise = self
-                .params
-                .noise_model()
-                .times_plaintext(a.state().noise_bits, centered_norm_bits(plaintext.coefficients(), t));
+            let noise = self.params.noise_model().times_plaintext(a.state().noise_bits, norm_bits);
             self.check_estimate(noise, a.level(), "plaintext multiplication")?;
             noise
         } else {
@@ -275,6 +274,23 @@ impl<B: BgvBackend> BgvContext<B> {
     /// Under [`ModSwitching::Auto`], a product above level 0 switched one level down; a
     /// product at level 0 refused with [`BgvError::ModulusChainExhausted`] (its product would
     /// not decrypt). Fresh ciphertexts, and every operand under [`ModSwitching::Manual`], pass.
+    /// Whether [`ModSwitching::Auto`] switches a product `a` down before multiplying it by a
+    /// plaintext of norm `2^norm_bits`: when the switch sheds at least the dropped prime's
+    /// bits of noise (then it costs no budget), or when the product would not decrypt at
+    /// `a`'s level otherwise. A plaintext product adds the same bits at either level, so a
+    /// switch that sheds less only spends budget: masks and diagonals of the slot algebra
+    /// multiply unswitched products without spending a level each.
+    fn switch_pays_before_plain_product(&self, a: &Ciphertext<B>, norm_bits: f64) -> bool {
+        if self.mod_switching != ModSwitching::Auto || !a.state().product || a.level() == 0 {
+            return self.mod_switching == ModSwitching::Auto && a.state().product;
+        }
+        let model = self.params.noise_model();
+        let noise = a.state().noise_bits;
+        let shed = noise - model.switched_from(noise, a.level());
+        let dropped = model.modulus_bits(a.level()) - model.modulus_bits(a.level() - 1);
+        shed >= dropped || !model.decrypts(model.times_plaintext(noise, norm_bits), a.level())
+    }
+
     fn auto_switched<'a>(&self, a: Operand<'a, B>, operation: &'static str) -> Result<Operand<'a, B>> {
         if self.mod_switching == ModSwitching::Auto && a.state().product {
             if a.level() == 0 {

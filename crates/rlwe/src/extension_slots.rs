@@ -18,12 +18,15 @@
 //!   `G_i^-1 = F_i' (Phi_m' mod F_i)^-1`, inverted modulo `p` by Euclid and lifted to `p^r` by
 //!   Newton's iteration.
 //!
-//! Schoolbook products throughout: encoding costs about `4 phi(m)^2` and decoding `phi(m)^2`
-//! products modulo `p^r` (0.1 s at `phi(m) = 4096`); fast multiplication is left for later.
+//! Both directions walk the subproduct tree (up with fractions, down with remainders), with
+//! [`crate::zn_poly`]'s products and divisions: `O(M(phi(m)) log phi(m))` word operations,
+//! `M` the cost of one product (three NTTs per prime for long factors).
 
 use crate::cyclotomic_factors::{CyclotomicFactors, cyclotomic_factors};
 use crate::hypercube::Hypercube;
-use crate::zn_poly::{add, checked_power, derivative, inverse_mod_factor, mul, mul_mod, power_mod, reduce};
+use crate::zn_poly::{
+    add, checked_power, derivative, inverse_mod_factor, mul, mul_mod, power_mod, reduce, reduce_with, reversed_inverse,
+};
 use crate::{Result, RlweError};
 
 /// The slot structure of `Z_{p^r}[x]/Phi_m` (module docs).
@@ -33,11 +36,15 @@ pub struct ExtensionSlots {
     modulus: u64,
     /// `Phi_m` modulo `p^r` (monic, from the constant up).
     phi_m: Vec<u64>,
+    /// `rev(Phi_m)^-1 mod x^phi(m)`: the plaintext automorphism's reduction.
+    phi_m_inverse: Vec<u64>,
     /// Per slot: `G_i^-1 mod F_i` (`d` words).
     inverses: Vec<Vec<u64>>,
     /// The subproduct tree of the factors, leaves first: level `k` holds the products of
     /// `2^k` consecutive factors (the last one of a level may hold fewer).
     tree: Vec<Vec<Vec<u64>>>,
+    /// Per node of `tree` above the leaves: `rev(node)^-1 mod x^deg` (decoding's divisions).
+    tree_inverses: Vec<Vec<Vec<u64>>>,
     /// Per slot: `X^{t_i k} mod G` for `k < d` (decoding's change of ring).
     to_common: Vec<Vec<Vec<u64>>>,
     /// Per slot: `x^{s_i k} mod F_i` for `k < d` (encoding's change of ring).
@@ -59,6 +66,7 @@ impl ExtensionSlots {
             .into_iter()
             .map(|c| c.rem_euclid(n as i64) as u64)
             .collect::<Vec<_>>();
+        let phi_m_inverse = reversed_inverse(&phi_m, n);
         let derivative = derivative(&phi_m, n);
         let mut inverses = Vec::with_capacity(factors.factors.len());
         for f in &factors.factors {
@@ -80,6 +88,8 @@ impl ExtensionSlots {
                     .collect(),
             );
         }
+        let tree_inverses =
+            tree.iter().skip(1).map(|level| level.iter().map(|node| reversed_inverse(node, n)).collect()).collect();
         let common = factors.factors.first().cloned().unwrap_or_default();
         let mut to_common = Vec::with_capacity(factors.factors.len());
         let mut from_common = Vec::with_capacity(factors.factors.len());
@@ -92,7 +102,18 @@ impl ExtensionSlots {
             to_common.push(monomial_powers(t, &common, n));
             from_common.push(monomial_powers(s, f, n));
         }
-        Ok(Self { factors, modulus: n, phi_m, inverses, tree, to_common, from_common, hypercube })
+        Ok(Self {
+            factors,
+            modulus: n,
+            phi_m,
+            phi_m_inverse,
+            inverses,
+            tree,
+            tree_inverses,
+            to_common,
+            from_common,
+            hypercube,
+        })
     }
 
     /// The hypercube that orders the slots ([`crate::hypercube`]).
@@ -236,6 +257,44 @@ impl ExtensionSlots {
         Ok(out)
     }
 
+    /// The plaintext automorphism `a(x) -> a(x^g) mod Phi_m` on coefficients below `p^r`
+    /// (at most `phi(m)` of them): what the ciphertext automorphism by `g` does to the
+    /// message, for rotating plaintexts in the clear (a unit `g` of `Z_m^*`). Errors with
+    /// [`RlweError::InvalidParameter`] for a `g` that is not a unit, too many coefficients or
+    /// a coefficient not below `p^r`.
+    pub fn automorphism(&self, plaintext: &[u64], g: u64) -> Result<Vec<u64>> {
+        let (m, n) = (self.factors.m, self.modulus);
+        let phi = self.phi_m.len() - 1;
+        if modarith::inverse_mod(g % m, m).is_none() {
+            return Err(RlweError::InvalidParameter {
+                name: "Galois element",
+                value: g,
+                requirement: format!("must be a unit modulo m = {m}"),
+            });
+        }
+        if plaintext.len() > phi {
+            return Err(RlweError::InvalidParameter {
+                name: "plaintext length",
+                value: plaintext.len() as u64,
+                requirement: format!("must be at most phi(m) = {phi}"),
+            });
+        }
+        if let Some(&bad) = plaintext.iter().find(|&&c| c >= n) {
+            return Err(RlweError::InvalidParameter {
+                name: "plaintext coefficient",
+                value: bad,
+                requirement: format!("must be below p^r = {n}"),
+            });
+        }
+        // x^j -> x^{j g mod m} (x^m = 1 modulo Phi_m), then the reduction modulo Phi_m.
+        let mut spread = vec![0u64; m as usize];
+        for (j, &c) in plaintext.iter().enumerate() {
+            let k = (u128::from(j as u64) * u128::from(g) % u128::from(m)) as usize;
+            spread[k] = (spread[k] + c) % n;
+        }
+        Ok(reduce_with(&spread, &self.phi_m, &self.phi_m_inverse, n))
+    }
+
     /// The slots of `plaintext` (coefficients below `p^r`, any length): slot `i` is
     /// `plaintext(X^{t_i}) mod G`, `d` coefficients each. Errors with
     /// [`RlweError::InvalidParameter`] for a coefficient not below `p^r`.
@@ -248,13 +307,31 @@ impl ExtensionSlots {
                 requirement: format!("must be below p^r = {n}"),
             });
         }
-        Ok(self
-            .factors
-            .factors
-            .iter()
-            .zip(&self.to_common)
-            .map(|(f, powers)| combine(&reduce(plaintext, f, n), powers, n))
-            .collect())
+        // Remainders down the subproduct tree: a node's remainder reduced by its children.
+        let root = self.tree.last().and_then(|level| level.first()).ok_or(RlweError::InvalidParameter {
+            name: "slot count",
+            value: 0,
+            requirement: "the slot structure has no factors (internal error)".to_string(),
+        })?;
+        let mut remainders = vec![reduce(plaintext, root, n)];
+        for level in (0..self.tree.len() - 1).rev() {
+            // Level 0 (the factors, degree d) divides by long division.
+            let inverses = level.checked_sub(1).and_then(|above| self.tree_inverses.get(above));
+            remainders = self.tree[level]
+                .chunks(2)
+                .enumerate()
+                .zip(&remainders)
+                .flat_map(|((pair, children), r)| {
+                    children.iter().enumerate().map(move |(i, f)| {
+                        match inverses.and_then(|level| level.get(2 * pair + i)) {
+                            Some(inverse) => reduce_with(r, f, inverse, n),
+                            None => reduce(r, f, n),
+                        }
+                    })
+                })
+                .collect();
+        }
+        Ok(remainders.iter().zip(&self.to_common).map(|(r, powers)| combine(r, powers, n)).collect())
     }
 }
 

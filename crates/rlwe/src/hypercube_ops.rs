@@ -103,16 +103,17 @@ impl HypercubeOps {
         if k == 0 {
             return evaluator.apply_galois(ct, 1, keys);
         }
-        let moved = evaluator.apply_galois(ct, pow(g, k as u64, m), keys)?;
         if self.hypercube().good[dimension] {
-            return Ok(moved);
+            return evaluator.apply_galois(ct, pow(g, k as u64, m), keys);
         }
-        // Slots whose exponent stays below o: sigma_{g^k}; the others: sigma_{g^{k - o}}.
-        let wrapped = evaluator.apply_galois(ct, pow(g, k as u64 + self.order_in_units(g) - o as u64, m), keys)?;
+        // Slots whose exponent stays below o: sigma_{g^k}; the others: sigma_{g^{k - o}}; both
+        // automorphisms of one hoisted c_1.
+        let wrap = pow(g, k as u64 + self.order_in_units(g) - o as u64, m);
+        let moved = evaluator.apply_galois_many(ct, &[pow(g, k as u64, m), wrap], keys)?;
         let params = ct.params();
         let stays = self.mask(params, dimension, |digit| digit + k < o)?;
         let wraps = self.mask(params, dimension, |digit| digit + k >= o)?;
-        evaluator.add(&evaluator.mul_plain(&moved, &stays)?, &evaluator.mul_plain(&wrapped, &wraps)?)
+        evaluator.add(&evaluator.mul_plain(&moved[0], &stays)?, &evaluator.mul_plain(&moved[1], &wraps)?)
     }
 
     /// `ct` shifted by `k` along `dimension`: slot `e` receives slot `e + k 1_i` where that
@@ -304,26 +305,37 @@ impl HypercubeOps {
     }
 
     /// The Galois elements [`matrix_mul_dimension_bsgs`](Self::matrix_mul_dimension_bsgs)
-    /// applies along a good `dimension` with `baby` baby steps: `g^j` for `0 < j < baby` and
-    /// `g^{i baby}` for the giant steps.
+    /// (and a [`PreparedDimensionMap`] with `baby` baby steps) applies along `dimension`: the
+    /// baby steps `g^j` for `0 < j < baby` (on a bad dimension also `g^{j - o}` for
+    /// `0 <= j < baby`) and the giant steps `g^{i baby}`.
     pub fn bsgs_elements(&self, dimension: usize, baby: usize) -> Result<Vec<u64>> {
-        let (g, o) = self.good_dimension(dimension)?;
-        let baby = baby.clamp(1, o);
-        let m = self.hypercube().m;
-        let mut elements: Vec<u64> = (1..baby as u64).map(|j| pow(g, j, m)).collect();
-        elements.extend((1..o.div_ceil(baby) as u64).map(|i| pow(g, i * baby as u64, m)));
+        let (babies, giants) = self.bsgs_steps(dimension, baby)?;
+        let mut elements: Vec<u64> = babies.into_iter().chain(giants).filter(|&e| e != 1).collect();
         elements.sort_unstable();
         elements.dedup();
         Ok(elements)
     }
 
-    /// [`matrix_mul_dimension`](Self::matrix_mul_dimension) along a good dimension by the
-    /// baby-step giant-step method (Halevi and Shoup, CRYPTO 2018, section 4):
-    /// `y = sum_i sigma_{g^{i b}}( sum_j D'_{i b + j} rot_j(x) )` with the diagonals rotated
-    /// back in the clear, `D'_k[e] = D_k[e - i b 1_dim]`: `b` baby-step automorphisms of one
-    /// hoisted `c_1` and `ceil(o / b) - 1` giant steps instead of `o - 1` automorphisms; the same
-    /// messages. `baby` is clamped to `1 ..= o` (about `sqrt(o)` balances the two). Errors as
-    /// `matrix_mul_dimension`, and with [`RlweError::InvalidParameter`] for a bad dimension.
+    /// The baby-step automorphisms (`g^j`, then `g^{j - o}` on a bad dimension) and the giant
+    /// steps' (`g^{i b}`, `i = 0` included) of `dimension` with `baby` (clamped) baby steps.
+    fn bsgs_steps(&self, dimension: usize, baby: usize) -> Result<(Vec<u64>, Vec<u64>)> {
+        let (g, o) = self.dimension(dimension)?;
+        let baby = baby.clamp(1, o);
+        let m = self.hypercube().m;
+        let mut babies: Vec<u64> = (0..baby as u64).map(|j| pow(g, j, m)).collect();
+        if !self.hypercube().good[dimension] {
+            let wrap_back = self.order_in_units(g) - o as u64;
+            babies.extend((0..baby as u64).map(|j| pow(g, j + wrap_back, m)));
+        }
+        let giants = (0..o.div_ceil(baby) as u64).map(|i| pow(g, i * baby as u64, m)).collect();
+        Ok((babies, giants))
+    }
+
+    /// [`matrix_mul_dimension`](Self::matrix_mul_dimension) by the baby-step giant-step
+    /// method: [`prepare_matrix_dimension`](Self::prepare_matrix_dimension), then
+    /// [`apply_prepared`](Self::apply_prepared); the same messages with about
+    /// `baby + o / baby` automorphisms (`2 baby + o / baby` on a bad dimension) instead of
+    /// `o - 1` (`2 (o - 1)`). Errors as both.
     #[allow(clippy::too_many_arguments)]
     pub fn matrix_mul_dimension_bsgs<B: RlweBackend, P: SchemeParameters, S>(
         &self,
@@ -337,63 +349,113 @@ impl HypercubeOps {
     where
         S: SlotEvaluator<B, P>,
     {
-        let (g, o) = self.good_dimension(dimension)?;
+        let prepared = self.prepare_matrix_dimension(ct.params(), dimension, matrix, baby)?;
+        self.apply_prepared(evaluator, ct, &prepared, keys)
+    }
+
+    /// The linear map `matrix` along `dimension` (as
+    /// [`matrix_mul_dimension`](Self::matrix_mul_dimension)) with its diagonals encoded once,
+    /// for the baby-step giant-step method (Halevi and Shoup, CRYPTO 2018, section 4; HElib's
+    /// `MatMul1DExec`):
+    /// `y = sum_i sigma_{g^{i b}}( sum_j sigma_{g^{-i b}}(A_{i b + j}) sigma_{g^j}(x)
+    ///  + sigma_{g^{-i b}}(B_{i b + j}) sigma_{g^{j - o}}(x) )`, `A_k` the diagonal `D_k` on the
+    /// slots whose exponent stays below `o` after adding `k` (all of them on a good
+    /// dimension), `B_k` on those that wrap (bad dimensions only), the automorphisms
+    /// `sigma_{g^{-i b}}` applied to the encoded diagonals in the clear. Zero terms are
+    /// dropped. `baby` is clamped to `1 ..= o` (about `sqrt(o)`, or `sqrt(o / 2)` on a bad
+    /// dimension, balances the steps). Errors with [`RlweError::InvalidParameter`] for a bad
+    /// dimension index, a matrix of another shape or entries not in the slot ring.
+    pub fn prepare_matrix_dimension<P: SchemeParameters>(
+        &self,
+        params: &Arc<P>,
+        dimension: usize,
+        matrix: &[Vec<Vec<u64>>],
+        baby: usize,
+    ) -> Result<PreparedDimensionMap<P>> {
+        let (g, o) = self.dimension(dimension)?;
         check_matrix(matrix, o, dimension)?;
         let baby = baby.clamp(1, o);
+        let (babies, giant_elements) = self.bsgs_steps(dimension, baby)?;
         let m = self.hypercube().m;
+        let order = self.order_in_units(g);
         let stride: usize = self.hypercube().orders[dimension + 1..].iter().product();
         let count = self.slots.slot_count();
-        let babies: Vec<u64> = (0..baby as u64).map(|j| pow(g, j, m)).collect();
-        let rotated = evaluator.apply_galois_many(ct, &babies, keys)?;
-        let params = ct.params();
-        let mut acc: Option<Ciphertext<P, B>> = None;
-        for giant in 0..o.div_ceil(baby) {
-            let shift = giant * baby;
-            let mut inner: Option<Ciphertext<P, B>> = None;
-            for (j, x) in rotated.iter().enumerate() {
-                let k = shift + j;
+        let good = self.hypercube().good[dimension];
+        // D_k on the slots with (digit + k >= o) == wraps (every slot when good and !wraps).
+        let diagonal = |k: usize, wraps: bool| -> Vec<Vec<u64>> {
+            (0..count)
+                .map(|e| {
+                    let digit = e / stride % o;
+                    if !good && (digit + k >= o) != wraps {
+                        return Vec::new();
+                    }
+                    matrix[digit][(digit + k) % o].clone()
+                })
+                .collect()
+        };
+        let mut giants = Vec::with_capacity(giant_elements.len());
+        for (i, &element) in giant_elements.iter().enumerate() {
+            let shift = (i * baby) as u64;
+            let back = pow(g, (order - shift % order) % order, m);
+            let mut terms = Vec::new();
+            for j in 0..baby {
+                let k = i * baby + j;
                 if k >= o {
                     break;
                 }
-                // D'_k[e] = D_k[e - shift 1_dim] = matrix[f][f + k], f = e_dim - shift (mod o).
-                let values: Vec<Vec<u64>> = (0..count)
-                    .map(|e| {
-                        let f = (e / stride % o + o - shift % o) % o;
-                        matrix[f][(f + k) % o].clone()
-                    })
-                    .collect();
-                let term = evaluator.mul_plain(x, &self.slots.encode_plaintext(params, &values)?)?;
+                let parts: &[(usize, bool)] = if good { &[(j, false)] } else { &[(j, false), (baby + j, true)] };
+                for &(index, wraps) in parts {
+                    let values = diagonal(k, wraps);
+                    if values.iter().all(|v| v.iter().all(|&c| c == 0)) {
+                        continue;
+                    }
+                    let encoded = self.slots.encode(&values)?;
+                    let rotated = if shift == 0 { encoded } else { self.slots.automorphism(&encoded, back)? };
+                    terms.push((index, Plaintext::from_coefficients(params, &rotated)?));
+                }
+            }
+            giants.push((element, terms));
+        }
+        Ok(PreparedDimensionMap { dimension, babies, giants })
+    }
+
+    /// `ct` times a prepared map ([`prepare_matrix_dimension`](Self::prepare_matrix_dimension)):
+    /// the baby steps as automorphisms of one hoisted `c_1`, one plaintext product per term,
+    /// one automorphism per giant step. Errors as the scheme's automorphisms (a missing key:
+    /// [`bsgs_elements`](Self::bsgs_elements) lists them) and products.
+    pub fn apply_prepared<B: RlweBackend, P: SchemeParameters, S>(
+        &self,
+        evaluator: &S,
+        ct: &Ciphertext<P, B>,
+        prepared: &PreparedDimensionMap<P>,
+        keys: &GaloisKeys<B>,
+    ) -> Result<Ciphertext<P, B>>
+    where
+        S: SlotEvaluator<B, P>,
+    {
+        let rotated = evaluator.apply_galois_many(ct, &prepared.babies, keys)?;
+        let mut acc: Option<Ciphertext<P, B>> = None;
+        for (element, terms) in &prepared.giants {
+            let mut inner: Option<Ciphertext<P, B>> = None;
+            for (index, plain) in terms {
+                let term = evaluator.mul_plain(&rotated[*index], plain)?;
                 inner = Some(match inner.take() {
                     Some(sum) => evaluator.add(&sum, &term)?,
                     None => term,
                 });
             }
             let Some(inner) = inner else { continue };
-            let moved = evaluator.apply_galois(&inner, pow(g, shift as u64, m), keys)?;
+            let moved = if *element == 1 { inner } else { evaluator.apply_galois(&inner, *element, keys)? };
             acc = Some(match acc.take() {
                 Some(sum) => evaluator.add(&sum, &moved)?,
                 None => moved,
             });
         }
-        acc.ok_or(RlweError::InvalidParameter {
-            name: "dimension order",
-            value: o as u64,
-            requirement: "must be at least 1".to_string(),
-        })
-    }
-
-    /// `(g_i, o_i)` of a good dimension, or an error.
-    fn good_dimension(&self, dimension: usize) -> Result<(u64, usize)> {
-        let (g, o) = self.dimension(dimension)?;
-        if !self.hypercube().good[dimension] {
-            return Err(RlweError::InvalidParameter {
-                name: "dimension",
-                value: dimension as u64,
-                requirement: "the baby-step giant-step map needs a good dimension (use matrix_mul_dimension)"
-                    .to_string(),
-            });
+        match acc {
+            Some(y) => Ok(y),
+            // The zero matrix: the input times the zero plaintext keeps its level and scale.
+            None => evaluator.mul_plain(ct, &Plaintext::from_coefficients(ct.params(), &[])?),
         }
-        Ok((g, o))
     }
 
     /// `(g_i, o_i)`, or an error for a dimension that does not exist.
@@ -449,6 +511,30 @@ fn sum_steps(o: usize) -> Vec<usize> {
         }
     }
     steps
+}
+
+/// A linear map along one dimension with its diagonals encoded for the baby-step giant-step
+/// method ([`HypercubeOps::prepare_matrix_dimension`]): prepare once, apply to many
+/// ciphertexts of the same parameters.
+#[derive(Debug, Clone)]
+pub struct PreparedDimensionMap<P: SchemeParameters> {
+    dimension: usize,
+    /// The baby-step automorphisms, applied to the input in one hoisted call.
+    babies: Vec<u64>,
+    /// Per giant step: its automorphism and its terms (baby-step index, encoded diagonal).
+    giants: Vec<(u64, Vec<(usize, Plaintext<P>)>)>,
+}
+
+impl<P: SchemeParameters> PreparedDimensionMap<P> {
+    /// The dimension the map runs along.
+    pub fn dimension(&self) -> usize {
+        self.dimension
+    }
+
+    /// The number of plaintext products one application costs.
+    pub fn plaintext_products(&self) -> usize {
+        self.giants.iter().map(|(_, terms)| terms.len()).sum()
+    }
 }
 
 /// Errors unless `matrix` is `o x o`.

@@ -81,6 +81,17 @@ pub fn hypercube_session<B: BgvBackend>(
         let shifted = ops.shift(&context, &ct, dimension, k, &keys).unwrap();
         assert_eq!(decode(&shifted), moved(&ops, &values, dimension, k, true), "shift, {what}");
     }
+    // The plaintext automorphism in the clear is what the ciphertext automorphism decrypts to.
+    let plain = context.decrypt_checked(&ct, &secret).unwrap();
+    for &element in &elements {
+        let moved = context.apply_galois(&ct, element, &keys).unwrap();
+        assert_eq!(
+            context.decrypt_checked(&moved, &secret).unwrap().coefficients(),
+            slots.automorphism(plain.coefficients(), element).unwrap(),
+            "m = {m}: plaintext automorphism by {element}"
+        );
+    }
+    assert!(slots.automorphism(plain.coefficients(), m).is_err());
     let frobenius = ops.frobenius(&context, &ct, 1, &keys).unwrap();
     let want: Vec<Vec<u64>> = values.iter().map(|v| substitute(v, p % m, m, slots.slot_modulus(), n)).collect();
     assert_eq!(decode(&frobenius), want, "m = {m}: Frobenius");
@@ -114,23 +125,34 @@ pub fn hypercube_session<B: BgvBackend>(
             })
             .collect();
         assert_eq!(decode(&mapped), want, "m = {m}: linear map along dimension {dimension}");
-        if ops.hypercube().good[dimension] {
-            // Baby-step giant-step: the same messages, with few automorphisms.
-            for baby in [1, 2, 5, o] {
-                let bsgs_keys = context
-                    .galois_keys_from_seed(&secret, &ops.bsgs_elements(dimension, baby).unwrap(), &super::seed(7))
-                    .unwrap();
-                let mapped =
-                    ops.matrix_mul_dimension_bsgs(&context, &ct, dimension, &matrix, baby, &bsgs_keys).unwrap();
-                assert_eq!(
-                    decode(&mapped),
-                    want,
-                    "m = {m}: baby-step giant-step map along {dimension}, {baby} baby steps"
-                );
-            }
-        } else {
-            assert!(ops.bsgs_elements(dimension, 4).is_err());
+        // Baby-step giant-step (good and bad dimensions): the same messages, with few
+        // automorphisms; a prepared map applies to another ciphertext too.
+        for baby in [1, 2, 5, o] {
+            let bsgs_keys = context
+                .galois_keys_from_seed(&secret, &ops.bsgs_elements(dimension, baby).unwrap(), &super::seed(7))
+                .unwrap();
+            let mapped = ops.matrix_mul_dimension_bsgs(&context, &ct, dimension, &matrix, baby, &bsgs_keys).unwrap();
+            assert_eq!(decode(&mapped), want, "m = {m}: baby-step giant-step map along {dimension}, {baby} baby steps");
         }
+        let prepared = ops.prepare_matrix_dimension(params, dimension, &matrix, 3).unwrap();
+        assert_eq!(prepared.dimension(), dimension);
+        let bsgs_keys =
+            context.galois_keys_from_seed(&secret, &ops.bsgs_elements(dimension, 3).unwrap(), &super::seed(8)).unwrap();
+        let doubled = context.add(&ct, &ct).unwrap();
+        let want_doubled: Vec<Vec<u64>> = want.iter().map(|v| add(v, v, n)).collect();
+        assert_eq!(
+            decode(&ops.apply_prepared(&context, &doubled, &prepared, &bsgs_keys).unwrap()),
+            want_doubled,
+            "m = {m}: a prepared map along {dimension} on a second ciphertext"
+        );
+        let zero: Vec<Vec<Vec<u64>>> = vec![vec![Vec::new(); o]; o];
+        let prepared_zero = ops.prepare_matrix_dimension(params, dimension, &zero, 2).unwrap();
+        assert_eq!(prepared_zero.plaintext_products(), 0);
+        assert_eq!(
+            decode(&ops.apply_prepared(&context, &ct, &prepared_zero, &bsgs_keys).unwrap()),
+            vec![vec![0; d]; count],
+            "m = {m}: the zero map"
+        );
         assert!(ops.matrix_mul_dimension(&context, &ct, dimension, &matrix[1..], &map_keys).is_err());
     }
     words
