@@ -9,7 +9,10 @@
 //!   the GPU; CUDA events there);
 //! - `Decrypt`: to the plaintext's `phi(m)` words on the host (wall clock, synchronized);
 //! - `Mul+Relin`: product of two fresh ciphertexts, relinearized, at the top level;
-//! - `Rotate`: rotation by one along dimension 0 of the hypercube;
+//! - `Automorph`: one automorphism with its key switch (`x -> x^{g_0}`, the generator of
+//!   dimension 0);
+//! - `Rotate`: rotation by one along dimension 0 of the hypercube (on a bad dimension two
+//!   hoisted automorphisms and two masks);
 //! - `LinMap1D`: a random `o x o` matrix over the slots' ring applied along dimension 0 by the
 //!   baby-step giant-step method (`ceil(sqrt(o))` baby steps on a good dimension,
 //!   `ceil(sqrt(o / 2))` on a bad one), its diagonals prepared once beforehand (`Prepare`,
@@ -19,7 +22,8 @@
 //! Each result is decrypted and checked against the slots before timing; a mismatch prints
 //! `MISMATCH` and the exit status is 1. Peers are run by hand beside this binary (docs/performance.md).
 //!
-//! Usage: `slot_bench [--runs R] [--set NAME]... [--cpu-only]` (R = 5 by default; sets: `m21845-p2`,
+//! Usage: `slot_bench [--runs R] [--set NAME]... [--cpu-only | --gpu-only]` (R = 5 by default,
+//! at least 20 on the GPU; sets: `m21845-p2`,
 //! `m21845-p2r8`, `pow2-14-p12289`).
 
 use std::error::Error;
@@ -84,16 +88,18 @@ struct Options {
     runs: usize,
     sets: Vec<String>,
     cpu_only: bool,
+    gpu_only: bool,
 }
 
 fn options() -> BoxResult<Options> {
-    let mut o = Options { runs: 5, sets: Vec::new(), cpu_only: false };
+    let mut o = Options { runs: 5, sets: Vec::new(), cpu_only: false, gpu_only: false };
     let mut args = std::env::args().skip(1);
     while let Some(arg) = args.next() {
         match arg.as_str() {
             "--runs" => o.runs = args.next().ok_or("missing value")?.parse()?,
             "--set" => o.sets.push(args.next().ok_or("missing value")?),
             "--cpu-only" => o.cpu_only = true,
+            "--gpu-only" => o.gpu_only = true,
             other => return Err(format!("unknown argument {other}").into()),
         }
     }
@@ -132,7 +138,7 @@ impl Clock for CpuClock {
 }
 
 #[cfg(feature = "cuda")]
-struct GpuClock(poly_cuda::GpuDevice);
+struct GpuClock(std::sync::Arc<poly_cuda::GpuDevice>);
 
 #[cfg(feature = "cuda")]
 impl Clock for GpuClock {
@@ -270,6 +276,11 @@ fn measure<B: BgvBackend>(
         ops.rotate(&context, &ct, 0, 1, &rotation_keys)?;
         Ok(())
     })?;
+    let generator = cube.generators[0];
+    let automorph = clock.device(runs, &mut || {
+        context.apply_galois(&ct, generator, &rotation_keys)?;
+        Ok(())
+    })?;
     let rotated: Vec<Vec<u64>> = (0..count)
         .map(|e| {
             let digit = e / stride % o;
@@ -312,7 +323,7 @@ fn measure<B: BgvBackend>(
     let sum = values.iter().fold(vec![0; d], |acc, v| add(&acc, v, n));
     check("total sum", &ops.total_sum(&context, &ct, &sum_keys)?, &vec![sum; count])?;
 
-    Ok((vec![keygen, encrypt, decrypt, mul, rotate, linear, total, prepare], ok))
+    Ok((vec![keygen, encrypt, decrypt, mul, automorph, rotate, linear, total, prepare], ok))
 }
 
 fn main() -> ExitCode {
@@ -372,9 +383,11 @@ fn run() -> BoxResult<bool> {
             cube.orders,
             cube.good
         );
-        let (cells, checked) = measure(CpuBackend, &params, &ops, &mut CpuClock, o.runs)?;
-        ok &= checked;
-        rows.push(row(set, "CPU", &cells));
+        if !o.gpu_only {
+            let (cells, checked) = measure(CpuBackend, &params, &ops, &mut CpuClock, o.runs)?;
+            ok &= checked;
+            rows.push(row(set, "CPU", &cells));
+        }
         #[cfg(feature = "cuda")]
         if let Some(device) = &device {
             let backend = poly_cuda::GpuBackend::from_device(device.clone());
@@ -385,8 +398,10 @@ fn run() -> BoxResult<bool> {
         }
     }
     println!("\nmilliseconds, medians");
-    println!("| set | backend | KeyGen | Encrypt | Decrypt | Mul+Relin | Rotate | LinMap1D | TotalSum | Prepare |");
-    println!("|---|---|---:|---:|---:|---:|---:|---:|---:|---:|");
+    println!(
+        "| set | backend | KeyGen | Encrypt | Decrypt | Mul+Relin | Automorph | Rotate | LinMap1D | TotalSum | Prepare |"
+    );
+    println!("|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|");
     for row in rows {
         println!("{row}");
     }

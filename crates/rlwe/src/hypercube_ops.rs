@@ -70,6 +70,78 @@ impl HypercubeOps {
         Ok(vec![first, pow(g, k + (self.order_in_units(g) - o as u64), m)])
     }
 
+    /// A compact default set of Galois elements: along every dimension `g^{2^i}` for
+    /// `2^i < o` (and `g^{-o}` on a bad dimension), and the Frobenius `p`; about
+    /// `log2(slots) + dimensions + 1` keys (SEAL's power-of-two steps, per dimension). Every
+    /// rotation, shift, sum over a dimension or all slots, replication and Frobenius power
+    /// composes from them (a rotation by `k`: one key switch per bit of `k`, on a bad
+    /// dimension one more for the wrapped slots); linear maps ask for their own
+    /// ([`bsgs_elements`](Self::bsgs_elements)).
+    pub fn compact_elements(&self) -> Vec<u64> {
+        let cube = self.hypercube();
+        let m = cube.m;
+        let mut elements = vec![cube.p % m];
+        for (dimension, (&g, &o)) in cube.generators.iter().zip(&cube.orders).enumerate() {
+            let mut power = 1usize;
+            while power < o {
+                elements.push(pow(g, power as u64, m));
+                power *= 2;
+            }
+            if !cube.good[dimension] {
+                elements.push(pow(g, self.order_in_units(g) - o as u64, m));
+            }
+        }
+        elements.retain(|&e| e != 1);
+        elements.sort_unstable();
+        elements.dedup();
+        elements
+    }
+
+    /// The Galois elements to apply one after the other for `x -> x^{g^exponent}` with the
+    /// keys held: none for the identity, the element itself when held, else the fewest held
+    /// powers of `g` whose exponents add up (a breadth-first search in `<g>`,
+    /// [`crate::rotation`]). Errors with [`RlweError::MissingGaloisKey`] when none do.
+    fn plan<B: RlweBackend>(&self, g: u64, exponent: u64, keys: &GaloisKeys<B>) -> Result<Vec<u64>> {
+        let m = self.hypercube().m;
+        let element = pow(g, exponent, m);
+        if element == 1 {
+            return Ok(Vec::new());
+        }
+        if keys.contains(element) {
+            return Ok(vec![element]);
+        }
+        let order = self.order_in_units(g);
+        let mut logarithms = std::collections::HashMap::with_capacity(order as usize);
+        let mut x = 1u64;
+        for k in 0..order {
+            logarithms.insert(x, k as usize);
+            x = (u128::from(x) * u128::from(g) % u128::from(m)) as u64;
+        }
+        let edges: Vec<(usize, u64)> = keys
+            .elements()
+            .into_iter()
+            .filter_map(|e| logarithms.get(&e).filter(|&&k| k > 0).map(|&k| (k, e)))
+            .collect();
+        crate::rotation::shortest_plan(order as usize, &edges, (exponent % order) as usize)
+            .ok_or(RlweError::MissingGaloisKey { operation: "hypercube rotation", element })
+    }
+
+    /// `ct` under `x -> x^{g^exponent}` by [`plan`](Self::plan).
+    fn apply_power<B: RlweBackend, P: SchemeParameters, S>(
+        &self,
+        evaluator: &S,
+        ct: &Ciphertext<P, B>,
+        g: u64,
+        exponent: u64,
+        keys: &GaloisKeys<B>,
+    ) -> Result<Ciphertext<P, B>>
+    where
+        S: SlotEvaluator<B, P>,
+    {
+        let plan = self.plan(g, exponent, keys)?;
+        crate::rotation::apply_plan(ct, &plan, |c, e| evaluator.apply_galois(c, e, keys))
+    }
+
     /// The Galois elements of every rotation [`total_sum`](Self::total_sum) applies.
     pub fn total_sum_elements(&self) -> Result<Vec<u64>> {
         let mut elements = Vec::new();
@@ -104,16 +176,35 @@ impl HypercubeOps {
             return evaluator.apply_galois(ct, 1, keys);
         }
         if self.hypercube().good[dimension] {
-            return evaluator.apply_galois(ct, pow(g, k as u64, m), keys);
+            return self.apply_power(evaluator, ct, g, k as u64, keys);
         }
         // Slots whose exponent stays below o: sigma_{g^k}; the others: sigma_{g^{k - o}}; both
-        // automorphisms of one hoisted c_1.
-        let wrap = pow(g, k as u64 + self.order_in_units(g) - o as u64, m);
-        let moved = evaluator.apply_galois_many(ct, &[pow(g, k as u64, m), wrap], keys)?;
+        // automorphisms of one hoisted c_1 when their keys are held, else composed.
+        let wrap_exponent = k as u64 + self.order_in_units(g) - o as u64;
+        let (first, wrap) = (pow(g, k as u64, m), pow(g, wrap_exponent, m));
+        let (moved, wrapped) = if keys.contains(first) && keys.contains(wrap) {
+            let mut both = evaluator.apply_galois_many(ct, &[first, wrap], keys)?.into_iter();
+            match (both.next(), both.next()) {
+                (Some(a), Some(b)) => (a, b),
+                _ => {
+                    return Err(RlweError::InvalidParameter {
+                        name: "automorphisms",
+                        value: 2,
+                        requirement: "apply_galois_many must return one ciphertext per element (internal error)"
+                            .to_string(),
+                    });
+                }
+            }
+        } else {
+            (
+                self.apply_power(evaluator, ct, g, k as u64, keys)?,
+                self.apply_power(evaluator, ct, g, wrap_exponent, keys)?,
+            )
+        };
         let params = ct.params();
         let stays = self.mask(params, dimension, |digit| digit + k < o)?;
         let wraps = self.mask(params, dimension, |digit| digit + k >= o)?;
-        evaluator.add(&evaluator.mul_plain(&moved[0], &stays)?, &evaluator.mul_plain(&moved[1], &wraps)?)
+        evaluator.add(&evaluator.mul_plain(&moved, &stays)?, &evaluator.mul_plain(&wrapped, &wraps)?)
     }
 
     /// `ct` shifted by `k` along `dimension`: slot `e` receives slot `e + k 1_i` where that
@@ -149,7 +240,7 @@ impl HypercubeOps {
     where
         S: SlotEvaluator<B, P>,
     {
-        evaluator.apply_galois(ct, pow(self.hypercube().p % self.hypercube().m, u64::from(j), self.hypercube().m), keys)
+        self.apply_power(evaluator, ct, self.hypercube().p % self.hypercube().m, u64::from(j), keys)
     }
 
     /// Every slot set to the sum of the slots along `dimension` through it (HElib's
@@ -356,9 +447,9 @@ impl HypercubeOps {
     /// The linear map `matrix` along `dimension` (as
     /// [`matrix_mul_dimension`](Self::matrix_mul_dimension)) with its diagonals encoded once,
     /// for the baby-step giant-step method (Halevi and Shoup, CRYPTO 2018, section 4; HElib's
-    /// `MatMul1DExec`):
-    /// `y = sum_i sigma_{g^{i b}}( sum_j sigma_{g^{-i b}}(A_{i b + j}) sigma_{g^j}(x)
-    ///  + sigma_{g^{-i b}}(B_{i b + j}) sigma_{g^{j - o}}(x) )`, `A_k` the diagonal `D_k` on the
+    /// `MatMul1DExec`): `y = sum_i sigma_{g^{i b}}(S_i)` with
+    /// `S_i = sum_j sigma_{g^{-i b}}(A_{i b + j}) sigma_{g^j}(x) + sigma_{g^{-i b}}(B_{i b + j}) sigma_{g^{j - o}}(x)`,
+    /// `A_k` the diagonal `D_k` on the
     /// slots whose exponent stays below `o` after adding `k` (all of them on a good
     /// dimension), `B_k` on those that wrap (bad dimensions only), the automorphisms
     /// `sigma_{g^{-i b}}` applied to the encoded diagonals in the clear. Zero terms are
@@ -521,9 +612,13 @@ pub struct PreparedDimensionMap<P: SchemeParameters> {
     dimension: usize,
     /// The baby-step automorphisms, applied to the input in one hoisted call.
     babies: Vec<u64>,
-    /// Per giant step: its automorphism and its terms (baby-step index, encoded diagonal).
-    giants: Vec<(u64, Vec<(usize, Plaintext<P>)>)>,
+    /// Per giant step: its automorphism and its terms.
+    giants: Vec<GiantStep<P>>,
 }
+
+/// One giant step of a [`PreparedDimensionMap`]: its Galois element and its terms (the index
+/// of a baby step, the encoded diagonal that multiplies it).
+type GiantStep<P> = (u64, Vec<(usize, Plaintext<P>)>);
 
 impl<P: SchemeParameters> PreparedDimensionMap<P> {
     /// The dimension the map runs along.

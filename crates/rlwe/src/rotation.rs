@@ -64,8 +64,9 @@ fn held_steps(degree: usize, held: &[u64]) -> Vec<(usize, u64)> {
 }
 
 /// The fewest held rotations whose steps add up to `target` modulo `row` (`None` when none
-/// do): a breadth-first search from 0.
-fn shortest_plan(row: usize, edges: &[(usize, u64)], target: usize) -> Option<Vec<u64>> {
+/// do): a breadth-first search from 0 in the cyclic group of order `row`, the edges
+/// `(step, element)` (also the hypercube's dimensions, [`crate::hypercube_ops`]).
+pub(crate) fn shortest_plan(row: usize, edges: &[(usize, u64)], target: usize) -> Option<Vec<u64>> {
     // via[x] = the edge that first reached x (usize::MAX: not reached).
     let mut via = vec![usize::MAX; row];
     let mut queue = VecDeque::from([0usize]);

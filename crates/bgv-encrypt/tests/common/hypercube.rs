@@ -105,6 +105,39 @@ pub fn hypercube_session<B: BgvBackend>(
     }
     assert!(ops.rotate(&context, &ct, ops.hypercube().orders.len(), 1, &keys).is_err());
 
+    // The compact default keys: the same rotations, sums and Frobenius powers, composed.
+    let compact = ops.compact_elements();
+    let dimensions = ops.hypercube().orders.len();
+    let bound =
+        1 + dimensions + ops.hypercube().orders.iter().map(|&o| o.next_power_of_two().ilog2() as usize).sum::<usize>();
+    assert!(compact.len() <= bound, "m = {m}: {} compact keys, more than {bound}", compact.len());
+    let compact_keys = context.galois_keys_from_seed(&secret, &compact, &super::seed(9)).unwrap();
+    for &(dimension, k) in rotations {
+        let rotated = ops.rotate(&context, &ct, dimension, k, &compact_keys).unwrap();
+        assert_eq!(
+            decode(&rotated),
+            moved(&ops, &values, dimension, k, false),
+            "compact keys: rotation {dimension}, {k}"
+        );
+    }
+    let frobenius2 = ops.frobenius(&context, &ct, 2, &compact_keys).unwrap();
+    let p2 = (u128::from(p) * u128::from(p) % u128::from(m)) as u64;
+    let want2: Vec<Vec<u64>> = values.iter().map(|v| substitute(v, p2, m, slots.slot_modulus(), n)).collect();
+    assert_eq!(decode(&frobenius2), want2, "m = {m}: Frobenius squared from the compact keys");
+    if sums {
+        let total = values.iter().fold(vec![0; d], |acc, v| add(&acc, v, n));
+        assert_eq!(
+            decode(&ops.total_sum(&context, &ct, &compact_keys).unwrap()),
+            vec![total; count],
+            "m = {m}: total sum from the compact keys"
+        );
+    }
+    // Without the keys a rotation needs, the typed error.
+    let frobenius_only = context.galois_keys_from_seed(&secret, &[p % m], &super::seed(10)).unwrap();
+    if ops.hypercube().orders[0] > 1 {
+        assert!(ops.rotate(&context, &ct, 0, 1, &frobenius_only).is_err());
+    }
+
     // A random linear map along each dimension, against the matrix-vector products per column.
     let g_poly = slots.slot_modulus().to_vec();
     for dimension in 0..ops.hypercube().orders.len() {
