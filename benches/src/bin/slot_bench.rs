@@ -338,7 +338,7 @@ fn main() -> ExitCode {
 }
 
 fn row(set: &Set, backend: &str, cells: &[f64]) -> String {
-    let cells: Vec<String> = cells.iter().map(|&us| format!("{:.1}", us / 1e3)).collect();
+    let cells: Vec<String> = cells.iter().map(|&us| format!("{:.3}", us / 1e3)).collect();
     format!("| {} | {backend} | {} |", set.name, cells.join(" | "))
 }
 

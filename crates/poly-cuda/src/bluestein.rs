@@ -92,7 +92,14 @@ pub struct GpuCyclotomic {
     kernel_inv: DevicePoly<Eval>,
     psi: DevicePoly<Eval>,
     phi: DevicePoly<Eval>,
+    /// The automorphisms' source tables on the device, by `g mod m`, made on first use (at
+    /// most [`MAX_CACHED_AUTOMORPHISMS`]): a table is `phi(m)` indices the host would
+    /// otherwise compute and upload at every automorphism.
+    automorphisms: std::sync::Mutex<std::collections::HashMap<u64, Arc<CudaSlice<u32>>>>,
 }
+
+/// How many automorphisms' source tables a [`GpuCyclotomic`] keeps (`4 phi(m)` bytes each).
+const MAX_CACHED_AUTOMORPHISMS: usize = 512;
 
 impl GpuCyclotomic {
     /// The ring of odd `m` modulo `primes` ([`poly::bluestein::bluestein_primes`]: `= 1 mod m`
@@ -176,6 +183,7 @@ impl GpuCyclotomic {
             kernel_inv,
             psi,
             phi,
+            automorphisms: std::sync::Mutex::new(std::collections::HashMap::new()),
         })
     }
 
@@ -451,6 +459,39 @@ impl GpuCyclotomic {
         stride: usize,
         count: usize,
     ) -> Result<CudaSlice<u64>> {
+        let table = self.upload_sources(sources)?;
+        self.permute_rows_with(rows, &table, stride, count)
+    }
+
+    /// [`permute_rows`](Self::permute_rows) for the automorphism `x -> x^g`, its source table
+    /// (`sources()`, called only the first time `g mod m` is seen) kept on the device.
+    pub fn permute_rows_for(
+        &self,
+        rows: &CudaSlice<u64>,
+        g: u64,
+        sources: impl FnOnce() -> std::result::Result<Vec<usize>, PolyError>,
+        stride: usize,
+        count: usize,
+    ) -> Result<CudaSlice<u64>> {
+        let key = g % self.m as u64;
+        let cached = self.automorphisms.lock().ok().and_then(|tables| tables.get(&key).cloned());
+        let table = match cached {
+            Some(table) => table,
+            None => {
+                let table = Arc::new(self.upload_sources(&sources()?)?);
+                if let Ok(mut tables) = self.automorphisms.lock()
+                    && tables.len() < MAX_CACHED_AUTOMORPHISMS
+                {
+                    tables.insert(key, table.clone());
+                }
+                table
+            }
+        };
+        self.permute_rows_with(rows, &table, stride, count)
+    }
+
+    /// `sources` checked (`phi(m)` indices below `phi(m)`) and uploaded as u32.
+    fn upload_sources(&self, sources: &[usize]) -> Result<CudaSlice<u32>> {
         let n = self.n;
         if sources.len() != n {
             return Err(GpuError::LengthMismatch { expected: n, actual: sources.len() });
@@ -463,19 +504,30 @@ impl GpuCyclotomic {
             }
             .into());
         }
+        let words: Vec<u32> = sources.iter().map(|&k| k as u32).collect();
+        self.device().stream().clone_htod(&words).map_err(|e| driver_error("cuMemcpyHtoDAsync", e))
+    }
+
+    /// The permutation by an uploaded source table.
+    fn permute_rows_with(
+        &self,
+        rows: &CudaSlice<u64>,
+        sources: &CudaSlice<u32>,
+        stride: usize,
+        count: usize,
+    ) -> Result<CudaSlice<u64>> {
+        let n = self.n;
         if stride < n {
             return Err(GpuError::LengthMismatch { expected: n, actual: stride });
         }
         let row_count = count * self.limbs();
         self.check_len(rows, row_count * stride)?;
         let stream = self.device().stream();
-        let words: Vec<u32> = sources.iter().map(|&k| k as u32).collect();
-        let sources = stream.clone_htod(&words).map_err(|e| driver_error("cuMemcpyHtoDAsync", e))?;
         // Written in full by cyc_permute.
         let mut out = self.alloc_written(row_count * stride)?;
         let geometry = [n as u64, stride as u64, row_count as u64];
         let mut launch = self.kernels.cyc_permute.builder(stream);
-        launch.arg(&mut out).arg(rows).arg(&sources);
+        launch.arg(&mut out).arg(rows).arg(sources);
         for value in &geometry {
             launch.arg(value);
         }

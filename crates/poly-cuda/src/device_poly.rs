@@ -315,9 +315,11 @@ impl DevicePoly<Eval> {
     /// [`PolyError::InvalidGaloisElement`] for a `g` that is no unit modulo `m` and
     /// [`PolyError::InvalidTransform`] for a context of the power-of-two ring.
     pub fn automorphism_bluestein(&self, g: u64) -> Result<Self> {
-        let sources = self.context.ring().bluestein_automorphism_sources(g)?;
+        let ring = self.context.ring();
+        ring.ring_kind().check_automorphism(g)?;
         let bluestein = self.context.bluestein().ok_or(PolyError::ContextMismatch)?;
-        let data = bluestein.permute_rows(&self.data, &sources, self.context.degree(), 1)?;
+        let sources = || ring.bluestein_automorphism_sources(g);
+        let data = bluestein.permute_rows_for(&self.data, g, sources, self.context.degree(), 1)?;
         Ok(Self { context: self.context.clone(), data, representation: PhantomData })
     }
 
@@ -859,8 +861,10 @@ impl DevicePolyBatch<Eval> {
     pub fn automorphism(&self, g: u64) -> Result<Self> {
         let n = self.context.degree();
         if let Some(bluestein) = self.context.bluestein() {
-            let sources = self.context.ring().bluestein_automorphism_sources(g)?;
-            let data = bluestein.permute_rows(&self.data, &sources, n, self.count)?;
+            let ring = self.context.ring();
+            ring.ring_kind().check_automorphism(g)?;
+            let sources = || ring.bluestein_automorphism_sources(g);
+            let data = bluestein.permute_rows_for(&self.data, g, sources, n, self.count)?;
             return Ok(Self { context: self.context.clone(), count: self.count, data, representation: PhantomData });
         }
         if g.is_multiple_of(2) || n < 2 {

@@ -12,7 +12,8 @@
 //! result of a rotation by `k` holds slot `e + k 1_i` of the input (the dimension's exponent
 //! taken modulo `o_i`).
 
-use std::sync::Arc;
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex};
 
 use crate::evaluator::Evaluator;
 use crate::extension_slots::ExtensionSlots;
@@ -35,13 +36,21 @@ impl<B: RlweBackend, P: SchemeParameters, S> SlotEvaluator<B, P> for S where
 #[derive(Debug, Clone)]
 pub struct HypercubeOps {
     slots: ExtensionSlots,
+    /// Encoded masks by (dimension, low, high) ([`HypercubeOps::mask`]), shared by clones.
+    masks: Arc<Mutex<MaskCache>>,
 }
+
+/// Mask coefficients by (dimension, low, high).
+type MaskCache = HashMap<(usize, usize, usize), Vec<u64>>;
+
+/// How many masks a [`HypercubeOps`] keeps (`phi(m)` words each).
+const MAX_CACHED_MASKS: usize = 256;
 
 impl HypercubeOps {
     /// The operations on the slots of `params` (`t = p^r`): errors as
     /// [`ExtensionSlots::for_params`].
     pub fn for_params<P: SchemeParameters>(params: &P) -> Result<Self> {
-        Ok(Self { slots: ExtensionSlots::for_params(params)? })
+        Ok(Self { slots: ExtensionSlots::for_params(params)?, masks: Arc::default() })
     }
 
     /// The slots (encoding and decoding).
@@ -202,8 +211,8 @@ impl HypercubeOps {
             )
         };
         let params = ct.params();
-        let stays = self.mask(params, dimension, |digit| digit + k < o)?;
-        let wraps = self.mask(params, dimension, |digit| digit + k >= o)?;
+        let stays = self.mask(params, dimension, 0, o - k)?;
+        let wraps = self.mask(params, dimension, o - k, o)?;
         evaluator.add(&evaluator.mul_plain(&moved, &stays)?, &evaluator.mul_plain(&wrapped, &wraps)?)
     }
 
@@ -222,11 +231,9 @@ impl HypercubeOps {
     {
         let (_, o) = self.dimension(dimension)?;
         let rotated = self.rotate(evaluator, ct, dimension, k, keys)?;
-        let in_range = |digit: usize| {
-            let target = digit as i64 + k;
-            (0..o as i64).contains(&target)
-        };
-        evaluator.mul_plain(&rotated, &self.mask(ct.params(), dimension, in_range)?)
+        // Slots whose source 0 <= digit + k < o exists.
+        let (low, high) = (k.min(0).unsigned_abs() as usize, (o as i64 - k.max(0)).max(0) as usize);
+        evaluator.mul_plain(&rotated, &self.mask(ct.params(), dimension, low.min(o), high.max(low.min(o)))?)
     }
 
     /// The Frobenius `X -> X^(p^j)` of every slot: the automorphism `x -> x^(p^j)`.
@@ -573,19 +580,32 @@ impl HypercubeOps {
         order
     }
 
-    /// The plaintext with 1 in the slots whose exponent along `dimension` satisfies `keep`,
-    /// 0 elsewhere.
+    /// The plaintext with 1 in the slots whose exponent along `dimension` lies in
+    /// `low..high`, 0 elsewhere; its coefficients encoded once per interval and kept (the
+    /// rotations along a bad dimension and the shifts multiply by these at every call).
     fn mask<P: SchemeParameters>(
         &self,
         params: &Arc<P>,
         dimension: usize,
-        keep: impl Fn(usize) -> bool,
+        low: usize,
+        high: usize,
     ) -> Result<Plaintext<P>> {
+        let key = (dimension, low, high);
+        if let Some(coefficients) = self.masks.lock().ok().and_then(|masks| masks.get(&key).cloned()) {
+            return Plaintext::from_coefficients(params, &coefficients);
+        }
         let stride: usize = self.hypercube().orders[dimension + 1..].iter().product();
         let o = self.hypercube().orders[dimension];
-        let values: Vec<Vec<u64>> =
-            (0..self.slots.slot_count()).map(|e| if keep(e / stride % o) { vec![1] } else { Vec::new() }).collect();
-        self.slots.encode_plaintext(params, &values)
+        let values: Vec<Vec<u64>> = (0..self.slots.slot_count())
+            .map(|e| if (low..high).contains(&(e / stride % o)) { vec![1] } else { Vec::new() })
+            .collect();
+        let coefficients = self.slots.encode(&values)?;
+        if let Ok(mut masks) = self.masks.lock()
+            && masks.len() < MAX_CACHED_MASKS
+        {
+            masks.insert(key, coefficients.clone());
+        }
+        Plaintext::from_coefficients(params, &coefficients)
     }
 }
 
