@@ -223,13 +223,7 @@ impl ExtensionSlots {
                     requirement: format!("must be at most the slot degree {d}"),
                 });
             }
-            if let Some(&bad) = slot.iter().find(|&&c| c >= n) {
-                return Err(RlweError::InvalidParameter {
-                    name: "slot coefficient",
-                    value: bad,
-                    requirement: format!("must be below p^r = {n}"),
-                });
-            }
+            below_modulus(slot, n, "slot coefficient")?;
         }
         // Leaves: w_i = u_i G_i^-1 mod F_i, u_i = v_i(x^{s_i}) mod F_i.
         let mut numerators: Vec<Vec<u64>> = (0..self.slot_count())
@@ -279,13 +273,7 @@ impl ExtensionSlots {
                 requirement: format!("must be at most phi(m) = {phi}"),
             });
         }
-        if let Some(&bad) = plaintext.iter().find(|&&c| c >= n) {
-            return Err(RlweError::InvalidParameter {
-                name: "plaintext coefficient",
-                value: bad,
-                requirement: format!("must be below p^r = {n}"),
-            });
-        }
+        below_modulus(plaintext, n, "plaintext coefficient")?;
         // x^j -> x^{j g mod m} (x^m = 1 modulo Phi_m), then the reduction modulo Phi_m.
         let mut spread = vec![0u64; m as usize];
         for (j, &c) in plaintext.iter().enumerate() {
@@ -300,13 +288,7 @@ impl ExtensionSlots {
     /// [`RlweError::InvalidParameter`] for a coefficient not below `p^r`.
     pub fn decode(&self, plaintext: &[u64]) -> Result<Vec<Vec<u64>>> {
         let n = self.modulus;
-        if let Some(&bad) = plaintext.iter().find(|&&c| c >= n) {
-            return Err(RlweError::InvalidParameter {
-                name: "plaintext coefficient",
-                value: bad,
-                requirement: format!("must be below p^r = {n}"),
-            });
-        }
+        below_modulus(plaintext, n, "plaintext coefficient")?;
         // Remainders down the subproduct tree: a node's remainder reduced by its children.
         let root = self.tree.last().and_then(|level| level.first()).ok_or(RlweError::InvalidParameter {
             name: "slot count",
@@ -332,6 +314,18 @@ impl ExtensionSlots {
                 .collect();
         }
         Ok(remainders.iter().zip(&self.to_common).map(|(r, powers)| combine(r, powers, n)).collect())
+    }
+}
+
+/// Errors with [`RlweError::InvalidParameter`] (naming `what`) unless every word is below `n`.
+fn below_modulus(words: &[u64], n: u64, what: &'static str) -> Result<()> {
+    match words.iter().find(|&&c| c >= n) {
+        Some(&bad) => Err(RlweError::InvalidParameter {
+            name: what,
+            value: bad,
+            requirement: format!("must be below p^r = {n}"),
+        }),
+        None => Ok(()),
     }
 }
 

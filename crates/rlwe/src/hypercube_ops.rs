@@ -355,8 +355,6 @@ impl HypercubeOps {
         let (g, o) = self.dimension(dimension)?;
         check_matrix(matrix, o, dimension)?;
         let m = self.hypercube().m;
-        let stride: usize = self.hypercube().orders[dimension + 1..].iter().product();
-        let count = self.slots.slot_count();
         let good = self.hypercube().good[dimension];
         let wrap_back = self.order_in_units(g) - o as u64;
         // The automorphisms, in one hoisted call: g^k (k < o), then g^{k - o} (bad, 0 < k < o).
@@ -366,34 +364,15 @@ impl HypercubeOps {
         }
         let moved = evaluator.apply_galois_many(ct, &elements, keys)?;
         let params = ct.params();
-        // D_k restricted to the slots whose exponent stays below o (all of them on a good
-        // dimension), and to those that wrap.
-        let diagonal = |k: usize, wraps: bool| -> Vec<Vec<u64>> {
-            (0..count)
-                .map(|e| {
-                    let digit = e / stride % o;
-                    if !good && (digit + k >= o) != wraps {
-                        return Vec::new();
-                    }
-                    matrix[digit][(digit + k) % o].clone()
-                })
-                .collect()
-        };
+        let diagonal = |k: usize, wraps: bool| self.diagonal(matrix, dimension, k, wraps);
         let mut acc: Option<Ciphertext<P, B>> = None;
-        let mut accumulate = |term: Ciphertext<P, B>| -> Result<()> {
-            acc = Some(match acc.take() {
-                Some(sum) => evaluator.add(&sum, &term)?,
-                None => term,
-            });
-            Ok(())
-        };
         for (k, rotated) in moved.iter().take(o).enumerate() {
             let plain = self.slots.encode_plaintext(params, &diagonal(k, false))?;
-            accumulate(evaluator.mul_plain(rotated, &plain)?)?;
+            accumulate(evaluator, &mut acc, evaluator.mul_plain(rotated, &plain)?)?;
         }
         for (k, rotated) in moved.iter().skip(o).enumerate().map(|(i, c)| (i + 1, c)) {
             let plain = self.slots.encode_plaintext(params, &diagonal(k, true))?;
-            accumulate(evaluator.mul_plain(rotated, &plain)?)?;
+            accumulate(evaluator, &mut acc, evaluator.mul_plain(rotated, &plain)?)?;
         }
         acc.ok_or(RlweError::InvalidParameter {
             name: "dimension order",
@@ -476,21 +455,8 @@ impl HypercubeOps {
         let (babies, giant_elements) = self.bsgs_steps(dimension, baby)?;
         let m = self.hypercube().m;
         let order = self.order_in_units(g);
-        let stride: usize = self.hypercube().orders[dimension + 1..].iter().product();
-        let count = self.slots.slot_count();
         let good = self.hypercube().good[dimension];
-        // D_k on the slots with (digit + k >= o) == wraps (every slot when good and !wraps).
-        let diagonal = |k: usize, wraps: bool| -> Vec<Vec<u64>> {
-            (0..count)
-                .map(|e| {
-                    let digit = e / stride % o;
-                    if !good && (digit + k >= o) != wraps {
-                        return Vec::new();
-                    }
-                    matrix[digit][(digit + k) % o].clone()
-                })
-                .collect()
-        };
+        let diagonal = |k: usize, wraps: bool| self.diagonal(matrix, dimension, k, wraps);
         let mut giants = Vec::with_capacity(giant_elements.len());
         for (i, &element) in giant_elements.iter().enumerate() {
             let shift = (i * baby) as u64;
@@ -536,24 +502,41 @@ impl HypercubeOps {
         for (element, terms) in &prepared.giants {
             let mut inner: Option<Ciphertext<P, B>> = None;
             for (index, plain) in terms {
-                let term = evaluator.mul_plain(&rotated[*index], plain)?;
-                inner = Some(match inner.take() {
-                    Some(sum) => evaluator.add(&sum, &term)?,
-                    None => term,
-                });
+                let baby = rotated.get(*index).ok_or(RlweError::InvalidParameter {
+                    name: "baby step",
+                    value: *index as u64,
+                    requirement: "a prepared map's term must name one of its baby steps (internal error)".to_string(),
+                })?;
+                accumulate(evaluator, &mut inner, evaluator.mul_plain(baby, plain)?)?;
             }
             let Some(inner) = inner else { continue };
             let moved = if *element == 1 { inner } else { evaluator.apply_galois(&inner, *element, keys)? };
-            acc = Some(match acc.take() {
-                Some(sum) => evaluator.add(&sum, &moved)?,
-                None => moved,
-            });
+            accumulate(evaluator, &mut acc, moved)?;
         }
         match acc {
             Some(y) => Ok(y),
             // The zero matrix: the input times the zero plaintext keeps its level and scale.
             None => evaluator.mul_plain(ct, &Plaintext::from_coefficients(ct.params(), &[])?),
         }
+    }
+
+    /// The diagonal `D_k[e] = matrix[e_i][e_i + k]` of a map along `dimension` (entries per
+    /// slot), restricted to the slots whose exponent wraps past `o` after adding `k` when
+    /// `wraps`, to those that stay below it otherwise; on a good dimension every slot stays.
+    fn diagonal(&self, matrix: &[Vec<Vec<u64>>], dimension: usize, k: usize, wraps: bool) -> Vec<Vec<u64>> {
+        let cube = self.hypercube();
+        let o = cube.orders[dimension];
+        let stride: usize = cube.orders[dimension + 1..].iter().product();
+        let good = cube.good[dimension];
+        (0..self.slots.slot_count())
+            .map(|e| {
+                let digit = e / stride % o;
+                if (!good && (digit + k >= o) != wraps) || (good && wraps) {
+                    return Vec::new();
+                }
+                matrix[digit][(digit + k) % o].clone()
+            })
+            .collect()
     }
 
     /// `(g_i, o_i)`, or an error for a dimension that does not exist.
@@ -607,6 +590,19 @@ impl HypercubeOps {
         }
         Plaintext::from_coefficients(params, &coefficients)
     }
+}
+
+/// `sum += term` (`sum = term` when empty).
+fn accumulate<B: RlweBackend, P: SchemeParameters, S: SlotEvaluator<B, P>>(
+    evaluator: &S,
+    sum: &mut Option<Ciphertext<P, B>>,
+    term: Ciphertext<P, B>,
+) -> Result<()> {
+    *sum = Some(match sum.take() {
+        Some(acc) => evaluator.add(&acc, &term)?,
+        None => term,
+    });
+    Ok(())
 }
 
 /// The rotation amounts [`HypercubeOps::sum_dimension`] applies for a dimension of order `o`.
