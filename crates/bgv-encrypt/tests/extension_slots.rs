@@ -18,3 +18,26 @@ fn bgv_circuits_over_extension_field_slots() {
     let (_, products) = common::extension::extension_circuit(CpuBackend, &params, &[2, 4, 3, 1704], 40, 2);
     assert!(products >= 2, "{products} products");
 }
+
+#[test]
+fn squarings_reach_the_estimated_depth_on_extension_field_slots() {
+    let params = common::small_params(10, &[60, 50, 50, 50], &[60], 257 * 257);
+    common::extension::squarings_to_depth(CpuBackend, &params, 3);
+    let params = common::phi_m::params(1705, &[60, 50, 50, 50], &[60], 256);
+    common::extension::squarings_to_depth(CpuBackend, &params, 4);
+}
+
+/// HElib's bootstrapping ring `m = 21845` with `p = 2` (1024 slots of `GF(2^16)`) and with
+/// `t = 2^8`, six ciphertext primes: random circuits and squarings to the set's depth (seconds
+/// in release: `cargo test --release -p bgv-encrypt --test extension_slots -- --ignored`).
+#[test]
+#[ignore = "HElib-sized ring: seconds in release, minutes in debug"]
+fn squarings_reach_the_estimated_depth_at_helib_sizes() {
+    for t in [2, 256] {
+        let params = common::phi_m::params(21845, &[50; 6], &[55, 55], t);
+        let (_, products) = common::extension::extension_circuit(CpuBackend, &params, &[2, 4, 3, 21844], 30, t);
+        assert!(products >= 2, "{products} products");
+        let squarings = common::extension::squarings_to_depth(CpuBackend, &params, t);
+        eprintln!("m = 21845, t = {t}: {squarings} squarings (estimated depth {})", params.estimated_depth());
+    }
+}

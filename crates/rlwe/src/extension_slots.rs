@@ -320,11 +320,9 @@ impl ExtensionSlots {
 /// Errors with [`RlweError::InvalidParameter`] (naming `what`) unless every word is below `n`.
 fn below_modulus(words: &[u64], n: u64, what: &'static str) -> Result<()> {
     match words.iter().find(|&&c| c >= n) {
-        Some(&bad) => Err(RlweError::InvalidParameter {
-            name: what,
-            value: bad,
-            requirement: format!("must be below p^r = {n}"),
-        }),
+        Some(&bad) => {
+            Err(RlweError::InvalidParameter { name: what, value: bad, requirement: format!("must be below p^r = {n}") })
+        }
         None => Ok(()),
     }
 }

@@ -110,3 +110,39 @@ pub fn extension_circuit<B: BgvBackend>(
 fn add(a: &[u64], b: &[u64], n: u64) -> Vec<u64> {
     a.iter().zip(b).map(|(&x, &y)| ((u128::from(x) + u128::from(y)) % u128::from(n)) as u64).collect()
 }
+
+/// Repeated squaring of random slots under automatic switching until a product is refused:
+/// every power decrypts to the slot-wise power, and the chain reaches the set's
+/// `estimated_depth`. Returns the number of squarings made.
+pub fn squarings_to_depth<B: BgvBackend>(backend: B, params: &Arc<BgvParameters>, rng_seed: u64) -> usize {
+    let slots = ExtensionSlots::for_params(params.as_ref()).unwrap();
+    let (n, d, count) = (slots.modulus(), slots.slot_degree(), slots.slot_count());
+    let g_poly = slots.slot_modulus().to_vec();
+    let context = BgvContext::new(backend, params).unwrap();
+    let secret = context.secret_key_from_seed(&seed(1)).unwrap();
+    let public = context.public_key_from_seed(&secret, &seed(2)).unwrap();
+    let relin = context.relin_key_from_seed(&secret, &seed(3)).unwrap();
+    let mut rng = StdRng::seed_from_u64(rng_seed);
+    let mut values: Vec<Vec<u64>> = (0..count).map(|_| (0..d).map(|_| rng.gen_range(0..n)).collect()).collect();
+    let mut ct =
+        context.encrypt_with_seed(&slots.encode_plaintext(params, &values).unwrap(), &public, &seed(4)).unwrap();
+    let mut squarings = 0;
+    loop {
+        match context.mul_relin(&ct, &ct, &relin) {
+            Ok(square) => ct = square,
+            Err(BgvError::NoiseEstimateExceeded { .. } | BgvError::ModulusChainExhausted { .. }) => break,
+            Err(other) => panic!("squaring {}: {other}", squarings + 1),
+        }
+        squarings += 1;
+        values = values.iter().map(|v| mul_mod(v, v, &g_poly, n)).collect();
+        let got = slots.decode_plaintext(&context.decrypt_checked(&ct, &secret).unwrap()).unwrap();
+        assert_eq!(got, values, "m = {}, t = {n}: square {squarings} at level {}", slots.factors().m, ct.level());
+    }
+    assert!(
+        squarings >= params.estimated_depth(),
+        "m = {}, t = {n}: {squarings} squarings, estimated depth {}",
+        slots.factors().m,
+        params.estimated_depth()
+    );
+    squarings
+}
