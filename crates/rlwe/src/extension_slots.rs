@@ -19,8 +19,8 @@
 //!   Newton's iteration.
 //!
 //! Both directions walk the subproduct tree (up with fractions, down with remainders), with
-//! [`crate::zn_poly`]'s products and divisions: `O(M(phi(m)) log phi(m))` word operations,
-//! `M` the cost of one product (three NTTs per prime for long factors).
+//! the products and divisions of the crate's `zn_poly` module: `O(M(phi(m)) log phi(m))` word
+//! operations, `M` the cost of one product (three NTTs per prime for long factors).
 
 use crate::cyclotomic_factors::{CyclotomicFactors, cyclotomic_factors};
 use crate::hypercube::Hypercube;
