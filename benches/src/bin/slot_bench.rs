@@ -295,7 +295,7 @@ fn measure<B: BgvBackend>(
     let good = cube.good[0];
     let baby = (if good { o as f64 } else { o as f64 / 2.0 }).sqrt().ceil() as usize;
     let start = Instant::now();
-    let prepared = ops.prepare_matrix_dimension(params, 0, &matrix, baby)?;
+    let prepared = ops.prepare_matrix_dimension(&context, params, 0, &matrix, baby)?;
     let prepare = start.elapsed().as_secs_f64() * 1e6;
     let map_keys = context.galois_keys_from_seed(&secret, &ops.bsgs_elements(0, baby)?, &seed(6))?;
     let apply =

@@ -10,6 +10,7 @@ impl<B: BfvBackend> Evaluator<B> for BfvContext<B> {
     type Plaintext = Plaintext;
     type Ciphertext = Ciphertext<B>;
     type Encoder = BatchEncoder;
+    type PreparedPlaintext = crate::PreparedPlaintext<B>;
 
     fn core(&self) -> &RlweContext<B> {
         BfvContext::core(self)
@@ -61,6 +62,14 @@ impl<B: BfvBackend> Evaluator<B> for BfvContext<B> {
     }
 
     fn mul_plain(&self, a: &Ciphertext<B>, plaintext: &Plaintext) -> Result<Ciphertext<B>> {
+        BfvContext::mul_plain(self, a, plaintext)
+    }
+
+    fn prepare_plain(&self, plaintext: &Plaintext) -> Result<crate::PreparedPlaintext<B>> {
+        BfvContext::prepare_plain(self, plaintext)
+    }
+
+    fn mul_plain_prepared(&self, a: &Ciphertext<B>, plaintext: &crate::PreparedPlaintext<B>) -> Result<Ciphertext<B>> {
         BfvContext::mul_plain(self, a, plaintext)
     }
 

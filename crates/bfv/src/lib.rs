@@ -74,7 +74,7 @@ pub use encoding::{BatchEncoder, CoefficientEncoder, Plaintext};
 pub use error::BfvError;
 pub use galois::GaloisKeys;
 pub use params::{BfvParameters, BfvParametersBuilder, ModuliChoice, MulVariant, Preset};
-pub use resident::{PlaintextOperand, ResidentPlaintext};
+pub use resident::{PlaintextOperand, PreparedPlaintext, ResidentPlaintext};
 pub use rlwe::KeySetId;
 #[cfg(feature = "serde")]
 pub use serde_impl::{

@@ -112,3 +112,54 @@ impl<B: BfvBackend> BfvContext<B> {
         ResidentPlaintext::from_reduced_words(&self.params, &self.backend, words)
     }
 }
+
+/// A plaintext lifted and transformed once at the top level, where the backend computes (on
+/// the device for the GPU), for many products with ciphertexts
+/// ([`BfvContext::prepare_plain`]; a linear map's diagonals); its words stay resident for
+/// additions. An operand like the others: the same ciphertexts, bit for bit.
+#[derive(Debug, Clone)]
+pub struct PreparedPlaintext<B: BfvBackend> {
+    resident: ResidentPlaintext<B>,
+    lifted: B::Poly<Eval>,
+    level: usize,
+}
+
+impl<B: BfvBackend> PreparedPlaintext<B> {
+    /// The parameters it was prepared under.
+    pub fn params(&self) -> &Arc<BfvParameters> {
+        self.resident.params()
+    }
+}
+
+impl<B: BfvBackend> sealed::Sealed for PreparedPlaintext<B> {}
+
+impl<B: BfvBackend> PlaintextOperand<B> for PreparedPlaintext<B> {
+    fn params(&self) -> &Arc<BfvParameters> {
+        self.resident.params()
+    }
+
+    fn scaled_on(&self, context: &BfvContext<B>, level: usize) -> Result<B::Poly<Coeff>> {
+        self.resident.scaled_on(context, level)
+    }
+
+    fn lifted_on(&self, context: &BfvContext<B>, level: usize) -> Result<B::Poly<Eval>> {
+        context.check(self.resident.params(), "prepared plaintext")?;
+        if level == self.level {
+            return Ok(self.lifted.clone());
+        }
+        context.backend.drop_limbs(&self.lifted, context.core().context_at_level(level)?)
+    }
+}
+
+impl<B: BfvBackend> BfvContext<B> {
+    /// `plaintext` on the backend, lifted and transformed at the top level once
+    /// ([`PreparedPlaintext`]). Errors with
+    /// [`BfvError::ParameterMismatch`](crate::BfvError::ParameterMismatch) for a plaintext of
+    /// other parameters.
+    pub fn prepare_plain(&self, plaintext: &Plaintext) -> Result<PreparedPlaintext<B>> {
+        let resident = self.upload_plaintext(plaintext)?;
+        let level = self.top_level();
+        let lifted = resident.lifted_on(self, level)?;
+        Ok(PreparedPlaintext { resident, lifted, level })
+    }
+}

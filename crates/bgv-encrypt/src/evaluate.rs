@@ -9,11 +9,14 @@
 //! multiplies the factor by `q_l^{-1} mod t` (chain.rs of the core keeps the error a
 //! multiple of `t`).
 
+use std::borrow::Cow;
+
 use poly::Eval;
 
 use crate::backend::BgvBackend;
 use crate::context::{BackendResult, BgvCiphertextState, BgvContext, Ciphertext, LevelPolicy, ModSwitching, RelinKey};
-use crate::noise::{NoiseModel, add_bits, centered_norm_bits};
+use crate::noise::{NoiseModel, add_bits};
+use crate::prepared::{PlaintextShape, PreparedPlaintext};
 use crate::{BgvError, Plaintext, Result};
 
 impl<B: BgvBackend> BgvContext<B> {
@@ -196,30 +199,74 @@ impl<B: BgvBackend> BgvContext<B> {
     /// gives the same polynomials without the lift and transform).
     pub fn mul_plain(&self, a: &Ciphertext<B>, plaintext: &Plaintext) -> Result<Ciphertext<B>> {
         self.check_ciphertext(a)?;
-        // A constant plaintext grows the noise by at most t/2, as mul_scalar: not a product.
-        let t = self.params.plaintext_modulus();
-        let general = plaintext.coefficients().iter().skip(1).any(|&c| c != 0);
-        let norm_bits = centered_norm_bits(plaintext.coefficients(), t);
-        let a = if general && self.switch_pays_before_plain_product(a, norm_bits) {
+        self.check(plaintext.params(), "plaintext")?;
+        let shape = PlaintextShape::of(plaintext.coefficients(), self.params.plaintext_modulus());
+        self.mul_plain_by(a, shape, |level| Ok(Cow::Owned(self.forward(self.lift(plaintext, level, 1)?)?)))
+    }
+
+    /// `plaintext` lifted and transformed once at the top level, where the backend computes
+    /// (on the device for the GPU), for many [`mul_plain_prepared`](Self::mul_plain_prepared)
+    /// products (the diagonals of a linear map). Errors with
+    /// [`BgvError::ParameterMismatch`] for a plaintext of other parameters.
+    pub fn prepare_plain(&self, plaintext: &Plaintext) -> Result<PreparedPlaintext<B>> {
+        self.check(plaintext.params(), "plaintext")?;
+        let level = self.top_level();
+        Ok(PreparedPlaintext {
+            params: self.params.clone(),
+            message: self.forward(self.lift(plaintext, level, 1)?)?,
+            level,
+            shape: PlaintextShape::of(plaintext.coefficients(), self.params.plaintext_modulus()),
+        })
+    }
+
+    /// `a * m` for a prepared `m`: the words, state and errors of [`mul_plain`](Self::mul_plain)
+    /// with the plaintext `m` was prepared from (its limbs below `a`'s level dropped).
+    pub fn mul_plain_prepared(&self, a: &Ciphertext<B>, plaintext: &PreparedPlaintext<B>) -> Result<Ciphertext<B>> {
+        self.check_ciphertext(a)?;
+        self.check(&plaintext.params, "prepared plaintext")?;
+        self.mul_plain_by(a, plaintext.shape, |level| {
+            if level == plaintext.level {
+                return Ok(Cow::Borrowed(&plaintext.message));
+            }
+            let context = self.core.context_at_level(level)?;
+            Ok(Cow::Owned(self.backend.drop_limbs(&plaintext.message, context)?))
+        })
+    }
+
+    /// [`mul_plain`](Self::mul_plain) of a checked `a` by a plaintext of `shape` whose
+    /// transformed lift at a level `message` gives.
+    fn mul_plain_by<'m>(
+        &self,
+        a: &Ciphertext<B>,
+        shape: PlaintextShape,
+        message: impl FnOnce(usize) -> Result<Cow<'m, B::Poly<Eval>>>,
+    ) -> Result<Ciphertext<B>>
+    where
+        B::Poly<Eval>: 'm,
+    {
+        let a = if shape.general && self.switch_pays_before_plain_product(a, shape.norm_bits) {
             self.auto_switched(Operand::Borrowed(a), "plaintext multiplication")?
         } else {
             Operand::Borrowed(a)
         };
-        let noise_bits = if general {
-            let noise = self.params.noise_model().times_plaintext(a.state().noise_bits, norm_bits);
+        let noise_bits = if shape.general {
+            let noise = self.params.noise_model().times_plaintext(a.state().noise_bits, shape.norm_bits);
             self.check_estimate(noise, a.level(), "plaintext multiplication")?;
             noise
         } else {
-            let c = plaintext.coefficients().first().copied().unwrap_or(0) % t;
-            NoiseModel::times_integer(a.state().noise_bits, c.min(t - c))
+            let t = self.params.plaintext_modulus();
+            NoiseModel::times_integer(a.state().noise_bits, shape.constant.min(t - shape.constant))
         };
-        let message = self.forward(self.lift(plaintext, a.level(), 1)?)?;
+        let message = message(a.level())?;
         let mut polys = Vec::with_capacity(a.polys().len());
         for p in a.polys() {
             polys.push(self.backend.mul(p, &message).be()?);
         }
-        let state =
-            BgvCiphertextState { correction: a.state().correction, product: general || a.state().product, noise_bits };
+        let state = BgvCiphertextState {
+            correction: a.state().correction,
+            product: shape.general || a.state().product,
+            noise_bits,
+        };
         Ok(self.ciphertext_with_state(polys, a.level(), a.key_set(), state))
     }
 

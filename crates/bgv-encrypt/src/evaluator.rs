@@ -10,6 +10,7 @@ impl<B: BgvBackend> Evaluator<B> for BgvContext<B> {
     type Plaintext = Plaintext;
     type Ciphertext = Ciphertext<B>;
     type Encoder = BatchEncoder;
+    type PreparedPlaintext = crate::PreparedPlaintext<B>;
 
     fn core(&self) -> &RlweContext<B> {
         BgvContext::core(self)
@@ -62,6 +63,14 @@ impl<B: BgvBackend> Evaluator<B> for BgvContext<B> {
 
     fn mul_plain(&self, a: &Ciphertext<B>, plaintext: &Plaintext) -> Result<Ciphertext<B>> {
         BgvContext::mul_plain(self, a, plaintext)
+    }
+
+    fn prepare_plain(&self, plaintext: &Plaintext) -> Result<crate::PreparedPlaintext<B>> {
+        BgvContext::prepare_plain(self, plaintext)
+    }
+
+    fn mul_plain_prepared(&self, a: &Ciphertext<B>, plaintext: &crate::PreparedPlaintext<B>) -> Result<Ciphertext<B>> {
+        BgvContext::mul_plain_prepared(self, a, plaintext)
     }
 
     fn mul_relin(&self, a: &Ciphertext<B>, b: &Ciphertext<B>, key: &RelinearizationKey<B>) -> Result<Ciphertext<B>> {

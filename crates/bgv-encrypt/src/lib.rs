@@ -60,6 +60,7 @@ mod galois;
 pub mod noise;
 pub mod params;
 pub mod prelude;
+mod prepared;
 mod resident;
 mod scheme;
 #[cfg(feature = "serde")]
@@ -74,6 +75,7 @@ pub use context::{
 pub use encoding::{BatchEncoder, CoefficientEncoder, Plaintext};
 pub use error::BgvError;
 pub use params::{BgvParameters, BgvParametersBuilder, Preset};
+pub use prepared::PreparedPlaintext;
 pub use resident::ResidentPlaintext;
 pub use rlwe::GaloisKeys;
 #[cfg(feature = "serde")]

@@ -57,6 +57,8 @@ pub trait Evaluator<B: RlweBackend> {
     type Ciphertext;
     /// The scheme's batch encoder.
     type Encoder: SlotEncoding<Plaintext = Self::Plaintext>;
+    /// A plaintext prepared for repeated products ([`prepare_plain`](Self::prepare_plain)).
+    type PreparedPlaintext;
 
     /// The core context under the scheme (its rings, key switching, and key generation with the
     /// scheme's error scale).
@@ -100,6 +102,15 @@ pub trait Evaluator<B: RlweBackend> {
 
     /// `a * m` for a plaintext `m`.
     fn mul_plain(&self, a: &Self::Ciphertext, plaintext: &Self::Plaintext) -> Result<Self::Ciphertext>;
+
+    /// `plaintext` lifted and transformed once, kept where the backend computes, for many
+    /// [`mul_plain_prepared`](Self::mul_plain_prepared) products.
+    fn prepare_plain(&self, plaintext: &Self::Plaintext) -> Result<Self::PreparedPlaintext>;
+
+    /// `a * m` for a prepared `m`: the ciphertext of [`mul_plain`](Self::mul_plain) with the
+    /// plaintext it was prepared from, bit for bit.
+    fn mul_plain_prepared(&self, a: &Self::Ciphertext, plaintext: &Self::PreparedPlaintext)
+    -> Result<Self::Ciphertext>;
 
     /// `a * b`, relinearized with `key`.
     fn mul_relin(

@@ -426,7 +426,7 @@ impl HypercubeOps {
     where
         S: SlotEvaluator<B, P>,
     {
-        let prepared = self.prepare_matrix_dimension(ct.params(), dimension, matrix, baby)?;
+        let prepared = self.prepare_matrix_dimension(evaluator, ct.params(), dimension, matrix, baby)?;
         self.apply_prepared(evaluator, ct, &prepared, keys)
     }
 
@@ -442,13 +442,17 @@ impl HypercubeOps {
     /// dropped. `baby` is clamped to `1 ..= o` (about `sqrt(o)`, or `sqrt(o / 2)` on a bad
     /// dimension, balances the steps). Errors with [`RlweError::InvalidParameter`] for a bad
     /// dimension index, a matrix of another shape or entries not in the slot ring.
-    pub fn prepare_matrix_dimension<P: SchemeParameters>(
+    pub fn prepare_matrix_dimension<B: RlweBackend, P: SchemeParameters, S>(
         &self,
+        evaluator: &S,
         params: &Arc<P>,
         dimension: usize,
         matrix: &[Vec<Vec<u64>>],
         baby: usize,
-    ) -> Result<PreparedDimensionMap<P>> {
+    ) -> Result<PreparedDimensionMap<S::PreparedPlaintext>>
+    where
+        S: SlotEvaluator<B, P>,
+    {
         let (g, o) = self.dimension(dimension)?;
         check_matrix(matrix, o, dimension)?;
         let baby = baby.clamp(1, o);
@@ -475,7 +479,8 @@ impl HypercubeOps {
                     }
                     let encoded = self.slots.encode(&values)?;
                     let rotated = if shift == 0 { encoded } else { self.slots.automorphism(&encoded, back)? };
-                    terms.push((index, Plaintext::from_coefficients(params, &rotated)?));
+                    let plain = Plaintext::from_coefficients(params, &rotated)?;
+                    terms.push((index, evaluator.prepare_plain(&plain)?));
                 }
             }
             giants.push((element, terms));
@@ -491,7 +496,7 @@ impl HypercubeOps {
         &self,
         evaluator: &S,
         ct: &Ciphertext<P, B>,
-        prepared: &PreparedDimensionMap<P>,
+        prepared: &PreparedDimensionMap<S::PreparedPlaintext>,
         keys: &GaloisKeys<B>,
     ) -> Result<Ciphertext<P, B>>
     where
@@ -507,7 +512,7 @@ impl HypercubeOps {
                     value: *index as u64,
                     requirement: "a prepared map's term must name one of its baby steps (internal error)".to_string(),
                 })?;
-                accumulate(evaluator, &mut inner, evaluator.mul_plain(baby, plain)?)?;
+                accumulate(evaluator, &mut inner, evaluator.mul_plain_prepared(baby, plain)?)?;
             }
             let Some(inner) = inner else { continue };
             let moved = if *element == 1 { inner } else { evaluator.apply_galois(&inner, *element, keys)? };
@@ -620,23 +625,24 @@ fn sum_steps(o: usize) -> Vec<usize> {
     steps
 }
 
-/// A linear map along one dimension with its diagonals encoded for the baby-step giant-step
-/// method ([`HypercubeOps::prepare_matrix_dimension`]): prepare once, apply to many
-/// ciphertexts of the same parameters.
+/// A linear map along one dimension with its diagonals encoded and prepared by the scheme
+/// (`T`, its [`Evaluator::PreparedPlaintext`]: on the GPU, lifted and transformed on the
+/// device) for the baby-step giant-step method ([`HypercubeOps::prepare_matrix_dimension`]):
+/// prepare once, apply to many ciphertexts of the same parameters.
 #[derive(Debug, Clone)]
-pub struct PreparedDimensionMap<P: SchemeParameters> {
+pub struct PreparedDimensionMap<T> {
     dimension: usize,
     /// The baby-step automorphisms, applied to the input in one hoisted call.
     babies: Vec<u64>,
     /// Per giant step: its automorphism and its terms.
-    giants: Vec<GiantStep<P>>,
+    giants: Vec<GiantStep<T>>,
 }
 
 /// One giant step of a [`PreparedDimensionMap`]: its Galois element and its terms (the index
-/// of a baby step, the encoded diagonal that multiplies it).
-type GiantStep<P> = (u64, Vec<(usize, Plaintext<P>)>);
+/// of a baby step, the prepared diagonal that multiplies it).
+type GiantStep<T> = (u64, Vec<(usize, T)>);
 
-impl<P: SchemeParameters> PreparedDimensionMap<P> {
+impl<T> PreparedDimensionMap<T> {
     /// The dimension the map runs along.
     pub fn dimension(&self) -> usize {
         self.dimension

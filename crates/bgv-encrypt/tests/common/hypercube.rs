@@ -167,7 +167,7 @@ pub fn hypercube_session<B: BgvBackend>(
             let mapped = ops.matrix_mul_dimension_bsgs(&context, &ct, dimension, &matrix, baby, &bsgs_keys).unwrap();
             assert_eq!(decode(&mapped), want, "m = {m}: baby-step giant-step map along {dimension}, {baby} baby steps");
         }
-        let prepared = ops.prepare_matrix_dimension(params, dimension, &matrix, 3).unwrap();
+        let prepared = ops.prepare_matrix_dimension(&context, params, dimension, &matrix, 3).unwrap();
         assert_eq!(prepared.dimension(), dimension);
         let bsgs_keys =
             context.galois_keys_from_seed(&secret, &ops.bsgs_elements(dimension, 3).unwrap(), &super::seed(8)).unwrap();
@@ -179,7 +179,7 @@ pub fn hypercube_session<B: BgvBackend>(
             "m = {m}: a prepared map along {dimension} on a second ciphertext"
         );
         let zero: Vec<Vec<Vec<u64>>> = vec![vec![Vec::new(); o]; o];
-        let prepared_zero = ops.prepare_matrix_dimension(params, dimension, &zero, 2).unwrap();
+        let prepared_zero = ops.prepare_matrix_dimension(&context, params, dimension, &zero, 2).unwrap();
         assert_eq!(prepared_zero.plaintext_products(), 0);
         assert_eq!(
             decode(&ops.apply_prepared(&context, &ct, &prepared_zero, &bsgs_keys).unwrap()),
