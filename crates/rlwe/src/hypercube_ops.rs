@@ -2,7 +2,13 @@
 //! rotations; Halevi and Shoup, "Algorithms in HElib", CRYPTO 2014, section 4), for every
 //! scheme through its [`Evaluator`]: rotation and shift along one dimension, the Frobenius,
 //! sums over a dimension and over all slots, replication, and linear maps along a dimension
-//! (the diagonal method over hoisted automorphisms).
+//! (the diagonal method over hoisted automorphisms, or prepared once and applied by baby-step
+//! giant-step).
+//!
+//! Keys: each operation names the Galois elements it applies (`rotation_elements`,
+//! `total_sum_elements`, `matrix_elements`, `bsgs_elements`); with fewer keys, such as the
+//! compact default set (`compact_elements`), rotations and Frobenius powers are composed from
+//! the fewest held powers of their generator. Masks are encoded once per interval and kept.
 //!
 //! Along a good dimension `i` (`g_i^{o_i} = 1`), a rotation by `k` is the automorphism
 //! `x -> x^{g_i^k}`. Along a bad one, the slots whose exponent wraps around would come back
