@@ -1,9 +1,9 @@
 //! Data movement on extension-field slots along the hypercube (HElib's `EncryptedArray`
 //! rotations; Halevi and Shoup, "Algorithms in HElib", CRYPTO 2014, section 4), for every
 //! scheme through its [`Evaluator`]: rotation and shift along one dimension, the Frobenius,
-//! sums over a dimension and over all slots, replication, and linear maps along a dimension
-//! (the diagonal method over hoisted automorphisms, or prepared once and applied by baby-step
-//! giant-step).
+//! sums over a dimension and over all slots, replication, linear maps along a dimension (the
+//! diagonal method over hoisted automorphisms, or prepared once and applied by baby-step
+//! giant-step) and on the whole slot vector.
 //!
 //! Keys: each operation names the Galois elements it applies (`rotation_elements`,
 //! `total_sum_elements`, `matrix_elements`, `bsgs_elements`); with fewer keys, such as the
@@ -324,6 +324,120 @@ impl HypercubeOps {
         unit[slot] = vec![1];
         let masked = evaluator.mul_plain(ct, &self.slots.encode_plaintext(ct.params(), &unit)?)?;
         self.total_sum(evaluator, &masked, keys)
+    }
+
+    /// The Galois element that brings slot `source` to slot `target` with no Frobenius:
+    /// `prod_i g_i^{a_i}`, `a_i = d_i` where `e_i + d_i < o_i` and `d_i - o_i` where it wraps
+    /// (`d_i = f_i - e_i mod o_i`), exponents taken in `Z_m^*` (`powers[i][a]` is
+    /// `g_i^a`, negative `a` as `order - |a|`).
+    fn element_between(&self, powers: &[Vec<u64>], target: usize, source: usize) -> u64 {
+        let cube = self.hypercube();
+        let m = cube.m;
+        let mut element = 1u64;
+        let mut stride: usize = cube.orders.iter().product();
+        for (i, &o) in cube.orders.iter().enumerate() {
+            stride /= o;
+            let (e, f) = (target / stride % o, source / stride % o);
+            let d = (f + o - e) % o;
+            let order = powers[i].len();
+            let a = if e + d < o { d } else { (d + order - o) % order };
+            element = (u128::from(element) * u128::from(powers[i][a]) % u128::from(m)) as u64;
+        }
+        element
+    }
+
+    /// `g_i^a` for `a` below the order of `g_i` in `Z_m^*`, per dimension.
+    fn generator_powers(&self) -> Vec<Vec<u64>> {
+        let cube = self.hypercube();
+        cube.generators
+            .iter()
+            .map(|&g| {
+                let order = self.order_in_units(g);
+                (0..order).map(|a| pow(g, a, cube.m)).collect()
+            })
+            .collect()
+    }
+
+    /// The Galois elements [`matrix_mul_full`](Self::matrix_mul_full) may apply: for every
+    /// shift of the hypercube, the product of the per-dimension rotations and wraps (at most
+    /// `slots * 2^(bad dimensions)`).
+    pub fn full_elements(&self) -> Vec<u64> {
+        let powers = self.generator_powers();
+        let count = self.slots.slot_count();
+        let mut elements: Vec<u64> = (0..count)
+            .flat_map(|e| (0..count).map(move |f| (e, f)))
+            .map(|(e, f)| self.element_between(&powers, e, f))
+            .collect();
+        elements.retain(|&h| h != 1);
+        elements.sort_unstable();
+        elements.dedup();
+        elements
+    }
+
+    /// The linear map `matrix` on the whole slot vector (`n x n` entries for `n` slots, each an
+    /// element of the slot ring given by at most `d` coefficients): slot `e` receives
+    /// `sum_f matrix[e][f] x[f]` (HElib's `MatMulFull`). Every pair `(e, f)` is carried by the
+    /// automorphism that brings slot `f` to slot `e` without a Frobenius
+    /// (per dimension `g_i^{d_i}`, or `g_i^{d_i - o_i}` where the exponent wraps on a bad one);
+    /// the entries are grouped by that automorphism into one plaintext each,
+    /// `y = sum_h P_h sigma_h(x)`, every `sigma_h` from one hoisted `c_1`: at most
+    /// `n 2^(bad dimensions)` automorphisms and as many plaintext products, one level. Keys:
+    /// [`full_elements`](Self::full_elements) (those of the nonzero entries suffice). Errors
+    /// with [`RlweError::InvalidParameter`] for a matrix of another shape or entries not in
+    /// the slot ring, and as the scheme's automorphisms and products.
+    pub fn matrix_mul_full<B: RlweBackend, P: SchemeParameters, S>(
+        &self,
+        evaluator: &S,
+        ct: &Ciphertext<P, B>,
+        matrix: &[Vec<Vec<u64>>],
+        keys: &GaloisKeys<B>,
+    ) -> Result<Ciphertext<P, B>>
+    where
+        S: SlotEvaluator<B, P>,
+    {
+        let count = self.slots.slot_count();
+        if matrix.len() != count || matrix.iter().any(|row| row.len() != count) {
+            return Err(RlweError::InvalidParameter {
+                name: "matrix size",
+                value: matrix.len() as u64,
+                requirement: format!("must be {count} x {count}, the number of slots"),
+            });
+        }
+        let powers = self.generator_powers();
+        // Per automorphism, the slot values of its plaintext (in first-use order).
+        let mut order: Vec<u64> = Vec::new();
+        let mut terms: HashMap<u64, Vec<Vec<u64>>> = HashMap::new();
+        for (e, row) in matrix.iter().enumerate() {
+            for (f, entry) in row.iter().enumerate() {
+                if entry.iter().all(|&c| c == 0) {
+                    continue;
+                }
+                let h = self.element_between(&powers, e, f);
+                let values = terms.entry(h).or_insert_with(|| {
+                    order.push(h);
+                    vec![Vec::new(); count]
+                });
+                // Two sources reaching one slot through one automorphism cannot happen: the
+                // automorphism is a bijection of the slots.
+                values[e] = entry.clone();
+            }
+        }
+        if order.is_empty() {
+            // The zero matrix: the input times the zero plaintext keeps its level and scale.
+            return evaluator.mul_plain(ct, &Plaintext::from_coefficients(ct.params(), &[])?);
+        }
+        let moved = evaluator.apply_galois_many(ct, &order, keys)?;
+        let mut acc: Option<Ciphertext<P, B>> = None;
+        for (h, rotated) in order.iter().zip(&moved) {
+            let values = terms.get(h).map_or(&[][..], Vec::as_slice);
+            let plain = self.slots.encode_plaintext(ct.params(), values)?;
+            accumulate(evaluator, &mut acc, evaluator.mul_plain(rotated, &plain)?)?;
+        }
+        acc.ok_or(RlweError::InvalidParameter {
+            name: "matrix",
+            value: 0,
+            requirement: "a nonzero matrix has a term (internal error)".to_string(),
+        })
     }
 
     /// The Galois elements [`matrix_mul_dimension`](Self::matrix_mul_dimension) applies along

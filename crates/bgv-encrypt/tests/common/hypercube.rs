@@ -105,6 +105,36 @@ pub fn hypercube_session<B: BgvBackend>(
     }
     assert!(ops.rotate(&context, &ct, ops.hypercube().orders.len(), 1, &keys).is_err());
 
+    // A random linear map on the whole slot vector (HElib's MatMulFull), with a few zero
+    // entries, against the matrix-vector product.
+    let full: Vec<Vec<Vec<u64>>> =
+        (0..count)
+            .map(|_| {
+                (0..count)
+                    .map(|_| {
+                        if rng.gen_range(0..8) == 0 {
+                            Vec::new()
+                        } else {
+                            (0..d).map(|_| rng.gen_range(0..n)).collect()
+                        }
+                    })
+                    .collect()
+            })
+            .collect();
+    let full_keys = context.galois_keys_from_seed(&secret, &ops.full_elements(), &super::seed(11)).unwrap();
+    let g_poly = slots.slot_modulus().to_vec();
+    let mapped = ops.matrix_mul_full(&context, &ct, &full, &full_keys).unwrap();
+    let want: Vec<Vec<u64>> = full
+        .iter()
+        .map(|row| {
+            row.iter().zip(&values).fold(vec![0; d], |acc, (entry, x)| {
+                if entry.is_empty() { acc } else { add(&acc, &mul_mod(entry, x, &g_poly, n), n) }
+            })
+        })
+        .collect();
+    assert_eq!(decode(&mapped), want, "m = {m}: a linear map on all slots");
+    assert!(ops.matrix_mul_full(&context, &ct, &full[1..], &full_keys).is_err());
+
     // The compact default keys: the same rotations, sums and Frobenius powers, composed.
     let compact = ops.compact_elements();
     let dimensions = ops.hypercube().orders.len();
@@ -139,7 +169,6 @@ pub fn hypercube_session<B: BgvBackend>(
     }
 
     // A random linear map along each dimension, against the matrix-vector products per column.
-    let g_poly = slots.slot_modulus().to_vec();
     for dimension in 0..ops.hypercube().orders.len() {
         let o = ops.hypercube().orders[dimension];
         let stride: usize = ops.hypercube().orders[dimension + 1..].iter().product();
