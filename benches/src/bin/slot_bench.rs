@@ -32,6 +32,8 @@ use std::sync::Arc;
 use std::time::Instant;
 
 use bgv_encrypt::{BgvBackend, BgvContext, BgvParameters, BgvParametersBuilder};
+use hegpu_test_support::slot_ring::mul_mod;
+use hegpu_test_support::slots::{add_mod, slot_op};
 use poly::{CpuBackend, Seed};
 use rlwe::Evaluator;
 use rlwe::hypercube_ops::HypercubeOps;
@@ -181,30 +183,9 @@ fn params_for(set: &Set) -> BoxResult<Arc<BgvParameters>> {
         .build()?)
 }
 
+/// `a + b` slot-ring element by element.
 fn add(a: &[u64], b: &[u64], n: u64) -> Vec<u64> {
-    a.iter().zip(b).map(|(&x, &y)| ((u128::from(x) + u128::from(y)) % u128::from(n)) as u64).collect()
-}
-
-/// `a b mod (G, n)` by schoolbook product and division by the monic `g` (the check's own
-/// arithmetic, independent of the slots' encoder).
-fn mul_mod(a: &[u64], b: &[u64], g: &[u64], n: u64) -> Vec<u64> {
-    let d = g.len() - 1;
-    let n128 = u128::from(n);
-    let mut product = vec![0u128; 2 * d];
-    for (i, &x) in a.iter().enumerate() {
-        for (j, &y) in b.iter().enumerate() {
-            product[i + j] = (product[i + j] + u128::from(x) * u128::from(y)) % n128;
-        }
-    }
-    for k in (d..2 * d).rev() {
-        let c = product[k];
-        if c != 0 {
-            for (j, &gj) in g.iter().enumerate().take(d) {
-                product[k - d + j] = (product[k - d + j] + (n128 - c) * u128::from(gj)) % n128;
-            }
-        }
-    }
-    product[..d].iter().map(|&c| c as u64).collect()
+    slot_op(a, b, n, add_mod)
 }
 
 /// Times the operations of the module docs on `backend`; returns the row's cells and whether

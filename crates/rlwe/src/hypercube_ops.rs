@@ -198,18 +198,17 @@ impl HypercubeOps {
         let wrap_exponent = k as u64 + self.order_in_units(g) - o as u64;
         let (first, wrap) = (pow(g, k as u64, m), pow(g, wrap_exponent, m));
         let (moved, wrapped) = if keys.contains(first) && keys.contains(wrap) {
-            let mut both = evaluator.apply_galois_many(ct, &[first, wrap], keys)?.into_iter();
-            match (both.next(), both.next()) {
-                (Some(a), Some(b)) => (a, b),
-                _ => {
-                    return Err(RlweError::InvalidParameter {
-                        name: "automorphisms",
-                        value: 2,
-                        requirement: "apply_galois_many must return one ciphertext per element (internal error)"
-                            .to_string(),
-                    });
-                }
-            }
+            let both: [Ciphertext<P, B>; 2] = evaluator
+                .apply_galois_many(ct, &[first, wrap], keys)?
+                .try_into()
+                .map_err(|_| RlweError::InvalidParameter {
+                    name: "automorphisms",
+                    value: 2,
+                    requirement: "apply_galois_many must return one ciphertext per element (internal error)"
+                        .to_string(),
+                })?;
+            let [a, b] = both;
+            (a, b)
         } else {
             (
                 self.apply_power(evaluator, ct, g, k as u64, keys)?,
