@@ -19,8 +19,9 @@
 //! degree. Instead the input is folded modulo `x^m - 1` (which `Phi_m` divides), and the
 //! quotient by `Phi_m` is read off a product with the cofactor `Psi_m = (x^m - 1) / Phi_m`:
 //! two products of length `M` (four NTTs, the tables' NTTs precomputed), each of them
-//! element-wise work the GPU does well ([`CyclotomicPlan::reduce_fast`] is the same algorithm
-//! on the CPU, tested against the long division).
+//! element-wise work the GPU does well. (The CPU reduces by additions instead,
+//! `poly::phi_reduction`; the words are the same, both equal to the long division. Those
+//! additions as one kernel, a block per row, measured slower here: see `docs/cyclotomic.md`.)
 
 use std::sync::Arc;
 
@@ -165,8 +166,21 @@ impl GpuCyclotomic {
         }))?;
         let kernel = upload_eval(concat(&|r| r.plan().kernel().to_vec()))?;
         let kernel_inv = upload_eval(concat(&|r| r.plan().kernel_inv().to_vec()))?;
-        let psi = upload_eval(concat(&|r| r.psi_ntt().to_vec()))?;
-        let phi = upload_eval(concat(&|r| r.phi_ntt().to_vec()))?;
+        // The NTTs of length M of Psi_m and Phi_m modulo each prime: the reduction's two products.
+        let psi_int = poly::cyclotomic::cyclotomic_cofactor(m as u64)?;
+        let phi_int = poly::cyclotomic::cyclotomic_polynomial(m as u64)?;
+        let padded_ntt = |ring: &CyclotomicPlan, coefficients: &[i64]| -> Result<Vec<u64>> {
+            let q = ring.modulus();
+            let mut padded: Vec<u64> = coefficients.iter().map(|&c| q.from_i64(c)).collect();
+            padded.resize(big_m, 0);
+            ring.plan().ntt().forward_inplace(&mut padded)?;
+            Ok(padded)
+        };
+        let tables = |coefficients: &[i64]| -> Result<Vec<u64>> {
+            Ok(rings.iter().map(|r| padded_ntt(r, coefficients)).collect::<Result<Vec<_>>>()?.concat())
+        };
+        let psi = upload_eval(tables(&psi_int)?)?;
+        let phi = upload_eval(tables(&phi_int)?)?;
         Ok(Self {
             m,
             n,

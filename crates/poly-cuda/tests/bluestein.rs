@@ -1,7 +1,7 @@
 //! Rings `Z_q[x]/Phi_m` (`poly::RingKind::Cyclotomic`, Bluestein's transform) on the GPU
 //! against the CPU reference, bit for bit, through the `Backend` trait and `DevicePoly`:
 //! transforms, products, element-wise operations, automorphisms, sampling, batches, and the
-//! device layout's zero padding; fixed `m` (prime, composite, HElib's 21845) and random ones
+//! device layout's zero padding; the reduction modulo `Phi_m` alone; fixed `m` (prime, composite, HElib's 21845) and random ones
 //! (proptest, `common::gpu_cases`); `m` too small for poly-cuda's NTT is a typed error. Skips,
 //! saying why, without a CUDA device.
 #![cfg(feature = "cuda")]
@@ -208,6 +208,38 @@ fn scheme_code_matches_cpu() {
         let want = rlwe_phase(&CpuBackend, &ring, &seed, g);
         assert_eq!(rlwe_phase(&gpu, &ring, &seed, g), want, "m = {m}");
         assert_eq!(want, Poly::sample_cbd(&ring, &seed, 1).unwrap().automorphism(g).unwrap(), "m = {m}");
+    }
+}
+
+/// The reduction modulo `Phi_m` on the device (products with `Psi_m` and `Phi_m`) against the
+/// CPU's (binomial steps): inputs shorter than `phi(m)`, of `m` words and longer than `m`, two
+/// polynomials per call, random and all-`q - 1` words. Against the long division too where it
+/// is quick; `m` up to 65535 (`M = 2^17`).
+#[test]
+fn reduction_matches_cpu() {
+    let Some(device) = device() else { return };
+    let mut rng = common::rng("reduction_matches_cpu", 0xb1e5_0002);
+    for (m, limbs) in [(771usize, 2usize), (1105, 3), (21845, 2), (32767, 1), (65535, 1)] {
+        let primes = bluestein_primes(50, m as u64, limbs).unwrap();
+        let gpu = poly_cuda::bluestein::GpuCyclotomic::new(&device, m, &primes).unwrap();
+        let n = gpu.degree();
+        for len in [n / 2, m, 2 * m + 5] {
+            for top in [false, true] {
+                let count = 2;
+                let values: Vec<u64> = (0..count * limbs)
+                    .flat_map(|row| {
+                        let q = primes[row % limbs];
+                        (0..len).map(|_| if top { q - 1 } else { rng.gen_range(0..q) }).collect::<Vec<_>>()
+                    })
+                    .collect();
+                let got = gpu.reduce(&values, len).unwrap();
+                for (row, chunk) in values.chunks_exact(len).enumerate() {
+                    let plan = &gpu.rings()[row % limbs];
+                    let want = if m <= 1105 { plan.reduce(chunk.to_vec()) } else { plan.reduce_fast(chunk).unwrap() };
+                    assert_eq!(got[row * n..(row + 1) * n], want[..], "m {m}, len {len}, row {row}, top {top}");
+                }
+            }
+        }
     }
 }
 

@@ -16,6 +16,7 @@ use modarith::Modulus;
 
 use crate::cyclotomic::{MAX_M, gcd, prime_factors};
 use crate::ntt::NttPlan;
+use crate::phi_reduction::PhiReduction;
 use crate::{PolyError, Result};
 
 /// The power of two `M >= 2m - 1` that the convolution of a length-`m` transform uses.
@@ -217,10 +218,8 @@ pub struct CyclotomicPlan {
     phi: Vec<u64>,
     /// The `k < m` coprime to `m`, increasing: where the evaluations sit in the DFT.
     primitive: Vec<usize>,
-    /// The forward NTTs (length `M`, as the Bluestein plan's) of `Psi_m = (x^m - 1) / Phi_m`
-    /// and of `Phi_m`: the two products of [`reduce_fast`](Self::reduce_fast).
-    psi_ntt: Vec<u64>,
-    phi_ntt: Vec<u64>,
+    /// The reduction modulo `Phi_m` of [`reduce_fast`](Self::reduce_fast) (additions only).
+    reduction: PhiReduction,
 }
 
 impl CyclotomicPlan {
@@ -230,18 +229,8 @@ impl CyclotomicPlan {
         let phi: Vec<u64> =
             crate::cyclotomic::cyclotomic_polynomial(m as u64)?.into_iter().map(|c| modulus.from_i64(c)).collect();
         let primitive = (1..m).filter(|&k| gcd(k, m) == 1).collect();
-        let ntt = plan.ntt();
-        let padded_ntt = |coefficients: Vec<u64>| -> Result<Vec<u64>> {
-            let mut padded = coefficients;
-            padded.resize(ntt.degree(), 0);
-            ntt.forward_inplace(&mut padded)?;
-            Ok(padded)
-        };
-        let psi: Vec<u64> =
-            crate::cyclotomic::cyclotomic_cofactor(m as u64)?.into_iter().map(|c| modulus.from_i64(c)).collect();
-        let psi_ntt = padded_ntt(psi)?;
-        let phi_ntt = padded_ntt(phi.clone())?;
-        Ok(Self { plan, phi, primitive, psi_ntt, phi_ntt })
+        let reduction = PhiReduction::new(m as u64)?;
+        Ok(Self { plan, phi, primitive, reduction })
     }
 
     /// The Bluestein plan of the ring's prime.
@@ -254,14 +243,9 @@ impl CyclotomicPlan {
         &self.primitive
     }
 
-    /// The forward NTT (length `M`) of `Psi_m = (x^m - 1) / Phi_m` modulo `p`.
-    pub fn psi_ntt(&self) -> &[u64] {
-        &self.psi_ntt
-    }
-
-    /// The forward NTT (length `M`) of `Phi_m` modulo `p`.
-    pub fn phi_ntt(&self) -> &[u64] {
-        &self.phi_ntt
+    /// The reduction modulo `Phi_m` (the same for every prime).
+    pub fn reduction(&self) -> &PhiReduction {
+        &self.reduction
     }
 
     /// `phi(m)`: the ring's dimension.
@@ -306,40 +290,12 @@ impl CyclotomicPlan {
         self.reduce_fast(&full)
     }
 
-    /// `a` (any length, canonical values) modulo `Phi_m`, `phi(m)` coefficients, with two
-    /// products of length `M` instead of [`reduce`](Self::reduce)'s long division (the GPU's
-    /// algorithm, `kernels/bluestein.cu`): `g = a mod (x^m - 1)` (folding, which keeps the
-    /// residue since `Phi_m | x^m - 1`), then the quotient `Q = floor(g / Phi_m)` is the part of
-    /// degree `>= m` of `g Psi_m` (`Psi_m = (x^m - 1) / Phi_m`: `g Psi_m = (x^m - 1) Q + R Psi_m`
-    /// with `deg(R Psi_m) < m`), and `g - Phi_m Q` has degree `< phi(m)`. Neither product wraps
-    /// around in the negacyclic NTT of length `M >= 2m - 1`: `deg(g Psi_m) < 2m - phi(m)` and
-    /// `deg(Phi_m Q) < m`. Errors with [`PolyError::CoefficientOutOfRange`] for a value not
-    /// below `p`.
+    /// `a` (any length, canonical values) modulo `Phi_m`, `phi(m)` coefficients, by the
+    /// binomial steps of [`PhiReduction`] (additions only, `O(2^omega(m) m)`; the GPU runs the
+    /// same steps) instead of [`reduce`](Self::reduce)'s long division. Errors with
+    /// [`PolyError::CoefficientOutOfRange`] for a value not below `p`.
     pub fn reduce_fast(&self, a: &[u64]) -> Result<Vec<u64>> {
-        let (q, m, n) = (self.modulus(), self.m(), self.degree());
-        if let Some((index, &value)) = a.iter().enumerate().find(|&(_, &v)| v >= q.value()) {
-            return Err(PolyError::CoefficientOutOfRange { limb: 0, index, value, modulus: q.value() });
-        }
-        let ntt = self.plan.ntt();
-        let big_m = ntt.degree();
-        let mut g = vec![0u64; big_m];
-        for (j, &v) in a.iter().enumerate() {
-            g[j % m] = q.add(g[j % m], v);
-        }
-        let low: Vec<u64> = g[..n].to_vec();
-        ntt.forward_inplace(&mut g)?;
-        for (v, &w) in g.iter_mut().zip(&self.psi_ntt) {
-            *v = q.mul(*v, w);
-        }
-        ntt.inverse_inplace(&mut g)?;
-        let mut quotient = vec![0u64; big_m];
-        quotient[..m - n].copy_from_slice(&g[m..2 * m - n]);
-        ntt.forward_inplace(&mut quotient)?;
-        for (v, &w) in quotient.iter_mut().zip(&self.phi_ntt) {
-            *v = q.mul(*v, w);
-        }
-        ntt.inverse_inplace(&mut quotient)?;
-        Ok(low.iter().zip(&quotient).map(|(&x, &y)| q.sub(x, y)).collect())
+        self.reduction.reduce(self.modulus().value(), a)
     }
 
     /// `a` (any length) modulo `Phi_m`, `phi(m)` coefficients.

@@ -61,19 +61,35 @@ pub fn cyclotomic_cofactor(m: u64) -> Result<Vec<i64>> {
     binomial_product(m, true)
 }
 
-/// `prod (x^(m/e) - 1)^(+-1)` over the square-free divisors `e` of `m`: exponent `mu(e)`
-/// (`Phi_m`), or, for the cofactor, `-mu(e)` over `e > 1` (`Psi_m`). The factors with exponent
-/// +1 are multiplied in, then those with -1 divided out exactly, in 128-bit integers.
-fn binomial_product(m: u64, cofactor: bool) -> Result<Vec<i64>> {
+/// The binomials of `Phi_m = prod_{d | m} (x^d - 1)^{mu(m / d)}` with `mu(m / d) != 0`: pairs
+/// `(d, mu(m / d))`, `d = m / e` for the square-free divisors `e` of `m`, `e` increasing by its
+/// prime subset (`d = m` first). `2^omega(m)` of them. The one listing behind
+/// [`cyclotomic_polynomial`], [`cyclotomic_cofactor`] and [`crate::phi_reduction`]. Errors with
+/// [`PolyError::InvalidParameter`] outside `1..=2^17`.
+pub fn binomial_factors(m: u64) -> Result<Vec<(u64, i8)>> {
     if !(1..=MAX_M).contains(&m) {
         return Err(PolyError::InvalidParameter { name: "m", value: m, reason: "must be in 1..=2^17" });
     }
     let primes = prime_factors(m);
+    Ok((0u32..(1 << primes.len()))
+        .map(|subset| {
+            let e: u64 = primes.iter().enumerate().filter(|(i, _)| subset >> i & 1 == 1).map(|(_, &p)| p).product();
+            (m / e, if subset.count_ones() % 2 == 0 { 1 } else { -1 })
+        })
+        .collect())
+}
+
+/// `prod (x^(m/e) - 1)^(+-1)` over the square-free divisors `e` of `m`: exponent `mu(e)`
+/// (`Phi_m`), or, for the cofactor, `-mu(e)` over `e > 1` (`Psi_m`). The factors with exponent
+/// +1 are multiplied in, then those with -1 divided out exactly, in 128-bit integers.
+fn binomial_product(m: u64, cofactor: bool) -> Result<Vec<i64>> {
     let (mut multiply, mut divide) = (Vec::new(), Vec::new());
-    for subset in u32::from(cofactor)..(1 << primes.len()) {
-        let e: u64 = primes.iter().enumerate().filter(|(i, _)| subset >> i & 1 == 1).map(|(_, &p)| p).product();
-        let odd = subset.count_ones() % 2 == 1;
-        if odd == cofactor { multiply.push(m / e) } else { divide.push(m / e) }
+    for (d, mu) in binomial_factors(m)? {
+        // Phi_m: (x^d - 1)^mu; the cofactor: (x^d - 1)^-mu over d < m.
+        if cofactor && d == m {
+            continue;
+        }
+        if (mu == 1) != cofactor { multiply.push(d) } else { divide.push(d) }
     }
     let mut poly: Vec<i128> = vec![1];
     for d in multiply {

@@ -7,8 +7,8 @@
 //! - [`Poly<R>`](Poly): a polynomial in representation [`Coeff`] or [`Eval`], stored as one
 //!   limb-major `Vec<u64>` (limb `i` is `data[i * N..(i + 1) * N]`, canonical values).
 //! - [`ntt`], [`dgt`], [`hdgt`], [`bluestein`]: the transforms; [`cyclotomic`]: `Phi_m` and
-//!   the arithmetic of `m`; [`sampling`]: deterministic sampling from a
-//!   seed; [`reference`](mod@reference): slow exact helpers for tests; [`backend`]: the [`Backend`] trait
+//!   the arithmetic of `m`; [`phi_reduction`]: the reduction modulo `Phi_m` by additions;
+//!   [`sampling`]: deterministic sampling from a seed; [`reference`](mod@reference): slow exact helpers for tests; [`backend`]: the [`Backend`] trait
 //!   that scheme code is written against, and its CPU implementation [`CpuBackend`].
 #![cfg_attr(test, allow(clippy::unwrap_used, clippy::expect_used, clippy::panic))]
 
@@ -20,6 +20,7 @@ pub mod dgt;
 mod error;
 pub mod hdgt;
 pub mod ntt;
+pub mod phi_reduction;
 pub mod poly;
 pub mod reference;
 pub mod representation;
