@@ -36,8 +36,8 @@ pub struct ExtensionSlots {
     modulus: u64,
     /// `Phi_m` modulo `p^r` (monic, from the constant up).
     phi_m: Vec<u64>,
-    /// `rev(Phi_m)^-1 mod x^phi(m)`: the plaintext automorphism's reduction.
-    phi_m_inverse: Vec<u64>,
+    /// The reduction modulo `Phi_m` (binomial steps, any modulus): the plaintext automorphism's.
+    phi_reduction: poly::phi_reduction::PhiReduction,
     /// Per slot: `G_i^-1 mod F_i` (`d` words).
     inverses: Vec<Vec<u64>>,
     /// The subproduct tree of the factors, leaves first: level `k` holds the products of
@@ -66,7 +66,7 @@ impl ExtensionSlots {
             .into_iter()
             .map(|c| c.rem_euclid(n as i64) as u64)
             .collect::<Vec<_>>();
-        let phi_m_inverse = reversed_inverse(&phi_m, n);
+        let phi_reduction = poly::phi_reduction::PhiReduction::new(m)?;
         let derivative = derivative(&phi_m, n);
         let mut inverses = Vec::with_capacity(factors.factors.len());
         for f in &factors.factors {
@@ -106,7 +106,7 @@ impl ExtensionSlots {
             factors,
             modulus: n,
             phi_m,
-            phi_m_inverse,
+            phi_reduction,
             inverses,
             tree,
             tree_inverses,
@@ -280,7 +280,7 @@ impl ExtensionSlots {
             let k = (u128::from(j as u64) * u128::from(g) % u128::from(m)) as usize;
             spread[k] = (spread[k] + c) % n;
         }
-        Ok(reduce_with(&spread, &self.phi_m, &self.phi_m_inverse, n))
+        Ok(self.phi_reduction.reduce(n, &spread)?)
     }
 
     /// The slots of `plaintext` (coefficients below `p^r`, any length): slot `i` is

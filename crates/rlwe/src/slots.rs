@@ -239,7 +239,8 @@ pub struct CyclotomicSlots {
     m_inv: u64,
     root: u64,
     primitive: Vec<usize>,
-    phi: Vec<u64>,
+    /// The reduction modulo `Phi_m` of the interpolation.
+    phi_reduction: poly::phi_reduction::PhiReduction,
 }
 
 impl CyclotomicSlots {
@@ -265,8 +266,8 @@ impl CyclotomicSlots {
             None
         };
         let primitive = (1..m).filter(|&k| poly::cyclotomic::gcd(k, m) == 1).collect();
-        let phi = poly::cyclotomic::cyclotomic_polynomial(m as u64)?.into_iter().map(|c| modulus.from_i64(c)).collect();
-        Ok(Self { m, modulus, plan, root_inv, m_inv, root, primitive, phi })
+        let phi_reduction = poly::phi_reduction::PhiReduction::new(m as u64)?;
+        Ok(Self { m, modulus, plan, root_inv, m_inv, root, primitive, phi_reduction })
     }
 
     /// The number of slots, `phi(m)`.
@@ -307,7 +308,7 @@ impl CyclotomicSlots {
                 q.mul(sum, m_inv)
             })
             .collect();
-        Ok(poly::cyclotomic::reduce_by_monic(q, &self.phi, g))
+        Ok(self.phi_reduction.reduce(q.value(), &g)?)
     }
 
     /// The `phi(m)` slot values of `phi(m)` plaintext coefficients (each below `t`; a value not
