@@ -9,7 +9,7 @@
 //!
 //! This crate only carries the compiled code; loading it into a CUDA context is the job of
 //! the crate that launches it (`poly-cuda` loads `NTT`, `DGT`, `ELEMENTWISE`, `SAMPLING`,
-//! `BLUESTEIN`;
+//! `BLUESTEIN`, `PRIME_FACTOR`;
 //! `rns` loads `RNS` and `KEYSWITCH`; `rlwe` loads `RLWE` and `PLAINTEXT`; `bgv-encrypt` loads `BGV`; `MODARITH_TEST` and `TIMING` serve
 //! tests and benchmarks), each through `poly_cuda::kernel`.
 #![no_std]
@@ -53,8 +53,21 @@ mod tests {
     /// distinct name, and the constants the GPU crates use exist.
     #[test]
     fn every_module_is_a_named_fatbin() {
-        let used =
-            [NTT, DGT, ELEMENTWISE, SAMPLING, BLUESTEIN, RNS, KEYSWITCH, PLAINTEXT, RLWE, BGV, MODARITH_TEST, TIMING];
+        let used = [
+            NTT,
+            DGT,
+            ELEMENTWISE,
+            SAMPLING,
+            BLUESTEIN,
+            PRIME_FACTOR,
+            RNS,
+            KEYSWITCH,
+            PLAINTEXT,
+            RLWE,
+            BGV,
+            MODARITH_TEST,
+            TIMING,
+        ];
         for module in used {
             assert!(MODULES.contains(&module), "{module:?}");
         }

@@ -32,6 +32,7 @@ use poly::{Coeff, Eval, Poly, PolyError, RingContext, TransformKind};
 
 use crate::error::{GpuError, Result};
 use crate::kernel::{address, linear_config};
+use crate::prime_factor::{GpuPrimeFactor, PrimeFactorInput};
 use crate::{DevicePoly, DevicePolyBatch, GpuContext, GpuDevice};
 
 fn driver_error(call: &'static str, error: cudarc::driver::DriverError) -> GpuError {
@@ -49,6 +50,11 @@ crate::kernel_set! {
         cyc_sub_low,
         cyc_permute,
     }
+}
+
+/// The prime-factor transform's view of a forward input.
+fn prime_factor_input<'a>(input: &ForwardInput<'a>) -> PrimeFactorInput<'a> {
+    PrimeFactorInput { x: input.x, stride: input.stride, scale: input.scale, msg: input.msg }
 }
 
 /// Blocks of a grid-stride launch over `items` words.
@@ -88,11 +94,14 @@ pub struct GpuCyclotomic {
     chirp: CudaSlice<u64>,
     chirp_inv: CudaSlice<u64>,
     chirp_inv_out: CudaSlice<u64>,
-    /// `[L][M]` NTTs: the forward and inverse Bluestein kernels, `Psi_m` and `Phi_m`.
+    /// `[L][M]` NTTs: the forward and inverse Bluestein kernels.
     kernel: DevicePoly<Eval>,
     kernel_inv: DevicePoly<Eval>,
-    psi: DevicePoly<Eval>,
-    phi: DevicePoly<Eval>,
+    /// The reduction modulo `Phi_m`'s products.
+    reduction: ReductionProducts,
+    /// The prime-factor DFT where `m` has one: the forward and inverse transforms take it
+    /// instead of the convolution (the same words).
+    prime_factor: Option<GpuPrimeFactor>,
     /// The automorphisms' source tables on the device, by `g mod m`, made on first use (at
     /// most [`MAX_CACHED_AUTOMORPHISMS`]): a table is `phi(m)` indices the host would
     /// otherwise compute and upload at every automorphism.
@@ -101,6 +110,43 @@ pub struct GpuCyclotomic {
 
 /// How many automorphisms' source tables a [`GpuCyclotomic`] keeps (`4 phi(m)` bytes each).
 const MAX_CACHED_AUTOMORPHISMS: usize = 512;
+
+/// The smallest NTT poly-cuda runs (2^10).
+const MIN_NTT_LENGTH: usize = 1 << 10;
+
+/// The reduction modulo `Phi_m`'s two products (module docs) on an NTT ring of their own: the
+/// NTTs of `Psi_m` and `Phi_m` modulo each prime, of the products' length (`M`, or `M / 2`
+/// when `2m - phi(m) <= M / 2`: half the work, the same words).
+#[derive(Debug)]
+struct ReductionProducts {
+    context: GpuContext,
+    psi: DevicePoly<Eval>,
+    phi: DevicePoly<Eval>,
+}
+
+impl ReductionProducts {
+    fn new(device: &Arc<GpuDevice>, m: usize, len: usize, primes: &[u64]) -> Result<Self> {
+        let ring = RingContext::new(len, primes, TransformKind::Ntt)?;
+        let context = GpuContext::new(device, &ring)?;
+        let psi_int = poly::cyclotomic::cyclotomic_cofactor(m as u64)?;
+        let phi_int = poly::cyclotomic::cyclotomic_polynomial(m as u64)?;
+        let table = |coefficients: &[i64]| -> Result<DevicePoly<Eval>> {
+            let words = ring
+                .moduli()
+                .iter()
+                .flat_map(|q| {
+                    let mut limb: Vec<u64> = coefficients.iter().map(|&c| q.from_i64(c)).collect();
+                    limb.resize(len, 0);
+                    limb
+                })
+                .collect();
+            let poly = Poly::<Coeff>::from_limbs(&ring, words)?.forward()?;
+            DevicePoly::upload(&context, &poly)
+        };
+        let (psi, phi) = (table(&psi_int)?, table(&phi_int)?);
+        Ok(Self { context, psi, phi })
+    }
+}
 
 impl GpuCyclotomic {
     /// The ring of odd `m` modulo `primes` ([`poly::bluestein::bluestein_primes`]: `= 1 mod m`
@@ -166,21 +212,11 @@ impl GpuCyclotomic {
         }))?;
         let kernel = upload_eval(concat(&|r| r.plan().kernel().to_vec()))?;
         let kernel_inv = upload_eval(concat(&|r| r.plan().kernel_inv().to_vec()))?;
-        // The NTTs of length M of Psi_m and Phi_m modulo each prime: the reduction's two products.
-        let psi_int = poly::cyclotomic::cyclotomic_cofactor(m as u64)?;
-        let phi_int = poly::cyclotomic::cyclotomic_polynomial(m as u64)?;
-        let padded_ntt = |ring: &CyclotomicPlan, coefficients: &[i64]| -> Result<Vec<u64>> {
-            let q = ring.modulus();
-            let mut padded: Vec<u64> = coefficients.iter().map(|&c| q.from_i64(c)).collect();
-            padded.resize(big_m, 0);
-            ring.plan().ntt().forward_inplace(&mut padded)?;
-            Ok(padded)
-        };
-        let tables = |coefficients: &[i64]| -> Result<Vec<u64>> {
-            Ok(rings.iter().map(|r| padded_ntt(r, coefficients)).collect::<Result<Vec<_>>>()?.concat())
-        };
-        let psi = upload_eval(tables(&psi_int)?)?;
-        let phi = upload_eval(tables(&phi_int)?)?;
+        // The reduction's two products: length M, or M / 2 where they fit it (deg(g Psi_m) <
+        // 2m - phi(m)), in an NTT ring of their own.
+        let reduce_len = if 2 * m - n <= big_m / 2 && big_m / 2 >= MIN_NTT_LENGTH { big_m / 2 } else { big_m };
+        let reduction = ReductionProducts::new(device, m, reduce_len, primes)?;
+        let prime_factor = GpuPrimeFactor::new(device, &rings)?;
         Ok(Self {
             m,
             n,
@@ -195,8 +231,8 @@ impl GpuCyclotomic {
             chirp_inv_out,
             kernel,
             kernel_inv,
-            psi,
-            phi,
+            reduction,
+            prime_factor,
             automorphisms: std::sync::Mutex::new(std::collections::HashMap::new()),
         })
     }
@@ -269,24 +305,32 @@ impl GpuCyclotomic {
         count: usize,
         table: &DevicePoly<Eval>,
     ) -> Result<DevicePolyBatch<Coeff>> {
-        let batch = DevicePolyBatch::<Coeff>::from_device_buffer(&self.context, count, buffer)?;
+        self.convolve_in(&self.context, buffer, count, table)
+    }
+
+    /// [`convolve`](Self::convolve) in the NTT ring `context` (degree `len`: M, or the
+    /// reduction's).
+    fn convolve_in(
+        &self,
+        context: &GpuContext,
+        buffer: CudaSlice<u64>,
+        count: usize,
+        table: &DevicePoly<Eval>,
+    ) -> Result<DevicePolyBatch<Coeff>> {
+        let len = context.degree();
+        let batch = DevicePolyBatch::<Coeff>::from_device_buffer(context, count, buffer)?;
         let batch = batch.forward()?;
         let stream = self.device().stream();
-        let (big_m, limbs, count64) = (self.big_m as u64, self.limbs() as u64, count as u64);
+        let (len64, limbs, count64) = (len as u64, self.limbs() as u64, count as u64);
         let data = address(batch.device_buffer(), stream);
         let mut launch = self.kernels.cyc_mul_broadcast.builder(stream);
-        launch
-            .arg(&data)
-            .arg(table.device_buffer())
-            .arg(self.context.moduli_table())
-            .arg(&big_m)
-            .arg(&limbs)
-            .arg(&count64);
+        launch.arg(&data).arg(table.device_buffer()).arg(context.moduli_table()).arg(&len64).arg(&limbs).arg(&count64);
         // SAFETY: matches `cyc_mul_broadcast(u64* data, const u64* factor, const Modulus* moduli,
-        // u64 big_m, u64 limbs, u64 count)`: `data` is the batch's live buffer of count * L * M
-        // words (checked by from_device_buffer), `factor` L * M words, the moduli table L
-        // triples; the kernel touches `data[0 .. count L M)` and `factor[0 .. L M)` only.
-        unsafe { launch.launch(config(count * self.limbs() * self.big_m)) }?;
+        // u64 big_m, u64 limbs, u64 count)`: `data` is the batch's live buffer of count * L * len
+        // words (checked by from_device_buffer), `factor` L * len words (a table of this
+        // context), the moduli table L triples; the kernel touches `data[0 .. count L len)` and
+        // `factor[0 .. L len)` only.
+        unsafe { launch.launch(config(count * self.limbs() * len)) }?;
         batch.inverse()
     }
 
@@ -383,6 +427,9 @@ impl GpuCyclotomic {
     /// message is given.
     pub fn forward_device(&self, input: &ForwardInput<'_>, count: usize) -> Result<CudaSlice<u64>> {
         self.check_forward_input(input, count)?;
+        if let Some(pfa) = &self.prime_factor {
+            return pfa.forward(&[(prime_factor_input(input), count)], self.context.moduli_table(), self.n);
+        }
         let padded = self.alloc_written(count * self.limbs() * self.big_m)?;
         self.pad_into(address(&padded, self.device().stream()), input, count)?;
         self.finish_forward(padded, count, self.n)
@@ -393,6 +440,10 @@ impl GpuCyclotomic {
     pub fn forward_batch(&self, inputs: &[ForwardInput<'_>]) -> Result<CudaSlice<u64>> {
         for input in inputs {
             self.check_forward_input(input, 1)?;
+        }
+        if let Some(pfa) = &self.prime_factor {
+            let inputs: Vec<_> = inputs.iter().map(|input| (prime_factor_input(input), 1)).collect();
+            return pfa.forward(&inputs, self.context.moduli_table(), self.n);
         }
         let per_poly = self.limbs() * self.big_m;
         let padded = self.alloc_written(inputs.len() * per_poly)?;
@@ -421,6 +472,9 @@ impl GpuCyclotomic {
     pub fn forward_rows(&self, rows: &CudaSlice<u64>, stride: usize, count: usize) -> Result<CudaSlice<u64>> {
         let input = ForwardInput { x: rows, stride, scale: 1, msg: None };
         self.check_forward_input(&input, count)?;
+        if let Some(pfa) = &self.prime_factor {
+            return pfa.forward(&[(prime_factor_input(&input), count)], self.context.moduli_table(), stride);
+        }
         // Written in full by pad_into.
         let padded = self.alloc_written(count * self.limbs() * self.big_m)?;
         self.pad_into(address(&padded, self.device().stream()), &input, count)?;
@@ -432,6 +486,15 @@ impl GpuCyclotomic {
     /// `phi(m)`: a [`GpuContext`]'s inverse transform.
     pub fn inverse_rows(&self, rows: &CudaSlice<u64>, stride: usize, count: usize) -> Result<CudaSlice<u64>> {
         let n = self.n;
+        if let Some(pfa) = &self.prime_factor {
+            if stride < n {
+                return Err(GpuError::LengthMismatch { expected: n, actual: stride });
+            }
+            self.check_len(rows, count * self.limbs() * stride)?;
+            let interpolants = pfa.inverse(rows, stride, count, self.context.moduli_table())?;
+            let coefficients = self.reduce_device(&interpolants, self.m, self.m, count)?;
+            return if stride == n { Ok(coefficients) } else { self.truncate_rows(&coefficients, n, stride, count) };
+        }
         if stride == n {
             return self.inverse_device(rows, count);
         }
@@ -628,25 +691,27 @@ impl GpuCyclotomic {
         in_len: usize,
         count: usize,
     ) -> Result<CudaSlice<u64>> {
-        let (n, m, big_m, limbs) = (self.n, self.m, self.big_m, self.limbs());
+        let (n, m, limbs) = (self.n, self.m, self.limbs());
         if in_len > in_stride {
             return Err(GpuError::LengthMismatch { expected: in_stride, actual: in_len });
         }
         self.check_len(input, count * limbs * in_stride)?;
-        // g = input mod (x^m - 1): padded to M for the product, and its n low words kept.
-        let mut g = self.alloc_written(count * limbs * big_m)?;
-        self.fold_window(&mut g, input, in_stride, 0, in_len, m, big_m, count)?;
+        let products = &self.reduction;
+        let len = products.context.degree();
+        // g = input mod (x^m - 1): padded to the products' length, and its n low words kept.
+        let mut g = self.alloc_written(count * limbs * len)?;
+        self.fold_window(&mut g, input, in_stride, 0, in_len, m, len, count)?;
         let mut low = self.alloc_written(count * limbs * n)?;
         self.fold_window(&mut low, input, in_stride, 0, in_len, m, n, count)?;
-        let g_psi = self.convolve(g, count, &self.psi)?;
-        // Q = coefficients m .. 2m - n of g Psi_m (degree < 2m - n <= M: no wrap-around).
-        let mut quotient = self.alloc_written(count * limbs * big_m)?;
-        self.fold_window(&mut quotient, g_psi.device_buffer(), big_m, m, 2 * m - n, m - n, big_m, count)?;
+        let g_psi = self.convolve_in(&products.context, g, count, &products.psi)?;
+        // Q = coefficients m .. 2m - n of g Psi_m (degree < 2m - n <= len: no wrap-around).
+        let mut quotient = self.alloc_written(count * limbs * len)?;
+        self.fold_window(&mut quotient, g_psi.device_buffer(), len, m, 2 * m - n, m - n, len, count)?;
         drop(g_psi);
-        let phi_q = self.convolve(quotient, count, &self.phi)?;
+        let phi_q = self.convolve_in(&products.context, quotient, count, &products.phi)?;
         let mut out = self.alloc_written(count * limbs * n)?;
         let stream = self.device().stream();
-        let geometry = [n as u64, n as u64, big_m as u64, limbs as u64, count as u64];
+        let geometry = [n as u64, n as u64, len as u64, limbs as u64, count as u64];
         let mut launch = self.kernels.cyc_sub_low.builder(stream);
         launch.arg(&mut out).arg(&low).arg(phi_q.device_buffer()).arg(self.context.moduli_table());
         for value in &geometry {
@@ -654,7 +719,8 @@ impl GpuCyclotomic {
         }
         // SAFETY: matches `cyc_sub_low(u64* out, const u64* a, const u64* b, const Modulus*
         // moduli, u64 n, u64 a_stride, u64 b_stride, u64 limbs, u64 count)`: `out` and `low`
-        // hold count L n words, `phi_q` count L M (M > n); the kernel writes every word of `out`.
+        // hold count L n words, `phi_q` count L len (len > n); the kernel writes every word of
+        // `out`.
         unsafe { launch.launch(config(count * limbs * n)) }?;
         Ok(out)
     }
@@ -665,6 +731,10 @@ impl GpuCyclotomic {
     pub fn inverse_device(&self, evaluations: &CudaSlice<u64>, count: usize) -> Result<CudaSlice<u64>> {
         let (n, m, big_m, limbs) = (self.n, self.m, self.big_m, self.limbs());
         self.check_len(evaluations, count * limbs * n)?;
+        if let Some(pfa) = &self.prime_factor {
+            let interpolants = pfa.inverse(evaluations, n, count, self.context.moduli_table())?;
+            return self.reduce_device(&interpolants, m, m, count);
+        }
         let stream = self.device().stream();
         let mut padded =
             stream.alloc_zeros::<u64>(count * limbs * big_m).map_err(|e| driver_error("cuMemsetD8Async", e))?;

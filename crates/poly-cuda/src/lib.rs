@@ -17,7 +17,8 @@
 //!   shares.
 //! - [`GpuContext`]: a [`poly::RingContext`] on a device, with moduli and NTT twiddle
 //!   tables uploaded once; for a ring `Z_q[x]/Phi_m`, Bluestein's transform
-//!   ([`bluestein::GpuCyclotomic`]).
+//!   ([`bluestein::GpuCyclotomic`]), or the prime-factor DFT where `m` allows it
+//!   ([`prime_factor::GpuPrimeFactor`]).
 //! - [`DevicePoly<R>`](DevicePoly): a polynomial in representation `Coeff` or `Eval`,
 //!   limb-major `[L][N]` on the device; add, sub, neg, scalar and evaluation products,
 //!   automorphisms, forward and inverse NTT. [`DevicePolyBatch`]: many polynomials in one
@@ -62,6 +63,8 @@ pub mod launch_trace;
 mod ntt;
 #[cfg(feature = "cuda")]
 pub mod pool;
+#[cfg(feature = "cuda")]
+pub mod prime_factor;
 #[cfg(feature = "cuda")]
 pub mod sampling;
 #[cfg(feature = "cuda")]

@@ -17,6 +17,7 @@ use modarith::Modulus;
 use crate::cyclotomic::{MAX_M, gcd, prime_factors};
 use crate::ntt::NttPlan;
 use crate::phi_reduction::PhiReduction;
+use crate::prime_factor::PrimeFactorPlan;
 use crate::{PolyError, Result};
 
 /// The power of two `M >= 2m - 1` that the convolution of a length-`m` transform uses.
@@ -220,6 +221,9 @@ pub struct CyclotomicPlan {
     primitive: Vec<usize>,
     /// The reduction modulo `Phi_m` of [`reduce_fast`](Self::reduce_fast) (additions only).
     reduction: PhiReduction,
+    /// The prime-factor DFT, for the `m` that have one: the GPU's transform there (the same
+    /// words as Bluestein's; on the CPU Bluestein's vectorized NTT is still the faster).
+    prime_factor: Option<PrimeFactorPlan>,
 }
 
 impl CyclotomicPlan {
@@ -230,7 +234,8 @@ impl CyclotomicPlan {
             crate::cyclotomic::cyclotomic_polynomial(m as u64)?.into_iter().map(|c| modulus.from_i64(c)).collect();
         let primitive = (1..m).filter(|&k| gcd(k, m) == 1).collect();
         let reduction = PhiReduction::new(m as u64)?;
-        Ok(Self { plan, phi, primitive, reduction })
+        let prime_factor = PrimeFactorPlan::new(modulus, m, plan.root())?;
+        Ok(Self { plan, phi, primitive, reduction, prime_factor })
     }
 
     /// The Bluestein plan of the ring's prime.
@@ -246,6 +251,11 @@ impl CyclotomicPlan {
     /// The reduction modulo `Phi_m` (the same for every prime).
     pub fn reduction(&self) -> &PhiReduction {
         &self.reduction
+    }
+
+    /// The prime-factor DFT, when `m` has one ([`crate::prime_factor`]).
+    pub fn prime_factor(&self) -> Option<&PrimeFactorPlan> {
+        self.prime_factor.as_ref()
     }
 
     /// `phi(m)`: the ring's dimension.

@@ -22,6 +22,7 @@ pub mod hdgt;
 pub mod ntt;
 pub mod phi_reduction;
 pub mod poly;
+pub mod prime_factor;
 pub mod reference;
 pub mod representation;
 pub mod sampling;

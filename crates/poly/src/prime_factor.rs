@@ -1,0 +1,464 @@
+//! The DFT of length `m` at the primitive `m`-th roots by the prime-factor (Good-Thomas)
+//! algorithm: [`PrimeFactorPlan`], the fast path of [`crate::bluestein::CyclotomicPlan`] for the
+//! `m` whose factors allow it (HElib's `21845 = 5 * 17 * 257`), with Bluestein's convolution of
+//! length `M >= 2m - 1` for the others. Both give the same words: the DFT is one function.
+//!
+//! With `m = m_1 ... m_r` (pairwise coprime prime powers), `N_i = m / m_i`, an input index
+//! `j = sum_i j_i N_i mod m` (Ruritanian map) and an output index `k = k_i mod m_i` (CRT map),
+//! `w^(jk) = prod_i w_i^(j_i k_i)` with `w_i = w^(N_i)`: the DFT is the tensor product of the
+//! DFTs of length `m_i`, with no twiddle factors. `k` is a primitive index exactly when every
+//! `k_i` is a unit modulo `m_i`, so each axis computes only those `phi(m_i)` outputs (forward),
+//! or starts from them (inverse, the other values zero: the interpolant of degree `< m` that
+//! [`crate::phi_reduction`] reduces).
+//!
+//! An axis is a prime `p` with `p - 1 = 2^s`, `64 <= p - 1 <= 1024` (the Fermat prime 257),
+//! transformed by Rader's algorithm: with a generator `r` of `Z_p^*`, `X_(r^-b) = x_0 + sum_a
+//! x_(r^a) w_p^(r^(a - b))`, a cyclic convolution of length `p - 1` done with a power-of-two
+//! NTT. Any other prime power up to [`MAX_DIRECT`] is a direct product with the DFT matrix. An
+//! `m` with a factor that is neither has no plan.
+
+use modarith::Modulus;
+
+use crate::Result;
+use crate::bluestein::primitive_root_of_order;
+use crate::cyclotomic::{gcd, prime_factors};
+
+/// The largest prime power transformed by its DFT matrix.
+pub const MAX_DIRECT: usize = 64;
+
+/// The largest `p - 1` of a Rader axis (a block's convolution on the GPU).
+pub const MAX_RADER: usize = 1024;
+
+/// The smallest `p - 1` of a Rader axis: smaller primes (5, 17) go by their matrix, a few
+/// products per output, which the GPU does in one pass.
+pub const MIN_RADER: usize = 64;
+
+/// A cyclic NTT of length `2^s` (Gentleman-Sande forward, natural order in, bit-reversed out;
+/// Cooley-Tukey inverse, bit-reversed in, natural out): a Rader axis's convolution.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct CyclicNtt {
+    len: usize,
+    /// `psi^j` and `psi^-j`, `j < len / 2`, `psi` a primitive `len`-th root.
+    twiddles: Vec<u64>,
+    twiddles_inv: Vec<u64>,
+}
+
+impl CyclicNtt {
+    fn new(q: &Modulus, len: usize) -> Result<Self> {
+        let psi = primitive_root_of_order(q, len as u64)?;
+        let psi_inv = q.inv(psi)?;
+        let powers = |base: u64| (0..len as u64 / 2).map(|j| q.pow(base, j)).collect();
+        Ok(Self { len, twiddles: powers(psi), twiddles_inv: powers(psi_inv) })
+    }
+
+    /// The length.
+    pub fn len(&self) -> usize {
+        self.len
+    }
+
+    /// Whether the length is 0 (never).
+    pub fn is_empty(&self) -> bool {
+        self.len == 0
+    }
+
+    /// `psi^j`, `j < len / 2`.
+    pub fn twiddles(&self) -> &[u64] {
+        &self.twiddles
+    }
+
+    /// `psi^-j`, `j < len / 2`.
+    pub fn twiddles_inv(&self) -> &[u64] {
+        &self.twiddles_inv
+    }
+
+    /// Forward, in place: `a` in natural order, the result in bit-reversed order.
+    pub fn forward(&self, q: &Modulus, a: &mut [u64]) {
+        let mut half = self.len / 2;
+        while half >= 1 {
+            let step = self.len / (2 * half);
+            for block in a.chunks_exact_mut(2 * half) {
+                let (low, high) = block.split_at_mut(half);
+                for (j, (u, v)) in low.iter_mut().zip(high.iter_mut()).enumerate() {
+                    let (x, y) = (*u, *v);
+                    *u = q.add(x, y);
+                    *v = q.mul(q.sub(x, y), self.twiddles[j * step]);
+                }
+            }
+            half /= 2;
+        }
+    }
+
+    /// Inverse without the factor `len^-1`, in place: `a` in bit-reversed order, the result in
+    /// natural order.
+    pub fn inverse(&self, q: &Modulus, a: &mut [u64]) {
+        let mut half = 1;
+        while half < self.len {
+            let step = self.len / (2 * half);
+            for block in a.chunks_exact_mut(2 * half) {
+                let (low, high) = block.split_at_mut(half);
+                for (j, (u, v)) in low.iter_mut().zip(high.iter_mut()).enumerate() {
+                    let (x, y) = (*u, q.mul(*v, self.twiddles_inv[j * step]));
+                    *u = q.add(x, y);
+                    *v = q.sub(x, y);
+                }
+            }
+            half *= 2;
+        }
+    }
+}
+
+/// How one axis is transformed.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum AxisTransform {
+    /// The DFT matrix: forward `phi(m_i) x m_i` (`W[k'][j] = w_i^(j u_k')`, `u` the units
+    /// increasing), inverse `m_i x phi(m_i)` (`V[j][k'] = m_i^-1 w_i^(-j u_k')`), row-major.
+    Direct {
+        /// `W`, `phi(m_i) x m_i`.
+        forward: Vec<u64>,
+        /// `V`, `m_i x phi(m_i)`.
+        inverse: Vec<u64>,
+    },
+    /// Rader's algorithm for a prime `p`: `generator_powers[a] = r^a mod p`;
+    /// `outputs[b] = r^-b mod p - 1` (the output slot of convolution term `b`); the kernels'
+    /// NTTs (bit-reversed, times `(p - 1)^-1`, the inverse's also `p^-1`); `p^-1`.
+    Rader {
+        /// `r^a mod p`, `a < p - 1`.
+        generator_powers: Vec<u32>,
+        /// `r^-b mod p - 1`, `b < p - 1`.
+        outputs: Vec<u32>,
+        /// The convolution's NTT, of length `p - 1`.
+        ntt: CyclicNtt,
+        /// The forward kernel `C_c = w_p^(r^-c)`, transformed, times `(p - 1)^-1`.
+        kernel: Vec<u64>,
+        /// The inverse kernel `C'_c = w_p^(-r^c)`, transformed, times `(p - 1)^-1 p^-1`.
+        kernel_inv: Vec<u64>,
+        /// `p^-1`.
+        p_inv: u64,
+    },
+}
+
+/// One axis of the tensor: a prime power `m_i` of `m`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Axis {
+    /// `m_i`.
+    pub size: usize,
+    /// `phi(m_i)`.
+    pub units: usize,
+    /// The transform of this axis.
+    pub transform: AxisTransform,
+}
+
+/// The prime-factor DFT of one `m` over one prime (module docs).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct PrimeFactorPlan {
+    modulus: Modulus,
+    m: usize,
+    n: usize,
+    axes: Vec<Axis>,
+    /// Per tensor position of the input (axis 0 slowest): its coefficient index `j`.
+    sources: Vec<u32>,
+    /// Per primitive index in increasing order (evaluation `s`): its position in the output
+    /// tensor of unit indices.
+    evaluation_positions: Vec<u32>,
+}
+
+impl PrimeFactorPlan {
+    /// The plan for `m` modulo `q` with the primitive `m`-th root `root` (the Bluestein plan's,
+    /// for the same words), or `None` when a factor of `m` is neither a Rader prime nor at most
+    /// [`MAX_DIRECT`]. Errors with [`crate::PolyError::InvalidParameter`] when `q` lacks a root of
+    /// unity a Rader axis needs.
+    pub fn new(modulus: Modulus, m: usize, root: u64) -> Result<Option<Self>> {
+        let q = &modulus;
+        let powers: Vec<usize> = prime_factors(m as u64)
+            .into_iter()
+            .map(|p| {
+                let mut power = 1usize;
+                while m.is_multiple_of(power * p as usize) {
+                    power *= p as usize;
+                }
+                power
+            })
+            .collect();
+        let mut axes = Vec::with_capacity(powers.len());
+        for &size in &powers {
+            let w = q.pow(root, (m / size) as u64);
+            let units: Vec<usize> = (1..size).filter(|&k| gcd(k, size) == 1).collect();
+            let rader = units.len() == size - 1
+                && (size - 1).is_power_of_two()
+                && (MIN_RADER..=MAX_RADER).contains(&(size - 1));
+            let transform = if rader {
+                rader_axis(q, size, w)?
+            } else if size <= MAX_DIRECT {
+                let size_inv = q.inv(q.reduce(size as u64))?;
+                let w_inv = q.inv(w)?;
+                let forward = units
+                    .iter()
+                    .flat_map(|&k| (0..size).map(move |j| (j, k)))
+                    .map(|(j, k)| q.pow(w, (j * k) as u64))
+                    .collect();
+                let inverse = (0..size)
+                    .flat_map(|j| units.iter().map(move |&k| (j, k)))
+                    .map(|(j, k)| q.mul(size_inv, q.pow(w_inv, (j * k % size) as u64)))
+                    .collect();
+                AxisTransform::Direct { forward, inverse }
+            } else {
+                return Ok(None);
+            };
+            axes.push(Axis { size, units: units.len(), transform });
+        }
+        // Input tensor position (j_0, .., j_(r-1)), axis 0 slowest: j = sum j_i N_i mod m.
+        let mut sources = vec![0u32; m];
+        for (t, slot) in sources.iter_mut().enumerate() {
+            let (mut rest, mut j) = (t, 0usize);
+            for axis in axes.iter().rev() {
+                j = (j + (rest % axis.size) * (m / axis.size)) % m;
+                rest /= axis.size;
+            }
+            *slot = j as u32;
+        }
+        // Output position (unit ranks u_0, .., u_(r-1)) of each primitive k: k mod m_i.
+        let unit_rank = |size: usize, k: usize| (1..k).filter(|&u| gcd(u, size) == 1).count();
+        let rank_tables: Vec<Vec<usize>> =
+            axes.iter().map(|axis| (0..axis.size).map(|k| unit_rank(axis.size, k)).collect()).collect();
+        let evaluation_positions: Vec<u32> = (1..m)
+            .filter(|&k| gcd(k, m) == 1)
+            .map(|k| {
+                axes.iter().zip(&rank_tables).fold(0usize, |acc, (axis, ranks)| acc * axis.units + ranks[k % axis.size])
+                    as u32
+            })
+            .collect();
+        let n = evaluation_positions.len();
+        Ok(Some(Self { modulus, m, n, axes, sources, evaluation_positions }))
+    }
+
+    /// `m`.
+    pub fn m(&self) -> usize {
+        self.m
+    }
+
+    /// The prime.
+    pub fn modulus(&self) -> &Modulus {
+        &self.modulus
+    }
+
+    /// The axes, slowest first.
+    pub fn axes(&self) -> &[Axis] {
+        &self.axes
+    }
+
+    /// Per input tensor position, its coefficient index.
+    pub fn sources(&self) -> &[u32] {
+        &self.sources
+    }
+
+    /// Per evaluation (primitive index increasing), its output tensor position.
+    pub fn evaluation_positions(&self) -> &[u32] {
+        &self.evaluation_positions
+    }
+
+    /// The evaluations at the primitive roots (increasing index) of the polynomial with these
+    /// coefficients (at most `m` canonical values, the rest zero).
+    pub fn forward(&self, coefficients: &[u64]) -> Vec<u64> {
+        let mut tensor: Vec<u64> =
+            self.sources.iter().map(|&j| coefficients.get(j as usize).copied().unwrap_or(0)).collect();
+        let mut dims: Vec<usize> = self.axes.iter().map(|a| a.size).collect();
+        for (i, axis) in self.axes.iter().enumerate() {
+            tensor = self.apply_axis(&tensor, &mut dims, i, axis, false);
+        }
+        self.evaluation_positions.iter().map(|&t| tensor[t as usize]).collect()
+    }
+
+    /// The interpolant of degree `< m` (`m` words) with these values at the primitive roots
+    /// (`phi(m)` evaluations, increasing index) and zero at the other `m`-th roots: the inverse
+    /// DFT, `m^-1 sum_k X_k w^(-jk)`.
+    pub fn inverse(&self, evaluations: &[u64]) -> Vec<u64> {
+        let mut tensor = vec![0u64; self.n];
+        for (&t, &v) in self.evaluation_positions.iter().zip(evaluations) {
+            tensor[t as usize] = v;
+        }
+        let mut dims: Vec<usize> = self.axes.iter().map(|a| a.units).collect();
+        for (i, axis) in self.axes.iter().enumerate() {
+            tensor = self.apply_axis(&tensor, &mut dims, i, axis, true);
+        }
+        let mut out = vec![0u64; self.m];
+        for (&j, &v) in self.sources.iter().zip(&tensor) {
+            out[j as usize] = v;
+        }
+        out
+    }
+
+    /// Axis `i` of the tensor of shape `dims` transformed (forward: `m_i` -> `phi(m_i)`
+    /// entries; inverse: back), `dims[i]` updated.
+    fn apply_axis(&self, tensor: &[u64], dims: &mut [usize], i: usize, axis: &Axis, inverse: bool) -> Vec<u64> {
+        let q = &self.modulus;
+        let before: usize = dims[..i].iter().product();
+        let after: usize = dims[i + 1..].iter().product();
+        let (len_in, len_out) = if inverse { (axis.units, axis.size) } else { (axis.size, axis.units) };
+        let mut out = vec![0u64; before * len_out * after];
+        let mut column = vec![0u64; len_in];
+        for a in 0..before {
+            for b in 0..after {
+                for (j, slot) in column.iter_mut().enumerate() {
+                    *slot = tensor[(a * len_in + j) * after + b];
+                }
+                let result = transform_column(q, &axis.transform, &column, len_out, inverse);
+                for (k, v) in result.into_iter().enumerate() {
+                    out[(a * len_out + k) * after + b] = v;
+                }
+            }
+        }
+        dims[i] = len_out;
+        out
+    }
+}
+
+/// One column through an axis transform (`len_out` values).
+fn transform_column(q: &Modulus, transform: &AxisTransform, column: &[u64], len_out: usize, inverse: bool) -> Vec<u64> {
+    match transform {
+        AxisTransform::Direct { forward, inverse: inverse_matrix } => {
+            let matrix = if inverse { inverse_matrix } else { forward };
+            matrix
+                .chunks_exact(column.len())
+                .take(len_out)
+                .map(|row| row.iter().zip(column).fold(0u64, |acc, (&w, &x)| q.add(acc, q.mul(w, x))))
+                .collect()
+        }
+        AxisTransform::Rader { generator_powers, outputs, ntt, kernel, kernel_inv, p_inv } => {
+            let mut a: Vec<u64> = if inverse {
+                // A'_b = X_(r^-b).
+                outputs.iter().map(|&slot| column[slot as usize]).collect()
+            } else {
+                // A_a = x_(r^a).
+                generator_powers.iter().map(|&j| column[j as usize]).collect()
+            };
+            ntt.forward(q, &mut a);
+            for (v, &c) in a.iter_mut().zip(if inverse { kernel_inv } else { kernel }) {
+                *v = q.mul(*v, c);
+            }
+            ntt.inverse(q, &mut a);
+            if inverse {
+                // x_(r^a) = p^-1 (A' * C')_a, x_0 = p^-1 sum_k X_k.
+                let mut out = vec![0u64; len_out];
+                out[0] = q.mul(column.iter().fold(0u64, |acc, &x| q.add(acc, x)), *p_inv);
+                for (&j, &v) in generator_powers.iter().zip(&a) {
+                    out[j as usize] = v;
+                }
+                out
+            } else {
+                // X_(r^-b) = x_0 + (A * C)_b.
+                let mut out = vec![0u64; len_out];
+                for (&slot, &v) in outputs.iter().zip(&a) {
+                    out[slot as usize] = q.add(column[0], v);
+                }
+                out
+            }
+        }
+    }
+}
+
+/// The tables of Rader's algorithm for the prime `p` with the primitive `p`-th root `w`.
+fn rader_axis(q: &Modulus, p: usize, w: u64) -> Result<AxisTransform> {
+    let len = p - 1;
+    let generator = (2..p)
+        .find(|&r| {
+            let mut x = 1usize;
+            (1..len).all(|_| {
+                x = x * r % p;
+                x != 1
+            })
+        })
+        .unwrap_or(2);
+    let mut generator_powers = Vec::with_capacity(len);
+    let mut x = 1usize;
+    for _ in 0..len {
+        generator_powers.push(x as u32);
+        x = x * generator % p;
+    }
+    // r^-b = r^(len - b).
+    let outputs: Vec<u32> = (0..len).map(|b| generator_powers[(len - b) % len] - 1).collect();
+    let ntt = CyclicNtt::new(q, len)?;
+    let len_inv = q.inv(q.reduce(len as u64))?;
+    let p_inv = q.inv(q.reduce(p as u64))?;
+    let w_inv = q.inv(w)?;
+    // C_c = w^(r^-c), C'_c = w^(-r^c): the convolution kernels, transformed, with the factors.
+    let kernel_of = |values: Vec<u64>, factor: u64| -> Vec<u64> {
+        let mut c = values;
+        ntt.forward(q, &mut c);
+        c.iter().map(|&v| q.mul(v, factor)).collect()
+    };
+    let kernel = kernel_of((0..len).map(|c| q.pow(w, u64::from(outputs[c]) + 1)).collect(), len_inv);
+    let kernel_inv =
+        kernel_of((0..len).map(|c| q.pow(w_inv, u64::from(generator_powers[c]))).collect(), q.mul(len_inv, p_inv));
+    Ok(AxisTransform::Rader { generator_powers, outputs, ntt, kernel, kernel_inv, p_inv })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::bluestein::{BluesteinPlan, bluestein_primes};
+    use rand::rngs::StdRng;
+    use rand::{Rng, SeedableRng};
+
+    /// The plan's forward and inverse equal Bluestein's DFT (the primitive outputs; the whole
+    /// inverse with zeros at the other roots) for `m` with Rader axes (5, 17, 257), direct
+    /// axes (prime powers up to 64), both, and one axis; `m` with a large non-Fermat factor has
+    /// no plan.
+    #[test]
+    fn equals_bluestein() {
+        let mut rng = StdRng::seed_from_u64(0x9fa);
+        for m in [257usize, 4369, 21845, 771, 1105, 4095, 31775 / 5, 45, 1285] {
+            let p = bluestein_primes(55, m as u64, 1).unwrap()[0];
+            let q = Modulus::new(p).unwrap();
+            let bluestein = BluesteinPlan::new(q, m).unwrap();
+            let Some(plan) = PrimeFactorPlan::new(q, m, bluestein.root()).unwrap() else {
+                panic!("m = {m}: no plan");
+            };
+            let n = plan.evaluation_positions().len();
+            let primitive: Vec<usize> = (1..m).filter(|&k| gcd(k, m) == 1).collect();
+            let coefficients: Vec<u64> = (0..n).map(|_| rng.gen_range(0..p)).collect();
+            let mut padded = coefficients.clone();
+            padded.resize(m, 0);
+            let all = bluestein.forward(&padded).unwrap();
+            let want: Vec<u64> = primitive.iter().map(|&k| all[k]).collect();
+            assert_eq!(plan.forward(&coefficients), want, "m = {m}: forward");
+            let evaluations: Vec<u64> = (0..n).map(|_| rng.gen_range(0..p)).collect();
+            let mut zero_filled = vec![0u64; m];
+            for (&k, &v) in primitive.iter().zip(&evaluations) {
+                zero_filled[k] = v;
+            }
+            assert_eq!(plan.inverse(&evaluations), bluestein.inverse(&zero_filled).unwrap(), "m = {m}: inverse");
+        }
+        // 263 is prime and 262 = 2 * 131: neither Rader nor small.
+        let p = bluestein_primes(55, 263, 1).unwrap()[0];
+        let q = Modulus::new(p).unwrap();
+        let root = BluesteinPlan::new(q, 263).unwrap().root();
+        assert!(PrimeFactorPlan::new(q, 263, root).unwrap().is_none());
+    }
+
+    /// The cyclic NTT's convolution equals the schoolbook cyclic convolution.
+    #[test]
+    fn cyclic_ntt_convolves() {
+        let p = bluestein_primes(50, 257, 1).unwrap()[0];
+        let q = Modulus::new(p).unwrap();
+        let mut rng = StdRng::seed_from_u64(3);
+        for len in [4usize, 16, 256, 1024] {
+            let ntt = CyclicNtt::new(&q, len).unwrap();
+            let a: Vec<u64> = (0..len).map(|_| rng.gen_range(0..p)).collect();
+            let b: Vec<u64> = (0..len).map(|_| rng.gen_range(0..p)).collect();
+            let mut want = vec![0u64; len];
+            for (i, &x) in a.iter().enumerate() {
+                for (j, &y) in b.iter().enumerate() {
+                    want[(i + j) % len] = q.add(want[(i + j) % len], q.mul(x, y));
+                }
+            }
+            let (mut fa, mut fb) = (a.clone(), b.clone());
+            ntt.forward(&q, &mut fa);
+            ntt.forward(&q, &mut fb);
+            let mut c: Vec<u64> = fa.iter().zip(&fb).map(|(&x, &y)| q.mul(x, y)).collect();
+            ntt.inverse(&q, &mut c);
+            let len_inv = q.inv(len as u64).unwrap();
+            let got: Vec<u64> = c.iter().map(|&v| q.mul(v, len_inv)).collect();
+            assert_eq!(got, want, "len {len}");
+        }
+    }
+}
