@@ -9,6 +9,7 @@
 //!   the GPU; CUDA events there);
 //! - `Decrypt`: to the plaintext's `phi(m)` words on the host (wall clock, synchronized);
 //! - `Mul+Relin`: product of two fresh ciphertexts, relinearized, at the top level;
+//! - `ModSwitch`: a fresh ciphertext switched down one prime (BGV's modulus switching);
 //! - `Automorph`: one automorphism with its key switch (`x -> x^{g_0}`, the generator of
 //!   dimension 0);
 //! - `Rotate`: rotation by one along dimension 0 of the hypercube (on a bad dimension two
@@ -248,6 +249,11 @@ fn measure<B: BgvBackend>(
     let g_poly = slots.slot_modulus().to_vec();
     let squares: Vec<Vec<u64>> = values.iter().map(|v| mul_mod(v, v, &g_poly, n)).collect();
     check("Mul+Relin", &context.mul_relin(&ct, &ct, &relin)?, &squares)?;
+    let mod_switch = clock.device(runs, &mut || {
+        context.mod_switch_to_next(&ct)?;
+        Ok(())
+    })?;
+    check("ModSwitch", &context.mod_switch_to_next(&ct)?, &values)?;
 
     // Rotation by one along dimension 0: slot e receives slot e + 1_0.
     let o = cube.orders[0];
@@ -304,7 +310,7 @@ fn measure<B: BgvBackend>(
     let sum = values.iter().fold(vec![0; d], |acc, v| add(&acc, v, n));
     check("total sum", &ops.total_sum(&context, &ct, &sum_keys)?, &vec![sum; count])?;
 
-    Ok((vec![keygen, encrypt, decrypt, mul, automorph, rotate, linear, total, prepare], ok))
+    Ok((vec![keygen, encrypt, decrypt, mul, mod_switch, automorph, rotate, linear, total, prepare], ok))
 }
 
 fn main() -> ExitCode {
@@ -380,9 +386,9 @@ fn run() -> BoxResult<bool> {
     }
     println!("\nmilliseconds, medians");
     println!(
-        "| set | backend | KeyGen | Encrypt | Decrypt | Mul+Relin | Automorph | Rotate | LinMap1D | TotalSum | Prepare |"
+        "| set | backend | KeyGen | Encrypt | Decrypt | Mul+Relin | ModSwitch | Automorph | Rotate | LinMap1D | TotalSum | Prepare |"
     );
-    println!("|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|");
+    println!("|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|");
     for row in rows {
         println!("{row}");
     }
