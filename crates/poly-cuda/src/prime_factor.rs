@@ -151,17 +151,19 @@ impl GpuPrimeFactor {
                 AxisTransform::Direct { .. } => DeviceAxis::Direct(Box::new([
                     with_shoup(of_limbs(&|t| match t {
                         AxisTransform::Direct { forward, .. } => forward.clone(),
-                        AxisTransform::Rader { .. } => Vec::new(),
+                        AxisTransform::Rader(_) => Vec::new(),
                     }))?,
                     with_shoup(of_limbs(&|t| match t {
                         AxisTransform::Direct { inverse, .. } => inverse.clone(),
-                        AxisTransform::Rader { .. } => Vec::new(),
+                        AxisTransform::Rader(_) => Vec::new(),
                     }))?,
                 ])),
-                AxisTransform::Rader { generator_powers, outputs, .. } => {
+                AxisTransform::Rader(axis) => {
+                    let (generator_powers, outputs) = (&axis.generator_powers, &axis.outputs);
                     let rader = |f: &RaderField| {
                         of_limbs(&|t| match t {
-                            AxisTransform::Rader { ntt, kernel, kernel_inv, p_inv, .. } => {
+                            AxisTransform::Rader(r) => {
+                                let (ntt, kernel, kernel_inv, p_inv) = (&r.ntt, &r.kernel, &r.kernel_inv, &r.p_inv);
                                 f(ntt, kernel, kernel_inv, *p_inv)
                             }
                             AxisTransform::Direct { .. } => Vec::new(),

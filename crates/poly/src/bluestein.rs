@@ -221,8 +221,8 @@ pub struct CyclotomicPlan {
     primitive: Vec<usize>,
     /// The reduction modulo `Phi_m` of [`reduce_fast`](Self::reduce_fast) (additions only).
     reduction: PhiReduction,
-    /// The prime-factor DFT, for the `m` that have one: the GPU's transform there (the same
-    /// words as Bluestein's; on the CPU Bluestein's vectorized NTT is still the faster).
+    /// The prime-factor DFT, for the `m` that have one: the transforms' fast path there, on the
+    /// CPU and the GPU (the same words as Bluestein's).
     prime_factor: Option<PrimeFactorPlan>,
 }
 
@@ -278,9 +278,14 @@ impl CyclotomicPlan {
         &self.phi
     }
 
-    /// The evaluations `f(w^k)`, `gcd(k, m) = 1`, of `f` (`phi(m)` coefficients).
+    /// The evaluations `f(w^k)`, `gcd(k, m) = 1`, of `f` (`phi(m)` coefficients): by the
+    /// prime-factor DFT where `m` has one, else Bluestein's (the same words).
     pub fn forward(&self, coefficients: &[u64]) -> Result<Vec<u64>> {
         self.check_len(coefficients)?;
+        if let Some(plan) = &self.prime_factor {
+            self.check_range(coefficients, |j| j)?;
+            return Ok(plan.forward(coefficients));
+        }
         let mut padded = coefficients.to_vec();
         padded.resize(self.m(), 0);
         let all = self.plan.forward(&padded)?;
@@ -292,6 +297,10 @@ impl CyclotomicPlan {
     /// `x^m - 1`, which reduces to `f` modulo `Phi_m`.
     pub fn inverse(&self, evaluations: &[u64]) -> Result<Vec<u64>> {
         self.check_len(evaluations)?;
+        if let Some(plan) = &self.prime_factor {
+            self.check_range(evaluations, |s| self.primitive[s])?;
+            return self.reduce_fast(&plan.inverse(evaluations));
+        }
         let mut all = vec![0u64; self.m()];
         for (&k, &v) in self.primitive.iter().zip(evaluations) {
             all[k] = v;
@@ -319,6 +328,16 @@ impl CyclotomicPlan {
         let q = self.modulus();
         let product: Vec<u64> = fa.iter().zip(&fb).map(|(&x, &y)| q.mul(x, y)).collect();
         self.inverse(&product)
+    }
+
+    /// [`PolyError::CoefficientOutOfRange`] at the first value not below `p`, its index as
+    /// Bluestein's transform reports it (`index(s)`).
+    fn check_range(&self, values: &[u64], index: impl Fn(usize) -> usize) -> Result<()> {
+        let q = self.modulus().value();
+        match values.iter().position(|&v| v >= q) {
+            Some(s) => Err(PolyError::CoefficientOutOfRange { limb: 0, index: index(s), value: values[s], modulus: q }),
+            None => Ok(()),
+        }
     }
 
     fn check_len(&self, values: &[u64]) -> Result<()> {

@@ -1,7 +1,9 @@
 //! The DFT of length `m` at the primitive `m`-th roots by the prime-factor (Good-Thomas)
-//! algorithm: [`PrimeFactorPlan`], the fast path of [`crate::bluestein::CyclotomicPlan`] for the
-//! `m` whose factors allow it (HElib's `21845 = 5 * 17 * 257`), with Bluestein's convolution of
-//! length `M >= 2m - 1` for the others. Both give the same words: the DFT is one function.
+//! algorithm: [`PrimeFactorPlan`], the fast path of [`crate::bluestein::CyclotomicPlan`] (and of
+//! the GPU's transform) for the `m` whose factors allow it (HElib's `21845 = 5 * 17 * 257`),
+//! with Bluestein's convolution of length `M >= 2m - 1` for the others. Both give the same
+//! words: the DFT is one function. The arithmetic is branch-free: on random words a
+//! mispredicted branch per butterfly made this transform five times slower.
 //!
 //! With `m = m_1 ... m_r` (pairwise coprime prime powers), `N_i = m / m_i`, an input index
 //! `j = sum_i j_i N_i mod m` (Ruritanian map) and an output index `k = k_i mod m_i` (CRT map),
@@ -33,22 +35,56 @@ pub const MAX_RADER: usize = 1024;
 /// products per output, which the GPU does in one pass.
 pub const MIN_RADER: usize = 64;
 
+/// `a + b mod p` for canonical `a`, `b`, without a branch: the transforms' data are random, and
+/// a mispredicted branch per butterfly cost them several times the arithmetic.
+#[inline]
+fn add(a: u64, b: u64, p: u64) -> u64 {
+    let s = a + b;
+    s.min(s.wrapping_sub(p))
+}
+
+/// `a - b mod p` for canonical `a`, `b`, without a branch.
+#[inline]
+fn sub(a: u64, b: u64, p: u64) -> u64 {
+    let d = a.wrapping_sub(b);
+    d.min(d.wrapping_add(p))
+}
+
+/// `a w mod p` by Shoup's product (`w_shoup = floor(w 2^64 / p)`), canonical, without a branch.
+#[inline]
+fn mul_shoup(a: u64, w: u64, w_shoup: u64, p: u64) -> u64 {
+    let quotient = ((u128::from(a) * u128::from(w_shoup)) >> 64) as u64;
+    let r = a.wrapping_mul(w).wrapping_sub(quotient.wrapping_mul(p));
+    r.min(r.wrapping_sub(p))
+}
+
 /// A cyclic NTT of length `2^s` (Gentleman-Sande forward, natural order in, bit-reversed out;
 /// Cooley-Tukey inverse, bit-reversed in, natural out): a Rader axis's convolution.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct CyclicNtt {
     len: usize,
-    /// `psi^j` and `psi^-j`, `j < len / 2`, `psi` a primitive `len`-th root.
+    /// `psi^j` and `psi^-j`, `j < len / 2`, `psi` a primitive `len`-th root, and their Shoup
+    /// quotients.
     twiddles: Vec<u64>,
     twiddles_inv: Vec<u64>,
+    twiddles_shoup: Vec<u64>,
+    twiddles_inv_shoup: Vec<u64>,
 }
 
 impl CyclicNtt {
     fn new(q: &Modulus, len: usize) -> Result<Self> {
         let psi = primitive_root_of_order(q, len as u64)?;
         let psi_inv = q.inv(psi)?;
-        let powers = |base: u64| (0..len as u64 / 2).map(|j| q.pow(base, j)).collect();
-        Ok(Self { len, twiddles: powers(psi), twiddles_inv: powers(psi_inv) })
+        let powers = |base: u64| -> Vec<u64> { (0..len as u64 / 2).map(|j| q.pow(base, j)).collect() };
+        let (twiddles, twiddles_inv) = (powers(psi), powers(psi_inv));
+        let shoup = |words: &[u64]| words.iter().map(|&w| q.shoup(w)).collect();
+        Ok(Self {
+            len,
+            twiddles_shoup: shoup(&twiddles),
+            twiddles_inv_shoup: shoup(&twiddles_inv),
+            twiddles,
+            twiddles_inv,
+        })
     }
 
     /// The length.
@@ -73,6 +109,7 @@ impl CyclicNtt {
 
     /// Forward, in place: `a` in natural order, the result in bit-reversed order.
     pub fn forward(&self, q: &Modulus, a: &mut [u64]) {
+        let p = q.value();
         let mut half = self.len / 2;
         while half >= 1 {
             let step = self.len / (2 * half);
@@ -80,8 +117,8 @@ impl CyclicNtt {
                 let (low, high) = block.split_at_mut(half);
                 for (j, (u, v)) in low.iter_mut().zip(high.iter_mut()).enumerate() {
                     let (x, y) = (*u, *v);
-                    *u = q.add(x, y);
-                    *v = q.mul(q.sub(x, y), self.twiddles[j * step]);
+                    *u = add(x, y, p);
+                    *v = mul_shoup(sub(x, y, p), self.twiddles[j * step], self.twiddles_shoup[j * step], p);
                 }
             }
             half /= 2;
@@ -91,15 +128,16 @@ impl CyclicNtt {
     /// Inverse without the factor `len^-1`, in place: `a` in bit-reversed order, the result in
     /// natural order.
     pub fn inverse(&self, q: &Modulus, a: &mut [u64]) {
+        let p = q.value();
         let mut half = 1;
         while half < self.len {
             let step = self.len / (2 * half);
             for block in a.chunks_exact_mut(2 * half) {
                 let (low, high) = block.split_at_mut(half);
                 for (j, (u, v)) in low.iter_mut().zip(high.iter_mut()).enumerate() {
-                    let (x, y) = (*u, q.mul(*v, self.twiddles_inv[j * step]));
-                    *u = q.add(x, y);
-                    *v = q.sub(x, y);
+                    let (x, y) = (*u, mul_shoup(*v, self.twiddles_inv[j * step], self.twiddles_inv_shoup[j * step], p));
+                    *u = add(x, y, p);
+                    *v = sub(x, y, p);
                 }
             }
             half *= 2;
@@ -118,23 +156,29 @@ pub enum AxisTransform {
         /// `V`, `m_i x phi(m_i)`.
         inverse: Vec<u64>,
     },
-    /// Rader's algorithm for a prime `p`: `generator_powers[a] = r^a mod p`;
-    /// `outputs[b] = r^-b mod p - 1` (the output slot of convolution term `b`); the kernels'
-    /// NTTs (bit-reversed, times `(p - 1)^-1`, the inverse's also `p^-1`); `p^-1`.
-    Rader {
-        /// `r^a mod p`, `a < p - 1`.
-        generator_powers: Vec<u32>,
-        /// `r^-b mod p - 1`, `b < p - 1`.
-        outputs: Vec<u32>,
-        /// The convolution's NTT, of length `p - 1`.
-        ntt: CyclicNtt,
-        /// The forward kernel `C_c = w_p^(r^-c)`, transformed, times `(p - 1)^-1`.
-        kernel: Vec<u64>,
-        /// The inverse kernel `C'_c = w_p^(-r^c)`, transformed, times `(p - 1)^-1 p^-1`.
-        kernel_inv: Vec<u64>,
-        /// `p^-1`.
-        p_inv: u64,
-    },
+    /// Rader's algorithm for a prime `p`.
+    Rader(Box<RaderAxis>),
+}
+
+/// The tables of a Rader axis (prime `p`, generator `r` of `Z_p^*`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RaderAxis {
+    /// `r^a mod p`, `a < p - 1`.
+    pub generator_powers: Vec<u32>,
+    /// `r^-b mod p - 1`, `b < p - 1`: the output slot of convolution term `b`.
+    pub outputs: Vec<u32>,
+    /// The convolution's NTT, of length `p - 1`.
+    pub ntt: CyclicNtt,
+    /// The forward kernel `C_c = w_p^(r^-c)`, transformed (bit-reversed), times `(p - 1)^-1`.
+    pub kernel: Vec<u64>,
+    /// The inverse kernel `C'_c = w_p^(-r^c)`, transformed, times `(p - 1)^-1 p^-1`.
+    pub kernel_inv: Vec<u64>,
+    /// The Shoup quotients of `kernel` and `kernel_inv`.
+    pub kernel_shoup: Vec<u64>,
+    /// See `kernel_shoup`.
+    pub kernel_inv_shoup: Vec<u64>,
+    /// `p^-1`.
+    pub p_inv: u64,
 }
 
 /// One axis of the tensor: a prime power `m_i` of `m`.
@@ -295,6 +339,26 @@ impl PrimeFactorPlan {
         let after: usize = dims[i + 1..].iter().product();
         let (len_in, len_out) = if inverse { (axis.units, axis.size) } else { (axis.size, axis.units) };
         let mut out = vec![0u64; before * len_out * after];
+        if let (AxisTransform::Direct { forward, inverse: inverse_matrix }, true) = (&axis.transform, after > 1) {
+            // Row by row: out[a][k][..] += W[k][j] in[a][j][..] over contiguous rows of `after`
+            // words, Shoup products.
+            let (matrix, p) = (if inverse { inverse_matrix } else { forward }, q.value());
+            let quotients: Vec<u64> = matrix.iter().map(|&w| q.shoup(w)).collect();
+            for a in 0..before {
+                let x = &tensor[a * len_in * after..(a + 1) * len_in * after];
+                let y = &mut out[a * len_out * after..(a + 1) * len_out * after];
+                for (k, y_row) in y.chunks_exact_mut(after).enumerate() {
+                    for (j, x_row) in x.chunks_exact(after).enumerate() {
+                        let (w, ws) = (matrix[k * len_in + j], quotients[k * len_in + j]);
+                        for (acc, &v) in y_row.iter_mut().zip(x_row) {
+                            *acc = add(*acc, mul_shoup(v, w, ws, p), p);
+                        }
+                    }
+                }
+            }
+            dims[i] = len_out;
+            return out;
+        }
         let mut column = vec![0u64; len_in];
         for a in 0..before {
             for b in 0..after {
@@ -320,10 +384,13 @@ fn transform_column(q: &Modulus, transform: &AxisTransform, column: &[u64], len_
             matrix
                 .chunks_exact(column.len())
                 .take(len_out)
-                .map(|row| row.iter().zip(column).fold(0u64, |acc, (&w, &x)| q.add(acc, q.mul(w, x))))
+                .map(|row| row.iter().zip(column).fold(0u64, |acc, (&w, &x)| add(acc, q.mul(w, x), q.value())))
                 .collect()
         }
-        AxisTransform::Rader { generator_powers, outputs, ntt, kernel, kernel_inv, p_inv } => {
+        AxisTransform::Rader(rader) => {
+            let RaderAxis { generator_powers, outputs, ntt, kernel, kernel_inv, kernel_shoup, kernel_inv_shoup, p_inv } =
+                &**rader;
+            let p = q.value();
             let mut a: Vec<u64> = if inverse {
                 // A'_b = X_(r^-b).
                 outputs.iter().map(|&slot| column[slot as usize]).collect()
@@ -332,26 +399,25 @@ fn transform_column(q: &Modulus, transform: &AxisTransform, column: &[u64], len_
                 generator_powers.iter().map(|&j| column[j as usize]).collect()
             };
             ntt.forward(q, &mut a);
-            for (v, &c) in a.iter_mut().zip(if inverse { kernel_inv } else { kernel }) {
-                *v = q.mul(*v, c);
+            let (c, cs) = if inverse { (kernel_inv, kernel_inv_shoup) } else { (kernel, kernel_shoup) };
+            for ((v, &w), &ws) in a.iter_mut().zip(c).zip(cs) {
+                *v = mul_shoup(*v, w, ws, p);
             }
             ntt.inverse(q, &mut a);
+            let mut out = vec![0u64; len_out];
             if inverse {
                 // x_(r^a) = p^-1 (A' * C')_a, x_0 = p^-1 sum_k X_k.
-                let mut out = vec![0u64; len_out];
-                out[0] = q.mul(column.iter().fold(0u64, |acc, &x| q.add(acc, x)), *p_inv);
+                out[0] = q.mul(column.iter().fold(0u64, |acc, &x| add(acc, x, p)), *p_inv);
                 for (&j, &v) in generator_powers.iter().zip(&a) {
                     out[j as usize] = v;
                 }
-                out
             } else {
                 // X_(r^-b) = x_0 + (A * C)_b.
-                let mut out = vec![0u64; len_out];
                 for (&slot, &v) in outputs.iter().zip(&a) {
-                    out[slot as usize] = q.add(column[0], v);
+                    out[slot as usize] = add(column[0], v, p);
                 }
-                out
             }
+            out
         }
     }
 }
@@ -389,7 +455,18 @@ fn rader_axis(q: &Modulus, p: usize, w: u64) -> Result<AxisTransform> {
     let kernel = kernel_of((0..len).map(|c| q.pow(w, u64::from(outputs[c]) + 1)).collect(), len_inv);
     let kernel_inv =
         kernel_of((0..len).map(|c| q.pow(w_inv, u64::from(generator_powers[c]))).collect(), q.mul(len_inv, p_inv));
-    Ok(AxisTransform::Rader { generator_powers, outputs, ntt, kernel, kernel_inv, p_inv })
+    let shoup = |words: &[u64]| words.iter().map(|&w| q.shoup(w)).collect();
+    let (kernel_shoup, kernel_inv_shoup) = (shoup(&kernel), shoup(&kernel_inv));
+    Ok(AxisTransform::Rader(Box::new(RaderAxis {
+        generator_powers,
+        outputs,
+        ntt,
+        kernel,
+        kernel_inv,
+        kernel_shoup,
+        kernel_inv_shoup,
+        p_inv,
+    })))
 }
 
 #[cfg(test)]
