@@ -54,21 +54,24 @@ impl Modulus {
     pub fn add(&self, a: u64, b: u64) -> u64 {
         debug_assert!(a < self.p && b < self.p);
         let s = a + b;
-        if s >= self.p { s - self.p } else { s }
+        // Branch-free (min of s and s - p, wrapping): on random words a branch mispredicts.
+        s.min(s.wrapping_sub(self.p))
     }
 
     /// `a - b mod p` for canonical `a, b`.
     #[inline]
     pub fn sub(&self, a: u64, b: u64) -> u64 {
         debug_assert!(a < self.p && b < self.p);
-        if a >= b { a - b } else { a + self.p - b }
+        let d = a.wrapping_sub(b);
+        d.min(d.wrapping_add(self.p))
     }
 
     /// `-a mod p` for canonical `a`.
     #[inline]
     pub fn neg(&self, a: u64) -> u64 {
         debug_assert!(a < self.p);
-        if a == 0 { 0 } else { self.p - a }
+        let r = self.p - a;
+        r.min(r.wrapping_sub(self.p))
     }
 
     /// `x mod p` for any 128-bit `x`, by Barrett reduction with `floor(2^128 / p)`.
@@ -87,14 +90,9 @@ impl Modulus {
         let carry = (mid >> 64) + (b >> 64) + (c >> 64);
         // Only the quotient modulo 2^64 matters: the remainder is below 3p < 2^64.
         let q = x1.wrapping_mul(m1).wrapping_add(carry as u64);
-        let mut r = x0.wrapping_sub(q.wrapping_mul(self.p));
-        if r >= self.p {
-            r -= self.p;
-        }
-        if r >= self.p {
-            r -= self.p;
-        }
-        r
+        let r = x0.wrapping_sub(q.wrapping_mul(self.p));
+        let r = r.min(r.wrapping_sub(self.p));
+        r.min(r.wrapping_sub(self.p))
     }
 
     /// `x mod p` for any `u64`.
@@ -127,7 +125,7 @@ impl Modulus {
     #[inline]
     pub fn mul_shoup(&self, a: u64, w: u64, w_shoup: u64) -> u64 {
         let r = self.mul_shoup_lazy(a, w, w_shoup);
-        if r >= self.p { r - self.p } else { r }
+        r.min(r.wrapping_sub(self.p))
     }
 
     /// `a + b` for `a, b` in `[0, 2p)`, result in `[0, 2p)`.
@@ -135,28 +133,29 @@ impl Modulus {
     pub fn add_lazy(&self, a: u64, b: u64) -> u64 {
         debug_assert!(a < 2 * self.p && b < 2 * self.p);
         let s = a + b;
-        if s >= 2 * self.p { s - 2 * self.p } else { s }
+        s.min(s.wrapping_sub(2 * self.p))
     }
 
     /// `a - b` for `a, b` in `[0, 2p)`, result in `[0, 2p)`.
     #[inline]
     pub fn sub_lazy(&self, a: u64, b: u64) -> u64 {
         debug_assert!(a < 2 * self.p && b < 2 * self.p);
-        if a >= b { a - b } else { a + 2 * self.p - b }
+        let d = a.wrapping_sub(b);
+        d.min(d.wrapping_add(2 * self.p))
     }
 
     /// Brings `a` in `[0, 2p)` to `[0, p)`.
     #[inline]
     pub fn reduce_from_2p(&self, a: u64) -> u64 {
         debug_assert!(a < 2 * self.p);
-        if a >= self.p { a - self.p } else { a }
+        a.min(a.wrapping_sub(self.p))
     }
 
     /// Brings `a` in `[0, 4p)` to `[0, 2p)`.
     #[inline]
     pub fn reduce_from_4p_to_2p(&self, a: u64) -> u64 {
         debug_assert!(a < 4 * self.p);
-        if a >= 2 * self.p { a - 2 * self.p } else { a }
+        a.min(a.wrapping_sub(2 * self.p))
     }
 
     /// Brings `a` in `[0, 4p)` to `[0, p)`.

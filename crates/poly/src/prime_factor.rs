@@ -2,8 +2,8 @@
 //! algorithm: [`PrimeFactorPlan`], the fast path of [`crate::bluestein::CyclotomicPlan`] (and of
 //! the GPU's transform) for the `m` whose factors allow it (HElib's `21845 = 5 * 17 * 257`),
 //! with Bluestein's convolution of length `M >= 2m - 1` for the others. Both give the same
-//! words: the DFT is one function. The arithmetic is branch-free: on random words a
-//! mispredicted branch per butterfly made this transform five times slower.
+//! words: the DFT is one function. Its arithmetic is `modarith`'s, branch-free: on random words
+//! a mispredicted branch per butterfly made this transform five times slower.
 //!
 //! With `m = m_1 ... m_r` (pairwise coprime prime powers), `N_i = m / m_i`, an input index
 //! `j = sum_i j_i N_i mod m` (Ruritanian map) and an output index `k = k_i mod m_i` (CRT map),
@@ -34,29 +34,6 @@ pub const MAX_RADER: usize = 1024;
 /// The smallest `p - 1` of a Rader axis: smaller primes (5, 17) go by their matrix, a few
 /// products per output, which the GPU does in one pass.
 pub const MIN_RADER: usize = 64;
-
-/// `a + b mod p` for canonical `a`, `b`, without a branch: the transforms' data are random, and
-/// a mispredicted branch per butterfly cost them several times the arithmetic.
-#[inline]
-fn add(a: u64, b: u64, p: u64) -> u64 {
-    let s = a + b;
-    s.min(s.wrapping_sub(p))
-}
-
-/// `a - b mod p` for canonical `a`, `b`, without a branch.
-#[inline]
-fn sub(a: u64, b: u64, p: u64) -> u64 {
-    let d = a.wrapping_sub(b);
-    d.min(d.wrapping_add(p))
-}
-
-/// `a w mod p` by Shoup's product (`w_shoup = floor(w 2^64 / p)`), canonical, without a branch.
-#[inline]
-fn mul_shoup(a: u64, w: u64, w_shoup: u64, p: u64) -> u64 {
-    let quotient = ((u128::from(a) * u128::from(w_shoup)) >> 64) as u64;
-    let r = a.wrapping_mul(w).wrapping_sub(quotient.wrapping_mul(p));
-    r.min(r.wrapping_sub(p))
-}
 
 /// A cyclic NTT of length `2^s` (Gentleman-Sande forward, natural order in, bit-reversed out;
 /// Cooley-Tukey inverse, bit-reversed in, natural out): a Rader axis's convolution.
@@ -109,7 +86,6 @@ impl CyclicNtt {
 
     /// Forward, in place: `a` in natural order, the result in bit-reversed order.
     pub fn forward(&self, q: &Modulus, a: &mut [u64]) {
-        let p = q.value();
         let mut half = self.len / 2;
         while half >= 1 {
             let step = self.len / (2 * half);
@@ -117,8 +93,8 @@ impl CyclicNtt {
                 let (low, high) = block.split_at_mut(half);
                 for (j, (u, v)) in low.iter_mut().zip(high.iter_mut()).enumerate() {
                     let (x, y) = (*u, *v);
-                    *u = add(x, y, p);
-                    *v = mul_shoup(sub(x, y, p), self.twiddles[j * step], self.twiddles_shoup[j * step], p);
+                    *u = q.add(x, y);
+                    *v = q.mul_shoup(q.sub(x, y), self.twiddles[j * step], self.twiddles_shoup[j * step]);
                 }
             }
             half /= 2;
@@ -128,16 +104,15 @@ impl CyclicNtt {
     /// Inverse without the factor `len^-1`, in place: `a` in bit-reversed order, the result in
     /// natural order.
     pub fn inverse(&self, q: &Modulus, a: &mut [u64]) {
-        let p = q.value();
         let mut half = 1;
         while half < self.len {
             let step = self.len / (2 * half);
             for block in a.chunks_exact_mut(2 * half) {
                 let (low, high) = block.split_at_mut(half);
                 for (j, (u, v)) in low.iter_mut().zip(high.iter_mut()).enumerate() {
-                    let (x, y) = (*u, mul_shoup(*v, self.twiddles_inv[j * step], self.twiddles_inv_shoup[j * step], p));
-                    *u = add(x, y, p);
-                    *v = sub(x, y, p);
+                    let (x, y) = (*u, q.mul_shoup(*v, self.twiddles_inv[j * step], self.twiddles_inv_shoup[j * step]));
+                    *u = q.add(x, y);
+                    *v = q.sub(x, y);
                 }
             }
             half *= 2;
@@ -342,7 +317,7 @@ impl PrimeFactorPlan {
         if let (AxisTransform::Direct { forward, inverse: inverse_matrix }, true) = (&axis.transform, after > 1) {
             // Row by row: out[a][k][..] += W[k][j] in[a][j][..] over contiguous rows of `after`
             // words, Shoup products.
-            let (matrix, p) = (if inverse { inverse_matrix } else { forward }, q.value());
+            let matrix = if inverse { inverse_matrix } else { forward };
             let quotients: Vec<u64> = matrix.iter().map(|&w| q.shoup(w)).collect();
             for a in 0..before {
                 let x = &tensor[a * len_in * after..(a + 1) * len_in * after];
@@ -351,7 +326,7 @@ impl PrimeFactorPlan {
                     for (j, x_row) in x.chunks_exact(after).enumerate() {
                         let (w, ws) = (matrix[k * len_in + j], quotients[k * len_in + j]);
                         for (acc, &v) in y_row.iter_mut().zip(x_row) {
-                            *acc = add(*acc, mul_shoup(v, w, ws, p), p);
+                            *acc = q.add(*acc, q.mul_shoup(v, w, ws));
                         }
                     }
                 }
@@ -384,13 +359,12 @@ fn transform_column(q: &Modulus, transform: &AxisTransform, column: &[u64], len_
             matrix
                 .chunks_exact(column.len())
                 .take(len_out)
-                .map(|row| row.iter().zip(column).fold(0u64, |acc, (&w, &x)| add(acc, q.mul(w, x), q.value())))
+                .map(|row| row.iter().zip(column).fold(0u64, |acc, (&w, &x)| q.add(acc, q.mul(w, x))))
                 .collect()
         }
         AxisTransform::Rader(rader) => {
             let RaderAxis { generator_powers, outputs, ntt, kernel, kernel_inv, kernel_shoup, kernel_inv_shoup, p_inv } =
                 &**rader;
-            let p = q.value();
             let mut a: Vec<u64> = if inverse {
                 // A'_b = X_(r^-b).
                 outputs.iter().map(|&slot| column[slot as usize]).collect()
@@ -401,20 +375,20 @@ fn transform_column(q: &Modulus, transform: &AxisTransform, column: &[u64], len_
             ntt.forward(q, &mut a);
             let (c, cs) = if inverse { (kernel_inv, kernel_inv_shoup) } else { (kernel, kernel_shoup) };
             for ((v, &w), &ws) in a.iter_mut().zip(c).zip(cs) {
-                *v = mul_shoup(*v, w, ws, p);
+                *v = q.mul_shoup(*v, w, ws);
             }
             ntt.inverse(q, &mut a);
             let mut out = vec![0u64; len_out];
             if inverse {
                 // x_(r^a) = p^-1 (A' * C')_a, x_0 = p^-1 sum_k X_k.
-                out[0] = q.mul(column.iter().fold(0u64, |acc, &x| add(acc, x, p)), *p_inv);
+                out[0] = q.mul(column.iter().fold(0u64, |acc, &x| q.add(acc, x)), *p_inv);
                 for (&j, &v) in generator_powers.iter().zip(&a) {
                     out[j as usize] = v;
                 }
             } else {
                 // X_(r^-b) = x_0 + (A * C)_b.
                 for (&slot, &v) in outputs.iter().zip(&a) {
-                    out[slot as usize] = add(column[0], v, p);
+                    out[slot as usize] = q.add(column[0], v);
                 }
             }
             out
