@@ -14,9 +14,9 @@
 //! [`crate::phi_reduction`] reduces).
 //!
 //! An axis is a prime `p` with `p - 1 = 2^s`, `64 <= p - 1 <= 1024` (the Fermat prime 257),
-//! transformed by Rader's algorithm: with a generator `r` of `Z_p^*`, `X_(r^-b) = x_0 + sum_a
-//! x_(r^a) w_p^(r^(a - b))`, a cyclic convolution of length `p - 1` done with a power-of-two
-//! NTT. Any other prime power up to [`MAX_DIRECT`] is a direct product with the DFT matrix. An
+//! transformed by Rader's algorithm (on the CPU also 5 and 17, over whole rows): with a
+//! generator `r` of `Z_p^*`, `X_(r^-b) = x_0 + sum_a x_(r^a) w_p^(r^(a - b))`, a cyclic
+//! convolution of length `p - 1` done with a power-of-two NTT. Any other prime power up to [`MAX_DIRECT`] is a direct product with the DFT matrix. An
 //! `m` with a factor that is neither has no plan.
 
 use modarith::Modulus;
@@ -163,8 +163,12 @@ pub struct Axis {
     pub size: usize,
     /// `phi(m_i)`.
     pub units: usize,
-    /// The transform of this axis.
+    /// The transform of this axis (the GPU's: Rader's only from [`MIN_RADER`] on, a few
+    /// products per output being one cheap pass there).
     pub transform: AxisTransform,
+    /// Rader's tables also for a small Rader prime (5, 17) that `transform` takes by its
+    /// matrix: the CPU's choice there (16 + 64 butterflies a column of 17 against 272 products).
+    pub small_rader: Option<Box<RaderAxis>>,
 }
 
 /// The prime-factor DFT of one `m` over one prime (module docs).
@@ -202,9 +206,9 @@ impl PrimeFactorPlan {
         for &size in &powers {
             let w = q.pow(root, (m / size) as u64);
             let units: Vec<usize> = (1..size).filter(|&k| gcd(k, size) == 1).collect();
-            let rader = units.len() == size - 1
-                && (size - 1).is_power_of_two()
-                && (MIN_RADER..=MAX_RADER).contains(&(size - 1));
+            let rader_prime =
+                units.len() == size - 1 && (size - 1).is_power_of_two() && (4..=MAX_RADER).contains(&(size - 1));
+            let rader = rader_prime && size > MIN_RADER;
             let transform = if rader {
                 rader_axis(q, size, w)?
             } else if size <= MAX_DIRECT {
@@ -223,7 +227,11 @@ impl PrimeFactorPlan {
             } else {
                 return Ok(None);
             };
-            axes.push(Axis { size, units: units.len(), transform });
+            let small_rader = match (rader_prime && !rader).then(|| rader_axis(q, size, w)).transpose()? {
+                Some(AxisTransform::Rader(tables)) => Some(tables),
+                _ => None,
+            };
+            axes.push(Axis { size, units: units.len(), transform, small_rader });
         }
         // Input tensor position (j_0, .., j_(r-1)), axis 0 slowest: j = sum j_i N_i mod m.
         let mut sources = vec![0u32; m];
@@ -314,6 +322,11 @@ impl PrimeFactorPlan {
         let after: usize = dims[i + 1..].iter().product();
         let (len_in, len_out) = if inverse { (axis.units, axis.size) } else { (axis.size, axis.units) };
         let mut out = vec![0u64; before * len_out * after];
+        if let Some(rader) = &axis.small_rader {
+            rader_rows(q, rader, tensor, &mut out, before, after, inverse);
+            dims[i] = len_out;
+            return out;
+        }
         if let (AxisTransform::Direct { forward, inverse: inverse_matrix }, true) = (&axis.transform, after > 1) {
             // Row by row: out[a][k][..] += W[k][j] in[a][j][..] over contiguous rows of `after`
             // words, Shoup products.
@@ -392,6 +405,97 @@ fn transform_column(q: &Modulus, transform: &AxisTransform, column: &[u64], len_
                 }
             }
             out
+        }
+    }
+}
+
+/// A Rader axis over whole rows: `before` blocks of `len_in` rows of `after` words (the axis's
+/// inputs) to `len_out` rows each, every butterfly of the convolution's NTT acting on a row.
+fn rader_rows(
+    q: &Modulus,
+    rader: &RaderAxis,
+    tensor: &[u64],
+    out: &mut [u64],
+    before: usize,
+    after: usize,
+    inverse: bool,
+) {
+    let len = rader.generator_powers.len();
+    let (len_in, len_out) = if inverse { (len, len + 1) } else { (len + 1, len) };
+    let (kernel, kernel_shoup) =
+        if inverse { (&rader.kernel_inv, &rader.kernel_inv_shoup) } else { (&rader.kernel, &rader.kernel_shoup) };
+    let ntt = &rader.ntt;
+    let mut a = vec![0u64; len * after];
+    for block in 0..before {
+        let x = &tensor[block * len_in * after..(block + 1) * len_in * after];
+        let y = &mut out[block * len_out * after..(block + 1) * len_out * after];
+        let load = if inverse { &rader.outputs } else { &rader.generator_powers };
+        for (row, &source) in a.chunks_exact_mut(after).zip(load) {
+            row.copy_from_slice(&x[source as usize * after..(source as usize + 1) * after]);
+        }
+        // Gentleman-Sande over rows (bit-reversed out), the kernel, Cooley-Tukey back.
+        let mut half = len / 2;
+        while half >= 1 {
+            let step = len / (2 * half);
+            for chunk in a.chunks_exact_mut(2 * half * after) {
+                let (low, high) = chunk.split_at_mut(half * after);
+                for (j, (u_row, v_row)) in low.chunks_exact_mut(after).zip(high.chunks_exact_mut(after)).enumerate() {
+                    let (w, ws) = (ntt.twiddles[j * step], ntt.twiddles_shoup[j * step]);
+                    for (u, v) in u_row.iter_mut().zip(v_row.iter_mut()) {
+                        let (s, d) = (q.add(*u, *v), q.sub(*u, *v));
+                        *u = s;
+                        *v = q.mul_shoup(d, w, ws);
+                    }
+                }
+            }
+            half /= 2;
+        }
+        for ((row, &c), &cs) in a.chunks_exact_mut(after).zip(kernel).zip(kernel_shoup) {
+            for v in row.iter_mut() {
+                *v = q.mul_shoup(*v, c, cs);
+            }
+        }
+        let mut half = 1;
+        while half < len {
+            let step = len / (2 * half);
+            for chunk in a.chunks_exact_mut(2 * half * after) {
+                let (low, high) = chunk.split_at_mut(half * after);
+                for (j, (u_row, v_row)) in low.chunks_exact_mut(after).zip(high.chunks_exact_mut(after)).enumerate() {
+                    let (w, ws) = (ntt.twiddles_inv[j * step], ntt.twiddles_inv_shoup[j * step]);
+                    for (u, v) in u_row.iter_mut().zip(v_row.iter_mut()) {
+                        let t = q.mul_shoup(*v, w, ws);
+                        let (s, d) = (q.add(*u, t), q.sub(*u, t));
+                        *u = s;
+                        *v = d;
+                    }
+                }
+            }
+            half *= 2;
+        }
+        if inverse {
+            // x_(r^a) = p^-1 (A' * C')_a; x_0 = p^-1 sum_k X_k.
+            for (row, &target) in a.chunks_exact(after).zip(&rader.generator_powers) {
+                y[target as usize * after..(target as usize + 1) * after].copy_from_slice(row);
+            }
+            let (first, _) = y.split_at_mut(after);
+            first.fill(0);
+            for row in x.chunks_exact(after) {
+                for (acc, &v) in first.iter_mut().zip(row) {
+                    *acc = q.add(*acc, v);
+                }
+            }
+            for v in first.iter_mut() {
+                *v = q.mul(*v, rader.p_inv);
+            }
+        } else {
+            // X_(r^-b) = x_0 + (A * C)_b.
+            let x0 = &x[..after];
+            for (row, &slot) in a.chunks_exact(after).zip(&rader.outputs) {
+                let target = &mut y[slot as usize * after..(slot as usize + 1) * after];
+                for ((t, &v), &base) in target.iter_mut().zip(row).zip(x0) {
+                    *t = q.add(base, v);
+                }
+            }
         }
     }
 }
