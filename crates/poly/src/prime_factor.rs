@@ -86,33 +86,51 @@ impl CyclicNtt {
 
     /// Forward, in place: `a` in natural order, the result in bit-reversed order.
     pub fn forward(&self, q: &Modulus, a: &mut [u64]) {
+        self.forward_rows(q, a, 1);
+    }
+
+    /// Inverse without the factor `len^-1`, in place: `a` in bit-reversed order, the result in
+    /// natural order.
+    pub fn inverse(&self, q: &Modulus, a: &mut [u64]) {
+        self.inverse_rows(q, a, 1);
+    }
+
+    /// [`forward`](Self::forward) of `row` interleaved sequences: `a` is `len` rows of `row`
+    /// words, and every butterfly acts on whole rows (entry `e` of each row is one sequence).
+    pub fn forward_rows(&self, q: &Modulus, a: &mut [u64], row: usize) {
         let mut half = self.len / 2;
         while half >= 1 {
             let step = self.len / (2 * half);
-            for block in a.chunks_exact_mut(2 * half) {
-                let (low, high) = block.split_at_mut(half);
-                for (j, (u, v)) in low.iter_mut().zip(high.iter_mut()).enumerate() {
-                    let (x, y) = (*u, *v);
-                    *u = q.add(x, y);
-                    *v = q.mul_shoup(q.sub(x, y), self.twiddles[j * step], self.twiddles_shoup[j * step]);
+            for block in a.chunks_exact_mut(2 * half * row) {
+                let (low, high) = block.split_at_mut(half * row);
+                for (j, (u_row, v_row)) in low.chunks_exact_mut(row).zip(high.chunks_exact_mut(row)).enumerate() {
+                    let (w, ws) = (self.twiddles[j * step], self.twiddles_shoup[j * step]);
+                    for (u, v) in u_row.iter_mut().zip(v_row.iter_mut()) {
+                        let (x, y) = (*u, *v);
+                        *u = q.add(x, y);
+                        *v = q.mul_shoup(q.sub(x, y), w, ws);
+                    }
                 }
             }
             half /= 2;
         }
     }
 
-    /// Inverse without the factor `len^-1`, in place: `a` in bit-reversed order, the result in
-    /// natural order.
-    pub fn inverse(&self, q: &Modulus, a: &mut [u64]) {
+    /// [`inverse`](Self::inverse) of `row` interleaved sequences (as
+    /// [`forward_rows`](Self::forward_rows)).
+    pub fn inverse_rows(&self, q: &Modulus, a: &mut [u64], row: usize) {
         let mut half = 1;
         while half < self.len {
             let step = self.len / (2 * half);
-            for block in a.chunks_exact_mut(2 * half) {
-                let (low, high) = block.split_at_mut(half);
-                for (j, (u, v)) in low.iter_mut().zip(high.iter_mut()).enumerate() {
-                    let (x, y) = (*u, q.mul_shoup(*v, self.twiddles_inv[j * step], self.twiddles_inv_shoup[j * step]));
-                    *u = q.add(x, y);
-                    *v = q.sub(x, y);
+            for block in a.chunks_exact_mut(2 * half * row) {
+                let (low, high) = block.split_at_mut(half * row);
+                for (j, (u_row, v_row)) in low.chunks_exact_mut(row).zip(high.chunks_exact_mut(row)).enumerate() {
+                    let (w, ws) = (self.twiddles_inv[j * step], self.twiddles_inv_shoup[j * step]);
+                    for (u, v) in u_row.iter_mut().zip(v_row.iter_mut()) {
+                        let (x, y) = (*u, q.mul_shoup(*v, w, ws));
+                        *u = q.add(x, y);
+                        *v = q.sub(x, y);
+                    }
                 }
             }
             half *= 2;
@@ -434,44 +452,13 @@ fn rader_rows(
             row.copy_from_slice(&x[source as usize * after..(source as usize + 1) * after]);
         }
         // Gentleman-Sande over rows (bit-reversed out), the kernel, Cooley-Tukey back.
-        let mut half = len / 2;
-        while half >= 1 {
-            let step = len / (2 * half);
-            for chunk in a.chunks_exact_mut(2 * half * after) {
-                let (low, high) = chunk.split_at_mut(half * after);
-                for (j, (u_row, v_row)) in low.chunks_exact_mut(after).zip(high.chunks_exact_mut(after)).enumerate() {
-                    let (w, ws) = (ntt.twiddles[j * step], ntt.twiddles_shoup[j * step]);
-                    for (u, v) in u_row.iter_mut().zip(v_row.iter_mut()) {
-                        let (s, d) = (q.add(*u, *v), q.sub(*u, *v));
-                        *u = s;
-                        *v = q.mul_shoup(d, w, ws);
-                    }
-                }
-            }
-            half /= 2;
-        }
+        ntt.forward_rows(q, &mut a, after);
         for ((row, &c), &cs) in a.chunks_exact_mut(after).zip(kernel).zip(kernel_shoup) {
             for v in row.iter_mut() {
                 *v = q.mul_shoup(*v, c, cs);
             }
         }
-        let mut half = 1;
-        while half < len {
-            let step = len / (2 * half);
-            for chunk in a.chunks_exact_mut(2 * half * after) {
-                let (low, high) = chunk.split_at_mut(half * after);
-                for (j, (u_row, v_row)) in low.chunks_exact_mut(after).zip(high.chunks_exact_mut(after)).enumerate() {
-                    let (w, ws) = (ntt.twiddles_inv[j * step], ntt.twiddles_inv_shoup[j * step]);
-                    for (u, v) in u_row.iter_mut().zip(v_row.iter_mut()) {
-                        let t = q.mul_shoup(*v, w, ws);
-                        let (s, d) = (q.add(*u, t), q.sub(*u, t));
-                        *u = s;
-                        *v = d;
-                    }
-                }
-            }
-            half *= 2;
-        }
+        ntt.inverse_rows(q, &mut a, after);
         if inverse {
             // x_(r^a) = p^-1 (A' * C')_a; x_0 = p^-1 sum_k X_k.
             for (row, &target) in a.chunks_exact(after).zip(&rader.generator_powers) {
