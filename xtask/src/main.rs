@@ -12,6 +12,7 @@ mod gpu_tests;
 mod kernels;
 mod perf;
 mod plot;
+mod python;
 mod roofline;
 mod setup_cuda;
 mod test;

@@ -6,9 +6,9 @@
 
 use anyhow::{Result, bail};
 
-use crate::cuda;
 use crate::gpu_tests::{self, BinaryRun};
 use crate::util::{TestTotals, cargo, project_root, run_tests, section};
+use crate::{cuda, python};
 
 #[derive(Debug, Default)]
 pub struct Options {
@@ -23,6 +23,7 @@ pub fn run_command(options: &Options) -> Result<TestTotals> {
     let cpu = run_tests(cargo().args(["test", "--workspace", "--no-fail-fast"]))?;
 
     let mut gpu_runs: Vec<BinaryRun> = Vec::new();
+    let with_cuda = !options.cpu_only && cuda::find_nvcc(&project_root()).is_ok();
     let gpu_note = if options.cpu_only {
         Some("GPU tests were not built: --cpu-only was given".to_owned())
     } else {
@@ -41,12 +42,17 @@ pub fn run_command(options: &Options) -> Result<TestTotals> {
         }
     };
 
+    // The Python package, built with `cuda` when the GPU tests were (its GPU cases skip without
+    // a device, counted as skipped).
+    let python = python::run_tests(with_cuda)?;
+
     let mut gpu = TestTotals::default();
     for run in &gpu_runs {
         gpu.merge(run.totals);
     }
     let mut totals = cpu;
     totals.merge(gpu);
+    totals.merge(python.totals);
     section("test: summary");
     println!("CPU tests (cargo test --workspace): {}", cpu.detail_line());
     match gpu_note {
@@ -64,10 +70,24 @@ pub fn run_command(options: &Options) -> Result<TestTotals> {
             }
         }
     }
+    println!(
+        "Python tests (pytest over the hegpu wheel{}): {}",
+        if with_cuda { ", built with `cuda`" } else { "" },
+        python.totals.detail_line()
+    );
+    if !python.skipped.is_empty() {
+        println!("skipped: {} Python tests:", python.skipped.len());
+        for line in &python.skipped {
+            println!("{line}");
+        }
+    }
     let failed_binaries: Vec<&str> = gpu_runs.iter().filter(|r| !r.success).map(|r| r.name.as_str()).collect();
     println!("tests: {}", totals.closing_line());
     if !failed_binaries.is_empty() {
         bail!("GPU test binaries failed: {}", failed_binaries.join(", "));
+    }
+    if !python.success {
+        bail!("Python tests failed (pytest)");
     }
     Ok(totals)
 }

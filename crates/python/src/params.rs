@@ -157,7 +157,9 @@ impl Parameters {
                     "hps" => MulVariant::Hps,
                     "behz" => MulVariant::Behz,
                     other => {
-                        return Err(BindingError::Argument(format!("unknown variant '{other}': 'hps' or 'behz'")).into());
+                        return Err(
+                            BindingError::Argument(format!("unknown variant '{other}': 'hps' or 'behz'")).into()
+                        );
                     }
                 };
                 let builder = BfvParametersBuilder::new(degree).plaintext_modulus(plaintext_modulus).variant(variant);

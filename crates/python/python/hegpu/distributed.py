@@ -135,11 +135,14 @@ class Evaluator:
         ``function`` runs on the workers (Dask pickles it; a lambda or a local function is
         sent by value)."""
         data: Sequence[bytes] = [_as_bytes(c) for c in ciphertexts]
+        # The ciphertexts go to the workers first (scatter), not inside the task graph through
+        # the scheduler; each task then names its ciphertext's future.
+        stored = self.client.scatter(list(data))
         futures = self.client.map(
             _apply,
             [self.name] * len(data),
             [function] * len(data),
-            data,
+            stored,
             pure=False,
             resources=self.resources,
         )
