@@ -88,11 +88,12 @@ pub fn run_command(options: &Options) -> Result<()> {
     let mut total = 0;
     total += install(&tests, &bundle.join("tests"), !options.no_strip)?;
     total += install(&benches, &bundle.join("bench"), !options.no_strip)?;
+    let python = bundle_python(&root, &bundle)?;
     write_file(&bundle.join("run.sh"), &RUN_SH.replace("@DEVICE_CHECK@", DEVICE_CHECK), true)?;
     write_file(&bundle.join("MANIFEST.txt"), &manifest(&root, &nvcc, &tests, &benches), false)?;
     let unpacked = total;
     total = pack_payload(&bundle)?;
-    total += std::fs::metadata(bundle.join("run.sh"))?.len();
+    total += std::fs::metadata(bundle.join("run.sh"))?.len() + python;
 
     println!(
         "\n.gpu/ holds {} test and {} benchmark binaries, {:.1} MiB, packed into {:.1} MiB",
@@ -112,6 +113,32 @@ pub fn run_command(options: &Options) -> Result<()> {
         "  options: --sanitize (compute-sanitizer memcheck), --racecheck, --no-tests, --no-bench; see .gpu/run.sh"
     );
     Ok(())
+}
+
+/// The Python package built with `cuda` (the wheel), its tests and examples, into
+/// `.gpu/python/`; run.sh installs the wheel there and runs pytest when the machine's python3
+/// has numpy, pytest and hypothesis. Returns the bytes written.
+fn bundle_python(root: &Path, bundle: &Path) -> Result<u64> {
+    section("bundle: the Python package (wheel with `cuda`, tests, examples)");
+    let python = crate::python::environment()?;
+    let wheel = crate::python::build_wheel(&python, true)?;
+    let dir = bundle.join("python");
+    std::fs::create_dir_all(&dir)?;
+    let name = wheel.file_name().context("the wheel has no name")?;
+    let mut bytes = std::fs::copy(&wheel, dir.join(name))?;
+    for sub in ["tests", "examples"] {
+        let from = root.join("crates/python").join(sub);
+        let to = dir.join(sub);
+        std::fs::create_dir_all(&to)?;
+        for entry in std::fs::read_dir(&from)? {
+            let path = entry?.path();
+            if path.extension().is_some_and(|e| e == "py") {
+                let name = path.file_name().context("a file without a name")?;
+                bytes += std::fs::copy(&path, to.join(name))?;
+            }
+        }
+    }
+    Ok(bytes)
 }
 
 fn mib(bytes: u64) -> f64 {
@@ -291,6 +318,19 @@ if ((run_tests)); then
   for binary in "${test_binaries[@]}"; do
     step "test $(basename "$binary")" "$log_dir/tests.log" "$binary" --show-output "${test_args[@]}"
   done
+fi
+
+# The Python package's tests over the wheel built with `cuda` (python/), when python3 has what
+# they need; Dask's tests skip without Dask.
+if ((run_tests)) && [[ -d "$here/python" ]]; then
+  if python3 -c 'import numpy, pytest, hypothesis' 2>/dev/null; then
+    rm -rf "$here/python/site"
+    python3 -m pip install -q --no-index --no-deps --no-compile --target "$here/python/site" "$here"/python/*.whl >/dev/null
+    step "python pytest (hegpu wheel)" "$log_dir/tests.log" \
+      env PYTHONPATH="$here/python/site${PYTHONPATH:+:$PYTHONPATH}" python3 -m pytest -q -rs -p no:cacheprovider "$here/python/tests"
+  else
+    summary+=("SKIP  python pytest: python3 here lacks numpy, pytest or hypothesis")
+  fi
 fi
 
 if ((sanitize)); then

@@ -33,7 +33,7 @@ fn venv_python(venv: &Path) -> PathBuf {
 }
 
 /// The environment, made and filled when missing or when the pins changed.
-fn environment() -> Result<PathBuf> {
+pub fn environment() -> Result<PathBuf> {
     let venv = target_dir().join("python-venv");
     let python = venv_python(&venv);
     if !python.exists() {

@@ -30,7 +30,8 @@ fn parse() -> BoxResult<Options> {
             "--log-degree" => options.log_degree = value.parse()?,
             "--device" => options.device = value,
             "--calls" => options.calls = value.parse()?,
-            "--rounds" => options.rounds = value.parse()?,
+            // `--runs`, as the other benchmarks name it (run.sh passes BENCH_ARGS to every one).
+            "--rounds" | "--runs" => options.rounds = value.parse()?,
             other => return Err(format!("unknown flag {other}").into()),
         }
     }
