@@ -2,11 +2,11 @@
 //! on the CPU or a GPU, numpy arrays in and out, every object as bytes. The Python side
 //! (`python/hegpu`) re-exports these classes and adds `hegpu.distributed` (Dask).
 //!
-//! Layout: [`engine`] puts one scheme's context on one backend behind an object-safe trait
-//! (written once, generic over the core's traits), [`schemes`] has the two schemes'
-//! delegations, [`context`] the `Context` class, [`objects`] the keys, plaintexts and
-//! ciphertexts, [`params`] the parameters, [`values`] the numpy conversions, [`pool`] the
-//! multi-GPU pool, [`error`] the exceptions.
+//! Layout: `engine` puts one scheme's context on one backend behind an object-safe trait
+//! (written once, generic over the core's traits), `schemes` has the two schemes'
+//! delegations, `context` the `Context` class, `objects` the keys, plaintexts and
+//! ciphertexts, `params` the parameters, `values` the numpy conversions, `pool` the
+//! multi-GPU pool, `error` the exceptions.
 
 // PyO3's generated code (argument extraction, class registration) is not ours to document.
 #![allow(missing_docs)]

@@ -102,6 +102,8 @@ class Evaluator:
     ``device`` is each worker's: ``"per-worker"`` (worker ``k`` on GPU ``k``, the CPU without
     GPUs), or any ``Context`` device (``"auto"``, ``"cpu"``, ``"gpu:K"``). ``resources``, when
     given, is passed to every task (e.g. ``{"GPU": 1}`` on workers started with that resource).
+    ``direct`` sends ciphertexts to and from the workers without the scheduler in between (set
+    it to False when the client cannot reach the workers).
     """
 
     def __init__(
@@ -113,8 +115,10 @@ class Evaluator:
         galois_keys: Keys = None,
         device: str = "per-worker",
         resources: Optional[dict] = None,
+        direct: bool = True,
     ):
         self.client = client
+        self.direct = direct
         self.params = params
         self.name = f"hegpu-{uuid.uuid4().hex}"
         self.resources = resources
@@ -135,9 +139,11 @@ class Evaluator:
         ``function`` runs on the workers (Dask pickles it; a lambda or a local function is
         sent by value)."""
         data: Sequence[bytes] = [_as_bytes(c) for c in ciphertexts]
-        # The ciphertexts go to the workers first (scatter), not inside the task graph through
-        # the scheduler; each task then names its ciphertext's future.
-        stored = self.client.scatter(list(data))
+        # The ciphertexts go straight to the workers (scatter, direct: not through the
+        # scheduler, not inside the task graph) and the results straight back; each task names
+        # its ciphertext's future. At 6.7 MB a ciphertext this is 2-3x faster than either
+        # (measured with a local cluster; docs/performance.md).
+        stored = self.client.scatter(list(data), direct=self.direct, hash=False)
         futures = self.client.map(
             _apply,
             [self.name] * len(data),
@@ -146,7 +152,7 @@ class Evaluator:
             pure=False,
             resources=self.resources,
         )
-        return self.client.gather(futures)
+        return self.client.gather(futures, direct=self.direct)
 
     def close(self) -> None:
         """Drops the workers' contexts and keys."""
