@@ -12,6 +12,20 @@ use pyo3::types::{PyBytes, PyTuple};
 use crate::engine::SchemeKind;
 use crate::error::{BindingError, Result};
 
+/// The builder (BFV's or BGV's: the same methods) given the ciphertext and special primes.
+macro_rules! with_moduli {
+    ($builder:expr, $ciphertext:expr, $special:expr) => {{
+        let builder = match $ciphertext {
+            rlwe::ModuliChoice::Bits(bits) => $builder.ciphertext_moduli_bits(&bits),
+            rlwe::ModuliChoice::Explicit(primes) => $builder.ciphertext_moduli(&primes),
+        };
+        match $special {
+            rlwe::ModuliChoice::Bits(bits) => builder.special_moduli_bits(&bits),
+            rlwe::ModuliChoice::Explicit(primes) => builder.special_moduli(&primes),
+        }
+    }};
+}
+
 /// A scheme's parameters (shared, immutable).
 #[derive(Debug, Clone)]
 pub(crate) enum Params {
@@ -163,14 +177,7 @@ impl Parameters {
                     }
                 };
                 let builder = BfvParametersBuilder::new(degree).plaintext_modulus(plaintext_modulus).variant(variant);
-                let builder = match ciphertext {
-                    rlwe::ModuliChoice::Bits(bits) => builder.ciphertext_moduli_bits(&bits),
-                    rlwe::ModuliChoice::Explicit(primes) => builder.ciphertext_moduli(&primes),
-                };
-                let builder = match special {
-                    rlwe::ModuliChoice::Bits(bits) => builder.special_moduli_bits(&bits),
-                    rlwe::ModuliChoice::Explicit(primes) => builder.special_moduli(&primes),
-                };
+                let builder = with_moduli!(builder, ciphertext, special);
                 Params::Bfv(builder.allow_insecure(allow_insecure).build().map_err(BindingError::from)?)
             }
             SchemeKind::Bgv => {
@@ -179,14 +186,7 @@ impl Parameters {
                     RingKind::NegacyclicPowerOfTwo { degree } => BgvParametersBuilder::new(degree),
                 };
                 let builder = builder.plaintext_modulus(plaintext_modulus);
-                let builder = match ciphertext {
-                    rlwe::ModuliChoice::Bits(bits) => builder.ciphertext_moduli_bits(&bits),
-                    rlwe::ModuliChoice::Explicit(primes) => builder.ciphertext_moduli(&primes),
-                };
-                let builder = match special {
-                    rlwe::ModuliChoice::Bits(bits) => builder.special_moduli_bits(&bits),
-                    rlwe::ModuliChoice::Explicit(primes) => builder.special_moduli(&primes),
-                };
+                let builder = with_moduli!(builder, ciphertext, special);
                 Params::Bgv(builder.allow_insecure(allow_insecure).build().map_err(BindingError::from)?)
             }
         };
