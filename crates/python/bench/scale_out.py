@@ -7,7 +7,7 @@ The task per ciphertext (BFV, `--log-degree`, default 15): one Mul+Relin, then `
 row rotations by one (each its own key switch), so a task is milliseconds of GPU work and the
 bytes of one ciphertext in and out.
 
-    python crates/python/bench/scale_out.py [--log-degree 15] [--tasks 64] [--rotations 16]
+    python crates/python/bench/scale_out.py [--log-degree 15] [--tasks 64] [--rotations 16] [--streams 2]
 
 Prints `engine gpus tasks seconds tasks_per_second speedup`.
 """
@@ -26,6 +26,7 @@ def main():
     parser.add_argument("--log-degree", type=int, default=15)
     parser.add_argument("--tasks", type=int, default=64)
     parser.add_argument("--rotations", type=int, default=16)
+    parser.add_argument("--streams", type=int, default=2, help="GpuPool workers per device")
     args = parser.parse_args()
     gpus = hegpu.gpu_count()
     if gpus == 0:
@@ -64,8 +65,8 @@ def main():
 
     base = None
     for devices in sorted({1, gpus}):
-        pool = hegpu.GpuPool(params, streams_per_device=2, setup=setup, devices=list(range(devices)))
-        pool.map(pool_task, requests[:2 * devices * 2])  # warm-up
+        pool = hegpu.GpuPool(params, streams_per_device=args.streams, setup=setup, devices=list(range(devices)))
+        pool.map(pool_task, requests[: 2 * devices * args.streams])  # warm-up
         start = time.perf_counter()
         results = pool.map(pool_task, requests)
         seconds = time.perf_counter() - start
