@@ -46,6 +46,11 @@ pub(crate) fn gpu_count() -> usize {
     }
 }
 
+/// The first GPU when there is one, else the CPU.
+fn auto_device() -> Device {
+    if gpu_count() > 0 { Device::Gpu(0) } else { Device::Cpu }
+}
+
 /// `"auto"` (the first GPU when there is one, else the CPU), `"cpu"`, `"gpu"` (the first GPU)
 /// or `"gpu:K"`, or an ordinal.
 fn parse_device(device: &Bound<'_, PyAny>) -> Result<Device> {
@@ -56,7 +61,7 @@ fn parse_device(device: &Bound<'_, PyAny>) -> Result<Device> {
         .extract()
         .map_err(|_| BindingError::Argument("device: 'auto', 'cpu', 'gpu', 'gpu:K' or an ordinal".into()))?;
     match text.as_str() {
-        "auto" => Ok(if gpu_count() > 0 { Device::Gpu(0) } else { Device::Cpu }),
+        "auto" => Ok(auto_device()),
         "cpu" => Ok(Device::Cpu),
         "gpu" => Ok(Device::Gpu(0)),
         other => other.strip_prefix("gpu:").and_then(|k| k.parse().ok()).map(Device::Gpu).ok_or_else(|| {
@@ -72,10 +77,10 @@ where
     SchemeEngine<BgvContext<B>>: Engine,
 {
     Ok(match params {
-        Params::Bfv(p) => Arc::new(SchemeEngine { context: BfvContext::new(backend, p)? }),
+        Params::Bfv(p) => Arc::new(SchemeEngine::new(BfvContext::new(backend, p)?)),
         Params::Bgv(p) => {
             let mode = if manual { ModSwitching::Manual } else { ModSwitching::Auto };
-            Arc::new(SchemeEngine { context: BgvContext::new(backend, p)?.with_mod_switching(mode) })
+            Arc::new(SchemeEngine::new(BgvContext::new(backend, p)?.with_mod_switching(mode)))
         }
     })
 }
@@ -223,13 +228,7 @@ impl Context {
     fn py_new(params: &Parameters, device: Option<&Bound<'_, PyAny>>, mod_switching: &str) -> PyResult<Self> {
         let device = match device {
             Some(device) => parse_device(device)?,
-            None => {
-                if gpu_count() > 0 {
-                    Device::Gpu(0)
-                } else {
-                    Device::Cpu
-                }
-            }
+            None => auto_device(),
         };
         let manual = match mod_switching {
             "auto" => false,

@@ -12,7 +12,7 @@ use rlwe::BackendResult;
 use rlwe::codec::Codec;
 use rlwe::{
     Ciphertext, Evaluator, GaloisKeys, Plaintext, PublicKey, RelinearizationKey, RlweError, SchemeContext, SecretKey,
-    SlotEncoding, SlotSum,
+    SlotSum,
 };
 
 use crate::error::{BindingError, Result};
@@ -160,8 +160,18 @@ pub(crate) trait SchemeOps: SchemeContext + Evaluator<<Self as SchemeContext>::B
 }
 
 /// The one implementation of [`Engine`], over a scheme's context.
-pub(crate) struct SchemeEngine<C> {
+pub(crate) struct SchemeEngine<C: SchemeContext> {
     pub(crate) context: C,
+    /// The batch encoder, made once (its slot tables cost more than an encoding); `None` when
+    /// `t` does not allow batching.
+    encoder: Option<rlwe::BatchEncoder<C::Params>>,
+}
+
+impl<C: SchemeContext> SchemeEngine<C> {
+    pub(crate) fn new(context: C) -> Self {
+        let encoder = rlwe::BatchEncoder::new(context.params()).ok();
+        Self { context, encoder }
+    }
 }
 
 /// The object's value, or [`BindingError::WrongObject`].
@@ -179,6 +189,16 @@ where
     B: rlwe::RlweBackend + 'static,
     P: rlwe::SchemeParameters + 'static,
 {
+    /// The batch encoder, or the library's error saying why `t` allows none.
+    fn encoder(&self) -> Result<&rlwe::BatchEncoder<P>> {
+        match &self.encoder {
+            Some(encoder) => Ok(encoder),
+            None => Err(rlwe::BatchEncoder::new(self.context.params())
+                .err()
+                .map_or(BindingError::Argument("no batch encoder for these parameters".into()), BindingError::from)),
+        }
+    }
+
     fn ct<'a>(&self, object: &'a Object) -> Result<&'a Ciphertext<P, B>> {
         cast(object, Kind::Ciphertext, C::KIND)
     }
@@ -276,12 +296,12 @@ where
     }
 
     fn slot_count(&self) -> Result<usize> {
-        Ok(self.context.batch_encoder()?.slot_count())
+        Ok(self.encoder()?.slot_count())
     }
 
     fn encode(&self, values: &[u64], batch: bool) -> Result<Object> {
         if batch {
-            wrap(self.context.batch_encoder()?.encode_slots(values))
+            wrap(self.encoder()?.encode(values))
         } else {
             wrap(rlwe::CoefficientEncoder::new(self.context.params()).encode(values))
         }
@@ -291,8 +311,8 @@ where
         let plaintext = self.pt(plaintext)?;
         let params = self.context.params();
         Ok(match (batch, signed) {
-            (true, false) => Values::Unsigned(self.context.batch_encoder()?.decode_slots(plaintext)?),
-            (true, true) => Values::Signed(rlwe::BatchEncoder::new(params)?.decode_signed(plaintext)?),
+            (true, false) => Values::Unsigned(self.encoder()?.decode(plaintext)?),
+            (true, true) => Values::Signed(self.encoder()?.decode_signed(plaintext)?),
             (false, false) => Values::Unsigned(rlwe::CoefficientEncoder::new(params).decode(plaintext)?),
             (false, true) => Values::Signed(rlwe::CoefficientEncoder::new(params).decode_signed(plaintext)?),
         })
