@@ -31,7 +31,11 @@
 //             part products, wide_sum::SumSplit, from y split in phase 1 and a split table;
 //             the exact conversion's correction -v (A mod c_j) then joins the split sum as one
 //             more term), reduces once, and applies the mode's epilogue; consecutive threads
-//             write consecutive coefficients.
+//             write consecutive coefficients. `split` = 2 forms the same three FP64 sums on
+//             the tensor cores (inner_products_mma: each warp a 16 x 8 block of coefficients
+//             and output limbs, m8n8k4 FP64 MMAs over 4 source limbs at a time, from y split
+//             and transposed, ysT[c * KP + i]); every sum is an exact integer below 2^53
+//             whatever the order of its additions, so the words are those of `split` = 1.
 //   The inner products differ in form from the CPU's (lazy Shoup products summed in 128
 //   bits) but not in value modulo the prime, so the canonical outputs are the same words.
 #include <cstdint>
@@ -171,7 +175,8 @@ struct ConvertParams {
     u32 log_tile;                // TILE = 2^log_tile coefficients per block
     u32 group;                   // output limbs per block (blockIdx.y = group index)
     u32 narrow;                  // 1: every inner product (with its HPS start) is below 2^128
-    u32 split;                   // 1: phase 2 on the FP64 pipe (inner_products with SumSplit)
+    u32 split;                   // 1: phase 2 on the FP64 pipe (inner_products with SumSplit);
+                                 // 2: on the FP64 tensor cores (inner_products_mma)
     // Batches (gridDim.z = count > 1, at most CONVERT_BATCH): member z reads batch_input[z] and
     // writes batch_output[z]; redundant_input, extra and copy keep their offsets from input and
     // output (member 0's input and output are `input` and `output`).
@@ -387,6 +392,90 @@ __device__ __forceinline__ void inner_products(const ConvertParams& P, const Con
     }
 }
 
+// Source limbs per row of the transposed split tile of `split` = 2 (ysT[c * KP + i]): k
+// rounded up to a multiple of 4 (the MMAs take 4 limbs at a time; the padding holds zeros),
+// plus 4 where that is a multiple of 8, so that KP double2 are 64 bytes modulo 128 and the 8
+// lanes of a quarter-warp (2 coefficients x 4 limbs) load from distinct banks. The host's
+// shared-memory size (crates/rns/src/gpu/launch.rs, `mma_stride`) mirrors it.
+__device__ __forceinline__ u32 mma_stride(const u32 k) {
+    const u32 rounded = (k + 3) & ~3u;
+    return (rounded & 7) == 0 ? rounded + 4 : rounded;
+}
+
+// d += a b over one m8n8k4 FP64 MMA: A 8 x 4 (lane: row lane / 4, column lane % 4), B 4 x 8
+// (row lane % 4, column lane / 4), D 8 x 8 (row lane / 4, columns 2 (lane % 4) and the next).
+// With integer operands and every partial sum below 2^53 each step is exact.
+__device__ __forceinline__ void mma_f64(double (&d)[2], const double a, const double b) {
+    asm volatile("mma.sync.aligned.m8n8k4.row.col.f64.f64.f64.f64 {%0, %1}, {%2}, {%3}, {%0, %1};"
+                 : "+d"(d[0]), "+d"(d[1])
+                 : "d"(a), "d"(b));
+}
+
+// Phase 2 of convert_body for `split` = 2: the SumSplit sums of inner_products (same bounds,
+// same epilogues) on the tensor cores. A warp unit is 16 coefficients (two A fragments) by 8
+// output limbs (one B fragment of the split table, read through L1); per 4 source limbs it
+// issues 8 MMAs: high += y1 w1, middle += y1 w0 + y0 w1, low += y0 w0. The loop over units is
+// warp-uniform (MMAs need the whole warp); only the epilogue is predicated.
+template <int MODE>
+__device__ __forceinline__ void inner_products_mma(const ConvertParams& P, const ConvertBuffers& B, const u64 first,
+                                                   const u32 count, const double2* ys, const u64* aux_lo,
+                                                   const u64* aux_hi) {
+    constexpr bool FOLD = MODE == MODE_EXACT || MODE == MODE_MOD_DOWN;
+    const u32 lane = threadIdx.x & 31u;
+    const u32 first_row = blockIdx.y * P.group;
+    const u32 rows = min(P.group, P.l - first_row);
+    const u32 kp = mma_stride(P.k);
+    const u32 coefficient_units = 1u << (P.log_tile - 4);  // tiles hold at least 16 coefficients
+    const u32 units = coefficient_units * ((rows + 7) >> 3);
+    const u32 quad = lane & 3u, group_lane = lane >> 2;
+    for (u32 unit = threadIdx.x >> 5; unit < units; unit += blockDim.x >> 5) {
+        const u32 c_base = (unit & (coefficient_units - 1)) << 4;
+        const u32 r_base = (unit >> (P.log_tile - 4)) << 3;
+        const u32 b_row = r_base + group_lane;
+        const bool b_valid = b_row < rows;
+        const double2* b_ptr = P.table_split + (u64)(first_row + (b_valid ? b_row : 0)) * P.k + quad;
+        const double2* a_ptr = ys + (c_base + group_lane) * kp + quad;
+        double high[2][2] = {{0.0, 0.0}, {0.0, 0.0}};
+        double middle[2][2] = {{0.0, 0.0}, {0.0, 0.0}};
+        double low[2][2] = {{0.0, 0.0}, {0.0, 0.0}};
+        for (u32 kk = 0; kk < P.k; kk += 4) {
+            double2 w = make_double2(0.0, 0.0);
+            if (b_valid && kk + quad < P.k) w = __ldg(b_ptr + kk);
+            const double2 y0 = a_ptr[kk];            // zeros past k (the padding)
+            const double2 y1 = a_ptr[kk + 8 * kp];   // coefficients 8 .. 15 of the unit
+            mma_f64(high[0], y0.x, w.x);
+            mma_f64(middle[0], y0.x, w.y);
+            mma_f64(middle[0], y0.y, w.x);
+            mma_f64(low[0], y0.y, w.y);
+            mma_f64(high[1], y1.x, w.x);
+            mma_f64(middle[1], y1.x, w.y);
+            mma_f64(middle[1], y1.y, w.x);
+            mma_f64(low[1], y1.y, w.y);
+        }
+#pragma unroll
+        for (int f = 0; f < 2; ++f) {
+            const u32 c = c_base + 8 * f + group_lane;
+#pragma unroll
+            for (int e = 0; e < 2; ++e) {
+                const u32 r = r_base + 2 * quad + e;
+                if (r >= rows) continue;
+                const u32 j = first_row + r;
+                SumSplit sum;
+                sum.high = high[f][e];
+                sum.middle = middle[f][e];
+                sum.low = low[f][e];
+                if constexpr (FOLD) {
+                    // The correction -v (A mod c_j) as one more exact term (inner_products).
+                    const double v = wide_sum::exact_double(aux_lo[c]);
+                    const double minus_a = wide_sum::exact_double(P.to[j].p - P.product[j]);
+                    sum.low = __fma_rn(v, minus_a, sum.low);
+                }
+                finish_output<MODE, true, FOLD>(P, B, j, c, first, count, to_sum192(sum), aux_lo, aux_hi);
+            }
+        }
+    }
+}
+
 template <int MODE>
 __device__ __forceinline__ void convert_body(const ConvertParams& P) {
     extern __shared__ u64 shared[];
@@ -397,7 +486,8 @@ __device__ __forceinline__ void convert_body(const ConvertParams& P) {
     u64* aux_lo = shared + (P.k << log_tile);   // tile words
     u64* aux_hi = aux_lo + tile;                // tile words
     // `split`: y split (wide_sum::split_factor), ys[i * tile + c], 2 k tile words (16-byte
-    // aligned: tile is even).
+    // aligned: tile is even); `split` = 2: transposed and padded, ys[c * KP + i], 2 KP tile
+    // words (mma_stride).
     double2* ys = reinterpret_cast<double2*>(aux_hi + tile);
     const u64 first = (u64)blockIdx.x << log_tile;
     const u32 count = (u32)min((u64)tile, P.n - first);
@@ -419,7 +509,16 @@ __device__ __forceinline__ void convert_body(const ConvertParams& P) {
             value = P.scale != nullptr ? modarith::mul_shoup(x, P.scale[i], P.scale_shoup[i], P.from[i].p) : x;
         }
         y[idx] = value;
-        if (MODE != MODE_HPS_SCALE && P.split) ys[idx] = wide_sum::split_factor(value);
+        if (MODE != MODE_HPS_SCALE && P.split == 1) ys[idx] = wide_sum::split_factor(value);
+        if (MODE != MODE_HPS_SCALE && P.split == 2) ys[c * mma_stride(P.k) + i] = wide_sum::split_factor(value);
+    }
+    if (MODE != MODE_HPS_SCALE && P.split == 2) {
+        // The transposed tile's padding limbs k .. KP - 1: zeros, so the MMAs need no predicate.
+        const u32 kp = mma_stride(P.k);
+        const u32 pad = kp - P.k;
+        for (u32 idx = threadIdx.x; idx < (pad << log_tile); idx += blockDim.x) {
+            ys[(idx & (tile - 1)) * kp + P.k + (idx >> log_tile)] = make_double2(0.0, 0.0);
+        }
     }
     __syncthreads();
 
@@ -500,6 +599,10 @@ __device__ __forceinline__ void convert_body(const ConvertParams& P) {
     // FP64 pipe where the host found every factor below 2^40 (split), 128-bit sums where it
     // found every inner product below 2^128 (narrow), else 192-bit ones.
     if constexpr (MODE != MODE_HPS_SCALE) {
+        if (P.split == 2) {
+            inner_products_mma<MODE>(P, B, first, count, ys, aux_lo, aux_hi);
+            return;
+        }
         if (P.split) {
             inner_products<MODE, SumSplit>(P, B, first, count, ys, P.table_split, aux_lo, aux_hi);
             return;

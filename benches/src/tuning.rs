@@ -14,8 +14,8 @@
 //!   `HEGPU_FORWARD_IP_MIN_BLOCKS`: [`poly_cuda::NttTuning`]'s fields;
 //! - `HEGPU_GRAPHS=0`, `HEGPU_GRAPH_MAX_DEGREE`, `HEGPU_PROGRAMMATIC_GRAPHS=0`:
 //!   [`poly_cuda::GraphTuning`]; `HEGPU_PROGRAMMATIC_LAUNCHES=0`:
-//!   [`GpuTuning::programmatic_launches`]; `HEGPU_RNS_MIN_BLOCK_OUTPUTS`:
-//!   [`poly_cuda::RnsTuning`];
+//!   [`GpuTuning::programmatic_launches`]; `HEGPU_RNS_MIN_BLOCK_OUTPUTS`,
+//!   `HEGPU_HOISTING_MIN_LOG_N`, `HEGPU_RNS_TENSOR_CORES` (`0` or `1`): [`poly_cuda::RnsTuning`];
 //! - `HEGPU_TRACE_LAUNCHES=1`: [`poly_cuda::launch_trace::set_enabled`].
 
 use std::sync::Arc;
@@ -108,6 +108,9 @@ pub fn from_env() -> GpuTuning {
     tuning.programmatic_launches = !off("HEGPU_PROGRAMMATIC_LAUNCHES");
     tuning.rns.min_block_outputs = number("HEGPU_RNS_MIN_BLOCK_OUTPUTS");
     tuning.rns.hoisting_min_log_n = number("HEGPU_HOISTING_MIN_LOG_N").unwrap_or(tuning.rns.hoisting_min_log_n);
+    if let Some(on) = var("HEGPU_RNS_TENSOR_CORES") {
+        tuning.rns.tensor_core_products = on != "0";
+    }
     tuning
 }
 

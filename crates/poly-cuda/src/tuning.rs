@@ -212,11 +212,15 @@ pub struct RnsTuning {
     /// `N = 2^12` as hoisted, 1.10x at `2^14`, 1.38x at `2^15`, 1.46x at `2^16`
     /// (docs/performance.md). The words are the same either way.
     pub hoisting_min_log_n: u32,
+    /// Whether the conversions whose factors are all below 2^40 (the FP64 products of
+    /// `kernels/rns.cu`) form their sums with the FP64 tensor cores' MMAs rather than FP64
+    /// multiply-adds, one per part product. The same exact sums either way.
+    pub tensor_core_products: bool,
 }
 
 impl Default for RnsTuning {
     fn default() -> Self {
-        Self { min_block_outputs: None, hoisting_min_log_n: 14 }
+        Self { min_block_outputs: None, hoisting_min_log_n: 14, tensor_core_products: true }
     }
 }
 
@@ -231,6 +235,7 @@ mod tests {
         assert!(tuning.programmatic_launches);
         assert_eq!(tuning.graphs, GraphTuning { replay: true, max_degree: None, programmatic: true });
         assert_eq!((tuning.rns.min_block_outputs, tuning.rns.hoisting_min_log_n), (None, 14));
+        assert!(tuning.rns.tensor_core_products);
         let ntt = tuning.ntt;
         assert_eq!((ntt.single_pass_max_log_n, ntt.splits.len()), (None, 0));
         assert_eq!((ntt.strided_log_radix, ntt.contiguous_log_radix), (None, None));

@@ -241,6 +241,30 @@ fn base_conversions_on_both_sides_of_the_40_bit_bound_match_the_cpu() {
     }
 }
 
+/// The FP64 products on the tensor cores and on the FP64 pipe (the device's
+/// `RnsTuning::tensor_core_products`), each against the CPU: every source count from 1 to 64
+/// (the MMAs take 4 limbs at a time; the transposed tile's padding changes at multiples of 4
+/// and 8), output counts that leave partial 8-limb fragments, tiles of 16 to 64 coefficients,
+/// degrees that are not multiples of the tile, and 29- to 40-bit primes on either side.
+#[test]
+fn split_products_on_tensor_cores_and_fp64_pipe_match_the_cpu() {
+    let Some(_) = device() else { return };
+    let mut rng = StdRng::seed_from_u64(7);
+    for tensor_cores in [true, false] {
+        let mut tuning = GpuTuning::default();
+        tuning.rns.tensor_core_products = tensor_cores;
+        let device = GpuDevice::with_tuning(0, tuning).unwrap();
+        eprintln!("tensor cores: {tensor_cores}");
+        for from_len in 1..=64usize {
+            let to_len = [1, 3, 8, 9, 17, 33, 48][from_len % 7];
+            let degree = [1 << 12, 1000, 1 << 10, 4100][from_len % 4];
+            let (from_bits, to_bits) = (rng.gen_range(29..=40), rng.gen_range(29..=40));
+            check_conversion(&device, degree, (from_len, from_bits), (to_len, to_bits), &mut rng);
+        }
+        check_conversion(&device, 1 << 16, (16, 36), (32, 39), &mut rng);
+    }
+}
+
 /// 12 random cases: `|B|` 1..34 and `|C|` 1..32 primes of random sizes, degrees that are
 /// powers of two or not (300).
 #[test]

@@ -79,7 +79,9 @@ pub(crate) struct ConvertParams {
     /// 1 where every inner product stays below 2^128 ([`narrow_sums`]): 128-bit sums.
     pub narrow: u32,
     /// 1 where every factor is below 2^40 ([`split_products`]): the products on the FP64 pipe
-    /// (not for HPS scaling, whose kernel ignores it).
+    /// (not for HPS scaling, whose kernel ignores it); 2: the same sums on the FP64 tensor
+    /// cores, set at launch where the device's tuning asks for them
+    /// ([`RnsTuning::tensor_core_products`](poly_cuda::RnsTuning::tensor_core_products)).
     pub split: u32,
     /// Batches ([`RnsKernels::convert_batch`]): member `z` reads `batch_input[z]` and writes
     /// `batch_output[z]`; `redundant_input`, `extra` and `copy` keep their offsets from
@@ -318,6 +320,15 @@ const SPLIT_MAX_MODULUS: u64 = 1 << 40;
 /// The smallest target modulus of a conversion with FP64 products (29 bits or more).
 const SPLIT_MIN_TARGET: u64 = 1 << 28;
 
+/// Source limbs per coefficient of the transposed split tile of the tensor-core products
+/// (`mma_stride` in kernels/rns.cu): `k` rounded up to a multiple of 4, plus 4 where that is a
+/// multiple of 8 (a row of 64 bytes modulo 128: the MMAs' loads of it are free of bank
+/// conflicts).
+fn mma_stride(k: usize) -> usize {
+    let rounded = k.next_multiple_of(4);
+    if rounded % 8 == 0 { rounded + 4 } else { rounded }
+}
+
 /// The smallest modulus of `moduli` (0 for none).
 pub(crate) fn smallest(moduli: &[Modulus]) -> u64 {
     moduli.iter().map(Modulus::value).min().unwrap_or(0)
@@ -334,15 +345,27 @@ pub(crate) fn largest(moduli: &[Modulus]) -> u64 {
 /// tile: the largest tile of 16..=64 coefficients within 32 KB (33 KB for 255 or 256 source
 /// limbs). The kernel needs THREADS / tile <= 16 threads per coefficient in phase 1b. (Tiles
 /// of 128 and 256 for few source limbs measured slower on an H100: fewer blocks at small N.)
-fn conversion_shape(params: &mut ConvertParams, min_outputs: Option<usize>) -> Option<(u32, u32, u32)> {
+fn conversion_shape(
+    params: &mut ConvertParams,
+    min_outputs: Option<usize>,
+    tensor_cores: bool,
+) -> Option<(u32, u32, u32)> {
     let n = params.n as usize;
     let k = params.k as usize;
     let outputs = params.l as usize;
     if n == 0 || outputs == 0 {
         return None;
     }
-    // With FP64 products the tile's y is also kept split: 2k more words per coefficient.
-    let per_coefficient = if params.split != 0 { 3 * k + 2 } else { k + 2 };
+    // With FP64 products the tile's y is also kept split: 2k more words per coefficient, or
+    // 2 mma_stride(k) for the tensor cores' transposed copy.
+    if tensor_cores && params.split == 1 {
+        params.split = 2;
+    }
+    let per_coefficient = match params.split {
+        0 => k + 2,
+        1 => 3 * k + 2,
+        _ => k + 2 + 2 * mma_stride(k),
+    };
     let log_tile = (SHARED_WORDS / per_coefficient).max(1).ilog2().clamp(MIN_LOG_TILE, MAX_LOG_TILE);
     let tiles = n.div_ceil(1 << log_tile);
     let wanted_groups = TARGET_BLOCKS.div_ceil(tiles).max(1);
@@ -438,6 +461,8 @@ pub(crate) struct RnsKernels {
     functions: Arc<RnsModule>,
     /// The device's [`RnsTuning::min_block_outputs`](poly_cuda::RnsTuning::min_block_outputs).
     min_block_outputs: Option<usize>,
+    /// The device's [`RnsTuning::tensor_core_products`](poly_cuda::RnsTuning::tensor_core_products).
+    tensor_cores: bool,
 }
 
 /// The conversion kernels (one template of `kernels/rns.cu` each).
@@ -458,6 +483,7 @@ impl RnsKernels {
             streams: Arc::clone(device.streams()),
             functions: device.kernel_set::<RnsModule>()?,
             min_block_outputs: device.tuning().rns.min_block_outputs,
+            tensor_cores: device.tuning().rns.tensor_core_products,
         })
     }
 
@@ -541,7 +567,8 @@ impl RnsKernels {
             params.batch_output[z] = output;
         }
         let batch = members.len().max(1) as u32;
-        let Some((tiles, groups, shared)) = conversion_shape(&mut params, self.min_block_outputs) else {
+        let Some((tiles, groups, shared)) = conversion_shape(&mut params, self.min_block_outputs, self.tensor_cores)
+        else {
             return Ok(());
         };
         let config =
@@ -598,7 +625,9 @@ impl RnsKernels {
         let mut used = 0;
         for params in digits {
             let mut params = *params;
-            let Some((t, g, s)) = conversion_shape(&mut params, self.min_block_outputs) else { continue };
+            let Some((t, g, s)) = conversion_shape(&mut params, self.min_block_outputs, self.tensor_cores) else {
+                continue;
+            };
             // The kernel finds digit z's buffers through its batch slot z (see kernels/rns.cu).
             params.batch_input[used] = params.input;
             params.batch_output[used] = params.output;
