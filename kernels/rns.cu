@@ -250,57 +250,105 @@ __device__ __forceinline__ Sum192 shuffle_down(const Sum192& value, const u32 of
     return other;
 }
 
-// The mode's epilogue for output limb j of coefficient c of the tile, from its inner product.
+// The constants of output limb j that its epilogues read, loaded once per limb: a thread
+// finishes several coefficients of one limb, and between them stores to the output, which the
+// compiler cannot tell apart from the tables (it would load them again for every output).
+struct OutputRow {
+    Modulus m;
+    modarith::ShortReducer short_m;  // SHORT epilogues only
+    u64 product, product_shoup;      // A mod c_j (exact conversion, Shenoy-Kumaresan)
+    u64 epi_a, epi_a_shoup, epi_b, epi_b_shoup;
+    u64 minus_a;                     // c_j - (A mod c_j), FOLDED sums only (as a word)
+    u64* out;                        // the output limb
+    const u64* extra;                // extra limb j (ModDown, BEHZ floor, HPS scaling)
+};
+
+template <int MODE, bool SHORT = false, bool FOLDED = false>
+__device__ __forceinline__ OutputRow output_row(const ConvertParams& P, const ConvertBuffers& B, const u32 j) {
+    OutputRow r;
+    r.m = P.to[j];
+    if (SHORT) r.short_m = modarith::short_reducer(r.m);
+    if ((MODE == MODE_EXACT || MODE == MODE_MOD_DOWN) && !FOLDED || MODE == MODE_SHENOY_KUMARESAN) {
+        r.product = P.product[j];
+        r.product_shoup = P.product_shoup[j];
+    }
+    if (FOLDED) r.minus_a = r.m.p - P.product[j];
+    if (MODE == MODE_MOD_DOWN || MODE == MODE_BEHZ_EXTEND || MODE == MODE_FLOOR || MODE == MODE_HPS_SCALE) {
+        r.epi_a = P.epi_a[j];
+        r.epi_a_shoup = P.epi_a_shoup[j];
+    }
+    if (MODE == MODE_BEHZ_EXTEND || MODE == MODE_FLOOR) {
+        r.epi_b = P.epi_b[j];
+        r.epi_b_shoup = P.epi_b_shoup[j];
+    }
+    const u32 out_limb = j < P.skip_start ? j : j + P.skip_len;
+    r.out = B.output + (u64)out_limb * P.n;
+    r.extra = nullptr;
+    if (MODE == MODE_MOD_DOWN || MODE == MODE_FLOOR || MODE == MODE_HPS_SCALE) r.extra = B.extra + (u64)j * P.n;
+    return r;
+}
+
+// The mode's epilogue for coefficient c of the tile in output limb R, from its inner product.
 // SHORT: the sum is below 2^(n+63), n the bit length of c_j (modarith::reduce_short).
 // FOLDED (split sums of the exact conversion and ModDown): the sum already holds
 // v (c_j - A mod c_j), so no correction is left to subtract.
+template <int MODE, bool SHORT = false, bool FOLDED = false>
+__device__ __forceinline__ void finish_output(const ConvertParams& P, const OutputRow& R, const u32 c,
+                                              const u64 first, const u32 count, const Sum192& acc,
+                                              const u64* aux_lo, const u64* aux_hi) {
+    if (c >= count) return;
+    const Modulus& m = R.m;
+    const u64 index = first + c;
+    Sum192 sum = acc;
+    const auto reduce_sum = [&R](const Sum192& a) {
+        return SHORT ? modarith::reduce_short(a.s0, a.s1, R.short_m) : wide_sum::sum192_reduce(a, R.m);
+    };
+    u64 result;
+    if (MODE == MODE_FAST) {
+        result = reduce_sum(sum);
+    } else if (MODE == MODE_EXACT || MODE == MODE_MOD_DOWN) {
+        if (FOLDED) {
+            result = reduce_sum(sum);
+        } else {
+            const u64 correction = modarith::mul_shoup(aux_lo[c], R.product, R.product_shoup, m.p);
+            result = modarith::sub(reduce_sum(sum), correction, m.p);
+        }
+        if (MODE == MODE_MOD_DOWN) {
+            const u64 x = R.extra[index];
+            result = modarith::mul_shoup(modarith::sub(x, result, m.p), R.epi_a, R.epi_a_shoup, m.p);
+        }
+    } else if (MODE == MODE_SHENOY_KUMARESAN) {
+        const u64 reduced = reduce_sum(sum);
+        const u64 correction = modarith::mul_shoup(aux_lo[c], R.product, R.product_shoup, m.p);
+        result = aux_hi[c] ? modarith::add(reduced, correction, m.p) : modarith::sub(reduced, correction, m.p);
+    } else if (MODE == MODE_BEHZ_EXTEND) {
+        const u64 reduced = reduce_sum(sum);
+        const u64 q_r = modarith::mul_shoup(aux_lo[c], R.epi_a, R.epi_a_shoup, m.p);
+        const u64 shifted = aux_hi[c] ? modarith::sub(reduced, q_r, m.p) : modarith::add(reduced, q_r, m.p);
+        result = modarith::mul_shoup(shifted, R.epi_b, R.epi_b_shoup, m.p);
+    } else if (MODE == MODE_FLOOR) {
+        const u64 fast = reduce_sum(sum);
+        const u64 x = R.extra[index];
+        const u64 scaled_x = modarith::mul_shoup(x, R.epi_a, R.epi_a_shoup, m.p);
+        const u64 scaled_fast = modarith::mul_shoup(fast, R.epi_b, R.epi_b_shoup, m.p);
+        result = modarith::sub(scaled_x, scaled_fast, m.p);
+    } else {  // MODE_HPS_SCALE: the rounded fraction is already in the sum
+        const u64 own = R.extra[index];
+        sum192_merge(sum, sum192(modarith::mul_shoup_lazy(own, R.epi_a, R.epi_a_shoup, m.p), 0));
+        result = reduce_sum(sum);
+    }
+    R.out[index] = result;
+}
+
+// The same for output limb j, its constants loaded for this one output (inner_products, four
+// sums a thread over two limbs: loading each limb's constants once there raised its spills).
 template <int MODE, bool SHORT = false, bool FOLDED = false>
 __device__ __forceinline__ void finish_output(const ConvertParams& P, const ConvertBuffers& B, const u32 j,
                                               const u32 c, const u64 first, const u32 count, const Sum192& acc,
                                               const u64* aux_lo, const u64* aux_hi) {
     if (c >= count) return;
-    const Modulus m = P.to[j];
-    const u64 index = first + c;
-    Sum192 sum = acc;
-    const auto reduce_sum = [](const Sum192& a, const Modulus& m) {
-        return SHORT ? modarith::reduce_short(a.s0, a.s1, m) : wide_sum::sum192_reduce(a, m);
-    };
-    u64 result;
-    if (MODE == MODE_FAST) {
-        result = reduce_sum(sum, m);
-    } else if (MODE == MODE_EXACT || MODE == MODE_MOD_DOWN) {
-        if (FOLDED) {
-            result = reduce_sum(sum, m);
-        } else {
-            const u64 correction = modarith::mul_shoup(aux_lo[c], P.product[j], P.product_shoup[j], m.p);
-            result = modarith::sub(reduce_sum(sum, m), correction, m.p);
-        }
-        if (MODE == MODE_MOD_DOWN) {
-            const u64 x = B.extra[(u64)j * P.n + index];
-            result = modarith::mul_shoup(modarith::sub(x, result, m.p), P.epi_a[j], P.epi_a_shoup[j], m.p);
-        }
-    } else if (MODE == MODE_SHENOY_KUMARESAN) {
-        const u64 reduced = reduce_sum(sum, m);
-        const u64 correction = modarith::mul_shoup(aux_lo[c], P.product[j], P.product_shoup[j], m.p);
-        result = aux_hi[c] ? modarith::add(reduced, correction, m.p) : modarith::sub(reduced, correction, m.p);
-    } else if (MODE == MODE_BEHZ_EXTEND) {
-        const u64 reduced = reduce_sum(sum, m);
-        const u64 q_r = modarith::mul_shoup(aux_lo[c], P.epi_a[j], P.epi_a_shoup[j], m.p);
-        const u64 shifted = aux_hi[c] ? modarith::sub(reduced, q_r, m.p) : modarith::add(reduced, q_r, m.p);
-        result = modarith::mul_shoup(shifted, P.epi_b[j], P.epi_b_shoup[j], m.p);
-    } else if (MODE == MODE_FLOOR) {
-        const u64 fast = reduce_sum(sum, m);
-        const u64 x = B.extra[(u64)j * P.n + index];
-        const u64 scaled_x = modarith::mul_shoup(x, P.epi_a[j], P.epi_a_shoup[j], m.p);
-        const u64 scaled_fast = modarith::mul_shoup(fast, P.epi_b[j], P.epi_b_shoup[j], m.p);
-        result = modarith::sub(scaled_x, scaled_fast, m.p);
-    } else {  // MODE_HPS_SCALE: the rounded fraction is already in the sum
-        const u64 own = B.extra[(u64)j * P.n + index];
-        sum192_merge(sum, sum192(modarith::mul_shoup_lazy(own, P.epi_a[j], P.epi_a_shoup[j], m.p), 0));
-        result = reduce_sum(sum, m);
-    }
-    const u32 out_limb = j < P.skip_start ? j : j + P.skip_len;
-    B.output[(u64)out_limb * P.n + index] = result;
+    finish_output<MODE, SHORT, FOLDED>(P, output_row<MODE, SHORT, FOLDED>(P, B, j), c, first, count, acc, aux_lo,
+                                       aux_hi);
 }
 
 __device__ __forceinline__ void sum_mad(Sum192& a, const u64 x, const u64 w) { sum192_mad(a, x, w); }
@@ -453,13 +501,13 @@ __device__ __forceinline__ void inner_products_mma(const ConvertParams& P, const
             mma_f64(low[1], y1.y, w.y);
         }
 #pragma unroll
-        for (int f = 0; f < 2; ++f) {
-            const u32 c = c_base + 8 * f + group_lane;
+        for (int e = 0; e < 2; ++e) {
+            const u32 r = r_base + 2 * quad + e;
+            if (r >= rows) continue;
+            const OutputRow row = output_row<MODE, true, FOLD>(P, B, first_row + r);
 #pragma unroll
-            for (int e = 0; e < 2; ++e) {
-                const u32 r = r_base + 2 * quad + e;
-                if (r >= rows) continue;
-                const u32 j = first_row + r;
+            for (int f = 0; f < 2; ++f) {
+                const u32 c = c_base + 8 * f + group_lane;
                 SumSplit sum;
                 sum.high = high[f][e];
                 sum.middle = middle[f][e];
@@ -467,16 +515,17 @@ __device__ __forceinline__ void inner_products_mma(const ConvertParams& P, const
                 if constexpr (FOLD) {
                     // The correction -v (A mod c_j) as one more exact term (inner_products).
                     const double v = wide_sum::exact_double(aux_lo[c]);
-                    const double minus_a = wide_sum::exact_double(P.to[j].p - P.product[j]);
-                    sum.low = __fma_rn(v, minus_a, sum.low);
+                    sum.low = __fma_rn(v, wide_sum::exact_double(row.minus_a), sum.low);
                 }
-                finish_output<MODE, true, FOLD>(P, B, j, c, first, count, to_sum192(sum), aux_lo, aux_hi);
+                finish_output<MODE, true, FOLD>(P, row, c, first, count, to_sum192(sum), aux_lo, aux_hi);
             }
         }
     }
 }
 
-template <int MODE>
+// MMA: the kernels of `split` = 2 (the *_mma entry points), compiled apart so that the tensor
+// cores' path and the others each get their own registers.
+template <int MODE, bool MMA = false>
 __device__ __forceinline__ void convert_body(const ConvertParams& P) {
     extern __shared__ u64 shared[];
     const ConvertBuffers B = buffers_of(P);
@@ -509,10 +558,10 @@ __device__ __forceinline__ void convert_body(const ConvertParams& P) {
             value = P.scale != nullptr ? modarith::mul_shoup(x, P.scale[i], P.scale_shoup[i], P.from[i].p) : x;
         }
         y[idx] = value;
-        if (MODE != MODE_HPS_SCALE && P.split == 1) ys[idx] = wide_sum::split_factor(value);
-        if (MODE != MODE_HPS_SCALE && P.split == 2) ys[c * mma_stride(P.k) + i] = wide_sum::split_factor(value);
+        if (!MMA && MODE != MODE_HPS_SCALE && P.split) ys[idx] = wide_sum::split_factor(value);
+        if (MMA) ys[c * mma_stride(P.k) + i] = wide_sum::split_factor(value);
     }
-    if (MODE != MODE_HPS_SCALE && P.split == 2) {
+    if constexpr (MMA) {
         // The transposed tile's padding limbs k .. KP - 1: zeros, so the MMAs need no predicate.
         const u32 kp = mma_stride(P.k);
         const u32 pad = kp - P.k;
@@ -598,11 +647,11 @@ __device__ __forceinline__ void convert_body(const ConvertParams& P) {
     // four inner products that share their loads of y and of the table rows. Products on the
     // FP64 pipe where the host found every factor below 2^40 (split), 128-bit sums where it
     // found every inner product below 2^128 (narrow), else 192-bit ones.
+    if constexpr (MMA) {
+        inner_products_mma<MODE>(P, B, first, count, ys, aux_lo, aux_hi);
+        return;
+    }
     if constexpr (MODE != MODE_HPS_SCALE) {
-        if (P.split == 2) {
-            inner_products_mma<MODE>(P, B, first, count, ys, aux_lo, aux_hi);
-            return;
-        }
         if (P.split) {
             inner_products<MODE, SumSplit>(P, B, first, count, ys, P.table_split, aux_lo, aux_hi);
             return;
@@ -634,13 +683,13 @@ struct DigitConvertParams {
     ConvertParams digit[CONVERT_DIGITS];
 };
 
-template <int MODE>
+template <int MODE, bool MMA = false>
 __device__ __forceinline__ void convert_digit(const DigitConvertParams& D) {
     const ConvertParams& P = D.digit[blockIdx.z];
     const u64 tiles = (P.n + (1ull << P.log_tile) - 1) >> P.log_tile;
     const u32 groups = (P.l + P.group - 1) / P.group;
     if (blockIdx.x >= tiles || blockIdx.y >= groups) return;
-    convert_body<MODE>(P);
+    convert_body<MODE, MMA>(P);
 }
 
 extern "C" __global__ void __launch_bounds__(RNS_THREADS, RNS_MIN_BLOCKS)
@@ -671,6 +720,42 @@ extern "C" __global__ void __launch_bounds__(RNS_THREADS, RNS_MIN_BLOCKS) rns_mo
 
 extern "C" __global__ void __launch_bounds__(RNS_THREADS, RNS_MIN_BLOCKS) rns_hps_scale(const ConvertParams p) {
     convert_body<MODE_HPS_SCALE>(p);
+}
+
+// The same conversions for `split` = 2 (every factor below 2^40): products on the tensor cores.
+// HPS scaling never splits.
+extern "C" __global__ void __launch_bounds__(RNS_THREADS, RNS_MIN_BLOCKS) rns_fast_convert_mma(const ConvertParams p) {
+    convert_body<MODE_FAST, true>(p);
+}
+
+extern "C" __global__ void __launch_bounds__(RNS_THREADS, RNS_MIN_BLOCKS) rns_exact_convert_mma(const ConvertParams p) {
+    convert_body<MODE_EXACT, true>(p);
+}
+
+extern "C" __global__ void __launch_bounds__(RNS_THREADS, RNS_MIN_BLOCKS)
+    rns_fast_convert_digits_mma(const __grid_constant__ DigitConvertParams p) {
+    convert_digit<MODE_FAST, true>(p);
+}
+
+extern "C" __global__ void __launch_bounds__(RNS_THREADS, RNS_MIN_BLOCKS)
+    rns_exact_convert_digits_mma(const __grid_constant__ DigitConvertParams p) {
+    convert_digit<MODE_EXACT, true>(p);
+}
+
+extern "C" __global__ void __launch_bounds__(RNS_THREADS, RNS_MIN_BLOCKS) rns_shenoy_kumaresan_mma(const ConvertParams p) {
+    convert_body<MODE_SHENOY_KUMARESAN, true>(p);
+}
+
+extern "C" __global__ void __launch_bounds__(RNS_THREADS, RNS_MIN_BLOCKS) rns_behz_extend_mma(const ConvertParams p) {
+    convert_body<MODE_BEHZ_EXTEND, true>(p);
+}
+
+extern "C" __global__ void __launch_bounds__(RNS_THREADS, RNS_MIN_BLOCKS) rns_behz_floor_mma(const ConvertParams p) {
+    convert_body<MODE_FLOOR, true>(p);
+}
+
+extern "C" __global__ void __launch_bounds__(RNS_THREADS, RNS_MIN_BLOCKS) rns_mod_down_mma(const ConvertParams p) {
+    convert_body<MODE_MOD_DOWN, true>(p);
 }
 
 // BEHZ S1 alone (BehzContext::small_montgomery_reduce): input over B_sk u {m~} (l + 1 limbs,

@@ -82,14 +82,33 @@ __device__ __forceinline__ u64 mul(u64 a, u64 b, const Modulus& m) {
 // is below 2^64 as p > 2^(n-1), and q = floor(q1 mu / 2^64) is never above floor(x / p) and at
 // most 2 below it (x / p - q1 mu / 2^64 < x mod 2^(n-1) / p + q1 / 2^64 < 2), so x - q p lies
 // in [0, 3p). One high product and one low one; `reduce_u128` (any x) takes five and five.
-__device__ __forceinline__ u64 reduce_short(u64 x0, u64 x1, const Modulus& m) {
-    const int n = 64 - __clzll(m.p);
-    const u64 mu = (m.barrett_hi << (n - 1)) | (m.barrett_lo >> (65 - n));
-    const u64 q1 = (x1 << (65 - n)) | (x0 >> (n - 1));
-    u64 r = x0 - __umul64hi(q1, mu) * m.p;
+// reduce_short's constants of m: n, the bit length of p, and mu = floor(2^(n+63) / p). Kernels
+// that reduce many sums modulo one prime form them once (ShortReducer).
+struct ShortReducer {
+    u64 p;
+    u64 mu;
+    int n;
+};
+
+__device__ __forceinline__ ShortReducer short_reducer(const Modulus& m) {
+    ShortReducer r;
+    r.p = m.p;
+    r.n = 64 - __clzll(m.p);
+    r.mu = (m.barrett_hi << (r.n - 1)) | (m.barrett_lo >> (65 - r.n));
+    return r;
+}
+
+// reduce_short with the constants formed once.
+__device__ __forceinline__ u64 reduce_short(u64 x0, u64 x1, const ShortReducer& m) {
+    const u64 q1 = (x1 << (65 - m.n)) | (x0 >> (m.n - 1));
+    u64 r = x0 - __umul64hi(q1, m.mu) * m.p;
     if (r >= m.p) r -= m.p;
     if (r >= m.p) r -= m.p;
     return r;
+}
+
+__device__ __forceinline__ u64 reduce_short(u64 x0, u64 x1, const Modulus& m) {
+    return reduce_short(x0, x1, short_reducer(m));
 }
 
 // a * b mod p for a, b below 2^n, n the bit length of p (canonical operands; p an odd prime

@@ -262,6 +262,22 @@ fn split_products_on_tensor_cores_and_fp64_pipe_match_the_cpu() {
             check_conversion(&device, degree, (from_len, from_bits), (to_len, to_bits), &mut rng);
         }
         check_conversion(&device, 1 << 16, (16, 36), (32, 39), &mut rng);
+        // ModUp of digits in one launch where one digit (65 sources, over the MMAs' 64) takes
+        // integer products and the last (2 sources) could take the tensor cores: one kernel
+        // for both.
+        let degree = 1 << 12;
+        let q = primes_of(36, degree, 67, &[]);
+        let special = primes_of(38, degree, 3, &q);
+        let device = Arc::new(device);
+        let KeySwitchSetup { key_switch, gpu, q_p_ring, q_gpu, .. } =
+            key_switch_setup(&device, degree, (&q, &special, 65), TransformKind::Ntt);
+        let input = lift_edges(key_switch.q(), degree, &mut rng);
+        let device_input = DevicePoly::<Coeff>::from_limbs(&q_gpu, &input).unwrap();
+        let len = key_switch.num_digits() * q_p_ring.poly_len();
+        let (mut expected, mut output) = (vec![0u64; len], sentinel(&device, len));
+        key_switch.mod_up_all(&input, Extension::Exact, &mut expected).unwrap();
+        gpu.mod_up_all(device_input.device_buffer(), Extension::Exact, &mut output).unwrap();
+        assert_same("digits of 65 and 2 primes, ModUp all", &download(&device, &output), &expected, degree);
     }
 }
 

@@ -448,6 +448,14 @@ poly_cuda::kernel_set! {
         rns_behz_floor,
         rns_mod_down,
         rns_hps_scale,
+        rns_fast_convert_mma,
+        rns_exact_convert_mma,
+        rns_fast_convert_digits_mma,
+        rns_exact_convert_digits_mma,
+        rns_shenoy_kumaresan_mma,
+        rns_behz_extend_mma,
+        rns_behz_floor_mma,
+        rns_mod_down_mma,
         rns_behz_montgomery,
         rns_behz_decrypt,
         rns_hps_decrypt,
@@ -574,14 +582,22 @@ impl RnsKernels {
         let config =
             LaunchConfig { grid_dim: (tiles, groups, batch), block_dim: (THREADS, 1, 1), shared_mem_bytes: shared };
         let functions = &*self.functions;
-        let kernel = match kernel {
-            ConvertKernel::Fast => &functions.rns_fast_convert,
-            ConvertKernel::Exact => &functions.rns_exact_convert,
-            ConvertKernel::ShenoyKumaresan => &functions.rns_shenoy_kumaresan,
-            ConvertKernel::BehzExtend => &functions.rns_behz_extend,
-            ConvertKernel::BehzFloor => &functions.rns_behz_floor,
-            ConvertKernel::ModDown => &functions.rns_mod_down,
-            ConvertKernel::HpsScale => &functions.rns_hps_scale,
+        // `split` = 2 (set by conversion_shape): the tensor cores' kernels.
+        let kernel = match (kernel, params.split == 2) {
+            (ConvertKernel::Fast, false) => &functions.rns_fast_convert,
+            (ConvertKernel::Fast, true) => &functions.rns_fast_convert_mma,
+            (ConvertKernel::Exact, false) => &functions.rns_exact_convert,
+            (ConvertKernel::Exact, true) => &functions.rns_exact_convert_mma,
+            (ConvertKernel::ShenoyKumaresan, false) => &functions.rns_shenoy_kumaresan,
+            (ConvertKernel::ShenoyKumaresan, true) => &functions.rns_shenoy_kumaresan_mma,
+            (ConvertKernel::BehzExtend, false) => &functions.rns_behz_extend,
+            (ConvertKernel::BehzExtend, true) => &functions.rns_behz_extend_mma,
+            (ConvertKernel::BehzFloor, false) => &functions.rns_behz_floor,
+            (ConvertKernel::BehzFloor, true) => &functions.rns_behz_floor_mma,
+            (ConvertKernel::ModDown, false) => &functions.rns_mod_down,
+            (ConvertKernel::ModDown, true) => &functions.rns_mod_down_mma,
+            // HPS scaling has no split form (its sums start from a 128-bit fraction).
+            (ConvertKernel::HpsScale, _) => &functions.rns_hps_scale,
         };
         let mut builder = kernel.builder(self.stream());
         builder.arg_pod(&params);
@@ -600,9 +616,8 @@ impl RnsKernels {
     /// # Safety
     /// As [`convert`](Self::convert), for every digit's parameters.
     pub(crate) unsafe fn convert_digits(&self, kernel: ConvertKernel, digits: &[ConvertParams]) -> Result<()> {
-        let function = match kernel {
-            ConvertKernel::Fast => &self.functions.rns_fast_convert_digits,
-            ConvertKernel::Exact => &self.functions.rns_exact_convert_digits,
+        match kernel {
+            ConvertKernel::Fast | ConvertKernel::Exact => {}
             _ => {
                 return Err(crate::RnsError::InvalidParameter {
                     name: "conversion kernel",
@@ -620,12 +635,19 @@ impl RnsKernels {
             }
             .into());
         }
+        // One launch runs one kernel: the tensor cores' only where every digit takes them
+        // (every factor below 2^40), else every digit takes the other kernel's form.
+        let tensor_cores = self.tensor_cores
+            && digits.iter().all(|params| {
+                let mut params = *params;
+                conversion_shape(&mut params, self.min_block_outputs, true).is_none_or(|_| params.split == 2)
+            });
         let mut all = DigitConvertParams::default();
         let (mut tiles, mut groups, mut shared) = (0, 0, 0);
         let mut used = 0;
         for params in digits {
             let mut params = *params;
-            let Some((t, g, s)) = conversion_shape(&mut params, self.min_block_outputs, self.tensor_cores) else {
+            let Some((t, g, s)) = conversion_shape(&mut params, self.min_block_outputs, tensor_cores) else {
                 continue;
             };
             // The kernel finds digit z's buffers through its batch slot z (see kernels/rns.cu).
@@ -642,6 +664,12 @@ impl RnsKernels {
             grid_dim: (tiles, groups, used as u32),
             block_dim: (THREADS, 1, 1),
             shared_mem_bytes: shared,
+        };
+        let function = match (kernel, tensor_cores) {
+            (ConvertKernel::Fast, false) => &self.functions.rns_fast_convert_digits,
+            (ConvertKernel::Fast, true) => &self.functions.rns_fast_convert_digits_mma,
+            (_, false) => &self.functions.rns_exact_convert_digits,
+            (_, true) => &self.functions.rns_exact_convert_digits_mma,
         };
         let mut builder = function.builder(self.stream());
         builder.arg_pod(&all);
