@@ -326,7 +326,7 @@ const SPLIT_MIN_TARGET: u64 = 1 << 28;
 /// conflicts).
 fn mma_stride(k: usize) -> usize {
     let rounded = k.next_multiple_of(4);
-    if rounded % 8 == 0 { rounded + 4 } else { rounded }
+    if rounded.is_multiple_of(8) { rounded + 4 } else { rounded }
 }
 
 /// The smallest modulus of `moduli` (0 for none).
