@@ -45,6 +45,10 @@ impl<B: BfvBackend> Evaluator<B> for BfvContext<B> {
         ciphertext.level()
     }
 
+    fn plaintext_modulus(&self) -> u64 {
+        self.params().plaintext_modulus()
+    }
+
     fn add(&self, a: &Ciphertext<B>, b: &Ciphertext<B>) -> Result<Ciphertext<B>> {
         BfvContext::add(self, a, b)
     }

@@ -45,6 +45,10 @@ impl<B: BgvBackend> Evaluator<B> for BgvContext<B> {
         ciphertext.level()
     }
 
+    fn plaintext_modulus(&self) -> u64 {
+        self.params().plaintext_modulus()
+    }
+
     fn add(&self, a: &Ciphertext<B>, b: &Ciphertext<B>) -> Result<Ciphertext<B>> {
         BgvContext::add(self, a, b)
     }

@@ -3,7 +3,8 @@
 //! rotations by any step (the step's key and compositions of the keys held; hoisted, with
 //! hoisting forced on below its tuned degree), slot sums, BGV circuits over extension-field
 //! slots (`t = p^r`),
-//! replication, scalar operations, the operators of a bound evaluator and clones, under BGV
+//! replication, scalar operations, polynomials (Paterson-Stockmeyer), the operators of a
+//! bound evaluator and clones, under BGV
 //! and BFV (HPS and BEHZ), each checked against plaintext arithmetic on both backends, and
 //! every ciphertext word equal between them; keys whose bytes carry their uniform seeds, the
 //! CPU's bytes on both. Needs feature `cuda`; skips, saying so, when no
@@ -19,6 +20,7 @@ mod on_device {
     use poly_cuda::GpuBackend;
 
     use crate::common::api::api_session;
+    use crate::common::polynomial::polynomial_session;
     use crate::common::{assert_same, gpu_backend, small_params};
 
     #[test]
@@ -118,6 +120,22 @@ mod on_device {
         let rotations = [(0, 1), (0, 5), (1, 1)];
         let cpu = hypercube_session(CpuBackend, &params, &rotations, false, 2);
         assert_same(&cpu, &hypercube_session(gpu.clone(), &params, &rotations, false, 2), "hypercube, x^1024 + 1");
+    }
+
+    /// Polynomials by Paterson-Stockmeyer (`common::polynomial`) under BGV and BFV (HPS and
+    /// BEHZ): checked against the plaintext polynomial on both backends, the same words.
+    #[test]
+    fn polynomials_are_the_cpus_words() {
+        let Some(gpu) = gpu_backend() else { return };
+        let bgv = small_params(12, &[50, 50, 50, 50, 50, 50, 50, 50], &[58], 65537);
+        let cpu = polynomial_session(&BgvContext::new(CpuBackend, &bgv).unwrap(), 1);
+        assert_same(&cpu, &polynomial_session(&BgvContext::new(gpu.clone(), &bgv).unwrap(), 1), "BGV polynomials");
+        for variant in [bfv::MulVariant::Hps, bfv::MulVariant::Behz] {
+            let params = bfv::BfvParameters::from_core(bgv.core(), 65537, variant).unwrap();
+            let cpu = polynomial_session(&bfv::BfvContext::new(CpuBackend, &params).unwrap(), 2);
+            let gpu_words = polynomial_session(&bfv::BfvContext::new(gpu.clone(), &params).unwrap(), 2);
+            assert_same(&cpu, &gpu_words, &format!("BFV {variant:?} polynomials"));
+        }
     }
 
     #[test]

@@ -448,6 +448,20 @@ impl Context {
         ciphertext(slf, |e| e.mul_relin(&a.object, &b.object, &key))
     }
 
+    /// `f(a)` slot by slot for `f = sum_i coefficients[i] x^i` over `Z_t` (coefficients as
+    /// non-negative integers, reduced modulo `t`), by Paterson-Stockmeyer: about `2 sqrt(2d)`
+    /// products relinearized with `key` (or the bound key) for degree `d`.
+    #[pyo3(signature = (a, coefficients, key = None))]
+    fn evaluate_polynomial(
+        slf: &Bound<'_, Self>,
+        a: &Ciphertext,
+        coefficients: Vec<u64>,
+        key: Option<&RelinKey>,
+    ) -> PyResult<Ciphertext> {
+        let key = slf.get().relin(key)?;
+        ciphertext(slf, |e| e.evaluate_polynomial(&a.object, &coefficients, &key))
+    }
+
     /// `a + m` for a plaintext `m`.
     fn add_plain(slf: &Bound<'_, Self>, a: &Ciphertext, plaintext: &Plaintext) -> PyResult<Ciphertext> {
         ciphertext(slf, |e| e.plain_op(PlainOp::Add, &a.object, &plaintext.object))

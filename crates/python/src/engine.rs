@@ -122,6 +122,7 @@ pub(crate) trait Engine: Send + Sync {
     fn negate(&self, a: &Object) -> Result<Object>;
     fn relinearize(&self, a: &Object, key: &Object) -> Result<Object>;
     fn mul_relin(&self, a: &Object, b: &Object, key: &Object) -> Result<Object>;
+    fn evaluate_polynomial(&self, a: &Object, coefficients: &[u64], key: &Object) -> Result<Object>;
     fn rotate_rows(&self, a: &Object, steps: i64, keys: &Object) -> Result<Object>;
     fn rotate_columns(&self, a: &Object, keys: &Object) -> Result<Object>;
     fn apply_galois(&self, a: &Object, element: u64, keys: &Object) -> Result<Object>;
@@ -382,6 +383,10 @@ where
 
     fn mul_relin(&self, a: &Object, b: &Object, key: &Object) -> Result<Object> {
         wrap(self.context.mul_relin(self.ct(a)?, self.ct(b)?, self.rk(key)?))
+    }
+
+    fn evaluate_polynomial(&self, a: &Object, coefficients: &[u64], key: &Object) -> Result<Object> {
+        wrap(self.context.evaluate_polynomial(self.ct(a)?, coefficients, self.rk(key)?))
     }
 
     fn rotate_rows(&self, a: &Object, steps: i64, keys: &Object) -> Result<Object> {

@@ -157,3 +157,18 @@ def test_bgv_over_a_cyclotomic_ring():
     got = ctx.decode(ctx.decrypt(a * a + a, sk, checked=True)).astype(object)
     xo = x.astype(object)
     assert np.array_equal(got, (xo * xo + xo) % params.plaintext_modulus)
+
+
+def test_polynomial_against_numpy(setup, rng):
+    # Degree 2 with small centered coefficients fits the budget of the small presets (a scalar
+    # c multiplies the noise by |c|); the Rust tests take higher degrees and any coefficients.
+    t, ctx = setup.t, setup.ctx
+    x = setup.random(rng)
+    coefficients = [int(c) % t for c in rng.integers(-4, 5, 3)]
+    ct = ctx.evaluate_polynomial(ctx.encrypt(x, setup.pk), coefficients)
+    xo = x.astype(object)
+    expected = mod(coefficients[0] + coefficients[1] * xo + coefficients[2] * xo * xo, t)
+    assert np.array_equal(setup.slots(ct), expected)
+    # Coefficients are reduced modulo t; a constant gives the constant in every slot.
+    constant = ctx.evaluate_polynomial(ctx.encrypt(x, setup.pk), [t + 4])
+    assert np.array_equal(setup.slots(constant), mod([4] * setup.n, t))

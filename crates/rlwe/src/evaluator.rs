@@ -88,6 +88,9 @@ pub trait Evaluator<B: RlweBackend> {
     /// The ciphertext's level in the modulus chain.
     fn level(&self, ciphertext: &Self::Ciphertext) -> usize;
 
+    /// The plaintext modulus `t`.
+    fn plaintext_modulus(&self) -> u64;
+
     /// `a + b`.
     fn add(&self, a: &Self::Ciphertext, b: &Self::Ciphertext) -> Result<Self::Ciphertext>;
 
@@ -196,6 +199,24 @@ pub trait Evaluator<B: RlweBackend> {
             acc = self.add(&acc, &self.rotate_columns(&acc, keys)?)?;
         }
         Ok(acc)
+    }
+
+    /// `f(a)` slot by slot for the polynomial `f = sum_i coefficients[i] x^i` over `Z_t`
+    /// (coefficients reduced modulo `t`), by Paterson and Stockmeyer's method
+    /// ([`crate::polynomial_eval`]): about `2 sqrt(2d)` products relinearized with `key` and a
+    /// depth of at most `ceil(log2(d + 1)) + 1` for degree `d`, where Horner's rule takes `d`
+    /// products and depth `d`.
+    fn evaluate_polynomial(
+        &self,
+        a: &Self::Ciphertext,
+        coefficients: &[u64],
+        key: &RelinearizationKey<B>,
+    ) -> Result<Self::Ciphertext>
+    where
+        Self: Sized,
+    {
+        let plan = crate::polynomial_eval::PolynomialPlan::new(coefficients, self.plaintext_modulus())?;
+        plan.evaluate(&mut crate::polynomial_eval::CiphertextRing::new(self, key), a)
     }
 
     /// Every slot set to the value of slot `slot` (HElib's `replicate`): `a` times the unit

@@ -12,6 +12,8 @@
 //!   either scheme, either backend);
 //! - [`rotation`]: rotations by any step (keys for a list of steps, the compact default, and
 //!   compositions of the keys held);
+//! - [`polynomial_eval`]: a polynomial over `Z_t` evaluated on ciphertexts slot by slot
+//!   (Paterson-Stockmeyer: about `2 sqrt(2d)` products and depth `log2 d` for degree `d`);
 //! - [`operators`]: `&a + &b`, `&a * &b`, `&a * 3`, ... through a [`BoundEvaluator`] that
 //!   holds a scheme's context and its evaluation keys;
 //! - [`keyswitch`]: the one key-switching algorithm (ModUp, inner product, ModDown);
@@ -58,6 +60,7 @@ pub mod keyswitch;
 pub mod operators;
 pub mod params;
 pub mod plaintext_lift;
+pub mod polynomial_eval;
 mod relinearization_key;
 mod resident;
 pub mod rotation;

@@ -6,6 +6,7 @@ pub mod extension;
 pub mod hoisting;
 pub mod hypercube;
 pub mod phi_m;
+pub mod polynomial;
 pub mod recorded;
 pub mod switching;
 pub mod wire;
