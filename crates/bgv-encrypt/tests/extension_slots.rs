@@ -19,6 +19,16 @@ fn bgv_circuits_over_extension_field_slots() {
     assert!(products >= 2, "{products} products");
 }
 
+/// Digit extraction's polynomial on slots of constants: `t = 2^8` over `Phi_1705` (degree 8),
+/// `t = 97^2` over `x^1024 + 1` (16 slots of degree 64; degree 97).
+#[test]
+fn lowest_digits_of_constant_slots() {
+    let params = common::phi_m::params(1705, &[60, 50, 50, 50, 50, 50], &[60], 256);
+    common::extension::lowest_digits_of_constant_slots(CpuBackend, &params, 2, 8, 1);
+    let params = common::small_params(10, &[60, 50, 50, 50, 50, 50, 50, 50, 50, 50], &[60], 97 * 97);
+    common::extension::lowest_digits_of_constant_slots(CpuBackend, &params, 97, 2, 2);
+}
+
 #[test]
 fn squarings_reach_the_estimated_depth_on_extension_field_slots() {
     let params = common::small_params(10, &[60, 50, 50, 50], &[60], 257 * 257);

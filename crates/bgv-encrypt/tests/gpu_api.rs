@@ -106,6 +106,24 @@ mod on_device {
         }
     }
 
+    /// Digit extraction's polynomial (Chen-Han, by Paterson-Stockmeyer) on slots of constants,
+    /// `t = 2^8` over `Phi_1705` and `t = 97^2` over `x^1024 + 1`: the lowest digit in every
+    /// slot on both backends, the CPU's words.
+    #[test]
+    fn lowest_digits_are_the_cpus_words() {
+        use crate::common::extension::lowest_digits_of_constant_slots;
+        let Some(gpu) = gpu_backend() else { return };
+        let sets = [
+            (crate::common::phi_m::params(1705, &[60, 50, 50, 50, 50, 50], &[60], 256), 2u64, 8u32),
+            (small_params(10, &[60, 50, 50, 50, 50, 50, 50, 50, 50, 50], &[60], 97 * 97), 97, 2),
+        ];
+        for (i, (params, p, e)) in sets.iter().enumerate() {
+            let cpu = lowest_digits_of_constant_slots(CpuBackend, params, *p, *e, i as u64);
+            let on_gpu = lowest_digits_of_constant_slots(gpu.clone(), params, *p, *e, i as u64);
+            assert_same(&cpu.0, &on_gpu.0, &format!("lowest digits, t = {p}^{e}"));
+        }
+    }
+
     /// Rotations, shifts, the Frobenius, total sums and replication on extension-field slots
     /// (`common::hypercube`), good and bad dimensions: the CPU's words.
     #[test]

@@ -12,6 +12,8 @@
 //!   either scheme, either backend);
 //! - [`rotation`]: rotations by any step (keys for a list of steps, the compact default, and
 //!   compositions of the keys held);
+//! - [`digit_extraction`]: the lowest base-`p` digit over `Z_{p^e}` as a polynomial of degree
+//!   `(e - 1)(p - 1) + 1` (Chen-Han), for bootstrapping's digit extraction;
 //! - [`polynomial_eval`]: a polynomial over `Z_t` evaluated on ciphertexts slot by slot
 //!   (Paterson-Stockmeyer: about `2 sqrt(2d)` products and depth `log2 d` for degree `d`);
 //! - [`operators`]: `&a + &b`, `&a * &b`, `&a * 3`, ... through a [`BoundEvaluator`] that
@@ -42,6 +44,7 @@ pub mod ciphertext;
 pub mod codec;
 mod context;
 pub mod cyclotomic_factors;
+pub mod digit_extraction;
 mod encoding;
 mod encrypt;
 mod error;

@@ -146,3 +146,35 @@ pub fn squarings_to_depth<B: BgvBackend>(backend: B, params: &Arc<BgvParameters>
     );
     squarings
 }
+
+/// The lowest base-`p` digit of slots holding constants of `Z_{p^e}` (`t = p^e`), by the
+/// Chen-Han polynomial (`rlwe::digit_extraction`) evaluated with Paterson-Stockmeyer: every
+/// slot decrypts to the constant `y mod p`. Returns the result's words and the levels spent.
+pub fn lowest_digits_of_constant_slots<B: BgvBackend>(
+    backend: B,
+    params: &Arc<BgvParameters>,
+    p: u64,
+    e: u32,
+    rng_seed: u64,
+) -> (Vec<Vec<u64>>, usize) {
+    use rlwe::Evaluator;
+    let slots = ExtensionSlots::for_params(params.as_ref()).unwrap();
+    let (n, d, count) = (slots.modulus(), slots.slot_degree(), slots.slot_count());
+    assert_eq!(n, p.pow(e));
+    let context = BgvContext::new(backend.clone(), params).unwrap();
+    let secret = context.secret_key_from_seed(&seed(1)).unwrap();
+    let public = context.public_key_from_seed(&secret, &seed(2)).unwrap();
+    let relin = context.relin_key_from_seed(&secret, &seed(3)).unwrap();
+    let mut rng = StdRng::seed_from_u64(rng_seed);
+    let constant = |y: u64| -> Vec<u64> { (0..d).map(|k| if k == 0 { y } else { 0 }).collect() };
+    let values: Vec<u64> = (0..count).map(|_| rng.gen_range(0..n)).collect();
+    let plain = slots.encode_plaintext(params, &values.iter().map(|&y| constant(y)).collect::<Vec<_>>()).unwrap();
+    let ct = context.encrypt_with_seed(&plain, &public, &seed(5)).unwrap();
+    let digit = rlwe::digit_extraction::lowest_digit_polynomial(p, e).unwrap();
+    let result = context.evaluate_polynomial(&ct, &digit, &relin).unwrap();
+    let got = slots.decode_plaintext(&context.decrypt_checked(&result, &secret).unwrap()).unwrap();
+    let want: Vec<Vec<u64>> = values.iter().map(|&y| constant(y % p)).collect();
+    assert_eq!(got, want, "m = {}, t = {p}^{e}", slots.factors().m);
+    let words = result.polys().iter().map(|poly| backend.download(poly).unwrap().as_slice().to_vec()).collect();
+    (words, ct.level() - result.level())
+}
