@@ -20,6 +20,8 @@ pub mod dgt;
 mod error;
 pub mod hdgt;
 pub mod ntt;
+#[cfg(target_arch = "x86_64")]
+mod ntt_ifma;
 pub mod phi_reduction;
 pub mod poly;
 pub mod prime_factor;

@@ -41,6 +41,20 @@ fn mul_shoup_lazy(a: u64, w: u64, w_shoup: u64, p: u64) -> u64 {
     a.wrapping_mul(w).wrapping_sub(q.wrapping_mul(p))
 }
 
+/// Whether plans for the prime `p` run the wide stages (`ntt_ifma`): x86-64 with AVX-512F and
+/// IFMA, `p < 2^50`.
+fn wide_path_available(p: u64) -> bool {
+    #[cfg(target_arch = "x86_64")]
+    {
+        p < crate::ntt_ifma::MAX_PRIME && crate::ntt_ifma::available()
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    {
+        let _ = p;
+        false
+    }
+}
+
 /// `k` with its lowest `bits` bits reversed.
 #[inline]
 pub fn bit_reverse(k: usize, bits: u32) -> usize {
@@ -74,6 +88,18 @@ pub struct NttPlan {
     /// `inv_twid[1] * N^-1`: the last inverse stage multiplies its difference by it.
     last_inv_twid_scaled: u64,
     last_inv_twid_scaled_shoup: u64,
+    /// The 52-bit Shoup companions of the wide stages on CPUs with AVX-512 IFMA, for primes
+    /// below 2^50 (`ntt_ifma`); `None` elsewhere (the scalar code throughout).
+    wide: Option<WideTables>,
+}
+
+/// `floor(w 2^52 / p)` for every twiddle and the last inverse stage's two factors.
+#[derive(Debug, Clone, PartialEq, Eq)]
+struct WideTables {
+    twid52: Vec<u64>,
+    inv_twid52: Vec<u64>,
+    degree_inv52: u64,
+    last_inv_twid_scaled52: u64,
 }
 
 impl NttPlan {
@@ -111,6 +137,18 @@ impl NttPlan {
 
         let degree_inv = modulus.inv(degree as u64)?;
         let last_inv_twid_scaled = modulus.mul(inv_twid[1], degree_inv);
+        let wide = wide_path_available(p).then(|| {
+            #[cfg(target_arch = "x86_64")]
+            let shoup52 = crate::ntt_ifma::shoup52;
+            #[cfg(not(target_arch = "x86_64"))]
+            let shoup52 = |_: u64, _: u64| 0u64;
+            WideTables {
+                twid52: twid.iter().map(|&w| shoup52(w, p)).collect(),
+                inv_twid52: inv_twid.iter().map(|&w| shoup52(w, p)).collect(),
+                degree_inv52: shoup52(degree_inv, p),
+                last_inv_twid_scaled52: shoup52(last_inv_twid_scaled, p),
+            }
+        });
         Ok(Self {
             modulus,
             degree,
@@ -123,7 +161,14 @@ impl NttPlan {
             degree_inv_shoup: modulus.shoup(degree_inv),
             last_inv_twid_scaled,
             last_inv_twid_scaled_shoup: modulus.shoup(last_inv_twid_scaled),
+            wide,
         })
+    }
+
+    /// Whether this plan's transforms run their wide stages with AVX-512 IFMA (x86-64 CPUs
+    /// that have it, primes below 2^50). The words are the same either way.
+    pub fn uses_wide_stages(&self) -> bool {
+        self.wide.is_some()
     }
 
     /// The prime `p`.
@@ -209,11 +254,31 @@ impl NttPlan {
     /// The forward transform for `a` of length `N` with values in `[0, 4p)`. A slice of
     /// another length is left with meaningless values but nothing panics; callers check.
     pub(crate) fn forward_unchecked(&self, a: &mut [u64]) {
+        let (mut m, mut half) = (1, self.degree);
+        #[cfg(target_arch = "x86_64")]
+        if let Some(wide) = &self.wide
+            && a.len() == self.degree
+        {
+            // SAFETY: `wide` exists only where the CPU has AVX-512F and IFMA and p < 2^50
+            // (wide_path_available); a and both tables have length N, a power of two.
+            (m, half) = unsafe { crate::ntt_ifma::forward_wide(a, &self.twid, &wide.twid52, self.modulus.value()) };
+        }
+        self.forward_scalar_from(a, m, half);
+    }
+
+    /// The forward transform on the scalar code alone (the reference the wide stages are
+    /// tested against).
+    #[cfg(test)]
+    pub(crate) fn forward_scalar(&self, a: &mut [u64]) {
+        self.forward_scalar_from(a, 1, self.degree);
+    }
+
+    /// The forward stages after the one of `m` blocks with partners `half` apart, then the
+    /// last stage.
+    fn forward_scalar_from(&self, a: &mut [u64], mut m: usize, mut half: usize) {
         let n = self.degree;
         let p = self.modulus.value();
         let two_p = 2 * p;
-        let mut half = n; // distance between butterfly partners
-        let mut m = 1; // number of blocks in this stage
         while m < n / 2 {
             half >>= 1;
             let twiddles = self.twid[m..2 * m].iter().zip(&self.twid_shoup[m..2 * m]);
@@ -241,12 +306,45 @@ impl NttPlan {
 
     /// The inverse transform for `a` of length `N` with values in `[0, 2p)`.
     pub(crate) fn inverse_unchecked(&self, a: &mut [u64]) {
+        #[cfg(target_arch = "x86_64")]
+        if let Some(wide) = &self.wide
+            && a.len() == self.degree
+            && self.degree >= 16
+        {
+            // The stages with partners 1, 2 and 4 apart on the scalar code, the rest wide.
+            self.inverse_scalar_stages(a, 8);
+            // SAFETY: as in forward_unchecked; half = 8 is below N >= 16.
+            unsafe {
+                crate::ntt_ifma::inverse_wide(
+                    a,
+                    &self.inv_twid,
+                    &wide.inv_twid52,
+                    self.modulus.value(),
+                    8,
+                    (self.degree_inv, wide.degree_inv52),
+                    (self.last_inv_twid_scaled, wide.last_inv_twid_scaled52),
+                );
+            }
+            return;
+        }
+        self.inverse_scalar(a);
+    }
+
+    /// The inverse transform on the scalar code alone.
+    pub(crate) fn inverse_scalar(&self, a: &mut [u64]) {
+        self.inverse_scalar_stages(a, self.degree / 2);
+        self.inverse_scalar_last(a);
+    }
+
+    /// The inverse stages with partners fewer than `until` apart (at most `N / 2`: all but the
+    /// last).
+    fn inverse_scalar_stages(&self, a: &mut [u64], until: usize) {
         let n = self.degree;
         let p = self.modulus.value();
         let two_p = 2 * p;
         let mut half = 1;
         let mut h = n / 2; // number of blocks in this stage
-        while h > 1 {
+        while h > 1 && half < until {
             let twiddles = self.inv_twid[h..2 * h].iter().zip(&self.inv_twid_shoup[h..2 * h]);
             for (block, (&w, &w_shoup)) in a.chunks_exact_mut(2 * half).zip(twiddles) {
                 let (xs, ys) = block.split_at_mut(half);
@@ -260,7 +358,13 @@ impl NttPlan {
             half <<= 1;
             h >>= 1;
         }
-        // Last stage (one block) with N^-1 folded in, reduced to [0, p).
+    }
+
+    /// The last inverse stage (one block) with `N^-1` folded in, reduced to `[0, p)`.
+    fn inverse_scalar_last(&self, a: &mut [u64]) {
+        let n = self.degree;
+        let p = self.modulus.value();
+        let two_p = 2 * p;
         let (xs, ys) = a.split_at_mut(n / 2);
         let (ni, ni_shoup) = (self.degree_inv, self.degree_inv_shoup);
         let (w, w_shoup) = (self.last_inv_twid_scaled, self.last_inv_twid_scaled_shoup);
@@ -289,6 +393,46 @@ mod tests {
             assert!(matches!(NttPlan::new(m, 2048), Err(PolyError::InvalidModulus { modulus, .. }) if modulus == q));
         }
         assert!(NttPlan::new(m, 1024).is_ok());
+    }
+
+    /// The wide stages (AVX-512 IFMA, primes below 2^50) against the scalar code, word for
+    /// word, forward and inverse, for primes of 20 to 50 bits (and 51 and 62, which keep the
+    /// scalar code), degrees 2 to 2^13, random residues and the extremes 0 and p - 1. On a CPU
+    /// without IFMA both sides are the scalar code, which the test says.
+    #[test]
+    fn wide_stages_equal_the_scalar_code() {
+        let mut state = 0x5eed_u64;
+        let mut next = || {
+            state = state.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+            state >> 1
+        };
+        let mut wide_runs = 0;
+        for log_n in 1..=13u32 {
+            let n = 1usize << log_n;
+            for bits in [20u32, 36, 49, 50, 51, 62] {
+                let p = generate_ntt_primes(bits, 2 * n as u64, 1, &[]).unwrap()[0];
+                let plan = NttPlan::new(Modulus::new(p).unwrap(), n).unwrap();
+                assert_eq!(plan.uses_wide_stages(), wide_path_available(p));
+                #[cfg(target_arch = "x86_64")]
+                if p < crate::ntt_ifma::MAX_PRIME && crate::ntt_ifma::available() {
+                    assert!(plan.uses_wide_stages());
+                }
+                wide_runs += usize::from(plan.uses_wide_stages());
+                let mut input: Vec<u64> = (0..n).map(|_| next() % p).collect();
+                input[0] = p - 1;
+                input[n - 1] = 0;
+                let (mut wide, mut scalar) = (input.clone(), input.clone());
+                plan.forward_unchecked(&mut wide);
+                plan.forward_scalar(&mut scalar);
+                assert_eq!(wide, scalar, "forward, N = {n}, {bits}-bit p");
+                assert!(wide.iter().all(|&v| v < p));
+                plan.inverse_unchecked(&mut wide);
+                plan.inverse_scalar(&mut scalar);
+                assert_eq!(wide, scalar, "inverse, N = {n}, {bits}-bit p");
+                assert_eq!(wide, input, "round trip, N = {n}, {bits}-bit p");
+            }
+        }
+        eprintln!("wide stages ran in {wide_runs} of 78 plans (0: this CPU has no AVX-512 IFMA)");
     }
 
     #[test]
