@@ -281,6 +281,36 @@ impl<B: BgvBackend> BgvContext<B> {
         self.add_plain_signed(a, &Plaintext::constant(&self.params, c)?, true)
     }
 
+    /// `a`, whose plaintext is a multiple `d m` of `d = t / t'` (`t'` the plaintext modulus of
+    /// `target`, over the same core), as a ciphertext of `m` under `target`: bootstrapping's
+    /// division by `p` of the plaintext space `p^k`. Every polynomial is multiplied by `d^-1`
+    /// modulo each prime: the phase `f d m + t e`, an integer multiple of `d`, becomes `f m + t'
+    /// e` (the correction factor `f` taken modulo `t'`), so the noise bound shrinks by `d`. If
+    /// the plaintext is not a multiple of `d`, the result decrypts to garbage (the caller's
+    /// promise, as in the papers). Errors with [`BgvError::ParameterMismatch`] when `target`
+    /// has another core, and [`BgvError::InvalidParameter`] unless `t'` divides `t` and is
+    /// below it.
+    pub fn divide_plaintext_space(&self, a: &Ciphertext<B>, target: &BgvContext<B>) -> Result<Ciphertext<B>> {
+        self.check_ciphertext(a)?;
+        self.core.check(target.params().core(), "target parameters' core")?;
+        let (t, t_target) = (self.params.plaintext_modulus(), target.params().plaintext_modulus());
+        if t_target >= t || t % t_target != 0 {
+            return Err(BgvError::InvalidParameter {
+                name: "target plaintext modulus",
+                value: t_target,
+                requirement: format!("must divide t = {t} and be below it"),
+            });
+        }
+        let d = t / t_target;
+        let polys = self.core.mul_by_inverse(a.polys(), d, a.level())?;
+        let state = BgvCiphertextState {
+            correction: a.state().correction % t_target,
+            product: a.state().product,
+            noise_bits: a.state().noise_bits - (d as f64).log2(),
+        };
+        Ok(target.ciphertext_with_state(polys, a.level(), a.key_set(), state))
+    }
+
     /// `a * c` for an integer `c` (reduced modulo `t`, taken centered): every polynomial times
     /// the constant (no transform; the noise grows by at most `t/2`, not counted as a product
     /// by [`ModSwitching::Auto`]). The polynomials of [`mul_plain`](Self::mul_plain) by the

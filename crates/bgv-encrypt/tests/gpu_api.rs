@@ -124,6 +124,16 @@ mod on_device {
         }
     }
 
+    /// One step of digit extraction (the lowest digit removed by its polynomial, the plaintext
+    /// space divided by 2; `common::extension::digit_step_on_constant_slots`): the CPU's words.
+    #[test]
+    fn digit_step_is_the_cpus_words() {
+        use crate::common::extension::digit_step_on_constant_slots;
+        let Some(gpu) = gpu_backend() else { return };
+        let cpu = digit_step_on_constant_slots(CpuBackend, 3);
+        assert_same(&cpu, &digit_step_on_constant_slots(gpu.clone(), 3), "digit step");
+    }
+
     /// Rotations, shifts, the Frobenius, total sums and replication on extension-field slots
     /// (`common::hypercube`), good and bad dimensions: the CPU's words.
     #[test]

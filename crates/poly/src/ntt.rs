@@ -89,8 +89,9 @@ pub struct NttPlan {
     last_inv_twid_scaled: u64,
     last_inv_twid_scaled_shoup: u64,
     /// The 52-bit Shoup companions of the wide stages on CPUs with AVX-512 IFMA, for primes
-    /// below 2^50 (`ntt_ifma`); `None` elsewhere (the scalar code throughout).
-    wide: Option<WideTables>,
+    /// below 2^50 (`ntt_ifma`); `None` elsewhere (the scalar code throughout). Boxed: plans sit
+    /// in enums beside small variants.
+    wide: Option<Box<WideTables>>,
 }
 
 /// `floor(w 2^52 / p)` for every twiddle and the last inverse stage's two factors.
@@ -142,12 +143,12 @@ impl NttPlan {
             let shoup52 = crate::ntt_ifma::shoup52;
             #[cfg(not(target_arch = "x86_64"))]
             let shoup52 = |_: u64, _: u64| 0u64;
-            WideTables {
+            Box::new(WideTables {
                 twid52: twid.iter().map(|&w| shoup52(w, p)).collect(),
                 inv_twid52: inv_twid.iter().map(|&w| shoup52(w, p)).collect(),
                 degree_inv52: shoup52(degree_inv, p),
                 last_inv_twid_scaled52: shoup52(last_inv_twid_scaled, p),
-            }
+            })
         });
         Ok(Self {
             modulus,

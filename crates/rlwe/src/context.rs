@@ -173,6 +173,30 @@ impl<B: RlweBackend> RlweContext<B> {
         polys.iter().map(|p| self.backend.scalar_mul_per_limb(p, &residues).be()).collect()
     }
 
+    /// Every polynomial of `polys` (over the primes of `level`) times `d^-1` modulo each prime:
+    /// a phase that is a multiple `d y` of `d` as an integer becomes `y` (bootstrapping's
+    /// division of the plaintext space by `p`). Errors when `d` is 0 or shares a factor with a
+    /// prime.
+    pub fn mul_by_inverse<R: poly::Representation>(
+        &self,
+        polys: &[B::Poly<R>],
+        d: u64,
+        level: usize,
+    ) -> Result<Vec<B::Poly<R>>> {
+        self.params.check_level(level)?;
+        let residues = self.params.ciphertext_moduli()[..=level]
+            .iter()
+            .map(|&q| {
+                modarith::inverse_mod(d % q, q).ok_or_else(|| RlweError::InvalidParameter {
+                    name: "divisor",
+                    value: d,
+                    requirement: format!("must be invertible modulo every ciphertext prime ({q} is not)"),
+                })
+            })
+            .collect::<Result<Vec<u64>>>()?;
+        polys.iter().map(|p| self.backend.scalar_mul_per_limb(p, &residues).be()).collect()
+    }
+
     /// Errors with [`RlweError::ParameterMismatch`] unless `other` equals this context's
     /// parameters.
     pub fn check(&self, other: &Arc<RlweParameters>, what: &'static str) -> Result<()> {

@@ -23,7 +23,8 @@ use rand::{Rng, SeedableRng, rngs::StdRng};
 /// Plaintext arithmetic of `R_t`: slot-wise for batching, exact negacyclic products (through
 /// an NTT over a prime larger than `2 N t^2`) for the coefficient encoding.
 enum Reference {
-    Slots { encoder: BatchEncoder, t: Modulus },
+    // Boxed: the encoder holds an NTT plan (clippy's large_enum_variant).
+    Slots { encoder: Box<BatchEncoder>, t: Modulus },
     Coefficients { encoder: CoefficientEncoder, t: u64, ring: Arc<RingContext> },
 }
 
@@ -31,7 +32,7 @@ impl Reference {
     fn new(params: &Arc<BfvParameters>) -> Self {
         let t = params.plaintext_modulus();
         match BatchEncoder::new(params) {
-            Ok(encoder) => Reference::Slots { encoder, t: Modulus::new(t).unwrap() },
+            Ok(encoder) => Reference::Slots { encoder: Box::new(encoder), t: Modulus::new(t).unwrap() },
             Err(BfvError::BatchingUnsupported { .. }) => {
                 let n = params.degree();
                 // Products of centered values are below N t^2 / 4 < 2^61 / 2.

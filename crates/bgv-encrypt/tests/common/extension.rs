@@ -157,7 +157,6 @@ pub fn lowest_digits_of_constant_slots<B: BgvBackend>(
     e: u32,
     rng_seed: u64,
 ) -> (Vec<Vec<u64>>, usize) {
-    use rlwe::Evaluator;
     let slots = ExtensionSlots::for_params(params.as_ref()).unwrap();
     let (n, d, count) = (slots.modulus(), slots.slot_degree(), slots.slot_count());
     assert_eq!(n, p.pow(e));
@@ -177,4 +176,34 @@ pub fn lowest_digits_of_constant_slots<B: BgvBackend>(
     assert_eq!(got, want, "m = {}, t = {p}^{e}", slots.factors().m);
     let words = result.polys().iter().map(|poly| backend.download(poly).unwrap().as_slice().to_vec()).collect();
     (words, ct.level() - result.level())
+}
+
+/// One step of digit extraction on slots holding constants `y` of `Z_{2^8}` over `Phi_1705`:
+/// `y - F(y)` with `F` the lowest-digit polynomial (a multiple of 2 in every slot), then the
+/// plaintext space divided by 2: every slot decrypts to the constant `floor(y / 2)` of
+/// `Z_{2^7}`. Returns the result's words.
+pub fn digit_step_on_constant_slots<B: BgvBackend>(backend: B, rng_seed: u64) -> Vec<Vec<u64>> {
+    let params = super::phi_m::params(1705, &[60, 50, 50, 50, 50, 50], &[60], 256);
+    let target_params = BgvParameters::from_core(params.core(), 128).unwrap();
+    let slots = ExtensionSlots::for_params(params.as_ref()).unwrap();
+    let target_slots = ExtensionSlots::for_params(target_params.as_ref()).unwrap();
+    let (d, count) = (slots.slot_degree(), slots.slot_count());
+    let context = BgvContext::new(backend.clone(), &params).unwrap();
+    let target = BgvContext::new(backend.clone(), &target_params).unwrap();
+    let secret = context.secret_key_from_seed(&seed(1)).unwrap();
+    let public = context.public_key_from_seed(&secret, &seed(2)).unwrap();
+    let relin = context.relin_key_from_seed(&secret, &seed(3)).unwrap();
+    let mut rng = StdRng::seed_from_u64(rng_seed);
+    let constant = |y: u64| -> Vec<u64> { (0..d).map(|k| if k == 0 { y } else { 0 }).collect() };
+    let values: Vec<u64> = (0..count).map(|_| rng.gen_range(0..256)).collect();
+    let plain = slots.encode_plaintext(&params, &values.iter().map(|&y| constant(y)).collect::<Vec<_>>()).unwrap();
+    let ct = context.encrypt_with_seed(&plain, &public, &seed(5)).unwrap();
+    let digit = rlwe::digit_extraction::lowest_digit_polynomial(2, 8).unwrap();
+    let low = context.evaluate_polynomial(&ct, &digit, &relin).unwrap();
+    let removed = context.sub(&ct, &low).unwrap();
+    let divided = context.divide_plaintext_space(&removed, &target).unwrap();
+    let got = target_slots.decode_plaintext(&target.decrypt_checked(&divided, &secret).unwrap()).unwrap();
+    let want: Vec<Vec<u64>> = values.iter().map(|&y| constant(y / 2)).collect();
+    assert_eq!(got, want);
+    divided.polys().iter().map(|poly| backend.download(poly).unwrap().as_slice().to_vec()).collect()
 }
