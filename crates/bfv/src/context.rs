@@ -187,6 +187,28 @@ impl<B: BfvBackend> BfvContext<B> {
         Ok(Ciphertext::from_parts(&self.params, polys, level, None, ()))
     }
 
+    /// `a`, whose plaintext is a multiple `d m` of `d = t / t'` (`t'` the plaintext modulus of
+    /// `target`, over the same core), as a ciphertext of `m` under `target`: bootstrapping's
+    /// division by `p` of the plaintext space `p^k`. BFV needs no arithmetic: the phase
+    /// `floor(q / t) d m + e` is `floor(q / t') m + e'` with `|e' - e| < d m <= t`, so the
+    /// polynomials are `target`'s as they are (copied). Errors with
+    /// [`BfvError::ParameterMismatch`] when `target` has another core, and
+    /// [`BfvError::InvalidParameter`] unless `t'` divides `t` and is below it.
+    pub fn divide_plaintext_space(&self, a: &Ciphertext<B>, target: &BfvContext<B>) -> Result<Ciphertext<B>> {
+        self.check(a.params(), "ciphertext")?;
+        self.core.check(target.params().core(), "target parameters' core")?;
+        let (t, t_target) = (self.params.plaintext_modulus(), target.params().plaintext_modulus());
+        if t_target >= t || t % t_target != 0 {
+            return Err(BfvError::InvalidParameter {
+                name: "target plaintext modulus",
+                value: t_target,
+                requirement: format!("must divide t = {t} and be below it"),
+            });
+        }
+        let polys = a.polys().iter().map(|p| self.backend.duplicate(p).be()).collect::<Result<Vec<_>>>()?;
+        Ok(Ciphertext::from_parts(target.params(), polys, a.level(), a.key_set(), ()))
+    }
+
     /// A copy of `ciphertext` in fresh storage.
     pub fn duplicate(&self, ciphertext: &Ciphertext<B>) -> Result<Ciphertext<B>> {
         self.check(ciphertext.params(), "ciphertext")?;

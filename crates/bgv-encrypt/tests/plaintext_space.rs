@@ -3,7 +3,7 @@
 //! products, scalars and modulus switching (correction factors other than 1), in coefficient
 //! and slot encodings; one step of digit extraction on extension-field slots (the lowest
 //! digit removed by its polynomial, then the division: the slots' next digits); bad targets
-//! refused.
+//! refused. BFV's division (a reinterpretation of the same polynomials) after scalars and sums.
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
 mod common;
@@ -56,4 +56,37 @@ fn division_by_p_after_products_and_modulus_switching() {
 #[test]
 fn one_digit_removed_and_divided_out_on_extension_field_slots() {
     common::extension::digit_step_on_constant_slots(CpuBackend, 1);
+}
+
+#[test]
+fn bfv_division_by_p_after_scalars_and_sums() {
+    let (p, t) = (17u64, 17u64.pow(3));
+    let bgv = common::small_params(12, &[55, 55, 55, 55], &[58], t);
+    for variant in [bfv::MulVariant::Hps, bfv::MulVariant::Behz] {
+        let params = bfv::BfvParameters::from_core(bgv.core(), t, variant).unwrap();
+        let target_params = bfv::BfvParameters::from_core(bgv.core(), t / p, variant).unwrap();
+        let context = bfv::BfvContext::new(CpuBackend, &params).unwrap();
+        let target = bfv::BfvContext::new(CpuBackend, &target_params).unwrap();
+        let secret = context.secret_key_from_seed(&common::seed(1)).unwrap();
+        let public = context.public_key_from_seed(&secret, &common::seed(2)).unwrap();
+        let n = params.degree();
+        let mut rng = StdRng::seed_from_u64(2);
+        let x: Vec<u64> = (0..n).map(|_| rng.gen_range(0..t / p)).collect();
+        let y: Vec<u64> = (0..n).map(|_| rng.gen_range(0..t / p)).collect();
+        let encrypt = |v: &[u64], s: u8| {
+            let m: Vec<u64> = v.iter().map(|&e| e * p % t).collect();
+            let plain = bfv::Plaintext::from_coefficients(&params, &m).unwrap();
+            context.encrypt_with_seed(&plain, &public, &common::seed(s)).unwrap()
+        };
+        let c = rng.gen_range(1..t);
+        let combined = context.add(&context.mul_scalar(&encrypt(&x, 3), c).unwrap(), &encrypt(&y, 4)).unwrap();
+        let divided = context.divide_plaintext_space(&combined, &target).unwrap();
+        let got = target.decrypt(&divided, &secret).unwrap();
+        let want: Vec<u64> = x.iter().zip(&y).map(|(&a, &b)| (a * c + b) % (t / p)).collect();
+        assert_eq!(got.coefficients(), &want[..], "{variant:?}");
+        assert!(target.noise_budget(&divided, &secret).unwrap() > 0);
+        let other =
+            bfv::BfvContext::new(CpuBackend, &bfv::BfvParameters::from_core(bgv.core(), 13, variant).unwrap()).unwrap();
+        assert!(matches!(context.divide_plaintext_space(&combined, &other), Err(BgvError::InvalidParameter { .. })));
+    }
 }
