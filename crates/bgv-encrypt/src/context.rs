@@ -119,6 +119,11 @@ impl<B: BgvBackend> BgvContext<B> {
         self
     }
 
+    /// The modulus-switching mode of the multiplications.
+    pub fn mod_switching(&self) -> ModSwitching {
+        self.mod_switching
+    }
+
     /// This context with `policy` for operations between levels.
     pub fn with_level_policy(mut self, policy: LevelPolicy) -> Self {
         self.level_policy = policy;

@@ -52,6 +52,7 @@ pub mod backend;
 pub mod context;
 #[cfg(feature = "cuda")]
 mod decryption_replay;
+pub mod digit_removal;
 mod encoding;
 mod error;
 mod evaluate;

@@ -132,6 +132,9 @@ mod on_device {
         let Some(gpu) = gpu_backend() else { return };
         let cpu = digit_step_on_constant_slots(CpuBackend, 3);
         assert_same(&cpu, &digit_step_on_constant_slots(gpu.clone(), 3), "digit step");
+        let cpu = crate::common::extension::digits_removed_from_constant_slots(CpuBackend, 4);
+        let on_gpu = crate::common::extension::digits_removed_from_constant_slots(gpu.clone(), 4);
+        assert_same(&cpu, &on_gpu, "three digits removed");
     }
 
     /// Rotations, shifts, the Frobenius, total sums and replication on extension-field slots

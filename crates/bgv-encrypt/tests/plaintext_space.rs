@@ -90,3 +90,10 @@ fn bfv_division_by_p_after_scalars_and_sums() {
         assert!(matches!(context.divide_plaintext_space(&combined, &other), Err(BgvError::InvalidParameter { .. })));
     }
 }
+
+/// Three rounds of digit removal (`DigitRemoval`): `y` in `Z_{2^8}` to `floor(y / 8)` in
+/// `Z_{2^5}` in every slot (`common::extension::digits_removed_from_constant_slots`).
+#[test]
+fn three_digits_removed_on_extension_field_slots() {
+    common::extension::digits_removed_from_constant_slots(CpuBackend, 4);
+}

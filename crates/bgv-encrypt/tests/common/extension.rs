@@ -207,3 +207,39 @@ pub fn digit_step_on_constant_slots<B: BgvBackend>(backend: B, rng_seed: u64) ->
     assert_eq!(got, want);
     divided.polys().iter().map(|poly| backend.download(poly).unwrap().as_slice().to_vec()).collect()
 }
+
+/// Three digits removed (`bgv_encrypt::digit_removal::DigitRemoval`) from slots holding
+/// constants `y` of `Z_{2^8}` over `Phi_1705`: every slot decrypts to `floor(y / 8)` in
+/// `Z_{2^5}`. Returns the result's words.
+pub fn digits_removed_from_constant_slots<B: BgvBackend>(backend: B, rng_seed: u64) -> Vec<Vec<u64>> {
+    let params = super::phi_m::params(1705, &[60, 50, 50, 50, 50, 50, 50, 50, 50, 50, 50, 50], &[60], 256);
+    let slots = ExtensionSlots::for_params(params.as_ref()).unwrap();
+    let (d, count) = (slots.slot_degree(), slots.slot_count());
+    let context = BgvContext::new(backend.clone(), &params).unwrap();
+    let removal = bgv_encrypt::digit_removal::DigitRemoval::new(&context, 2, 3).unwrap();
+    let target_slots = ExtensionSlots::for_params(removal.target().params().as_ref()).unwrap();
+    assert_eq!(removal.target().params().plaintext_modulus(), 32);
+    let secret = context.secret_key_from_seed(&seed(1)).unwrap();
+    let public = context.public_key_from_seed(&secret, &seed(2)).unwrap();
+    let relin = context.relin_key_from_seed(&secret, &seed(3)).unwrap();
+    let mut rng = StdRng::seed_from_u64(rng_seed);
+    let constant = |y: u64| -> Vec<u64> { (0..d).map(|k| if k == 0 { y } else { 0 }).collect() };
+    let values: Vec<u64> = (0..count).map(|_| rng.gen_range(0..256)).collect();
+    let plain = slots.encode_plaintext(&params, &values.iter().map(|&y| constant(y)).collect::<Vec<_>>()).unwrap();
+    let ct = context.encrypt_with_seed(&plain, &public, &seed(5)).unwrap();
+    let lower = removal.relin_keys_from_seed(&secret, &seed(20)).unwrap();
+    assert_eq!(lower.len(), 2);
+    let result = removal.apply(&context, &ct, &relin, &lower).unwrap();
+    let target = removal.target();
+    let got = target_slots.decode_plaintext(&target.decrypt_checked(&result, &secret).unwrap()).unwrap();
+    let want: Vec<Vec<u64>> = values.iter().map(|&y| constant(y / 8)).collect();
+    assert_eq!(got, want);
+    // The rounds belong to their context: another one is refused.
+    let other = BgvContext::new(backend.clone(), &super::phi_m::params(1705, &[60, 50, 50], &[60], 256)).unwrap();
+    assert!(matches!(removal.apply(&other, &ct, &relin, &lower), Err(BgvError::ParameterMismatch { .. })));
+    assert!(matches!(removal.apply(&context, &ct, &relin, &lower[..1]), Err(BgvError::InvalidParameter { .. })));
+    assert!(bgv_encrypt::digit_removal::DigitRemoval::new(&context, 2, 8).is_err());
+    assert!(bgv_encrypt::digit_removal::DigitRemoval::new(&context, 3, 1).is_err());
+    assert!(bgv_encrypt::digit_removal::DigitRemoval::new(&context, 2, 0).is_err());
+    result.polys().iter().map(|poly| backend.download(poly).unwrap().as_slice().to_vec()).collect()
+}
