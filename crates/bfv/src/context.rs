@@ -196,15 +196,8 @@ impl<B: BfvBackend> BfvContext<B> {
     /// [`BfvError::InvalidParameter`] unless `t'` divides `t` and is below it.
     pub fn divide_plaintext_space(&self, a: &Ciphertext<B>, target: &BfvContext<B>) -> Result<Ciphertext<B>> {
         self.check(a.params(), "ciphertext")?;
-        self.core.check(target.params().core(), "target parameters' core")?;
         let (t, t_target) = (self.params.plaintext_modulus(), target.params().plaintext_modulus());
-        if t_target >= t || t % t_target != 0 {
-            return Err(BfvError::InvalidParameter {
-                name: "target plaintext modulus",
-                value: t_target,
-                requirement: format!("must divide t = {t} and be below it"),
-            });
-        }
+        self.core.plaintext_space_divisor(target.params().core(), t, t_target)?;
         let polys = a.polys().iter().map(|p| self.backend.duplicate(p).be()).collect::<Result<Vec<_>>>()?;
         Ok(Ciphertext::from_parts(target.params(), polys, a.level(), a.key_set(), ()))
     }

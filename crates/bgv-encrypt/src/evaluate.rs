@@ -292,16 +292,8 @@ impl<B: BgvBackend> BgvContext<B> {
     /// below it.
     pub fn divide_plaintext_space(&self, a: &Ciphertext<B>, target: &BgvContext<B>) -> Result<Ciphertext<B>> {
         self.check_ciphertext(a)?;
-        self.core.check(target.params().core(), "target parameters' core")?;
-        let (t, t_target) = (self.params.plaintext_modulus(), target.params().plaintext_modulus());
-        if t_target >= t || t % t_target != 0 {
-            return Err(BgvError::InvalidParameter {
-                name: "target plaintext modulus",
-                value: t_target,
-                requirement: format!("must divide t = {t} and be below it"),
-            });
-        }
-        let d = t / t_target;
+        let t_target = target.params().plaintext_modulus();
+        let d = self.core.plaintext_space_divisor(target.params().core(), self.params.plaintext_modulus(), t_target)?;
         let polys = self.core.mul_by_inverse(a.polys(), d, a.level())?;
         let state = BgvCiphertextState {
             correction: a.state().correction % t_target,

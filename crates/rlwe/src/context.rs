@@ -173,6 +173,21 @@ impl<B: RlweBackend> RlweContext<B> {
         polys.iter().map(|p| self.backend.scalar_mul_per_limb(p, &residues).be()).collect()
     }
 
+    /// `d = t / t'` for a division of the plaintext space from `t` to `t'` (both schemes'
+    /// `divide_plaintext_space`), after checking that `t'` shares this context's core (the same
+    /// ring, primes and keys) and divides `t` and is below it.
+    pub fn plaintext_space_divisor(&self, target_core: &Arc<RlweParameters>, t: u64, t_target: u64) -> Result<u64> {
+        self.check(target_core, "target parameters' core")?;
+        if t_target >= t || t_target == 0 || !t.is_multiple_of(t_target) {
+            return Err(RlweError::InvalidParameter {
+                name: "target plaintext modulus",
+                value: t_target,
+                requirement: format!("must divide t = {t} and be below it"),
+            });
+        }
+        Ok(t / t_target)
+    }
+
     /// Every polynomial of `polys` (over the primes of `level`) times `d^-1` modulo each prime:
     /// a phase that is a multiple `d y` of `d` as an integer becomes `y` (bootstrapping's
     /// division of the plaintext space by `p`). Errors when `d` is 0 or shares a factor with a

@@ -147,6 +147,49 @@ pub fn squarings_to_depth<B: BgvBackend>(backend: B, params: &Arc<BgvParameters>
     squarings
 }
 
+/// A context whose slots hold random constants of `Z_t` (`t = p^e`), encrypted, with its keys:
+/// the setting of digit extraction (after coefficients-to-slots, each slot holds a constant).
+pub struct ConstantSlots<B: BgvBackend> {
+    pub slots: ExtensionSlots,
+    pub context: BgvContext<B>,
+    pub secret: bgv_encrypt::SecretKey<B>,
+    pub relin: bgv_encrypt::RelinKey<B>,
+    pub values: Vec<u64>,
+    pub ciphertext: Ciphertext<B>,
+}
+
+impl<B: BgvBackend> ConstantSlots<B> {
+    pub fn new(backend: B, params: &Arc<BgvParameters>, rng_seed: u64) -> Self {
+        let slots = ExtensionSlots::for_params(params.as_ref()).unwrap();
+        let context = BgvContext::new(backend, params).unwrap();
+        let secret = context.secret_key_from_seed(&seed(1)).unwrap();
+        let public = context.public_key_from_seed(&secret, &seed(2)).unwrap();
+        let relin = context.relin_key_from_seed(&secret, &seed(3)).unwrap();
+        let mut rng = StdRng::seed_from_u64(rng_seed);
+        let values: Vec<u64> = (0..slots.slot_count()).map(|_| rng.gen_range(0..slots.modulus())).collect();
+        let encoded: Vec<Vec<u64>> = values.iter().map(|&y| constant_slot(&slots, y)).collect();
+        let plain = slots.encode_plaintext(params, &encoded).unwrap();
+        let ciphertext = context.encrypt_with_seed(&plain, &public, &seed(5)).unwrap();
+        Self { slots, context, secret, relin, values, ciphertext }
+    }
+
+    /// The slots of `ct`, a ciphertext of `context`, decrypted and checked against `want` (one
+    /// constant a slot); returns its words.
+    pub fn check(&self, context: &BgvContext<B>, ct: &Ciphertext<B>, want: impl Fn(u64) -> u64) -> Vec<Vec<u64>> {
+        let slots = ExtensionSlots::for_params(context.params().as_ref()).unwrap();
+        let got = slots.decode_plaintext(&context.decrypt_checked(ct, &self.secret).unwrap()).unwrap();
+        let expected: Vec<Vec<u64>> = self.values.iter().map(|&y| constant_slot(&slots, want(y))).collect();
+        assert_eq!(got, expected, "m = {}, t = {}", slots.factors().m, slots.modulus());
+        let backend = context.backend();
+        ct.polys().iter().map(|poly| backend.download(poly).unwrap().as_slice().to_vec()).collect()
+    }
+}
+
+/// The slot element `y` (a constant of the slot's ring).
+fn constant_slot(slots: &ExtensionSlots, y: u64) -> Vec<u64> {
+    (0..slots.slot_degree()).map(|k| if k == 0 { y } else { 0 }).collect()
+}
+
 /// The lowest base-`p` digit of slots holding constants of `Z_{p^e}` (`t = p^e`), by the
 /// Chen-Han polynomial (`rlwe::digit_extraction`) evaluated with Paterson-Stockmeyer: every
 /// slot decrypts to the constant `y mod p`. Returns the result's words and the levels spent.
@@ -157,25 +200,12 @@ pub fn lowest_digits_of_constant_slots<B: BgvBackend>(
     e: u32,
     rng_seed: u64,
 ) -> (Vec<Vec<u64>>, usize) {
-    let slots = ExtensionSlots::for_params(params.as_ref()).unwrap();
-    let (n, d, count) = (slots.modulus(), slots.slot_degree(), slots.slot_count());
-    assert_eq!(n, p.pow(e));
-    let context = BgvContext::new(backend.clone(), params).unwrap();
-    let secret = context.secret_key_from_seed(&seed(1)).unwrap();
-    let public = context.public_key_from_seed(&secret, &seed(2)).unwrap();
-    let relin = context.relin_key_from_seed(&secret, &seed(3)).unwrap();
-    let mut rng = StdRng::seed_from_u64(rng_seed);
-    let constant = |y: u64| -> Vec<u64> { (0..d).map(|k| if k == 0 { y } else { 0 }).collect() };
-    let values: Vec<u64> = (0..count).map(|_| rng.gen_range(0..n)).collect();
-    let plain = slots.encode_plaintext(params, &values.iter().map(|&y| constant(y)).collect::<Vec<_>>()).unwrap();
-    let ct = context.encrypt_with_seed(&plain, &public, &seed(5)).unwrap();
+    let setup = ConstantSlots::new(backend, params, rng_seed);
+    assert_eq!(setup.slots.modulus(), p.pow(e));
     let digit = rlwe::digit_extraction::lowest_digit_polynomial(p, e).unwrap();
-    let result = context.evaluate_polynomial(&ct, &digit, &relin).unwrap();
-    let got = slots.decode_plaintext(&context.decrypt_checked(&result, &secret).unwrap()).unwrap();
-    let want: Vec<Vec<u64>> = values.iter().map(|&y| constant(y % p)).collect();
-    assert_eq!(got, want, "m = {}, t = {p}^{e}", slots.factors().m);
-    let words = result.polys().iter().map(|poly| backend.download(poly).unwrap().as_slice().to_vec()).collect();
-    (words, ct.level() - result.level())
+    let result = setup.context.evaluate_polynomial(&setup.ciphertext, &digit, &setup.relin).unwrap();
+    let words = setup.check(&setup.context, &result, |y| y % p);
+    (words, setup.ciphertext.level() - result.level())
 }
 
 /// One step of digit extraction on slots holding constants `y` of `Z_{2^8}` over `Phi_1705`:
@@ -184,62 +214,36 @@ pub fn lowest_digits_of_constant_slots<B: BgvBackend>(
 /// `Z_{2^7}`. Returns the result's words.
 pub fn digit_step_on_constant_slots<B: BgvBackend>(backend: B, rng_seed: u64) -> Vec<Vec<u64>> {
     let params = super::phi_m::params(1705, &[60, 50, 50, 50, 50, 50], &[60], 256);
-    let target_params = BgvParameters::from_core(params.core(), 128).unwrap();
-    let slots = ExtensionSlots::for_params(params.as_ref()).unwrap();
-    let target_slots = ExtensionSlots::for_params(target_params.as_ref()).unwrap();
-    let (d, count) = (slots.slot_degree(), slots.slot_count());
-    let context = BgvContext::new(backend.clone(), &params).unwrap();
-    let target = BgvContext::new(backend.clone(), &target_params).unwrap();
-    let secret = context.secret_key_from_seed(&seed(1)).unwrap();
-    let public = context.public_key_from_seed(&secret, &seed(2)).unwrap();
-    let relin = context.relin_key_from_seed(&secret, &seed(3)).unwrap();
-    let mut rng = StdRng::seed_from_u64(rng_seed);
-    let constant = |y: u64| -> Vec<u64> { (0..d).map(|k| if k == 0 { y } else { 0 }).collect() };
-    let values: Vec<u64> = (0..count).map(|_| rng.gen_range(0..256)).collect();
-    let plain = slots.encode_plaintext(&params, &values.iter().map(|&y| constant(y)).collect::<Vec<_>>()).unwrap();
-    let ct = context.encrypt_with_seed(&plain, &public, &seed(5)).unwrap();
+    let setup = ConstantSlots::new(backend.clone(), &params, rng_seed);
+    let target = BgvContext::new(backend, &BgvParameters::from_core(params.core(), 128).unwrap()).unwrap();
+    let (context, ct) = (&setup.context, &setup.ciphertext);
     let digit = rlwe::digit_extraction::lowest_digit_polynomial(2, 8).unwrap();
-    let low = context.evaluate_polynomial(&ct, &digit, &relin).unwrap();
-    let removed = context.sub(&ct, &low).unwrap();
-    let divided = context.divide_plaintext_space(&removed, &target).unwrap();
-    let got = target_slots.decode_plaintext(&target.decrypt_checked(&divided, &secret).unwrap()).unwrap();
-    let want: Vec<Vec<u64>> = values.iter().map(|&y| constant(y / 2)).collect();
-    assert_eq!(got, want);
-    divided.polys().iter().map(|poly| backend.download(poly).unwrap().as_slice().to_vec()).collect()
+    let low = context.evaluate_polynomial(ct, &digit, &setup.relin).unwrap();
+    let divided = context.divide_plaintext_space(&context.sub(ct, &low).unwrap(), &target).unwrap();
+    setup.check(&target, &divided, |y| y / 2)
 }
 
 /// Three digits removed (`bgv_encrypt::digit_removal::DigitRemoval`) from slots holding
 /// constants `y` of `Z_{2^8}` over `Phi_1705`: every slot decrypts to `floor(y / 8)` in
 /// `Z_{2^5}`. Returns the result's words.
 pub fn digits_removed_from_constant_slots<B: BgvBackend>(backend: B, rng_seed: u64) -> Vec<Vec<u64>> {
+    use bgv_encrypt::digit_removal::DigitRemoval;
     let params = super::phi_m::params(1705, &[60, 50, 50, 50, 50, 50, 50, 50, 50, 50, 50, 50], &[60], 256);
-    let slots = ExtensionSlots::for_params(params.as_ref()).unwrap();
-    let (d, count) = (slots.slot_degree(), slots.slot_count());
-    let context = BgvContext::new(backend.clone(), &params).unwrap();
-    let removal = bgv_encrypt::digit_removal::DigitRemoval::new(&context, 2, 3).unwrap();
-    let target_slots = ExtensionSlots::for_params(removal.target().params().as_ref()).unwrap();
+    let setup = ConstantSlots::new(backend.clone(), &params, rng_seed);
+    let context = &setup.context;
+    let removal = DigitRemoval::new(context, 2, 3).unwrap();
     assert_eq!(removal.target().params().plaintext_modulus(), 32);
-    let secret = context.secret_key_from_seed(&seed(1)).unwrap();
-    let public = context.public_key_from_seed(&secret, &seed(2)).unwrap();
-    let relin = context.relin_key_from_seed(&secret, &seed(3)).unwrap();
-    let mut rng = StdRng::seed_from_u64(rng_seed);
-    let constant = |y: u64| -> Vec<u64> { (0..d).map(|k| if k == 0 { y } else { 0 }).collect() };
-    let values: Vec<u64> = (0..count).map(|_| rng.gen_range(0..256)).collect();
-    let plain = slots.encode_plaintext(&params, &values.iter().map(|&y| constant(y)).collect::<Vec<_>>()).unwrap();
-    let ct = context.encrypt_with_seed(&plain, &public, &seed(5)).unwrap();
-    let lower = removal.relin_keys_from_seed(&secret, &seed(20)).unwrap();
+    let lower = removal.relin_keys_from_seed(&setup.secret, &seed(20)).unwrap();
     assert_eq!(lower.len(), 2);
-    let result = removal.apply(&context, &ct, &relin, &lower).unwrap();
-    let target = removal.target();
-    let got = target_slots.decode_plaintext(&target.decrypt_checked(&result, &secret).unwrap()).unwrap();
-    let want: Vec<Vec<u64>> = values.iter().map(|&y| constant(y / 8)).collect();
-    assert_eq!(got, want);
-    // The rounds belong to their context: another one is refused.
-    let other = BgvContext::new(backend.clone(), &super::phi_m::params(1705, &[60, 50, 50], &[60], 256)).unwrap();
-    assert!(matches!(removal.apply(&other, &ct, &relin, &lower), Err(BgvError::ParameterMismatch { .. })));
-    assert!(matches!(removal.apply(&context, &ct, &relin, &lower[..1]), Err(BgvError::InvalidParameter { .. })));
-    assert!(bgv_encrypt::digit_removal::DigitRemoval::new(&context, 2, 8).is_err());
-    assert!(bgv_encrypt::digit_removal::DigitRemoval::new(&context, 3, 1).is_err());
-    assert!(bgv_encrypt::digit_removal::DigitRemoval::new(&context, 2, 0).is_err());
-    result.polys().iter().map(|poly| backend.download(poly).unwrap().as_slice().to_vec()).collect()
+    let result = removal.apply(context, &setup.ciphertext, &setup.relin, &lower).unwrap();
+    let words = setup.check(removal.target(), &result, |y| y / 8);
+    // The rounds belong to their context and take one key per lower round.
+    let other = BgvContext::new(backend, &super::phi_m::params(1705, &[60, 50, 50], &[60], 256)).unwrap();
+    let ct = &setup.ciphertext;
+    assert!(matches!(removal.apply(&other, ct, &setup.relin, &lower), Err(BgvError::ParameterMismatch { .. })));
+    assert!(matches!(removal.apply(context, ct, &setup.relin, &lower[..1]), Err(BgvError::InvalidParameter { .. })));
+    for (p, digits) in [(2, 8), (3, 1), (2, 0)] {
+        assert!(DigitRemoval::new(context, p, digits).is_err(), "p = {p}, {digits} digits");
+    }
+    words
 }
