@@ -41,6 +41,12 @@ fn mul_shoup_lazy(a: u64, w: u64, w_shoup: u64, p: u64) -> u64 {
     a.wrapping_mul(w).wrapping_sub(q.wrapping_mul(p))
 }
 
+/// `floor(w 2^52 / p)` for `w < p`: Shoup's companion for the 52-bit products of the wide
+/// stages.
+fn shoup52(w: u64, p: u64) -> u64 {
+    ((u128::from(w) << 52) / u128::from(p)) as u64
+}
+
 /// Whether plans for the prime `p` run the wide stages (`ntt_ifma`): x86-64 with AVX-512F and
 /// IFMA, `p < 2^50`.
 fn wide_path_available(p: u64) -> bool {
@@ -139,10 +145,6 @@ impl NttPlan {
         let degree_inv = modulus.inv(degree as u64)?;
         let last_inv_twid_scaled = modulus.mul(inv_twid[1], degree_inv);
         let wide = wide_path_available(p).then(|| {
-            #[cfg(target_arch = "x86_64")]
-            let shoup52 = crate::ntt_ifma::shoup52;
-            #[cfg(not(target_arch = "x86_64"))]
-            let shoup52 = |_: u64, _: u64| 0u64;
             Box::new(WideTables {
                 twid52: twid.iter().map(|&w| shoup52(w, p)).collect(),
                 inv_twid52: inv_twid.iter().map(|&w| shoup52(w, p)).collect(),

@@ -24,11 +24,6 @@ const MASK52: u64 = (1 << 52) - 1;
 /// The largest prime (exclusive) the 52-bit path takes: `4p` stays below 2^52.
 pub(crate) const MAX_PRIME: u64 = 1 << 50;
 
-/// `floor(w 2^52 / p)` for `w < p`.
-pub(crate) fn shoup52(w: u64, p: u64) -> u64 {
-    ((u128::from(w) << 52) / u128::from(p)) as u64
-}
-
 /// Whether this CPU runs the 52-bit path.
 pub(crate) fn available() -> bool {
     std::arch::is_x86_feature_detected!("avx512f") && std::arch::is_x86_feature_detected!("avx512ifma")

@@ -637,11 +637,8 @@ impl RnsKernels {
         }
         // One launch runs one kernel: the tensor cores' only where every digit takes them
         // (every factor below 2^40), else every digit takes the other kernel's form.
-        let tensor_cores = self.tensor_cores
-            && digits.iter().all(|params| {
-                let mut params = *params;
-                conversion_shape(&mut params, self.min_block_outputs, true).is_none_or(|_| params.split == 2)
-            });
+        // (A digit with nothing to convert is skipped below, whatever its factors.)
+        let tensor_cores = self.tensor_cores && digits.iter().all(|p| p.split == 1 || p.n == 0 || p.l == 0);
         let mut all = DigitConvertParams::default();
         let (mut tiles, mut groups, mut shared) = (0, 0, 0);
         let mut used = 0;
