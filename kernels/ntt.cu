@@ -162,6 +162,112 @@ __device__ __forceinline__ void gs_butterfly_scaled(u64& x, u64& y, const ulongl
     y = sub_if_ge(shoup_lazy(d, w1_n_inv, m), m.p);
 }
 
+// Butterflies on the FP64 pipe (primes below 2^43: the host's FP64_NTT_MAX_PRIME_BITS; NttTuning::fp64_butterflies).
+// Registers hold the bits of doubles whose values are signed integers; twiddle entries are
+// {w, fl(w / p)} as doubles. a w mod p is a w - q p with q = rint(a fl(w / p)) (a fused
+// multiply-add onto 1.5 2^52 rounds to an integer), formed exactly from h = fl(a w), its error
+// l = a w - h (a fused multiply-add) and e = h - q p (one fused multiply-add, exact: h and q p are
+// integers whose difference is below 2^53): six FP64 operations, in (-0.54 p, 0.54 p) for
+// |a| < 2^47, where the integer Shoup product takes ten 32-bit multiplies and the selects of its
+// lazy range. Forward values grow by less than 0.54 p a stage and are never reduced inside a pass
+// (at most nine stages from [0, 4p): below 9p < 2^47 for p < 2^43); inverse sums are reduced every
+// stage (three operations). Passes load canonical or lazy integers and store canonical ones, so a
+// pass on either pipe reads what the other wrote and the words equal the integer path's.
+constexpr double F64_ROUNDER = 6755399441055744.0;  // 1.5 2^52
+constexpr double F64_TWO_52 = 4503599627370496.0;   // 2^52
+
+struct F64Prime {
+    double p;
+    double p_inv;  // fl(1 / p)
+    __device__ explicit F64Prime(const u64 prime) : p((double)prime), p_inv(1.0 / (double)prime) {}
+};
+
+// An integer below 2^52 as the bits of the double of the same value (no conversion unit: the
+// word is the mantissa of 2^52 + x).
+__device__ __forceinline__ u64 f64_from_word(const u64 x) {
+    return (u64)__double_as_longlong(__longlong_as_double((long long)(x | 0x4330000000000000ull)) - F64_TWO_52);
+}
+
+// rint(v) for |v| < 2^51.
+__device__ __forceinline__ double f64_rint_product(const double a, const double b) {
+    return __fma_rn(a, b, F64_ROUNDER) - F64_ROUNDER;
+}
+
+// v - rint(v / p) p for an integer |v| < 2^52: in (-0.51 p, 0.51 p).
+__device__ __forceinline__ double f64_reduce(const double v, const F64Prime& m) {
+    return __fma_rn(-f64_rint_product(v, m.p_inv), m.p, v);
+}
+
+// a w mod p in (-0.54 p, 0.54 p) for an integer |a| < 2^47; w = {w, fl(w / p)}.
+__device__ __forceinline__ double f64_mul(const double a, const ulonglong2 w, const F64Prime& m) {
+    const double wd = __longlong_as_double((long long)w.x);
+    const double q = f64_rint_product(a, __longlong_as_double((long long)w.y));
+    const double h = a * wd;
+    const double l = __fma_rn(a, wd, -h);
+    return __fma_rn(-q, m.p, h) + l;
+}
+
+// The canonical word of an integer |v| < 2^52 held as a double.
+__device__ __forceinline__ u64 f64_canonical_word(const u64 bits, const F64Prime& m) {
+    const double r = f64_reduce(__longlong_as_double((long long)bits), m);
+    const double shifted = r + (r < 0.0 ? m.p + F64_TWO_52 : F64_TWO_52);
+    return (u64)__double_as_longlong(shifted) & 0x000FFFFFFFFFFFFFull;
+}
+
+// A twiddle entry {w, w_shoup} (integers) as the FP64 butterflies' {w, fl(w / p)}.
+__device__ __forceinline__ ulonglong2 f64_twiddle(const u64 w, const F64Prime& m) {
+    const u64 wd = f64_from_word(w);
+    return make_ulonglong2(wd, (u64)__double_as_longlong(__longlong_as_double((long long)wd) * m.p_inv));
+}
+
+// The forward butterfly: x + w y, x - w y (bounds: see above).
+__device__ __forceinline__ void ct_butterfly(u64& x, u64& y, const ulonglong2 w, const F64Prime& m) {
+    const double xd = __longlong_as_double((long long)x);
+    const double t = f64_mul(__longlong_as_double((long long)y), w, m);
+    x = (u64)__double_as_longlong(xd + t);
+    y = (u64)__double_as_longlong(xd - t);
+}
+
+// The inverse butterfly: reduce(x + y), (x - y) w.
+__device__ __forceinline__ void gs_butterfly(u64& x, u64& y, const ulonglong2 w, const F64Prime& m) {
+    const double xd = __longlong_as_double((long long)x);
+    const double yd = __longlong_as_double((long long)y);
+    x = (u64)__double_as_longlong(f64_reduce(xd + yd, m));
+    y = (u64)__double_as_longlong(f64_mul(xd - yd, w, m));
+}
+
+// The last inverse stage with N^-1 folded in (n_inv, w1_n_inv as f64_twiddle entries).
+__device__ __forceinline__ void gs_butterfly_scaled(u64& x, u64& y, const ulonglong2 n_inv,
+                                                    const ulonglong2 w1_n_inv, const F64Prime& m) {
+    const double xd = __longlong_as_double((long long)x);
+    const double yd = __longlong_as_double((long long)y);
+    x = (u64)__double_as_longlong(f64_mul(xd + yd, n_inv, m));
+    y = (u64)__double_as_longlong(f64_mul(xd - yd, w1_n_inv, m));
+}
+
+// What a pass does at its edges, for either pipe: the butterflies' prime, a loaded word as a
+// register value, a register value as the canonical word (last passes) or as the lazy word the
+// next pass reads, and a twiddle entry as the butterflies take it.
+__device__ __forceinline__ u64 loaded(const u64 x, const Prime&) { return x; }
+__device__ __forceinline__ u64 loaded(const u64 x, const F64Prime&) { return f64_from_word(x); }
+__device__ __forceinline__ u64 canonical_word(const u64 x, const Prime& m) { return canonical_from_4p(x, m); }
+__device__ __forceinline__ u64 canonical_word(const u64 x, const F64Prime& m) { return f64_canonical_word(x, m); }
+__device__ __forceinline__ u64 lazy_word(const u64 x, const Prime&) { return x; }
+__device__ __forceinline__ u64 lazy_word(const u64 x, const F64Prime& m) { return f64_canonical_word(x, m); }
+__device__ __forceinline__ ulonglong2 butterfly_twiddle(const ulonglong2 w, const Prime&) { return w; }
+__device__ __forceinline__ ulonglong2 butterfly_twiddle(const ulonglong2 w, const F64Prime& m) {
+    return f64_twiddle(w.x, m);
+}
+
+template <bool F64>
+struct ButterflyPrimeOf {
+    typedef Prime type;
+};
+template <>
+struct ButterflyPrimeOf<true> {
+    typedef F64Prime type;
+};
+
 // Twiddles read from the limb's global table (single-block passes, whose table is too large
 // for shared memory; it stays in L1/L2).
 struct GlobalTwiddles {
@@ -178,9 +284,9 @@ struct GlobalTwiddles {
 // round performs STAGES stages on the top STAGES bits of the window, highest first.
 // The twiddle of local stage r at point k is table[2^(s0 + r) + (c << r) + (k >> (LOG_M - r))]
 // (c = sub-transform index for CONTIGUOUS passes, 0 for STRIDED), read through `tw`.
-template <int LOG_M, int LOG_R, int STAGES, class TW>
+template <int LOG_M, int LOG_R, int STAGES, class TW, class PR>
 __device__ __forceinline__ void forward_round(u64 (&x)[1 << LOG_R], const int w, const int base, const TW& tw,
-                                              const Prime& p) {
+                                              const PR& p) {
 #pragma unroll
     for (int st = 0; st < STAGES; ++st) {
         const int ub = LOG_R - 1 - st;  // partner bit in u
@@ -198,9 +304,9 @@ __device__ __forceinline__ void forward_round(u64 (&x)[1 << LOG_R], const int w,
 
 // Inverse stages of one round: STAGES stages on the window's bits ub0 .. ub0 + STAGES - 1,
 // lowest first. With scale_stage0, the round's last stage is global stage 0 and folds N^-1.
-template <int LOG_M, int LOG_R, int STAGES, int UB0, class TW>
+template <int LOG_M, int LOG_R, int STAGES, int UB0, class TW, class PR>
 __device__ __forceinline__ void inverse_round(u64 (&x)[1 << LOG_R], const int w, const int base, const TW& tw,
-                                              const Prime& p, const bool scale_stage0,
+                                              const PR& p, const bool scale_stage0,
                                               const ulonglong2 n_inv, const ulonglong2 w1_n_inv) {
 #pragma unroll
     for (int st = 0; st < STAGES; ++st) {
@@ -223,9 +329,13 @@ __device__ __forceinline__ void inverse_round(u64 (&x)[1 << LOG_R], const int w,
 }
 
 // Geometry of a pass (all compile-time).
-template <int LOG_M_, int LOG_R_, bool STRIDED_, int COLUMNS_, bool SMEM_TWIDDLES_>
+template <int LOG_M_, int LOG_R_, bool STRIDED_, int COLUMNS_, bool SMEM_TWIDDLES_, bool F64_ = false>
 struct Pass {
     static constexpr bool SMEM_TWIDDLES = SMEM_TWIDDLES_;  // stage the block's twiddles in shared memory
+    // Butterflies on the FP64 pipe (F64Prime; shared twiddles only: the staging converts them).
+    static constexpr bool F64 = F64_;
+    static_assert(!F64 || SMEM_TWIDDLES, "FP64 passes take their twiddles from shared memory");
+    typedef typename ButterflyPrimeOf<F64>::type ButterflyPrime;
     static constexpr int LOG_M = LOG_M_;
     static constexpr int LOG_R = LOG_R_;
     static constexpr bool STRIDED = STRIDED_;
@@ -356,10 +466,12 @@ __device__ __forceinline__ int global_index(const int column, const int k, const
 // holds for the inverse table with psi^-1), where chunk_roots[c][r] = A(c, r) comes from the
 // host and table[j], j < M/2, with its Shoup companion stays in L1. Each entry costs a Shoup
 // product and a Shoup precomputation (modarith::shoup) instead of 16 bytes of DRAM traffic.
+//
+// FP64 passes store each entry as butterfly_twiddle makes it ({w, fl(w / p)} as doubles).
 template <class P>
 __device__ __forceinline__ void stage_twiddles(ulonglong2* stw, const ulonglong2* __restrict__ table,
                                                const u64* __restrict__ chunk_roots, const modarith::Modulus& m,
-                                               const Prime& prime) {
+                                               const Prime& prime, const typename P::ButterflyPrime& bp) {
     if (P::STRIDED) {
         // Entries 1 .. M-1, at most a few per thread (a compile-time count: no loop).
         constexpr int PER_THREAD = (P::M - 1 + P::THREADS - 1) / P::THREADS;
@@ -368,7 +480,7 @@ __device__ __forceinline__ void stage_twiddles(ulonglong2* stw, const ulonglong2
             const int k = threadIdx.x + t * P::THREADS + 1;
             if (k < P::M) {
                 const int r = 31 - __clz(k);
-                stw[P::tw_slot(r, 0, k - (1 << r))] = table[k];
+                stw[P::tw_slot(r, 0, k - (1 << r))] = butterfly_twiddle(table[k], bp);
             }
         }
     } else {
@@ -415,9 +527,13 @@ __device__ __forceinline__ void stage_twiddles(ulonglong2* stw, const ulonglong2
                 // the estimate w floor(2^128/p) / 2^64 is exact or one short; the remainder
                 // w 2^64 - q p (modulo 2^64, it is below 2p) says which.
                 const u64 w = sub_if_ge(shoup_lazy(a[b], g[b], prime), prime.p);
-                u64 q = w * m.barrett_hi + __umul64hi(w, m.barrett_lo);
-                q += (q * prime.neg_p >= prime.p) ? 1 : 0;
-                stw[slot[b]] = make_ulonglong2(w, q);
+                if constexpr (P::F64) {
+                    stw[slot[b]] = f64_twiddle(w, bp);
+                } else {
+                    u64 q = w * m.barrett_hi + __umul64hi(w, m.barrett_lo);
+                    q += (q * prime.neg_p >= prime.p) ? 1 : 0;
+                    stw[slot[b]] = make_ulonglong2(w, q);
+                }
             }
         }
     }
@@ -425,7 +541,8 @@ __device__ __forceinline__ void stage_twiddles(ulonglong2* stw, const ulonglong2
 
 // Round q of the forward pass (compile-time recursion over rounds).
 template <class P, int Q, class TW>
-__device__ __forceinline__ void forward_rounds(u64 (&x)[P::R], u64* smem, const TW& tw, const Prime& p, int column,
+__device__ __forceinline__ void forward_rounds(u64 (&x)[P::R], u64* smem, const TW& tw,
+                                               const typename P::ButterflyPrime& p, int column,
                                                int base) {
     constexpr int w = P::window(Q);
     constexpr int stages = Q == 0 ? P::SHORT_STAGES : P::LOG_R;
@@ -499,6 +616,7 @@ __device__ __forceinline__ void forward_pass(u64* __restrict__ data, const u64* 
     }
     const modarith::Modulus m = moduli[limb];
     const Prime p(m.p);
+    const typename P::ButterflyPrime bp(m.p);
     const ulonglong2* tw = table + ((size_t)limb << log_n);
     const u64* roots = chunk_roots + ((size_t)limb << (log_n - P::LOG_M)) * P::LOG_M;
     u64* poly = data + ((size_t)blockIdx.y << log_n);
@@ -507,7 +625,7 @@ __device__ __forceinline__ void forward_pass(u64* __restrict__ data, const u64* 
     // A contiguous pass generates its twiddles first (constant tables only): with a programmatic
     // dependency (dependent_launch.cuh) that runs while the kernel before this one finishes. A
     // strided pass copies a few entries: it does so after issuing its loads, which then overlap.
-    if constexpr (P::SMEM_TWIDDLES && !P::STRIDED) stage_twiddles<P>(stw, tw, roots, m, p);
+    if constexpr (P::SMEM_TWIDDLES && !P::STRIDED) stage_twiddles<P>(stw, tw, roots, m, p, bp);
     dependent_launch::wait_for_inputs_and_allow_dependents();
 
     u64 x[P::R];
@@ -524,21 +642,21 @@ __device__ __forceinline__ void forward_pass(u64* __restrict__ data, const u64* 
             const u64 v = input[global_index<P>(column, base + (u << w0), log_n)];
             const bool negative = centered != 0 && v > (p_s >> 1);
             const u64 r = modarith::reduce(negative ? p_s - v : v, m);
-            x[u] = own ? v : (negative ? modarith::neg(r, m.p) : r);
+            x[u] = loaded(own ? v : (negative ? modarith::neg(r, m.p) : r), bp);
         }
     } else {
         const u64* input = source != nullptr ? source + ((size_t)blockIdx.y << log_n) : poly;
 #pragma unroll
-        for (int u = 0; u < P::R; ++u) x[u] = input[global_index<P>(column, base + (u << w0), log_n)];
+        for (int u = 0; u < P::R; ++u) x[u] = loaded(input[global_index<P>(column, base + (u << w0), log_n)], bp);
     }
 
     if constexpr (P::SMEM_TWIDDLES) {
-        if constexpr (P::STRIDED) stage_twiddles<P>(stw, tw, roots, m, p);
+        if constexpr (P::STRIDED) stage_twiddles<P>(stw, tw, roots, m, p, bp);
         __syncthreads();
-        forward_rounds<P, 0>(x, smem, SharedTwiddles<P>{stw, P::STRIDED ? 0 : column}, p, column, base);
+        forward_rounds<P, 0>(x, smem, SharedTwiddles<P>{stw, P::STRIDED ? 0 : column}, bp, column, base);
     } else {
         const int colterm = P::STRIDED ? 0 : blockIdx.x * P::COLUMNS + column;
-        forward_rounds<P, 0>(x, smem, GlobalTwiddles{tw, s0, colterm}, p, column, base);
+        forward_rounds<P, 0>(x, smem, GlobalTwiddles{tw, s0, colterm}, bp, column, base);
     }
 
     // Recompute the final round's placement (window 0 of the bits) for the store.
@@ -547,12 +665,12 @@ __device__ __forceinline__ void forward_pass(u64* __restrict__ data, const u64* 
     if constexpr (P::STRIDED) {
         // Lazy [0, 4p) values for the CONTIGUOUS pass; half-warps store 16 consecutive words.
 #pragma unroll
-        for (int u = 0; u < P::R; ++u) poly[global_index<P>(column, base + (u << w_last), log_n)] = x[u];
+        for (int u = 0; u < P::R; ++u) poly[global_index<P>(column, base + (u << w_last), log_n)] = lazy_word(x[u], bp);
     } else {
         // Canonical values; each thread holds R consecutive points, so go through shared
         // memory to store whole contiguous rows. (The last round read exactly these slots.)
 #pragma unroll
-        for (int u = 0; u < P::R; ++u) x[u] = canonical_from_4p(x[u], p);
+        for (int u = 0; u < P::R; ++u) x[u] = canonical_word(x[u], bp);
         to_smem<P>(smem, x, column, base, w_last);
         __syncthreads();
         if constexpr (MOD_DOWN) {
@@ -589,7 +707,8 @@ __device__ __forceinline__ void forward_pass(u64* __restrict__ data, const u64* 
 // Round q of the inverse pass, in inverse order: inverse round i runs forward round
 // ROUNDS - 1 - i's window; the last one is the short top round.
 template <class P, int I, class TW>
-__device__ __forceinline__ void inverse_rounds(u64 (&x)[P::R], u64* smem, const TW& tw, const Prime& p, int column,
+__device__ __forceinline__ void inverse_rounds(u64 (&x)[P::R], u64* smem, const TW& tw,
+                                               const typename P::ButterflyPrime& p, int column,
                                                int base, const bool scale_stage0,
                                                const ulonglong2 n_inv, const ulonglong2 w1_n_inv) {
     constexpr int q = P::ROUNDS - 1 - I;
@@ -634,6 +753,7 @@ __device__ __forceinline__ void inverse_pass(u64* __restrict__ data, const u64* 
     const int limb = blockIdx.y % limbs_per_poly;
     const modarith::Modulus m = moduli[limb];
     const Prime p(m.p);
+    const typename P::ButterflyPrime bp(m.p);
     const ulonglong2* tw = table + ((size_t)limb << log_n);
     const u64* roots = chunk_roots + ((size_t)limb << (log_n - P::LOG_M)) * P::LOG_M;
     u64* poly = data + ((size_t)blockIdx.y << log_n);
@@ -643,12 +763,12 @@ __device__ __forceinline__ void inverse_pass(u64* __restrict__ data, const u64* 
     // out at compile time frees its registers and the scaled butterflies' code there.
     constexpr bool CAN_SCALE = P::STRIDED || !P::SMEM_TWIDDLES;
     const bool scale_stage0 = CAN_SCALE && s0 == 0;
-    const ulonglong2 n_inv = CAN_SCALE ? scale[2 * limb] : make_ulonglong2(0, 0);
-    const ulonglong2 w1_n_inv = CAN_SCALE ? scale[2 * limb + 1] : make_ulonglong2(0, 0);
+    const ulonglong2 n_inv = CAN_SCALE ? butterfly_twiddle(scale[2 * limb], bp) : make_ulonglong2(0, 0);
+    const ulonglong2 w1_n_inv = CAN_SCALE ? butterfly_twiddle(scale[2 * limb + 1], bp) : make_ulonglong2(0, 0);
     // A contiguous pass generates its twiddles first (constant tables only): with a programmatic
     // dependency (dependent_launch.cuh) that runs while the kernel before this one finishes. A
     // strided pass copies a few entries after issuing its loads, which then overlap.
-    if constexpr (P::SMEM_TWIDDLES && !P::STRIDED) stage_twiddles<P>(stw, tw, roots, m, p);
+    if constexpr (P::SMEM_TWIDDLES && !P::STRIDED) stage_twiddles<P>(stw, tw, roots, m, p, bp);
     dependent_launch::wait_for_inputs_and_allow_dependents();
 
     u64 x[P::R];
@@ -657,8 +777,8 @@ __device__ __forceinline__ void inverse_pass(u64* __restrict__ data, const u64* 
     P::locate(threadIdx.x, w0, column, base);
     if constexpr (P::STRIDED) {
 #pragma unroll
-        for (int u = 0; u < P::R; ++u) x[u] = poly[global_index<P>(column, base + (u << w0), log_n)];
-        if constexpr (P::SMEM_TWIDDLES) stage_twiddles<P>(stw, tw, roots, m, p);
+        for (int u = 0; u < P::R; ++u) x[u] = loaded(poly[global_index<P>(column, base + (u << w0), log_n)], bp);
+        if constexpr (P::SMEM_TWIDDLES) stage_twiddles<P>(stw, tw, roots, m, p, bp);
         __syncthreads();
     } else {
         // Each thread needs R consecutive points: load whole rows through shared memory.
@@ -704,22 +824,25 @@ __device__ __forceinline__ void inverse_pass(u64* __restrict__ data, const u64* 
         }
         __syncthreads();
         from_smem<P>(x, smem, column, base, w0);
+#pragma unroll
+        for (int u = 0; u < P::R; ++u) x[u] = loaded(x[u], bp);
     }
 
     if constexpr (P::SMEM_TWIDDLES) {
-        inverse_rounds<P, 0>(x, smem, SharedTwiddles<P>{stw, P::STRIDED ? 0 : column}, p, column, base,
+        inverse_rounds<P, 0>(x, smem, SharedTwiddles<P>{stw, P::STRIDED ? 0 : column}, bp, column, base,
                              scale_stage0, n_inv, w1_n_inv);
     } else {
         const int colterm = P::STRIDED ? 0 : blockIdx.x * P::COLUMNS + column;
-        inverse_rounds<P, 0>(x, smem, GlobalTwiddles{tw, s0, colterm}, p, column, base, scale_stage0, n_inv,
+        inverse_rounds<P, 0>(x, smem, GlobalTwiddles{tw, s0, colterm}, bp, column, base, scale_stage0, n_inv,
                              w1_n_inv);
     }
 
     constexpr int w_top = P::window(0);
     P::locate(threadIdx.x, w_top, column, base);
-    // Canonical after stage 0 (scaled); otherwise lazy [0, 2p) for the STRIDED pass.
+    // Canonical after stage 0 (scaled); otherwise lazy [0, 2p) for the STRIDED pass (canonical
+    // from FP64 passes).
 #pragma unroll
-    for (int u = 0; u < P::R; ++u) poly[global_index<P>(column, base + (u << w_top), log_n)] = x[u];
+    for (int u = 0; u < P::R; ++u) poly[global_index<P>(column, base + (u << w_top), log_n)] = lazy_word(x[u], bp);
 }
 
 // The inverse transform's last (STRIDED) pass fused with the centered lift modulo t
@@ -806,7 +929,7 @@ __device__ __forceinline__ void inverse_lift_pass(const LiftParams& F) {
         P::locate(threadIdx.x, w0, column, base);
 #pragma unroll
         for (int u = 0; u < P::R; ++u) x[u] = poly[global_index<P>(column, base + (u << w0), log_n)];
-        stage_twiddles<P>(stw, tw, nullptr, m, p);
+        stage_twiddles<P>(stw, tw, nullptr, m, p, p);
         __syncthreads();
         inverse_rounds<P, 0>(x, smem, SharedTwiddles<P>{stw, 0}, p, column, base, true, F.scale[2 * limb],
                              F.scale[2 * limb + 1]);
@@ -956,6 +1079,7 @@ __device__ __forceinline__ void forward_inner_product_pass(const FwdIpParams& F)
     const int log_n = F.log_n;
     const modarith::Modulus m = F.moduli[limb];
     const Prime p(m.p);
+    const typename P::ButterflyPrime bp(m.p);
     const ulonglong2* tw = F.table + ((size_t)limb << log_n);
     const u64* roots = F.chunk_roots + ((size_t)limb << (log_n - P::LOG_M)) * P::LOG_M;
     const size_t limb_offset = (size_t)limb << log_n;
@@ -964,7 +1088,7 @@ __device__ __forceinline__ void forward_inner_product_pass(const FwdIpParams& F)
     u64* sums_a = sum_base<SPLIT>(F, limb, true);
     // Twiddles first (constant tables), while a kernel this one depends on programmatically
     // finishes (dependent_launch.cuh); then the wait for its output.
-    stage_twiddles<P>(stw, tw, roots, m, p);
+    stage_twiddles<P>(stw, tw, roots, m, p, bp);
     dependent_launch::wait_for_inputs_and_allow_dependents();
     u64 b_lo[PER], b_hi[PER], a_lo[PER], a_hi[PER];
 #pragma unroll
@@ -996,12 +1120,12 @@ __device__ __forceinline__ void forward_inner_product_pass(const FwdIpParams& F)
             constexpr int w0 = P::window(0);
             P::locate(threadIdx.x, w0, column, base);
 #pragma unroll
-            for (int u = 0; u < P::R; ++u) x[u] = poly[global_index<P>(column, base + (u << w0), log_n)];
-            forward_rounds<P, 0>(x, smem, SharedTwiddles<P>{stw, column}, p, column, base);
+            for (int u = 0; u < P::R; ++u) x[u] = loaded(poly[global_index<P>(column, base + (u << w0), log_n)], bp);
+            forward_rounds<P, 0>(x, smem, SharedTwiddles<P>{stw, column}, bp, column, base);
             constexpr int w_last = P::window(P::ROUNDS - 1);
             P::locate(threadIdx.x, w_last, column, base);
 #pragma unroll
-            for (int u = 0; u < P::R; ++u) x[u] = canonical_from_4p(x[u], p);
+            for (int u = 0; u < P::R; ++u) x[u] = canonical_word(x[u], bp);
             to_smem<P>(smem, x, column, base, w_last);
             __syncthreads();
             const u64* key_b = F.key_b[t] + block_offset;
@@ -1062,108 +1186,121 @@ __device__ __forceinline__ void forward_inner_product_pass(const FwdIpParams& F)
 #define NTT_LAUNCH_BOUNDS(LOG_M, LOG_R, STRIDED, COLUMNS, SMEM_TW, MIN_THREADS)                             \
     __launch_bounds__(Pass<LOG_M, LOG_R, STRIDED, COLUMNS, SMEM_TW>::THREADS,                                  \
                       MIN_THREADS / Pass<LOG_M, LOG_R, STRIDED, COLUMNS, SMEM_TW>::THREADS)
-#define NTT_PASS_KERNELS(SUFFIX, LOG_M, LOG_R, STRIDED, COLUMNS, SMEM_TW, MIN_THREADS)                          \
-    NTT_PASS_KERNELS_BOUNDS(SUFFIX, LOG_M, LOG_R, STRIDED, COLUMNS, SMEM_TW, MIN_THREADS, MIN_THREADS)
+// F64 (the kernels' names end in _f64): butterflies on the FP64 pipe (F64Prime).
+#define NTT_PASS_KERNELS(SUFFIX, LOG_M, LOG_R, STRIDED, COLUMNS, SMEM_TW, MIN_THREADS, F64)                     \
+    NTT_PASS_KERNELS_BOUNDS(SUFFIX, LOG_M, LOG_R, STRIDED, COLUMNS, SMEM_TW, MIN_THREADS, MIN_THREADS, F64)
 // The same with the inverse kernel's resident threads apart (INV_MIN_THREADS).
-#define NTT_PASS_KERNELS_BOUNDS(SUFFIX, LOG_M, LOG_R, STRIDED, COLUMNS, SMEM_TW, MIN_THREADS, INV_MIN_THREADS)    \
+#define NTT_PASS_KERNELS_BOUNDS(SUFFIX, LOG_M, LOG_R, STRIDED, COLUMNS, SMEM_TW, MIN_THREADS, INV_MIN_THREADS, F64) \
     extern "C" __global__ void NTT_LAUNCH_BOUNDS(LOG_M, LOG_R, STRIDED, COLUMNS, SMEM_TW, MIN_THREADS)        \
         ntt_fwd_##SUFFIX(u64* data, const u64* source, const ulonglong2* table, const u64* chunk_roots,       \
                          const modarith::Modulus* moduli, int log_n, int limbs_per_poly) {                     \
-        forward_pass<Pass<LOG_M, LOG_R, STRIDED, COLUMNS, SMEM_TW>>(data, source, table, chunk_roots, moduli, \
-                                                                    log_n, limbs_per_poly);                    \
+        forward_pass<Pass<LOG_M, LOG_R, STRIDED, COLUMNS, SMEM_TW, F64>>(data, source, table, chunk_roots,    \
+                                                                         moduli, log_n, limbs_per_poly);       \
     }                                                                                                           \
     extern "C" __global__ void NTT_LAUNCH_BOUNDS(LOG_M, LOG_R, STRIDED, COLUMNS, SMEM_TW, INV_MIN_THREADS)    \
         ntt_inv_##SUFFIX(u64* data, const ulonglong2* table, const u64* chunk_roots, const ulonglong2* scale,   \
                          const modarith::Modulus* moduli, int log_n, int limbs_per_poly) {                     \
-        inverse_pass<Pass<LOG_M, LOG_R, STRIDED, COLUMNS, SMEM_TW>, Load::Plain>(                             \
+        inverse_pass<Pass<LOG_M, LOG_R, STRIDED, COLUMNS, SMEM_TW, F64>, Load::Plain>(                        \
             data, nullptr, nullptr, nullptr, table, chunk_roots, scale, moduli, log_n, limbs_per_poly);         \
     }
-#define NTT_INV_PRODUCT_KERNEL(SUFFIX, LOG_M, LOG_R, COLUMNS, SMEM_TW, MIN_THREADS)                              \
+#define NTT_INV_PRODUCT_KERNEL(SUFFIX, LOG_M, LOG_R, COLUMNS, SMEM_TW, MIN_THREADS, F64)                         \
     extern "C" __global__ void NTT_LAUNCH_BOUNDS(LOG_M, LOG_R, false, COLUMNS, SMEM_TW, MIN_THREADS)          \
         ntt_inv_product_##SUFFIX(u64* data, const u64* factor, const ulonglong2* table,                       \
                                  const u64* chunk_roots, const ulonglong2* scale,                              \
                                  const modarith::Modulus* moduli, int log_n, int limbs_per_poly) {             \
-        inverse_pass<Pass<LOG_M, LOG_R, false, COLUMNS, SMEM_TW>, Load::Product>(                             \
+        inverse_pass<Pass<LOG_M, LOG_R, false, COLUMNS, SMEM_TW, F64>, Load::Product>(                        \
             data, nullptr, factor, nullptr, table, chunk_roots, scale, moduli, log_n, limbs_per_poly);          \
     }                                                                                                           \
     extern "C" __global__ void NTT_LAUNCH_BOUNDS(LOG_M, LOG_R, false, COLUMNS, SMEM_TW, MIN_THREADS)          \
         ntt_inv_mul_add_##SUFFIX(u64* data, const u64* source, const u64* factor, const u64* addend,          \
                                  const ulonglong2* table, const u64* chunk_roots, const ulonglong2* scale,     \
                                  const modarith::Modulus* moduli, int log_n, int limbs_per_poly) {             \
-        inverse_pass<Pass<LOG_M, LOG_R, false, COLUMNS, SMEM_TW>, Load::MulAdd>(                              \
+        inverse_pass<Pass<LOG_M, LOG_R, false, COLUMNS, SMEM_TW, F64>, Load::MulAdd>(                         \
             data, source, factor, addend, table, chunk_roots, scale, moduli, log_n, limbs_per_poly);            \
     }                                                                                                           \
     extern "C" __global__ void NTT_LAUNCH_BOUNDS(LOG_M, LOG_R, false, COLUMNS, SMEM_TW, MIN_THREADS)          \
         ntt_inv_from_##SUFFIX(u64* data, const u64* source, const ulonglong2* table, const u64* chunk_roots,   \
                               const ulonglong2* scale, const modarith::Modulus* moduli, int log_n,             \
                               int limbs_per_poly) {                                                             \
-        inverse_pass<Pass<LOG_M, LOG_R, false, COLUMNS, SMEM_TW>, Load::Source>(                              \
+        inverse_pass<Pass<LOG_M, LOG_R, false, COLUMNS, SMEM_TW, F64>, Load::Source>(                         \
             data, source, nullptr, nullptr, table, chunk_roots, scale, moduli, log_n, limbs_per_poly);          \
     }
-#define NTT_FWD_EXTEND_KERNEL(SUFFIX, LOG_M, LOG_R, STRIDED, COLUMNS, SMEM_TW, MIN_THREADS)                     \
+#define NTT_FWD_EXTEND_KERNEL(SUFFIX, LOG_M, LOG_R, STRIDED, COLUMNS, SMEM_TW, MIN_THREADS, F64)                \
     extern "C" __global__ void NTT_LAUNCH_BOUNDS(LOG_M, LOG_R, STRIDED, COLUMNS, SMEM_TW, MIN_THREADS)        \
         ntt_fwd_extend_##SUFFIX(u64* data, const u64* source, const ulonglong2* table, const u64* chunk_roots, \
                                 const modarith::Modulus* moduli, int log_n, int limbs_per_poly,               \
                                 int first_source, int centered) {                                               \
-        forward_pass<Pass<LOG_M, LOG_R, STRIDED, COLUMNS, SMEM_TW>, true>(                                     \
+        forward_pass<Pass<LOG_M, LOG_R, STRIDED, COLUMNS, SMEM_TW, F64>, true>(                                \
             data, source, table, chunk_roots, moduli, log_n, limbs_per_poly, first_source, centered);           \
     }
-#define NTT_FWD_SKIP_KERNEL(SUFFIX, LOG_M, LOG_R, COLUMNS, MIN_THREADS)                                        \
+#define NTT_FWD_SKIP_KERNEL(SUFFIX, LOG_M, LOG_R, COLUMNS, MIN_THREADS, F64)                                   \
     extern "C" __global__ void NTT_LAUNCH_BOUNDS(LOG_M, LOG_R, true, COLUMNS, true, MIN_THREADS)              \
         ntt_fwd_skip_##SUFFIX(u64* data, const u64* source, const ulonglong2* table, const u64* chunk_roots,   \
                               const modarith::Modulus* moduli, int log_n, int limbs_per_poly, int first_digit, \
                               int digit_limbs, int limbs_q) {                                                   \
-        forward_pass<Pass<LOG_M, LOG_R, true, COLUMNS, true>, false, false, true>(                              \
+        forward_pass<Pass<LOG_M, LOG_R, true, COLUMNS, true, F64>, false, false, true>(                         \
             data, source, table, chunk_roots, moduli, log_n, limbs_per_poly, first_digit, 0, nullptr,           \
             digit_limbs, limbs_q);                                                                              \
     }
-#define NTT_FWD_MOD_DOWN_KERNEL(SUFFIX, LOG_M, LOG_R, COLUMNS, MIN_THREADS)                                    \
+#define NTT_FWD_MOD_DOWN_KERNEL(SUFFIX, LOG_M, LOG_R, COLUMNS, MIN_THREADS, F64)                               \
     extern "C" __global__ void NTT_LAUNCH_BOUNDS(LOG_M, LOG_R, false, COLUMNS, true, MIN_THREADS)             \
         ntt_fwd_mod_down_##SUFFIX(u64* data, const u64* source, const ulonglong2* table, const u64* chunk_roots, \
                                   const modarith::Modulus* moduli, int log_n, int limbs_per_poly,               \
                                   const __grid_constant__ ModDownEpilogue epilogue) {                          \
-        forward_pass<Pass<LOG_M, LOG_R, false, COLUMNS, true>, false, true>(                                    \
+        forward_pass<Pass<LOG_M, LOG_R, false, COLUMNS, true, F64>, false, true>(                               \
             data, source, table, chunk_roots, moduli, log_n, limbs_per_poly, 0, 0, &epilogue);                  \
     }
-#define NTT_FWD_IP_KERNEL(M, LR)                                                                           \
+#define NTT_FWD_IP_KERNELS(M, LR, SUFFIX, F64)                                                                   \
     extern "C" __global__ void NTT_LAUNCH_BOUNDS(M, LR, false, (CONTIGUOUS_BLOCK_WORDS >> M), true, IP_MIN_THREADS)       \
-        ntt_fwd_ip_contiguous_##M##_lr##LR(const __grid_constant__ FwdIpParams params) {                         \
-        forward_inner_product_pass<Pass<M, LR, false, (CONTIGUOUS_BLOCK_WORDS >> M), true>, false>(params);     \
+        ntt_fwd_ip_contiguous_##M##_lr##LR##SUFFIX(const __grid_constant__ FwdIpParams params) {                 \
+        forward_inner_product_pass<Pass<M, LR, false, (CONTIGUOUS_BLOCK_WORDS >> M), true, F64>, false>(params); \
     }                                                                                                      \
     extern "C" __global__ void NTT_LAUNCH_BOUNDS(M, LR, false, (CONTIGUOUS_BLOCK_WORDS >> M), true, IP_MIN_THREADS)       \
-        ntt_fwd_ip_split_contiguous_##M##_lr##LR(const __grid_constant__ FwdIpParams params) {                   \
-        forward_inner_product_pass<Pass<M, LR, false, (CONTIGUOUS_BLOCK_WORDS >> M), true>, true>(params);      \
+        ntt_fwd_ip_split_contiguous_##M##_lr##LR##SUFFIX(const __grid_constant__ FwdIpParams params) {           \
+        forward_inner_product_pass<Pass<M, LR, false, (CONTIGUOUS_BLOCK_WORDS >> M), true, F64>, true>(params);  \
     }
+#define NTT_FWD_IP_KERNEL(M, LR)         \
+    NTT_FWD_IP_KERNELS(M, LR, , false)   \
+    NTT_FWD_IP_KERNELS(M, LR, _f64, true)
 #define NTT_INV_LIFT_KERNEL(M)                                                                                   \
     extern "C" __global__ void NTT_LAUNCH_BOUNDS(M, 3, true, STRIDED_COLUMNS, true, 1024)                      \
         ntt_inv_lift_strided_##M##_lr3(const __grid_constant__ LiftParams params) {                              \
         inverse_lift_pass<Pass<M, 3, true, STRIDED_COLUMNS, true>>(params);                                      \
     }
-#define SINGLE(N, LR)                                             \
-    NTT_PASS_KERNELS(single_##N, N, LR, false, 1, false, 1024)   \
-    NTT_INV_PRODUCT_KERNEL(single_##N, N, LR, 1, false, 1024)    \
-    NTT_FWD_EXTEND_KERNEL(single_##N, N, LR, false, 1, false, 1024)
+#define SINGLE(N, LR)                                                    \
+    NTT_PASS_KERNELS(single_##N, N, LR, false, 1, false, 1024, false)   \
+    NTT_INV_PRODUCT_KERNEL(single_##N, N, LR, 1, false, 1024, false)    \
+    NTT_FWD_EXTEND_KERNEL(single_##N, N, LR, false, 1, false, 1024, false)
+// Every two-pass kernel exists on both pipes: SUFFIX (integer) and SUFFIX_f64.
 #define STRIDED(M, LR, MIN_THREADS) STRIDED_BOUNDS(M, LR, MIN_THREADS, MIN_THREADS)
-#define STRIDED_BOUNDS(M, LR, MIN_THREADS, INV_MIN_THREADS)                                                          \
-    NTT_PASS_KERNELS_BOUNDS(strided_##M##_lr##LR, M, LR, true, STRIDED_COLUMNS, true, MIN_THREADS, INV_MIN_THREADS) \
-    NTT_FWD_EXTEND_KERNEL(strided_##M##_lr##LR, M, LR, true, STRIDED_COLUMNS, true, MIN_THREADS) \
-    NTT_FWD_SKIP_KERNEL(strided_##M##_lr##LR, M, LR, STRIDED_COLUMNS, MIN_THREADS)
+#define STRIDED_BOUNDS(M, LR, MIN_THREADS, INV_MIN_THREADS)                  \
+    STRIDED_KERNELS(strided_##M##_lr##LR, M, LR, MIN_THREADS, INV_MIN_THREADS, false) \
+    STRIDED_KERNELS(strided_##M##_lr##LR##_f64, M, LR, MIN_THREADS, INV_MIN_THREADS, true)
+#define STRIDED_KERNELS(SUFFIX, M, LR, MIN_THREADS, INV_MIN_THREADS, F64)                                         \
+    NTT_PASS_KERNELS_BOUNDS(SUFFIX, M, LR, true, STRIDED_COLUMNS, true, MIN_THREADS, INV_MIN_THREADS, F64)       \
+    NTT_FWD_EXTEND_KERNEL(SUFFIX, M, LR, true, STRIDED_COLUMNS, true, MIN_THREADS, F64)                          \
+    NTT_FWD_SKIP_KERNEL(SUFFIX, M, LR, STRIDED_COLUMNS, MIN_THREADS, F64)
 // Fewer columns per block: a half-warp still covers 16 consecutive words in every round but
 // the bottom one (its threads differ in column and in the window's lowest bit), where 8
 // columns cost a 2-way conflict.
-#define STRIDED_NARROW(M, LR, C, MIN_THREADS)                                    \
-    NTT_PASS_KERNELS(strided_##M##_lr##LR##_c##C, M, LR, true, C, true, MIN_THREADS)   \
-    NTT_FWD_EXTEND_KERNEL(strided_##M##_lr##LR##_c##C, M, LR, true, C, true, MIN_THREADS) \
-    NTT_FWD_SKIP_KERNEL(strided_##M##_lr##LR##_c##C, M, LR, C, MIN_THREADS)
-#define CONTIGUOUS(M, LR, MIN_THREADS)                                                                   \
-    NTT_PASS_KERNELS(contiguous_##M##_lr##LR, M, LR, false, (CONTIGUOUS_BLOCK_WORDS >> M), true, MIN_THREADS) \
-    NTT_INV_PRODUCT_KERNEL(contiguous_##M##_lr##LR, M, LR, (CONTIGUOUS_BLOCK_WORDS >> M), true, MIN_THREADS) \
-    NTT_FWD_MOD_DOWN_KERNEL(contiguous_##M##_lr##LR, M, LR, (CONTIGUOUS_BLOCK_WORDS >> M), MIN_THREADS)
+#define STRIDED_NARROW(M, LR, C, MIN_THREADS)                                   \
+    STRIDED_NARROW_KERNELS(strided_##M##_lr##LR##_c##C, M, LR, C, MIN_THREADS, false) \
+    STRIDED_NARROW_KERNELS(strided_##M##_lr##LR##_c##C##_f64, M, LR, C, MIN_THREADS, true)
+#define STRIDED_NARROW_KERNELS(SUFFIX, M, LR, C, MIN_THREADS, F64)                \
+    NTT_PASS_KERNELS(SUFFIX, M, LR, true, C, true, MIN_THREADS, F64)             \
+    NTT_FWD_EXTEND_KERNEL(SUFFIX, M, LR, true, C, true, MIN_THREADS, F64)        \
+    NTT_FWD_SKIP_KERNEL(SUFFIX, M, LR, C, MIN_THREADS, F64)
+#define CONTIGUOUS(M, LR, MIN_THREADS)                                                          \
+    CONTIGUOUS_KERNELS(contiguous_##M##_lr##LR, M, LR, CONTIGUOUS_BLOCK_WORDS, MIN_THREADS, false) \
+    CONTIGUOUS_KERNELS(contiguous_##M##_lr##LR##_f64, M, LR, CONTIGUOUS_BLOCK_WORDS, MIN_THREADS, true)
 // Fewer points per block (W < CONTIGUOUS_BLOCK_WORDS): more blocks for launches that fill few SMs.
-#define CONTIGUOUS_NARROW(M, LR, W, MIN_THREADS)                                                          \
-    NTT_PASS_KERNELS(contiguous_##M##_lr##LR##_w##W, M, LR, false, (W >> M), true, MIN_THREADS)           \
-    NTT_INV_PRODUCT_KERNEL(contiguous_##M##_lr##LR##_w##W, M, LR, (W >> M), true, MIN_THREADS)           \
-    NTT_FWD_MOD_DOWN_KERNEL(contiguous_##M##_lr##LR##_w##W, M, LR, (W >> M), MIN_THREADS)
+#define CONTIGUOUS_NARROW(M, LR, W, MIN_THREADS)                                              \
+    CONTIGUOUS_KERNELS(contiguous_##M##_lr##LR##_w##W, M, LR, W, MIN_THREADS, false)          \
+    CONTIGUOUS_KERNELS(contiguous_##M##_lr##LR##_w##W##_f64, M, LR, W, MIN_THREADS, true)
+#define CONTIGUOUS_KERNELS(SUFFIX, M, LR, W, MIN_THREADS, F64)                   \
+    NTT_PASS_KERNELS(SUFFIX, M, LR, false, (W >> M), true, MIN_THREADS, F64)     \
+    NTT_INV_PRODUCT_KERNEL(SUFFIX, M, LR, (W >> M), true, MIN_THREADS, F64)      \
+    NTT_FWD_MOD_DOWN_KERNEL(SUFFIX, M, LR, (W >> M), MIN_THREADS, F64)
 
 SINGLE(10, 3)
 SINGLE(11, 3)

@@ -11,7 +11,7 @@
 //!   `POLY_CUDA_NTT_MEDIUM_CONTIGUOUS_LAUNCH_POINTS`, `POLY_CUDA_NTT_MEDIUM_CONTIGUOUS`
 //!   (`<log radix>x<points per block>`), `POLY_CUDA_NTT_MUL_ADD_MEDIUM_LAUNCH_POINTS`,
 //!   `POLY_CUDA_NTT_SHORT_STRIDED_LAUNCH_POINTS`, `HEGPU_LIFT_MAX_CLUSTER`,
-//!   `HEGPU_FORWARD_IP_MIN_BLOCKS`: [`poly_cuda::NttTuning`]'s fields;
+//!   `HEGPU_FORWARD_IP_MIN_BLOCKS`, `HEGPU_NTT_FP64` (`0` or `1`): [`poly_cuda::NttTuning`]'s fields;
 //! - `HEGPU_GRAPHS=0`, `HEGPU_GRAPH_MAX_DEGREE`, `HEGPU_PROGRAMMATIC_GRAPHS=0`:
 //!   [`poly_cuda::GraphTuning`]; `HEGPU_PROGRAMMATIC_LAUNCHES=0`:
 //!   [`GpuTuning::programmatic_launches`]; `HEGPU_RNS_MIN_BLOCK_OUTPUTS`,
@@ -102,6 +102,7 @@ pub fn from_env() -> GpuTuning {
     ntt.medium_contiguous = pair("POLY_CUDA_NTT_MEDIUM_CONTIGUOUS").unwrap_or(ntt.medium_contiguous);
     ntt.lift_max_cluster = number("HEGPU_LIFT_MAX_CLUSTER").unwrap_or(ntt.lift_max_cluster);
     ntt.forward_ip_min_blocks = points("HEGPU_FORWARD_IP_MIN_BLOCKS", ntt.forward_ip_min_blocks);
+    ntt.fp64_butterflies = !off("HEGPU_NTT_FP64");
     tuning.graphs.replay = !off("HEGPU_GRAPHS");
     tuning.graphs.max_degree = number("HEGPU_GRAPH_MAX_DEGREE");
     tuning.graphs.programmatic = !off("HEGPU_PROGRAMMATIC_GRAPHS");

@@ -16,9 +16,11 @@
 //! Before timing a shape, each timed operation's output is computed once and compared with the
 //! CPU reference (`poly`); a mismatch stops the benchmark with an error (exit status 1).
 //!
-//! Usage: `gpu_transforms [--runs R] [--quick] [--shapes 16x32,12x3] [--transforms ntt,dgt,hdgt]`
-//! (`--quick`: fewer shapes, for smoke tests; `--shapes`: only these `log2(N)` x limbs shapes;
-//! `--transforms`: which transforms, default all three).
+//! Usage: `gpu_transforms [--runs R] [--quick] [--shapes 16x32,12x3] [--transforms ntt,dgt,hdgt]
+//! [--bits B]` (`--quick`: fewer shapes, for smoke tests; `--shapes`: only these `log2(N)` x limbs
+//! shapes; `--transforms`: which transforms, default all three; `--bits`: the primes' size,
+//! default 60; below 43 bits the NTT's butterflies run on the FP64 pipe unless
+//! `HEGPU_NTT_FP64=0`).
 //! Prints a markdown table on stdout.
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
@@ -67,11 +69,11 @@ fn bench_shape(
     transform: TransformKind,
     log_n: u32,
     limbs: usize,
-    runs: usize,
+    (bits, runs): (u32, usize),
     rows: &mut Vec<Row>,
 ) -> Result<(), String> {
     let n = 1usize << log_n;
-    let primes = modarith::generate_ntt_primes(60, 2 * n as u64, limbs, &[]).unwrap();
+    let primes = modarith::generate_ntt_primes(bits, 2 * n as u64, limbs, &[]).unwrap();
     let ring: Arc<RingContext> = RingContext::new(n, &primes, transform).unwrap();
     let gpu = GpuContext::new(device, &ring).unwrap();
     let mut rng = rand::rngs::StdRng::seed_from_u64(u64::from(log_n) << 8 | limbs as u64);
@@ -151,6 +153,12 @@ fn main() {
         .unwrap_or(200usize)
         .max(100);
     let quick = args.iter().any(|a| a == "--quick");
+    let bits: u32 = args
+        .iter()
+        .position(|a| a == "--bits")
+        .and_then(|i| args.get(i + 1))
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(60);
     let only: Option<Vec<(u32, usize)>> =
         args.iter().position(|a| a == "--shapes").and_then(|i| args.get(i + 1)).map(|list| {
             list.split(',')
@@ -194,7 +202,7 @@ fn main() {
     let mut rows = Vec::new();
     for (log_n, limbs) in shapes {
         for &transform in &transforms {
-            if let Err(mismatch) = bench_shape(&device, transform, log_n, limbs, runs, &mut rows) {
+            if let Err(mismatch) = bench_shape(&device, transform, log_n, limbs, (bits, runs), &mut rows) {
                 eprintln!("gpu_transforms: wrong output, nothing timed is valid: {mismatch}");
                 std::process::exit(1);
             }
@@ -205,6 +213,7 @@ fn main() {
     println!("## poly-cuda transforms on {}", device.name());
     println!();
     println!("Device-to-device copy: {copy_gbs:.0} GB/s (read + write). Median of >= {runs} calls, CUDA events.");
+    println!("Primes of {bits} bits.");
     println!(
         "GPU us: device time (calls queued behind a busy kernel); call us: one call on an idle GPU, launch included."
     );

@@ -28,6 +28,8 @@ pub(crate) struct NttTables {
     pub(crate) inverse_chunk_roots: CudaSlice<u64>,
     /// How the kernels split the transform (fixed when the tables are made).
     pub(crate) schedule: crate::ntt::NttSchedule,
+    /// The pipe of the two-pass kernels' butterflies (from the tuning and the primes).
+    pub(crate) pipe: crate::ntt::ButterflyPipe,
 }
 
 #[derive(Debug)]
@@ -443,6 +445,7 @@ fn upload_ntt_tables(device: &GpuDevice, ring: &RingContext) -> Result<NttTables
         forward_chunk_roots: device.upload(&forward_roots)?,
         inverse_chunk_roots: device.upload(&inverse_roots)?,
         schedule,
+        pipe: crate::ntt::ButterflyPipe::for_primes(&device.tuning().ntt, ring.moduli().iter().map(|m| m.value())),
     })
 }
 

@@ -94,6 +94,8 @@ pub use dgt::{DgtSchedule, GpuDgtPlan};
 #[cfg(feature = "cuda")]
 pub use error::{GpuError, Result};
 #[cfg(feature = "cuda")]
+pub use ntt::FP64_NTT_MAX_PRIME_BITS;
+#[cfg(feature = "cuda")]
 pub use pool::{DevicePool, Worker};
 #[cfg(feature = "cuda")]
 pub use tuning::{GpuTuning, GraphTuning, NttSplit, NttTuning, RnsTuning};

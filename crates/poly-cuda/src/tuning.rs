@@ -137,6 +137,11 @@ pub struct NttTuning {
     /// Default 256. H100 A/B: BFV `phantom-16384` (8 limbs, 128 blocks) 3% slower fused,
     /// `phantom-32768` (16 limbs, 512 blocks) Rotate 17% faster.
     pub forward_ip_min_blocks: usize,
+    /// Whether two-pass transforms whose primes are all below
+    /// [`FP64_NTT_MAX_PRIME_BITS`](crate::FP64_NTT_MAX_PRIME_BITS) bits run their butterflies on the
+    /// FP64 pipe (exact products from fused multiply-adds; kernels/ntt.cu) rather than as
+    /// integer Shoup products. The same words either way. Default on.
+    pub fp64_butterflies: bool,
 }
 
 impl Default for NttTuning {
@@ -156,6 +161,7 @@ impl Default for NttTuning {
             short_strided_launch_points: 1 << 19,
             lift_max_cluster: 16,
             forward_ip_min_blocks: 256,
+            fp64_butterflies: true,
         }
     }
 }
@@ -244,6 +250,7 @@ mod tests {
         assert_eq!((ntt.medium_contiguous_launch_points, ntt.medium_contiguous), (1 << 18, (2, 512)));
         assert_eq!((ntt.mul_add_medium_launch_points, ntt.short_strided_launch_points), (usize::MAX, 1 << 19));
         assert_eq!((ntt.lift_max_cluster, ntt.forward_ip_min_blocks), (16, 256));
+        assert!(ntt.fp64_butterflies);
     }
 
     #[test]

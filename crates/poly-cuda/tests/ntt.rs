@@ -357,6 +357,45 @@ fn tuned_transforms_match_cpu() {
     }
 }
 
+/// The FP64 butterflies (`NttTuning::fp64_butterflies`, taken by rings whose primes are below
+/// `2^FP64_NTT_MAX_PRIME_BITS`) give the CPU's words, and so the integer pipe's: at every degree,
+/// at launch sizes on both sides of the shape thresholds, with primes of 20 to 43 bits (the
+/// largest just below the bound, where the values in the butterflies come nearest to 2^47) and
+/// all-(p - 1) or random values; the integer pipe on the same rings for comparison.
+#[test]
+fn fp64_butterflies_match_cpu() {
+    let Some(default) = device() else { return };
+    let mut integer = GpuTuning::default();
+    integer.ntt.fp64_butterflies = false;
+    let integer = GpuDevice::with_tuning(0, integer).unwrap();
+    assert!(GpuTuning::default().ntt.fp64_butterflies);
+    let mut rng = common::rng("fp64_butterflies_match_cpu", 0x5eed_0f64);
+    let shapes = (10..=17u32).map(|log_n| (log_n, 3usize)).chain([
+        (11, 17),
+        (12, 9),
+        (14, 8),
+        (14, 25),
+        (15, 16),
+        (16, 4),
+        (16, 32),
+        (17, 12),
+    ]);
+    for (log_n, limbs) in shapes {
+        for bits in [rng.gen_range(log_n + 10..=42), poly_cuda::FP64_NTT_MAX_PRIME_BITS] {
+            let ring = ring(log_n, limbs, bits, TransformKind::Ntt);
+            assert!(ring.moduli().iter().all(|m| m.value() < 1 << poly_cuda::FP64_NTT_MAX_PRIME_BITS));
+            let n = ring.degree();
+            let top: Vec<u64> = ring.moduli().iter().flat_map(|m| std::iter::repeat_n(m.value() - 1, n)).collect();
+            for (pipe, device) in [("FP64", &default), ("integer", &integer)] {
+                let label = format!("{pipe}: N = 2^{log_n}, {limbs} limbs of {bits} bits");
+                check_round_trip(device, &ring, common::edge_values(&ring, &mut rng), &label);
+                check_round_trip(device, &ring, top.clone(), &format!("{label}, all p - 1"));
+                check_fused(device, &ring, &mut rng, &label);
+            }
+        }
+    }
+}
+
 #[test]
 fn fused_entry_points_with_largest_primes_and_values() {
     // Primes just below 2^62 and all-(p-1) operands: the largest lazy values in the butterflies

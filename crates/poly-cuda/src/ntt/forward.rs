@@ -74,7 +74,9 @@ pub(super) fn launch_forward(
     let tables = context.ntt_tables()?;
     let log_n = context.degree().trailing_zeros();
     let grid_y = total_limbs(context, polys)?;
-    for pass in ntt_passes(&context.device().tuning().ntt, input.transform(), &tables.schedule, log_n, grid_y)? {
+    for pass in
+        ntt_passes(&context.device().tuning().ntt, input.transform(), &tables.schedule, log_n, grid_y, tables.pipe)?
+    {
         launch_forward_pass(context, data, input, &pass, None)?;
     }
     Ok(())
@@ -227,8 +229,14 @@ pub(crate) unsafe fn ntt_forward_mod_down(
     let tables = context.ntt_tables()?;
     let log_n = context.degree().trailing_zeros();
     let grid_y = total_limbs(context, 2)?;
-    let passes =
-        ntt_passes(&context.device().tuning().ntt, NttTransform::ForwardModDown, &tables.schedule, log_n, grid_y)?;
+    let passes = ntt_passes(
+        &context.device().tuning().ntt,
+        NttTransform::ForwardModDown,
+        &tables.schedule,
+        log_n,
+        grid_y,
+        tables.pipe,
+    )?;
     let epilogue = ModDownEpilogueParams {
         sums: target.sums,
         addend0: target.addends[0],
@@ -377,14 +385,15 @@ pub(crate) unsafe fn ntt_forward_inner_product(
         (ForwardInput::InPlace, Some(own)) => (ForwardInput::SkippingOwn(own), Some(own)),
         (input, _) => (input, None),
     };
-    let passes = ntt_passes(&device.tuning().ntt, first_input.transform(), &tables.schedule, log_n, grid_y)?;
+    let passes =
+        ntt_passes(&device.tuning().ntt, first_input.transform(), &tables.schedule, log_n, grid_y, tables.pipe)?;
     let Some(first) = passes.first().filter(|pass| pass.first && passes.len() == 2) else {
         return Err(GpuError::Unsupported { what: "a fused inner product after a single-block transform".to_string() });
     };
     // The split kernels honour own limbs and the special output; the plain ones (fewer
     // registers) serve the rest.
     let ntt = &device.kernels().ntt;
-    let kernels = if own.is_some() || ip.special.is_some() { &ntt.forward_ip_split } else { &ntt.forward_ip };
+    let kernels = ntt.forward_ip_on(tables.pipe, own.is_some() || ip.special.is_some());
     let kernel = kernels
         .iter()
         .find_map(|(m, kernel)| (*m == contiguous).then_some(kernel))

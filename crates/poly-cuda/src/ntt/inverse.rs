@@ -142,6 +142,7 @@ pub(crate) fn ntt_inverse_of_mul_add_lifted(
         plan.contiguous,
         grid_y,
         true,
+        tables.pipe,
     )?;
     launch_inverse_pass(context, data, FirstLoad::MulAdd { source, factor, addend }, &first, Some(scale))?;
     let stream = context.device().stream();
@@ -211,7 +212,7 @@ pub(super) fn launch_inverse(
         FirstLoad::MulAdd { .. } => NttTransform::InverseOfMulAdd,
         FirstLoad::From { .. } => NttTransform::InverseFrom,
     };
-    for pass in ntt_passes(&context.device().tuning().ntt, transform, &tables.schedule, log_n, grid_y)? {
+    for pass in ntt_passes(&context.device().tuning().ntt, transform, &tables.schedule, log_n, grid_y, tables.pipe)? {
         launch_inverse_pass(context, data, load, &pass, scale)?;
     }
     Ok(())

@@ -25,7 +25,8 @@ pub(crate) use inverse::{
     LiftOperands, LiftPlan, lift_plan, ntt_inverse, ntt_inverse_from, ntt_inverse_of_mul_add,
     ntt_inverse_of_mul_add_lifted, ntt_inverse_of_mul_add_scaled, ntt_inverse_of_product,
 };
-pub(crate) use passes::NttKernels;
+pub use passes::FP64_NTT_MAX_PRIME_BITS;
+pub(crate) use passes::{ButterflyPipe, NttKernels};
 pub(crate) use schedule::NttSchedule;
 
 use crate::context::GpuContext;

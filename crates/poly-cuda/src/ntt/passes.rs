@@ -9,13 +9,39 @@ use cudarc::driver::{CudaContext, LaunchConfig};
 
 use crate::error::{GpuError, Result};
 use crate::kernel::{Kernel, LoadedModule};
-use crate::tuning::GpuTuning;
+use crate::tuning::{GpuTuning, NttTuning};
 
 // Geometry constants mirrored from kernels/ntt.cu.
 pub(super) const STRIDED_COLUMNS: u32 = 16;
 pub(super) const CONTIGUOUS_BLOCK_WORDS: u32 = 1024;
 /// Points per thread (log) of the single-block kernels.
 pub(super) const SINGLE_LOG_RADIX: u32 = 3;
+
+/// Primes below `2^FP64_NTT_MAX_PRIME_BITS` may run their two-pass transforms' butterflies on the
+/// FP64 pipe (kernels/ntt.cu, "Butterflies on the FP64 pipe": their bounds hold below 2^43).
+pub const FP64_NTT_MAX_PRIME_BITS: u32 = 43;
+
+/// The pipe a two-pass transform's butterflies run on (the `_f64` kernels of kernels/ntt.cu or
+/// the integer ones). The words are the same on both.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum ButterflyPipe {
+    /// Shoup products from 32-bit integer multiplies (every prime below 2^62).
+    Integer,
+    /// Exact products from FP64 multiply-adds (primes below `2^FP64_NTT_MAX_PRIME_BITS`).
+    Fp64,
+}
+
+impl ButterflyPipe {
+    /// The pipe of a ring with these primes under `tuning`: FP64 where the tuning asks for it
+    /// ([`NttTuning::fp64_butterflies`]) and every prime is below `2^FP64_NTT_MAX_PRIME_BITS`.
+    pub(crate) fn for_primes(tuning: &NttTuning, mut primes: impl Iterator<Item = u64>) -> Self {
+        if tuning.fp64_butterflies && primes.all(|p| p < 1 << FP64_NTT_MAX_PRIME_BITS) {
+            ButterflyPipe::Fp64
+        } else {
+            ButterflyPipe::Integer
+        }
+    }
+}
 
 /// The two kinds of pass of a two-pass transform.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -60,7 +86,7 @@ impl FunctionNames {
     }
 }
 
-/// One two-pass kernel of `kernels/ntt.cu` in its three functions.
+/// One two-pass kernel of `kernels/ntt.cu` in its functions, on both pipes.
 #[derive(Debug, Clone, Copy)]
 pub(super) struct PassKernel {
     pub(super) kind: PassKind,
@@ -69,31 +95,50 @@ pub(super) struct PassKernel {
     /// Sub-transforms per block: [`STRIDED_COLUMNS`] or fewer (strided passes), or
     /// [`CONTIGUOUS_BLOCK_WORDS`] points' worth or fewer (contiguous passes).
     pub(super) columns: u32,
+    /// The integer kernels.
     pub(super) names: FunctionNames,
+    /// The same kernels on the FP64 pipe (names ending in `_f64`).
+    pub(super) names_f64: FunctionNames,
+}
+
+impl PassKernel {
+    pub(super) fn names_on(&self, pipe: ButterflyPipe) -> &FunctionNames {
+        match pipe {
+            ButterflyPipe::Integer => &self.names,
+            ButterflyPipe::Fp64 => &self.names_f64,
+        }
+    }
 }
 
 /// The [`PassKernel`] of a strided pass of `2^m` points, `2^r` per thread (names as exported),
 /// with [`STRIDED_COLUMNS`] or `c` columns per block (kernel names ending in `_c<c>`).
 macro_rules! strided_kernel {
     ($m:literal, $r:literal) => {
-        strided_kernel!($m, $r, 16, "")
+        strided_kernel!($m, $r, 16, "", "_f64")
     };
-    ($m:literal, $r:literal, $c:literal, $suffix:literal) => {
+    ($m:literal, $r:literal, $c:literal, $suffix:literal, $suffix_f64:literal) => {
         PassKernel {
             kind: PassKind::Strided,
             log_m: $m,
             log_radix: $r,
             columns: $c,
-            names: FunctionNames {
-                forward: concat!("ntt_fwd_strided_", $m, "_lr", $r, $suffix),
-                inverse: concat!("ntt_inv_strided_", $m, "_lr", $r, $suffix),
-                inverse_product: None,
-                inverse_mul_add: None,
-                inverse_from: None,
-                forward_skip: Some(concat!("ntt_fwd_skip_strided_", $m, "_lr", $r, $suffix)),
-                forward_extend: Some(concat!("ntt_fwd_extend_strided_", $m, "_lr", $r, $suffix)),
-                forward_mod_down: None,
-            },
+            names: strided_names!($m, $r, $suffix),
+            names_f64: strided_names!($m, $r, $suffix_f64),
+        }
+    };
+}
+
+macro_rules! strided_names {
+    ($m:literal, $r:literal, $suffix:literal) => {
+        FunctionNames {
+            forward: concat!("ntt_fwd_strided_", $m, "_lr", $r, $suffix),
+            inverse: concat!("ntt_inv_strided_", $m, "_lr", $r, $suffix),
+            inverse_product: None,
+            inverse_mul_add: None,
+            inverse_from: None,
+            forward_skip: Some(concat!("ntt_fwd_skip_strided_", $m, "_lr", $r, $suffix)),
+            forward_extend: Some(concat!("ntt_fwd_extend_strided_", $m, "_lr", $r, $suffix)),
+            forward_mod_down: None,
         }
     };
 }
@@ -102,24 +147,31 @@ macro_rules! strided_kernel {
 /// [`CONTIGUOUS_BLOCK_WORDS`] or `w` points per block (kernel names ending in `_w<w>`).
 macro_rules! contiguous_kernel {
     ($m:literal, $r:literal) => {
-        contiguous_kernel!($m, $r, 1024, "")
+        contiguous_kernel!($m, $r, 1024, "", "_f64")
     };
-    ($m:literal, $r:literal, $w:literal, $suffix:literal) => {
+    ($m:literal, $r:literal, $w:literal, $suffix:literal, $suffix_f64:literal) => {
         PassKernel {
             kind: PassKind::Contiguous,
             log_m: $m,
             log_radix: $r,
             columns: $w >> $m,
-            names: FunctionNames {
-                forward: concat!("ntt_fwd_contiguous_", $m, "_lr", $r, $suffix),
-                inverse: concat!("ntt_inv_contiguous_", $m, "_lr", $r, $suffix),
-                inverse_product: Some(concat!("ntt_inv_product_contiguous_", $m, "_lr", $r, $suffix)),
-                inverse_mul_add: Some(concat!("ntt_inv_mul_add_contiguous_", $m, "_lr", $r, $suffix)),
-                inverse_from: Some(concat!("ntt_inv_from_contiguous_", $m, "_lr", $r, $suffix)),
-                forward_skip: None,
-                forward_extend: None,
-                forward_mod_down: Some(concat!("ntt_fwd_mod_down_contiguous_", $m, "_lr", $r, $suffix)),
-            },
+            names: contiguous_names!($m, $r, $suffix),
+            names_f64: contiguous_names!($m, $r, $suffix_f64),
+        }
+    };
+}
+
+macro_rules! contiguous_names {
+    ($m:literal, $r:literal, $suffix:literal) => {
+        FunctionNames {
+            forward: concat!("ntt_fwd_contiguous_", $m, "_lr", $r, $suffix),
+            inverse: concat!("ntt_inv_contiguous_", $m, "_lr", $r, $suffix),
+            inverse_product: Some(concat!("ntt_inv_product_contiguous_", $m, "_lr", $r, $suffix)),
+            inverse_mul_add: Some(concat!("ntt_inv_mul_add_contiguous_", $m, "_lr", $r, $suffix)),
+            inverse_from: Some(concat!("ntt_inv_from_contiguous_", $m, "_lr", $r, $suffix)),
+            forward_skip: None,
+            forward_extend: None,
+            forward_mod_down: Some(concat!("ntt_fwd_mod_down_contiguous_", $m, "_lr", $r, $suffix)),
         }
     };
 }
@@ -134,8 +186,8 @@ pub(super) const PASS_KERNELS: &[PassKernel] = &[
     strided_kernel!(8, 3),
     strided_kernel!(7, 4),
     strided_kernel!(8, 4),
-    strided_kernel!(7, 2, 8, "_c8"),
-    strided_kernel!(8, 2, 8, "_c8"),
+    strided_kernel!(7, 2, 8, "_c8", "_c8_f64"),
+    strided_kernel!(8, 2, 8, "_c8", "_c8_f64"),
     contiguous_kernel!(5, 2),
     contiguous_kernel!(6, 2),
     contiguous_kernel!(5, 3),
@@ -143,9 +195,9 @@ pub(super) const PASS_KERNELS: &[PassKernel] = &[
     contiguous_kernel!(7, 3),
     contiguous_kernel!(8, 3),
     contiguous_kernel!(9, 3),
-    contiguous_kernel!(7, 2, 512, "_w512"),
-    contiguous_kernel!(8, 2, 512, "_w512"),
-    contiguous_kernel!(9, 2, 512, "_w512"),
+    contiguous_kernel!(7, 2, 512, "_w512", "_w512_f64"),
+    contiguous_kernel!(8, 2, 512, "_w512", "_w512_f64"),
+    contiguous_kernel!(9, 2, 512, "_w512", "_w512_f64"),
 ];
 
 /// The [`FunctionNames`] of the single-block kernel of `2^log_n` points.
@@ -215,12 +267,15 @@ impl Functions {
 #[derive(Debug)]
 pub(crate) struct NttKernels {
     pub(super) passes: Vec<Functions>,
+    /// The same on the FP64 pipe ([`PassKernel::names_f64`]).
+    pub(super) passes_f64: Vec<Functions>,
     pub(super) single: Vec<Functions>,
-    /// `ntt_fwd_ip_contiguous_<m>_lr3` by `m` (see [`FORWARD_IP_LOG_M`]).
-    pub(super) forward_ip: Vec<(u32, Kernel)>,
+    /// `ntt_fwd_ip_contiguous_<m>_lr3` by `m` (see [`FORWARD_IP_LOG_M`]), integer then FP64
+    /// (`_f64`).
+    pub(super) forward_ip: [Vec<(u32, Kernel)>; 2],
     /// `ntt_fwd_ip_split_contiguous_<m>_lr3` by `m`: the same with own limbs and a special
-    /// output ([`InnerProductKeys::own`], [`InnerProductKeys::special`]).
-    pub(super) forward_ip_split: Vec<(u32, Kernel)>,
+    /// output ([`InnerProductKeys::own`], [`InnerProductKeys::special`]), integer then FP64.
+    pub(super) forward_ip_split: [Vec<(u32, Kernel)>; 2],
     /// The last inverse pass fused with the centered lift modulo `t`, on devices with thread
     /// block clusters (compute capability 9.0 and up); `None` elsewhere.
     pub(super) lift: Option<LiftKernels>,
@@ -317,34 +372,56 @@ pub(super) const FORWARD_IP_SPLIT_NAMES: [&str; 5] = [
     "ntt_fwd_ip_split_contiguous_8_lr3",
     "ntt_fwd_ip_split_contiguous_9_lr3",
 ];
+/// [`FORWARD_IP_NAMES`] on the FP64 pipe.
+pub(super) const FORWARD_IP_NAMES_F64: [&str; 5] = [
+    "ntt_fwd_ip_contiguous_5_lr3_f64",
+    "ntt_fwd_ip_contiguous_6_lr3_f64",
+    "ntt_fwd_ip_contiguous_7_lr3_f64",
+    "ntt_fwd_ip_contiguous_8_lr3_f64",
+    "ntt_fwd_ip_contiguous_9_lr3_f64",
+];
+/// [`FORWARD_IP_SPLIT_NAMES`] on the FP64 pipe.
+pub(super) const FORWARD_IP_SPLIT_NAMES_F64: [&str; 5] = [
+    "ntt_fwd_ip_split_contiguous_5_lr3_f64",
+    "ntt_fwd_ip_split_contiguous_6_lr3_f64",
+    "ntt_fwd_ip_split_contiguous_7_lr3_f64",
+    "ntt_fwd_ip_split_contiguous_8_lr3_f64",
+    "ntt_fwd_ip_split_contiguous_9_lr3_f64",
+];
 /// `log2` of the points per thread of the fused passes.
 pub(super) const FORWARD_IP_LOG_RADIX: u32 = 3;
 
 impl NttKernels {
     pub(crate) fn load(context: &Arc<CudaContext>, tuning: &GpuTuning) -> Result<Self> {
         let module = LoadedModule::load(context, hegpu_kernels::NTT, tuning.programmatic_launches)?;
+        let fused = |names: [&'static str; 5]| -> Result<Vec<(u32, Kernel)>> {
+            FORWARD_IP_LOG_M.iter().zip(names).map(|(&m, name)| Ok((m, module.kernel(name)?))).collect()
+        };
         Ok(Self {
             passes: PASS_KERNELS.iter().map(|k| Functions::load(&module, &k.names)).collect::<Result<_>>()?,
+            passes_f64: PASS_KERNELS.iter().map(|k| Functions::load(&module, &k.names_f64)).collect::<Result<_>>()?,
             single: SINGLE_KERNELS.iter().map(|names| Functions::load(&module, names)).collect::<Result<_>>()?,
-            forward_ip: FORWARD_IP_LOG_M
-                .iter()
-                .zip(FORWARD_IP_NAMES)
-                .map(|(&m, name)| Ok((m, module.kernel(name)?)))
-                .collect::<Result<_>>()?,
-            forward_ip_split: FORWARD_IP_LOG_M
-                .iter()
-                .zip(FORWARD_IP_SPLIT_NAMES)
-                .map(|(&m, name)| Ok((m, module.kernel(name)?)))
-                .collect::<Result<_>>()?,
+            forward_ip: [fused(FORWARD_IP_NAMES)?, fused(FORWARD_IP_NAMES_F64)?],
+            forward_ip_split: [fused(FORWARD_IP_SPLIT_NAMES)?, fused(FORWARD_IP_SPLIT_NAMES_F64)?],
             lift: LiftKernels::load(context, &module, tuning.ntt.lift_max_cluster)?,
         })
     }
 
+    /// The fused inner-product kernels on `pipe` (`split`: the `_split` ones).
+    pub(super) fn forward_ip_on(&self, pipe: ButterflyPipe, split: bool) -> &[(u32, Kernel)] {
+        let kernels = if split { &self.forward_ip_split } else { &self.forward_ip };
+        match pipe {
+            ButterflyPipe::Integer => &kernels[0],
+            ButterflyPipe::Fp64 => &kernels[1],
+        }
+    }
+
     /// The kernel of `pass`.
     pub(super) fn get(&self, pass: &NttPass) -> Result<&Kernel> {
-        let functions = match pass.table {
-            KernelTable::Pass => self.passes.get(pass.index),
-            KernelTable::Single => self.single.get(pass.index),
+        let functions = match (pass.table, pass.pipe) {
+            (KernelTable::Pass, ButterflyPipe::Integer) => self.passes.get(pass.index),
+            (KernelTable::Pass, ButterflyPipe::Fp64) => self.passes_f64.get(pass.index),
+            (KernelTable::Single, _) => self.single.get(pass.index),
         };
         // Unreachable: passes are made from the tables these kernels were loaded from.
         functions
@@ -400,6 +477,8 @@ pub(super) struct NttPass {
     /// Where the kernel is: `function` of entry `index` of `table` ([`NttKernels::get`]).
     pub(super) table: KernelTable,
     pub(super) index: usize,
+    /// The pipe of its butterflies (single-block kernels: always [`ButterflyPipe::Integer`]).
+    pub(super) pipe: ButterflyPipe,
     pub(super) function: PassFunction,
     pub(super) config: LaunchConfig,
     /// The transform's first pass: it reads the forward source or takes the inverse's product.
@@ -415,6 +494,7 @@ pub(super) fn single_pass(function: PassFunction, log_n: u32, grid_y: u32) -> Re
             name,
             table: KernelTable::Single,
             index,
+            pipe: ButterflyPipe::Integer,
             function,
             config: single_config(log_n, grid_y),
             first: true,

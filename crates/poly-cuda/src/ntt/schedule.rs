@@ -4,7 +4,7 @@
 //! behind the default shapes).
 
 use super::passes::{
-    CONTIGUOUS_BLOCK_WORDS, KernelTable, NttPass, PASS_KERNELS, PassFunction, PassKind, STRIDED_COLUMNS,
+    ButterflyPipe, CONTIGUOUS_BLOCK_WORDS, KernelTable, NttPass, PASS_KERNELS, PassFunction, PassKind, STRIDED_COLUMNS,
     contiguous_config, find_pass_kernel, pass_kernel_exists, single_pass, strided_config,
 };
 use crate::error::{GpuError, Result};
@@ -130,7 +130,8 @@ pub(super) fn single_launch(tuning: &NttTuning, log_n: u32, grid_y: u32) -> bool
     log_n <= SINGLE_LAUNCH_MAX_LOG_N && ((grid_y as usize) << log_n) <= tuning.single_launch_points
 }
 
-/// One two-pass pass: its kernel and launch shape.
+/// One two-pass pass: its kernel (on `pipe`) and launch shape.
+#[allow(clippy::too_many_arguments)]
 pub(super) fn pass_launch(
     tuning: &NttTuning,
     function: PassFunction,
@@ -139,6 +140,7 @@ pub(super) fn pass_launch(
     log_m: u32,
     grid_y: u32,
     first: bool,
+    pipe: ButterflyPipe,
 ) -> Result<NttPass> {
     // The two-pass kernels leave the stage-0 scale out of their contiguous inverse passes
     // (kernels/ntt.cu, CAN_SCALE): such a pass must not cover the whole transform.
@@ -150,7 +152,7 @@ pub(super) fn pass_launch(
     let points = n as usize * grid_y as usize;
     let (log_radix, columns) = pass_shape(tuning, function, kind, log_m, points);
     let found = find_pass_kernel(kind, log_m, log_radix, columns)
-        .and_then(|index| PASS_KERNELS.get(index)?.names.get(function).map(|name| (index, name)));
+        .and_then(|index| PASS_KERNELS.get(index)?.names_on(pipe).get(function).map(|name| (index, name)));
     let (index, name) = found.ok_or_else(|| GpuError::Unsupported {
         what: format!(
             "NTT {kind:?} pass ({function:?}) of 2^{log_m} points with 2^{log_radix} points per thread, \
@@ -161,7 +163,7 @@ pub(super) fn pass_launch(
         PassKind::Strided => strided_config(n, log_m, log_radix, columns, grid_y),
         PassKind::Contiguous => contiguous_config(n, log_m, log_radix, columns, grid_y),
     };
-    Ok(NttPass { name, table: KernelTable::Pass, index, function, config, first })
+    Ok(NttPass { name, table: KernelTable::Pass, index, pipe, function, config, first })
 }
 
 /// What a launch sequence of `kernels/ntt.cu` computes.
@@ -191,14 +193,15 @@ pub(crate) enum NttTransform {
 
 /// The kernels of one transform and their launch shapes, in launch order: one single-block
 /// kernel (small N, or small launches), or the strided then contiguous pass (forward; the
-/// inverse runs them in the opposite order). The inverse of a product runs the product
-/// variant of its first kernel.
+/// inverse runs them in the opposite order), whose butterflies run on `pipe`. The inverse of a
+/// product runs the product variant of its first kernel.
 pub(super) fn ntt_passes(
     tuning: &NttTuning,
     transform: NttTransform,
     schedule: &NttSchedule,
     log_n: u32,
     grid_y: u32,
+    pipe: ButterflyPipe,
 ) -> Result<Vec<NttPass>> {
     let n = 1u32 << log_n;
     let (first_function, later_function) = match transform {
@@ -231,8 +234,8 @@ pub(super) fn ntt_passes(
                 | NttTransform::InverseOfMulAdd
                 | NttTransform::InverseFrom => (PassKind::Contiguous, contiguous, PassKind::Strided, strided),
             };
-            let first = pass_launch(tuning, first_function, first_kind, n, first_log_m, grid_y, true)?;
-            let later = pass_launch(tuning, later_function, later_kind, n, later_log_m, grid_y, false)?;
+            let first = pass_launch(tuning, first_function, first_kind, n, first_log_m, grid_y, true, pipe)?;
+            let later = pass_launch(tuning, later_function, later_kind, n, later_log_m, grid_y, false, pipe)?;
             Ok(vec![first, later])
         }
     }

@@ -1,6 +1,8 @@
 //! Host-side checks of the transform plans: kernel tables, pass shapes, shared-memory layout.
 
-use super::passes::{KernelTable, PASS_KERNELS, PassFunction, PassKind, SINGLE_KERNELS, SINGLE_LOG_RADIX};
+use super::passes::{
+    ButterflyPipe, KernelTable, PASS_KERNELS, PassFunction, PassKind, SINGLE_KERNELS, SINGLE_LOG_RADIX,
+};
 use super::schedule::{NttSchedule, NttTransform, SHORT_STRIDED_MIN_POINTS, ntt_passes, pass_launch};
 use crate::tuning::{NttSplit, NttTuning};
 
@@ -30,8 +32,10 @@ fn pass_shapes_follow_the_tuning() {
     let tuned = NttTuning { strided_log_radix: Some(3), medium_launch_points: 0, ..NttTuning::default() };
     let schedule = NttSchedule::for_log_degree(16, &tuned).unwrap();
     for grid_y in [4u32, 32] {
-        let default = ntt_passes(&NttTuning::default(), NttTransform::Forward, &schedule, 16, grid_y).unwrap();
-        let passes = ntt_passes(&tuned, NttTransform::Forward, &schedule, 16, grid_y).unwrap();
+        let default =
+            ntt_passes(&NttTuning::default(), NttTransform::Forward, &schedule, 16, grid_y, ButterflyPipe::Integer)
+                .unwrap();
+        let passes = ntt_passes(&tuned, NttTransform::Forward, &schedule, 16, grid_y, ButterflyPipe::Integer).unwrap();
         assert_eq!(passes[0].name, "ntt_fwd_strided_7_lr3", "{grid_y} limbs: default {}", default[0].name);
         assert_ne!(passes[0].name, default[0].name, "{grid_y} limbs");
         assert_eq!(passes[1].name, default[1].name, "{grid_y} limbs");
@@ -43,10 +47,30 @@ fn pass_shapes_follow_the_tuning() {
 #[test]
 fn contiguous_pass_of_the_whole_transform_is_refused() {
     assert!(
-        pass_launch(&NttTuning::default(), PassFunction::Inverse, PassKind::Contiguous, 1 << 9, 9, 1, true).is_err()
+        pass_launch(
+            &NttTuning::default(),
+            PassFunction::Inverse,
+            PassKind::Contiguous,
+            1 << 9,
+            9,
+            1,
+            true,
+            ButterflyPipe::Integer
+        )
+        .is_err()
     );
     assert!(
-        pass_launch(&NttTuning::default(), PassFunction::Inverse, PassKind::Contiguous, 1 << 10, 9, 1, true).is_ok()
+        pass_launch(
+            &NttTuning::default(),
+            PassFunction::Inverse,
+            PassKind::Contiguous,
+            1 << 10,
+            9,
+            1,
+            true,
+            ButterflyPipe::Integer
+        )
+        .is_ok()
     );
 }
 
@@ -118,7 +142,15 @@ fn pass_shapes_follow_the_launch_size() {
         for grid_y in [1u32, 2, 4, 5, 8, 9, 12, 16, 17, 24, 25, 32, 48, 64] {
             let points = (grid_y as usize) << log_n;
             let label = format!("N = 2^{log_n}, {grid_y} limbs ({points} points)");
-            let passes = ntt_passes(&NttTuning::default(), NttTransform::Forward, &schedule, log_n, grid_y).unwrap();
+            let passes = ntt_passes(
+                &NttTuning::default(),
+                NttTransform::Forward,
+                &schedule,
+                log_n,
+                grid_y,
+                ButterflyPipe::Integer,
+            )
+            .unwrap();
             let [first, last] = passes.as_slice() else { panic!("{label}: {} passes", passes.len()) };
             let small = points <= NttTuning::default().small_launch_points;
             let medium_strided = !small && points <= tuning.medium_launch_points && (7..=8).contains(&strided);
@@ -165,12 +197,42 @@ fn inverse_of_product_replaces_only_the_first_inverse_kernel() {
     for (log_n, schedule) in schedules {
         for grid_y in [1u32, 3, 16, 17, 32, 33, 64, 300] {
             let label = format!("{schedule:?}, N = 2^{log_n}, {grid_y} limbs");
-            let forward = ntt_passes(&NttTuning::default(), NttTransform::Forward, &schedule, log_n, grid_y).unwrap();
-            let inverse = ntt_passes(&NttTuning::default(), NttTransform::Inverse, &schedule, log_n, grid_y).unwrap();
-            let product =
-                ntt_passes(&NttTuning::default(), NttTransform::InverseOfProduct, &schedule, log_n, grid_y).unwrap();
-            let mul_add =
-                ntt_passes(&NttTuning::default(), NttTransform::InverseOfMulAdd, &schedule, log_n, grid_y).unwrap();
+            let forward = ntt_passes(
+                &NttTuning::default(),
+                NttTransform::Forward,
+                &schedule,
+                log_n,
+                grid_y,
+                ButterflyPipe::Integer,
+            )
+            .unwrap();
+            let inverse = ntt_passes(
+                &NttTuning::default(),
+                NttTransform::Inverse,
+                &schedule,
+                log_n,
+                grid_y,
+                ButterflyPipe::Integer,
+            )
+            .unwrap();
+            let product = ntt_passes(
+                &NttTuning::default(),
+                NttTransform::InverseOfProduct,
+                &schedule,
+                log_n,
+                grid_y,
+                ButterflyPipe::Integer,
+            )
+            .unwrap();
+            let mul_add = ntt_passes(
+                &NttTuning::default(),
+                NttTransform::InverseOfMulAdd,
+                &schedule,
+                log_n,
+                grid_y,
+                ButterflyPipe::Integer,
+            )
+            .unwrap();
             assert_eq!(inverse.len(), product.len(), "{label}");
             assert_eq!(inverse.len(), mul_add.len(), "{label}");
             assert_eq!(forward.len(), inverse.len(), "{label}");
@@ -216,4 +278,53 @@ fn inverse_of_product_replaces_only_the_first_inverse_kernel() {
             assert!(!mul_add[0].name.contains("strided"), "{label}: {}", mul_add[0].name);
         }
     }
+}
+
+/// On the FP64 pipe every two-pass launch takes the `_f64` twin of the integer pass's kernel,
+/// with the same shape; single-block launches stay on the integer kernels.
+#[test]
+fn fp64_passes_are_the_integer_passes_twins() {
+    let tuning = NttTuning::default();
+    let transforms = [
+        NttTransform::Forward,
+        NttTransform::Inverse,
+        NttTransform::InverseOfProduct,
+        NttTransform::InverseOfMulAdd,
+        NttTransform::InverseFrom,
+        NttTransform::ForwardOfExtension,
+    ];
+    for log_n in 10..=17 {
+        let schedule = NttSchedule::for_log_degree(log_n, &tuning).unwrap();
+        for grid_y in [1u32, 3, 16, 32, 64] {
+            for transform in transforms {
+                let integer = ntt_passes(&tuning, transform, &schedule, log_n, grid_y, ButterflyPipe::Integer).unwrap();
+                let fp64 = ntt_passes(&tuning, transform, &schedule, log_n, grid_y, ButterflyPipe::Fp64).unwrap();
+                assert_eq!(integer.len(), fp64.len());
+                for (i, f) in integer.iter().zip(&fp64) {
+                    let label = format!("2^{log_n} x {grid_y}, {transform:?}: {} / {}", i.name, f.name);
+                    assert_eq!((i.index, i.function, i.first), (f.index, f.function, f.first), "{label}");
+                    assert_eq!((i.config.grid_dim, i.config.block_dim), (f.config.grid_dim, f.config.block_dim));
+                    match f.table {
+                        KernelTable::Pass => {
+                            assert_eq!(f.name, format!("{}_f64", i.name), "{label}");
+                            assert_eq!(f.pipe, ButterflyPipe::Fp64, "{label}");
+                        }
+                        KernelTable::Single => assert_eq!((f.name, f.pipe), (i.name, ButterflyPipe::Integer)),
+                    }
+                }
+            }
+        }
+    }
+}
+
+/// The FP64 pipe is taken only where the tuning asks for it and every prime is short enough.
+#[test]
+fn fp64_pipe_needs_short_primes_and_the_tuning() {
+    let on = NttTuning::default();
+    let off = NttTuning { fp64_butterflies: false, ..NttTuning::default() };
+    let below = (1u64 << super::passes::FP64_NTT_MAX_PRIME_BITS) - 1;
+    let above = 1u64 << super::passes::FP64_NTT_MAX_PRIME_BITS;
+    assert_eq!(ButterflyPipe::for_primes(&on, [65537, below].into_iter()), ButterflyPipe::Fp64);
+    assert_eq!(ButterflyPipe::for_primes(&on, [65537, above].into_iter()), ButterflyPipe::Integer);
+    assert_eq!(ButterflyPipe::for_primes(&off, [65537].into_iter()), ButterflyPipe::Integer);
 }
