@@ -145,8 +145,10 @@ __device__ __forceinline__ void ct_butterfly(u64& x, u64& y, const ulonglong2 w,
     y = x2 + m.two_p - t;
 }
 
-// Harvey's inverse butterfly: x, y in [0, 2p) -> x + y, (x - y) w in [0, 2p).
-__device__ __forceinline__ void gs_butterfly(u64& x, u64& y, const ulonglong2 w, const Prime& m) {
+// Harvey's inverse butterfly: x, y in [0, 2p) -> x + y, (x - y) w in [0, 2p). (`reduce_sum`
+// is the FP64 butterflies'; the lazy range here reduces every sum.)
+__device__ __forceinline__ void gs_butterfly(u64& x, u64& y, const ulonglong2 w, const Prime& m,
+                                             const bool /*reduce_sum*/ = true) {
     const u64 d = x + m.two_p - y;
     x = sub_if_ge(x + y, m.two_p);
     y = shoup_lazy(d, w, m);
@@ -171,7 +173,7 @@ __device__ __forceinline__ void gs_butterfly_scaled(u64& x, u64& y, const ulongl
 // |a| < 2^47, where the integer Shoup product takes ten 32-bit multiplies and the selects of its
 // lazy range. Forward values grow by less than 0.54 p a stage and are never reduced inside a pass
 // (at most nine stages from [0, 4p): below 9p < 2^47 for p < 2^43); inverse sums are reduced every
-// stage (three operations). Passes load canonical or lazy integers and store canonical ones, so a
+// other stage (three operations; values below 4p). Passes load canonical or lazy integers and store canonical ones, so a
 // pass on either pipe reads what the other wrote and the words equal the integer path's.
 constexpr double F64_ROUNDER = 6755399441055744.0;  // 1.5 2^52
 constexpr double F64_TWO_52 = 4503599627370496.0;   // 2^52
@@ -228,11 +230,14 @@ __device__ __forceinline__ void ct_butterfly(u64& x, u64& y, const ulonglong2 w,
     y = (u64)__double_as_longlong(xd - t);
 }
 
-// The inverse butterfly: reduce(x + y), (x - y) w.
-__device__ __forceinline__ void gs_butterfly(u64& x, u64& y, const ulonglong2 w, const F64Prime& m) {
+// The inverse butterfly: x + y (reduced when `reduce_sum`), (x - y) w. Inverse passes reduce the
+// sums of every other stage (odd stages of the pass): from loads below 2p, |values| stay below 4p
+// (a stage without reduction doubles the sums' bound, the next brings every value below 0.54 p).
+__device__ __forceinline__ void gs_butterfly(u64& x, u64& y, const ulonglong2 w, const F64Prime& m,
+                                             const bool reduce_sum) {
     const double xd = __longlong_as_double((long long)x);
     const double yd = __longlong_as_double((long long)y);
-    x = (u64)__double_as_longlong(f64_reduce(xd + yd, m));
+    x = (u64)__double_as_longlong(reduce_sum ? f64_reduce(xd + yd, m) : xd + yd);
     y = (u64)__double_as_longlong(f64_mul(xd - yd, w, m));
 }
 
@@ -304,7 +309,8 @@ __device__ __forceinline__ void forward_round(u64 (&x)[1 << LOG_R], const int w,
 
 // Inverse stages of one round: STAGES stages on the window's bits ub0 .. ub0 + STAGES - 1,
 // lowest first. With scale_stage0, the round's last stage is global stage 0 and folds N^-1.
-template <int LOG_M, int LOG_R, int STAGES, int UB0, class TW, class PR>
+// S0: the stages of the pass before this round (the FP64 butterflies reduce at odd stages).
+template <int LOG_M, int LOG_R, int STAGES, int UB0, int S0, class TW, class PR>
 __device__ __forceinline__ void inverse_round(u64 (&x)[1 << LOG_R], const int w, const int base, const TW& tw,
                                               const PR& p, const bool scale_stage0,
                                               const ulonglong2 n_inv, const ulonglong2 w1_n_inv) {
@@ -322,7 +328,7 @@ __device__ __forceinline__ void inverse_round(u64 (&x)[1 << LOG_R], const int w,
             } else {
                 const int k = base + (u << w);
                 const ulonglong2 t = tw.get(r, k >> (b + 1), u >> (b + 1 - w), base >> (w + LOG_R));
-                gs_butterfly(x[u], x[u | (1 << ub)], t, p);
+                gs_butterfly(x[u], x[u | (1 << ub)], t, p, ((S0 + st) & 1) != 0);
             }
         }
     }
@@ -716,7 +722,8 @@ __device__ __forceinline__ void inverse_rounds(u64 (&x)[P::R], u64* smem, const 
     constexpr int stages = q == 0 ? P::SHORT_STAGES : P::LOG_R;
     constexpr int ub0 = P::LOG_R - stages;
     const bool last_round = I + 1 == P::ROUNDS;
-    inverse_round<P::LOG_M, P::LOG_R, stages, ub0>(x, w, base, tw, p, scale_stage0 && last_round, n_inv, w1_n_inv);
+    inverse_round<P::LOG_M, P::LOG_R, stages, ub0, I * P::LOG_R>(x, w, base, tw, p, scale_stage0 && last_round, n_inv,
+                                                                 w1_n_inv);
     if constexpr (I + 1 < P::ROUNDS) {
         to_smem<P>(smem, x, column, base, w);
         __syncthreads();
@@ -1018,6 +1025,10 @@ __device__ __forceinline__ void inverse_lift_pass(const LiftParams& F) {
 #ifndef IP_MIN_THREADS
 #define IP_MIN_THREADS 384
 #endif
+// The FP64 kernels keep two double sums a word where the integer ones keep four words: 512.
+#ifndef IP_F64_MIN_THREADS
+#define IP_F64_MIN_THREADS 512
+#endif
 #define IP_REDUCE_EVERY 15
 struct FwdIpParams {
     const u64* data;                   // [digits][limbs][N] after the first pass (lazy)
@@ -1090,7 +1101,11 @@ __device__ __forceinline__ void forward_inner_product_pass(const FwdIpParams& F)
     // finishes (dependent_launch.cuh); then the wait for its output.
     stage_twiddles<P>(stw, tw, roots, m, p, bp);
     dependent_launch::wait_for_inputs_and_allow_dependents();
+    // Integer passes: 128-bit sums of canonical products. FP64 passes: sums of the products
+    // a w mod p in (-0.54 p, 0.54 p) (f64_mul, the key word as its twiddle), below 36 p < 2^49
+    // after IP_MAX_DIGITS digits; the transformed values stay doubles (below 9p) in between.
     u64 b_lo[PER], b_hi[PER], a_lo[PER], a_hi[PER];
+    double b_sum[PER], a_sum[PER];
 #pragma unroll
     for (int k = 0; k < PER; ++k) {
         const size_t at = block_offset + threadIdx.x + k * P::THREADS;
@@ -1098,7 +1113,23 @@ __device__ __forceinline__ void forward_inner_product_pass(const FwdIpParams& F)
         a_lo[k] = F.accumulate != 0 ? sums_a[at] : 0;
         b_hi[k] = 0;
         a_hi[k] = 0;
+        if constexpr (P::F64) {
+            b_sum[k] = __longlong_as_double((long long)loaded(b_lo[k], bp));
+            a_sum[k] = __longlong_as_double((long long)loaded(a_lo[k], bp));
+        }
     }
+    // One product of the inner product, on the pass's pipe: v (a word, or with FP64 the bits of
+    // a double) times a canonical key word.
+    const auto accumulate = [&](const int k, const u64 v, const u64 key_b, const u64 key_a) {
+        if constexpr (P::F64) {
+            const double vd = __longlong_as_double((long long)v);
+            b_sum[k] += f64_mul(vd, f64_twiddle(key_b, bp), bp);
+            a_sum[k] += f64_mul(vd, f64_twiddle(key_a, bp), bp);
+        } else {
+            mad128(b_lo[k], b_hi[k], v, key_b);
+            mad128(a_lo[k], a_hi[k], v, key_a);
+        }
+    };
     __syncthreads();
     for (int t = 0; t < F.digits; ++t) {
         // A uniform branch: the block's limb is one of this digit's own limbs.
@@ -1109,9 +1140,7 @@ __device__ __forceinline__ void forward_inner_product_pass(const FwdIpParams& F)
 #pragma unroll
             for (int k = 0; k < PER; ++k) {
                 const int i = threadIdx.x + k * P::THREADS;
-                const u64 v = own[i];
-                mad128(b_lo[k], b_hi[k], v, key_b[i]);
-                mad128(a_lo[k], a_hi[k], v, key_a[i]);
+                accumulate(k, loaded(own[i], bp), key_b[i], key_a[i]);
             }
         } else {
             const u64* poly = F.data + (((size_t)t * F.limbs + limb) << log_n);
@@ -1124,8 +1153,10 @@ __device__ __forceinline__ void forward_inner_product_pass(const FwdIpParams& F)
             forward_rounds<P, 0>(x, smem, SharedTwiddles<P>{stw, column}, bp, column, base);
             constexpr int w_last = P::window(P::ROUNDS - 1);
             P::locate(threadIdx.x, w_last, column, base);
+            if constexpr (!P::F64) {
 #pragma unroll
-            for (int u = 0; u < P::R; ++u) x[u] = canonical_word(x[u], bp);
+                for (int u = 0; u < P::R; ++u) x[u] = canonical_word(x[u], bp);
+            }
             to_smem<P>(smem, x, column, base, w_last);
             __syncthreads();
             const u64* key_b = F.key_b[t] + block_offset;
@@ -1133,12 +1164,10 @@ __device__ __forceinline__ void forward_inner_product_pass(const FwdIpParams& F)
 #pragma unroll
             for (int k = 0; k < PER; ++k) {
                 const int i = threadIdx.x + k * P::THREADS;
-                const u64 v = smem[row_slot<P>(k)];
-                mad128(b_lo[k], b_hi[k], v, key_b[i]);
-                mad128(a_lo[k], a_hi[k], v, key_a[i]);
+                accumulate(k, smem[row_slot<P>(k)], key_b[i], key_a[i]);
             }
         }
-        if ((t + 1) % IP_REDUCE_EVERY == 0) {
+        if (!P::F64 && (t + 1) % IP_REDUCE_EVERY == 0) {
 #pragma unroll
             for (int k = 0; k < PER; ++k) {
                 b_lo[k] = modarith::reduce_u128(b_lo[k], b_hi[k], m);
@@ -1153,8 +1182,13 @@ __device__ __forceinline__ void forward_inner_product_pass(const FwdIpParams& F)
 #pragma unroll
     for (int k = 0; k < PER; ++k) {
         const size_t at = block_offset + threadIdx.x + k * P::THREADS;
-        sum_base<SPLIT>(F, limb, false)[at] = modarith::reduce_u128(b_lo[k], b_hi[k], m);
-        sum_base<SPLIT>(F, limb, true)[at] = modarith::reduce_u128(a_lo[k], a_hi[k], m);
+        if constexpr (P::F64) {
+            sum_base<SPLIT>(F, limb, false)[at] = f64_canonical_word((u64)__double_as_longlong(b_sum[k]), bp);
+            sum_base<SPLIT>(F, limb, true)[at] = f64_canonical_word((u64)__double_as_longlong(a_sum[k]), bp);
+        } else {
+            sum_base<SPLIT>(F, limb, false)[at] = modarith::reduce_u128(b_lo[k], b_hi[k], m);
+            sum_base<SPLIT>(F, limb, true)[at] = modarith::reduce_u128(a_lo[k], a_hi[k], m);
+        }
     }
 }
 
@@ -1250,18 +1284,18 @@ __device__ __forceinline__ void forward_inner_product_pass(const FwdIpParams& F)
         forward_pass<Pass<LOG_M, LOG_R, false, COLUMNS, true, F64>, false, true>(                               \
             data, source, table, chunk_roots, moduli, log_n, limbs_per_poly, 0, 0, &epilogue);                  \
     }
-#define NTT_FWD_IP_KERNELS(M, LR, SUFFIX, F64)                                                                   \
-    extern "C" __global__ void NTT_LAUNCH_BOUNDS(M, LR, false, (CONTIGUOUS_BLOCK_WORDS >> M), true, IP_MIN_THREADS)       \
+#define NTT_FWD_IP_KERNELS(M, LR, SUFFIX, F64, MIN_THREADS)                                                      \
+    extern "C" __global__ void NTT_LAUNCH_BOUNDS(M, LR, false, (CONTIGUOUS_BLOCK_WORDS >> M), true, MIN_THREADS)       \
         ntt_fwd_ip_contiguous_##M##_lr##LR##SUFFIX(const __grid_constant__ FwdIpParams params) {                 \
         forward_inner_product_pass<Pass<M, LR, false, (CONTIGUOUS_BLOCK_WORDS >> M), true, F64>, false>(params); \
     }                                                                                                      \
-    extern "C" __global__ void NTT_LAUNCH_BOUNDS(M, LR, false, (CONTIGUOUS_BLOCK_WORDS >> M), true, IP_MIN_THREADS)       \
+    extern "C" __global__ void NTT_LAUNCH_BOUNDS(M, LR, false, (CONTIGUOUS_BLOCK_WORDS >> M), true, MIN_THREADS)       \
         ntt_fwd_ip_split_contiguous_##M##_lr##LR##SUFFIX(const __grid_constant__ FwdIpParams params) {           \
         forward_inner_product_pass<Pass<M, LR, false, (CONTIGUOUS_BLOCK_WORDS >> M), true, F64>, true>(params);  \
     }
-#define NTT_FWD_IP_KERNEL(M, LR)         \
-    NTT_FWD_IP_KERNELS(M, LR, , false)   \
-    NTT_FWD_IP_KERNELS(M, LR, _f64, true)
+#define NTT_FWD_IP_KERNEL(M, LR)                         \
+    NTT_FWD_IP_KERNELS(M, LR, , false, IP_MIN_THREADS)   \
+    NTT_FWD_IP_KERNELS(M, LR, _f64, true, IP_F64_MIN_THREADS)
 #define NTT_INV_LIFT_KERNEL(M)                                                                                   \
     extern "C" __global__ void NTT_LAUNCH_BOUNDS(M, 3, true, STRIDED_COLUMNS, true, 1024)                      \
         ntt_inv_lift_strided_##M##_lr3(const __grid_constant__ LiftParams params) {                              \
