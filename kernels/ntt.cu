@@ -675,8 +675,11 @@ __device__ __forceinline__ void forward_pass(u64* __restrict__ data, const u64* 
     } else {
         // Canonical values; each thread holds R consecutive points, so go through shared
         // memory to store whole contiguous rows. (The last round read exactly these slots.)
+        // FP64 passes with ModDown's epilogue keep their doubles: the epilogue's products take them.
+        if constexpr (!(P::F64 && MOD_DOWN)) {
 #pragma unroll
-        for (int u = 0; u < P::R; ++u) x[u] = canonical_word(x[u], bp);
+            for (int u = 0; u < P::R; ++u) x[u] = canonical_word(x[u], bp);
+        }
         to_smem<P>(smem, x, column, base, w_last);
         __syncthreads();
         if constexpr (MOD_DOWN) {
@@ -691,6 +694,22 @@ __device__ __forceinline__ void forward_pass(u64* __restrict__ data, const u64* 
             const u64 p_inv_shoup = e.p_inv_shoup[limb];
             const u64 e_p_inv = e.e_p_inv[limb];
             const u64 e_p_inv_shoup = e.e_p_inv_shoup[limb];
+            if constexpr (P::F64) {
+                // s P^-1 - r (E P^-1) (+ addend) on the FP64 pipe: products in (-0.54 p, 0.54 p)
+                // of s < p and of r below 9p, so the sum stays below 3p for the one reduction.
+                const ulonglong2 p_inv_f = f64_twiddle(p_inv, bp);
+                const ulonglong2 e_p_inv_f = f64_twiddle(e_p_inv, bp);
+#pragma unroll
+                for (int t = 0; t < P::WORDS / P::THREADS; ++t) {
+                    const int i = threadIdx.x + t * P::THREADS;
+                    const double r = __longlong_as_double((long long)smem[row_slot<P>(t)]);
+                    const double s = __longlong_as_double((long long)loaded(sums[i], bp));
+                    double value = f64_mul(s, p_inv_f, bp) - f64_mul(r, e_p_inv_f, bp);
+                    if (addend != nullptr) value += __longlong_as_double((long long)loaded(addend[at + i], bp));
+                    out[i] = f64_canonical_word((u64)__double_as_longlong(value), bp);
+                }
+                return;
+            }
 #pragma unroll
             for (int t = 0; t < P::WORDS / P::THREADS; ++t) {
                 const int i = threadIdx.x + t * P::THREADS;
