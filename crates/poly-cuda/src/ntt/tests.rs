@@ -197,42 +197,13 @@ fn inverse_of_product_replaces_only_the_first_inverse_kernel() {
     for (log_n, schedule) in schedules {
         for grid_y in [1u32, 3, 16, 17, 32, 33, 64, 300] {
             let label = format!("{schedule:?}, N = 2^{log_n}, {grid_y} limbs");
-            let forward = ntt_passes(
-                &NttTuning::default(),
-                NttTransform::Forward,
-                &schedule,
-                log_n,
-                grid_y,
-                ButterflyPipe::Integer,
-            )
-            .unwrap();
-            let inverse = ntt_passes(
-                &NttTuning::default(),
-                NttTransform::Inverse,
-                &schedule,
-                log_n,
-                grid_y,
-                ButterflyPipe::Integer,
-            )
-            .unwrap();
-            let product = ntt_passes(
-                &NttTuning::default(),
-                NttTransform::InverseOfProduct,
-                &schedule,
-                log_n,
-                grid_y,
-                ButterflyPipe::Integer,
-            )
-            .unwrap();
-            let mul_add = ntt_passes(
-                &NttTuning::default(),
-                NttTransform::InverseOfMulAdd,
-                &schedule,
-                log_n,
-                grid_y,
-                ButterflyPipe::Integer,
-            )
-            .unwrap();
+            let passes = |transform| {
+                ntt_passes(&NttTuning::default(), transform, &schedule, log_n, grid_y, ButterflyPipe::Integer).unwrap()
+            };
+            let forward = passes(NttTransform::Forward);
+            let inverse = passes(NttTransform::Inverse);
+            let product = passes(NttTransform::InverseOfProduct);
+            let mul_add = passes(NttTransform::InverseOfMulAdd);
             assert_eq!(inverse.len(), product.len(), "{label}");
             assert_eq!(inverse.len(), mul_add.len(), "{label}");
             assert_eq!(forward.len(), inverse.len(), "{label}");
