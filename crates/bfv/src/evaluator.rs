@@ -89,6 +89,10 @@ impl<B: BfvBackend> Evaluator<B> for BfvContext<B> {
         BfvContext::mod_switch_to_next(self, a)
     }
 
+    fn divide_plaintext_space(&self, a: &Ciphertext<B>, target: &Self) -> Result<Ciphertext<B>> {
+        BfvContext::divide_plaintext_space(self, a, target)
+    }
+
     fn rotate_rows_many(&self, a: &Ciphertext<B>, steps: &[i64], keys: &GaloisKeys<B>) -> Result<Vec<Ciphertext<B>>> {
         BfvContext::rotate_rows_many(self, a, steps, keys)
     }

@@ -54,6 +54,7 @@ pub use rlwe;
 
 pub mod backend;
 mod context;
+pub mod digit_removal;
 mod encoding;
 mod error;
 mod evaluate;

@@ -158,6 +158,19 @@ mod on_device {
         gpu_cases::device().map(GpuBackend::from_device)
     }
 
+    /// Digit removal (`common::digits`: two digits of `Z_{31^3}` removed in every slot, the
+    /// polynomials of degree 61 and 31 evaluated by Paterson-Stockmeyer) gives the CPU's words,
+    /// with HPS and BEHZ.
+    #[test]
+    fn gpu_digit_removal_equals_cpu() {
+        let Some(gpu) = gpu_backend() else { return };
+        for variant in [bfv::MulVariant::Hps, bfv::MulVariant::Behz] {
+            let cpu = crate::common::digits::two_digits_removed(poly::CpuBackend, variant);
+            let words = crate::common::digits::two_digits_removed(gpu.clone(), variant);
+            assert!(words == cpu, "{variant:?}: the GPU's digit removal differs from the CPU's");
+        }
+    }
+
     /// The device plaintext scaling and lift (`kernels/bfv.cu`) equal the host's word for word,
     /// from host and from device coefficients, for odd, even, power-of-two and near-2^60 `t`, at
     /// `m = 0`, `t - 1` and random `m`, on 1 and 5 limbs of 61 bits and 3 of 30 bits.

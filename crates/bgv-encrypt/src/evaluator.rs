@@ -89,6 +89,10 @@ impl<B: BgvBackend> Evaluator<B> for BgvContext<B> {
         BgvContext::mod_switch_to_next(self, a)
     }
 
+    fn divide_plaintext_space(&self, a: &Ciphertext<B>, target: &Self) -> Result<Ciphertext<B>> {
+        BgvContext::divide_plaintext_space(self, a, target)
+    }
+
     fn rotate_rows_many(&self, a: &Ciphertext<B>, steps: &[i64], keys: &GaloisKeys<B>) -> Result<Vec<Ciphertext<B>>> {
         BgvContext::rotate_rows_many(self, a, steps, keys)
     }

@@ -157,6 +157,14 @@ pub trait Evaluator<B: RlweBackend> {
     /// `a` one level down the modulus chain.
     fn mod_switch_to_next(&self, a: &Self::Ciphertext) -> Result<Self::Ciphertext>;
 
+    /// `a`, whose plaintext is a multiple `d m` of `d = t / t'`, as a ciphertext of `m` under
+    /// `target` (plaintext modulus `t'`, the same core): bootstrapping's division of the
+    /// plaintext space `p^k` by `p`. Errors when `target` has another core or `t'` does not
+    /// divide `t` below it.
+    fn divide_plaintext_space(&self, a: &Self::Ciphertext, target: &Self) -> Result<Self::Ciphertext>
+    where
+        Self: Sized;
+
     /// `a + c` for an integer `c` (reduced modulo `t`): `c` added to every slot, without
     /// encoding a plaintext of `N` slots.
     fn add_scalar(&self, a: &Self::Ciphertext, c: u64) -> Result<Self::Ciphertext>;

@@ -45,6 +45,7 @@ pub mod codec;
 mod context;
 pub mod cyclotomic_factors;
 pub mod digit_extraction;
+pub mod digit_removal;
 mod encoding;
 mod encrypt;
 mod error;

@@ -10,6 +10,8 @@
 //! per level.
 #![allow(dead_code)]
 
+pub mod digits;
+
 use std::sync::Arc;
 
 use bfv::{
