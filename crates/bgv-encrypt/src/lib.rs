@@ -58,6 +58,7 @@ mod error;
 mod evaluate;
 mod evaluator;
 mod galois;
+pub mod mod_raise;
 pub mod noise;
 pub mod params;
 pub mod prelude;

@@ -137,6 +137,16 @@ mod on_device {
         assert_same(&cpu, &on_gpu, "three digits removed");
     }
 
+    /// Bootstrapping's first step (`common::raise`: a bottom-level ciphertext of `t = 9` raised
+    /// to `3^8` at the top, the message in the high digits): the CPU's words.
+    #[test]
+    fn raised_ciphertext_is_the_cpus_words() {
+        let Some(gpu) = gpu_backend() else { return };
+        let (cpu, _) = crate::common::raise::raised_to_the_top(CpuBackend);
+        let (on_gpu, _) = crate::common::raise::raised_to_the_top(gpu.clone());
+        assert_same(&cpu, &on_gpu, "raised ciphertext");
+    }
+
     /// Rotations, shifts, the Frobenius, total sums and replication on extension-field slots
     /// (`common::hypercube`), good and bad dimensions: the CPU's words.
     #[test]

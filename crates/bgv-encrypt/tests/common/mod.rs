@@ -7,6 +7,7 @@ pub mod hoisting;
 pub mod hypercube;
 pub mod phi_m;
 pub mod polynomial;
+pub mod raise;
 pub mod recorded;
 pub mod switching;
 pub mod wire;
