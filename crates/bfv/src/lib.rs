@@ -61,6 +61,7 @@ mod evaluate;
 mod evaluator;
 mod galois;
 pub mod levels;
+pub mod mod_raise;
 pub mod params;
 pub mod prelude;
 mod resident;

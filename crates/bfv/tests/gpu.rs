@@ -171,6 +171,18 @@ mod on_device {
         }
     }
 
+    /// Bootstrapping's first step (`common::raise`: a product's ciphertext of `t = 9` raised
+    /// with the bootstrapping key to `3^8`) gives the CPU's words, with HPS and BEHZ.
+    #[test]
+    fn gpu_raise_equals_cpu() {
+        let Some(gpu) = gpu_backend() else { return };
+        for variant in [bfv::MulVariant::Hps, bfv::MulVariant::Behz] {
+            let (cpu, _) = crate::common::raise::raised_with_the_key(poly::CpuBackend, variant);
+            let (on_gpu, _) = crate::common::raise::raised_with_the_key(gpu.clone(), variant);
+            assert!(on_gpu == cpu, "{variant:?}: the GPU's raise differs from the CPU's");
+        }
+    }
+
     /// The device plaintext scaling and lift (`kernels/bfv.cu`) equal the host's word for word,
     /// from host and from device coefficients, for odd, even, power-of-two and near-2^60 `t`, at
     /// `m = 0`, `t - 1` and random `m`, on 1 and 5 limbs of 61 bits and 3 of 30 bits.

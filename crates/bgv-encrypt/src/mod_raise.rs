@@ -24,6 +24,7 @@ use num_bigint::{BigInt, BigUint};
 use num_integer::Integer;
 use num_traits::ToPrimitive;
 use poly::{Coeff, Poly};
+use rlwe::digit_extraction::prime_power_exponent;
 
 use crate::context::BackendResult;
 use crate::{BgvBackend, BgvContext, BgvError, Ciphertext, Result};
@@ -56,7 +57,7 @@ impl<B: BgvBackend> BgvContext<B> {
         let (t, t_target) = (self.params().plaintext_modulus(), target.params().plaintext_modulus());
         // t divides t' below it (and the cores match); both are powers of p.
         let d = self.core().plaintext_space_divisor(target.params().core(), t_target, t)?;
-        if !power_of(t, p) || !power_of(t_target, p) {
+        if prime_power_exponent(t, p).is_none() || prime_power_exponent(t_target, p).is_none() {
             return Err(BgvError::InvalidParameter {
                 name: "target plaintext modulus",
                 value: t_target,
@@ -153,17 +154,6 @@ fn extended_gcd(a: i128, b: i128) -> (i128, i128, i128) {
     }
 }
 
-/// Whether `x` is a power `p^k`, `k >= 1`.
-fn power_of(mut x: u64, p: u64) -> bool {
-    if p < 2 || x < p {
-        return false;
-    }
-    while x.is_multiple_of(p) {
-        x /= p;
-    }
-    x == 1
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -203,9 +193,7 @@ mod tests {
     }
 
     #[test]
-    fn powers_of_primes() {
-        assert!(power_of(9, 3) && power_of(3, 3) && power_of(6561, 3));
-        assert!(!power_of(1, 3) && !power_of(18, 3) && !power_of(9, 2) && !power_of(9, 1));
+    fn modular_helpers() {
         assert_eq!(inverse_mod_u64(5, 9), Some(2));
         assert_eq!(inverse_mod_u64(3, 9), None);
         assert_eq!(mul_mod(u64::MAX, u64::MAX, 1_000_000_007), ((u128::from(u64::MAX).pow(2)) % 1_000_000_007) as u64);

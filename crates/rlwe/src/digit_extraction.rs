@@ -113,9 +113,34 @@ fn inverse_mod(a: &BigInt, m: &BigInt) -> Option<BigInt> {
     (extended.gcd == BigInt::from(1)).then(|| extended.x.mod_floor(m))
 }
 
+/// `e` with `t = p^e` (`e >= 1`), if `t` is a power of `p`: the plaintext spaces of digit
+/// removal and of bootstrapping's raise.
+pub fn prime_power_exponent(t: u64, p: u64) -> Option<u32> {
+    if p < 2 {
+        return None;
+    }
+    let (mut rest, mut e) = (t, 0u32);
+    while rest > 1 && rest.is_multiple_of(p) {
+        rest /= p;
+        e += 1;
+    }
+    (rest == 1 && e >= 1).then_some(e)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn exponents_of_prime_powers() {
+        assert_eq!(prime_power_exponent(256, 2), Some(8));
+        assert_eq!(prime_power_exponent(81, 3), Some(4));
+        assert_eq!(prime_power_exponent(3, 3), Some(1));
+        assert_eq!(prime_power_exponent(1, 3), None);
+        assert_eq!(prime_power_exponent(24, 2), None);
+        assert_eq!(prime_power_exponent(81, 1), None);
+        assert_eq!(prime_power_exponent(0, 3), None);
+    }
     use crate::polynomial_eval::PolynomialPlan;
 
     /// On every residue of `Z_{p^e}` for small primes and exponents, the polynomial gives the

@@ -36,11 +36,13 @@ impl<B: RlweBackend, E: Evaluator<B>> DigitRemoval<B, E> {
     /// it is called for `p^(e-1), .., p^(e-r)`.
     pub fn new(start: &E, p: u64, digits: u32, mut context_for: impl FnMut(u64) -> Result<E>) -> Result<Self> {
         let t = start.plaintext_modulus();
-        let e = exponent(t, p).filter(|&e| e > digits && digits > 0).ok_or_else(|| RlweError::InvalidParameter {
-            name: "digits to remove",
-            value: u64::from(digits),
-            requirement: format!("t = {t} must be p^e for p = {p} with e above the digits removed"),
-        })?;
+        let e = crate::digit_extraction::prime_power_exponent(t, p).filter(|&e| e > digits && digits > 0).ok_or_else(
+            || RlweError::InvalidParameter {
+                name: "digits to remove",
+                value: u64::from(digits),
+                requirement: format!("t = {t} must be p^e for p = {p} with e above the digits removed"),
+            },
+        )?;
         let mut contexts = Vec::with_capacity(digits as usize);
         let mut polynomials = Vec::with_capacity(digits as usize);
         for i in 0..digits {
@@ -108,34 +110,5 @@ impl<B: RlweBackend, E: Evaluator<B>> DigitRemoval<B, E> {
             value: 0,
             requirement: "at least one".to_string(),
         })
-    }
-}
-
-/// `e` with `t = p^e`, if any (`e >= 1`).
-fn exponent(t: u64, p: u64) -> Option<u32> {
-    if p < 2 {
-        return None;
-    }
-    let (mut rest, mut e) = (t, 0u32);
-    while rest > 1 && rest.is_multiple_of(p) {
-        rest /= p;
-        e += 1;
-    }
-    (rest == 1 && e >= 1).then_some(e)
-}
-
-#[cfg(test)]
-mod tests {
-    use super::exponent;
-
-    #[test]
-    fn exponents_of_prime_powers() {
-        assert_eq!(exponent(256, 2), Some(8));
-        assert_eq!(exponent(81, 3), Some(4));
-        assert_eq!(exponent(3, 3), Some(1));
-        assert_eq!(exponent(1, 3), None);
-        assert_eq!(exponent(24, 2), None);
-        assert_eq!(exponent(81, 1), None);
-        assert_eq!(exponent(0, 3), None);
     }
 }

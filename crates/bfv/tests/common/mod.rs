@@ -11,6 +11,7 @@
 #![allow(dead_code)]
 
 pub mod digits;
+pub mod raise;
 
 use std::sync::Arc;
 
