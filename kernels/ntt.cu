@@ -164,17 +164,18 @@ __device__ __forceinline__ void gs_butterfly_scaled(u64& x, u64& y, const ulongl
     y = sub_if_ge(shoup_lazy(d, w1_n_inv, m), m.p);
 }
 
-// Butterflies on the FP64 pipe (primes below 2^43: the host's FP64_NTT_MAX_PRIME_BITS; NttTuning::fp64_butterflies).
-// Registers hold the bits of doubles whose values are signed integers; twiddle entries are
+// Butterflies on the FP64 pipe (primes below 2^43: the host's FP64_NTT_MAX_PRIME_BITS;
+// NttTuning::fp64_butterflies). Registers hold the bits of doubles whose values are signed integers; twiddle entries are
 // {w, fl(w / p)} as doubles. a w mod p is a w - q p with q = rint(a fl(w / p)) (a fused
 // multiply-add onto 1.5 2^52 rounds to an integer), formed exactly from h = fl(a w), its error
 // l = a w - h (a fused multiply-add) and e = h - q p (one fused multiply-add, exact: h and q p are
 // integers whose difference is below 2^53): six FP64 operations, in (-0.54 p, 0.54 p) for
 // |a| < 2^47, where the integer Shoup product takes ten 32-bit multiplies and the selects of its
 // lazy range. Forward values grow by less than 0.54 p a stage and are never reduced inside a pass
-// (at most nine stages from [0, 4p): below 9p < 2^47 for p < 2^43); inverse sums are reduced every
-// other stage (three operations; values below 4p). Passes load canonical or lazy integers and store canonical ones, so a
-// pass on either pipe reads what the other wrote and the words equal the integer path's.
+// (at most nine stages from [0, 4p): below 9p < 2^47 for p < 2^43); inverse sums are reduced
+// every other stage (three operations; values below 4p). Passes load canonical or lazy integers
+// and store canonical ones, so a pass on either pipe reads what the other wrote and the words
+// equal the integer path's.
 constexpr double F64_ROUNDER = 6755399441055744.0;  // 1.5 2^52
 constexpr double F64_TWO_52 = 4503599627370496.0;   // 2^52
 
@@ -184,10 +185,10 @@ struct F64Prime {
     __device__ explicit F64Prime(const u64 prime) : p((double)prime), p_inv(1.0 / (double)prime) {}
 };
 
-// An integer below 2^52 as the bits of the double of the same value (no conversion unit: the
-// word is the mantissa of 2^52 + x).
+// An integer below 2^52 as the bits of the double of the same value (wide_sum::exact_double:
+// no conversion unit).
 __device__ __forceinline__ u64 f64_from_word(const u64 x) {
-    return (u64)__double_as_longlong(__longlong_as_double((long long)(x | 0x4330000000000000ull)) - F64_TWO_52);
+    return (u64)__double_as_longlong(wide_sum::exact_double(x));
 }
 
 // rint(v) for |v| < 2^51.
@@ -708,15 +709,15 @@ __device__ __forceinline__ void forward_pass(u64* __restrict__ data, const u64* 
                     if (addend != nullptr) value += __longlong_as_double((long long)loaded(addend[at + i], bp));
                     out[i] = f64_canonical_word((u64)__double_as_longlong(value), bp);
                 }
-                return;
-            }
+            } else {
 #pragma unroll
-            for (int t = 0; t < P::WORDS / P::THREADS; ++t) {
-                const int i = threadIdx.x + t * P::THREADS;
-                const u64 r = modarith::mul_shoup(smem[row_slot<P>(t)], e_p_inv, e_p_inv_shoup, m.p);
-                u64 value = modarith::sub(modarith::mul_shoup(sums[i], p_inv, p_inv_shoup, m.p), r, m.p);
-                if (addend != nullptr) value = modarith::add(addend[at + i], value, m.p);
-                out[i] = value;
+                for (int t = 0; t < P::WORDS / P::THREADS; ++t) {
+                    const int i = threadIdx.x + t * P::THREADS;
+                    const u64 r = modarith::mul_shoup(smem[row_slot<P>(t)], e_p_inv, e_p_inv_shoup, m.p);
+                    u64 value = modarith::sub(modarith::mul_shoup(sums[i], p_inv, p_inv_shoup, m.p), r, m.p);
+                    if (addend != nullptr) value = modarith::add(addend[at + i], value, m.p);
+                    out[i] = value;
+                }
             }
         } else {
             u64* block_out = poly + (size_t)blockIdx.x * P::WORDS;
