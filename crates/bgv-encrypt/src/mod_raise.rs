@@ -70,7 +70,12 @@ impl<B: BgvBackend> BgvContext<B> {
             requirement: "p^e + 1 must stay below 2^62".to_string(),
         })?;
         let polys = self.download(a)?;
-        let q_l = poly::reference::modulus_product(polys[0].context());
+        let first = polys.first().ok_or(BgvError::InvalidCiphertextSize {
+            operation: "raise_for_bootstrapping",
+            expected: "at least 2",
+            actual: 0,
+        })?;
+        let q_l = poly::reference::modulus_product(first.context());
         if q_l <= BigUint::from(q_boot) {
             return Err(BgvError::InvalidParameter {
                 name: "target plaintext modulus",
