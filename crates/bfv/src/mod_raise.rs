@@ -18,7 +18,6 @@
 
 use num_bigint::BigUint;
 use num_traits::ToPrimitive;
-use rlwe::digit_extraction::prime_power_exponent;
 
 use crate::context::BackendResult;
 use crate::{BfvBackend, BfvContext, BfvError, Ciphertext, Plaintext, PublicKey, Result, SecretKey};
@@ -74,14 +73,7 @@ impl<B: BfvBackend> BfvContext<B> {
         p: u64,
     ) -> Result<Ciphertext<B>> {
         let (t, t_target) = (self.params().plaintext_modulus(), target.params().plaintext_modulus());
-        self.core().plaintext_space_divisor(target.params().core(), t_target, t)?;
-        if prime_power_exponent(t, p).is_none() || prime_power_exponent(t_target, p).is_none() {
-            return Err(BfvError::InvalidParameter {
-                name: "target plaintext modulus",
-                value: t_target,
-                requirement: format!("t = {t} and the target's must be powers of p = {p}"),
-            });
-        }
+        self.core().raise_multiplier(target.params().core(), t, t_target, p)?;
         let polys = self.download(a)?;
         let [c0, c1] = polys.as_slice() else {
             return Err(BfvError::InvalidCiphertextSize {

@@ -24,7 +24,6 @@ use num_bigint::{BigInt, BigUint};
 use num_integer::Integer;
 use num_traits::ToPrimitive;
 use poly::{Coeff, Poly};
-use rlwe::digit_extraction::prime_power_exponent;
 
 use crate::context::BackendResult;
 use crate::{BgvBackend, BgvContext, BgvError, Ciphertext, Result};
@@ -55,15 +54,7 @@ impl<B: BgvBackend> BgvContext<B> {
         p: u64,
     ) -> Result<RaisedCiphertext<B>> {
         let (t, t_target) = (self.params().plaintext_modulus(), target.params().plaintext_modulus());
-        // t divides t' below it (and the cores match); both are powers of p.
-        let d = self.core().plaintext_space_divisor(target.params().core(), t_target, t)?;
-        if prime_power_exponent(t, p).is_none() || prime_power_exponent(t_target, p).is_none() {
-            return Err(BgvError::InvalidParameter {
-                name: "target plaintext modulus",
-                value: t_target,
-                requirement: format!("t = {t} and the target's must be powers of p = {p}"),
-            });
-        }
+        let d = self.core().raise_multiplier(target.params().core(), t, t_target, p)?;
         let q_boot = t_target.checked_add(1).filter(|q| q < &(1u64 << 62)).ok_or(BgvError::InvalidParameter {
             name: "target plaintext modulus",
             value: t_target,

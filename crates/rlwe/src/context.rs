@@ -173,6 +173,25 @@ impl<B: RlweBackend> RlweContext<B> {
         polys.iter().map(|p| self.backend.scalar_mul_per_limb(p, &residues).be()).collect()
     }
 
+    /// `t' / t` for bootstrapping's raise of a ciphertext of `t = p^r` to the plaintext space
+    /// `t' = p^e` (both schemes' `raise_for_bootstrapping`), after checking that `t'` shares
+    /// this context's core and that both are powers of `p`, `t'` the larger.
+    pub fn raise_multiplier(&self, target_core: &Arc<RlweParameters>, t: u64, t_target: u64, p: u64) -> Result<u64> {
+        self.check(target_core, "target parameters' core")?;
+        let exponents = (
+            crate::digit_extraction::prime_power_exponent(t, p),
+            crate::digit_extraction::prime_power_exponent(t_target, p),
+        );
+        match exponents {
+            (Some(r), Some(e)) if e > r => Ok(t_target / t),
+            _ => Err(RlweError::InvalidParameter {
+                name: "target plaintext modulus",
+                value: t_target,
+                requirement: format!("t = {t} and the target's must be powers of p = {p}, the target's the larger"),
+            }),
+        }
+    }
+
     /// `d = t / t'` for a division of the plaintext space from `t` to `t'` (both schemes'
     /// `divide_plaintext_space`), after checking that `t'` shares this context's core (the same
     /// ring, primes and keys) and divides `t` and is below it.
