@@ -138,13 +138,17 @@ mod on_device {
     }
 
     /// Bootstrapping's first step (`common::raise`: a bottom-level ciphertext of `t = 9` raised
-    /// to `3^8` at the top, the message in the high digits): the CPU's words.
+    /// to `3^8` at the top over `x^4096 + 1`, and of `t = 4` to `2^12` over `Phi_1705`, the
+    /// message in the high digits): the CPU's words.
     #[test]
     fn raised_ciphertext_is_the_cpus_words() {
         let Some(gpu) = gpu_backend() else { return };
         let (cpu, _) = crate::common::raise::raised_to_the_top(CpuBackend);
         let (on_gpu, _) = crate::common::raise::raised_to_the_top(gpu.clone());
         assert_same(&cpu, &on_gpu, "raised ciphertext");
+        let (cpu, _) = crate::common::raise::raised_over_phi_m(CpuBackend);
+        let (on_gpu, _) = crate::common::raise::raised_over_phi_m(gpu.clone());
+        assert_same(&cpu, &on_gpu, "raised ciphertext over Phi_1705");
     }
 
     /// Rotations, shifts, the Frobenius, total sums and replication on extension-field slots

@@ -75,3 +75,37 @@ pub fn raised_to_the_top<B: BgvBackend>(backend: B) -> (Vec<Vec<u64>>, u64) {
     let words = top.download(&raised.ciphertext).unwrap().iter().map(|poly| poly.as_slice().to_vec()).collect();
     (words, largest)
 }
+
+/// The same over `Phi_1705` (`phi = 1280`, HElib's kind of ring): a bottom-level ciphertext of
+/// `t = 2^2` raised to `2^12`; every coefficient (power basis) is `-2^10 (f' m mod 4) + d` with
+/// `|d|` below `2^9`. Returns the raised ciphertext's words and the largest `|d|`.
+pub fn raised_over_phi_m<B: BgvBackend>(backend: B) -> (Vec<Vec<u64>>, u64) {
+    let (p, t, t_top) = (2u64, 4u64, 1u64 << 12);
+    let low_digits = t_top / t;
+    let params = super::phi_m::params(1705, &[60, 50, 50, 50], &[60], t);
+    let top_params = BgvParameters::from_core(params.core(), t_top).unwrap();
+    let context = BgvContext::new(backend.clone(), &params).unwrap();
+    let top = BgvContext::new(backend, &top_params).unwrap();
+    let secret = context.secret_key_from_seed(&super::seed(1)).unwrap();
+    let public = context.public_key_from_seed(&secret, &super::seed(2)).unwrap();
+    let phi = params.core().degree();
+    let mut rng = StdRng::seed_from_u64(17);
+    let m: Vec<u64> = (0..phi).map(|_| rng.gen_range(0..t)).collect();
+    let fresh = context
+        .encrypt_with_seed(&Plaintext::from_coefficients(&params, &m).unwrap(), &public, &super::seed(18))
+        .unwrap();
+    let bottom = context.mod_switch_to(&fresh, 0).unwrap();
+    let m = context.decrypt(&bottom, &secret).unwrap().coefficients().to_vec();
+    let raised = context.raise_for_bootstrapping(&bottom, &top, p).unwrap();
+    let got = top.decrypt(&raised.ciphertext, &secret).unwrap();
+    let mut largest = 0u64;
+    for (j, (&word, &message)) in got.coefficients().iter().zip(&m).enumerate() {
+        let high = raised.factor * message % t;
+        let d = (word + low_digits * high) % t_top;
+        let d_abs = d.min(t_top - d);
+        assert!(d_abs < low_digits / 2, "Phi_1705, coefficient {j}: |d| = {d_abs}, not below 2^9");
+        largest = largest.max(d_abs);
+    }
+    let words = top.download(&raised.ciphertext).unwrap().iter().map(|poly| poly.as_slice().to_vec()).collect();
+    (words, largest)
+}
