@@ -26,6 +26,7 @@ use num_traits::ToPrimitive;
 use poly::{Coeff, Poly};
 
 use crate::context::BackendResult;
+use crate::context::inverse_mod;
 use crate::{BgvBackend, BgvContext, BgvError, Ciphertext, Result};
 
 /// A ciphertext raised by [`BgvContext::raise_for_bootstrapping`].
@@ -76,18 +77,15 @@ impl<B: BgvBackend> BgvContext<B> {
         }
         // t^-1 mod q' is -p^(e-r) = q' - t' / t.
         let t_inverse = q_boot - d;
-        let q_l_inverse_mod_t = inverse_mod_biguint(&q_l, t)?;
-        let factor = mul_mod(mul_mod(a.state().correction_factor(), q_boot % t, t), q_l_inverse_mod_t, t);
+        let switch = SwitchTo::new(q_l, q_boot, t)?;
+        let factor = mul_mod(mul_mod(a.state().correction_factor(), q_boot % t, t), switch.q_l_inverse_mod_t, t);
 
         let ring = target.params().core().ring_q();
         let mut raised = Vec::with_capacity(polys.len());
         for poly in &polys {
             let words: Vec<u64> = poly::reference::crt_reconstruct(poly)?
                 .iter()
-                .map(|c| {
-                    let switched = switch_to(c, &q_l, q_boot, t);
-                    mul_mod(switched, t_inverse, q_boot)
-                })
+                .map(|c| mul_mod(switch.apply(c), t_inverse, q_boot))
                 .collect();
             let limbs: Vec<u64> = ring.moduli().iter().flat_map(|m| words.iter().map(move |&w| m.reduce(w))).collect();
             let host = Poly::<Coeff>::from_limbs(ring, limbs)?;
@@ -104,50 +102,46 @@ impl<B: BgvBackend> BgvContext<B> {
     }
 }
 
-/// `c q' / q_l` rounded to the integer `c'` with `c' = c q' q_l^-1 (mod t)` (BGV's modulus
-/// switch to `q'`), as a word in `[0, q')`.
-fn switch_to(c: &BigUint, q_l: &BigUint, q_boot: u64, t: u64) -> u64 {
-    let v = c * q_boot;
-    let r = &v % q_l;
-    // x = -r q_l^-1 mod t, centered: d = r + q_l x is a multiple of t with |d| <= q_l (t / 2 + 1).
-    let r_mod_t = (&r % t).to_u64().unwrap_or(0);
-    let q_mod_t = (q_l % t).to_u64().unwrap_or(0);
-    let q_inv = inverse_mod_u64(q_mod_t, t).unwrap_or(0);
-    let mut x = BigInt::from(mul_mod(t - r_mod_t % t, q_inv, t) % t);
-    if x > BigInt::from(t / 2) {
-        x -= BigInt::from(t);
+/// BGV's modulus switch from `q_l` to `q'` by scaling, with its constants formed once.
+struct SwitchTo {
+    q_l: BigInt,
+    q_boot: BigInt,
+    t: u64,
+    q_l_inverse_mod_t: u64,
+}
+
+impl SwitchTo {
+    fn new(q_l: BigUint, q_boot: u64, t: u64) -> Result<Self> {
+        let q_l_mod_t = (&q_l % t).to_u64().unwrap_or(0);
+        let q_l_inverse_mod_t = inverse_mod(q_l_mod_t, t).ok_or(BgvError::InvalidParameter {
+            name: "plaintext modulus",
+            value: t,
+            requirement: "must be coprime to the ciphertext modulus".to_string(),
+        })?;
+        Ok(Self { q_l: BigInt::from(q_l), q_boot: BigInt::from(q_boot), t, q_l_inverse_mod_t })
     }
-    let d = BigInt::from(r) + BigInt::from(q_l.clone()) * x;
-    let switched = (BigInt::from(v) - d).div_floor(&BigInt::from(q_l.clone()));
-    // mod_floor of a positive modulus is in [0, q').
-    switched.mod_floor(&BigInt::from(q_boot)).to_u64().unwrap_or(0)
+
+    /// `c q' / q_l` rounded to the integer `c'` with `c' = c q' q_l^-1 (mod t)`, as a word in
+    /// `[0, q')`: `c' = (c q' - d) / q_l` with `d = r + q_l x`, `r = c q' mod q_l` and
+    /// `x = -r q_l^-1 mod t` centered, so `d` is a multiple of `t` with `|d| <= q_l (t / 2 + 1)`.
+    fn apply(&self, c: &BigUint) -> u64 {
+        let t = self.t;
+        let v = BigInt::from(c.clone()) * &self.q_boot;
+        let r = v.mod_floor(&self.q_l);
+        let r_mod_t = r.mod_floor(&BigInt::from(t)).to_u64().unwrap_or(0);
+        let mut x = mul_mod((t - r_mod_t) % t, self.q_l_inverse_mod_t, t) as i128;
+        if x > i128::from(t / 2) {
+            x -= i128::from(t);
+        }
+        let d = r + &self.q_l * BigInt::from(x);
+        // Exact: v - d is a multiple of q_l; mod_floor by a positive modulus is in [0, q').
+        let switched = (v - d).div_floor(&self.q_l);
+        switched.mod_floor(&self.q_boot).to_u64().unwrap_or(0)
+    }
 }
 
 fn mul_mod(a: u64, b: u64, m: u64) -> u64 {
     ((u128::from(a) * u128::from(b)) % u128::from(m)) as u64
-}
-
-fn inverse_mod_u64(a: u64, m: u64) -> Option<u64> {
-    let (g, x, _) = extended_gcd(i128::from(a), i128::from(m));
-    (g == 1).then(|| x.rem_euclid(i128::from(m)) as u64)
-}
-
-fn inverse_mod_biguint(a: &BigUint, m: u64) -> Result<u64> {
-    let a_mod = (a % m).to_u64().unwrap_or(0);
-    inverse_mod_u64(a_mod, m).ok_or(BgvError::InvalidParameter {
-        name: "plaintext modulus",
-        value: m,
-        requirement: "must be coprime to the ciphertext modulus".to_string(),
-    })
-}
-
-fn extended_gcd(a: i128, b: i128) -> (i128, i128, i128) {
-    if b == 0 {
-        (a, 1, 0)
-    } else {
-        let (g, x, y) = extended_gcd(b, a % b);
-        (g, y, x - (a / b) * y)
-    }
 }
 
 #[cfg(test)]
@@ -170,7 +164,7 @@ mod tests {
         for (t, q_boot) in [(9u64, 6562u64), (2, 257), (65537, 65537u64.pow(2) + 1), (3, 3u64.pow(30) + 1)] {
             for _ in 0..200 {
                 let c = (BigUint::from(next()) * BigUint::from(next())) % &q_l;
-                let word = switch_to(&c, &q_l, q_boot, t);
+                let word = SwitchTo::new(q_l.clone(), q_boot, t).unwrap().apply(&c);
                 assert!(word < q_boot);
                 // The exact quotient c q' / q_l, and the switched value's lift nearest to it.
                 let exact = BigInt::from(&c * q_boot);
@@ -189,9 +183,7 @@ mod tests {
     }
 
     #[test]
-    fn modular_helpers() {
-        assert_eq!(inverse_mod_u64(5, 9), Some(2));
-        assert_eq!(inverse_mod_u64(3, 9), None);
+    fn products_modulo_words() {
         assert_eq!(mul_mod(u64::MAX, u64::MAX, 1_000_000_007), ((u128::from(u64::MAX).pow(2)) % 1_000_000_007) as u64);
     }
 }

@@ -12,7 +12,6 @@ use rand::{Rng, SeedableRng};
 /// ciphertext's words and the largest `|d|`.
 pub fn raised_to_the_top<B: BgvBackend>(backend: B) -> (Vec<Vec<u64>>, u64) {
     let (p, t, t_top) = (3u64, 9u64, 3u64.pow(8));
-    let low_digits = t_top / t;
     // Primes of 2 modulo t: switching down multiplies the correction factor by 2^-1 = 5 per
     // level, and q_0^-1 mod t enters the raised factor.
     let candidates = modarith::generate_ntt_primes(55, 2 << 12, 60, &[]).unwrap();
@@ -50,15 +49,7 @@ pub fn raised_to_the_top<B: BgvBackend>(backend: B) -> (Vec<Vec<u64>>, u64) {
     assert_eq!(raised.factor, bottom.state().correction_factor() * q_0_inverse % t);
     assert_eq!((raised.modulus, raised.ciphertext.level()), (t_top + 1, top.top_level()));
     let got = top.decrypt(&raised.ciphertext, &keys.secret).unwrap();
-    let mut largest = 0u64;
-    for (j, (&word, &message)) in got.coefficients().iter().zip(&m).enumerate() {
-        let high = raised.factor * message % t;
-        // word = -3^6 high + d (mod 3^8): d centered.
-        let d = (word + low_digits * high) % t_top;
-        let d_abs = d.min(t_top - d);
-        assert!(d_abs < low_digits / 2, "coefficient {j}: |d| = {d_abs}, not below 3^6 / 2");
-        largest = largest.max(d_abs);
-    }
+    let largest = high_digits_hold(got.coefficients(), &m, raised.factor, t, t_top, "x^4096 + 1");
 
     // The target must be a larger power of p over the same core.
     let not_power = BgvContext::new(backend.clone(), &BgvParameters::from_core(params.core(), 2 * t_top).unwrap());
@@ -81,7 +72,6 @@ pub fn raised_to_the_top<B: BgvBackend>(backend: B) -> (Vec<Vec<u64>>, u64) {
 /// `|d|` below `2^9`. Returns the raised ciphertext's words and the largest `|d|`.
 pub fn raised_over_phi_m<B: BgvBackend>(backend: B) -> (Vec<Vec<u64>>, u64) {
     let (p, t, t_top) = (2u64, 4u64, 1u64 << 12);
-    let low_digits = t_top / t;
     let params = super::phi_m::params(1705, &[60, 50, 50, 50], &[60], t);
     let top_params = BgvParameters::from_core(params.core(), t_top).unwrap();
     let context = BgvContext::new(backend.clone(), &params).unwrap();
@@ -98,14 +88,24 @@ pub fn raised_over_phi_m<B: BgvBackend>(backend: B) -> (Vec<Vec<u64>>, u64) {
     let m = context.decrypt(&bottom, &secret).unwrap().coefficients().to_vec();
     let raised = context.raise_for_bootstrapping(&bottom, &top, p).unwrap();
     let got = top.decrypt(&raised.ciphertext, &secret).unwrap();
-    let mut largest = 0u64;
-    for (j, (&word, &message)) in got.coefficients().iter().zip(&m).enumerate() {
-        let high = raised.factor * message % t;
-        let d = (word + low_digits * high) % t_top;
-        let d_abs = d.min(t_top - d);
-        assert!(d_abs < low_digits / 2, "Phi_1705, coefficient {j}: |d| = {d_abs}, not below 2^9");
-        largest = largest.max(d_abs);
-    }
+    let largest = high_digits_hold(got.coefficients(), &m, raised.factor, t, t_top, "Phi_1705");
     let words = top.download(&raised.ciphertext).unwrap().iter().map(|poly| poly.as_slice().to_vec()).collect();
     (words, largest)
+}
+
+/// Checks that every coefficient `word` of a raised ciphertext's decryption (plaintext modulus
+/// `t_top`) is `-(t_top / t) (factor m mod t) + d` with `|d|` below `t_top / t / 2`; returns the
+/// largest `|d|`.
+fn high_digits_hold(words: &[u64], m: &[u64], factor: u64, t: u64, t_top: u64, ring: &str) -> u64 {
+    let low_digits = t_top / t;
+    let mut largest = 0u64;
+    for (j, (&word, &message)) in words.iter().zip(m).enumerate() {
+        let high = factor * message % t;
+        // d = word + low_digits high (mod t_top), centered.
+        let d = (word + low_digits * high) % t_top;
+        let d_abs = d.min(t_top - d);
+        assert!(d_abs < low_digits / 2, "{ring}, coefficient {j}: |d| = {d_abs}, not below {}", low_digits / 2);
+        largest = largest.max(d_abs);
+    }
+    largest
 }
