@@ -59,17 +59,18 @@ commands:
                            fuzz/artifacts/<target>/
   plot [--data DIR] [--out FILE.png]
                            read the saved outputs of a same-run comparison with Phantom (DIR, default
-                           docs/perf/data/h200/bgv; docs/perf/data/h200/bfv has the BFV rounds:
+                           docs/perf/data/h100/bgv; docs/perf/data/h100/bfv has the BFV round:
                            ours_bfv_R.txt, peer_bfv_R.txt, ours_bgv_R.txt, peer_bgv_R.txt per round R),
                            draw the ratios ours / Phantom per set and operation into FILE.png (default
-                           beside the data: docs/perf/data/h200/bgv -> docs/perf/h200-bgv-vs-phantom.png)
+                           beside the data: docs/perf/data/h100/bgv -> docs/perf/h100-bgv-vs-phantom.png)
                            and print the markdown summary (one line per set)
   roofline [--machine h200|h100] [--data DIR ... | --no-data]
                            per parameter set and operation: the bytes and word products of an ideal
                            implementation and the GPU's lower bound (default the H200;
                            docs/performance.md has the formulas); with our medians from the
-                           comparison folders (DIR may repeat; default docs/perf/data/h200/bgv and
-                           docs/perf/data/h200/bfv)
+                           comparison folders (DIR may repeat; with --machine h100 the default is
+                           docs/perf/data/h100/bgv and docs/perf/data/h100/bfv; the H200's
+                           comparisons keep their outputs in the git history: pass --data)
   help                     this text
 ";
 

@@ -23,12 +23,13 @@ use std::path::{Path, PathBuf};
 
 use anyhow::{Context, Result, anyhow, bail};
 
-/// The committed BGV rounds of the current same-run comparison (H200), each operation back to
-/// back (relative to the project root; docs/performance.md).
-pub const DEFAULT_DATA: &str = "docs/perf/data/h200/bgv";
+/// The committed BGV rounds of the H100 same-run comparison, each operation back to back
+/// (relative to the project root; docs/performance.md). Later comparisons keep their tables in
+/// docs/performance.md and their raw outputs in the git history: pass their folder with `--data`.
+pub const DEFAULT_DATA: &str = "docs/perf/data/h100/bgv";
 
-/// The committed BFV rounds of the same comparison (docs/performance.md's BFV table).
-pub const DEFAULT_BFV_DATA: &str = "docs/perf/data/h200/bfv";
+/// The committed BFV round of the same comparison (docs/performance.md's BFV table).
+pub const DEFAULT_BFV_DATA: &str = "docs/perf/data/h100/bfv";
 
 /// One operation column of the comparison.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
@@ -464,13 +465,12 @@ pub fn run_command(options: &Options) -> Result<()> {
 mod tests {
     use super::*;
 
-    // The parsers' known values come from the H100 comparison's files (fixed in the tree).
     fn bgv_data() -> PathBuf {
-        crate::util::project_root().join("docs/perf/data/h100/bgv")
+        crate::util::project_root().join(DEFAULT_DATA)
     }
 
     fn bfv_data() -> PathBuf {
-        crate::util::project_root().join("docs/perf/data/h100/bfv")
+        crate::util::project_root().join(DEFAULT_BFV_DATA)
     }
 
     fn read(dir: PathBuf, name: &str) -> String {
