@@ -96,19 +96,15 @@ impl<B: RlweBackend, E: Evaluator<B>> DigitRemoval<B, E> {
             });
         }
         start.core().check(self.target().core().params(), "digit removal context")?;
-        let mut here = start;
-        let mut current: Option<E::Ciphertext> = None;
-        for ((polynomial, next), key) in self.polynomials.iter().zip(&self.contexts).zip(keys) {
-            let input = current.as_ref().unwrap_or(a);
-            let low = here.evaluate_polynomial(input, polynomial, key)?;
-            current = Some(here.divide_plaintext_space(&here.sub(input, &low)?, next)?);
-            here = next;
+        // One round: the lowest digit subtracted, the space divided by p.
+        let round = |here: &E, input: &E::Ciphertext, i: usize| -> Result<E::Ciphertext> {
+            let low = here.evaluate_polynomial(input, &self.polynomials[i], keys[i])?;
+            here.divide_plaintext_space(&here.sub(input, &low)?, &self.contexts[i])
+        };
+        let mut current = round(start, a, 0)?;
+        for i in 1..self.rounds() {
+            current = round(&self.contexts[i - 1], &current, i)?;
         }
-        // `new` made at least one round.
-        current.ok_or(RlweError::InvalidParameter {
-            name: "digit removal rounds",
-            value: 0,
-            requirement: "at least one".to_string(),
-        })
+        Ok(current)
     }
 }
