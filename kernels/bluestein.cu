@@ -151,3 +151,154 @@ extern "C" __global__ void cyc_permute(u64* __restrict__ out, const u64* __restr
         out[idx] = s < n ? x[row * stride + sources[s]] : 0;
     }
 }
+
+// ---------------------------------------------------------------------------------------------
+// Reduction modulo Phi_m by binomial steps (poly::phi_reduction::PhiReduction: the CPU's
+// algorithm, so its words): one block of RB_THREADS threads per row, the work in shared memory.
+//
+//   g = in mod (x^m - 1) (folded while read, degree < m), D = m - n, n = phi(m):
+//   work[0 .. D) = rev(g)               -> quotient steps (Phi_m^-1 mod x^D), sign
+//   work[0 .. n) = rev(work), zeros     -> remainder steps (Phi_m mod x^n), sign
+//   out[j] = j < n ? g_j - work[j] : 0 for j < out_stride.
+//
+// A step "times (x^d - 1)" is y_j = x_(j-d) - x_j, "divided by (x^d - 1)" y_j = y_(j-d) - x_j =
+// -(x_j + x_(j-d) + ...): along each column c of the work seen as rows of d words (j = r d + c).
+// Each column is cut into S segments of rs rows (S a power of two with d S <= RB_THREADS, rs
+// odd so that the threads of a warp, rs d words apart with d odd, hit distinct banks): a thread
+// per (column, segment), t = c S + s, so a column's segments are neighbouring lanes. A product
+// reads the word below its segment before any thread writes; a division sums its segment, scans
+// the sums across the column's lanes (shuffles, then the warps' totals for S > 32) and writes
+// the negated running sums. Where d > RB_THREADS (S = 1) a thread walks whole columns.
+//
+// `steps`: quotient_steps then remainder_steps words, d | (divide << 31), as the CPU orders
+// them. `flags`: bit 0 negates the quotient sequence, bit 1 the remainder's. Dynamic shared
+// memory: (max(n, D) + 32) words. Grid: one block per row (count * L rows).
+// ---------------------------------------------------------------------------------------------
+
+constexpr unsigned RB_THREADS = 1024;
+
+// sum_r in[j + r m] over j + r m < in_len: the word j of in mod (x^m - 1).
+__device__ __forceinline__ u64 rb_fold(const u64* __restrict__ in, u64 j, u64 m, u64 in_len, u64 p) {
+    u64 v = 0;
+    for (u64 k = j; k < in_len; k += m) v = modarith::add(v, in[k], p);
+    return v;
+}
+
+// The block applies `count` steps to work[0 .. len) modulo p; every thread calls it.
+__device__ void rb_apply_steps(u64* work, u64* warp_sums, u64 len, const unsigned* __restrict__ steps, u64 count,
+                               u64 p) {
+    const unsigned tid = threadIdx.x, lane = tid & 31, warp = tid >> 5;
+    for (u64 k = 0; k < count; ++k) {
+        const unsigned code = steps[k];
+        const u64 d = code & 0x7fffffffu;
+        const bool divide = (code >> 31) != 0;
+        const u64 rows = (len + d - 1) / d;
+        unsigned segments = 1;
+        while (2 * segments * d <= RB_THREADS && 2 * segments <= rows) segments *= 2;
+        if (segments == 1) {
+            // Whole columns, a thread each: no scan across threads.
+            for (u64 c = tid; c < d; c += RB_THREADS) {
+                u64 carry = 0;
+                for (u64 j = c; j < len; j += d) {
+                    const u64 x = work[j];
+                    if (divide) {
+                        carry = modarith::add(carry, x, p);
+                        work[j] = modarith::neg(carry, p);
+                    } else {
+                        work[j] = modarith::sub(carry, x, p);
+                        carry = x;
+                    }
+                }
+            }
+            __syncthreads();
+            continue;
+        }
+        const u64 span = ((rows + segments - 1) / segments) | 1;  // rows per segment, odd
+        const u64 pairs = d * segments;
+        const bool active = tid < pairs;
+        const u64 c = tid / segments, s = tid % segments;
+        const u64 first = s * span * d + c;  // the segment's words: first, first + d, ... below end
+        const u64 end = min(len, (s + 1) * span * d);
+        if (!divide) {
+            const u64 below = (active && s > 0 && first < len + d) ? work[first - d] : 0;
+            __syncthreads();
+            if (active) {
+                u64 carry = below;
+                for (u64 j = first; j < end; j += d) {
+                    const u64 x = work[j];
+                    work[j] = modarith::sub(carry, x, p);
+                    carry = x;
+                }
+            }
+            __syncthreads();
+            continue;
+        }
+        u64 total = 0;
+        if (active)
+            for (u64 j = first; j < end; j += d) total = modarith::add(total, work[j], p);
+        // Inclusive scan over the column's segments: within the warp (width min(S, 32)) ...
+        const unsigned width = segments < 32 ? segments : 32;
+        u64 inclusive = total;
+        for (unsigned step = 1; step < width; step *= 2) {
+            const u64 up = __shfl_up_sync(0xffffffffu, inclusive, step, width);
+            if ((lane & (width - 1)) >= step) inclusive = modarith::add(inclusive, up, p);
+        }
+        // ... then across the column's warps (S > 32: S / 32 whole warps per column).
+        if (segments > 32) {
+            if (lane == 31) warp_sums[warp] = inclusive;
+            __syncthreads();
+            const unsigned first_warp = (unsigned)(c * segments) >> 5;
+            for (unsigned w = first_warp; w < warp; ++w) inclusive = modarith::add(inclusive, warp_sums[w], p);
+        }
+        if (active) {
+            u64 carry = modarith::sub(inclusive, total, p);  // the sum of the segments below
+            for (u64 j = first; j < end; j += d) {
+                carry = modarith::add(carry, work[j], p);
+                work[j] = modarith::neg(carry, p);
+            }
+        }
+        __syncthreads();
+    }
+}
+
+extern "C" __global__ void __launch_bounds__(RB_THREADS)
+    cyc_reduce_binomial(u64* __restrict__ out, const u64* __restrict__ in, const Modulus* __restrict__ moduli,
+                        const unsigned* __restrict__ steps, u64 quotient_steps, u64 remainder_steps, u64 flags, u64 m,
+                        u64 n, u64 in_stride, u64 in_len, u64 out_stride, u64 limbs) {
+    extern __shared__ u64 rb_shared[];
+    const u64 row = blockIdx.x;
+    const u64 p = moduli[row % limbs].p;
+    const u64 quotient_len = m - n;
+    u64* work = rb_shared;
+    u64* warp_sums = rb_shared + (n > quotient_len ? n : quotient_len);
+    const u64* x = in + row * in_stride;
+    const unsigned tid = threadIdx.x;
+    // 1. rev(Q) = rev(g) Phi_m^-1 mod x^D.
+    for (u64 i = tid; i < quotient_len; i += RB_THREADS) work[i] = rb_fold(x, m - 1 - i, m, in_len, p);
+    __syncthreads();
+    rb_apply_steps(work, warp_sums, quotient_len, steps, quotient_steps, p);
+    // 2. Q (signed, reversed back) on the low words, zeros up to n; then Q Phi_m mod x^n.
+    const bool negate_q = (flags & 1) != 0, negate_r = (flags & 2) != 0;
+    for (u64 i = tid; i < (quotient_len + 1) / 2; i += RB_THREADS) {
+        u64 low = work[i], high = work[quotient_len - 1 - i];
+        if (negate_q) {
+            low = modarith::neg(low, p);
+            high = modarith::neg(high, p);
+        }
+        work[i] = high;
+        work[quotient_len - 1 - i] = low;
+    }
+    for (u64 i = quotient_len + tid; i < n; i += RB_THREADS) work[i] = 0;
+    __syncthreads();
+    rb_apply_steps(work, warp_sums, n, steps + quotient_steps, remainder_steps, p);
+    // 3. g - Q Phi_m on the n low words.
+    u64* y = out + row * out_stride;
+    for (u64 j = tid; j < out_stride; j += RB_THREADS) {
+        u64 v = 0;
+        if (j < n) {
+            const u64 qphi = negate_r ? modarith::neg(work[j], p) : work[j];
+            v = modarith::sub(rb_fold(x, j, m, in_len, p), qphi, p);
+        }
+        y[j] = v;
+    }
+}

@@ -14,14 +14,12 @@
 //! poly-cuda's negacyclic NTTs of length `M` (a batch of polynomials per launch sequence); all
 //! of it is queued on the device's stream, nothing waits until a download.
 //!
-//! Reduction modulo `Phi_m` (the choice, see `docs/cyclotomic.md`): a precomputed table of
-//! `x^k mod Phi_m` would hold `O(m phi(m))` words, and the long division is sequential in the
-//! degree. Instead the input is folded modulo `x^m - 1` (which `Phi_m` divides), and the
-//! quotient by `Phi_m` is read off a product with the cofactor `Psi_m = (x^m - 1) / Phi_m`:
-//! two products of length `M` (four NTTs, the tables' NTTs precomputed), each of them
-//! element-wise work the GPU does well. (The CPU reduces by additions instead,
-//! `poly::phi_reduction`; the words are the same, both equal to the long division. Those
-//! additions as one kernel, a block per row, measured slower here: see `docs/cyclotomic.md`.)
+//! Reduction modulo `Phi_m` (the choice, see `docs/cyclotomic.md`), two methods with the same
+//! words ([`ReductionMethod`]): the CPU's binomial steps (`poly::phi_reduction`, additions only)
+//! as one kernel, a block per row with the row in shared memory, where the row fits a block's
+//! shared memory; else the quotient read off a product with the cofactor
+//! `Psi_m = (x^m - 1) / Phi_m` and a product with `Phi_m` (four NTTs, the tables' NTTs
+//! precomputed).
 
 use std::sync::Arc;
 
@@ -49,6 +47,72 @@ crate::kernel_set! {
         cyc_fold_window,
         cyc_sub_low,
         cyc_permute,
+        cyc_reduce_binomial,
+    }
+}
+
+/// How [`GpuCyclotomic::reduce_device_with`] reduces modulo `Phi_m` (the same words either way).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ReductionMethod {
+    /// The binomial steps, a block per row (`cyc_reduce_binomial`): where `max(phi(m), m -
+    /// phi(m))` words fit a block's shared memory.
+    BinomialSteps,
+    /// Two products through `Psi_m` and `Phi_m` (four NTTs per row).
+    Products,
+}
+
+/// Threads of a `cyc_reduce_binomial` block (`RB_THREADS` in `kernels/bluestein.cu`).
+const BINOMIAL_THREADS: u32 = 1024;
+
+/// The binomial steps of `Phi_m` on the device: the step codes (`d | divide << 31`, the
+/// quotient's then the remainder's), their counts, the signs and the shared memory a block takes.
+#[derive(Debug)]
+struct BinomialReduction {
+    steps: CudaSlice<u32>,
+    quotient_steps: u64,
+    remainder_steps: u64,
+    flags: u64,
+    shared_bytes: u32,
+}
+
+impl BinomialReduction {
+    /// The steps of `m` (`n = phi(m)`) where a block's shared memory holds `max(n, m - n) + 32`
+    /// words (the opt-in limit of the device, the kernel's attribute raised to it); `None` where
+    /// it does not.
+    fn new(device: &Arc<GpuDevice>, kernel: &crate::kernel::Kernel, m: usize, n: usize) -> Result<Option<Self>> {
+        use cudarc::driver::sys::{CUdevice_attribute, CUfunction_attribute};
+        let plan = poly::phi_reduction::PhiReduction::new(m as u64)?;
+        let shared = (n.max(m - n) + 32) * core::mem::size_of::<u64>();
+        let context = device.cuda_context();
+        let optin = context
+            .attribute(CUdevice_attribute::CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN)
+            .map_err(|e| driver_error("cuDeviceGetAttribute", e))?;
+        let function = kernel.function();
+        let static_bytes = function
+            .get_attribute(CUfunction_attribute::CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES)
+            .map_err(|e| driver_error("cuFuncGetAttribute", e))?;
+        let allowed = usize::try_from(optin.saturating_sub(static_bytes)).unwrap_or(0);
+        if shared > allowed {
+            return Ok(None);
+        }
+        // The largest the device allows (every ring's tables share the kernel; the attribute is
+        // a ceiling, each launch asks for its own size).
+        function
+            .set_attribute(CUfunction_attribute::CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES, allowed as i32)
+            .map_err(|e| driver_error("cuFuncSetAttribute", e))?;
+        let code = |step: &poly::phi_reduction::BinomialStep| step.degree as u32 | (u32::from(step.divide) << 31);
+        let (quotient, remainder) = (plan.quotient_steps(), plan.remainder_steps());
+        let codes: Vec<u32> = quotient.steps().iter().chain(remainder.steps()).map(code).collect();
+        // An empty table still needs a buffer to pass: one unused word.
+        let words = if codes.is_empty() { vec![0] } else { codes };
+        let steps = device.stream().clone_htod(&words).map_err(|e| driver_error("cuMemcpyHtoDAsync", e))?;
+        Ok(Some(Self {
+            steps,
+            quotient_steps: quotient.steps().len() as u64,
+            remainder_steps: remainder.steps().len() as u64,
+            flags: u64::from(quotient.negate()) | (u64::from(remainder.negate()) << 1),
+            shared_bytes: shared as u32,
+        }))
     }
 }
 
@@ -99,6 +163,8 @@ pub struct GpuCyclotomic {
     kernel_inv: DevicePoly<Eval>,
     /// The reduction modulo `Phi_m`'s products.
     reduction: ReductionProducts,
+    /// Its binomial steps, where a row fits a block's shared memory.
+    binomial: Option<BinomialReduction>,
     /// The prime-factor DFT where `m` has one: the forward and inverse transforms take it
     /// instead of the convolution (the same words).
     prime_factor: Option<GpuPrimeFactor>,
@@ -217,6 +283,11 @@ impl GpuCyclotomic {
         let reduce_len = if 2 * m - n <= big_m / 2 && big_m / 2 >= MIN_NTT_LENGTH { big_m / 2 } else { big_m };
         let reduction = ReductionProducts::new(device, m, reduce_len, primes)?;
         let prime_factor = GpuPrimeFactor::new(device, &rings)?;
+        let binomial = if device.tuning().cyclotomic.binomial_reduction {
+            BinomialReduction::new(device, &kernels.cyc_reduce_binomial, m, n)?
+        } else {
+            None
+        };
         Ok(Self {
             m,
             n,
@@ -232,6 +303,7 @@ impl GpuCyclotomic {
             kernel,
             kernel_inv,
             reduction,
+            binomial,
             prime_factor,
             automorphisms: std::sync::Mutex::new(std::collections::HashMap::new()),
         })
@@ -492,8 +564,7 @@ impl GpuCyclotomic {
             }
             self.check_len(rows, count * self.limbs() * stride)?;
             let interpolants = pfa.inverse(rows, stride, count, self.context.moduli_table())?;
-            let coefficients = self.reduce_device(&interpolants, self.m, self.m, count)?;
-            return if stride == n { Ok(coefficients) } else { self.truncate_rows(&coefficients, n, stride, count) };
+            return self.reduce_device_with(self.reduction_method(), &interpolants, self.m, self.m, count, stride);
         }
         if stride == n {
             return self.inverse_device(rows, count);
@@ -683,7 +754,8 @@ impl GpuCyclotomic {
     }
 
     /// The reduction modulo `Phi_m` of `count` polynomials `[count][L][in_stride]` whose first
-    /// `in_len` coefficients are used: `[count][L][n]` (module docs).
+    /// `in_len` coefficients are used: `[count][L][n]` (module docs), by the binomial steps where
+    /// this ring has them, else by the products.
     pub fn reduce_device(
         &self,
         input: &CudaSlice<u64>,
@@ -691,11 +763,109 @@ impl GpuCyclotomic {
         in_len: usize,
         count: usize,
     ) -> Result<CudaSlice<u64>> {
-        let (n, m, limbs) = (self.n, self.m, self.limbs());
+        self.reduce_device_with(self.reduction_method(), input, in_stride, in_len, count, self.n)
+    }
+
+    /// The method [`reduce_device`](Self::reduce_device) takes: the binomial steps where this ring
+    /// has them and the device's tuning asks for them (`CyclotomicTuning::binomial_reduction`).
+    pub fn reduction_method(&self) -> ReductionMethod {
+        if self.binomial.is_some() { ReductionMethod::BinomialSteps } else { ReductionMethod::Products }
+    }
+
+    /// [`reduce_device`](Self::reduce_device) by `method`, in rows of `out_stride >= phi(m)` words
+    /// with zeros past `phi(m)`. Errors with [`GpuError::LengthMismatch`] for lengths that do not
+    /// fit, and [`GpuError::Unsupported`] for the binomial steps where the ring has none.
+    pub fn reduce_device_with(
+        &self,
+        method: ReductionMethod,
+        input: &CudaSlice<u64>,
+        in_stride: usize,
+        in_len: usize,
+        count: usize,
+        out_stride: usize,
+    ) -> Result<CudaSlice<u64>> {
+        let (n, limbs) = (self.n, self.limbs());
         if in_len > in_stride {
             return Err(GpuError::LengthMismatch { expected: in_stride, actual: in_len });
         }
+        if out_stride < n {
+            return Err(GpuError::LengthMismatch { expected: n, actual: out_stride });
+        }
         self.check_len(input, count * limbs * in_stride)?;
+        match method {
+            ReductionMethod::BinomialSteps => {
+                let binomial = self.binomial.as_ref().ok_or_else(|| GpuError::Unsupported {
+                    what: "the binomial reduction of this ring (a row exceeds a block's shared memory)".to_string(),
+                })?;
+                self.reduce_by_steps(binomial, input, in_stride, in_len, count, out_stride)
+            }
+            ReductionMethod::Products => {
+                let reduced = self.reduce_by_products(input, in_stride, in_len, count)?;
+                if out_stride == n { Ok(reduced) } else { self.truncate_rows(&reduced, n, out_stride, count) }
+            }
+        }
+    }
+
+    /// `cyc_reduce_binomial`: a block per row.
+    fn reduce_by_steps(
+        &self,
+        binomial: &BinomialReduction,
+        input: &CudaSlice<u64>,
+        in_stride: usize,
+        in_len: usize,
+        count: usize,
+        out_stride: usize,
+    ) -> Result<CudaSlice<u64>> {
+        let rows = count * self.limbs();
+        // Written in full by cyc_reduce_binomial.
+        let mut out = self.alloc_written(rows * out_stride)?;
+        if rows == 0 {
+            return Ok(out);
+        }
+        let stream = self.device().stream();
+        let geometry = [
+            binomial.quotient_steps,
+            binomial.remainder_steps,
+            binomial.flags,
+            self.m as u64,
+            self.n as u64,
+            in_stride as u64,
+            in_len as u64,
+            out_stride as u64,
+            self.limbs() as u64,
+        ];
+        let mut launch = self.kernels.cyc_reduce_binomial.builder(stream);
+        launch.arg(&mut out).arg(input).arg(self.context.moduli_table()).arg(&binomial.steps);
+        for value in &geometry {
+            launch.arg(value);
+        }
+        let grid =
+            u32::try_from(rows).map_err(|_| GpuError::LengthMismatch { expected: u32::MAX as usize, actual: rows })?;
+        let config = LaunchConfig {
+            grid_dim: (grid, 1, 1),
+            block_dim: (BINOMIAL_THREADS, 1, 1),
+            shared_mem_bytes: binomial.shared_bytes,
+        };
+        // SAFETY: matches `cyc_reduce_binomial(u64* out, const u64* in, const Modulus* moduli,
+        // const unsigned* steps, u64 quotient_steps, u64 remainder_steps, u64 flags, u64 m, u64 n,
+        // u64 in_stride, u64 in_len, u64 out_stride, u64 limbs)`: one block per row of `input`
+        // (rows * in_stride words, checked; reads below in_len <= in_stride) and of `out` (rows *
+        // out_stride words, every one written); `steps` holds the two counts' codes (at least one
+        // word); the shared memory is max(n, m - n) + 32 words, within the attribute set at
+        // construction.
+        unsafe { launch.launch(config) }?;
+        Ok(out)
+    }
+
+    /// The reduction by the products with `Psi_m` and `Phi_m`: `[count][L][n]`.
+    fn reduce_by_products(
+        &self,
+        input: &CudaSlice<u64>,
+        in_stride: usize,
+        in_len: usize,
+        count: usize,
+    ) -> Result<CudaSlice<u64>> {
+        let (n, m, limbs) = (self.n, self.m, self.limbs());
         let products = &self.reduction;
         let len = products.context.degree();
         // g = input mod (x^m - 1): padded to the products' length, and its n low words kept.
@@ -810,8 +980,20 @@ impl GpuCyclotomic {
     /// Polynomials of `len` coefficients per limb (`[count][L][len]`, any `len >= 1`) reduced
     /// modulo `Phi_m`: `[count][L][n]`, [`CyclotomicPlan::reduce`] per prime.
     pub fn reduce(&self, values: &[u64], len: usize) -> Result<Vec<u64>> {
+        self.reduce_with(self.reduction_method(), values, len, self.n)
+    }
+
+    /// [`reduce`](Self::reduce) by `method`, in rows of `out_stride >= phi(m)` words (zeros past
+    /// `phi(m)`); errors as [`reduce_device_with`](Self::reduce_device_with).
+    pub fn reduce_with(
+        &self,
+        method: ReductionMethod,
+        values: &[u64],
+        len: usize,
+        out_stride: usize,
+    ) -> Result<Vec<u64>> {
         let x = self.upload_checked(values, len)?;
         let count = values.len() / (len * self.limbs());
-        self.download(&self.reduce_device(&x, len, len, count)?)
+        self.download(&self.reduce_device_with(method, &x, len, len, count, out_stride)?)
     }
 }

@@ -98,7 +98,7 @@ pub use ntt::FP64_NTT_MAX_PRIME_BITS;
 #[cfg(feature = "cuda")]
 pub use pool::{DevicePool, Worker};
 #[cfg(feature = "cuda")]
-pub use tuning::{GpuTuning, GraphTuning, NttSplit, NttTuning, RnsTuning};
+pub use tuning::{CyclotomicTuning, GpuTuning, GraphTuning, NttSplit, NttTuning, RnsTuning};
 
 /// Re-export of the CUDA host library, for callers that launch kernels of their own.
 #[cfg(feature = "cuda")]

@@ -24,6 +24,8 @@ pub struct GpuTuning {
     pub programmatic_launches: bool,
     /// The RNS conversions of the `rns` crate.
     pub rns: RnsTuning,
+    /// The transforms of the rings `Z_q[x]/Phi_m` (`crate::bluestein`).
+    pub cyclotomic: CyclotomicTuning,
 }
 
 impl Default for GpuTuning {
@@ -33,7 +35,24 @@ impl Default for GpuTuning {
             graphs: GraphTuning::default(),
             programmatic_launches: true,
             rns: RnsTuning::default(),
+            cyclotomic: CyclotomicTuning::default(),
         }
+    }
+}
+
+/// The choices of the rings `Z_q[x]/Phi_m` on the device (`crate::bluestein::GpuCyclotomic`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct CyclotomicTuning {
+    /// Whether the reduction modulo `Phi_m` runs as the binomial steps, a block per row in shared
+    /// memory, where a row fits (`ReductionMethod::BinomialSteps`), rather than as two products of
+    /// NTTs. Default on (docs/cyclotomic.md has the measurements). The same words either way.
+    pub binomial_reduction: bool,
+}
+
+impl Default for CyclotomicTuning {
+    fn default() -> Self {
+        Self { binomial_reduction: true }
     }
 }
 
@@ -251,6 +270,7 @@ mod tests {
         assert_eq!((ntt.mul_add_medium_launch_points, ntt.short_strided_launch_points), (usize::MAX, 1 << 19));
         assert_eq!((ntt.lift_max_cluster, ntt.forward_ip_min_blocks), (16, 256));
         assert!(ntt.fp64_butterflies);
+        assert!(tuning.cyclotomic.binomial_reduction);
     }
 
     #[test]

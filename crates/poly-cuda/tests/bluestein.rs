@@ -211,18 +211,25 @@ fn scheme_code_matches_cpu() {
     }
 }
 
-/// The reduction modulo `Phi_m` on the device (products with `Psi_m` and `Phi_m`) against the
-/// CPU's (binomial steps): inputs shorter than `phi(m)`, of `m` words and longer than `m`, two
-/// polynomials per call, random and all-`q - 1` words. Against the long division too where it
-/// is quick; `m` up to 65535 (`M = 2^17`).
+/// The reduction modulo `Phi_m` on the device, both methods (the binomial steps in a block's
+/// shared memory, the products with `Psi_m` and `Phi_m`), against the CPU's (binomial steps):
+/// inputs shorter than `phi(m)`, of `m` words and longer than `m`, two polynomials per call,
+/// random and all-`q - 1` words, rows padded past `phi(m)` (zeros there). Against the long
+/// division too where it is quick; `m` up to 65535 (`M = 2^17`), whose rows exceed a block's
+/// shared memory (no binomial steps: a typed error, and the products by default). Steps with
+/// one segment per column (`d` above the block) and with the scan across warps (`d = 1`) both
+/// occur: every `m` here has the factor `x - 1` and a divisor above 1024 but 771 and 1105.
 #[test]
 fn reduction_matches_cpu() {
+    use poly_cuda::bluestein::ReductionMethod;
     let Some(device) = device() else { return };
     let mut rng = common::rng("reduction_matches_cpu", 0xb1e5_0002);
-    for (m, limbs) in [(771usize, 2usize), (1105, 3), (21845, 2), (32767, 1), (65535, 1)] {
+    for (m, limbs) in [(771usize, 2usize), (1105, 3), (4845, 2), (21845, 2), (32767, 1), (65535, 1)] {
         let primes = bluestein_primes(50, m as u64, limbs).unwrap();
         let gpu = poly_cuda::bluestein::GpuCyclotomic::new(&device, m, &primes).unwrap();
         let n = gpu.degree();
+        let binomial = m <= 32767;
+        assert_eq!(gpu.reduction_method() == ReductionMethod::BinomialSteps, binomial, "m {m}");
         for len in [n / 2, m, 2 * m + 5] {
             for top in [false, true] {
                 let count = 2;
@@ -232,11 +239,31 @@ fn reduction_matches_cpu() {
                         (0..len).map(|_| if top { q - 1 } else { rng.gen_range(0..q) }).collect::<Vec<_>>()
                     })
                     .collect();
+                let want: Vec<Vec<u64>> = values
+                    .chunks_exact(len)
+                    .enumerate()
+                    .map(|(row, chunk)| {
+                        let plan = &gpu.rings()[row % limbs];
+                        if m <= 1105 { plan.reduce(chunk.to_vec()) } else { plan.reduce_fast(chunk).unwrap() }
+                    })
+                    .collect();
                 let got = gpu.reduce(&values, len).unwrap();
-                for (row, chunk) in values.chunks_exact(len).enumerate() {
-                    let plan = &gpu.rings()[row % limbs];
-                    let want = if m <= 1105 { plan.reduce(chunk.to_vec()) } else { plan.reduce_fast(chunk).unwrap() };
+                for (row, want) in want.iter().enumerate() {
                     assert_eq!(got[row * n..(row + 1) * n], want[..], "m {m}, len {len}, row {row}, top {top}");
+                }
+                for method in [ReductionMethod::BinomialSteps, ReductionMethod::Products] {
+                    let stride = n + 3;
+                    let got = gpu.reduce_with(method, &values, len, stride);
+                    if method == ReductionMethod::BinomialSteps && !binomial {
+                        assert!(matches!(got, Err(poly_cuda::GpuError::Unsupported { .. })), "m {m}");
+                        continue;
+                    }
+                    let got = got.unwrap();
+                    for (row, want) in want.iter().enumerate() {
+                        let row_words = &got[row * stride..(row + 1) * stride];
+                        assert_eq!(row_words[..n], want[..], "m {m}, len {len}, row {row}, top {top}, {method:?}");
+                        assert_eq!(row_words[n..], [0; 3], "m {m}, {method:?}: padding");
+                    }
                 }
             }
         }
