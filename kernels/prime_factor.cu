@@ -8,7 +8,8 @@
 //   forward (coefficients -> evaluations at the phi(m) primitive roots, increasing index):
 //     [pf_gather_input (tensor position t <- coefficient sources[t], scaled, message added)]
 //     -> per axis: pf_direct_axis (DFT matrix, phi(m_i) of m_i outputs) or pf_rader_axis
-//        (Rader's convolution for a prime m_i with m_i - 1 = 2^s)
+//        (Rader's convolution for a prime m_i with m_i - 1 = 2^s); two neighbouring direct
+//        axes as one pass, pf_direct_pair
 //     -> [pf_gather (evaluation s <- output tensor position positions[s], zeros to the stride)]
 //   inverse (evaluations -> the interpolant of degree < m, zero at the other roots):
 //     [pf_scatter (output tensor position positions[s] <- evaluation s)]
@@ -124,6 +125,89 @@ extern "C" __global__ void pf_direct_axis(u64* __restrict__ out, const u64* __re
             }
         }
         out[idx] = acc;
+    }
+}
+
+// Two neighbouring axes by their matrices in one pass (pf_direct_axis twice, without the
+// tensor between them in global memory): in [rows][before][len_in0][len_in1][after] ->
+// out [rows][before][len_out0][len_out1][after]. A block per (row, a, tile of `tile` columns b):
+// the tile's len_in0 x len_in1 x tile words and both limb's matrices in shared memory, the first
+// axis into len_out0 x len_in1 x tile words there, the second to the output. `in_map`,
+// `in_stride` and `in_limit` as pf_direct_axis's (the first pass reads the caller's rows).
+// Dynamic shared memory: (len_in0 len_in1 + len_out0 len_in1) tile + 2 (len_out0 len_in0 +
+// len_out1 len_in1) words.
+extern "C" __global__ void pf_direct_pair(u64* __restrict__ out, const u64* __restrict__ in,
+                                          const unsigned* __restrict__ in_map, const u64* __restrict__ matrix0,
+                                          const u64* __restrict__ matrix0_shoup, const u64* __restrict__ matrix1,
+                                          const u64* __restrict__ matrix1_shoup, const Modulus* __restrict__ moduli,
+                                          unsigned before, unsigned len_in0, unsigned len_out0, unsigned len_in1,
+                                          unsigned len_out1, unsigned after, unsigned tile, unsigned limbs,
+                                          unsigned in_stride, unsigned in_limit) {
+    extern __shared__ u64 pair_shared[];
+    const unsigned tiles = (after + tile - 1) / tile;
+    const unsigned tile_index = blockIdx.x % tiles;
+    const unsigned column = blockIdx.x / tiles;  // row * before + a
+    const unsigned row = column / before, a = column % before;
+    const unsigned limb = row % limbs;
+    const u64 p = moduli[limb].p;
+    const unsigned b0 = tile_index * tile;
+    const unsigned width = min(tile, after - b0);
+    const unsigned in_words = len_in0 * len_in1, mid_words = len_out0 * len_in1;
+    const unsigned size0 = len_out0 * len_in0, size1 = len_out1 * len_in1;
+    u64* x = pair_shared;          // [len_in0][len_in1][tile]
+    u64* y = x + in_words * tile;  // [len_out0][len_in1][tile]
+    u64* w0 = y + mid_words * tile;
+    u64* w0s = w0 + size0;
+    u64* w1 = w0s + size0;
+    u64* w1s = w1 + size1;
+    for (unsigned i = threadIdx.x; i < size0; i += blockDim.x) {
+        w0[i] = matrix0[limb * size0 + i];
+        w0s[i] = matrix0_shoup[limb * size0 + i];
+    }
+    for (unsigned i = threadIdx.x; i < size1; i += blockDim.x) {
+        w1[i] = matrix1[limb * size1 + i];
+        w1s[i] = matrix1_shoup[limb * size1 + i];
+    }
+    for (unsigned i = threadIdx.x; i < in_words * tile; i += blockDim.x) {
+        const unsigned c = i % tile, ab = i / tile;  // ab = j0 len_in1 + j1
+        u64 v = 0;
+        if (c < width) {
+            if (in_map == nullptr) {
+                v = in[((u64)column * in_words + ab) * after + b0 + c];
+            } else {
+                const unsigned source = in_map[(a * in_words + ab) * after + b0 + c];
+                v = source < in_limit ? in[(u64)row * in_stride + source] : 0;
+            }
+        }
+        x[i] = v;
+    }
+    __syncthreads();
+    // y[k0][j1][c] = sum_j0 w0[k0][j0] x[j0][j1][c]
+    for (unsigned i = threadIdx.x; i < mid_words * tile; i += blockDim.x) {
+        const unsigned c = i % tile, rest = i / tile;
+        const unsigned j1 = rest % len_in1, k0 = rest / len_in1;
+        u64 acc = 0;
+        for (unsigned j0 = 0; j0 < len_in0; ++j0) {
+            const unsigned w = k0 * len_in0 + j0;
+            acc = modarith::add(acc, modarith::mul_shoup(x[(j0 * len_in1 + j1) * tile + c], w0[w], w0s[w], p), p);
+        }
+        y[i] = acc;
+    }
+    __syncthreads();
+    // out[k0][k1][b0 + c] = sum_j1 w1[k1][j1] y[k0][j1][c]
+    u64* z = out + (u64)column * len_out0 * len_out1 * after + b0;
+    for (unsigned i = threadIdx.x; i < len_out0 * len_out1 * tile; i += blockDim.x) {
+        const unsigned c = i % tile, rest = i / tile;
+        if (c >= width) continue;
+        const unsigned k1 = rest % len_out1, k0 = rest / len_out1;
+        const u64* yk = y + k0 * len_in1 * tile + c;
+        u64 acc = 0;
+#pragma unroll 4
+        for (unsigned j1 = 0; j1 < len_in1; ++j1) {
+            const unsigned w = k1 * len_in1 + j1;
+            acc = modarith::add(acc, modarith::mul_shoup(yk[j1 * tile], w1[w], w1s[w], p), p);
+        }
+        z[(u64)rest * after + c] = acc;
     }
 }
 

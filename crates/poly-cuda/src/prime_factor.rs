@@ -23,6 +23,7 @@ crate::kernel_set! {
         pf_gather,
         pf_scatter,
         pf_direct_axis,
+        pf_direct_pair,
         pf_rader_axis,
     }
 }
@@ -386,7 +387,28 @@ impl GpuPrimeFactor {
             Start::Mapped { rows, map, stride, limit } => (None, Some((rows, map, stride, limit))),
         };
         let axes = self.axes.len();
-        for (i, axis) in self.axes.iter().enumerate() {
+        let mut i = 0;
+        while i < axes {
+            let axis = &self.axes[i];
+            // Two direct axes in a row (not the fused last one) go as one pass.
+            if let (DeviceAxis::Direct(first), Some(DeviceAxis::Direct(second))) = (axis, self.axes.get(i + 1))
+                && (i + 2 < axes || last.is_none())
+                && self.pair_fits(i)
+            {
+                let input = match (mapped.take(), tensor.take()) {
+                    (Some((rows, map, stride, limit)), _) => PairInput::Mapped { rows, map, stride, limit },
+                    (None, Some(tensor)) => PairInput::Tensor(tensor),
+                    (None, None) => return Err(GpuError::LengthMismatch { expected: 1, actual: 0 }),
+                };
+                let matrices = [&first[usize::from(inverse)], &second[usize::from(inverse)]];
+                tensor = Some(self.direct_pair(input, matrices, i, &dims, rows, moduli, inverse)?);
+                for axis in [i, i + 1] {
+                    let (size, units) = self.shape[axis];
+                    dims[axis] = if inverse { size } else { units };
+                }
+                i += 2;
+                continue;
+            }
             let (size, units) = self.shape[i];
             let (len_in, len_out) = if inverse { (units, size) } else { (size, units) };
             let before: usize = dims[..i].iter().product();
@@ -497,7 +519,102 @@ impl GpuPrimeFactor {
             }
             dims[i] = len_out;
             tensor = Some(out);
+            i += 1;
         }
         tensor.ok_or(GpuError::LengthMismatch { expected: 1, actual: 0 })
     }
+
+    /// Whether axes `i` and `i + 1` fit one `pf_direct_pair` block's shared memory without
+    /// opting in (48 KiB), in either direction: the tile's words at every stage and both
+    /// matrices with their quotients, bounded by the axes' sizes.
+    fn pair_fits(&self, i: usize) -> bool {
+        let (s0, s1) = (self.shape[i].0, self.shape[i + 1].0);
+        let words = 2 * s0 * s1 * PAIR_TILE + 2 * (s0 * s0 + s1 * s1);
+        words * size_of::<u64>() <= 48 << 10
+    }
+
+    /// Axes `i` and `i + 1` (both direct) as one `pf_direct_pair` pass over `rows` limbs whose
+    /// tensor has the extents `dims` (the input's): the output tensor.
+    #[allow(clippy::too_many_arguments)]
+    fn direct_pair(
+        &self,
+        input: PairInput<'_>,
+        matrices: [&Shoup; 2],
+        i: usize,
+        dims: &[usize],
+        rows: usize,
+        moduli: &CudaSlice<u64>,
+        inverse: bool,
+    ) -> Result<CudaSlice<u64>> {
+        let stream = self.device.stream();
+        let lens = |axis: usize| {
+            let (size, units) = self.shape[axis];
+            if inverse { (units, size) } else { (size, units) }
+        };
+        let ((len_in0, len_out0), (len_in1, len_out1)) = (lens(i), lens(i + 1));
+        let before: usize = dims[..i].iter().product();
+        let after: usize = dims[i + 2..].iter().product();
+        let tile = PAIR_TILE.min(after);
+        let tiles = after.div_ceil(tile);
+        let blocks = u32::try_from(rows * before * tiles)
+            .map_err(|_| GpuError::LengthMismatch { expected: u32::MAX as usize, actual: rows })?;
+        // Written in full: every output of every column (each block its tile's).
+        let mut out = self.alloc_written(rows * before * len_out0 * len_out1 * after)?;
+        let shared_words =
+            (len_in0 * len_in1 + len_out0 * len_in1) * tile + 2 * (len_out0 * len_in0 + len_out1 * len_in1);
+        let (input_words, map_address, in_stride, in_limit) = match &input {
+            PairInput::Tensor(tensor) => (address(tensor, stream), 0, 0, 0),
+            PairInput::Mapped { rows, map, stride, limit } => {
+                (address(*rows, stream), address(*map, stream), *stride, *limit)
+            }
+        };
+        let geometry = [before, len_in0, len_out0, len_in1, len_out1, after, tile, self.limbs, in_stride, in_limit]
+            .map(|v| v as u32);
+        let mut launch = self.kernels.pf_direct_pair.builder(stream);
+        launch
+            .arg(&mut out)
+            .arg(&input_words)
+            .arg(&map_address)
+            .arg(&matrices[0].words)
+            .arg(&matrices[0].quotients)
+            .arg(&matrices[1].words)
+            .arg(&matrices[1].quotients)
+            .arg(moduli);
+        for value in &geometry {
+            launch.arg(value);
+        }
+        let config = LaunchConfig {
+            grid_dim: (blocks, 1, 1),
+            block_dim: (PAIR_THREADS, 1, 1),
+            shared_mem_bytes: (shared_words * size_of::<u64>()) as u32,
+        };
+        // SAFETY: matches `pf_direct_pair(u64* out, const u64* in, const unsigned* in_map, const
+        // u64* matrix0, const u64* matrix0_shoup, const u64* matrix1, const u64* matrix1_shoup,
+        // const Modulus* moduli, unsigned before, unsigned len_in0, unsigned len_out0, unsigned
+        // len_in1, unsigned len_out1, unsigned after, unsigned tile, unsigned limbs, unsigned
+        // in_stride, unsigned in_limit)`: one block per (row, a, tile); the input is the tensor
+        // of rows x before x len_in0 x len_in1 x after words (below 2^32, checked by axes_pass),
+        // or the caller's rows x in_stride words read at map entries below in_limit <= in_stride
+        // (the map one index per input tensor position); `out` holds rows x before x len_out0 x
+        // len_out1 x after words, each block writing the columns of its tile; the matrices L
+        // blocks of len_out x len_in words; shared memory as the kernel's header (at most a few
+        // tens of KiB for prime powers up to 64 and PAIR_TILE columns). `input` (a tensor the
+        // pass consumes) lives until the launch is queued; the stream orders its release.
+        unsafe { launch.launch(config) }?;
+        drop(input);
+        Ok(out)
+    }
+}
+
+/// Columns of a `pf_direct_pair` block: eight keep a few blocks per SM at four limbs of
+/// `m = 21845` (33 tiles of the 257 columns per limb).
+const PAIR_TILE: usize = 8;
+/// Threads of a `pf_direct_pair` block.
+const PAIR_THREADS: u32 = 128;
+
+/// What a [`GpuPrimeFactor::direct_pair`] pass reads: a tensor it consumes, or the caller's rows
+/// through a map (as [`Start::Mapped`]).
+enum PairInput<'a> {
+    Tensor(CudaSlice<u64>),
+    Mapped { rows: &'a CudaSlice<u64>, map: &'a CudaSlice<u32>, stride: usize, limit: usize },
 }
