@@ -14,7 +14,9 @@
 //     cyc_scatter_chirp (E_s c^-1_(k_s) at k_s, zeros elsewhere) -> NTT -> cyc_mul_broadcast
 //     -> inverse NTT -> cyc_gather_chirp (g_k = m^-1 c^-1_k a_(k + m - 1), k < m, padded to M)
 //     -> reduction modulo Phi_m below.
-//   reduction modulo Phi_m of g of degree < D <= M (the CPU's words, by products here):
+//   reduction modulo Phi_m of g of degree < D <= M (the CPU's words), by the binomial steps where a
+//     row fits a block's shared memory: cyc_reduce_binomial (a block per row; below); else by
+//     products:
 //     cyc_fold_window (g mod x^m - 1: g_j + g_(j + m) + ..., degree < m, padded to M)
 //     -> NTT -> cyc_mul_broadcast (NTT of Psi_m = (x^m - 1) / Phi_m) -> inverse NTT
 //     -> cyc_fold_window (the quotient Q = coefficients m .. 2m - n - 1 of g Psi_m, padded)

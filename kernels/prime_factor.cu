@@ -241,7 +241,6 @@ extern "C" __global__ void pf_rader_axis(u64* __restrict__ out, const u64* __res
     const unsigned len_in = inverse ? len : len + 1;
     const unsigned len_out = inverse ? len + 1 : len;
     const u64* x = in + (u64)ra * len_in * after + b;
-    u64* y = out + (u64)ra * len_out * after + b;
     u64* tw = conv + len;
     u64* tws = tw + half_len;
     u64* twi = tws + half_len;
@@ -252,8 +251,26 @@ extern "C" __global__ void pf_rader_axis(u64* __restrict__ out, const u64* __res
         twi[i] = twiddles_inv[limb * half_len + i];
         twis[i] = twiddles_inv_shoup[limb * half_len + i];
     }
+    // Everything a thread reads from global memory besides its inputs is loaded here, with
+    // them: the kernel's words for the product and where its two outputs go (and x_0), so that
+    // the sixteen stages are the only wait between the loads and the stores.
     const unsigned* load = inverse ? outputs : powers;
-    for (unsigned i = threadIdx.x; i < len; i += blockDim.x) conv[i] = x[(u64)load[i] * after];
+    const unsigned* place = inverse ? powers : outputs;
+    const unsigned row = ra / before, a = ra % before;
+    u64 k_words[2], k_quotients[2];
+    u64 targets[2];  // word offsets of the two outputs
+    for (unsigned r = 0; r < 2; ++r) {
+        const unsigned i = threadIdx.x + r * blockDim.x;  // blockDim.x = len / 2: two per thread
+        conv[i] = x[(u64)load[i] * after];
+        k_words[r] = kernel[limb * len + i];
+        k_quotients[r] = kernel_shoup[limb * len + i];
+        const unsigned pos = place[i];
+        targets[r] = out_map == nullptr ? (u64)ra * len_out * after + (u64)pos * after + b
+                                        : (u64)row * out_stride + out_map[(a * len_out + pos) * after + b];
+    }
+    const u64 x0 = inverse ? 0 : x[0];
+    const u64 target0 = out_map == nullptr ? (u64)ra * len_out * after + b
+                                           : (u64)row * out_stride + out_map[(a * len_out) * after + b];
     __syncthreads();
     for (unsigned h = log_len; h-- > 0;) {
         // half = 2^h; step = len / (2 half) = 2^(log_len - 1 - h).
@@ -269,8 +286,10 @@ extern "C" __global__ void pf_rader_axis(u64* __restrict__ out, const u64* __res
     }
     const u64 sum = conv[0];  // the value at frequency 0: the sum of the inputs
     __syncthreads();
-    for (unsigned i = threadIdx.x; i < len; i += blockDim.x)
-        conv[i] = modarith::mul_shoup(conv[i], kernel[limb * len + i], kernel_shoup[limb * len + i], p);
+    for (unsigned r = 0; r < 2; ++r) {
+        const unsigned i = threadIdx.x + r * blockDim.x;
+        conv[i] = modarith::mul_shoup(conv[i], k_words[r], k_quotients[r], p);
+    }
     __syncthreads();
     for (unsigned h = 0; h < log_len; ++h) {
         for (unsigned t = threadIdx.x; t < half_len; t += blockDim.x) {
@@ -283,21 +302,11 @@ extern "C" __global__ void pf_rader_axis(u64* __restrict__ out, const u64* __res
         }
         __syncthreads();
     }
-    // Output position `pos` along the axis: the tensor's, or with `out_map` (the last axis)
-    // the word out_map[t] of the row's out_stride words.
-    const unsigned row = ra / before, a = ra % before;
-    auto store = [&](unsigned pos, u64 v) {
-        if (out_map == nullptr) {
-            y[(u64)pos * after] = v;
-        } else {
-            out[(u64)row * out_stride + out_map[(a * len_out + pos) * after + b]] = v;
-        }
-    };
-    if (inverse) {
-        for (unsigned i = threadIdx.x; i < len; i += blockDim.x) store(powers[i], conv[i]);
-        if (threadIdx.x == 0) store(0, modarith::mul(sum, p_inv[limb], mi));
-    } else {
-        const u64 x0 = x[0];
-        for (unsigned i = threadIdx.x; i < len; i += blockDim.x) store(outputs[i], modarith::add(x0, conv[i], p));
+    // Output position `pos` along the axis goes to the tensor's word, or with `out_map` (the
+    // last axis) to word out_map[t] of the row's out_stride words (targets above).
+    for (unsigned r = 0; r < 2; ++r) {
+        const unsigned i = threadIdx.x + r * blockDim.x;
+        out[targets[r]] = inverse ? conv[i] : modarith::add(x0, conv[i], p);
     }
+    if (inverse && threadIdx.x == 0) out[target0] = modarith::mul(sum, p_inv[limb], mi);
 }
