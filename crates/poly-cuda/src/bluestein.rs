@@ -283,11 +283,7 @@ impl GpuCyclotomic {
         let reduce_len = if 2 * m - n <= big_m / 2 && big_m / 2 >= MIN_NTT_LENGTH { big_m / 2 } else { big_m };
         let reduction = ReductionProducts::new(device, m, reduce_len, primes)?;
         let prime_factor = GpuPrimeFactor::new(device, &rings)?;
-        let binomial = if device.tuning().cyclotomic.binomial_reduction {
-            BinomialReduction::new(device, &kernels.cyc_reduce_binomial, m, n)?
-        } else {
-            None
-        };
+        let binomial = BinomialReduction::new(device, &kernels.cyc_reduce_binomial, m, n)?;
         Ok(Self {
             m,
             n,
@@ -767,9 +763,14 @@ impl GpuCyclotomic {
     }
 
     /// The method [`reduce_device`](Self::reduce_device) takes: the binomial steps where this ring
-    /// has them and the device's tuning asks for them (`CyclotomicTuning::binomial_reduction`).
+    /// has them and they are as few as the device's tuning allows
+    /// (`CyclotomicTuning::binomial_max_steps`), else the products.
     pub fn reduction_method(&self) -> ReductionMethod {
-        if self.binomial.is_some() { ReductionMethod::BinomialSteps } else { ReductionMethod::Products }
+        let max_steps = self.device().tuning().cyclotomic.binomial_max_steps as u64;
+        match &self.binomial {
+            Some(b) if b.quotient_steps + b.remainder_steps <= max_steps => ReductionMethod::BinomialSteps,
+            _ => ReductionMethod::Products,
+        }
     }
 
     /// [`reduce_device`](Self::reduce_device) by `method`, in rows of `out_stride >= phi(m)` words

@@ -393,6 +393,7 @@ impl GpuPrimeFactor {
             // Two direct axes in a row (not the fused last one) go as one pass.
             if let (DeviceAxis::Direct(first), Some(DeviceAxis::Direct(second))) = (axis, self.axes.get(i + 1))
                 && (i + 2 < axes || last.is_none())
+                && self.device.tuning().cyclotomic.pair_direct_axes
                 && self.pair_fits(i)
             {
                 let input = match (mapped.take(), tensor.take()) {
@@ -606,11 +607,12 @@ impl GpuPrimeFactor {
     }
 }
 
-/// Columns of a `pf_direct_pair` block: eight keep a few blocks per SM at four limbs of
-/// `m = 21845` (33 tiles of the 257 columns per limb).
-const PAIR_TILE: usize = 8;
+/// Columns of a `pf_direct_pair` block: four give 65 blocks per limb at `m = 21845` (of 257
+/// columns) and about one output per thread at the second axis (eight columns and 128 threads
+/// were slower than the two passes at two limbs, H200).
+const PAIR_TILE: usize = 4;
 /// Threads of a `pf_direct_pair` block.
-const PAIR_THREADS: u32 = 128;
+const PAIR_THREADS: u32 = 256;
 
 /// What a [`GpuPrimeFactor::direct_pair`] pass reads: a tensor it consumes, or the caller's rows
 /// through a map (as [`Start::Mapped`]).
