@@ -47,10 +47,10 @@ impl Default for GpuTuning {
 pub struct CyclotomicTuning {
     /// The reduction modulo `Phi_m` runs as the binomial steps, a block per row in shared memory
     /// (`ReductionMethod::BinomialSteps`), where a row fits and `Phi_m`'s two step sequences
-    /// have at most this many steps together; else as two products of NTTs. Default 2 (a
-    /// prime `m`): H200, `gpu_cyclo_bgv`, four 50-bit limbs, the same call: at `m = 15709` (two
-    /// steps) the inverse transform with the reduction 68.1 -> 58.7 us, relinearization 226 ->
-    /// 211; at `m = 21845` (fourteen steps) 61.8 -> 93.8 us (docs/cyclotomic.md). 0: never.
+    /// have at most this many steps together; else as two products of NTTs. Default 6: H200,
+    /// `gpu_cyclo_bgv`, four 50-bit limbs, the same call: at `m = 15709 = 23 * 683` (six steps)
+    /// the inverse transform with the reduction 68.1 -> 58.7 us, relinearization 226 -> 211; at
+    /// `m = 21845` (fourteen steps) 61.8 -> 93.8 us (docs/cyclotomic.md). 0: never.
     pub binomial_max_steps: usize,
     /// Two neighbouring direct axes of the prime-factor DFT run as one pass
     /// (`pf_direct_pair`) rather than one pass each. Default on (docs/cyclotomic.md).
@@ -59,7 +59,7 @@ pub struct CyclotomicTuning {
 
 impl Default for CyclotomicTuning {
     fn default() -> Self {
-        Self { binomial_max_steps: 2, pair_direct_axes: true }
+        Self { binomial_max_steps: 6, pair_direct_axes: true }
     }
 }
 
@@ -277,7 +277,7 @@ mod tests {
         assert_eq!((ntt.mul_add_medium_launch_points, ntt.short_strided_launch_points), (usize::MAX, 1 << 19));
         assert_eq!((ntt.lift_max_cluster, ntt.forward_ip_min_blocks), (16, 256));
         assert!(ntt.fp64_butterflies);
-        assert_eq!(tuning.cyclotomic, CyclotomicTuning { binomial_max_steps: 2, pair_direct_axes: true });
+        assert_eq!(tuning.cyclotomic, CyclotomicTuning { binomial_max_steps: 6, pair_direct_axes: true });
     }
 
     #[test]
