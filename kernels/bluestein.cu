@@ -17,11 +17,13 @@
 //   reduction modulo Phi_m of g of degree < D <= M (the CPU's words), by the binomial steps where a
 //     row fits a block's shared memory: cyc_reduce_binomial (a block per row; below); else by
 //     products:
-//     cyc_fold_window (g mod x^m - 1: g_j + g_(j + m) + ..., degree < m, padded to M)
-//     -> NTT -> cyc_mul_broadcast (NTT of Psi_m = (x^m - 1) / Phi_m) -> inverse NTT
-//     -> cyc_fold_window (the quotient Q = coefficients m .. 2m - n - 1 of g Psi_m, padded)
-//     -> NTT -> cyc_mul_broadcast (NTT of Phi_m) -> inverse NTT
-//     -> cyc_sub_low (g - Phi_m Q on the n = phi(m) low coefficients).
+//     [cyc_fold_window (g mod x^m - 1, m words a row) where the input is longer]
+//     -> cyc_reverse_window (rev(g) on D = m - n words, padded to N) -> NTT -> cyc_mul_broadcast
+//        (NTT of Phi_m^-1 mod x^D) -> inverse NTT: rev(Q), Q = floor(g / Phi_m)
+//     -> cyc_reverse_window (Q, padded) -> NTT -> cyc_mul_broadcast (NTT of Phi_m mod x^N + 1)
+//        -> inverse NTT: Q Phi_m mod (x^N + 1)
+//     -> cyc_remainder (R_j = g_j - (Q Phi_m)_j - g_(N + j), j < n).
+//     N: a power of two with N >= 2D - 1, N >= n, 2N >= m (GpuCyclotomic's ReductionProducts).
 //   automorphism x -> x^g on evaluations: cyc_permute (the value at w^k is the input's at
 //     w^(k g mod m); RingContext::bluestein_automorphism_sources).
 //
@@ -130,15 +132,30 @@ extern "C" __global__ void cyc_fold_window(u64* __restrict__ out, const u64* __r
     }
 }
 
-// out[c][i][j] = a[c][i][j] - b[c][i][j], j < n (a and b with their own strides).
-extern "C" __global__ void cyc_sub_low(u64* __restrict__ out, const u64* __restrict__ a, const u64* __restrict__ b,
-                                       const Modulus* __restrict__ moduli, u64 n, u64 a_stride, u64 b_stride,
-                                       u64 limbs, u64 count) {
-    GRID_STRIDE(idx, count * limbs * n) {
+// out[row][j] = j < len ? in[row][start - j] : 0 for j < out_stride: a window read backwards
+// (len <= start + 1 < in_stride).
+extern "C" __global__ void cyc_reverse_window(u64* __restrict__ out, const u64* __restrict__ in, u64 in_stride,
+                                              u64 start, u64 len, u64 out_stride, u64 rows) {
+    GRID_STRIDE(idx, rows * out_stride) {
+        const u64 j = idx % out_stride;
+        const u64 row = idx / out_stride;
+        out[idx] = j < len ? in[row * in_stride + start - j] : 0;
+    }
+}
+
+// out[row][j] = g[row][j] - w[row][j] - (j + wrap < m ? g[row][j + wrap] : 0), j < n: the
+// remainder R = g - Q Phi_m from w = Q Phi_m mod (x^wrap + 1), whose words past x^wrap are g's.
+extern "C" __global__ void cyc_remainder(u64* __restrict__ out, const u64* __restrict__ g, const u64* __restrict__ w,
+                                         const Modulus* __restrict__ moduli, u64 n, u64 g_stride, u64 w_stride,
+                                         u64 wrap, u64 m, u64 limbs, u64 rows) {
+    GRID_STRIDE(idx, rows * n) {
         const u64 j = idx % n;
         const u64 row = idx / n;
-        const u64 i = row % limbs;
-        out[idx] = modarith::sub(a[row * a_stride + j], b[row * b_stride + j], moduli[i].p);
+        const u64 p = moduli[row % limbs].p;
+        const u64* gr = g + row * g_stride;
+        u64 v = modarith::sub(gr[j], w[row * w_stride + j], p);
+        if (j + wrap < m) v = modarith::sub(v, gr[j + wrap], p);
+        out[idx] = v;
     }
 }
 

@@ -45,7 +45,8 @@ crate::kernel_set! {
         cyc_mul_broadcast,
         cyc_gather_chirp,
         cyc_fold_window,
-        cyc_sub_low,
+        cyc_reverse_window,
+        cyc_remainder,
         cyc_permute,
         cyc_reduce_binomial,
     }
@@ -180,37 +181,60 @@ const MAX_CACHED_AUTOMORPHISMS: usize = 512;
 /// The smallest NTT poly-cuda runs (2^10).
 const MIN_NTT_LENGTH: usize = 1 << 10;
 
-/// The reduction modulo `Phi_m`'s two products (module docs) on an NTT ring of their own: the
-/// NTTs of `Psi_m` and `Phi_m` modulo each prime, of the products' length (`M`, or `M / 2`
-/// when `2m - phi(m) <= M / 2`: half the work, the same words).
+/// The reduction modulo `Phi_m`'s two products (module docs) on a negacyclic NTT ring of their
+/// own, of length `N`, the power of two (at least 2^10) with `N >= 2D - 1`, `N >= phi(m)` and
+/// `2N >= m` (`D = m - phi(m)`): the NTTs of `Phi_m^-1 mod x^D` and of `Phi_m mod (x^N + 1)`
+/// modulo each prime.
 #[derive(Debug)]
 struct ReductionProducts {
     context: GpuContext,
-    psi: DevicePoly<Eval>,
-    phi: DevicePoly<Eval>,
+    quotient_inv: DevicePoly<Eval>,
+    phi_wrapped: DevicePoly<Eval>,
 }
 
 impl ReductionProducts {
-    fn new(device: &Arc<GpuDevice>, m: usize, len: usize, primes: &[u64]) -> Result<Self> {
+    /// `N` for `m` with `phi(m) = n`.
+    fn length(m: usize, n: usize) -> usize {
+        let d = m - n;
+        (2 * d - 1).max(n).max(m.div_ceil(2)).next_power_of_two().max(MIN_NTT_LENGTH)
+    }
+
+    fn new(device: &Arc<GpuDevice>, m: usize, n: usize, primes: &[u64]) -> Result<Self> {
+        let len = Self::length(m, n);
         let ring = RingContext::new(len, primes, TransformKind::Ntt)?;
         let context = GpuContext::new(device, &ring)?;
-        let psi_int = poly::cyclotomic::cyclotomic_cofactor(m as u64)?;
+        let plan = poly::phi_reduction::PhiReduction::new(m as u64)?;
         let phi_int = poly::cyclotomic::cyclotomic_polynomial(m as u64)?;
-        let table = |coefficients: &[i64]| -> Result<DevicePoly<Eval>> {
+        let table = |limb: &dyn Fn(&Modulus) -> Vec<u64>| -> Result<DevicePoly<Eval>> {
             let words = ring
                 .moduli()
                 .iter()
                 .flat_map(|q| {
-                    let mut limb: Vec<u64> = coefficients.iter().map(|&c| q.from_i64(c)).collect();
-                    limb.resize(len, 0);
-                    limb
+                    let mut words = limb(q);
+                    words.resize(len, 0);
+                    words
                 })
                 .collect();
             let poly = Poly::<Coeff>::from_limbs(&ring, words)?.forward()?;
             DevicePoly::upload(&context, &poly)
         };
-        let (psi, phi) = (table(&psi_int)?, table(&phi_int)?);
-        Ok(Self { context, psi, phi })
+        // Phi_m^-1 mod x^D: the quotient's binomial steps applied to 1.
+        let quotient_inv = table(&|q| {
+            let mut words = vec![0u64; m - n];
+            words[0] = 1;
+            plan.quotient_steps().apply(q.value(), &mut words);
+            words
+        })?;
+        // Phi_m mod (x^N + 1): a coefficient at x^(N + k) is -1 times it at x^k (deg Phi_m = n <= N).
+        let phi_wrapped = table(&|q| {
+            let mut words = vec![0u64; len];
+            for (k, &c) in phi_int.iter().enumerate() {
+                let (at, c) = if k < len { (k, c) } else { (k - len, -c) };
+                words[at] = q.add(words[at], q.from_i64(c));
+            }
+            words
+        })?;
+        Ok(Self { context, quotient_inv, phi_wrapped })
     }
 }
 
@@ -278,10 +302,7 @@ impl GpuCyclotomic {
         }))?;
         let kernel = upload_eval(concat(&|r| r.plan().kernel().to_vec()))?;
         let kernel_inv = upload_eval(concat(&|r| r.plan().kernel_inv().to_vec()))?;
-        // The reduction's two products: length M, or M / 2 where they fit it (deg(g Psi_m) <
-        // 2m - phi(m)), in an NTT ring of their own.
-        let reduce_len = if 2 * m - n <= big_m / 2 && big_m / 2 >= MIN_NTT_LENGTH { big_m / 2 } else { big_m };
-        let reduction = ReductionProducts::new(device, m, reduce_len, primes)?;
+        let reduction = ReductionProducts::new(device, m, n, primes)?;
         let prime_factor = GpuPrimeFactor::new(device, &rings)?;
         let binomial = BinomialReduction::new(device, &kernels.cyc_reduce_binomial, m, n)?;
         Ok(Self {
@@ -858,7 +879,13 @@ impl GpuCyclotomic {
         Ok(out)
     }
 
-    /// The reduction by the products with `Psi_m` and `Phi_m`: `[count][L][n]`.
+    /// The reduction by two products (module docs): `[count][L][n]`.
+    ///
+    /// With `g` the input modulo `x^m - 1` and `D = m - n`: `rev(Q) = rev(g) Phi_m^-1 mod x^D`
+    /// (the quotient `Q = floor(g / Phi_m)`, `Phi_m` palindromic), a product of length `N >= 2D -
+    /// 1` without wrap-around; then `P = Q Phi_m mod (x^N + 1)`, whose coefficients at `x^(N + j)`
+    /// are `g`'s (`Q Phi_m = g - R`, `deg R < n <= N`, `deg g < m <= 2N`), so that
+    /// `R_j = g_j - P_j - g_(N + j)`.
     fn reduce_by_products(
         &self,
         input: &CudaSlice<u64>,
@@ -867,33 +894,73 @@ impl GpuCyclotomic {
         count: usize,
     ) -> Result<CudaSlice<u64>> {
         let (n, m, limbs) = (self.n, self.m, self.limbs());
+        let d = m - n;
         let products = &self.reduction;
         let len = products.context.degree();
-        // g = input mod (x^m - 1): padded to the products' length, and its n low words kept.
-        let mut g = self.alloc_written(count * limbs * len)?;
-        self.fold_window(&mut g, input, in_stride, 0, in_len, m, len, count)?;
-        let mut low = self.alloc_written(count * limbs * n)?;
-        self.fold_window(&mut low, input, in_stride, 0, in_len, m, n, count)?;
-        let g_psi = self.convolve_in(&products.context, g, count, &products.psi)?;
-        // Q = coefficients m .. 2m - n of g Psi_m (degree < 2m - n <= len: no wrap-around).
-        let mut quotient = self.alloc_written(count * limbs * len)?;
-        self.fold_window(&mut quotient, g_psi.device_buffer(), len, m, 2 * m - n, m - n, len, count)?;
-        drop(g_psi);
-        let phi_q = self.convolve_in(&products.context, quotient, count, &products.phi)?;
-        let mut out = self.alloc_written(count * limbs * n)?;
+        let rows = count * limbs;
+        // g = input mod (x^m - 1), m words a row (the input itself when it is just that).
+        let folded;
+        let (g, g_stride) = if in_len == m {
+            (input, in_stride)
+        } else {
+            let mut buffer = self.alloc_written(rows * m)?;
+            self.fold_window(&mut buffer, input, in_stride, 0, in_len, m, m, count)?;
+            folded = buffer;
+            (&folded, m)
+        };
+        // rev(g) on D words, then rev(Q) = rev(g) Phi_m^-1 mod x^D.
+        let mut reversed = self.alloc_written(rows * len)?;
+        self.reverse_window(&mut reversed, g, g_stride, m - 1, d, len, rows)?;
+        let reversed_q = self.convolve_in(&products.context, reversed, count, &products.quotient_inv)?;
+        let mut quotient = self.alloc_written(rows * len)?;
+        self.reverse_window(&mut quotient, reversed_q.device_buffer(), len, d - 1, d, len, rows)?;
+        drop(reversed_q);
+        let wrapped = self.convolve_in(&products.context, quotient, count, &products.phi_wrapped)?;
+        let mut out = self.alloc_written(rows * n)?;
         let stream = self.device().stream();
-        let geometry = [n as u64, n as u64, len as u64, limbs as u64, count as u64];
-        let mut launch = self.kernels.cyc_sub_low.builder(stream);
-        launch.arg(&mut out).arg(&low).arg(phi_q.device_buffer()).arg(self.context.moduli_table());
+        let geometry = [n as u64, g_stride as u64, len as u64, len as u64, m as u64, limbs as u64, rows as u64];
+        let mut launch = self.kernels.cyc_remainder.builder(stream);
+        launch.arg(&mut out).arg(g).arg(wrapped.device_buffer()).arg(self.context.moduli_table());
         for value in &geometry {
             launch.arg(value);
         }
-        // SAFETY: matches `cyc_sub_low(u64* out, const u64* a, const u64* b, const Modulus*
-        // moduli, u64 n, u64 a_stride, u64 b_stride, u64 limbs, u64 count)`: `out` and `low`
-        // hold count L n words, `phi_q` count L len (len > n); the kernel writes every word of
-        // `out`.
-        unsafe { launch.launch(config(count * limbs * n)) }?;
+        // SAFETY: matches `cyc_remainder(u64* out, const u64* g, const u64* wrapped, const Modulus*
+        // moduli, u64 n, u64 g_stride, u64 w_stride, u64 wrap, u64 m, u64 limbs, u64 rows)`: `out`
+        // holds rows n words (every one written), `g` rows g_stride >= m words (read below m),
+        // `wrapped` rows len words (read below n <= len), the moduli table L triples.
+        unsafe { launch.launch(config(rows * n)) }?;
         Ok(out)
+    }
+
+    /// `out[row][j] = j < len ? in[row][start - j] : 0` for `j < out_stride` (`start - j` from
+    /// `start` down; `len <= start + 1`), kernel `cyc_reverse_window`.
+    #[allow(clippy::too_many_arguments)]
+    fn reverse_window(
+        &self,
+        out: &mut CudaSlice<u64>,
+        input: &CudaSlice<u64>,
+        in_stride: usize,
+        start: usize,
+        len: usize,
+        out_stride: usize,
+        rows: usize,
+    ) -> Result<()> {
+        if len > start + 1 || start >= in_stride {
+            return Err(GpuError::LengthMismatch { expected: start + 1, actual: len });
+        }
+        self.check_len(input, rows * in_stride)?;
+        let stream = self.device().stream();
+        let geometry = [in_stride as u64, start as u64, len as u64, out_stride as u64, rows as u64];
+        let mut launch = self.kernels.cyc_reverse_window.builder(stream);
+        launch.arg(out).arg(input);
+        for value in &geometry {
+            launch.arg(value);
+        }
+        // SAFETY: matches `cyc_reverse_window(u64* out, const u64* in, u64 in_stride, u64 start,
+        // u64 len, u64 out_stride, u64 rows)`: `input` holds rows in_stride words (checked) and is
+        // read at start - j for j < len <= start + 1, start < in_stride (checked); `out` holds rows
+        // out_stride words (the callers allocate so), every one written.
+        unsafe { launch.launch(config(rows * out_stride)) }
     }
 
     /// The coefficients modulo `Phi_m` (`[count][L][n]`) of `count` polynomials given by their
