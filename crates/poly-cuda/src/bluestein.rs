@@ -17,9 +17,9 @@
 //! Reduction modulo `Phi_m` (the choice, see `docs/cyclotomic.md`), two methods with the same
 //! words ([`ReductionMethod`]): the CPU's binomial steps (`poly::phi_reduction`, additions only)
 //! as one kernel, a block per row with the row in shared memory, where the row fits a block's
-//! shared memory; else the quotient read off a product with the cofactor
-//! `Psi_m = (x^m - 1) / Phi_m` and a product with `Phi_m` (four NTTs, the tables' NTTs
-//! precomputed).
+//! shared memory; else two products, `rev(g) Phi_m^-1 mod x^D` for the quotient and
+//! `Q Phi_m mod (x^N + 1)` for the remainder (four NTTs of length `N`, the tables' NTTs
+//! precomputed; [`GpuCyclotomic::reduce_device_with`]).
 
 use std::sync::Arc;
 
@@ -58,7 +58,7 @@ pub enum ReductionMethod {
     /// The binomial steps, a block per row (`cyc_reduce_binomial`): where `max(phi(m), m -
     /// phi(m))` words fit a block's shared memory.
     BinomialSteps,
-    /// Two products through `Psi_m` and `Phi_m` (four NTTs per row).
+    /// Two products, by `Phi_m^-1 mod x^D` and by `Phi_m mod (x^N + 1)` (four NTTs of length `N` a row).
     Products,
 }
 
