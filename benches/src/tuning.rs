@@ -16,7 +16,7 @@
 //!   [`poly_cuda::GraphTuning`]; `HEGPU_PROGRAMMATIC_LAUNCHES=0`:
 //!   [`GpuTuning::programmatic_launches`]; `HEGPU_RNS_MIN_BLOCK_OUTPUTS`,
 //!   `HEGPU_HOISTING_MIN_LOG_N`, `HEGPU_RNS_TENSOR_CORES` (`0` or `1`): [`poly_cuda::RnsTuning`];
-//! - `HEGPU_CYC_BINOMIAL_MAX_STEPS`, `HEGPU_CYC_PAIR`, `HEGPU_CYC_PAIR_RADER` (`0` or `1`): [`poly_cuda::CyclotomicTuning`];
+//! - `HEGPU_CYC_BINOMIAL_MAX_STEPS`, `HEGPU_CYC_PAIR` (`0` or `1`): [`poly_cuda::CyclotomicTuning`];
 //! - `HEGPU_TRACE_LAUNCHES=1`: [`poly_cuda::launch_trace::set_enabled`].
 
 use std::sync::Arc;
@@ -113,7 +113,6 @@ pub fn from_env() -> GpuTuning {
     tuning.cyclotomic.binomial_max_steps =
         number("HEGPU_CYC_BINOMIAL_MAX_STEPS").unwrap_or(tuning.cyclotomic.binomial_max_steps);
     tuning.cyclotomic.pair_direct_axes = !off("HEGPU_CYC_PAIR");
-    tuning.cyclotomic.pair_small_rader = !off("HEGPU_CYC_PAIR_RADER");
     if let Some(on) = var("HEGPU_RNS_TENSOR_CORES") {
         tuning.rns.tensor_core_products = on != "0";
     }

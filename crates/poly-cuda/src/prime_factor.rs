@@ -10,7 +10,7 @@ use std::sync::Arc;
 
 use cudarc::driver::{CudaSlice, LaunchConfig};
 use poly::bluestein::CyclotomicPlan;
-use poly::prime_factor::{AxisTransform, PrimeFactorPlan, RaderAxis};
+use poly::prime_factor::{AxisTransform, PrimeFactorPlan};
 
 use crate::GpuDevice;
 use crate::error::{GpuError, Result};
@@ -24,8 +24,6 @@ crate::kernel_set! {
         pf_scatter,
         pf_direct_axis,
         pf_direct_pair,
-        pf_pair_rader_2,
-        pf_pair_rader_4,
         pf_rader_axis,
     }
 }
@@ -42,9 +40,8 @@ fn config(items: usize) -> LaunchConfig {
 /// One axis's tables on the device.
 #[derive(Debug)]
 enum DeviceAxis {
-    /// `[L][phi(m_i)][m_i]` and `[L][m_i][phi(m_i)]`, each with its Shoup quotients; Rader's
-    /// tables too for a small Rader prime (5, 17), which a pair pass takes as its second axis.
-    Direct(Box<[Shoup; 2]>, Option<Box<RaderTables>>),
+    /// `[L][phi(m_i)][m_i]` and `[L][m_i][phi(m_i)]`, each with its Shoup quotients.
+    Direct(Box<[Shoup; 2]>),
     /// Rader's tables.
     Rader(Box<RaderTables>),
 }
@@ -61,6 +58,9 @@ struct RaderTables {
     kernel_inv: Shoup,
     p_inv: CudaSlice<u64>,
 }
+
+/// A table of a Rader axis, from the plan's NTT, kernels and `p^-1`.
+type RaderField = dyn Fn(&poly::prime_factor::CyclicNtt, &[u64], &[u64], u64) -> Vec<u64>;
 
 /// Words modulo the limbs' primes on the device with their Shoup quotients
 /// (`floor(w 2^64 / p)`), for `mul_shoup`.
@@ -86,17 +86,6 @@ pub struct GpuPrimeFactor {
     /// Per evaluation, its output tensor position (`phi(m)` words), and the inverse map.
     positions: CudaSlice<u32>,
     evaluation_of: CudaSlice<u32>,
-}
-
-/// Rader's tables of axis `i` of `plan`: its transform's, or with `small` the small Rader
-/// prime's kept beside its matrix.
-fn rader_of(plan: &PrimeFactorPlan, i: usize, small: bool) -> Option<&RaderAxis> {
-    let axis = &plan.axes()[i];
-    match (&axis.transform, small) {
-        (_, true) => axis.small_rader.as_deref(),
-        (AxisTransform::Rader(r), false) => Some(r),
-        (AxisTransform::Direct { .. }, false) => None,
-    }
 }
 
 /// Where the first axis reads: a tensor, or the caller's rows through a map.
@@ -153,29 +142,6 @@ impl GpuPrimeFactor {
             Ok(Shoup { words: upload(words)?, quotients: upload(quotients)? })
         };
         let upload32 = |words: &[u32]| stream.clone_htod(words).map_err(|e| driver_error("cuMemcpyHtoDAsync", e));
-        // Rader's tables of axis `i` (its transform's, or with `small` the small prime's kept
-        // beside its matrix), every limb's concatenated; `None` where the axis has none.
-        let rader_tables = |i: usize, small: bool| -> Result<Option<Box<RaderTables>>> {
-            let Some(axis) = rader_of(first, i, small) else { return Ok(None) };
-            let per_limb = |f: &dyn Fn(&RaderAxis) -> Vec<u64>| -> Result<Vec<u64>> {
-                let mut words = Vec::new();
-                for plan in &plans {
-                    words.extend(f(
-                        rader_of(plan, i, small).ok_or(GpuError::LengthMismatch { expected: 1, actual: 0 })?
-                    ));
-                }
-                Ok(words)
-            };
-            Ok(Some(Box::new(RaderTables {
-                powers: upload32(&axis.generator_powers)?,
-                outputs: upload32(&axis.outputs)?,
-                twiddles: with_shoup(per_limb(&|r| r.ntt.twiddles().to_vec())?)?,
-                twiddles_inv: with_shoup(per_limb(&|r| r.ntt.twiddles_inv().to_vec())?)?,
-                kernel: with_shoup(per_limb(&|r| r.kernel.clone())?)?,
-                kernel_inv: with_shoup(per_limb(&|r| r.kernel_inv.clone())?)?,
-                p_inv: upload(per_limb(&|r| vec![r.p_inv])?)?,
-            })))
-        };
         let mut axes = Vec::with_capacity(first.axes().len());
         for (i, axis) in first.axes().iter().enumerate() {
             // The same axis of every prime's plan, concatenated limb after limb.
@@ -183,22 +149,37 @@ impl GpuPrimeFactor {
                 plans.iter().flat_map(|plan| f(&plan.axes()[i].transform)).collect()
             };
             let device_axis = match &axis.transform {
-                AxisTransform::Direct { .. } => DeviceAxis::Direct(
-                    Box::new([
-                        with_shoup(of_limbs(&|t| match t {
-                            AxisTransform::Direct { forward, .. } => forward.clone(),
-                            AxisTransform::Rader(_) => Vec::new(),
-                        }))?,
-                        with_shoup(of_limbs(&|t| match t {
-                            AxisTransform::Direct { inverse, .. } => inverse.clone(),
-                            AxisTransform::Rader(_) => Vec::new(),
-                        }))?,
-                    ]),
-                    rader_tables(i, true)?,
-                ),
-                AxisTransform::Rader(_) => DeviceAxis::Rader(
-                    rader_tables(i, false)?.ok_or(GpuError::LengthMismatch { expected: 1, actual: 0 })?,
-                ),
+                AxisTransform::Direct { .. } => DeviceAxis::Direct(Box::new([
+                    with_shoup(of_limbs(&|t| match t {
+                        AxisTransform::Direct { forward, .. } => forward.clone(),
+                        AxisTransform::Rader(_) => Vec::new(),
+                    }))?,
+                    with_shoup(of_limbs(&|t| match t {
+                        AxisTransform::Direct { inverse, .. } => inverse.clone(),
+                        AxisTransform::Rader(_) => Vec::new(),
+                    }))?,
+                ])),
+                AxisTransform::Rader(axis) => {
+                    let (generator_powers, outputs) = (&axis.generator_powers, &axis.outputs);
+                    let rader = |f: &RaderField| {
+                        of_limbs(&|t| match t {
+                            AxisTransform::Rader(r) => {
+                                let (ntt, kernel, kernel_inv, p_inv) = (&r.ntt, &r.kernel, &r.kernel_inv, &r.p_inv);
+                                f(ntt, kernel, kernel_inv, *p_inv)
+                            }
+                            AxisTransform::Direct { .. } => Vec::new(),
+                        })
+                    };
+                    DeviceAxis::Rader(Box::new(RaderTables {
+                        powers: upload32(generator_powers)?,
+                        outputs: upload32(outputs)?,
+                        twiddles: with_shoup(rader(&|ntt, _, _, _| ntt.twiddles().to_vec()))?,
+                        twiddles_inv: with_shoup(rader(&|ntt, _, _, _| ntt.twiddles_inv().to_vec()))?,
+                        kernel: with_shoup(rader(&|_, k, _, _| k.to_vec()))?,
+                        kernel_inv: with_shoup(rader(&|_, _, k, _| k.to_vec()))?,
+                        p_inv: upload(rader(&|_, _, _, p_inv| vec![p_inv]))?,
+                    }))
+                }
             };
             axes.push(device_axis);
         }
@@ -282,7 +263,7 @@ impl GpuPrimeFactor {
     }
 
     fn first_is_direct(&self) -> bool {
-        matches!(self.axes.first(), Some(DeviceAxis::Direct(..)))
+        matches!(self.axes.first(), Some(DeviceAxis::Direct(_)))
     }
 
     fn last_is_rader(&self) -> bool {
@@ -410,8 +391,7 @@ impl GpuPrimeFactor {
         while i < axes {
             let axis = &self.axes[i];
             // Two direct axes in a row (not the fused last one) go as one pass.
-            if let (DeviceAxis::Direct(first, _), Some(DeviceAxis::Direct(second, second_rader))) =
-                (axis, self.axes.get(i + 1))
+            if let (DeviceAxis::Direct(first), Some(DeviceAxis::Direct(second))) = (axis, self.axes.get(i + 1))
                 && (i + 2 < axes || last.is_none())
                 && self.device.tuning().cyclotomic.pair_direct_axes
                 && self.pair_fits(i)
@@ -422,13 +402,7 @@ impl GpuPrimeFactor {
                     (None, None) => return Err(GpuError::LengthMismatch { expected: 1, actual: 0 }),
                 };
                 let matrices = [&first[usize::from(inverse)], &second[usize::from(inverse)]];
-                let rader = second_rader
-                    .as_deref()
-                    .filter(|_| self.device.tuning().cyclotomic.pair_small_rader && self.pair_rader_fits(i));
-                tensor = Some(match rader {
-                    Some(tables) => self.pair_rader(input, matrices[0], tables, i, &dims, rows, moduli, inverse)?,
-                    None => self.direct_pair(input, matrices, i, &dims, rows, moduli, inverse)?,
-                });
+                tensor = Some(self.direct_pair(input, matrices, i, &dims, rows, moduli, inverse)?);
                 for axis in [i, i + 1] {
                     let (size, units) = self.shape[axis];
                     dims[axis] = if inverse { size } else { units };
@@ -456,7 +430,7 @@ impl GpuPrimeFactor {
                 (None, None) => return Err(GpuError::LengthMismatch { expected: 1, actual: 0 }),
             };
             match axis {
-                DeviceAxis::Direct(matrices, _) => {
+                DeviceAxis::Direct(matrices) => {
                     let matrix = &matrices[usize::from(inverse)];
                     let map_address = in_map.map_or(0, |map| address(map, stream));
                     let geometry =
@@ -560,14 +534,6 @@ impl GpuPrimeFactor {
         words * size_of::<u64>() <= 48 << 10
     }
 
-    /// Whether axes `i` and `i + 1` fit one `pf_pair_rader` block's shared memory without opting
-    /// in (48 KiB), in either direction (bounded by the axes' sizes).
-    fn pair_rader_fits(&self, i: usize) -> bool {
-        let (s0, s1) = (self.shape[i].0, self.shape[i + 1].0);
-        let words = 2 * s0 * s1 * PAIR_RADER_TILE + 2 * s0 * s0;
-        words * size_of::<u64>() <= 48 << 10
-    }
-
     /// Axes `i` and `i + 1` (both direct) as one `pf_direct_pair` pass over `rows` limbs whose
     /// tensor has the extents `dims` (the input's): the output tensor.
     #[allow(clippy::too_many_arguments)]
@@ -639,94 +605,7 @@ impl GpuPrimeFactor {
         drop(input);
         Ok(out)
     }
-    /// [`direct_pair`](Self::direct_pair) with axis `i + 1` a small Rader prime (5 or 17) by
-    /// Rader's algorithm in registers (`pf_pair_rader_<log2(p - 1)>`): the output tensor.
-    #[allow(clippy::too_many_arguments)]
-    fn pair_rader(
-        &self,
-        input: PairInput<'_>,
-        matrix: &Shoup,
-        tables: &RaderTables,
-        i: usize,
-        dims: &[usize],
-        rows: usize,
-        moduli: &CudaSlice<u64>,
-        inverse: bool,
-    ) -> Result<CudaSlice<u64>> {
-        let stream = self.device.stream();
-        let (size0, units0) = self.shape[i];
-        let (size1, units1) = self.shape[i + 1];
-        let (len_in0, len_out0) = if inverse { (units0, size0) } else { (size0, units0) };
-        let (len_in1, len_out1) = if inverse { (units1, size1) } else { (size1, units1) };
-        let kernel = match units1 {
-            4 => &self.kernels.pf_pair_rader_2,
-            16 => &self.kernels.pf_pair_rader_4,
-            _ => return Err(GpuError::LengthMismatch { expected: 16, actual: units1 }),
-        };
-        let before: usize = dims[..i].iter().product();
-        let after: usize = dims[i + 2..].iter().product();
-        let tile = PAIR_RADER_TILE.min(after);
-        let tiles = after.div_ceil(tile);
-        let blocks = u32::try_from(rows * before * tiles)
-            .map_err(|_| GpuError::LengthMismatch { expected: u32::MAX as usize, actual: rows })?;
-        // Written in full: every output of every column (each block its tile's).
-        let mut out = self.alloc_written(rows * before * len_out0 * len_out1 * after)?;
-        let shared_words = (len_in0 * len_in1 + len_out0 * len_in1) * tile + 2 * len_out0 * len_in0;
-        let (input_words, map_address, in_stride, in_limit) = match &input {
-            PairInput::Tensor(tensor) => (address(tensor, stream), 0, 0, 0),
-            PairInput::Mapped { rows, map, stride, limit } => {
-                (address(*rows, stream), address(*map, stream), *stride, *limit)
-            }
-        };
-        let rader_kernel = if inverse { &tables.kernel_inv } else { &tables.kernel };
-        let geometry = [before, len_in0, len_out0, after, tile, self.limbs, usize::from(inverse), in_stride, in_limit]
-            .map(|v| v as u32);
-        let mut launch = kernel.builder(stream);
-        launch
-            .arg(&mut out)
-            .arg(&input_words)
-            .arg(&map_address)
-            .arg(&matrix.words)
-            .arg(&matrix.quotients)
-            .arg(&tables.powers)
-            .arg(&tables.outputs)
-            .arg(&tables.twiddles.words)
-            .arg(&tables.twiddles.quotients)
-            .arg(&tables.twiddles_inv.words)
-            .arg(&tables.twiddles_inv.quotients)
-            .arg(&rader_kernel.words)
-            .arg(&rader_kernel.quotients)
-            .arg(&tables.p_inv)
-            .arg(moduli);
-        for value in &geometry {
-            launch.arg(value);
-        }
-        let config = LaunchConfig {
-            grid_dim: (blocks, 1, 1),
-            block_dim: (PAIR_RADER_THREADS, 1, 1),
-            shared_mem_bytes: (shared_words * size_of::<u64>()) as u32,
-        };
-        // SAFETY: matches `pf_pair_rader_<k>(u64* out, const u64* in, const unsigned* in_map, const
-        // u64* matrix0, const u64* matrix0_shoup, const unsigned* powers, const unsigned* outputs,
-        // const u64* twiddles, const u64* twiddles_shoup, const u64* twiddles_inv, const u64*
-        // twiddles_inv_shoup, const u64* kernel, const u64* kernel_shoup, const u64* p_inv, const
-        // Modulus* moduli, unsigned before, unsigned len_in0, unsigned len_out0, unsigned after,
-        // unsigned tile, unsigned limbs, unsigned inverse, unsigned in_stride, unsigned in_limit)`
-        // with 2^k = p - 1 of axis i + 1 (checked): one block per (row, a, tile); the input and
-        // output as `direct_pair`'s (the second axis p words in, p - 1 out, or the reverse); the
-        // first matrix L blocks of len_out0 x len_in0 words, Rader's tables p - 1 indices below p
-        // and L blocks of (p - 1) / 2 and p - 1 words and L words p^-1; shared memory as the
-        // kernel's header, under 48 KiB (pair_rader_fits).
-        unsafe { launch.launch(config) }?;
-        drop(input);
-        Ok(out)
-    }
 }
-
-/// Columns of a `pf_pair_rader` block (a thread per column and output of the first axis).
-const PAIR_RADER_TILE: usize = 32;
-/// Threads of a `pf_pair_rader` block.
-const PAIR_RADER_THREADS: u32 = 128;
 
 /// Columns of a `pf_direct_pair` block: four give 65 blocks per limb at `m = 21845` (of 257
 /// columns) and about one output per thread at the second axis (eight columns and 128 threads

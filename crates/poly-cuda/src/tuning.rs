@@ -55,15 +55,11 @@ pub struct CyclotomicTuning {
     /// Two neighbouring direct axes of the prime-factor DFT run as one pass
     /// (`pf_direct_pair`) rather than one pass each. Default on (docs/cyclotomic.md).
     pub pair_direct_axes: bool,
-    /// In such a pass, a second axis that is a small Rader prime (5, 17) runs Rader's algorithm
-    /// in registers (`pf_pair_rader_*`) rather than its DFT matrix. Default on
-    /// (docs/cyclotomic.md).
-    pub pair_small_rader: bool,
 }
 
 impl Default for CyclotomicTuning {
     fn default() -> Self {
-        Self { binomial_max_steps: 6, pair_direct_axes: true, pair_small_rader: true }
+        Self { binomial_max_steps: 6, pair_direct_axes: true }
     }
 }
 
@@ -281,10 +277,7 @@ mod tests {
         assert_eq!((ntt.mul_add_medium_launch_points, ntt.short_strided_launch_points), (usize::MAX, 1 << 19));
         assert_eq!((ntt.lift_max_cluster, ntt.forward_ip_min_blocks), (16, 256));
         assert!(ntt.fp64_butterflies);
-        assert_eq!(
-            tuning.cyclotomic,
-            CyclotomicTuning { binomial_max_steps: 6, pair_direct_axes: true, pair_small_rader: true }
-        );
+        assert_eq!(tuning.cyclotomic, CyclotomicTuning { binomial_max_steps: 6, pair_direct_axes: true });
     }
 
     #[test]
