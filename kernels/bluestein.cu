@@ -22,7 +22,7 @@
 //        (NTT of Phi_m^-1 mod x^D) -> inverse NTT: rev(Q), Q = floor(g / Phi_m)
 //     -> cyc_reverse_window (Q, padded) -> NTT -> cyc_mul_broadcast (NTT of Phi_m mod x^N + 1)
 //        -> inverse NTT: Q Phi_m mod (x^N + 1)
-//     -> cyc_remainder (R_j = g_j - (Q Phi_m)_j - g_(N + j), j < n).
+//     -> cyc_remainder (R_j = g_j - (Q Phi_m)_j - g_(N + j), j < n, zeros to the row's end).
 //     N: a power of two with N >= 2D - 1, N >= n, 2N >= m (GpuCyclotomic's ReductionProducts).
 //   automorphism x -> x^g on evaluations: cyc_permute (the value at w^k is the input's at
 //     w^(k g mod m); RingContext::bluestein_automorphism_sources).
@@ -143,18 +143,22 @@ extern "C" __global__ void cyc_reverse_window(u64* __restrict__ out, const u64* 
     }
 }
 
-// out[row][j] = g[row][j] - w[row][j] - (j + wrap < m ? g[row][j + wrap] : 0), j < n: the
-// remainder R = g - Q Phi_m from w = Q Phi_m mod (x^wrap + 1), whose words past x^wrap are g's.
+// out[row][j] = g[row][j] - w[row][j] - (j + wrap < m ? g[row][j + wrap] : 0) for j < n, zero up
+// to out_stride: the remainder R = g - Q Phi_m from w = Q Phi_m mod (x^wrap + 1), whose words
+// past x^wrap are g's.
 extern "C" __global__ void cyc_remainder(u64* __restrict__ out, const u64* __restrict__ g, const u64* __restrict__ w,
-                                         const Modulus* __restrict__ moduli, u64 n, u64 g_stride, u64 w_stride,
-                                         u64 wrap, u64 m, u64 limbs, u64 rows) {
-    GRID_STRIDE(idx, rows * n) {
-        const u64 j = idx % n;
-        const u64 row = idx / n;
-        const u64 p = moduli[row % limbs].p;
-        const u64* gr = g + row * g_stride;
-        u64 v = modarith::sub(gr[j], w[row * w_stride + j], p);
-        if (j + wrap < m) v = modarith::sub(v, gr[j + wrap], p);
+                                         const Modulus* __restrict__ moduli, u64 n, u64 out_stride, u64 g_stride,
+                                         u64 w_stride, u64 wrap, u64 m, u64 limbs, u64 rows) {
+    GRID_STRIDE(idx, rows * out_stride) {
+        const u64 j = idx % out_stride;
+        const u64 row = idx / out_stride;
+        u64 v = 0;
+        if (j < n) {
+            const u64 p = moduli[row % limbs].p;
+            const u64* gr = g + row * g_stride;
+            v = modarith::sub(gr[j], w[row * w_stride + j], p);
+            if (j + wrap < m) v = modarith::sub(v, gr[j + wrap], p);
+        }
         out[idx] = v;
     }
 }

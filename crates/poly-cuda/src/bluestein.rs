@@ -821,10 +821,7 @@ impl GpuCyclotomic {
                 })?;
                 self.reduce_by_steps(binomial, input, in_stride, in_len, count, out_stride)
             }
-            ReductionMethod::Products => {
-                let reduced = self.reduce_by_products(input, in_stride, in_len, count)?;
-                if out_stride == n { Ok(reduced) } else { self.truncate_rows(&reduced, n, out_stride, count) }
-            }
+            ReductionMethod::Products => self.reduce_by_products(input, in_stride, in_len, count, out_stride),
         }
     }
 
@@ -879,7 +876,7 @@ impl GpuCyclotomic {
         Ok(out)
     }
 
-    /// The reduction by two products (module docs): `[count][L][n]`.
+    /// The reduction by two products (module docs): `[count][L][out_stride]`, zeros past `n`.
     ///
     /// With `g` the input modulo `x^m - 1` and `D = m - n`: `rev(Q) = rev(g) Phi_m^-1 mod x^D`
     /// (the quotient `Q = floor(g / Phi_m)`, `Phi_m` palindromic), a product of length `N >= 2D -
@@ -892,6 +889,7 @@ impl GpuCyclotomic {
         in_stride: usize,
         in_len: usize,
         count: usize,
+        out_stride: usize,
     ) -> Result<CudaSlice<u64>> {
         let (n, m, limbs) = (self.n, self.m, self.limbs());
         let d = m - n;
@@ -916,19 +914,20 @@ impl GpuCyclotomic {
         self.reverse_window(&mut quotient, reversed_q.device_buffer(), len, d - 1, d, len, rows)?;
         drop(reversed_q);
         let wrapped = self.convolve_in(&products.context, quotient, count, &products.phi_wrapped)?;
-        let mut out = self.alloc_written(rows * n)?;
+        let mut out = self.alloc_written(rows * out_stride)?;
         let stream = self.device().stream();
-        let geometry = [n as u64, g_stride as u64, len as u64, len as u64, m as u64, limbs as u64, rows as u64];
+        let geometry = [n, out_stride, g_stride, len, len, m, limbs, rows].map(|v| v as u64);
         let mut launch = self.kernels.cyc_remainder.builder(stream);
         launch.arg(&mut out).arg(g).arg(wrapped.device_buffer()).arg(self.context.moduli_table());
         for value in &geometry {
             launch.arg(value);
         }
         // SAFETY: matches `cyc_remainder(u64* out, const u64* g, const u64* wrapped, const Modulus*
-        // moduli, u64 n, u64 g_stride, u64 w_stride, u64 wrap, u64 m, u64 limbs, u64 rows)`: `out`
-        // holds rows n words (every one written), `g` rows g_stride >= m words (read below m),
-        // `wrapped` rows len words (read below n <= len), the moduli table L triples.
-        unsafe { launch.launch(config(rows * n)) }?;
+        // moduli, u64 n, u64 out_stride, u64 g_stride, u64 w_stride, u64 wrap, u64 m, u64 limbs,
+        // u64 rows)`: `out` holds rows out_stride words (every one written; n <= out_stride,
+        // checked by the caller), `g` rows g_stride >= m words (read below m), `wrapped` rows len
+        // words (read below n <= len), the moduli table L triples.
+        unsafe { launch.launch(config(rows * out_stride)) }?;
         Ok(out)
     }
 

@@ -397,8 +397,8 @@ impl GpuPrimeFactor {
                 && self.pair_fits(i)
             {
                 let input = match (mapped.take(), tensor.take()) {
-                    (Some((rows, map, stride, limit)), _) => PairInput::Mapped { rows, map, stride, limit },
-                    (None, Some(tensor)) => PairInput::Tensor(tensor),
+                    (Some((rows, map, stride, limit)), _) => Start::Mapped { rows, map, stride, limit },
+                    (None, Some(tensor)) => Start::Tensor(tensor),
                     (None, None) => return Err(GpuError::LengthMismatch { expected: 1, actual: 0 }),
                 };
                 let matrices = [&first[usize::from(inverse)], &second[usize::from(inverse)]];
@@ -539,7 +539,7 @@ impl GpuPrimeFactor {
     #[allow(clippy::too_many_arguments)]
     fn direct_pair(
         &self,
-        input: PairInput<'_>,
+        input: Start<'_>,
         matrices: [&Shoup; 2],
         i: usize,
         dims: &[usize],
@@ -564,8 +564,8 @@ impl GpuPrimeFactor {
         let shared_words =
             (len_in0 * len_in1 + len_out0 * len_in1) * tile + 2 * (len_out0 * len_in0 + len_out1 * len_in1);
         let (input_words, map_address, in_stride, in_limit) = match &input {
-            PairInput::Tensor(tensor) => (address(tensor, stream), 0, 0, 0),
-            PairInput::Mapped { rows, map, stride, limit } => {
+            Start::Tensor(tensor) => (address(tensor, stream), 0, 0, 0),
+            Start::Mapped { rows, map, stride, limit } => {
                 (address(*rows, stream), address(*map, stream), *stride, *limit)
             }
         };
@@ -613,10 +613,3 @@ impl GpuPrimeFactor {
 const PAIR_TILE: usize = 4;
 /// Threads of a `pf_direct_pair` block.
 const PAIR_THREADS: u32 = 256;
-
-/// What a [`GpuPrimeFactor::direct_pair`] pass reads: a tensor it consumes, or the caller's rows
-/// through a map (as [`Start::Mapped`]).
-enum PairInput<'a> {
-    Tensor(CudaSlice<u64>),
-    Mapped { rows: &'a CudaSlice<u64>, map: &'a CudaSlice<u32>, stride: usize, limit: usize },
-}

@@ -231,11 +231,11 @@ fn reduction_matches_cpu() {
         let gpu = poly_cuda::bluestein::GpuCyclotomic::new(&device, m, &primes).unwrap();
         let n = gpu.degree();
         // Where a row fits a block's shared memory; the default takes the steps where there are
-        // at most six (`CyclotomicTuning::binomial_max_steps`: at most two prime factors).
+        // at most `CyclotomicTuning::binomial_max_steps` (six: at most two prime factors).
         let binomial = m <= 32767;
         let plan = poly::phi_reduction::PhiReduction::new(m as u64).unwrap();
         let steps = plan.quotient_steps().steps().len() + plan.remainder_steps().steps().len();
-        let few_steps = binomial && steps <= 6;
+        let few_steps = binomial && steps <= device.tuning().cyclotomic.binomial_max_steps;
         assert_eq!(gpu.reduction_method() == ReductionMethod::BinomialSteps, few_steps, "m {m}");
         for len in [n / 2, m, 2 * m + 5] {
             for top in [false, true] {
